@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: MIT
+// Streaming reader for Kineto / Chrome trace JSON. The file passes through one reused buffer:
+// the top-level object is walked by hand, and the traceEvents array is cut at event boundaries
+// into chunks of a few MB that simdjson On-Demand parses in place (DESIGN.md, performance notes).
+#include "trace_loader.h"
+
+#include "json_scanner.h"
+#include "timestamp.h"
+#include "trace_builder.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace attnscope {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr std::size_t kReadBytes = 4u << 20;
+constexpr std::size_t kPadding = 128; // >= SIMDJSON_PADDING, plus the ']' written after a chunk
+constexpr std::size_t kMaxElementBytes = 256u << 20;
+// Relative Kineto timestamps are far below any epoch-based one (2001 in ns is 1e18).
+constexpr TimeNs kRelativeTimeLimit = 100'000'000'000'000'000; // 1e17 ns
+
+inline bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::string_view trimRight(std::string_view s) {
+    while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+// Replaces bytes that are not valid UTF-8 with '?', in place; returns how many were replaced.
+std::size_t replaceInvalidUtf8(char* data, std::size_t n) {
+    std::size_t replaced = 0;
+    auto* p = reinterpret_cast<unsigned char*>(data);
+    std::size_t i = 0;
+    while (i < n) {
+        const unsigned char c = p[i];
+        std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        bool ok = len != 0 && i + len <= n;
+        for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xc0) == 0x80;
+        if (ok && len == 2) ok = c >= 0xc2;
+        if (ok && len == 3) {
+            const unsigned cp = (c & 0xfu) << 12 | (p[i + 1] & 0x3fu) << 6 | (p[i + 2] & 0x3fu);
+            ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
+        }
+        if (ok && len == 4) {
+            const unsigned cp = (c & 0x7u) << 18 | (p[i + 1] & 0x3fu) << 12 | (p[i + 2] & 0x3fu) << 6 | (p[i + 3] & 0x3fu);
+            ok = cp >= 0x10000 && cp <= 0x10ffff;
+        }
+        if (ok) {
+            i += len;
+        } else {
+            p[i++] = '?';
+            ++replaced;
+        }
+    }
+    return replaced;
+}
+
+std::optional<std::uint64_t> parseUnsigned(std::string_view s) {
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr == s.data()) return std::nullopt;
+    return v;
+}
+
+std::optional<std::int64_t> parseSigned(std::string_view s) {
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+// The value of "key": in a minified JSON object, as an unsigned integer.
+std::uint64_t findUnsignedArg(std::string_view args, std::string_view quotedKeyColon) {
+    const std::size_t at = args.find(quotedKeyColon);
+    if (at == std::string_view::npos) return 0;
+    return parseUnsigned(args.substr(at + quotedKeyColon.size())).value_or(0);
+}
+
+class JsonTraceReader {
+public:
+    JsonTraceReader(ByteSource& source, const LoadOptions& options)
+        : m_source(source), m_options(options), m_buffer(2 * kReadBytes + kPadding) {
+        m_capacity = m_buffer.size() - kPadding;
+    }
+
+    std::shared_ptr<const Trace> read(const std::string& path) {
+        m_b.info().path = path;
+        fill(m_pos);
+        skipSpace();
+        if (m_pos == m_end) throw LoadError("the file is empty: no JSON trace in it");
+        const char first = m_data()[m_pos];
+        if (first == '[') {
+            ++m_pos;
+            readEventArray();
+        } else if (first == '{') {
+            ++m_pos;
+            readTopLevelObject();
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(first));
+            throw LoadError(std::string("not a JSON trace: expected '{' or '[' but found byte ") + hex,
+                            offsetOf(m_pos));
+        }
+        return finish();
+    }
+
+private:
+    char* m_data() const { return m_buffer.data(); }
+    std::uint64_t offsetOf(std::size_t index) const { return m_shift + index; }
+
+    // Moves [keepFrom, end) to the front of the buffer and reads more after it. Returns how far
+    // the kept bytes moved, so callers can rebase offsets they hold.
+    std::size_t fill(std::size_t keepFrom) {
+        const std::size_t delta = keepFrom - 1;
+        const std::size_t kept = m_end - keepFrom;
+        if (delta) {
+            std::memmove(m_data() + 1, m_data() + keepFrom, kept);
+            m_shift += delta;
+            m_pos -= std::min(m_pos, delta);
+            m_end = 1 + kept;
+        }
+        if (m_eof) return delta;
+        if (kept >= kMaxElementBytes)
+            throw LoadError("a single value is larger than " + std::to_string(kMaxElementBytes >> 20) +
+                                " MiB; refusing to hold it in memory",
+                            offsetOf(1));
+        if (m_capacity - m_end < kReadBytes) {
+            BigBuffer bigger(std::max(m_buffer.size() * 2, m_end + kReadBytes + kPadding));
+            std::memcpy(bigger.data(), m_data(), m_end);
+            m_buffer = std::move(bigger);
+            m_capacity = m_buffer.size() - kPadding;
+        }
+        const std::size_t got = m_source.read(m_data() + m_end, m_capacity - m_end);
+        if (got == 0) m_eof = true;
+        m_end += got;
+        m_b.info().bytesRead += got;
+        reportProgress();
+        return delta;
+    }
+
+    void reportProgress() {
+        if (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed)) throw LoadCancelled();
+        if (m_options.progress) m_options.progress(m_source.rawPosition(), m_source.rawSize());
+    }
+
+    // Makes at least one unread byte available unless at the end. Returns false at the end.
+    bool more() {
+        while (m_pos >= m_end) {
+            if (m_eof) return false;
+            fill(m_pos);
+        }
+        return true;
+    }
+
+    void skipSpace() {
+        while (more() && isSpace(m_data()[m_pos])) ++m_pos;
+    }
+
+    std::string readKey() {
+        // m_pos is at the opening quote.
+        std::string key;
+        ++m_pos;
+        while (true) {
+            if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
+            const char c = m_data()[m_pos++];
+            if (c == '"') return key;
+            if (c == '\\') {
+                if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
+                key.push_back(m_data()[m_pos++]);
+                continue;
+            }
+            if (key.size() > 4096) throw LoadError("a top-level key is longer than 4096 bytes", offsetOf(m_pos));
+            key.push_back(c);
+        }
+    }
+
+    // Walks past one JSON value starting at m_pos; returns its text when keep is set.
+    std::string skipValue(bool keep, const std::string& key) {
+        JsonElementScanner scanner(true);
+        std::size_t start = m_pos;
+        std::size_t scanFrom = m_pos;
+        while (true) {
+            const auto r = scanner.scan(m_data(), scanFrom, m_end);
+            if (r.lastElementEnd != JsonElementScanner::kNone) {
+                std::string text = keep ? std::string(m_data() + start, r.lastElementEnd - start) : std::string();
+                m_pos = r.lastElementEnd;
+                return text;
+            }
+            if (r.arrayEnd != JsonElementScanner::kNone)
+                throw LoadError("expected a value for top-level key \"" + key + "\"", offsetOf(r.arrayEnd));
+            if (m_eof)
+                throw LoadError("the file ends inside the value of top-level key \"" + key + "\" (truncated file)",
+                                offsetOf(m_end));
+            const std::size_t keepFrom = keep ? start : m_end;
+            const std::size_t scanned = m_end;
+            const std::size_t delta = fill(keepFrom);
+            start -= std::min(start, delta);
+            scanFrom = scanned - delta;
+        }
+    }
+
+    void readTopLevelObject() {
+        bool sawEvents = false;
+        while (true) {
+            skipSpace();
+            if (!more()) {
+                m_b.warn("the file ends before the top-level object is closed (truncated file)", offsetOf(m_pos));
+                break;
+            }
+            char c = m_data()[m_pos];
+            if (c == '}') {
+                ++m_pos;
+                break;
+            }
+            if (c == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (c != '"')
+                throw LoadError(std::string("expected a key in the top-level object, found '") + c + "'",
+                                offsetOf(m_pos));
+            const std::string key = readKey();
+            skipSpace();
+            if (!more() || m_data()[m_pos] != ':')
+                throw LoadError("expected ':' after top-level key \"" + key + "\"", offsetOf(m_pos));
+            ++m_pos;
+            skipSpace();
+            if (!more()) throw LoadError("the file ends after top-level key \"" + key + "\"", offsetOf(m_pos));
+            if (key == "traceEvents") {
+                if (m_data()[m_pos] != '[') {
+                    const std::uint64_t at = offsetOf(m_pos);
+                    const std::string value = skipValue(true, key);
+                    throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")", at);
+                }
+                ++m_pos;
+                sawEvents = true;
+                if (!readEventArray()) return; // truncated inside the array
+                continue;
+            }
+            const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
+                                key == "baseTimeNanoseconds" || key == "schemaVersion" || key == "displayTimeUnit";
+            const std::uint64_t at = offsetOf(m_pos);
+            const std::string value = skipValue(wanted, key);
+            if (wanted) readTopLevelValue(key, value, at);
+        }
+        skipSpace();
+        if (more()) m_b.warn("bytes after the end of the top-level JSON object ignored", offsetOf(m_pos));
+        if (!sawEvents) throw LoadError("not a trace: the top-level object has no \"traceEvents\" array");
+    }
+
+    std::string describeValue(const std::string& text) {
+        simdjson::dom::element e;
+        if (m_dom.parse(text).get(e)) return "not valid JSON";
+        switch (e.type()) {
+        case simdjson::dom::element_type::ARRAY: return "an array";
+        case simdjson::dom::element_type::OBJECT: return "an object";
+        case simdjson::dom::element_type::STRING: return "a string";
+        case simdjson::dom::element_type::BOOL: return "a boolean";
+        case simdjson::dom::element_type::NULL_VALUE: return "null";
+        default: return "a number";
+        }
+    }
+
+    void readTopLevelValue(const std::string& key, const std::string& text, std::uint64_t at) {
+        simdjson::dom::element e;
+        if (auto err = m_dom.parse(text).get(e)) {
+            m_b.warn("top-level \"" + key + "\" is not valid JSON (" + simdjson::error_message(err) + "); ignored", at);
+            return;
+        }
+        TraceInfo& info = m_b.info();
+        if (key == "baseTimeNanoseconds" || key == "schemaVersion") {
+            std::optional<std::int64_t> v;
+            if (e.is_int64()) v = e.get_int64().value_unsafe();
+            else if (e.is_uint64()) v = std::nullopt;
+            else if (e.is_string()) v = parseSigned(e.get_string().value_unsafe());
+            if (!v) {
+                m_b.warn("top-level \"" + key + "\" is not an integer; ignored", at);
+                return;
+            }
+            (key == "schemaVersion" ? info.schemaVersion : info.baseTimeNs) = *v;
+        } else if (key == "displayTimeUnit") {
+            if (e.is_string()) info.displayTimeUnit = std::string(e.get_string().value_unsafe());
+        } else if (key == "distributedInfo") {
+            if (!e.is_object()) {
+                m_b.warn("top-level \"distributedInfo\" is not an object; ignored", at);
+                return;
+            }
+            DistributedInfo d;
+            if (auto r = e["rank"]; !r.error() && r.is_int64()) d.rank = r.get_int64().value_unsafe();
+            if (auto w = e["world_size"]; !w.error() && w.is_int64()) d.worldSize = w.get_int64().value_unsafe();
+            if (auto b = e["backend"]; !b.error() && b.is_string()) d.backend = std::string(b.get_string().value_unsafe());
+            m_b.setDistributed(std::move(d));
+        } else if (key == "deviceProperties") {
+            simdjson::dom::array entries;
+            if (e.get_array().get(entries)) {
+                m_b.warn("top-level \"deviceProperties\" is not an array; ignored", at);
+                return;
+            }
+            for (simdjson::dom::element entry : entries) {
+                if (!entry.is_object()) continue;
+                DeviceInfo d;
+                auto integer = [&](const char* name) -> std::int64_t {
+                    auto v = entry[name];
+                    return !v.error() && v.is_int64() ? v.get_int64().value_unsafe() : 0;
+                };
+                if (auto v = entry["id"]; !v.error() && v.is_int64()) d.id = v.get_int64().value_unsafe();
+                if (auto v = entry["name"]; !v.error() && v.is_string()) d.name = std::string(v.get_string().value_unsafe());
+                d.computeMajor = static_cast<int>(integer("computeMajor"));
+                d.computeMinor = static_cast<int>(integer("computeMinor"));
+                d.numSms = static_cast<int>(integer("numSms"));
+                if (auto v = entry["totalGlobalMem"]; !v.error() && v.is_uint64())
+                    d.totalGlobalMem = v.get_uint64().value_unsafe();
+                d.json = simdjson::minify(entry);
+                m_b.addDevice(std::move(d));
+            }
+        }
+    }
+
+    // Reads events until the array's closing bracket; m_pos is just past the '['. Returns false
+    // when the file ends first (a truncated trace: what was complete is kept).
+    bool readEventArray() {
+        JsonElementScanner scanner;
+        std::size_t chunkStart = m_pos;
+        std::size_t scanFrom = m_pos;
+        while (true) {
+            const auto r = scanner.scan(m_data(), scanFrom, m_end);
+            if (r.lastElementEnd != JsonElementScanner::kNone) {
+                parseChunk(chunkStart, r.lastElementEnd);
+                chunkStart = r.lastElementEnd;
+            }
+            if (r.arrayEnd != JsonElementScanner::kNone) {
+                if (m_data()[r.arrayEnd] == '}')
+                    throw LoadError("expected ']' to close the traceEvents array, found '}'", offsetOf(r.arrayEnd));
+                m_pos = r.arrayEnd + 1;
+                return true;
+            }
+            if (scanner.idle() && r.pendingStart == JsonElementScanner::kNone)
+                chunkStart = m_end;
+            else if (r.pendingStart != JsonElementScanner::kNone)
+                chunkStart = r.pendingStart;
+            if (m_eof) {
+                m_b.warn("the file ends inside the traceEvents array (truncated trace); the complete events "
+                         "before this point were loaded",
+                         offsetOf(chunkStart));
+                m_pos = m_end;
+                return false;
+            }
+            const std::size_t scanned = m_end;
+            const std::size_t delta = fill(chunkStart);
+            chunkStart -= delta;
+            scanFrom = scanned - delta;
+        }
+    }
+
+    // Parses the complete elements in [from, to) as one JSON array, in place.
+    void parseChunk(std::size_t from, std::size_t to) {
+        char* data = m_data();
+        while (from < to && (isSpace(data[from]) || data[from] == ',')) ++from;
+        if (from >= to) return;
+        const char before = data[from - 1];
+        const char after = data[to];
+        data[from - 1] = '[';
+        data[to] = ']';
+        const std::size_t len = to - from + 2;
+        const std::size_t capacity = m_buffer.size() - (from - 1);
+        std::uint64_t eventsBefore = m_b.info().eventsRead;
+        simdjson::error_code err = parseArray(data + from - 1, len, capacity);
+        if (err == simdjson::UTF8_ERROR && m_b.info().eventsRead == eventsBefore) {
+            const std::size_t replaced = replaceInvalidUtf8(data + from, to - from);
+            m_b.warn("bytes that are not valid UTF-8 were replaced by '?' (" + std::to_string(replaced) +
+                         " in the first chunk that had them)",
+                     offsetOf(from));
+            err = parseArray(data + from - 1, len, capacity);
+        }
+        data[from - 1] = before;
+        data[to] = after;
+        if (err) {
+            std::uint64_t at = offsetOf(from);
+            if (m_errorLocation) at = offsetOf(std::size_t(m_errorLocation - data));
+            std::string what = err == simdjson::DEPTH_ERROR ? "JSON nesting is deeper than 1024 levels"
+                                                             : std::string("invalid JSON in traceEvents: ") +
+                                                                   simdjson::error_message(err);
+            throw LoadError(what, at);
+        }
+    }
+
+    simdjson::error_code parseArray(const char* json, std::size_t len, std::size_t capacity) {
+        m_errorLocation = nullptr;
+        od::document doc;
+        if (auto err = m_parser.iterate(simdjson::padded_string_view(json, len, capacity)).get(doc)) return err;
+        od::array array;
+        if (auto err = doc.get_array().get(array)) return err;
+        for (auto element : array) {
+            od::value value;
+            simdjson::error_code err = element.get(value);
+            if (!err) err = readEvent(value);
+            if (err) {
+                const char* loc = nullptr;
+                if (!doc.current_location().get(loc)) m_errorLocation = loc;
+                return err;
+            }
+        }
+        return simdjson::SUCCESS;
+    }
+
+    // Text of a scalar value: strings unescaped, numbers and literals as written.
+    static simdjson::error_code scalarText(od::value& v, std::string_view& out, bool& isString) {
+        od::json_type type;
+        if (auto err = v.type().get(type)) return err;
+        isString = type == od::json_type::string;
+        if (isString) return v.get_string().get(out);
+        if (type == od::json_type::object || type == od::json_type::array) return simdjson::INCORRECT_TYPE;
+        out = trimRight(v.raw_json_token());
+        return simdjson::SUCCESS;
+    }
+
+    StringId cachedIntern(std::string_view s, std::string& lastText, StringId& lastId) {
+        if (lastId.valid() && s == lastText) return lastId;
+        lastText.assign(s);
+        lastId = m_b.strings().intern(s);
+        return lastId;
+    }
+
+    std::optional<TimeNs> timeValue(od::value& v, const char* field) {
+        std::string_view text;
+        bool isString = false;
+        if (scalarText(v, text, isString) == simdjson::SUCCESS) {
+            if (auto ns = parseMicrosToNs(text)) {
+                if (isString) m_b.warn(std::string("\"") + field + "\" given as a string; read as a number");
+                return ns;
+            }
+        }
+        m_b.warn(std::string("an event has a \"") + field + "\" that is not a finite number of microseconds; "
+                 "the event is skipped");
+        return std::nullopt;
+    }
+
+    simdjson::error_code readEvent(od::value& value) {
+        ++m_b.info().eventsRead;
+        od::object obj;
+        if (value.get_object().get(obj)) {
+            m_b.warn("an element of traceEvents is not an object; skipped");
+            return simdjson::SUCCESS;
+        }
+        std::string_view ph, scope, bp;
+        StringId name = StringPool::empty(), cat = StringPool::empty(), pid = StringPool::empty(),
+                 tid = StringPool::empty(), id, bindId;
+        std::optional<TimeNs> ts, dur;
+        bool tsBad = false, hasId = false, flowIn = false, flowOut = false;
+        std::string_view args;
+        for (auto field : obj) {
+            std::string_view key;
+            if (auto err = field.unescaped_key().get(key)) return err;
+            od::value v;
+            if (auto err = field.value().get(v)) return err;
+            std::string_view text;
+            bool isString = false;
+            switch (key.size()) {
+            case 2:
+                if (key == "ph") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) ph = text;
+                } else if (key == "ts") {
+                    ts = timeValue(v, "ts");
+                    tsBad = !ts;
+                } else if (key == "id") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) {
+                        id = m_b.strings().intern(text);
+                        hasId = true;
+                    }
+                } else if (key == "bp") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) bp = text;
+                }
+                break;
+            case 3:
+                if (key == "pid") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) pid = cachedIntern(text, m_lastPid, m_lastPidId);
+                } else if (key == "tid") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) tid = cachedIntern(text, m_lastTid, m_lastTidId);
+                } else if (key == "cat") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) cat = cachedIntern(text, m_lastCat, m_lastCatId);
+                } else if (key == "dur") {
+                    dur = timeValue(v, "dur");
+                    tsBad = tsBad || !dur;
+                }
+                break;
+            case 4:
+                if (key == "name") {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) name = m_b.strings().intern(text);
+                } else if (key == "args") {
+                    od::object argsObj;
+                    if (!v.get_object().get(argsObj)) {
+                        if (auto err = argsObj.raw_json().get(args)) return err;
+                    }
+                }
+                break;
+            case 1:
+                if (key == "s" && scalarText(v, text, isString) == simdjson::SUCCESS) scope = text;
+                break;
+            case 7:
+                if (key == "bind_id" && scalarText(v, text, isString) == simdjson::SUCCESS) {
+                    bindId = m_b.strings().intern(text);
+                } else if (key == "flow_in") {
+                    bool b = false;
+                    flowIn = !v.get_bool().get(b) && b;
+                }
+                break;
+            case 8:
+                if (key == "flow_out") {
+                    bool b = false;
+                    flowOut = !v.get_bool().get(b) && b;
+                }
+                break;
+            default:
+                break;
+            }
+        }
+        if (ph.empty()) {
+            m_b.warn("an event has no \"ph\" (phase); skipped");
+            return simdjson::SUCCESS;
+        }
+        if (tsBad) return simdjson::SUCCESS;
+        noteCategory(cat);
+        const std::string_view minified = minifyArgs(args);
+        const char phase = ph.size() == 1 ? ph[0] : '?';
+        if (phase == 'M') {
+            readMetadata(name, pid, tid, args);
+            return simdjson::SUCCESS;
+        }
+        if (!ts) {
+            m_b.warn(std::string("a '") + phase + "' event has no \"ts\"; skipped");
+            return simdjson::SUCCESS;
+        }
+        switch (phase) {
+        case 'X': {
+            TimeNs d = dur.value_or(0);
+            if (!dur) m_b.warn("a complete ('X') event has no \"dur\"; read as 0");
+            if (d < 0) {
+                m_b.warn("a negative \"dur\" was read as 0");
+                d = 0;
+            }
+            const TrackId track = m_b.track(pid, tid);
+            const std::uint64_t corr = minified.empty() ? 0 : findUnsignedArg(minified, "\"correlation\":");
+            const std::uint32_t seq = m_b.addSlice(track, *ts, d, name, cat, corr, minified);
+            addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
+            break;
+        }
+        case 'B': {
+            const TrackId track = m_b.track(pid, tid);
+            const std::uint32_t seq = m_b.addBegin(track, *ts, name, cat, minified);
+            addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
+            break;
+        }
+        case 'E': m_b.addEnd(m_b.track(pid, tid), *ts, minified); break;
+        case 'i':
+        case 'I':
+        case 'R': {
+            TrackId track;
+            if (scope == "g") track = m_b.globalTrack();
+            else if (scope == "p") track = m_b.track(pid, StringPool::empty());
+            else track = m_b.track(pid, tid);
+            m_b.addInstant(track, *ts, name, cat, minified);
+            break;
+        }
+        case 'C': readCounter(pid, name, *ts, args); break;
+        case 's':
+        case 't':
+        case 'f': {
+            if (!hasId) {
+                m_b.warn("a flow event has no \"id\"; skipped");
+                break;
+            }
+            FlowPoint p;
+            p.kind = phase == 's' ? FlowPoint::Kind::Start : phase == 't' ? FlowPoint::Kind::Step : FlowPoint::Kind::Finish;
+            p.bindEnclosing = phase != 'f' || bp == "e";
+            p.category = cat;
+            p.id = id;
+            p.track = m_b.track(pid, tid);
+            p.time = *ts;
+            m_b.addFlowPoint(p);
+            break;
+        }
+        default:
+            m_b.warn(std::string("events of phase \"") + std::string(ph.substr(0, 8)) + "\" are not shown");
+            break;
+        }
+        return simdjson::SUCCESS;
+    }
+
+    void addV2Flow(TrackId track, TimeNs ts, StringId bindId, bool in, bool out, std::uint32_t seq) {
+        if (!bindId.valid() || (!in && !out)) return;
+        FlowPoint p;
+        p.id = bindId;
+        p.track = track;
+        p.time = ts;
+        p.boundSeq = seq;
+        // An event that ends one flow and starts the next: the end comes first.
+        if (in) {
+            p.kind = FlowPoint::Kind::V2In;
+            m_b.addFlowPoint(p);
+        }
+        if (out) {
+            p.kind = FlowPoint::Kind::V2Out;
+            m_b.addFlowPoint(p);
+        }
+    }
+
+    std::string_view minifyArgs(std::string_view args) {
+        if (args.size() <= 2) return {};
+        if (m_minified.size() < args.size()) m_minified.resize(std::max<std::size_t>(args.size(), 4096));
+        std::size_t out = 0;
+        if (simdjson::minify(args.data(), args.size(), m_minified.data(), out)) return args;
+        return {m_minified.data(), out};
+    }
+
+    void noteCategory(StringId cat) {
+        if (m_kineto || !cat.valid()) return;
+        if (cat.value >= m_categoryChecked.size()) m_categoryChecked.resize(cat.value + 1, false);
+        if (m_categoryChecked[cat.value]) return;
+        m_categoryChecked[cat.value] = true;
+        const std::string_view c = m_b.strings().get(cat);
+        m_kineto = c == "cpu_op" || c == "Operator" || isKernelCategory(c) || isLaunchCategory(c) ||
+                   c == "python_function" || c == "user_annotation" || c == "ac2g";
+    }
+
+    // args of M and C events are small; they are read again with the DOM parser.
+    bool parseArgs(std::string_view args, simdjson::dom::object& out) {
+        if (args.empty()) return false;
+        simdjson::dom::element e;
+        if (m_dom.parse(args.data(), args.size()).get(e)) return false;
+        return !e.get_object().get(out);
+    }
+
+    void readMetadata(StringId nameId, StringId pid, StringId tid, std::string_view args) {
+        const std::string_view name = m_b.strings().get(nameId);
+        simdjson::dom::object a;
+        if (!parseArgs(args, a)) return;
+        auto text = [&](const char* key) -> std::optional<std::string_view> {
+            auto v = a[key];
+            if (v.error() || !v.is_string()) return std::nullopt;
+            return v.get_string().value_unsafe();
+        };
+        auto integer = [&](const char* key) -> std::optional<std::int64_t> {
+            auto v = a[key];
+            if (v.error()) return std::nullopt;
+            if (v.is_int64()) return v.get_int64().value_unsafe();
+            if (v.is_string()) return parseSigned(v.get_string().value_unsafe());
+            return std::nullopt;
+        };
+        if (name == "process_name") {
+            if (auto v = text("name")) m_b.setProcessName(pid, *v);
+        } else if (name == "process_labels") {
+            if (auto v = text("labels")) m_b.setProcessLabels(pid, *v);
+        } else if (name == "process_sort_index") {
+            if (auto v = integer("sort_index")) m_b.setProcessSortIndex(pid, *v);
+        } else if (name == "thread_name") {
+            if (auto v = text("name")) m_b.setThreadName(pid, tid, *v);
+        } else if (name == "thread_sort_index") {
+            if (auto v = integer("sort_index")) m_b.setThreadSortIndex(pid, tid, *v);
+        }
+    }
+
+    void readCounter(StringId pid, StringId nameId, TimeNs ts, std::string_view args) {
+        simdjson::dom::object a;
+        if (!parseArgs(args, a)) {
+            m_b.warn("a counter ('C') event has no args object; skipped");
+            return;
+        }
+        const std::string_view name = m_b.strings().get(nameId);
+        for (auto [key, v] : a) {
+            double d = 0;
+            if (v.is_number()) d = v.get_double().value_unsafe();
+            else if (v.is_string()) {
+                auto parsed = parseMicrosToNs(v.get_string().value_unsafe());
+                if (!parsed) continue;
+                d = double(*parsed) / 1000.0;
+            } else {
+                continue;
+            }
+            if (key == "value") m_b.addCounter(pid, name, ts, d);
+            else m_b.addCounter(pid, std::string(name) + "." + std::string(key), ts, d);
+        }
+    }
+
+    std::shared_ptr<const Trace> finish() {
+        TraceInfo& info = m_b.info();
+        info.format = m_kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
+        // Current libkineto writes timestamps relative to baseTimeNanoseconds (KINETO_FORMAT.md 2.2).
+        if (info.baseTimeNs) {
+            if (auto minTime = m_b.minTime(); minTime && *minTime < kRelativeTimeLimit) m_b.setTimeOffset(*info.baseTimeNs);
+        }
+        return m_b.finish();
+    }
+
+    ByteSource& m_source;
+    const LoadOptions& m_options;
+    TraceBuilder m_b;
+    BigBuffer m_buffer;
+    std::size_t m_capacity = 0;
+    std::size_t m_pos = 1; // byte 0 stays free for the '[' written before a chunk
+    std::size_t m_end = 1;
+    std::uint64_t m_shift = static_cast<std::uint64_t>(-1); // file offset of buffer index 0
+    bool m_eof = false;
+    od::parser m_parser;
+    simdjson::dom::parser m_dom;
+    const char* m_errorLocation = nullptr;
+    std::string m_minified;
+    std::string m_lastPid, m_lastTid, m_lastCat;
+    StringId m_lastPidId, m_lastTidId, m_lastCatId;
+    std::vector<bool> m_categoryChecked;
+    bool m_kineto = false;
+};
+
+} // namespace
+
+std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path, const LoadOptions& options) {
+    JsonTraceReader reader(source, options);
+    return reader.read(path);
+}
+
+std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options) {
+    auto source = openFileSource(path);
+    return readJsonTrace(*source, path, options);
+}
+
+} // namespace attnscope

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+#include "summary.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+namespace attnscope {
+
+TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
+    std::sort(intervals.begin(), intervals.end());
+    TimeNs total = 0;
+    bool open = false;
+    TimeNs curStart = 0, curEnd = 0;
+    for (const auto& [s, e] : intervals) {
+        if (!open || s > curEnd) {
+            if (open) total += curEnd - curStart;
+            curStart = s;
+            curEnd = e;
+            open = true;
+        } else {
+            curEnd = std::max(curEnd, e);
+        }
+    }
+    if (open) total += curEnd - curStart;
+    return total;
+}
+
+TraceSummary summarize(const Trace& trace, std::size_t topN) {
+    TraceSummary s;
+    const TraceInfo& info = trace.info();
+    s.path = info.path;
+    s.format = info.format;
+    s.events = info.eventsRead;
+    s.spanNs = trace.endNs() - trace.startNs();
+    s.warnings = info.warnings;
+
+    std::unordered_map<std::uint32_t, KernelStats> kernels;   // by name id
+    std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id
+    struct DeviceAccumulator {
+        DeviceSummary summary;
+        std::vector<std::pair<TimeNs, TimeNs>> intervals;
+    };
+    std::map<std::uint32_t, DeviceAccumulator> devices; // by process
+
+    for (std::uint32_t ti = 0; ti < trace.tracks().size(); ++ti) {
+        const Track& track = trace.tracks()[ti];
+        const EventColumns& c = track.events;
+        for (std::size_t i = 0; i < track.size(); ++i) {
+            if (c.flags[i] & kInstant) continue;
+            const TimeNs dur = c.duration[i];
+            CategoryStats& cs = categories[c.category[i].value];
+            ++cs.count;
+            cs.totalNs += dur;
+            if (!isKernelCategory(trace.str(c.category[i]))) continue;
+            KernelStats& k = kernels[c.name[i].value];
+            if (k.count == 0) {
+                k.minNs = k.maxNs = dur;
+            } else {
+                k.minNs = std::min(k.minNs, dur);
+                k.maxNs = std::max(k.maxNs, dur);
+            }
+            ++k.count;
+            k.totalNs += dur;
+            DeviceAccumulator& d = devices[track.process.value];
+            ++d.summary.kernels;
+            d.summary.kernelNs += dur;
+            d.intervals.emplace_back(c.start[i], c.start[i] + dur);
+        }
+    }
+
+    for (auto& [nameId, k] : kernels) {
+        k.name = std::string(trace.str(StringId(nameId)));
+        s.kernelCount += k.count;
+        s.kernelNs += k.totalNs;
+        s.topKernels.push_back(std::move(k));
+    }
+    std::sort(s.topKernels.begin(), s.topKernels.end(), [](const KernelStats& a, const KernelStats& b) {
+        return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+    });
+    if (topN && s.topKernels.size() > topN) s.topKernels.resize(topN);
+
+    for (auto& [catId, c] : categories) {
+        c.name = std::string(trace.str(StringId(catId)));
+        s.categories.push_back(std::move(c));
+    }
+    std::sort(s.categories.begin(), s.categories.end(), [](const CategoryStats& a, const CategoryStats& b) {
+        return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+    });
+
+    for (auto& [processId, d] : devices) {
+        const ProcessInfo& p = trace.process(ProcessId(processId));
+        d.summary.id = std::string(trace.str(p.key));
+        d.summary.name = p.name;
+        for (const DeviceInfo& dev : trace.devices())
+            if (p.deviceIndex >= 0 && dev.id == p.deviceIndex && !dev.name.empty()) d.summary.name = dev.name;
+        d.summary.busyNs = unionLength(d.intervals);
+        s.devices.push_back(std::move(d.summary));
+    }
+    std::sort(s.devices.begin(), s.devices.end(), [](const DeviceSummary& a, const DeviceSummary& b) {
+        if (a.id.size() != b.id.size()) return a.id.size() < b.id.size(); // numeric order for numeric ids
+        return a.id < b.id;
+    });
+    return s;
+}
+
+std::string formatDuration(TimeNs ns) {
+    char buf[64];
+    const double v = static_cast<double>(ns);
+    const TimeNs a = ns < 0 ? -ns : ns;
+    if (a >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+    else if (a >= 1'000'000) std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+    else if (a >= 1'000) std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+    else std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+    return buf;
+}
+
+namespace {
+
+using nlohmann::json;
+
+json toJson(const SummaryResult& r) {
+    if (!r.summary) return json{{"path", r.path}, {"error", r.error}};
+    const TraceSummary& s = *r.summary;
+    json devices = json::array();
+    for (const auto& d : s.devices)
+        devices.push_back({{"id", d.id}, {"name", d.name}, {"kernels", d.kernels}, {"kernel_ns", d.kernelNs},
+                           {"busy_ns", d.busyNs}});
+    json top = json::array();
+    for (const auto& k : s.topKernels)
+        top.push_back({{"name", k.name}, {"count", k.count}, {"total_ns", k.totalNs}, {"mean_ns", k.meanNs()},
+                       {"min_ns", k.minNs}, {"max_ns", k.maxNs}});
+    json cats = json::array();
+    for (const auto& c : s.categories) cats.push_back({{"name", c.name}, {"count", c.count}, {"total_ns", c.totalNs}});
+    return json{{"path", s.path},
+                {"format", s.format},
+                {"events", s.events},
+                {"span_ns", s.spanNs},
+                {"kernels", {{"count", s.kernelCount}, {"total_ns", s.kernelNs}}},
+                {"devices", devices},
+                {"top_kernels", top},
+                {"categories", cats},
+                {"warnings", s.warnings}};
+}
+
+std::string csvField(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string toCsv(const std::vector<SummaryResult>& results) {
+    std::ostringstream out;
+    out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns\n";
+    for (const SummaryResult& r : results) {
+        const std::string file = csvField(r.path);
+        if (!r.summary) {
+            out << file << ",error,," << csvField(r.error) << ",,,,,,\n";
+            continue;
+        }
+        const TraceSummary& s = *r.summary;
+        out << file << ",trace,," << csvField(s.format) << ',' << s.events << ',' << s.spanNs << ",,,,\n";
+        out << file << ",kernels,,," << s.kernelCount << ',' << s.kernelNs << ",,,,\n";
+        for (const auto& d : s.devices)
+            out << file << ",device," << csvField(d.id) << ',' << csvField(d.name) << ',' << d.kernels << ','
+                << d.kernelNs << ",,,," << d.busyNs << '\n';
+        for (const auto& k : s.topKernels)
+            out << file << ",kernel,," << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ','
+                << k.meanNs() << ',' << k.minNs << ',' << k.maxNs << ",\n";
+        for (const auto& c : s.categories)
+            out << file << ",category,," << csvField(c.name) << ',' << c.count << ',' << c.totalNs << ",,,,\n";
+    }
+    return out.str();
+}
+
+// Long kernel names are cut for the terminal; JSON and CSV keep them whole.
+std::string clip(std::string_view s, std::size_t width) {
+    if (s.size() <= width) return std::string(s);
+    return std::string(s.substr(0, width - 3)) + "...";
+}
+
+std::string toText(const std::vector<SummaryResult>& results) {
+    std::ostringstream out;
+    char line[512];
+    for (const SummaryResult& r : results) {
+        if (!r.summary) {
+            out << r.path << ": error: " << r.error << "\n\n";
+            continue;
+        }
+        const TraceSummary& s = *r.summary;
+        out << s.path << "  (" << s.format << ")\n";
+        out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels " << s.kernelCount
+            << " (" << formatDuration(s.kernelNs) << ")\n";
+        if (!s.devices.empty()) {
+            std::snprintf(line, sizeof line, "\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels",
+                          "kernel time", "busy");
+            out << line;
+            for (const auto& d : s.devices) {
+                std::snprintf(line, sizeof line, "  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
+                              clip(d.name, 28).c_str(), static_cast<unsigned long long>(d.kernels),
+                              formatDuration(d.kernelNs).c_str(), formatDuration(d.busyNs).c_str());
+                out << line;
+            }
+        }
+        if (!s.topKernels.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean", "min",
+                          "max", "kernel");
+            out << line;
+            for (const auto& k : s.topKernels) {
+                std::snprintf(line, sizeof line, "  %14s %8llu %12s %12s %12s  %s\n",
+                              formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                              formatDuration(k.meanNs()).c_str(), formatDuration(k.minNs).c_str(),
+                              formatDuration(k.maxNs).c_str(), clip(k.name, 100).c_str());
+                out << line;
+            }
+        }
+        if (!s.categories.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s  %s\n", "total", "count", "category");
+            out << line;
+            for (const auto& c : s.categories) {
+                std::snprintf(line, sizeof line, "  %14s %8llu  %s\n", formatDuration(c.totalNs).c_str(),
+                              static_cast<unsigned long long>(c.count), c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
+                out << line;
+            }
+        }
+        for (const auto& w : s.warnings) out << "  warning: " << w << '\n';
+        out << '\n';
+    }
+    return out.str();
+}
+
+} // namespace
+
+std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format) {
+    switch (format) {
+    case SummaryFormat::Json: {
+        json files = json::array();
+        for (const auto& r : results) files.push_back(toJson(r));
+        return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    case SummaryFormat::Csv: return toCsv(results);
+    case SummaryFormat::Text: break;
+    }
+    return toText(results);
+}
+
+} // namespace attnscope

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "trace.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+struct KernelStats {
+    std::string name;
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+    TimeNs minNs = 0;
+    TimeNs maxNs = 0;
+    TimeNs meanNs() const { return count ? totalNs / static_cast<TimeNs>(count) : 0; }
+};
+
+struct DeviceSummary {
+    std::string id;   // the device's pid as the file wrote it
+    std::string name; // from deviceProperties, else the process name
+    std::uint64_t kernels = 0;
+    TimeNs kernelNs = 0;
+    TimeNs busyNs = 0; // union of the device's kernel intervals: overlaps count once
+};
+
+struct CategoryStats {
+    std::string name;
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
+// What `attnscope summary` prints for one file.
+struct TraceSummary {
+    std::string path;
+    std::string format;
+    std::uint64_t events = 0; // trace event objects in the file, all phases
+    TimeNs spanNs = 0;
+    std::uint64_t kernelCount = 0;
+    TimeNs kernelNs = 0;
+    std::vector<DeviceSummary> devices;
+    std::vector<KernelStats> topKernels; // by total time, then name
+    std::vector<CategoryStats> categories; // complete events per category, by total time, then name
+    std::vector<std::string> warnings;
+};
+
+// A file's summary, or why it could not be read.
+struct SummaryResult {
+    std::string path;
+    std::optional<TraceSummary> summary;
+    std::string error;
+};
+
+// A kernel is a complete event of category "kernel" (legacy "Kernel"). topN 0 keeps all kernels.
+TraceSummary summarize(const Trace& trace, std::size_t topN);
+
+// Union length of [start, end) intervals; sorts the input.
+TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);
+
+enum class SummaryFormat { Text, Json, Csv };
+std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format);
+
+// "1.234 ms", "56.7 µs": durations for people.
+std::string formatDuration(TimeNs ns);
+
+} // namespace attnscope

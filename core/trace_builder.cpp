@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT
+#include "trace_builder.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <numeric>
+#include <span>
+
+namespace attnscope {
+
+namespace {
+
+enum class RawKind : std::uint8_t { Slice, Instant, Begin, End };
+
+struct RawEvent {
+    TimeNs start;
+    TimeNs duration;
+    StringId name;
+    StringId category;
+    std::uint64_t correlation;
+    const char* args;
+    std::uint32_t seq;
+    RawKind kind;
+    bool unfinished;
+};
+
+// Staging storage that never moves what it holds: blocks grow from small to 64 Ki events, so a
+// track with three events costs little and a track with millions never copies.
+class RawEventList {
+public:
+    void push(const RawEvent& e) {
+        if (m_blocks.empty() || m_lastSize == m_blocks.back().size()) {
+            const std::size_t next = m_blocks.empty() ? 64 : std::min<std::size_t>(m_blocks.back().size() * 2, 65536);
+            m_blocks.emplace_back(next);
+            m_lastSize = 0;
+        }
+        m_blocks.back()[m_lastSize++] = e;
+        ++m_count;
+    }
+    std::size_t size() const { return m_count; }
+    template <class F>
+    void forEach(F&& f) const {
+        for (std::size_t b = 0; b < m_blocks.size(); ++b) {
+            const std::size_t n = b + 1 == m_blocks.size() ? m_lastSize : m_blocks[b].size();
+            for (std::size_t i = 0; i < n; ++i) f(m_blocks[b][i]);
+        }
+    }
+    void clear() {
+        m_blocks.clear();
+        m_blocks.shrink_to_fit();
+        m_count = m_lastSize = 0;
+    }
+
+private:
+    std::vector<PodArray<RawEvent>> m_blocks;
+    std::size_t m_lastSize = 0;
+    std::size_t m_count = 0;
+};
+
+struct StagedTrack {
+    ProcessId process;
+    StringId tidKey;
+    std::string name;
+    bool hasName = false;
+    std::int64_t sortIndex = 0;
+    bool hasSortIndex = false;
+    bool global = false;
+    bool gpu = false;
+    bool hasBeginEnd = false;
+    RawEventList events;
+};
+
+struct StagedProcess {
+    ProcessInfo info;
+    bool hasName = false;
+    bool hasSortIndex = false;
+};
+
+struct PairHash {
+    std::size_t operator()(std::pair<std::uint32_t, std::uint32_t> p) const noexcept {
+        return (std::uint64_t(p.first) << 32 | p.second) * 0x9E3779B97F4A7C15ull >> 7;
+    }
+};
+
+struct WarningEntry {
+    std::uint64_t firstOffset = 0;
+    bool hasOffset = false;
+    std::uint64_t count = 0;
+};
+
+std::string trimmed(std::string_view s) {
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    return std::string(s);
+}
+
+std::optional<std::int64_t> asInteger(std::string_view s) {
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+    return v;
+}
+
+} // namespace
+
+struct TraceBuilder::Impl {
+    std::shared_ptr<Trace> trace = std::make_shared<Trace>();
+    std::vector<StagedProcess> processes;
+    std::unordered_map<std::uint32_t, std::uint32_t> processByPid;
+    std::vector<StagedTrack> tracks;
+    std::unordered_map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t, PairHash> trackByKey;
+    std::uint32_t lastPid = StringId::kInvalid, lastTid = StringId::kInvalid, lastTrack = 0;
+    std::optional<TrackId> global;
+    std::map<std::pair<std::uint32_t, std::string>, std::size_t> counterIndex;
+    std::vector<FlowPoint> flowPoints;
+    std::map<std::string, WarningEntry, std::less<>> warnings;
+    std::vector<std::string> warningOrder;
+    TimeNs minTime = std::numeric_limits<TimeNs>::max();
+    TimeNs maxTime = std::numeric_limits<TimeNs>::min();
+
+    void warn(std::string_view message, std::optional<std::uint64_t> offset) {
+        auto it = warnings.find(message);
+        if (it == warnings.end()) {
+            it = warnings.emplace(std::string(message), WarningEntry{offset.value_or(0), offset.has_value(), 0}).first;
+            warningOrder.emplace_back(message);
+        }
+        ++it->second.count;
+    }
+
+    void seeTime(TimeNs a, TimeNs b) {
+        minTime = std::min(minTime, a);
+        maxTime = std::max(maxTime, b);
+    }
+
+    ProcessId process(StringId pid) {
+        auto [it, inserted] = processByPid.try_emplace(pid.value, std::uint32_t(processes.size()));
+        if (inserted) {
+            StagedProcess p;
+            p.info.key = pid;
+            processes.push_back(std::move(p));
+        }
+        return ProcessId(it->second);
+    }
+
+    TrackId track(StringId pid, StringId tid) {
+        if (pid.value == lastPid && tid.value == lastTid) return TrackId(lastTrack);
+        auto [it, inserted] = trackByKey.try_emplace({pid.value, tid.value}, std::uint32_t(tracks.size()));
+        if (inserted) {
+            StagedTrack t;
+            t.process = process(pid);
+            t.tidKey = tid;
+            tracks.push_back(std::move(t));
+        }
+        lastPid = pid.value;
+        lastTid = tid.value;
+        lastTrack = it->second;
+        return TrackId(it->second);
+    }
+
+    const char* storeArgs(std::string_view args) {
+        if (args.size() <= 2) return nullptr; // "{}" or nothing
+        const auto len = static_cast<std::uint32_t>(args.size());
+        char* p = trace->m_argsArena.allocate(sizeof(len) + args.size());
+        std::memcpy(p, &len, sizeof(len));
+        std::memcpy(p + sizeof(len), args.data(), args.size());
+        return p;
+    }
+
+    std::uint32_t push(TrackId t, RawEvent e) {
+        StagedTrack& track = tracks[t.value];
+        e.seq = static_cast<std::uint32_t>(track.events.size());
+        if (!track.gpu && isGpuCategory(trace->m_strings.get(e.category))) track.gpu = true;
+        track.events.push(e);
+        return e.seq;
+    }
+
+    void buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex, TimeNs traceEnd,
+                    TraceBuilder& builder);
+    void resolveFlows();
+    void buildCorrelations();
+    void nameProcessesAndTracks();
+};
+
+TraceBuilder::TraceBuilder() : m(std::make_unique<Impl>()) {}
+TraceBuilder::~TraceBuilder() = default;
+
+StringPool& TraceBuilder::strings() { return m->trace->m_strings; }
+TraceInfo& TraceBuilder::info() { return m->trace->m_info; }
+TrackId TraceBuilder::track(StringId pid, StringId tid) { return m->track(pid, tid); }
+
+TrackId TraceBuilder::globalTrack() {
+    if (!m->global) {
+        const StringId key = strings().intern("Global");
+        m->global = m->track(key, key);
+        m->tracks[m->global->value].global = true;
+    }
+    return *m->global;
+}
+
+std::uint32_t TraceBuilder::addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name, StringId category,
+                                     std::uint64_t correlation, std::string_view minifiedArgs) {
+    m->seeTime(start, start + duration);
+    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(minifiedArgs), 0, RawKind::Slice, false});
+}
+
+std::uint32_t TraceBuilder::addBegin(TrackId track, TimeNs time, StringId name, StringId category,
+                                     std::string_view minifiedArgs) {
+    m->seeTime(time, time);
+    m->tracks[track.value].hasBeginEnd = true;
+    return m->push(track, {time, 0, name, category, 0, m->storeArgs(minifiedArgs), 0, RawKind::Begin, false});
+}
+
+void TraceBuilder::addEnd(TrackId track, TimeNs time, std::string_view minifiedArgs) {
+    m->seeTime(time, time);
+    m->tracks[track.value].hasBeginEnd = true;
+    m->push(track, {time, 0, StringId(), StringId(), 0, m->storeArgs(minifiedArgs), 0, RawKind::End, false});
+}
+
+void TraceBuilder::addInstant(TrackId track, TimeNs time, StringId name, StringId category,
+                              std::string_view minifiedArgs) {
+    m->seeTime(time, time);
+    m->push(track, {time, 0, name, category, 0, m->storeArgs(minifiedArgs), 0, RawKind::Instant, false});
+}
+
+void TraceBuilder::addCounter(StringId pid, std::string_view name, TimeNs time, double value) {
+    m->seeTime(time, time);
+    const ProcessId process = m->process(pid);
+    auto [it, inserted] = m->counterIndex.try_emplace({process.value, std::string(name)}, m->trace->m_counters.size());
+    if (inserted) {
+        CounterSeries series;
+        series.process = process;
+        series.name = std::string(name);
+        m->trace->m_counters.push_back(std::move(series));
+    }
+    CounterSeries& series = m->trace->m_counters[it->second];
+    series.time.push_back(time);
+    series.value.push_back(value);
+}
+
+void TraceBuilder::addFlowPoint(const FlowPoint& point) {
+    if (point.kind != FlowPoint::Kind::V2In && point.kind != FlowPoint::Kind::V2Out) m->seeTime(point.time, point.time);
+    m->flowPoints.push_back(point);
+}
+
+void TraceBuilder::setProcessName(StringId pid, std::string_view name) {
+    StagedProcess& p = m->processes[m->process(pid).value];
+    p.info.name = trimmed(name);
+    p.hasName = true;
+}
+
+void TraceBuilder::setProcessLabels(StringId pid, std::string_view labels) {
+    m->processes[m->process(pid).value].info.labels = trimmed(labels);
+}
+
+void TraceBuilder::setProcessSortIndex(StringId pid, std::int64_t index) {
+    StagedProcess& p = m->processes[m->process(pid).value];
+    p.info.sortIndex = index;
+    p.hasSortIndex = true;
+}
+
+void TraceBuilder::setThreadName(StringId pid, StringId tid, std::string_view name) {
+    StagedTrack& t = m->tracks[m->track(pid, tid).value];
+    t.name = trimmed(name);
+    t.hasName = true;
+}
+
+void TraceBuilder::setThreadSortIndex(StringId pid, StringId tid, std::int64_t index) {
+    StagedTrack& t = m->tracks[m->track(pid, tid).value];
+    t.sortIndex = index;
+    t.hasSortIndex = true;
+}
+
+void TraceBuilder::addDevice(DeviceInfo device) { m->trace->m_devices.push_back(std::move(device)); }
+void TraceBuilder::setDistributed(DistributedInfo info) { m->trace->m_distributed = std::move(info); }
+
+void TraceBuilder::warn(std::string_view message, std::uint64_t byteOffset) { m->warn(message, byteOffset); }
+void TraceBuilder::warn(std::string_view message) { m->warn(message, std::nullopt); }
+
+std::optional<TimeNs> TraceBuilder::minTime() const {
+    if (m->minTime > m->maxTime) return std::nullopt;
+    return m->minTime;
+}
+
+void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
+                                    TimeNs traceEnd, TraceBuilder& builder) {
+    std::vector<RawEvent> events;
+    events.reserve(staged.events.size());
+    staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
+    staged.events.clear();
+
+    if (staged.hasBeginEnd) {
+        // B/E pair up in time order on their track; file order breaks ties.
+        std::vector<RawEvent> marks;
+        std::erase_if(events, [&](const RawEvent& e) {
+            if (e.kind != RawKind::Begin && e.kind != RawKind::End) return false;
+            marks.push_back(e);
+            return true;
+        });
+        std::stable_sort(marks.begin(), marks.end(),
+                         [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; });
+        std::vector<RawEvent> open;
+        for (const RawEvent& e : marks) {
+            if (e.kind == RawKind::Begin) {
+                open.push_back(e);
+            } else if (open.empty()) {
+                builder.warn("an E event has no matching B event; ignored");
+            } else {
+                RawEvent slice = open.back();
+                open.pop_back();
+                slice.duration = e.start - slice.start;
+                slice.kind = RawKind::Slice;
+                if (!slice.args) slice.args = e.args;
+                events.push_back(slice);
+            }
+        }
+        for (RawEvent slice : open) {
+            builder.warn("a B event has no matching E event; it is shown as lasting to the end of the trace");
+            slice.duration = std::max<TimeNs>(0, traceEnd - slice.start);
+            slice.kind = RawKind::Slice;
+            slice.unfinished = true;
+            events.push_back(slice);
+        }
+    }
+
+    const std::size_t n = events.size();
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    auto before = [&](std::uint32_t a, std::uint32_t b) {
+        const RawEvent& x = events[a];
+        const RawEvent& y = events[b];
+        if (x.start != y.start) return x.start < y.start;
+        if (x.duration != y.duration) return x.duration > y.duration; // the enclosing slice first
+        return x.seq < y.seq;
+    };
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+
+    EventColumns& c = out.events;
+    c.start = PodArray<TimeNs>(n);
+    c.duration = PodArray<TimeNs>(n);
+    c.name = PodArray<StringId>(n);
+    c.category = PodArray<StringId>(n);
+    c.depth = PodArray<std::uint16_t>(n);
+    c.flags = PodArray<std::uint8_t>(n);
+    c.correlation = PodArray<std::uint64_t>(n);
+    c.args = PodArray<const char*>(n);
+    if (seqToIndex) seqToIndex->assign(n, 0);
+
+    // Depth: a stack of open ends; partial overlaps go one level deeper instead of being lost.
+    std::vector<TimeNs> openEnds;
+    std::uint16_t maxDepth = 0;
+    bool depthClamped = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const RawEvent& e = events[order[i]];
+        c.start[i] = e.start;
+        c.duration[i] = e.duration;
+        c.name[i] = e.name;
+        c.category[i] = e.category;
+        c.correlation[i] = e.correlation;
+        c.args[i] = e.args;
+        std::uint8_t flags = 0;
+        if (e.kind == RawKind::Instant) flags |= kInstant;
+        if (e.unfinished) flags |= kUnfinished;
+        c.flags[i] = flags;
+        if (seqToIndex && e.seq < n) (*seqToIndex)[e.seq] = std::uint32_t(i);
+
+        while (!openEnds.empty() && openEnds.back() <= e.start) openEnds.pop_back();
+        std::size_t depth = openEnds.size();
+        if (depth > 0xffff) {
+            depth = 0xffff;
+            depthClamped = true;
+        }
+        c.depth[i] = static_cast<std::uint16_t>(depth);
+        maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
+        if (openEnds.size() <= 0xffff) openEnds.push_back(e.start + e.duration);
+    }
+    if (depthClamped) builder.warn("more than 65535 events overlap on one track; the deepest share one level");
+    out.maxDepth = maxDepth;
+}
+
+namespace {
+
+// The deepest slice on the track that contains t, or the next slice to start at or after t.
+std::optional<std::uint32_t> enclosingSlice(const Track& track, TimeNs t) {
+    const auto& start = track.events.start;
+    const auto it = std::upper_bound(start.begin(), start.end(), t);
+    std::optional<std::uint32_t> best;
+    // Slices that contain t start at or before it; nested ones start after their parent, so the
+    // walk back can stop at the first root slice that contains t.
+    for (std::size_t j = std::size_t(it - start.begin()); j-- > 0;) {
+        if (track.events.flags[j] & kInstant) continue;
+        if (track.end(j) >= t && (!best || track.events.depth[j] > track.events.depth[*best])) best = std::uint32_t(j);
+        if (track.events.depth[j] == 0 && track.end(j) >= t) break;
+        if (std::size_t(it - start.begin()) - j > 4096) break;
+    }
+    return best;
+}
+
+std::optional<std::uint32_t> nextSlice(const Track& track, TimeNs t) {
+    const auto& start = track.events.start;
+    for (auto it = std::lower_bound(start.begin(), start.end(), t); it != start.end(); ++it) {
+        const std::size_t j = std::size_t(it - start.begin());
+        if (!(track.events.flags[j] & kInstant)) return std::uint32_t(j);
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+void TraceBuilder::Impl::resolveFlows() {
+    Trace& t = *trace;
+    struct Bound {
+        FlowPoint point;
+        EventRef event;
+    };
+    // Group points of one flow: same category and id (v1), or same bind id (v2).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Bound>> groups;
+    std::uint64_t unbound = 0;
+    for (const FlowPoint& p : flowPoints) {
+        const Track& track = t.m_tracks[p.track.value];
+        std::optional<std::uint32_t> index;
+        const bool v2 = p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out;
+        if (v2)
+            index = p.boundSeq; // already mapped to the sorted index by finish()
+        else if (p.kind == FlowPoint::Kind::Finish && !p.bindEnclosing)
+            index = nextSlice(track, p.time);
+        else
+            index = enclosingSlice(track, p.time);
+        if (!index) {
+            ++unbound;
+            continue;
+        }
+        const std::uint32_t category = v2 ? StringId::kInvalid : p.category.value;
+        groups[{category, p.id.value}].push_back({p, EventRef{p.track, *index}});
+    }
+    for (auto& [key, points] : groups) {
+        const bool v2 = key.first == StringId::kInvalid;
+        auto time = [&](const Bound& b) { return t.m_tracks[b.event.track.value].events.start[b.event.index]; };
+        std::stable_sort(points.begin(), points.end(), [&](const Bound& a, const Bound& b) {
+            return v2 ? time(a) < time(b) : a.point.time < b.point.time;
+        });
+        std::optional<Bound> from;
+        for (const Bound& b : points) {
+            const auto kind = b.point.kind;
+            const bool isSource = kind == FlowPoint::Kind::Start || kind == FlowPoint::Kind::V2Out;
+            const bool isStep = kind == FlowPoint::Kind::Step;
+            if ((isStep || !isSource) && from) {
+                t.m_flows.push_back({from->event, b.event, from->point.category, b.point.id});
+                from.reset();
+            }
+            if (isSource || isStep) from = b;
+        }
+    }
+    // Endpoints without a partner are normal in Kineto traces (KINETO_FORMAT.md 2.3) and not reported;
+    // endpoints with no slice at all to bind to are.
+    if (unbound) warn(std::to_string(unbound) + " flow endpoints have no slice to bind to; ignored", std::nullopt);
+}
+
+void TraceBuilder::Impl::buildCorrelations() {
+    Trace& t = *trace;
+    for (std::uint32_t ti = 0; ti < t.m_tracks.size(); ++ti) {
+        const Track& track = t.m_tracks[ti];
+        // Categories repeat; classify each distinct id once per track.
+        StringId lastCat;
+        int lastClass = 0; // 0 neither, 1 launch, 2 GPU work
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const std::uint64_t corr = track.events.correlation[i];
+            if (!corr) continue;
+            const StringId cat = track.events.category[i];
+            if (cat != lastCat) {
+                const std::string_view name = t.m_strings.get(cat);
+                lastClass = isLaunchCategory(name) ? 1 : isGpuCategory(name) ? 2 : 0;
+                lastCat = cat;
+            }
+            if (lastClass == 1)
+                t.m_launches.push_back({corr, EventRef{TrackId(ti), i}});
+            else if (lastClass == 2)
+                t.m_gpuWork.push_back({corr, EventRef{TrackId(ti), i}});
+        }
+    }
+    auto byCorrelation = [](const Trace::CorrelationEntry& a, const Trace::CorrelationEntry& b) {
+        return a.correlation < b.correlation || (a.correlation == b.correlation && a.event < b.event);
+    };
+    std::sort(t.m_launches.begin(), t.m_launches.end(), byCorrelation);
+    std::sort(t.m_gpuWork.begin(), t.m_gpuWork.end(), byCorrelation);
+    t.m_launches.shrink_to_fit();
+    t.m_gpuWork.shrink_to_fit();
+}
+
+void TraceBuilder::Impl::nameProcessesAndTracks() {
+    Trace& t = *trace;
+    // A process is a GPU when its label says so or when its tracks carry GPU work.
+    for (std::size_t i = 0; i < tracks.size(); ++i) {
+        if (tracks[i].gpu) processes[tracks[i].process.value].info.isGpu = true;
+    }
+    for (StagedProcess& p : processes) {
+        ProcessInfo& info = p.info;
+        const std::string_view key = t.m_strings.get(info.key);
+        if (info.labels.rfind("GPU", 0) == 0) info.isGpu = true;
+        if (info.isGpu) {
+            if (auto index = asInteger(key)) info.deviceIndex = *index;
+            else if (info.labels.size() > 4)
+                info.deviceIndex = asInteger(std::string_view(info.labels).substr(4)).value_or(-1);
+        }
+        if (!p.hasName) {
+            if (key.empty()) info.name = "(no process)";
+            else if (info.isGpu && info.deviceIndex >= 0) info.name = "GPU " + std::to_string(info.deviceIndex);
+            else info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
+        }
+        if (!p.hasSortIndex) info.sortIndex = asInteger(key).value_or(std::numeric_limits<std::int64_t>::max());
+        t.m_processes.push_back(std::move(info));
+    }
+}
+
+std::shared_ptr<const Trace> TraceBuilder::finish() {
+    Impl& d = *m;
+    Trace& t = *d.trace;
+    d.nameProcessesAndTracks();
+
+    const TimeNs traceEnd = d.maxTime;
+    // Which tracks carry v2 flow points: they keep a map from arrival order to sorted position.
+    std::vector<bool> needsSeqMap(d.tracks.size(), false);
+    for (const FlowPoint& p : d.flowPoints)
+        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out) needsSeqMap[p.track.value] = true;
+    std::vector<std::vector<std::uint32_t>> seqMaps(d.tracks.size());
+
+    t.m_tracks.resize(d.tracks.size());
+    for (std::size_t i = 0; i < d.tracks.size(); ++i) {
+        StagedTrack& staged = d.tracks[i];
+        Track& track = t.m_tracks[i];
+        track.process = staged.process;
+        track.tidKey = staged.tidKey;
+        const ProcessInfo& process = t.m_processes[staged.process.value];
+        track.kind = staged.global ? TrackKind::Global
+                     : (staged.gpu || process.isGpu) ? TrackKind::GpuStream
+                                                     : TrackKind::CpuThread;
+        const std::string_view tid = t.m_strings.get(staged.tidKey);
+        if (staged.hasName && !staged.name.empty()) track.name = staged.name;
+        else if (staged.global) track.name = "global events";
+        else if (tid.empty()) track.name = "process events";
+        else if (track.kind == TrackKind::GpuStream && asInteger(tid)) track.name = "stream " + std::string(tid);
+        else if (asInteger(tid)) track.name = "thread " + std::string(tid);
+        else track.name = std::string(tid);
+        track.sortIndex = staged.hasSortIndex ? staged.sortIndex
+                                              : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
+        d.buildTrack(staged, track, needsSeqMap[i] ? &seqMaps[i] : nullptr, traceEnd, *this);
+    }
+    for (FlowPoint& p : d.flowPoints) {
+        if (p.kind != FlowPoint::Kind::V2In && p.kind != FlowPoint::Kind::V2Out) continue;
+        const auto& map = seqMaps[p.track.value];
+        p.boundSeq = p.boundSeq < map.size() ? map[p.boundSeq] : 0;
+    }
+
+    // Relative Kineto timestamps become absolute here, once every event is in.
+    if (m_timeOffset != 0) {
+        for (Track& track : t.m_tracks)
+            for (TimeNs& s : std::span<TimeNs>(track.events.start.data(), track.size())) s += m_timeOffset;
+        for (CounterSeries& c : t.m_counters)
+            for (TimeNs& s : c.time) s += m_timeOffset;
+        for (FlowPoint& p : d.flowPoints) p.time += m_timeOffset;
+    }
+    if (d.minTime <= d.maxTime) {
+        t.m_startNs = d.minTime + m_timeOffset;
+        t.m_endNs = d.maxTime + m_timeOffset;
+    }
+
+    d.resolveFlows();
+    d.flowPoints.clear();
+    d.buildCorrelations();
+
+    for (const std::string& message : d.warningOrder) {
+        const WarningEntry& w = d.warnings.find(message)->second;
+        std::string text = message;
+        if (w.hasOffset) text += " (first at byte " + std::to_string(w.firstOffset) + ")";
+        if (w.count > 1) text += " [" + std::to_string(w.count) + " times]";
+        t.m_info.warnings.push_back(std::move(text));
+    }
+    std::shared_ptr<const Trace> result = std::move(d.trace);
+    d.trace = std::make_shared<Trace>();
+    return result;
+}
+
+} // namespace attnscope

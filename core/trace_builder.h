@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "trace.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace attnscope {
+
+// A flow endpoint as files write it. Version 1 (ph s/t/f) points bind by time on their track;
+// version 2 points (bind_id with flow_in/flow_out on a slice) bind to the slice that carries them.
+struct FlowPoint {
+    enum class Kind : std::uint8_t { Start, Step, Finish, V2Out, V2In };
+    Kind kind = Kind::Start;
+    bool bindEnclosing = true; // ph f: bp "e" binds to the enclosing slice, else to the next one
+    StringId category;
+    StringId id;
+    TrackId track;
+    TimeNs time = 0;
+    std::uint32_t boundSeq = 0; // v2: the carrying slice, as the builder numbered it on its track
+};
+
+// Collects events in any order and builds the immutable Trace: sorts each track, matches B/E,
+// assigns depths, names tracks from metadata, resolves flows and correlation links.
+// One builder per load; no shared state, so loads can run on several threads at once.
+class TraceBuilder {
+public:
+    TraceBuilder();
+    ~TraceBuilder();
+
+    StringPool& strings();
+    TraceInfo& info();
+
+    TrackId track(StringId pid, StringId tid);
+    TrackId globalTrack();
+
+    // Returns the slice's sequence number on its track (for v2 flow points).
+    std::uint32_t addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name, StringId category,
+                           std::uint64_t correlation, std::string_view minifiedArgs);
+    std::uint32_t addBegin(TrackId track, TimeNs time, StringId name, StringId category,
+                           std::string_view minifiedArgs);
+    void addEnd(TrackId track, TimeNs time, std::string_view minifiedArgs);
+    void addInstant(TrackId track, TimeNs time, StringId name, StringId category, std::string_view minifiedArgs);
+    void addCounter(StringId pid, std::string_view name, TimeNs time, double value);
+    void addFlowPoint(const FlowPoint& point);
+
+    void setProcessName(StringId pid, std::string_view name);
+    void setProcessLabels(StringId pid, std::string_view labels);
+    void setProcessSortIndex(StringId pid, std::int64_t index);
+    void setThreadName(StringId pid, StringId tid, std::string_view name);
+    void setThreadSortIndex(StringId pid, StringId tid, std::int64_t index);
+    void addDevice(DeviceInfo device);
+    void setDistributed(DistributedInfo info);
+
+    // A problem that did not stop the load. Repeats of the same message are counted, not stored.
+    void warn(std::string_view message, std::uint64_t byteOffset);
+    void warn(std::string_view message);
+
+    // Added to every timestamp when the trace is built (relative Kineto timestamps).
+    void setTimeOffset(TimeNs offset) { m_timeOffset = offset; }
+    // Smallest timestamp seen so far (before the offset), for deciding the timestamp regime.
+    std::optional<TimeNs> minTime() const;
+
+    std::shared_ptr<const Trace> finish();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
+    TimeNs m_timeOffset = 0;
+};
+
+} // namespace attnscope

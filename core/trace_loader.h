@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "byte_source.h"
+#include "load_error.h"
+#include "trace.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace attnscope {
+
+struct LoadOptions {
+    // Called now and then with bytes of the file consumed so far and the file size (0 if unknown).
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+    // Checked between chunks; when it becomes true the load stops with LoadCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// Reads Kineto / Chrome trace JSON from a stream. Throws LoadError (with the byte offset of the
+// uncompressed JSON) or LoadCancelled. Problems that do not stop the load become warnings.
+std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path, const LoadOptions& options = {});
+
+// Opens a trace file of any supported format (plain or gzipped JSON).
+std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options = {});
+
+} // namespace attnscope
