@@ -141,10 +141,10 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
                 o += ",\"dur\":";
                 o += formatNsAsMicros(c.duration[i]);
             }
-            const std::string_view args = t.args(EventRef{TrackId(&track - t.tracks().data()), i});
-            if (!args.empty()) {
+            const EventRef ref{TrackId(static_cast<std::uint32_t>(&track - t.tracks().data())), i};
+            if (!t.encodedArgs(ref).empty()) {
                 o += ",\"args\":";
-                o += args;
+                o += t.argsJson(ref);
             }
             o += '}';
             w.flushIfLarge();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "json_scanner.h"
 
+#include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -53,6 +54,46 @@ inline const char* findStructural(const char* p, const char* end) {
 }
 
 inline bool isSeparator(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ','; }
+
+#if defined(__SSE2__)
+// Bit i of each mask says what byte p[i] of a 64-byte block is.
+struct BlockMasks {
+    std::uint64_t quotes = 0, backslashes = 0, opens = 0, closes = 0;
+};
+
+inline BlockMasks classify(const char* p) {
+    BlockMasks m;
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    // '[' and ']' differ from '{' and '}' only in bit 5, and no other byte maps onto them.
+    const __m128i bit5 = _mm_set1_epi8(0x20);
+    const __m128i openCurly = _mm_set1_epi8('{');
+    const __m128i closeCurly = _mm_set1_epi8('}');
+    for (int i = 0; i < 4; ++i) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        const __m128i folded = _mm_or_si128(v, bit5);
+        const auto bits = [&](__m128i x) {
+            return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(x))) << (16 * i);
+        };
+        m.quotes |= bits(_mm_cmpeq_epi8(v, quote));
+        m.backslashes |= bits(_mm_cmpeq_epi8(v, backslash));
+        m.opens |= bits(_mm_cmpeq_epi8(folded, openCurly));
+        m.closes |= bits(_mm_cmpeq_epi8(folded, closeCurly));
+    }
+    return m;
+}
+
+// Bit i set when an odd number of bits at or below i are set: "inside a string" from quote bits.
+inline std::uint64_t prefixXor(std::uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+#endif
 
 } // namespace
 
@@ -116,6 +157,37 @@ JsonElementScanner::Result JsonElementScanner::scan(const char* data, std::size_
             ++p;
             continue;
         }
+#if defined(__SSE2__)
+        // Inside an element, 64 bytes at a time: strings are masked out with a prefix XOR of the
+        // quotes, and only brackets are visited. Blocks with a backslash take the byte path.
+        if (p + 64 <= end) {
+            const BlockMasks m = classify(p);
+            if (m.backslashes == 0) {
+                const std::uint64_t inString = prefixXor(m.quotes);
+                std::uint64_t brackets = (m.opens | m.closes) & ~inString;
+                bool closed = false;
+                while (brackets) {
+                    const int bit = __builtin_ctzll(brackets);
+                    brackets &= brackets - 1;
+                    if (m.opens >> bit & 1) {
+                        ++m_depth;
+                    } else if (--m_depth == 0) {
+                        p += bit + 1;
+                        r.lastElementEnd = std::size_t(p - data);
+                        r.pendingStart = kNone;
+                        if (m_singleValue) return r;
+                        closed = true;
+                        break;
+                    }
+                }
+                if (!closed) {
+                    m_inString = inString >> 63;
+                    p += 64;
+                }
+                continue;
+            }
+        }
+#endif
         p = findStructural(p, end);
         if (p == end) break;
         const char c = *p++;

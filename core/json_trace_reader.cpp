@@ -4,6 +4,7 @@
 // into chunks of a few MB that simdjson On-Demand parses in place (DESIGN.md, performance notes).
 #include "trace_loader.h"
 
+#include "args_codec.h"
 #include "json_scanner.h"
 #include "timestamp.h"
 #include "trace_builder.h"
@@ -76,11 +77,33 @@ std::optional<std::int64_t> parseSigned(std::string_view s) {
     return v;
 }
 
-// The value of "key": in a minified JSON object, as an unsigned integer.
-std::uint64_t findUnsignedArg(std::string_view args, std::string_view quotedKeyColon) {
-    const std::size_t at = args.find(quotedKeyColon);
-    if (at == std::string_view::npos) return 0;
-    return parseUnsigned(args.substr(at + quotedKeyColon.size())).value_or(0);
+// A number token as JSON allows it (the parser only checks a value's first byte).
+bool isJsonNumber(std::string_view t) {
+    std::size_t i = 0;
+    if (i < t.size() && t[i] == '-') ++i;
+    const std::size_t digits = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    if (i == digits) return false;
+    if (i < t.size() && t[i] == '.') {
+        const std::size_t frac = ++i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        if (i == frac) return false;
+    }
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        const std::size_t exp = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        if (i == exp) return false;
+    }
+    return i == t.size();
+}
+
+// The text of a key between its quotes, escapes kept; raw points just past the opening quote.
+std::string_view escapedKey(const char* raw) {
+    const char* p = raw;
+    while (*p != '"') p += *p == '\\' ? 2 : 1;
+    return {raw, std::size_t(p - raw)};
 }
 
 class JsonTraceReader {
@@ -451,13 +474,18 @@ private:
         }
         std::string_view ph, scope, bp;
         StringId name = StringPool::empty(), cat = StringPool::empty(), pid = StringPool::empty(),
-                 tid = StringPool::empty(), id, bindId;
+                 tid = StringPool::empty();
+        std::uint64_t id = 0, bindId = 0;
+        bool hasBindId = false;
         std::optional<TimeNs> ts, dur;
         bool tsBad = false, hasId = false, flowIn = false, flowOut = false;
-        std::string_view args;
+        bool hasArgs = false;
+        std::uint64_t correlation = 0;
         for (auto field : obj) {
-            std::string_view key;
-            if (auto err = field.unescaped_key().get(key)) return err;
+            // Keys are compared as written: the ones that matter have no escapes.
+            od::raw_json_string rawKey;
+            if (auto err = field.key().get(rawKey)) return err;
+            const std::string_view key = escapedKey(rawKey.raw());
             od::value v;
             if (auto err = field.value().get(v)) return err;
             std::string_view text;
@@ -471,7 +499,7 @@ private:
                     tsBad = !ts;
                 } else if (key == "id") {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) {
-                        id = m_b.strings().intern(text);
+                        id = flowId(text);
                         hasId = true;
                     }
                 } else if (key == "bp") {
@@ -494,10 +522,8 @@ private:
                 if (key == "name") {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) name = m_b.strings().intern(text);
                 } else if (key == "args") {
-                    od::object argsObj;
-                    if (!v.get_object().get(argsObj)) {
-                        if (auto err = argsObj.raw_json().get(args)) return err;
-                    }
+                    if (auto err = readArgs(v, correlation)) return err;
+                    hasArgs = !m_args.empty();
                 }
                 break;
             case 1:
@@ -505,7 +531,8 @@ private:
                 break;
             case 7:
                 if (key == "bind_id" && scalarText(v, text, isString) == simdjson::SUCCESS) {
-                    bindId = m_b.strings().intern(text);
+                    bindId = flowId(text);
+                    hasBindId = true;
                 } else if (key == "flow_in") {
                     bool b = false;
                     flowIn = !v.get_bool().get(b) && b;
@@ -527,10 +554,14 @@ private:
         }
         if (tsBad) return simdjson::SUCCESS;
         noteCategory(cat);
-        const std::string_view minified = minifyArgs(args);
+        std::string_view encoded;
+        if (hasArgs) {
+            m_args.encode(m_b.strings(), m_encoded);
+            encoded = m_encoded;
+        }
         const char phase = ph.size() == 1 ? ph[0] : '?';
         if (phase == 'M') {
-            readMetadata(name, pid, tid, args);
+            readMetadata(name, pid, tid, encoded);
             return simdjson::SUCCESS;
         }
         if (!ts) {
@@ -546,18 +577,17 @@ private:
                 d = 0;
             }
             const TrackId track = m_b.track(pid, tid);
-            const std::uint64_t corr = minified.empty() ? 0 : findUnsignedArg(minified, "\"correlation\":");
-            const std::uint32_t seq = m_b.addSlice(track, *ts, d, name, cat, corr, minified);
-            addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
+            const std::uint32_t seq = m_b.addSlice(track, *ts, d, name, cat, correlation, encoded);
+            if (hasBindId) addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
             break;
         }
         case 'B': {
             const TrackId track = m_b.track(pid, tid);
-            const std::uint32_t seq = m_b.addBegin(track, *ts, name, cat, minified);
-            addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
+            const std::uint32_t seq = m_b.addBegin(track, *ts, name, cat, encoded);
+            if (hasBindId) addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
             break;
         }
-        case 'E': m_b.addEnd(m_b.track(pid, tid), *ts, minified); break;
+        case 'E': m_b.addEnd(m_b.track(pid, tid), *ts, encoded); break;
         case 'i':
         case 'I':
         case 'R': {
@@ -565,10 +595,10 @@ private:
             if (scope == "g") track = m_b.globalTrack();
             else if (scope == "p") track = m_b.track(pid, StringPool::empty());
             else track = m_b.track(pid, tid);
-            m_b.addInstant(track, *ts, name, cat, minified);
+            m_b.addInstant(track, *ts, name, cat, encoded);
             break;
         }
-        case 'C': readCounter(pid, name, *ts, args); break;
+        case 'C': readCounter(pid, name, *ts, encoded); break;
         case 's':
         case 't':
         case 'f': {
@@ -593,8 +623,8 @@ private:
         return simdjson::SUCCESS;
     }
 
-    void addV2Flow(TrackId track, TimeNs ts, StringId bindId, bool in, bool out, std::uint32_t seq) {
-        if (!bindId.valid() || (!in && !out)) return;
+    void addV2Flow(TrackId track, TimeNs ts, std::uint64_t bindId, bool in, bool out, std::uint32_t seq) {
+        if (!in && !out) return;
         FlowPoint p;
         p.id = bindId;
         p.track = track;
@@ -611,11 +641,70 @@ private:
         }
     }
 
-    std::string_view minifyArgs(std::string_view args) {
-        if (args.size() <= 2) return {};
-        if (m_minified.size() < args.size()) m_minified.resize(std::max<std::size_t>(args.size(), 4096));
+    // Flow ids: integers as they are, anything else interned.
+    std::uint64_t flowId(std::string_view text) {
+        if (auto v = parseUnsigned(text); v && *v < FlowPoint::kStringFlowId && std::to_string(*v).size() == text.size())
+            return *v;
+        return FlowPoint::kStringFlowId | m_b.strings().intern(text).value;
+    }
+
+    // Encodes an args object into m_args, picking up "correlation" on the way.
+    simdjson::error_code readArgs(od::value& v, std::uint64_t& correlation) {
+        m_args.clear();
+        od::object obj;
+        if (v.get_object().get(obj)) {
+            m_b.warn("an event's \"args\" is not an object; ignored");
+            return simdjson::SUCCESS;
+        }
+        for (auto field : obj) {
+            od::raw_json_string rawKey;
+            if (auto err = field.key().get(rawKey)) return err;
+            const std::string_view key = escapedKey(rawKey.raw());
+            od::value value;
+            if (auto err = field.value().get(value)) return err;
+            od::json_type type;
+            if (value.type().get(type)) {
+                m_b.warn("an arg value is not valid JSON; the arg is left out");
+                continue;
+            }
+            std::string_view text;
+            switch (type) {
+            case od::json_type::object: {
+                od::object o;
+                std::string_view raw;
+                if (auto err = value.get_object().get(o)) return err;
+                if (auto err = o.raw_json().get(raw)) return err;
+                text = minified(raw);
+                break;
+            }
+            case od::json_type::array: {
+                od::array a;
+                std::string_view raw;
+                if (auto err = value.get_array().get(a)) return err;
+                if (auto err = a.raw_json().get(raw)) return err;
+                text = minified(raw);
+                break;
+            }
+            default: text = trimRight(value.raw_json_token()); break;
+            }
+            const bool valid = type == od::json_type::number    ? isJsonNumber(text)
+                               : type == od::json_type::boolean ? (text == "true" || text == "false")
+                               : type == od::json_type::null    ? text == "null"
+                                                                : true;
+            if (!valid) {
+                m_b.warn("an arg value is not valid JSON (NaN, Infinity or a bad literal); the arg is left out");
+                continue;
+            }
+            if (key == "correlation" && type == od::json_type::number) correlation = parseUnsigned(text).value_or(0);
+            m_args.add(key, text);
+        }
+        return simdjson::SUCCESS;
+    }
+
+    std::string_view minified(std::string_view raw) {
+        if (m_minified.size() < raw.size()) m_minified.resize(std::max<std::size_t>(raw.size(), 4096));
         std::size_t out = 0;
-        if (simdjson::minify(args.data(), args.size(), m_minified.data(), out)) return args;
+        if (simdjson::minify(raw.data(), raw.size(), m_minified.data(), out)) return raw;
         return {m_minified.data(), out};
     }
 
@@ -630,10 +719,11 @@ private:
     }
 
     // args of M and C events are small; they are read again with the DOM parser.
-    bool parseArgs(std::string_view args, simdjson::dom::object& out) {
-        if (args.empty()) return false;
+    bool parseArgs(std::string_view encoded, simdjson::dom::object& out) {
+        if (encoded.empty()) return false;
+        m_argsJson = encodedArgsToJson(m_b.strings(), encoded);
         simdjson::dom::element e;
-        if (m_dom.parse(args.data(), args.size()).get(e)) return false;
+        if (m_dom.parse(m_argsJson).get(e)) return false;
         return !e.get_object().get(out);
     }
 
@@ -711,6 +801,9 @@ private:
     simdjson::dom::parser m_dom;
     const char* m_errorLocation = nullptr;
     std::string m_minified;
+    ArgsEncoder m_args;
+    std::string m_encoded;
+    std::string m_argsJson;
     std::string m_lastPid, m_lastTid, m_lastCat;
     StringId m_lastPidId, m_lastTidId, m_lastCatId;
     std::vector<bool> m_categoryChecked;

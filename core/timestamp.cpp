@@ -1,12 +1,42 @@
 // SPDX-License-Identifier: MIT
 #include "timestamp.h"
 
+#include <cstdint>
 #include <limits>
 #include <string>
 
 namespace attnscope {
 
 std::optional<TimeNs> parseMicrosToNs(std::string_view s) {
+    // Fast path for what traces hold: [-]digits[.digits] with at most three decimals.
+    {
+        std::size_t i = s.size() && s[0] == '-' ? 1 : 0;
+        const bool negative = i == 1;
+        std::uint64_t whole = 0;
+        const std::size_t wholeStart = i;
+        while (i < s.size() && i - wholeStart < 16 && s[i] >= '0' && s[i] <= '9') whole = whole * 10 + unsigned(s[i++] - '0');
+        if (i > wholeStart) {
+            std::uint64_t frac = 0;
+            int fracDigits = 0;
+            bool simple = true;
+            if (i < s.size() && s[i] == '.') {
+                ++i;
+                while (i < s.size() && fracDigits < 3 && s[i] >= '0' && s[i] <= '9') {
+                    frac = frac * 10 + unsigned(s[i++] - '0');
+                    ++fracDigits;
+                }
+                simple = fracDigits > 0;
+            }
+            if (simple && i == s.size()) {
+                while (fracDigits < 3) {
+                    frac *= 10;
+                    ++fracDigits;
+                }
+                const auto ns = static_cast<TimeNs>(whole * 1000 + frac);
+                return negative ? -ns : ns;
+            }
+        }
+    }
     std::size_t i = 0;
     const std::size_t n = s.size();
     bool negative = false;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "trace.h"
 
+#include "args_codec.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -24,7 +26,13 @@ std::size_t Trace::eventCount() const {
     return n;
 }
 
-std::string_view Trace::args(EventRef e) const {
+std::string Trace::argsJson(EventRef e) const { return encodedArgsToJson(m_strings, encodedArgs(e)); }
+
+void Trace::forEachArg(EventRef e, const std::function<void(std::string_view, std::string_view)>& f) const {
+    forEachEncodedArg(m_strings, encodedArgs(e), f);
+}
+
+std::string_view Trace::encodedArgs(EventRef e) const {
     const char* p = m_tracks[e.track.value].events.args[e.index];
     if (!p) return {};
     std::uint32_t len = 0;

@@ -6,6 +6,7 @@
 #include "types.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,7 +40,7 @@ struct EventColumns {
     PodArray<std::uint16_t> depth;
     PodArray<std::uint8_t> flags;
     PodArray<std::uint64_t> correlation; // 0 when the event has none
-    PodArray<const char*> args;          // minified JSON object text in the trace's arena, or nullptr
+    PodArray<const char*> args;          // encoded args (args_codec.h) in the trace's arena, or nullptr
 };
 
 struct Track {
@@ -67,7 +68,6 @@ struct Flow {
     EventRef from;
     EventRef to;
     StringId category;
-    StringId id;
 };
 
 struct DeviceInfo {
@@ -122,8 +122,12 @@ public:
     TimeNs startNs() const { return m_startNs; }
     TimeNs endNs() const { return m_endNs; }
 
-    // The event's args as minified JSON object text ("" when it has none).
-    std::string_view args(EventRef e) const;
+    // The event's args as a minified JSON object ("{}" when it has none).
+    std::string argsJson(EventRef e) const;
+    // Calls f(key as escaped in JSON, value as minified JSON) for each of the event's args.
+    void forEachArg(EventRef e, const std::function<void(std::string_view, std::string_view)>& f) const;
+    // The encoded args blob (args_codec.h); empty when the event has none.
+    std::string_view encodedArgs(EventRef e) const;
     // "GPU 0 · stream 7", "python3 · thread 25286".
     std::string trackLabel(TrackId id) const;
 

@@ -159,7 +159,7 @@ struct TraceBuilder::Impl {
     }
 
     const char* storeArgs(std::string_view args) {
-        if (args.size() <= 2) return nullptr; // "{}" or nothing
+        if (args.empty()) return nullptr;
         const auto len = static_cast<std::uint32_t>(args.size());
         char* p = trace->m_argsArena.allocate(sizeof(len) + args.size());
         std::memcpy(p, &len, sizeof(len));
@@ -199,28 +199,28 @@ TrackId TraceBuilder::globalTrack() {
 }
 
 std::uint32_t TraceBuilder::addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name, StringId category,
-                                     std::uint64_t correlation, std::string_view minifiedArgs) {
+                                     std::uint64_t correlation, std::string_view encodedArgs) {
     m->seeTime(start, start + duration);
-    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(minifiedArgs), 0, RawKind::Slice, false});
+    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(encodedArgs), 0, RawKind::Slice, false});
 }
 
 std::uint32_t TraceBuilder::addBegin(TrackId track, TimeNs time, StringId name, StringId category,
-                                     std::string_view minifiedArgs) {
+                                     std::string_view encodedArgs) {
     m->seeTime(time, time);
     m->tracks[track.value].hasBeginEnd = true;
-    return m->push(track, {time, 0, name, category, 0, m->storeArgs(minifiedArgs), 0, RawKind::Begin, false});
+    return m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, RawKind::Begin, false});
 }
 
-void TraceBuilder::addEnd(TrackId track, TimeNs time, std::string_view minifiedArgs) {
+void TraceBuilder::addEnd(TrackId track, TimeNs time, std::string_view encodedArgs) {
     m->seeTime(time, time);
     m->tracks[track.value].hasBeginEnd = true;
-    m->push(track, {time, 0, StringId(), StringId(), 0, m->storeArgs(minifiedArgs), 0, RawKind::End, false});
+    m->push(track, {time, 0, StringId(), StringId(), 0, m->storeArgs(encodedArgs), 0, RawKind::End, false});
 }
 
 void TraceBuilder::addInstant(TrackId track, TimeNs time, StringId name, StringId category,
-                              std::string_view minifiedArgs) {
+                              std::string_view encodedArgs) {
     m->seeTime(time, time);
-    m->push(track, {time, 0, name, category, 0, m->storeArgs(minifiedArgs), 0, RawKind::Instant, false});
+    m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, RawKind::Instant, false});
 }
 
 void TraceBuilder::addCounter(StringId pid, std::string_view name, TimeNs time, double value) {
@@ -380,20 +380,24 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
 
 namespace {
 
-// The deepest slice on the track that contains t, or the next slice to start at or after t.
-std::optional<std::uint32_t> enclosingSlice(const Track& track, TimeNs t) {
-    const auto& start = track.events.start;
-    const auto it = std::upper_bound(start.begin(), start.end(), t);
-    std::optional<std::uint32_t> best;
-    // Slices that contain t start at or before it; nested ones start after their parent, so the
-    // walk back can stop at the first root slice that contains t.
-    for (std::size_t j = std::size_t(it - start.begin()); j-- > 0;) {
-        if (track.events.flags[j] & kInstant) continue;
-        if (track.end(j) >= t && (!best || track.events.depth[j] > track.events.depth[*best])) best = std::uint32_t(j);
-        if (track.events.depth[j] == 0 && track.end(j) >= t) break;
-        if (std::size_t(it - start.begin()) - j > 4096) break;
+// For points sorted by time, the deepest slice on the track that contains each of them
+// (start <= t <= end), found in one sweep over the track with a stack of open slices.
+void bindEnclosing(const Track& track, const std::vector<std::pair<TimeNs, std::uint32_t>>& points,
+                   std::vector<std::optional<std::uint32_t>>& binding) {
+    const EventColumns& c = track.events;
+    std::vector<std::uint32_t> open;
+    std::size_t next = 0;
+    for (const auto& [t, point] : points) {
+        while (next < track.size() && c.start[next] <= t) {
+            if (!(c.flags[next] & kInstant)) {
+                while (!open.empty() && track.end(open.back()) < c.start[next]) open.pop_back();
+                open.push_back(static_cast<std::uint32_t>(next));
+            }
+            ++next;
+        }
+        while (!open.empty() && track.end(open.back()) < t) open.pop_back();
+        if (!open.empty()) binding[point] = open.back();
     }
-    return best;
 }
 
 std::optional<std::uint32_t> nextSlice(const Track& track, TimeNs t) {
@@ -410,47 +414,69 @@ std::optional<std::uint32_t> nextSlice(const Track& track, TimeNs t) {
 void TraceBuilder::Impl::resolveFlows() {
     Trace& t = *trace;
     struct Bound {
-        FlowPoint point;
+        std::uint64_t id;
+        std::uint32_t category; // invalid for v2 points: their ids are not namespaced by category
+        TimeNs time;
+        std::uint32_t point;    // index into flowPoints, for a stable order
         EventRef event;
     };
-    // Group points of one flow: same category and id (v1), or same bind id (v2).
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Bound>> groups;
-    std::uint64_t unbound = 0;
-    for (const FlowPoint& p : flowPoints) {
-        const Track& track = t.m_tracks[p.track.value];
-        std::optional<std::uint32_t> index;
-        const bool v2 = p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out;
-        if (v2)
-            index = p.boundSeq; // already mapped to the sorted index by finish()
+    // Bind every point to a slice: v2 points carry theirs, 'f' without bp "e" takes the next
+    // slice, everything else the slice that encloses it.
+    std::vector<std::optional<std::uint32_t>> binding(flowPoints.size());
+    std::vector<std::vector<std::pair<TimeNs, std::uint32_t>>> enclosingByTrack(t.m_tracks.size());
+    for (std::uint32_t pi = 0; pi < flowPoints.size(); ++pi) {
+        const FlowPoint& p = flowPoints[pi];
+        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out)
+            binding[pi] = p.boundSeq; // already mapped to the sorted index by finish()
         else if (p.kind == FlowPoint::Kind::Finish && !p.bindEnclosing)
-            index = nextSlice(track, p.time);
+            binding[pi] = nextSlice(t.m_tracks[p.track.value], p.time);
         else
-            index = enclosingSlice(track, p.time);
-        if (!index) {
+            enclosingByTrack[p.track.value].emplace_back(p.time, pi);
+    }
+    for (std::size_t ti = 0; ti < enclosingByTrack.size(); ++ti) {
+        auto& points = enclosingByTrack[ti];
+        if (points.empty()) continue;
+        std::sort(points.begin(), points.end());
+        bindEnclosing(t.m_tracks[ti], points, binding);
+    }
+
+    std::vector<Bound> bound;
+    bound.reserve(flowPoints.size());
+    std::uint64_t unbound = 0;
+    for (std::uint32_t pi = 0; pi < flowPoints.size(); ++pi) {
+        const FlowPoint& p = flowPoints[pi];
+        if (!binding[pi]) {
             ++unbound;
             continue;
         }
-        const std::uint32_t category = v2 ? StringId::kInvalid : p.category.value;
-        groups[{category, p.id.value}].push_back({p, EventRef{p.track, *index}});
+        const bool v2 = p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out;
+        const Track& track = t.m_tracks[p.track.value];
+        const EventRef e{p.track, *binding[pi]};
+        const TimeNs time = v2 ? track.events.start[*binding[pi]] : p.time;
+        bound.push_back({p.id, v2 ? StringId::kInvalid : p.category.value, time, pi, e});
     }
-    for (auto& [key, points] : groups) {
-        const bool v2 = key.first == StringId::kInvalid;
-        auto time = [&](const Bound& b) { return t.m_tracks[b.event.track.value].events.start[b.event.index]; };
-        std::stable_sort(points.begin(), points.end(), [&](const Bound& a, const Bound& b) {
-            return v2 ? time(a) < time(b) : a.point.time < b.point.time;
-        });
-        std::optional<Bound> from;
-        for (const Bound& b : points) {
-            const auto kind = b.point.kind;
-            const bool isSource = kind == FlowPoint::Kind::Start || kind == FlowPoint::Kind::V2Out;
-            const bool isStep = kind == FlowPoint::Kind::Step;
-            if ((isStep || !isSource) && from) {
-                t.m_flows.push_back({from->event, b.event, from->point.category, b.point.id});
-                from.reset();
-            }
-            if (isSource || isStep) from = b;
+    // One flow's points sit together after sorting, in time order (file order on ties).
+    std::sort(bound.begin(), bound.end(), [](const Bound& a, const Bound& b) {
+        if (a.category != b.category) return a.category < b.category;
+        if (a.id != b.id) return a.id < b.id;
+        if (a.time != b.time) return a.time < b.time;
+        return a.point < b.point;
+    });
+    std::optional<std::size_t> from;
+    for (std::size_t i = 0; i < bound.size(); ++i) {
+        const Bound& b = bound[i];
+        if (i > 0 && (bound[i - 1].category != b.category || bound[i - 1].id != b.id)) from.reset();
+        const auto kind = flowPoints[b.point].kind;
+        const bool isSource = kind == FlowPoint::Kind::Start || kind == FlowPoint::Kind::V2Out;
+        const bool isStep = kind == FlowPoint::Kind::Step;
+        if ((isStep || !isSource) && from) {
+            const FlowPoint& origin = flowPoints[bound[*from].point];
+            t.m_flows.push_back({bound[*from].event, b.event, origin.category});
+            from.reset();
         }
+        if (isSource || isStep) from = i;
     }
+    t.m_flows.shrink_to_fit();
     // Endpoints without a partner are normal in Kineto traces (KINETO_FORMAT.md 2.3) and not reported;
     // endpoints with no slice at all to bind to are.
     if (unbound) warn(std::to_string(unbound) + " flow endpoints have no slice to bind to; ignored", std::nullopt);

@@ -15,11 +15,12 @@ namespace attnscope {
 // A flow endpoint as files write it. Version 1 (ph s/t/f) points bind by time on their track;
 // version 2 points (bind_id with flow_in/flow_out on a slice) bind to the slice that carries them.
 struct FlowPoint {
+    static constexpr std::uint64_t kStringFlowId = 1ull << 63;
     enum class Kind : std::uint8_t { Start, Step, Finish, V2Out, V2In };
     Kind kind = Kind::Start;
     bool bindEnclosing = true; // ph f: bp "e" binds to the enclosing slice, else to the next one
     StringId category;
-    StringId id;
+    std::uint64_t id = 0; // numeric ids as they are; string ids as kStringFlowId | their StringId
     TrackId track;
     TimeNs time = 0;
     std::uint32_t boundSeq = 0; // v2: the carrying slice, as the builder numbered it on its track
@@ -41,11 +42,11 @@ public:
 
     // Returns the slice's sequence number on its track (for v2 flow points).
     std::uint32_t addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name, StringId category,
-                           std::uint64_t correlation, std::string_view minifiedArgs);
+                           std::uint64_t correlation, std::string_view encodedArgs);
     std::uint32_t addBegin(TrackId track, TimeNs time, StringId name, StringId category,
-                           std::string_view minifiedArgs);
-    void addEnd(TrackId track, TimeNs time, std::string_view minifiedArgs);
-    void addInstant(TrackId track, TimeNs time, StringId name, StringId category, std::string_view minifiedArgs);
+                           std::string_view encodedArgs);
+    void addEnd(TrackId track, TimeNs time, std::string_view encodedArgs);
+    void addInstant(TrackId track, TimeNs time, StringId name, StringId category, std::string_view encodedArgs);
     void addCounter(StringId pid, std::string_view name, TimeNs time, double value);
     void addFlowPoint(const FlowPoint& point);
 

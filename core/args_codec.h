@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace attnscope {
+
+class StringPool;
+
+// Event args are kept compactly: the object's key list (its "shape", shared by every event with the
+// same keys in the same order, interned once) and the values as minified JSON texts joined by
+// commas. Every value reads back exactly as the file wrote it (whitespace inside arrays and
+// objects aside), so no number or string is reinterpreted.
+//
+// Encoded layout: varint shape id, varint byte length, the values text.
+class ArgsEncoder {
+public:
+    void clear() {
+        m_shape.clear();
+        m_values.clear();
+        m_count = 0;
+    }
+    // key as written between its quotes (escapes kept), value as minified JSON.
+    void add(std::string_view escapedKey, std::string_view valueJson);
+    bool empty() const { return m_count == 0; }
+    // Interns the shape in pool and writes the encoding into out.
+    void encode(StringPool& pool, std::string& out) const;
+
+private:
+    std::string m_shape; // keys, each followed by '\0'
+    std::string m_values;
+    std::size_t m_count = 0;
+};
+
+// Calls f(escapedKey, valueJson) for each arg of an encoded blob.
+void forEachEncodedArg(const StringPool& pool, std::string_view encoded,
+                       const std::function<void(std::string_view, std::string_view)>& f);
+// The args as a minified JSON object.
+std::string encodedArgsToJson(const StringPool& pool, std::string_view encoded);
+
+} // namespace attnscope

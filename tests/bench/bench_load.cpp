@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// Load benchmark: generates a realistic Kineto trace, loads it into the model in a child process
+// (so its peak memory is its own), and times python3's json.load on the same file in the same run.
+//
+//   attnscope_bench_load [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR]
+#include "kineto_generator.h"
+
+#include "core/atomic_file.h"
+#include "core/trace_loader.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace attnscope;
+
+namespace {
+
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::uint64_t residentBytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+struct ChildResult {
+    double seconds = 0;
+    std::uint64_t events = 0;
+    std::uint64_t jsonBytes = 0;
+    std::uint64_t residentAfter = 0;
+    std::uint64_t modelBytes = 0;
+    std::uint64_t peakRss = 0;
+    bool ok = false;
+};
+
+// Loads in a forked child; the child reports through a pipe, the parent reads its peak RSS.
+ChildResult loadInChild(const std::string& path) {
+    int fds[2];
+    if (pipe(fds) != 0) return {};
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        ChildResult r;
+        const double t0 = now();
+        try {
+            auto trace = loadTraceFile(path);
+            r.seconds = now() - t0;
+            r.events = trace->info().eventsRead;
+            r.jsonBytes = trace->info().bytesRead;
+            r.residentAfter = residentBytes();
+            r.modelBytes = trace->memoryBytes();
+            r.ok = true;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "load failed: %s\n", e.what());
+        }
+        if (write(fds[1], &r, sizeof r) != sizeof r) _exit(3);
+        _exit(r.ok ? 0 : 1);
+    }
+    close(fds[1]);
+    ChildResult r;
+    if (read(fds[0], &r, sizeof r) != sizeof r) r.ok = false;
+    close(fds[0]);
+    int status = 0;
+    struct rusage usage {};
+    wait4(pid, &status, 0, &usage);
+    r.peakRss = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+    return r;
+}
+
+struct PeerResult {
+    double seconds = 0;
+    std::uint64_t peakRss = 0;
+    bool ok = false;
+};
+
+PeerResult pythonJsonLoad(const std::string& path, bool gzip) {
+    PeerResult r;
+    const std::string code = gzip ? "import gzip, json, sys; json.load(gzip.open(sys.argv[1], 'rt'))"
+                                  : "import json, sys; json.load(open(sys.argv[1]))";
+    const double t0 = now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        execlp("python3", "python3", "-c", code.c_str(), path.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage usage {};
+    wait4(pid, &status, 0, &usage);
+    r.seconds = now() - t0;
+    r.peakRss = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+    r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::uint64_t sizeMb = 1024;
+    bool gzip = false, keep = false, python = true;
+    std::string file, dir = "/tmp";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--size-mb" && i + 1 < argc) sizeMb = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--gzip") gzip = true;
+        else if (a == "--keep") keep = true;
+        else if (a == "--no-python") python = false;
+        else if (a == "--file" && i + 1 < argc) file = argv[++i];
+        else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR]\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    bool generated = false;
+    if (file.empty()) {
+        file = dir + "/attnscope-bench-" + std::to_string(sizeMb) + "mb.pt.trace.json" + (gzip ? ".gz" : "");
+        const double t0 = now();
+        AtomicFile out(file, gzip);
+        const auto stats = bench::generateKinetoTrace(sizeMb << 20, 42, [&](std::string_view b) { out.write(b); });
+        out.commit();
+        generated = true;
+        std::printf("generated %s: %.1f MB of JSON, %llu events, %llu kernels in %.1f s\n", file.c_str(),
+                    double(stats.bytes) / 1e6, static_cast<unsigned long long>(stats.events),
+                    static_cast<unsigned long long>(stats.kernels), now() - t0);
+    }
+    struct stat st {};
+    stat(file.c_str(), &st);
+    // Warm the page cache so both loaders read from memory, as a second open would.
+    {
+        std::ifstream in(file, std::ios::binary);
+        std::vector<char> buf(1 << 20);
+        while (in.read(buf.data(), buf.size()) || in.gcount() > 0) {
+        }
+    }
+    const ChildResult r = loadInChild(file);
+    if (!r.ok) return 1;
+    const double mb = double(r.jsonBytes) / 1e6;
+    std::printf("attnscope: %.1f MB JSON (%.1f MB on disk) in %.3f s: %.0f MB/s, %.2f M events/s, peak RSS %.0f MB, "
+                "RSS after load %.0f MB (%.2fx JSON), model %.0f MB, %.0f resident bytes/event\n",
+                mb, double(st.st_size) / 1e6, r.seconds, mb / r.seconds, double(r.events) / r.seconds / 1e6,
+                double(r.peakRss) / 1e6, double(r.residentAfter) / 1e6, double(r.residentAfter) / double(r.jsonBytes),
+                double(r.modelBytes) / 1e6, double(r.residentAfter) / double(r.events));
+    std::string line = "load MB/s=" + std::to_string(int(mb / r.seconds)) +
+                       " events/s=" + std::to_string(int(double(r.events) / r.seconds)) +
+                       " peak_rss_MB=" + std::to_string(int(double(r.peakRss) / 1e6)) +
+                       " rss_per_event_B=" + std::to_string(int(double(r.residentAfter) / double(r.events)));
+    if (python) {
+        const PeerResult p = pythonJsonLoad(file, gzip);
+        if (p.ok) {
+            std::printf("python3 json.load: %.3f s: %.0f MB/s, peak RSS %.0f MB\n", p.seconds, mb / p.seconds,
+                        double(p.peakRss) / 1e6);
+            line += " python_MB/s=" + std::to_string(int(mb / p.seconds)) + " ratio=" +
+                    std::to_string(p.seconds / r.seconds).substr(0, 5) + "x";
+        } else {
+            std::printf("python3 json.load failed (is python3 installed?)\n");
+        }
+    }
+    std::printf("%s\n", line.c_str());
+    if (generated && !keep) unlink(file.c_str());
+    return 0;
+}
