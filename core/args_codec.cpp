@@ -54,18 +54,11 @@ std::size_t valueLength(std::string_view s) {
 
 } // namespace
 
-void ArgsEncoder::add(std::string_view escapedKey, std::string_view valueJson) {
-    m_shape.append(escapedKey);
-    m_shape.push_back('\0');
-    if (m_count++) m_values.push_back(',');
-    m_values.append(valueJson);
-}
-
-void ArgsEncoder::encode(StringPool& pool, std::string& out) const {
+void ArgsEncoder::encode(StringPool& pool, std::string& out) {
     out.clear();
-    putVarint(out, pool.intern(m_shape).value);
-    putVarint(out, m_values.size());
-    out.append(m_values);
+    putVarint(out, m_shapes.intern(pool, m_shape.view()).value);
+    putVarint(out, m_values.size);
+    out.append(m_values.view());
 }
 
 void forEachEncodedArg(const StringPool& pool, std::string_view encoded,

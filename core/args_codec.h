@@ -2,13 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include "string_pool.h"
+
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
 
 namespace attnscope {
 
-class StringPool;
 
 // Event args are kept compactly: the object's key list (its "shape", shared by every event with the
 // same keys in the same order, interned once) and the values as minified JSON texts joined by
@@ -24,15 +26,34 @@ public:
         m_count = 0;
     }
     // key as written between its quotes (escapes kept), value as minified JSON.
-    void add(std::string_view escapedKey, std::string_view valueJson);
+    void add(std::string_view escapedKey, std::string_view valueJson) {
+        m_shape.append(escapedKey);
+        m_shape.push_back('\0');
+        if (m_count++) m_values.push_back(',');
+        m_values.append(valueJson);
+    }
     bool empty() const { return m_count == 0; }
     // Interns the shape in pool and writes the encoding into out.
-    void encode(StringPool& pool, std::string& out) const;
+    void encode(StringPool& pool, std::string& out);
 
 private:
-    std::string m_shape; // keys, each followed by '\0'
-    std::string m_values;
+    // std::string::append and push_back per byte showed up in load profiles; this grows rarely.
+    struct Buffer {
+        std::string bytes = std::string(1024, '\0');
+        std::size_t size = 0;
+        void clear() { size = 0; }
+        void push_back(char c) { append({&c, 1}); }
+        void append(std::string_view s) {
+            if (size + s.size() > bytes.size()) bytes.resize(2 * (size + s.size()));
+            std::memcpy(bytes.data() + size, s.data(), s.size());
+            size += s.size();
+        }
+        std::string_view view() const { return {bytes.data(), size}; }
+    };
+    Buffer m_shape; // keys, each followed by '\0'
+    Buffer m_values;
     std::size_t m_count = 0;
+    InternCache m_shapes;
 };
 
 // Calls f(escapedKey, valueJson) for each arg of an encoded blob.

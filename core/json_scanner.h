@@ -24,20 +24,25 @@ public:
 
     // With singleValue, scanning stops as soon as the first element closes: for walking past one
     // value of an object instead of the elements of an array.
-    explicit JsonElementScanner(bool singleValue = false) : m_singleValue(singleValue) {}
+    explicit JsonElementScanner(bool singleValue = false) { m_state.singleValue = singleValue; }
 
     // Scans data[from, to). Offsets in the result are relative to data.
     Result scan(const char* data, std::size_t from, std::size_t to);
 
     // Between elements, with nothing open.
-    bool idle() const { return m_depth == 0 && !m_inString && !m_inScalar; }
+    bool idle() const { return m_state.depth == 0 && !m_state.inString && !m_state.inScalar; }
+
+    // Carried from one scan() to the next.
+    struct State {
+        int depth = 0;
+        bool inString = false;
+        bool escape = false;
+        bool inScalar = false; // a bare scalar element at depth 0 (number, literal, string)
+        bool singleValue = false;
+    };
 
 private:
-    int m_depth = 0;
-    bool m_inString = false;
-    bool m_escape = false;
-    bool m_inScalar = false; // a bare scalar element at depth 0 (number, literal, string)
-    bool m_singleValue = false;
+    State m_state;
 };
 
 } // namespace attnscope

@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace attnscope {
 
@@ -77,6 +80,12 @@ std::optional<std::int64_t> parseSigned(std::string_view s) {
     return v;
 }
 
+// key equals lit, for a key already known to have lit's length: a compare of constant size.
+template <std::size_t N>
+inline bool is(std::string_view key, const char (&lit)[N]) {
+    return std::memcmp(key.data(), lit, N - 1) == 0;
+}
+
 // A number token as JSON allows it (the parser only checks a value's first byte).
 bool isJsonNumber(std::string_view t) {
     std::size_t i = 0;
@@ -99,8 +108,21 @@ bool isJsonNumber(std::string_view t) {
     return i == t.size();
 }
 
-// The text of a key between its quotes, escapes kept; raw points just past the opening quote.
+// The text of a key between its quotes, escapes kept; raw points just past the opening quote and
+// the parser's padding makes reading 16 bytes past any key safe. Keys have irregular lengths, so a
+// byte loop mispredicts its exit once per key; a 16-byte compare does not.
 std::string_view escapedKey(const char* raw) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    for (const char* p = raw;; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const unsigned q = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)));
+        const unsigned b = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)));
+        if (b) break; // escapes: take the byte loop
+        if (q) return {raw, std::size_t(p - raw) + static_cast<std::size_t>(__builtin_ctz(q))};
+    }
+#endif
     const char* p = raw;
     while (*p != '"') p += *p == '\\' ? 2 : 1;
     return {raw, std::size_t(p - raw)};
@@ -481,65 +503,64 @@ private:
         bool tsBad = false, hasId = false, flowIn = false, flowOut = false;
         bool hasArgs = false;
         std::uint64_t correlation = 0;
-        for (auto field : obj) {
+        for (auto result : obj) {
+            od::field field;
+            if (auto err = std::move(result).get(field)) return err;
             // Keys are compared as written: the ones that matter have no escapes.
-            od::raw_json_string rawKey;
-            if (auto err = field.key().get(rawKey)) return err;
-            const std::string_view key = escapedKey(rawKey.raw());
-            od::value v;
-            if (auto err = field.value().get(v)) return err;
+            const std::string_view key = escapedKey(field.key().raw());
+            od::value& v = field.value();
             std::string_view text;
             bool isString = false;
             switch (key.size()) {
             case 2:
-                if (key == "ph") {
+                if (is(key, "ph")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) ph = text;
-                } else if (key == "ts") {
+                } else if (is(key, "ts")) {
                     ts = timeValue(v, "ts");
                     tsBad = !ts;
-                } else if (key == "id") {
+                } else if (is(key, "id")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) {
                         id = flowId(text);
                         hasId = true;
                     }
-                } else if (key == "bp") {
+                } else if (is(key, "bp")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) bp = text;
                 }
                 break;
             case 3:
-                if (key == "pid") {
+                if (is(key, "pid")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) pid = cachedIntern(text, m_lastPid, m_lastPidId);
-                } else if (key == "tid") {
+                } else if (is(key, "tid")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) tid = cachedIntern(text, m_lastTid, m_lastTidId);
-                } else if (key == "cat") {
+                } else if (is(key, "cat")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS) cat = cachedIntern(text, m_lastCat, m_lastCatId);
-                } else if (key == "dur") {
+                } else if (is(key, "dur")) {
                     dur = timeValue(v, "dur");
                     tsBad = tsBad || !dur;
                 }
                 break;
             case 4:
-                if (key == "name") {
-                    if (scalarText(v, text, isString) == simdjson::SUCCESS) name = m_b.strings().intern(text);
-                } else if (key == "args") {
+                if (is(key, "name")) {
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS) name = m_names.intern(m_b.strings(), text);
+                } else if (is(key, "args")) {
                     if (auto err = readArgs(v, correlation)) return err;
                     hasArgs = !m_args.empty();
                 }
                 break;
             case 1:
-                if (key == "s" && scalarText(v, text, isString) == simdjson::SUCCESS) scope = text;
+                if (is(key, "s") && scalarText(v, text, isString) == simdjson::SUCCESS) scope = text;
                 break;
             case 7:
-                if (key == "bind_id" && scalarText(v, text, isString) == simdjson::SUCCESS) {
+                if (is(key, "bind_id") && scalarText(v, text, isString) == simdjson::SUCCESS) {
                     bindId = flowId(text);
                     hasBindId = true;
-                } else if (key == "flow_in") {
+                } else if (is(key, "flow_in")) {
                     bool b = false;
                     flowIn = !v.get_bool().get(b) && b;
                 }
                 break;
             case 8:
-                if (key == "flow_out") {
+                if (is(key, "flow_out")) {
                     bool b = false;
                     flowOut = !v.get_bool().get(b) && b;
                 }
@@ -656,12 +677,11 @@ private:
             m_b.warn("an event's \"args\" is not an object; ignored");
             return simdjson::SUCCESS;
         }
-        for (auto field : obj) {
-            od::raw_json_string rawKey;
-            if (auto err = field.key().get(rawKey)) return err;
-            const std::string_view key = escapedKey(rawKey.raw());
-            od::value value;
-            if (auto err = field.value().get(value)) return err;
+        for (auto result : obj) {
+            od::field field;
+            if (auto err = std::move(result).get(field)) return err;
+            const std::string_view key = escapedKey(field.key().raw());
+            od::value& value = field.value();
             od::json_type type;
             if (value.type().get(type)) {
                 m_b.warn("an arg value is not valid JSON; the arg is left out");
@@ -704,6 +724,9 @@ private:
     std::string_view minified(std::string_view raw) {
         if (m_minified.size() < raw.size()) m_minified.resize(std::max<std::size_t>(raw.size(), 4096));
         std::size_t out = 0;
+        // Single-line values ("grid": [256, 1, 1]) are kept as written: the spaces cost a byte or
+        // two, a minify pass costs more. Pretty-printed objects over several lines are minified.
+        if (std::memchr(raw.data(), '\n', raw.size()) == nullptr) return raw;
         if (simdjson::minify(raw.data(), raw.size(), m_minified.data(), out)) return raw;
         return {m_minified.data(), out};
     }
@@ -801,6 +824,7 @@ private:
     simdjson::dom::parser m_dom;
     const char* m_errorLocation = nullptr;
     std::string m_minified;
+    InternCache m_names;
     ArgsEncoder m_args;
     std::string m_encoded;
     std::string m_argsJson;

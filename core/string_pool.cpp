@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "string_pool.h"
 
+#include <algorithm>
+#include <cstring>
 #include <functional>
 
 namespace attnscope {
@@ -48,6 +50,22 @@ void StringPool::grow() {
 
 std::size_t StringPool::bytesUsed() const {
     return m_arena.bytesReserved() + m_strings.capacity() * sizeof(std::string_view) + m_slots.capacity() * sizeof(Slot);
+}
+
+std::size_t InternCache::slotOf(std::string_view s) {
+    constexpr std::uint64_t k = 0x9E3779B97F4A7C15ull;
+    auto word = [&](std::size_t at) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, s.data() + at, std::min<std::size_t>(8, s.size() - at));
+        return w;
+    };
+    std::uint64_t h = (s.size() + 1) * k;
+    if (!s.empty()) {
+        h = (h ^ word(0)) * k;
+        if (s.size() > 8) h = (h ^ word(s.size() - 8)) * k;
+        if (s.size() > 16) h = (h ^ word(s.size() / 2 - 4)) * k;
+    }
+    return static_cast<std::size_t>(h >> 52);
 }
 
 } // namespace attnscope

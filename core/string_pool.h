@@ -4,6 +4,7 @@
 #include "block_arena.h"
 #include "types.h"
 
+#include <array>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,22 @@ private:
     BlockArena m_arena{1u << 20};
     std::vector<std::string_view> m_strings;
     std::vector<Slot> m_slots;
+};
+
+// A small direct-mapped cache in front of a pool for a reader's hot path: names repeat, and a hit
+// costs a compare instead of hashing the whole string. Always exact: a hit is verified.
+class InternCache {
+public:
+    StringId intern(StringPool& pool, std::string_view s) {
+        StringId& slot = m_slots[slotOf(s)];
+        if (slot.valid() && pool.get(slot) == s) return slot;
+        slot = pool.intern(s);
+        return slot;
+    }
+
+private:
+    static std::size_t slotOf(std::string_view s);
+    std::array<StringId, 4096> m_slots{};
 };
 
 } // namespace attnscope
