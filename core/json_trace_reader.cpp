@@ -253,6 +253,17 @@ private:
 
     void readTopLevelObject() {
         bool sawEvents = false;
+        try {
+            readTopLevelEntries(sawEvents);
+        } catch (const LoadError& e) {
+            // Once events are in, a broken tail costs only what is in it (usually metadata).
+            if (!sawEvents) throw;
+            m_b.warn(std::string("the rest of the file after traceEvents could not be read: ") + e.what());
+        }
+        if (!sawEvents) throw LoadError("not a trace: the top-level object has no \"traceEvents\" array");
+    }
+
+    void readTopLevelEntries(bool& sawEvents) {
         while (true) {
             skipSpace();
             if (!more()) {
@@ -285,8 +296,9 @@ private:
                     throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")", at);
                 }
                 ++m_pos;
+                const bool complete = readEventArray();
                 sawEvents = true;
-                if (!readEventArray()) return; // truncated inside the array
+                if (!complete) return; // truncated inside the array: its warning says so
                 continue;
             }
             const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
@@ -297,7 +309,6 @@ private:
         }
         skipSpace();
         if (more()) m_b.warn("bytes after the end of the top-level JSON object ignored", offsetOf(m_pos));
-        if (!sawEvents) throw LoadError("not a trace: the top-level object has no \"traceEvents\" array");
     }
 
     std::string describeValue(const std::string& text) {

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages AttnScope builds, runs and tests with.
 # Idempotent: when everything is present it prints nothing and touches nothing.
+#   install-deps.sh          what building, running and testing need
+#   install-deps.sh fuzz     also clang and its sanitizer/libFuzzer runtime
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,9 @@ packages=(
   libgtest-dev libgmock-dev
   xvfb xauth python3
 )
+if [ "${1:-}" = "fuzz" ]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

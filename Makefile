@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+# The README's two commands, `make run` and `make test`, and the other documented entry points.
+# Every target installs the Debian packages it needs first (quietly, and only what is missing).
+
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+BENCH_MB ?= 1024
+
+.PHONY: deps build run test bench asan-test fuzz clean
+
+deps:
+	@bash packaging/install-deps.sh
+
+build: deps
+	@cmake --preset dev >/dev/null
+	@cmake --build --preset dev -j $(JOBS)
+
+# Builds and starts build/attnscope on its embedded sample trace.
+run: build
+	./build/attnscope
+
+# Builds and runs the whole test suite.
+test: build
+	ctest --preset dev -j $(JOBS)
+
+# The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain and gzipped),
+# with python3's json.load on the same file for comparison. Release build.
+bench: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target attnscope_bench_load
+	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB)
+	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB) --gzip --no-python
+
+# The core and reader tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan-test: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests
+	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache)\.'
+
+# Runs the reader's libFuzzer target for FUZZ_SECONDS, seeded from tests/fuzz/corpus and the real
+# traces in ../shared/fixtures/traces when present (clang-14). New inputs go to build/fuzz/corpus-json.
+fuzz:
+	@bash packaging/install-deps.sh fuzz
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	mkdir -p build/fuzz/corpus-json
+	./build/fuzz/tests/fuzz/fuzz_json_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
+		-max_len=1048576 build/fuzz/corpus-json tests/fuzz/corpus $(wildcard ../shared/fixtures/traces)
+
+clean:
+	rm -rf build

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// The command-line verbs as a user runs them: exit codes, messages, outputs.
+#include "support/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+using namespace attnscope::test;
+
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    std::string out;
+};
+
+// Runs the attnscope binary with stderr folded into stdout when asked.
+CliRun run(const std::string& args, bool withStderr = false) {
+    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + ATTNSCOPE_BINARY + " " + args +
+                            (withStderr ? " 2>&1" : " 2>/dev/null");
+    CliRun r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 65536> buf;
+    while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+    const int status = pclose(p);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+} // namespace
+
+TEST(Cli, SummaryJsonOfAFixture) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const CliRun r = run("summary --format json --top 5 " + path);
+    ASSERT_EQ(r.exitCode, 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& f = j.at("files").at(0);
+    EXPECT_EQ(f.at("path"), path);
+    EXPECT_EQ(f.at("format"), "kineto-json");
+    EXPECT_EQ(f.at("top_kernels").size(), 5u);
+    EXPECT_EQ(f.at("devices").at(0).at("name"), "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(f.at("kernels").at("count"), static_cast<int>(f.at("kernels").at("count")));
+}
+
+TEST(Cli, OneBadFileDoesNotStopTheOthers) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
+    TempDir dir;
+    writeFile(dir.path("bad.json"), "this is not json");
+    const CliRun r = run("summary --format json " + dir.path("bad.json") + " " + path);
+    EXPECT_EQ(r.exitCode, 1);
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.at("files").size(), 2u);
+    EXPECT_NE(j.at("files")[0].at("error").get<std::string>().find("at byte 0"), std::string::npos);
+    EXPECT_EQ(j.at("files")[1].at("kernels").at("count"), 14);
+    const CliRun e = run("summary " + dir.path("bad.json"), true);
+    EXPECT_EQ(e.exitCode, 1);
+    EXPECT_NE(e.out.find(dir.path("bad.json") + ": not a JSON trace"), std::string::npos) << e.out;
+}
+
+TEST(Cli, BadUsageExitsTwo) {
+    EXPECT_EQ(run("summary").exitCode, 2);
+    EXPECT_EQ(run("summary --format xml x.json").exitCode, 2);
+    EXPECT_EQ(run("summary --top many x.json").exitCode, 2);
+    EXPECT_EQ(run("convert onlyinput.json").exitCode, 2);
+    EXPECT_EQ(run("frobnicate").exitCode, 2);
+}
+
+TEST(Cli, TextAndCsvSummaries) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const CliRun text = run("summary " + path);
+    EXPECT_EQ(text.exitCode, 0);
+    EXPECT_NE(text.out.find("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"), std::string::npos);
+    EXPECT_NE(text.out.find("Tesla V100-SXM2-32GB"), std::string::npos);
+    const CliRun csv = run("summary --format csv " + path);
+    EXPECT_EQ(csv.exitCode, 0);
+    EXPECT_EQ(csv.out.rfind("file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns\n", 0), 0u);
+}
+
+TEST(Cli, ConvertWritesWhatPerfettoOpensAndReadsBack) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "v100_ns_decimals.json.gz");
+    TempDir dir;
+    const std::string out = dir.path("v100.json.gz");
+    ASSERT_EQ(run("convert " + path + " -o " + out).exitCode, 0);
+    const auto original = nlohmann::json::parse(run("summary --format json --top 0 " + path).out);
+    const auto converted = nlohmann::json::parse(run("summary --format json --top 0 " + out).out);
+    EXPECT_EQ(original["files"][0]["kernels"], converted["files"][0]["kernels"]);
+    EXPECT_EQ(original["files"][0]["top_kernels"], converted["files"][0]["top_kernels"]);
+    EXPECT_EQ(original["files"][0]["span_ns"], converted["files"][0]["span_ns"]);
+    EXPECT_EQ(original["files"][0]["devices"], converted["files"][0]["devices"]);
+    EXPECT_EQ(run("convert /nonexistent.json -o " + dir.path("x.json")).exitCode, 1);
+}
+
+TEST(Cli, VersionAndHelp) {
+    const CliRun v = run("--version");
+    EXPECT_EQ(v.exitCode, 0);
+    EXPECT_EQ(v.out.rfind("attnscope ", 0), 0u);
+    EXPECT_EQ(run("--help").exitCode, 0);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+// Every input is untrusted: each case gets a clear error (what and where) or a documented
+// tolerant reading, never a crash, a hang or unbounded memory.
+#include "core/trace_loader.h"
+#include "support/test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <zlib.h>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+// The LoadError message, or "" when the text loads.
+std::string errorOf(std::string_view json) {
+    try {
+        loadText(json);
+    } catch (const LoadError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+std::uint64_t residentBytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * 4096;
+}
+
+constexpr const char* kEvent = R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1})";
+
+} // namespace
+
+TEST(BadInput, EmptyFile) {
+    EXPECT_NE(errorOf("").find("empty"), std::string::npos);
+    EXPECT_NE(errorOf(" \n\t ").find("empty"), std::string::npos);
+}
+
+TEST(BadInput, RandomBytesSayWhatWasFound) {
+    std::mt19937 rng(1);
+    for (int i = 0; i < 200; ++i) {
+        std::string bytes(1 + rng() % 4096, '\0');
+        for (char& c : bytes) c = static_cast<char>(rng());
+        try {
+            loadText(bytes);
+        } catch (const LoadError&) {
+        }
+    }
+    const std::string e = errorOf("\x7f" "ELF\x02\x01");
+    EXPECT_NE(e.find("not a JSON trace"), std::string::npos);
+    EXPECT_NE(e.find("0x7f"), std::string::npos);
+    EXPECT_NE(e.find("at byte 0"), std::string::npos);
+}
+
+TEST(BadInput, TruncatedGzipIsAnErrorWithAnOffset) {
+    std::string json = "{\"traceEvents\": [";
+    for (int i = 0; i < 2000; ++i) json += std::string(kEvent) + ",";
+    json += std::string(kEvent) + "]}";
+    const std::string gz = gzipBytes(json);
+    try {
+        loadText(std::string_view(gz).substr(0, gz.size() / 2));
+        FAIL() << "a truncated gzip stream loaded";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("gzip"), std::string::npos) << e.what();
+        EXPECT_TRUE(e.offset().has_value());
+    }
+    std::string corrupt = gz;
+    corrupt[corrupt.size() / 2] ^= 0x55;
+    corrupt[corrupt.size() / 2 + 1] ^= 0x55;
+    EXPECT_THROW(loadText(corrupt), LoadError);
+}
+
+TEST(BadInput, TruncatedJsonOutsideTheArray) {
+    EXPECT_NE(errorOf(R"({"traceEv)").find("ends inside a key"), std::string::npos);
+    EXPECT_NE(errorOf(R"({"deviceProperties": [{"id": 0)").find("truncated"), std::string::npos);
+    // After the array: what was read is kept, with a warning.
+    const auto t = loadText(std::string(R"({"traceEvents": [)") + kEvent + "], \"x\": ");
+    EXPECT_EQ(t->eventCount(), 1u);
+}
+
+TEST(BadInput, WrongTypes) {
+    const std::string e = errorOf(R"({"traceEvents": 5})");
+    EXPECT_NE(e.find("\"traceEvents\" is not an array (it is a number)"), std::string::npos) << e;
+    EXPECT_NE(errorOf(R"({"foo": 1})").find("no \"traceEvents\""), std::string::npos);
+    // Bad fields inside events: the event is skipped or read tolerantly, with a counted warning.
+    const auto t = loadText(R"({"traceEvents": [
+        {"ph": "X", "name": "bad ts", "pid": 1, "tid": 1, "ts": "abc", "dur": 1},
+        {"ph": "X", "name": "string ts", "pid": 1, "tid": 1, "ts": "12.5", "dur": 1},
+        {"ph": "X", "name": "negative dur", "pid": 1, "tid": 1, "ts": 1, "dur": -3},
+        {"ph": "X", "name": "no dur", "pid": 1, "tid": 1, "ts": 1},
+        {"ph": "X", "name": "object name", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "cat": {"a": 1}},
+        {"ph": "X", "name": "args not object", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": [1, 2]},
+        {"name": "no phase", "pid": 1, "tid": 1, "ts": 1},
+        7, "text", null,
+        {"ph": "X", "name": "fine", "pid": {"x": 1}, "tid": [1], "ts": 1, "dur": 1}
+    ], "deviceProperties": 5, "baseTimeNanoseconds": "soon"})");
+    EXPECT_EQ(t->eventCount(), 6u);
+    EXPECT_EQ(t->info().eventsRead, 11u);
+    const auto stringTs = findEvent(*t, "string ts");
+    ASSERT_TRUE(stringTs);
+    EXPECT_EQ(t->track(stringTs->track).events.start[stringTs->index], 12500);
+    const auto negative = findEvent(*t, "negative dur");
+    ASSERT_TRUE(negative);
+    EXPECT_EQ(t->track(negative->track).events.duration[negative->index], 0);
+    EXPECT_GE(t->info().warnings.size(), 7u);
+}
+
+TEST(BadInput, NanAndInfinityTokens) {
+    const auto t = loadText(R"({"traceEvents": [
+        {"ph": "X", "name": "nan ts", "pid": 1, "tid": 1, "ts": NaN, "dur": 1},
+        {"ph": "X", "name": "inf dur", "pid": 1, "tid": 1, "ts": 1, "dur": Infinity},
+        {"ph": "X", "name": "nan arg", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"a": NaN, "b": -Infinity, "c": 2}}
+    ]})");
+    EXPECT_EQ(t->eventCount(), 1u);
+    const auto e = findEvent(*t, "nan arg");
+    ASSERT_TRUE(e);
+    EXPECT_EQ(t->argsJson(*e), R"({"c":2})");
+}
+
+TEST(BadInput, MillionLevelsOfNestingNeedNoRecursion) {
+    const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+    // As an element of traceEvents: not an event, skipped with a warning.
+    const auto a = loadText(R"({"traceEvents": [)" + std::string(kEvent) + "," + deep + "]}");
+    EXPECT_EQ(a->eventCount(), 1u);
+    ASSERT_EQ(a->info().warnings.size(), 1u);
+    EXPECT_NE(a->info().warnings[0].find("not an object"), std::string::npos);
+    // Inside an event's args and in an ignored top-level value: walked past, the event is kept.
+    const auto b = loadText(R"({"junk": )" + deep + R"(, "traceEvents": [{"ph": "X", "name": "deep args", "pid": 1,
+        "tid": 1, "ts": 1, "dur": 1, "args": {"x": )" + deep + "}}]}");
+    EXPECT_TRUE(findEvent(*b, "deep args").has_value());
+    // Unclosed: a truncated trace with nothing complete in it.
+    const auto open = loadText(std::string(1000000, '['));
+    EXPECT_EQ(open->eventCount(), 0u);
+    ASSERT_EQ(open->info().warnings.size(), 1u);
+    EXPECT_NE(open->info().warnings[0].find("truncated"), std::string::npos);
+}
+
+TEST(BadInput, HundredMegabyteString) {
+    const std::string big(100u << 20, 'x');
+    const auto t = loadText(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": ")" + big +
+                            R"(", "pid": 0, "tid": 7, "ts": 1, "dur": 1}, )" + kEvent + "]}");
+    EXPECT_EQ(t->eventCount(), 2u);
+    EXPECT_TRUE(findEvent(*t, big).has_value());
+    // A value over the reader's limit is refused rather than held.
+    const std::string huge(300u << 20, 'y');
+    const std::string e = errorOf(R"({"traceEvents": [{"ph": "X", "name": ")" + huge + R"("}]})");
+    EXPECT_NE(e.find("larger than 256 MiB"), std::string::npos) << e;
+}
+
+TEST(BadInput, GzipBombStreamsInBoundedMemory) {
+    // 4 GB of JSON whitespace inside the array, as 64 gzip members of 64 MiB each: ~4 MB on disk.
+    const std::string spaces(64u << 20, ' ');
+    const std::string member = gzipBytes(spaces);
+    std::string bomb = gzipBytes(R"({"traceEvents": [)" + std::string(kEvent) + ",");
+    for (int i = 0; i < 64; ++i) bomb += member;
+    bomb += gzipBytes(std::string(kEvent) + "]}");
+    EXPECT_LT(bomb.size(), 6u << 20);
+    const std::uint64_t before = residentBytes();
+    const auto t = loadText(bomb);
+    EXPECT_EQ(t->eventCount(), 2u);
+    EXPECT_EQ(t->info().bytesRead, 4ull * 1024 * 1024 * 1024 + 2 * std::string_view(kEvent).size() + 20);
+    EXPECT_LT(residentBytes(), before + (200u << 20));
+}
+
+TEST(BadInput, InvalidUtf8IsReplacedNotFatal) {
+    const auto t = loadText("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"bad \xff\xfe name\", \"pid\": 1, \"tid\": 1, "
+                            "\"ts\": 1, \"dur\": 1}, " + std::string(kEvent) + "]}");
+    EXPECT_EQ(t->eventCount(), 2u);
+    EXPECT_TRUE(findEvent(*t, "bad ?? name").has_value());
+    ASSERT_FALSE(t->info().warnings.empty());
+    EXPECT_NE(t->info().warnings[0].find("UTF-8"), std::string::npos);
+}
+
+TEST(BadInput, DuplicateKeysLastOneWins) {
+    const auto t = loadText(R"({"traceEvents": [{"ph": "X", "name": "first", "name": "second", "pid": 1, "tid": 1,
+        "ts": 1, "ts": 2, "dur": 1}], "traceEvents": [)" + std::string(kEvent) + "]}");
+    // Both traceEvents arrays are read; inside an event the later key wins.
+    EXPECT_EQ(t->eventCount(), 2u);
+    const auto e = findEvent(*t, "second");
+    ASSERT_TRUE(e);
+    EXPECT_EQ(t->track(e->track).events.start[e->index], 2000);
+}
+
+TEST(BadInput, GarbageInsideTheArrayNamesTheOffset) {
+    const std::string json = std::string(R"({"traceEvents": [)") + kEvent + R"(, {"ph": "X" "name": 1}]})";
+    try {
+        loadText(json);
+        FAIL();
+    } catch (const LoadError& e) {
+        ASSERT_TRUE(e.offset().has_value());
+        EXPECT_GT(*e.offset(), std::string_view(kEvent).size());
+        EXPECT_LE(*e.offset(), json.size());
+    }
+}
+
+TEST(BadInput, MissingFileAndDirectory) {
+    EXPECT_THROW(loadTraceFile("/nonexistent/trace.json"), LoadError);
+    TempDir dir;
+    EXPECT_THROW(loadTraceFile(dir.path("")), LoadError);
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#include "core/chrome_writer.h"
+#include "core/trace_loader.h"
+#include "support/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <map>
+#include <tuple>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+// Everything a user sees of a trace, keyed so that two loads can be compared.
+struct Snapshot {
+    std::multiset<std::tuple<std::string, std::string, std::string, TimeNs, TimeNs, int, std::uint8_t, std::string>> events;
+    std::multiset<std::tuple<std::string, std::string>> flows; // track labels of both ends
+    std::map<std::string, std::vector<std::pair<TimeNs, double>>> counters;
+    std::size_t devices = 0;
+    std::optional<std::int64_t> rank, worldSize;
+};
+
+Snapshot snapshot(const Trace& t) {
+    Snapshot s;
+    for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
+        const Track& track = t.tracks()[ti];
+        const std::string label = t.trackLabel(TrackId(ti));
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            s.events.emplace(label, std::string(t.str(track.events.name[i])), std::string(t.str(track.events.category[i])),
+                             track.events.start[i], track.events.duration[i], track.events.depth[i],
+                             track.events.flags[i] & kInstant, t.argsJson(EventRef{TrackId(ti), i}));
+    }
+    for (const Flow& f : t.flows())
+        s.flows.emplace(t.trackLabel(f.from.track) + "@" + std::to_string(t.track(f.from.track).events.start[f.from.index]),
+                        t.trackLabel(f.to.track) + "@" + std::to_string(t.track(f.to.track).events.start[f.to.index]));
+    for (const CounterSeries& c : t.counters())
+        for (std::size_t i = 0; i < c.time.size(); ++i) s.counters[c.name].emplace_back(c.time[i], c.value[i]);
+    s.devices = t.devices().size();
+    s.rank = t.distributed().rank;
+    s.worldSize = t.distributed().worldSize;
+    return s;
+}
+
+void expectSame(const Snapshot& a, const Snapshot& b) {
+    EXPECT_EQ(a.events.size(), b.events.size());
+    EXPECT_TRUE(a.events == b.events);
+    EXPECT_TRUE(a.flows == b.flows);
+    EXPECT_TRUE(a.counters == b.counters);
+    EXPECT_EQ(a.devices, b.devices);
+    EXPECT_EQ(a.rank, b.rank);
+    EXPECT_EQ(a.worldSize, b.worldSize);
+}
+
+} // namespace
+
+TEST(ChromeWriter, RoundTripsEveryFixture) {
+    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
+                             "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
+                             "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank0.json"}) {
+        SCOPED_TRACE(name);
+        ATTNSCOPE_REQUIRE_FIXTURE(path, name);
+        const auto original = loadTraceFile(path);
+        const std::string written = chromeTraceJson(*original);
+        // Strict JSON, as Perfetto and chrome://tracing need it.
+        const nlohmann::json parsed = nlohmann::json::parse(written);
+        ASSERT_TRUE(parsed.at("traceEvents").is_array());
+        const auto again = loadText(written);
+        expectSame(snapshot(*original), snapshot(*again));
+        if (std::string(name).rfind("flow", 0) == 0) {
+            EXPECT_FALSE(again->flows().empty());
+        }
+    }
+}
+
+TEST(ChromeWriter, KeepsNamesTracksArgsAndFlowsOfAHandMadeTrace) {
+    const auto t = loadText(R"({"traceEvents": [
+      {"ph": "M", "name": "process_name", "pid": 9, "args": {"name": "python3"}},
+      {"ph": "M", "name": "thread_name", "pid": 9, "tid": 9, "args": {"name": "main \"thread\""}},
+      {"ph": "M", "name": "process_labels", "pid": 0, "args": {"labels": "GPU 0"}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 1.001, "dur": 2,
+       "args": {"correlation": 5, "Comms Id": 18446744073709551615}},
+      {"ph": "X", "cat": "kernel", "name": "void k<\"x\">(float*)\n", "pid": 0, "tid": 7, "ts": 4, "dur": 0.5,
+       "args": {"correlation": 5, "grid": [1, 2, 3]}},
+      {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 5, "pid": 9, "tid": 9, "ts": 1.001},
+      {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 5, "pid": 0, "tid": 7, "ts": 4, "bp": "e"},
+      {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 10}
+    ], "distributedInfo": {"rank": 1, "world_size": 2}})");
+    const auto again = loadText(chromeTraceJson(*t));
+    expectSame(snapshot(*t), snapshot(*again));
+    EXPECT_EQ(again->flows().size(), 1u);
+    const auto kernel = findEvent(*again, "void k<\"x\">(float*)\n");
+    ASSERT_TRUE(kernel);
+    EXPECT_EQ(again->trackLabel(kernel->track), "GPU 0 \u00b7 stream 7");
+    EXPECT_TRUE(again->launchOf(*kernel).has_value());
+    const auto launch = findEvent(*again, "cudaLaunchKernel");
+    EXPECT_EQ(again->trackLabel(launch->track), "python3 \u00b7 main \"thread\"");
+    EXPECT_EQ(again->argsJson(*launch), R"({"correlation":5,"Comms Id":18446744073709551615})");
+}
+
+TEST(ChromeWriter, WritesGzipAtomically) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
+    const auto t = loadTraceFile(path);
+    TempDir dir;
+    const std::string out = dir.path("out.json.gz");
+    writeChromeTrace(*t, out);
+    const std::string bytes = [&] {
+        std::ifstream in(out, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    ASSERT_GE(bytes.size(), 2u);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+    expectSame(snapshot(*t), snapshot(*loadTraceFile(out)));
+    // Nothing but the output is left behind.
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path(""))) ++files;
+    EXPECT_EQ(files, 1u);
+    // A path that cannot be written: an error, and no half-written file.
+    EXPECT_THROW(writeChromeTrace(*t, dir.path("missing/dir/out.json")), std::runtime_error);
+    EXPECT_FALSE(std::filesystem::exists(dir.path("missing")));
+}

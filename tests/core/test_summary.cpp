@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+#include "core/summary.h"
+#include "core/trace_loader.h"
+#include "support/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+TEST(Summary, HandCheckedTrace) {
+    // Device 0: stream 7 has kernels [0,10) and [20,30); stream 13 has [5,25) -> busy union [0,30) = 30 us.
+    // Device 1: one kernel of 4 us. A memcpy and a cpu_op are not kernels.
+    const auto t = loadText(R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 10},
+      {"ph": "X", "cat": "kernel", "name": "softmax", "pid": 0, "tid": 13, "ts": 5, "dur": 20},
+      {"ph": "X", "cat": "Kernel", "name": "legacy", "pid": 1, "tid": 7, "ts": 100, "dur": 4},
+      {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 40, "dur": 3},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 99, "tid": 99, "ts": -1, "dur": 2},
+      {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "python3"}},
+      {"ph": "i", "s": "g", "name": "mark", "ts": 200}
+    ], "deviceProperties": [{"id": 0, "name": "NVIDIA H200"}]})");
+    const TraceSummary s = summarize(*t, 0);
+    EXPECT_EQ(s.events, 8u);
+    EXPECT_EQ(s.spanNs, 201'000); // from -1 us to the instant at 200 us
+    EXPECT_EQ(s.kernelCount, 4u);
+    EXPECT_EQ(s.kernelNs, 44'000);
+    ASSERT_EQ(s.devices.size(), 2u);
+    EXPECT_EQ(s.devices[0].id, "0");
+    EXPECT_EQ(s.devices[0].name, "NVIDIA H200");
+    EXPECT_EQ(s.devices[0].kernels, 3u);
+    EXPECT_EQ(s.devices[0].kernelNs, 40'000);
+    EXPECT_EQ(s.devices[0].busyNs, 30'000);
+    EXPECT_EQ(s.devices[1].id, "1");
+    EXPECT_EQ(s.devices[1].busyNs, 4'000);
+    ASSERT_EQ(s.topKernels.size(), 3u);
+    // Ties on total time (gemm 20 us, softmax 20 us) go by name.
+    EXPECT_EQ(s.topKernels[0].name, "gemm");
+    EXPECT_EQ(s.topKernels[0].count, 2u);
+    EXPECT_EQ(s.topKernels[0].meanNs(), 10'000);
+    EXPECT_EQ(s.topKernels[1].name, "softmax");
+    EXPECT_EQ(s.topKernels[2].name, "legacy");
+    EXPECT_EQ(s.topKernels[2].minNs, 4'000);
+    EXPECT_EQ(summarize(*t, 1).topKernels.size(), 1u);
+    ASSERT_EQ(s.categories.size(), 4u); // kernel, Kernel, gpu_memcpy, cpu_op: instants and metadata are no slices
+    EXPECT_EQ(s.categories[0].name, "kernel");
+    EXPECT_EQ(s.categories[0].totalNs, 40'000);
+}
+
+TEST(Summary, UnionLength) {
+    std::vector<std::pair<TimeNs, TimeNs>> v = {{10, 20}, {0, 5}, {15, 30}, {30, 31}, {40, 40}, {3, 4}};
+    EXPECT_EQ(unionLength(v), 5 + 21);
+    std::vector<std::pair<TimeNs, TimeNs>> empty;
+    EXPECT_EQ(unionLength(empty), 0);
+}
+
+// Figures worked out here from nlohmann's reading of each file, independently of the reader.
+TEST(Summary, MatchesAnIndependentReadingOfEveryFixture) {
+    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
+                             "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
+                             "chrome_generic_edge_cases.json", "dlrm_2ranks/rank0.json", "dlrm_2ranks/rank1.json"}) {
+        SCOPED_TRACE(name);
+        ATTNSCOPE_REQUIRE_FIXTURE(path, name);
+        const auto ref = referenceEvents(readAllBytes(path));
+        struct K {
+            std::uint64_t count = 0;
+            std::int64_t total = 0, min = INT64_MAX, max = INT64_MIN;
+        };
+        std::map<std::string, K> kernels;
+        std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> perDevice;
+        std::uint64_t count = 0;
+        std::int64_t total = 0;
+        for (const RefEvent& e : ref) {
+            if (e.ph != "X" || (e.cat != "kernel" && e.cat != "Kernel")) continue;
+            const std::int64_t ts = refMicrosToNs(e.ts), dur = refMicrosToNs(e.dur);
+            K& k = kernels[e.name];
+            ++k.count;
+            k.total += dur;
+            k.min = std::min(k.min, dur);
+            k.max = std::max(k.max, dur);
+            ++count;
+            total += dur;
+            perDevice[e.pid].emplace_back(ts, ts + dur);
+        }
+        const auto trace = loadTraceFile(path);
+        const TraceSummary s = summarize(*trace, 0);
+        EXPECT_EQ(s.events, ref.size());
+        EXPECT_EQ(s.kernelCount, count);
+        EXPECT_EQ(s.kernelNs, total);
+        ASSERT_EQ(s.topKernels.size(), kernels.size());
+        for (std::size_t i = 0; i < s.topKernels.size(); ++i) {
+            const KernelStats& k = s.topKernels[i];
+            const K& r = kernels.at(k.name);
+            EXPECT_EQ(k.count, r.count) << k.name;
+            EXPECT_EQ(k.totalNs, r.total) << k.name;
+            EXPECT_EQ(k.minNs, r.min) << k.name;
+            EXPECT_EQ(k.maxNs, r.max) << k.name;
+            if (i) EXPECT_TRUE(s.topKernels[i - 1].totalNs > k.totalNs ||
+                               (s.topKernels[i - 1].totalNs == k.totalNs && s.topKernels[i - 1].name < k.name));
+        }
+        ASSERT_EQ(s.devices.size(), perDevice.size());
+        for (const DeviceSummary& d : s.devices) {
+            auto intervals = perDevice.at(d.id);
+            // Busy time by sweeping sorted intervals, as a person would on paper.
+            std::sort(intervals.begin(), intervals.end());
+            std::int64_t busy = 0, reach = INT64_MIN;
+            for (auto [a, b] : intervals) {
+                if (b <= reach) continue;
+                busy += b - std::max(a, reach);
+                reach = b;
+            }
+            EXPECT_EQ(d.busyNs, busy) << d.id;
+            EXPECT_LE(d.busyNs, d.kernelNs);
+        }
+    }
+}
+
+TEST(Summary, FormatsJsonTextAndCsv) {
+    const auto t = loadText(R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "k, \"quoted\"", "pid": 0, "tid": 7, "ts": 0, "dur": 1.5}]})");
+    SummaryResult ok{"a.json", summarize(*t, 20), {}};
+    SummaryResult bad{"b.json", std::nullopt, "not a JSON trace (at byte 0)"};
+    const nlohmann::json j = nlohmann::json::parse(formatSummaries({ok, bad}, SummaryFormat::Json));
+    ASSERT_EQ(j.at("files").size(), 2u);
+    const auto& f = j.at("files")[0];
+    for (const char* key : {"path", "format", "events", "span_ns", "kernels", "devices", "top_kernels", "categories", "warnings"})
+        EXPECT_TRUE(f.contains(key)) << key;
+    EXPECT_EQ(f.at("kernels").at("total_ns"), 1500);
+    EXPECT_EQ(f.at("top_kernels")[0].at("name"), "k, \"quoted\"");
+    EXPECT_EQ(f.at("top_kernels")[0].at("mean_ns"), 1500);
+    EXPECT_EQ(f.at("devices")[0].at("busy_ns"), 1500);
+    EXPECT_EQ(j.at("files")[1].at("error"), "not a JSON trace (at byte 0)");
+    const std::string csv = formatSummaries({ok}, SummaryFormat::Csv);
+    EXPECT_NE(csv.find("a.json,kernel,,\"k, \"\"quoted\"\"\",1,1500,1500,1500,1500,"), std::string::npos) << csv;
+    const std::string text = formatSummaries({ok}, SummaryFormat::Text);
+    EXPECT_NE(text.find("1.500 us"), std::string::npos) << text;
+    EXPECT_NE(text.find("k, \"quoted\""), std::string::npos);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "test_support.h"
+
+#include "core/byte_source.h"
+#include "core/trace_loader.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <zlib.h>
+
+namespace attnscope::test {
+
+std::string fixture(const std::string& name) {
+    const std::filesystem::path p = std::filesystem::path(ATTNSCOPE_SHARED_DIR) / "fixtures" / "traces" / name;
+    return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+std::shared_ptr<const Trace> loadText(std::string_view json) {
+    auto source = openMemorySource(json);
+    return readJsonTrace(*source, "memory");
+}
+
+std::string gzipBytes(std::string_view bytes) {
+    z_stream z{};
+    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflate");
+    std::string out(deflateBound(&z, bytes.size()) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    z.avail_in = static_cast<uInt>(bytes.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+std::string readAllBytes(const std::string& path) {
+    auto source = openFileSource(path);
+    std::string out;
+    char buf[1 << 16];
+    while (std::size_t n = source->read(buf, sizeof buf)) out.append(buf, n);
+    return out;
+}
+
+TempDir::TempDir() {
+    std::random_device rd;
+    m_dir = std::filesystem::temp_directory_path() / ("attnscope-test-" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(m_dir);
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_dir, ec);
+}
+
+void writeFile(const std::string& path, std::string_view bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+namespace {
+
+class RefHandler : public nlohmann::json_sax<nlohmann::json> {
+public:
+    std::vector<RefEvent> events;
+
+    bool null() override { return scalar("null"); }
+    bool boolean(bool v) override { return scalar(v ? "true" : "false"); }
+    bool number_integer(number_integer_t v) override { return scalar(std::to_string(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return scalar(std::to_string(v)); }
+    bool number_float(number_float_t, const string_t& s) override { return scalar(s); }
+    bool string(string_t& v) override { return scalar(v); }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override {
+        ++m_depth;
+        if (inEventArray() && m_depth == m_arrayDepth + 1) {
+            events.emplace_back();
+            m_inEvent = true;
+        }
+        return true;
+    }
+    bool end_object() override {
+        if (m_inEvent && m_depth == m_arrayDepth + 1) m_inEvent = false;
+        --m_depth;
+        return true;
+    }
+    bool start_array(std::size_t) override {
+        ++m_depth;
+        if (m_arrayDepth == 0 && (m_depth == 1 || (m_depth == 2 && m_key == "traceEvents"))) m_arrayDepth = m_depth;
+        return true;
+    }
+    bool end_array() override {
+        if (m_depth == m_arrayDepth) m_arrayDepth = -1;
+        --m_depth;
+        return true;
+    }
+    bool key(string_t& k) override {
+        if (m_depth <= 1) m_key = k;
+        if (m_inEvent && m_depth == m_arrayDepth + 1) m_eventKey = k;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+        throw std::runtime_error(e.what());
+    }
+
+private:
+    bool inEventArray() const { return m_arrayDepth > 0; }
+    bool scalar(const std::string& v) {
+        if (!m_inEvent || m_depth != m_arrayDepth + 1) return true;
+        RefEvent& e = events.back();
+        if (m_eventKey == "ph") e.ph = v;
+        else if (m_eventKey == "cat") e.cat = v;
+        else if (m_eventKey == "name") e.name = v;
+        else if (m_eventKey == "pid") e.pid = v;
+        else if (m_eventKey == "tid") e.tid = v;
+        else if (m_eventKey == "ts") e.ts = v, e.hasTs = true;
+        else if (m_eventKey == "dur") e.dur = v, e.hasDur = true;
+        return true;
+    }
+    int m_depth = 0;
+    int m_arrayDepth = 0; // 0: not seen yet, -1: done
+    bool m_inEvent = false;
+    std::string m_key, m_eventKey;
+};
+
+} // namespace
+
+std::vector<RefEvent> referenceEvents(const std::string& jsonText) {
+    RefHandler h;
+    nlohmann::json::sax_parse(jsonText, &h);
+    return std::move(h.events);
+}
+
+std::int64_t refMicrosToNs(const std::string& text) {
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::string digits = negative ? text.substr(1) : text;
+    const std::size_t dot = digits.find('.');
+    const std::string whole = digits.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
+    frac = (frac + "000").substr(0, 3);
+    const std::int64_t v = std::stoll(whole) * 1000 + std::stoll(frac);
+    return negative ? -v : v;
+}
+
+std::optional<EventRef> findEvent(const Trace& t, std::string_view name) {
+    for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
+        const Track& track = t.tracks()[ti];
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            if (t.str(track.events.name[i]) == name) return EventRef{TrackId(ti), i};
+    }
+    return std::nullopt;
+}
+
+} // namespace attnscope::test

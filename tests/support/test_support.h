@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/trace.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnscope::test {
+
+// ../shared/fixtures/traces/NAME, or "" when the shared folder is missing.
+std::string fixture(const std::string& name);
+// Skips the current test with a clear message when a fixture is missing.
+#define ATTNSCOPE_REQUIRE_FIXTURE(var, name)                                                             \
+    const std::string var = ::attnscope::test::fixture(name);                                            \
+    if (var.empty()) GTEST_SKIP() << "shared fixtures not found (" ATTNSCOPE_SHARED_DIR "): " << (name)
+
+// Loads JSON text from memory; throws LoadError like a file would.
+std::shared_ptr<const Trace> loadText(std::string_view json);
+// gzip-compresses bytes (one member).
+std::string gzipBytes(std::string_view bytes);
+// The file's bytes, gunzipped when they are gzip.
+std::string readAllBytes(const std::string& path);
+
+// A fresh temporary directory, removed when the object goes.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+private:
+    std::filesystem::path m_dir;
+};
+
+void writeFile(const std::string& path, std::string_view bytes);
+
+// An event as an independent reference reader (nlohmann's SAX parser, keeping the number texts)
+// sees it: the oracle for the reader's figures on real files.
+struct RefEvent {
+    std::string ph, cat, name, pid, tid, ts, dur; // numbers as their text, pid/tid unquoted
+    bool hasTs = false, hasDur = false;
+};
+std::vector<RefEvent> referenceEvents(const std::string& jsonText);
+// "1712195495519689.047" us -> ns, by string surgery (no exponents: real traces have none).
+std::int64_t refMicrosToNs(const std::string& text);
+
+// First event on a track with this name, for assertions.
+std::optional<EventRef> findEvent(const Trace& t, std::string_view name);
+
+} // namespace attnscope::test
