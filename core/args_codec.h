@@ -45,8 +45,25 @@ private:
         void push_back(char c) { append({&c, 1}); }
         void append(std::string_view s) {
             if (size + s.size() > bytes.size()) bytes.resize(2 * (size + s.size()));
-            std::memcpy(bytes.data() + size, s.data(), s.size());
+            copySmall(bytes.data() + size, s.data(), s.size());
             size += s.size();
+        }
+        // Args keys and values are mostly a few bytes long: two overlapping fixed-size copies
+        // cost less than a call to memcpy, and never touch a byte outside [src, src + n).
+        static void copySmall(char* dst, const char* src, std::size_t n) {
+            if (n >= 8 && n <= 16) {
+                std::memcpy(dst, src, 8);
+                std::memcpy(dst + n - 8, src + n - 8, 8);
+            } else if (n >= 4 && n < 8) {
+                std::memcpy(dst, src, 4);
+                std::memcpy(dst + n - 4, src + n - 4, 4);
+            } else if (n > 0 && n < 4) {
+                dst[0] = src[0];
+                dst[n / 2] = src[n / 2];
+                dst[n - 1] = src[n - 1];
+            } else if (n > 16) {
+                std::memcpy(dst, src, n);
+            }
         }
         std::string_view view() const { return {bytes.data(), size}; }
     };

@@ -99,8 +99,10 @@ TEST(Summary, MatchesAnIndependentReadingOfEveryFixture) {
             EXPECT_EQ(k.totalNs, r.total) << k.name;
             EXPECT_EQ(k.minNs, r.min) << k.name;
             EXPECT_EQ(k.maxNs, r.max) << k.name;
-            if (i) EXPECT_TRUE(s.topKernels[i - 1].totalNs > k.totalNs ||
-                               (s.topKernels[i - 1].totalNs == k.totalNs && s.topKernels[i - 1].name < k.name));
+            if (i) {
+                EXPECT_TRUE(s.topKernels[i - 1].totalNs > k.totalNs ||
+                            (s.topKernels[i - 1].totalNs == k.totalNs && s.topKernels[i - 1].name < k.name));
+            }
         }
         ASSERT_EQ(s.devices.size(), perDevice.size());
         for (const DeviceSummary& d : s.devices) {
