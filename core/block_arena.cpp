@@ -57,6 +57,25 @@ void BigBuffer::release() {
     m_size = 0;
 }
 
+void* allocateBig(std::size_t bytes) {
+    if (bytes >= kMapThreshold) {
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (p != MAP_FAILED) return p;
+        throw std::bad_alloc();
+    }
+    void* p = std::malloc(bytes ? bytes : 1);
+    if (!p) throw std::bad_alloc();
+    return p;
+}
+
+void releaseBig(void* p, std::size_t bytes) {
+    if (!p) return;
+    if (bytes >= kMapThreshold)
+        munmap(p, bytes);
+    else
+        std::free(p);
+}
+
 char* BlockArena::allocate(std::size_t n) {
     // An oversized request gets a buffer of its own; the current block stays open for small ones.
     if (n > m_blockBytes / 4) {

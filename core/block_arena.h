@@ -56,6 +56,26 @@ private:
     std::size_t m_size = 0;
 };
 
+// An allocator for std::vector whose large buffers come pre-faulted from the OS (BigBuffer's
+// reasoning): the builder's temporary arrays are tens of MB and are written once, front to back.
+void* allocateBig(std::size_t bytes);
+void releaseBig(void* p, std::size_t bytes);
+
+template <class T>
+struct BigAllocator {
+    using value_type = T;
+    BigAllocator() = default;
+    template <class U>
+    BigAllocator(const BigAllocator<U>&) {}
+    T* allocate(std::size_t n) { return static_cast<T*>(allocateBig(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t n) { releaseBig(p, n * sizeof(T)); }
+    template <class U>
+    bool operator==(const BigAllocator<U>&) const { return true; }
+};
+
+template <class T>
+using BigVector = std::vector<T, BigAllocator<T>>;
+
 // Append-only byte storage in big blocks; returned pointers stay valid for the arena's lifetime.
 class BlockArena {
 public:

@@ -157,8 +157,8 @@ private:
     TraceInfo m_info;
     TimeNs m_startNs = 0;
     TimeNs m_endNs = 0;
-    std::vector<CorrelationEntry> m_launches; // sorted by correlation
-    std::vector<CorrelationEntry> m_gpuWork;  // sorted by correlation
+    BigVector<CorrelationEntry> m_launches; // sorted by correlation
+    BigVector<CorrelationEntry> m_gpuWork;  // sorted by correlation
 };
 
 // Categories with a meaning to the model.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "trace_builder.h"
 
+#include "radix_sort.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -113,7 +115,7 @@ struct TraceBuilder::Impl {
     std::uint32_t lastPid = StringId::kInvalid, lastTid = StringId::kInvalid, lastTrack = 0;
     std::optional<TrackId> global;
     std::map<std::pair<std::uint32_t, std::string>, std::size_t> counterIndex;
-    std::vector<FlowPoint> flowPoints;
+    BigVector<FlowPoint> flowPoints;
     std::map<std::string, WarningEntry, std::less<>> warnings;
     std::vector<std::string> warningOrder;
     TimeNs minTime = std::numeric_limits<TimeNs>::max();
@@ -284,7 +286,7 @@ std::optional<TimeNs> TraceBuilder::minTime() const {
 
 void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
                                     TimeNs traceEnd, TraceBuilder& builder) {
-    std::vector<RawEvent> events;
+    BigVector<RawEvent> events;
     events.reserve(staged.events.size());
     staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
     staged.events.clear();
@@ -324,7 +326,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     }
 
     const std::size_t n = events.size();
-    std::vector<std::uint32_t> order(n);
+    BigVector<std::uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     auto before = [&](std::uint32_t a, std::uint32_t b) {
         const RawEvent& x = events[a];
@@ -382,8 +384,8 @@ namespace {
 
 // For points sorted by time, the deepest slice on the track that contains each of them
 // (start <= t <= end), found in one sweep over the track with a stack of open slices.
-void bindEnclosing(const Track& track, const std::vector<std::pair<TimeNs, std::uint32_t>>& points,
-                   std::vector<std::optional<std::uint32_t>>& binding) {
+void bindEnclosing(const Track& track, const BigVector<std::pair<TimeNs, std::uint32_t>>& points,
+                   BigVector<std::optional<std::uint32_t>>& binding) {
     const EventColumns& c = track.events;
     std::vector<std::uint32_t> open;
     std::size_t next = 0;
@@ -422,8 +424,8 @@ void TraceBuilder::Impl::resolveFlows() {
     };
     // Bind every point to a slice: v2 points carry theirs, 'f' without bp "e" takes the next
     // slice, everything else the slice that encloses it.
-    std::vector<std::optional<std::uint32_t>> binding(flowPoints.size());
-    std::vector<std::vector<std::pair<TimeNs, std::uint32_t>>> enclosingByTrack(t.m_tracks.size());
+    BigVector<std::optional<std::uint32_t>> binding(flowPoints.size());
+    std::vector<BigVector<std::pair<TimeNs, std::uint32_t>>> enclosingByTrack(t.m_tracks.size());
     for (std::uint32_t pi = 0; pi < flowPoints.size(); ++pi) {
         const FlowPoint& p = flowPoints[pi];
         if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out)
@@ -440,7 +442,7 @@ void TraceBuilder::Impl::resolveFlows() {
         bindEnclosing(t.m_tracks[ti], points, binding);
     }
 
-    std::vector<Bound> bound;
+    BigVector<Bound> bound;
     bound.reserve(flowPoints.size());
     std::uint64_t unbound = 0;
     for (std::uint32_t pi = 0; pi < flowPoints.size(); ++pi) {
@@ -455,13 +457,21 @@ void TraceBuilder::Impl::resolveFlows() {
         const TimeNs time = v2 ? track.events.start[*binding[pi]] : p.time;
         bound.push_back({p.id, v2 ? StringId::kInvalid : p.category.value, time, pi, e});
     }
-    // One flow's points sit together after sorting, in time order (file order on ties).
-    std::sort(bound.begin(), bound.end(), [](const Bound& a, const Bound& b) {
-        if (a.category != b.category) return a.category < b.category;
-        if (a.id != b.id) return a.id < b.id;
-        if (a.time != b.time) return a.time < b.time;
-        return a.point < b.point;
-    });
+    // One flow's points sit together after sorting, in time order (file order on ties): a linear
+    // sort by id, then a small sort inside each run of equal ids (usually two points).
+    radixSortByKey(bound, [](const Bound& b) { return b.id; });
+    for (std::size_t runStart = 0; runStart < bound.size();) {
+        std::size_t runEnd = runStart + 1;
+        while (runEnd < bound.size() && bound[runEnd].id == bound[runStart].id) ++runEnd;
+        if (runEnd - runStart > 1)
+            std::sort(bound.begin() + std::ptrdiff_t(runStart), bound.begin() + std::ptrdiff_t(runEnd),
+                      [](const Bound& a, const Bound& b) {
+                          if (a.category != b.category) return a.category < b.category;
+                          if (a.time != b.time) return a.time < b.time;
+                          return a.point < b.point;
+                      });
+        runStart = runEnd;
+    }
     std::optional<std::size_t> from;
     for (std::size_t i = 0; i < bound.size(); ++i) {
         const Bound& b = bound[i];
@@ -484,33 +494,37 @@ void TraceBuilder::Impl::resolveFlows() {
 
 void TraceBuilder::Impl::buildCorrelations() {
     Trace& t = *trace;
-    for (std::uint32_t ti = 0; ti < t.m_tracks.size(); ++ti) {
-        const Track& track = t.m_tracks[ti];
-        // Categories repeat; classify each distinct id once per track.
-        StringId lastCat;
-        int lastClass = 0; // 0 neither, 1 launch, 2 GPU work
-        for (std::uint32_t i = 0; i < track.size(); ++i) {
-            const std::uint64_t corr = track.events.correlation[i];
-            if (!corr) continue;
-            const StringId cat = track.events.category[i];
-            if (cat != lastCat) {
-                const std::string_view name = t.m_strings.get(cat);
-                lastClass = isLaunchCategory(name) ? 1 : isGpuCategory(name) ? 2 : 0;
-                lastCat = cat;
+    // Calls f(isLaunch, correlation, event) for every launch and every piece of GPU work.
+    auto forEachCorrelated = [&](auto&& f) {
+        for (std::uint32_t ti = 0; ti < t.m_tracks.size(); ++ti) {
+            const Track& track = t.m_tracks[ti];
+            // Categories repeat; classify each distinct id once per track.
+            StringId lastCat;
+            int lastClass = 0; // 0 neither, 1 launch, 2 GPU work
+            for (std::uint32_t i = 0; i < track.size(); ++i) {
+                const std::uint64_t corr = track.events.correlation[i];
+                if (!corr) continue;
+                const StringId cat = track.events.category[i];
+                if (cat != lastCat) {
+                    const std::string_view name = t.m_strings.get(cat);
+                    lastClass = isLaunchCategory(name) ? 1 : isGpuCategory(name) ? 2 : 0;
+                    lastCat = cat;
+                }
+                if (lastClass) f(lastClass == 1, corr, EventRef{TrackId(ti), i});
             }
-            if (lastClass == 1)
-                t.m_launches.push_back({corr, EventRef{TrackId(ti), i}});
-            else if (lastClass == 2)
-                t.m_gpuWork.push_back({corr, EventRef{TrackId(ti), i}});
         }
-    }
-    auto byCorrelation = [](const Trace::CorrelationEntry& a, const Trace::CorrelationEntry& b) {
-        return a.correlation < b.correlation || (a.correlation == b.correlation && a.event < b.event);
     };
-    std::sort(t.m_launches.begin(), t.m_launches.end(), byCorrelation);
-    std::sort(t.m_gpuWork.begin(), t.m_gpuWork.end(), byCorrelation);
-    t.m_launches.shrink_to_fit();
-    t.m_gpuWork.shrink_to_fit();
+    std::size_t launches = 0, gpuWork = 0;
+    forEachCorrelated([&](bool isLaunch, std::uint64_t, EventRef) { ++(isLaunch ? launches : gpuWork); });
+    t.m_launches.reserve(launches);
+    t.m_gpuWork.reserve(gpuWork);
+    forEachCorrelated([&](bool isLaunch, std::uint64_t corr, EventRef e) {
+        (isLaunch ? t.m_launches : t.m_gpuWork).push_back({corr, e});
+    });
+    // Stable: equal correlations stay in (track, index) order, the order they were pushed in.
+    auto correlationOf = [](const Trace::CorrelationEntry& e) { return e.correlation; };
+    radixSortByKey(t.m_launches, correlationOf);
+    radixSortByKey(t.m_gpuWork, correlationOf);
 }
 
 void TraceBuilder::Impl::nameProcessesAndTracks() {
