@@ -3,6 +3,8 @@
 
 #include "string_pool.h"
 
+#include <cstring>
+
 namespace attnscope {
 
 namespace {
@@ -56,16 +58,22 @@ std::size_t valueLength(std::string_view s) {
 
 void ArgsEncoder::encode(StringPool& pool, std::string& out) {
     out.clear();
-    putVarint(out, m_shapes.intern(pool, m_shape.view()).value);
+    // A fixed-width shape id, so that merging builders can renumber it in place.
+    const std::uint32_t shape = m_shapes.intern(pool, m_shape.view()).value;
+    out.append(reinterpret_cast<const char*>(&shape), sizeof shape);
     putVarint(out, m_values.size);
     out.append(m_values.view());
 }
 
 void forEachEncodedArg(const StringPool& pool, std::string_view encoded,
                        const std::function<void(std::string_view, std::string_view)>& f) {
-    std::uint64_t shapeId = 0, length = 0;
-    if (!getVarint(encoded, shapeId) || !getVarint(encoded, length) || length > encoded.size()) return;
-    std::string_view shape = pool.get(StringId(static_cast<std::uint32_t>(shapeId)));
+    std::uint32_t shapeId = 0;
+    std::uint64_t length = 0;
+    if (encoded.size() < sizeof shapeId) return;
+    std::memcpy(&shapeId, encoded.data(), sizeof shapeId);
+    encoded.remove_prefix(sizeof shapeId);
+    if (!getVarint(encoded, length) || length > encoded.size() || shapeId >= pool.size()) return;
+    std::string_view shape = pool.get(StringId(shapeId));
     std::string_view values = encoded.substr(0, length);
     while (!shape.empty()) {
         const std::size_t keyEnd = shape.find('\0');

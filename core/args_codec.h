@@ -17,7 +17,7 @@ namespace attnscope {
 // commas. Every value reads back exactly as the file wrote it (whitespace inside arrays and
 // objects aside), so no number or string is reinterpreted.
 //
-// Encoded layout: varint shape id, varint byte length, the values text.
+// Encoded layout: shape id (4 bytes, host order), varint byte length, the values text.
 class ArgsEncoder {
 public:
     void clear() {

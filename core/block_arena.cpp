@@ -97,6 +97,14 @@ std::string_view BlockArena::store(std::string_view bytes) {
     return {p, bytes.size()};
 }
 
+void BlockArena::adopt(BlockArena&& other) {
+    for (auto* blocks : {&other.m_blocks, &other.m_large})
+        for (BigBuffer& b : *blocks) m_large.push_back(std::move(b));
+    other.m_blocks.clear();
+    other.m_large.clear();
+    other.m_used = 0;
+}
+
 std::size_t BlockArena::bytesReserved() const {
     std::size_t total = 0;
     for (const auto& b : m_blocks) total += b.size();

@@ -85,6 +85,8 @@ public:
     char* allocate(std::size_t n);
     std::string_view store(std::string_view bytes);
     std::size_t bytesReserved() const;
+    // Takes over other's blocks; what was allocated there stays valid and in place.
+    void adopt(BlockArena&& other);
 
 private:
     std::size_t m_blockBytes;

@@ -13,6 +13,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -24,9 +29,10 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr std::size_t kReadBytes = 4u << 20;
 constexpr std::size_t kPadding = 128; // >= SIMDJSON_PADDING, plus the ']' written after a chunk
 constexpr std::size_t kMaxElementBytes = 256u << 20;
+// Chunks parsed on the reading thread before workers start: traces of a few MB load without threads.
+constexpr std::uint32_t kSerialChunks = 4;
 // Relative Kineto timestamps are far below any epoch-based one (2001 in ns is 1e18).
 constexpr TimeNs kRelativeTimeLimit = 100'000'000'000'000'000; // 1e17 ns
 
@@ -128,318 +134,40 @@ std::string_view escapedKey(const char* raw) {
     return {raw, std::size_t(p - raw)};
 }
 
-class JsonTraceReader {
+// Parses chunks of the traceEvents array into one builder. One per thread: it owns the simdjson
+// parsers and the caches of the hot path.
+class EventParser {
 public:
-    JsonTraceReader(ByteSource& source, const LoadOptions& options)
-        : m_source(source), m_options(options), m_buffer(2 * kReadBytes + kPadding) {
-        m_capacity = m_buffer.size() - kPadding;
-    }
+    explicit EventParser(TraceBuilder& builder) : m_b(builder) {}
 
-    std::shared_ptr<const Trace> read(const std::string& path) {
-        m_b.info().path = path;
-        fill(m_pos);
-        skipSpace();
-        if (m_pos == m_end) throw LoadError("the file is empty: no JSON trace in it");
-        const char first = m_data()[m_pos];
-        if (first == '[') {
-            ++m_pos;
-            readEventArray();
-        } else if (first == '{') {
-            ++m_pos;
-            readTopLevelObject();
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(first));
-            throw LoadError(std::string("not a JSON trace: expected '{' or '[' but found byte ") + hex,
-                            offsetOf(m_pos));
-        }
-        return finish();
-    }
-
-private:
-    char* m_data() const { return m_buffer.data(); }
-    std::uint64_t offsetOf(std::size_t index) const { return m_shift + index; }
-
-    // Moves [keepFrom, end) to the front of the buffer and reads more after it. Returns how far
-    // the kept bytes moved, so callers can rebase offsets they hold.
-    std::size_t fill(std::size_t keepFrom) {
-        const std::size_t delta = keepFrom - 1;
-        const std::size_t kept = m_end - keepFrom;
-        if (delta) {
-            std::memmove(m_data() + 1, m_data() + keepFrom, kept);
-            m_shift += delta;
-            m_pos -= std::min(m_pos, delta);
-            m_end = 1 + kept;
-        }
-        if (m_eof) return delta;
-        if (kept >= kMaxElementBytes)
-            throw LoadError("a single value is larger than " + std::to_string(kMaxElementBytes >> 20) +
-                                " MiB; refusing to hold it in memory",
-                            offsetOf(1));
-        if (m_capacity - m_end < kReadBytes) {
-            BigBuffer bigger(std::max(m_buffer.size() * 2, m_end + kReadBytes + kPadding));
-            std::memcpy(bigger.data(), m_data(), m_end);
-            m_buffer = std::move(bigger);
-            m_capacity = m_buffer.size() - kPadding;
-        }
-        const std::size_t got = m_source.read(m_data() + m_end, m_capacity - m_end);
-        if (got == 0) m_eof = true;
-        m_end += got;
-        m_b.info().bytesRead += got;
-        reportProgress();
-        return delta;
-    }
-
-    void reportProgress() {
-        if (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed)) throw LoadCancelled();
-        if (m_options.progress) m_options.progress(m_source.rawPosition(), m_source.rawSize());
-    }
-
-    // Makes at least one unread byte available unless at the end. Returns false at the end.
-    bool more() {
-        while (m_pos >= m_end) {
-            if (m_eof) return false;
-            fill(m_pos);
-        }
-        return true;
-    }
-
-    void skipSpace() {
-        while (more() && isSpace(m_data()[m_pos])) ++m_pos;
-    }
-
-    std::string readKey() {
-        // m_pos is at the opening quote.
-        std::string key;
-        ++m_pos;
-        while (true) {
-            if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
-            const char c = m_data()[m_pos++];
-            if (c == '"') return key;
-            if (c == '\\') {
-                if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
-                key.push_back(m_data()[m_pos++]);
-                continue;
-            }
-            if (key.size() > 4096) throw LoadError("a top-level key is longer than 4096 bytes", offsetOf(m_pos));
-            key.push_back(c);
-        }
-    }
-
-    // Walks past one JSON value starting at m_pos; returns its text when keep is set.
-    std::string skipValue(bool keep, const std::string& key) {
-        JsonElementScanner scanner(true);
-        std::size_t start = m_pos;
-        std::size_t scanFrom = m_pos;
-        while (true) {
-            const auto r = scanner.scan(m_data(), scanFrom, m_end);
-            if (r.lastElementEnd != JsonElementScanner::kNone) {
-                std::string text = keep ? std::string(m_data() + start, r.lastElementEnd - start) : std::string();
-                m_pos = r.lastElementEnd;
-                return text;
-            }
-            if (r.arrayEnd != JsonElementScanner::kNone)
-                throw LoadError("expected a value for top-level key \"" + key + "\"", offsetOf(r.arrayEnd));
-            if (m_eof)
-                throw LoadError("the file ends inside the value of top-level key \"" + key + "\" (truncated file)",
-                                offsetOf(m_end));
-            const std::size_t keepFrom = keep ? start : m_end;
-            const std::size_t scanned = m_end;
-            const std::size_t delta = fill(keepFrom);
-            start -= std::min(start, delta);
-            scanFrom = scanned - delta;
-        }
-    }
-
-    void readTopLevelObject() {
-        bool sawEvents = false;
-        try {
-            readTopLevelEntries(sawEvents);
-        } catch (const LoadError& e) {
-            // Once events are in, a broken tail costs only what is in it (usually metadata).
-            if (!sawEvents) throw;
-            m_b.warn(std::string("the rest of the file after traceEvents could not be read: ") + e.what());
-        }
-        if (!sawEvents) throw LoadError("not a trace: the top-level object has no \"traceEvents\" array");
-    }
-
-    void readTopLevelEntries(bool& sawEvents) {
-        while (true) {
-            skipSpace();
-            if (!more()) {
-                m_b.warn("the file ends before the top-level object is closed (truncated file)", offsetOf(m_pos));
-                break;
-            }
-            char c = m_data()[m_pos];
-            if (c == '}') {
-                ++m_pos;
-                break;
-            }
-            if (c == ',') {
-                ++m_pos;
-                continue;
-            }
-            if (c != '"')
-                throw LoadError(std::string("expected a key in the top-level object, found '") + c + "'",
-                                offsetOf(m_pos));
-            const std::string key = readKey();
-            skipSpace();
-            if (!more() || m_data()[m_pos] != ':')
-                throw LoadError("expected ':' after top-level key \"" + key + "\"", offsetOf(m_pos));
-            ++m_pos;
-            skipSpace();
-            if (!more()) throw LoadError("the file ends after top-level key \"" + key + "\"", offsetOf(m_pos));
-            if (key == "traceEvents") {
-                if (m_data()[m_pos] != '[') {
-                    const std::uint64_t at = offsetOf(m_pos);
-                    const std::string value = skipValue(true, key);
-                    throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")", at);
-                }
-                ++m_pos;
-                const bool complete = readEventArray();
-                sawEvents = true;
-                if (!complete) return; // truncated inside the array: its warning says so
-                continue;
-            }
-            const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
-                                key == "baseTimeNanoseconds" || key == "schemaVersion" || key == "displayTimeUnit";
-            const std::uint64_t at = offsetOf(m_pos);
-            const std::string value = skipValue(wanted, key);
-            if (wanted) readTopLevelValue(key, value, at);
-        }
-        skipSpace();
-        if (more()) m_b.warn("bytes after the end of the top-level JSON object ignored", offsetOf(m_pos));
-    }
-
-    std::string describeValue(const std::string& text) {
-        simdjson::dom::element e;
-        if (m_dom.parse(text).get(e)) return "not valid JSON";
-        switch (e.type()) {
-        case simdjson::dom::element_type::ARRAY: return "an array";
-        case simdjson::dom::element_type::OBJECT: return "an object";
-        case simdjson::dom::element_type::STRING: return "a string";
-        case simdjson::dom::element_type::BOOL: return "a boolean";
-        case simdjson::dom::element_type::NULL_VALUE: return "null";
-        default: return "a number";
-        }
-    }
-
-    void readTopLevelValue(const std::string& key, const std::string& text, std::uint64_t at) {
-        simdjson::dom::element e;
-        if (auto err = m_dom.parse(text).get(e)) {
-            m_b.warn("top-level \"" + key + "\" is not valid JSON (" + simdjson::error_message(err) + "); ignored", at);
-            return;
-        }
-        TraceInfo& info = m_b.info();
-        if (key == "baseTimeNanoseconds" || key == "schemaVersion") {
-            std::optional<std::int64_t> v;
-            if (e.is_int64()) v = e.get_int64().value_unsafe();
-            else if (e.is_uint64()) v = std::nullopt;
-            else if (e.is_string()) v = parseSigned(e.get_string().value_unsafe());
-            if (!v) {
-                m_b.warn("top-level \"" + key + "\" is not an integer; ignored", at);
-                return;
-            }
-            (key == "schemaVersion" ? info.schemaVersion : info.baseTimeNs) = *v;
-        } else if (key == "displayTimeUnit") {
-            if (e.is_string()) info.displayTimeUnit = std::string(e.get_string().value_unsafe());
-        } else if (key == "distributedInfo") {
-            if (!e.is_object()) {
-                m_b.warn("top-level \"distributedInfo\" is not an object; ignored", at);
-                return;
-            }
-            DistributedInfo d;
-            if (auto r = e["rank"]; !r.error() && r.is_int64()) d.rank = r.get_int64().value_unsafe();
-            if (auto w = e["world_size"]; !w.error() && w.is_int64()) d.worldSize = w.get_int64().value_unsafe();
-            if (auto b = e["backend"]; !b.error() && b.is_string()) d.backend = std::string(b.get_string().value_unsafe());
-            m_b.setDistributed(std::move(d));
-        } else if (key == "deviceProperties") {
-            simdjson::dom::array entries;
-            if (e.get_array().get(entries)) {
-                m_b.warn("top-level \"deviceProperties\" is not an array; ignored", at);
-                return;
-            }
-            for (simdjson::dom::element entry : entries) {
-                if (!entry.is_object()) continue;
-                DeviceInfo d;
-                auto integer = [&](const char* name) -> std::int64_t {
-                    auto v = entry[name];
-                    return !v.error() && v.is_int64() ? v.get_int64().value_unsafe() : 0;
-                };
-                if (auto v = entry["id"]; !v.error() && v.is_int64()) d.id = v.get_int64().value_unsafe();
-                if (auto v = entry["name"]; !v.error() && v.is_string()) d.name = std::string(v.get_string().value_unsafe());
-                d.computeMajor = static_cast<int>(integer("computeMajor"));
-                d.computeMinor = static_cast<int>(integer("computeMinor"));
-                d.numSms = static_cast<int>(integer("numSms"));
-                if (auto v = entry["totalGlobalMem"]; !v.error() && v.is_uint64())
-                    d.totalGlobalMem = v.get_uint64().value_unsafe();
-                d.json = simdjson::minify(entry);
-                m_b.addDevice(std::move(d));
-            }
-        }
-    }
-
-    // Reads events until the array's closing bracket; m_pos is just past the '['. Returns false
-    // when the file ends first (a truncated trace: what was complete is kept).
-    bool readEventArray() {
-        JsonElementScanner scanner;
-        std::size_t chunkStart = m_pos;
-        std::size_t scanFrom = m_pos;
-        while (true) {
-            const auto r = scanner.scan(m_data(), scanFrom, m_end);
-            if (r.lastElementEnd != JsonElementScanner::kNone) {
-                parseChunk(chunkStart, r.lastElementEnd);
-                chunkStart = r.lastElementEnd;
-            }
-            if (r.arrayEnd != JsonElementScanner::kNone) {
-                if (m_data()[r.arrayEnd] == '}')
-                    throw LoadError("expected ']' to close the traceEvents array, found '}'", offsetOf(r.arrayEnd));
-                m_pos = r.arrayEnd + 1;
-                return true;
-            }
-            if (scanner.idle() && r.pendingStart == JsonElementScanner::kNone)
-                chunkStart = m_end;
-            else if (r.pendingStart != JsonElementScanner::kNone)
-                chunkStart = r.pendingStart;
-            if (m_eof) {
-                m_b.warn("the file ends inside the traceEvents array (truncated trace); the complete events "
-                         "before this point were loaded",
-                         offsetOf(chunkStart));
-                m_pos = m_end;
-                return false;
-            }
-            const std::size_t scanned = m_end;
-            const std::size_t delta = fill(chunkStart);
-            chunkStart -= delta;
-            scanFrom = scanned - delta;
-        }
-    }
-
-    // Parses the complete elements in [from, to) as one JSON array, in place.
-    void parseChunk(std::size_t from, std::size_t to) {
-        char* data = m_data();
+    // Parses the complete elements in data[from, to) as one JSON array, in place: the bytes at
+    // from - 1 and to are borrowed for the brackets and put back. data + from - 1 must have
+    // `readable` bytes after it (SIMDJSON_PADDING beyond to). offset is the file offset of data[0].
+    // Throws LoadError.
+    void parseChunk(char* data, std::size_t from, std::size_t to, std::size_t readable, std::uint64_t offset,
+                    std::uint32_t chunkIndex) {
         while (from < to && (isSpace(data[from]) || data[from] == ',')) ++from;
         if (from >= to) return;
+        m_b.beginChunk(chunkIndex);
         const char before = data[from - 1];
         const char after = data[to];
         data[from - 1] = '[';
         data[to] = ']';
         const std::size_t len = to - from + 2;
-        const std::size_t capacity = m_buffer.size() - (from - 1);
         std::uint64_t eventsBefore = m_b.info().eventsRead;
-        simdjson::error_code err = parseArray(data + from - 1, len, capacity);
+        simdjson::error_code err = parseArray(data + from - 1, len, readable);
         if (err == simdjson::UTF8_ERROR && m_b.info().eventsRead == eventsBefore) {
             const std::size_t replaced = replaceInvalidUtf8(data + from, to - from);
             m_b.warn("bytes that are not valid UTF-8 were replaced by '?' (" + std::to_string(replaced) +
                          " in the first chunk that had them)",
-                     offsetOf(from));
-            err = parseArray(data + from - 1, len, capacity);
+                     offset + from);
+            err = parseArray(data + from - 1, len, readable);
         }
         data[from - 1] = before;
         data[to] = after;
         if (err) {
-            std::uint64_t at = offsetOf(from);
-            if (m_errorLocation) at = offsetOf(std::size_t(m_errorLocation - data));
+            std::uint64_t at = offset + from;
+            if (m_errorLocation) at = offset + std::uint64_t(m_errorLocation - data);
             std::string what = err == simdjson::DEPTH_ERROR ? "JSON nesting is deeper than 1024 levels"
                                                              : std::string("invalid JSON in traceEvents: ") +
                                                                    simdjson::error_message(err);
@@ -447,6 +175,10 @@ private:
         }
     }
 
+    // Whether a category only Kineto writes was seen.
+    bool sawKinetoCategory() const { return m_kineto; }
+
+private:
     simdjson::error_code parseArray(const char* json, std::size_t len, std::size_t capacity) {
         m_errorLocation = nullptr;
         od::document doc;
@@ -510,6 +242,7 @@ private:
 
     simdjson::error_code readEvent(od::value& value) {
         ++m_b.info().eventsRead;
+        m_b.beginEvent();
         od::object obj;
         if (value.get_object().get(obj)) {
             m_b.warn("an element of traceEvents is not an object; skipped");
@@ -816,25 +549,7 @@ private:
         }
     }
 
-    std::shared_ptr<const Trace> finish() {
-        TraceInfo& info = m_b.info();
-        info.format = m_kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
-        // Current libkineto writes timestamps relative to baseTimeNanoseconds (KINETO_FORMAT.md 2.2).
-        if (info.baseTimeNs) {
-            if (auto minTime = m_b.minTime(); minTime && *minTime < kRelativeTimeLimit) m_b.setTimeOffset(*info.baseTimeNs);
-        }
-        return m_b.finish();
-    }
-
-    ByteSource& m_source;
-    const LoadOptions& m_options;
-    TraceBuilder m_b;
-    BigBuffer m_buffer;
-    std::size_t m_capacity = 0;
-    std::size_t m_pos = 1; // byte 0 stays free for the '[' written before a chunk
-    std::size_t m_end = 1;
-    std::uint64_t m_shift = static_cast<std::uint64_t>(-1); // file offset of buffer index 0
-    bool m_eof = false;
+    TraceBuilder& m_b;
     od::parser m_parser;
     simdjson::dom::parser m_dom;
     const char* m_errorLocation = nullptr;
@@ -847,6 +562,456 @@ private:
     StringId m_lastPidId, m_lastTidId, m_lastCatId;
     std::vector<bool> m_categoryChecked;
     bool m_kineto = false;
+};
+
+// Parses chunks on worker threads, each into a builder of its own, merged at the end. The reading
+// thread keeps reading and cutting while they parse.
+class ParallelEventParser {
+public:
+    explicit ParallelEventParser(unsigned threads) {
+        m_workers.reserve(threads);
+        for (unsigned i = 0; i < threads; ++i) m_workers.push_back(std::make_unique<Worker>());
+        for (auto& w : m_workers) w->thread = std::thread([this, worker = w.get()] { run(*worker); });
+    }
+
+    ~ParallelEventParser() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        for (auto& w : m_workers)
+            if (w->thread.joinable()) w->thread.join();
+    }
+
+    // Copies data[from, to) for a worker; waits while enough chunks are already queued.
+    void submit(const char* data, std::size_t from, std::size_t to, std::uint64_t offset, std::uint32_t chunkIndex) {
+        Chunk chunk;
+        {
+            std::unique_lock lock(m_mutex);
+            m_room.wait(lock, [&] { return m_queue.size() < 2 * m_workers.size(); });
+            // After an error nothing more is read: wait for the chunks in flight, then report the
+            // earliest error, as a single reader would have stopped there.
+            if (!m_errors.empty()) {
+                m_idle.wait(lock, [&] { return m_pending == 0; });
+                throw LoadError(m_errors.begin()->second);
+            }
+            if (!m_spare.empty() && m_spare.back().size() >= to - from + 1 + kPadding) {
+                chunk.buffer = std::move(m_spare.back());
+                m_spare.pop_back();
+            }
+        }
+        if (chunk.buffer.size() < to - from + 1 + kPadding) chunk.buffer = BigBuffer(to - from + 1 + kPadding);
+        std::memcpy(chunk.buffer.data() + 1, data + from, to - from);
+        chunk.length = to - from;
+        chunk.offset = offset + from - 1; // file offset of buffer byte 0
+        chunk.index = chunkIndex;
+        {
+            std::lock_guard lock(m_mutex);
+            m_queue.push_back(std::move(chunk));
+            ++m_pending;
+        }
+        m_wake.notify_one();
+    }
+
+    // Waits for every chunk, merges what the workers built into main, and throws the error of the
+    // earliest chunk that had one, as a single reader would have.
+    void finishInto(TraceBuilder& main, bool& kineto) {
+        {
+            std::unique_lock lock(m_mutex);
+            m_idle.wait(lock, [&] { return m_pending == 0; });
+        }
+        if (!m_errors.empty()) throw LoadError(m_errors.begin()->second);
+        for (auto& w : m_workers) {
+            main.absorb(w->builder);
+            kineto = kineto || w->parser.sawKinetoCategory();
+        }
+    }
+
+private:
+    struct Chunk {
+        BigBuffer buffer;
+        std::size_t length = 0;
+        std::uint64_t offset = 0;
+        std::uint32_t index = 0;
+    };
+    struct Worker {
+        TraceBuilder builder;
+        EventParser parser{builder};
+        std::thread thread;
+    };
+
+    void run(Worker& worker) {
+        while (true) {
+            Chunk chunk;
+            {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+                if (m_stop) return;
+                chunk = std::move(m_queue.front());
+                m_queue.pop_front();
+            }
+            m_room.notify_one();
+            std::optional<LoadError> error;
+            try {
+                worker.parser.parseChunk(chunk.buffer.data(), 1, 1 + chunk.length, chunk.buffer.size(), chunk.offset,
+                                         chunk.index);
+            } catch (const LoadError& e) {
+                error = e;
+            } catch (const std::exception& e) {
+                error = LoadError(e.what());
+            }
+            {
+                std::lock_guard lock(m_mutex);
+                if (error) m_errors.emplace(chunk.index, *error);
+                m_spare.push_back(std::move(chunk.buffer));
+                if (--m_pending == 0) m_idle.notify_all();
+            }
+        }
+    }
+
+    std::vector<std::unique_ptr<Worker>> m_workers;
+    std::mutex m_mutex;
+    std::condition_variable m_wake, m_room, m_idle;
+    std::deque<Chunk> m_queue;
+    std::vector<BigBuffer> m_spare;
+    std::map<std::uint32_t, LoadError> m_errors;
+    std::size_t m_pending = 0;
+    bool m_stop = false;
+};
+
+class JsonTraceReader {
+public:
+    JsonTraceReader(ByteSource& source, const LoadOptions& options)
+        : m_source(source), m_options(options), m_readBytes(std::max<std::size_t>(options.readBytes, 4096)),
+          m_buffer(2 * m_readBytes + kPadding) {
+        m_capacity = m_buffer.size() - kPadding;
+    }
+
+    std::shared_ptr<const Trace> read(const std::string& path) {
+        m_b.info().path = path;
+        fill(m_pos);
+        skipSpace();
+        if (m_pos == m_end) throw LoadError("the file is empty: no JSON trace in it");
+        const char first = m_data()[m_pos];
+        if (first == '[') {
+            ++m_pos;
+            readEventArray();
+        } else if (first == '{') {
+            ++m_pos;
+            readTopLevelObject();
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(first));
+            throw LoadError(std::string("not a JSON trace: expected '{' or '[' but found byte ") + hex,
+                            offsetOf(m_pos));
+        }
+        return finish();
+    }
+
+private:
+    char* m_data() const { return m_buffer.data(); }
+    std::uint64_t offsetOf(std::size_t index) const { return m_shift + index; }
+
+    // Moves [keepFrom, end) to the front of the buffer and reads more after it. Returns how far
+    // the kept bytes moved, so callers can rebase offsets they hold.
+    std::size_t fill(std::size_t keepFrom) {
+        const std::size_t delta = keepFrom - 1;
+        const std::size_t kept = m_end - keepFrom;
+        if (delta) {
+            std::memmove(m_data() + 1, m_data() + keepFrom, kept);
+            m_shift += delta;
+            m_pos -= std::min(m_pos, delta);
+            m_end = 1 + kept;
+        }
+        if (m_eof) return delta;
+        if (kept >= kMaxElementBytes)
+            throw LoadError("a single value is larger than " + std::to_string(kMaxElementBytes >> 20) +
+                                " MiB; refusing to hold it in memory",
+                            offsetOf(1));
+        if (m_capacity - m_end < m_readBytes) {
+            BigBuffer bigger(std::max(m_buffer.size() * 2, m_end + m_readBytes + kPadding));
+            std::memcpy(bigger.data(), m_data(), m_end);
+            m_buffer = std::move(bigger);
+            m_capacity = m_buffer.size() - kPadding;
+        }
+        const std::size_t got = m_source.read(m_data() + m_end, std::min(m_capacity - m_end, 2 * m_readBytes));
+        if (got == 0) m_eof = true;
+        m_end += got;
+        m_b.info().bytesRead += got;
+        reportProgress();
+        return delta;
+    }
+
+    void reportProgress() {
+        if (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed)) throw LoadCancelled();
+        if (m_options.progress) m_options.progress(m_source.rawPosition(), m_source.rawSize());
+    }
+
+    // Makes at least one unread byte available unless at the end. Returns false at the end.
+    bool more() {
+        while (m_pos >= m_end) {
+            if (m_eof) return false;
+            fill(m_pos);
+        }
+        return true;
+    }
+
+    void skipSpace() {
+        while (more() && isSpace(m_data()[m_pos])) ++m_pos;
+    }
+
+    std::string readKey() {
+        // m_pos is at the opening quote.
+        std::string key;
+        ++m_pos;
+        while (true) {
+            if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
+            const char c = m_data()[m_pos++];
+            if (c == '"') return key;
+            if (c == '\\') {
+                if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
+                key.push_back(m_data()[m_pos++]);
+                continue;
+            }
+            if (key.size() > 4096) throw LoadError("a top-level key is longer than 4096 bytes", offsetOf(m_pos));
+            key.push_back(c);
+        }
+    }
+
+    // Walks past one JSON value starting at m_pos; returns its text when keep is set.
+    std::string skipValue(bool keep, const std::string& key) {
+        JsonElementScanner scanner(true);
+        std::size_t start = m_pos;
+        std::size_t scanFrom = m_pos;
+        while (true) {
+            const auto r = scanner.scan(m_data(), scanFrom, m_end);
+            if (r.lastElementEnd != JsonElementScanner::kNone) {
+                std::string text = keep ? std::string(m_data() + start, r.lastElementEnd - start) : std::string();
+                m_pos = r.lastElementEnd;
+                return text;
+            }
+            if (r.arrayEnd != JsonElementScanner::kNone)
+                throw LoadError("expected a value for top-level key \"" + key + "\"", offsetOf(r.arrayEnd));
+            if (m_eof)
+                throw LoadError("the file ends inside the value of top-level key \"" + key + "\" (truncated file)",
+                                offsetOf(m_end));
+            const std::size_t keepFrom = keep ? start : m_end;
+            const std::size_t scanned = m_end;
+            const std::size_t delta = fill(keepFrom);
+            start -= std::min(start, delta);
+            scanFrom = scanned - delta;
+        }
+    }
+
+    void readTopLevelObject() {
+        bool sawEvents = false;
+        try {
+            readTopLevelEntries(sawEvents);
+        } catch (const LoadError& e) {
+            // Once events are in, a broken tail costs only what is in it (usually metadata).
+            if (!sawEvents) throw;
+            m_b.warn(std::string("the rest of the file after traceEvents could not be read: ") + e.what());
+        }
+        if (!sawEvents) throw LoadError("not a trace: the top-level object has no \"traceEvents\" array");
+    }
+
+    void readTopLevelEntries(bool& sawEvents) {
+        while (true) {
+            skipSpace();
+            if (!more()) {
+                m_b.warn("the file ends before the top-level object is closed (truncated file)", offsetOf(m_pos));
+                break;
+            }
+            char c = m_data()[m_pos];
+            if (c == '}') {
+                ++m_pos;
+                break;
+            }
+            if (c == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (c != '"')
+                throw LoadError(std::string("expected a key in the top-level object, found '") + c + "'",
+                                offsetOf(m_pos));
+            const std::string key = readKey();
+            skipSpace();
+            if (!more() || m_data()[m_pos] != ':')
+                throw LoadError("expected ':' after top-level key \"" + key + "\"", offsetOf(m_pos));
+            ++m_pos;
+            skipSpace();
+            if (!more()) throw LoadError("the file ends after top-level key \"" + key + "\"", offsetOf(m_pos));
+            if (key == "traceEvents") {
+                if (m_data()[m_pos] != '[') {
+                    const std::uint64_t at = offsetOf(m_pos);
+                    const std::string value = skipValue(true, key);
+                    throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")", at);
+                }
+                ++m_pos;
+                const bool complete = readEventArray();
+                sawEvents = true;
+                if (!complete) return; // truncated inside the array: its warning says so
+                continue;
+            }
+            const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
+                                key == "baseTimeNanoseconds" || key == "schemaVersion" || key == "displayTimeUnit";
+            const std::uint64_t at = offsetOf(m_pos);
+            const std::string value = skipValue(wanted, key);
+            if (wanted) readTopLevelValue(key, value, at);
+        }
+        skipSpace();
+        if (more()) m_b.warn("bytes after the end of the top-level JSON object ignored", offsetOf(m_pos));
+    }
+
+    std::string describeValue(const std::string& text) {
+        simdjson::dom::element e;
+        if (m_dom.parse(text).get(e)) return "not valid JSON";
+        switch (e.type()) {
+        case simdjson::dom::element_type::ARRAY: return "an array";
+        case simdjson::dom::element_type::OBJECT: return "an object";
+        case simdjson::dom::element_type::STRING: return "a string";
+        case simdjson::dom::element_type::BOOL: return "a boolean";
+        case simdjson::dom::element_type::NULL_VALUE: return "null";
+        default: return "a number";
+        }
+    }
+
+    void readTopLevelValue(const std::string& key, const std::string& text, std::uint64_t at) {
+        simdjson::dom::element e;
+        if (auto err = m_dom.parse(text).get(e)) {
+            m_b.warn("top-level \"" + key + "\" is not valid JSON (" + simdjson::error_message(err) + "); ignored", at);
+            return;
+        }
+        TraceInfo& info = m_b.info();
+        if (key == "baseTimeNanoseconds" || key == "schemaVersion") {
+            std::optional<std::int64_t> v;
+            if (e.is_int64()) v = e.get_int64().value_unsafe();
+            else if (e.is_uint64()) v = std::nullopt;
+            else if (e.is_string()) v = parseSigned(e.get_string().value_unsafe());
+            if (!v) {
+                m_b.warn("top-level \"" + key + "\" is not an integer; ignored", at);
+                return;
+            }
+            (key == "schemaVersion" ? info.schemaVersion : info.baseTimeNs) = *v;
+        } else if (key == "displayTimeUnit") {
+            if (e.is_string()) info.displayTimeUnit = std::string(e.get_string().value_unsafe());
+        } else if (key == "distributedInfo") {
+            if (!e.is_object()) {
+                m_b.warn("top-level \"distributedInfo\" is not an object; ignored", at);
+                return;
+            }
+            DistributedInfo d;
+            if (auto r = e["rank"]; !r.error() && r.is_int64()) d.rank = r.get_int64().value_unsafe();
+            if (auto w = e["world_size"]; !w.error() && w.is_int64()) d.worldSize = w.get_int64().value_unsafe();
+            if (auto b = e["backend"]; !b.error() && b.is_string()) d.backend = std::string(b.get_string().value_unsafe());
+            m_b.setDistributed(std::move(d));
+        } else if (key == "deviceProperties") {
+            simdjson::dom::array entries;
+            if (e.get_array().get(entries)) {
+                m_b.warn("top-level \"deviceProperties\" is not an array; ignored", at);
+                return;
+            }
+            for (simdjson::dom::element entry : entries) {
+                if (!entry.is_object()) continue;
+                DeviceInfo d;
+                auto integer = [&](const char* name) -> std::int64_t {
+                    auto v = entry[name];
+                    return !v.error() && v.is_int64() ? v.get_int64().value_unsafe() : 0;
+                };
+                if (auto v = entry["id"]; !v.error() && v.is_int64()) d.id = v.get_int64().value_unsafe();
+                if (auto v = entry["name"]; !v.error() && v.is_string()) d.name = std::string(v.get_string().value_unsafe());
+                d.computeMajor = static_cast<int>(integer("computeMajor"));
+                d.computeMinor = static_cast<int>(integer("computeMinor"));
+                d.numSms = static_cast<int>(integer("numSms"));
+                if (auto v = entry["totalGlobalMem"]; !v.error() && v.is_uint64())
+                    d.totalGlobalMem = v.get_uint64().value_unsafe();
+                d.json = simdjson::minify(entry);
+                m_b.addDevice(std::move(d));
+            }
+        }
+    }
+
+    // Parses complete events in the buffer, here or on the worker threads. Small traces never start
+    // threads; larger ones hand chunks to workers after the first few.
+    void parseEvents(std::size_t from, std::size_t to) {
+        const std::uint32_t index = m_chunks++;
+        if (!m_parallel && index == kSerialChunks) {
+            unsigned threads = m_options.threads ? m_options.threads : std::thread::hardware_concurrency();
+            if (threads > 1) {
+                threads = std::min(threads, 8u);
+                m_parallel = std::make_unique<ParallelEventParser>(threads);
+                m_b.setThreads(threads);
+            }
+        }
+        if (m_parallel)
+            m_parallel->submit(m_data(), from, to, m_shift, index);
+        else
+            m_events.parseChunk(m_data(), from, to, m_buffer.size() - (from - 1), m_shift, index);
+    }
+
+    // Reads events until the array's closing bracket; m_pos is just past the '['. Returns false
+    // when the file ends first (a truncated trace: what was complete is kept).
+    bool readEventArray() {
+        JsonElementScanner scanner;
+        std::size_t chunkStart = m_pos;
+        std::size_t scanFrom = m_pos;
+        while (true) {
+            const auto r = scanner.scan(m_data(), scanFrom, m_end);
+            if (r.lastElementEnd != JsonElementScanner::kNone) {
+                parseEvents(chunkStart, r.lastElementEnd);
+                chunkStart = r.lastElementEnd;
+            }
+            if (r.arrayEnd != JsonElementScanner::kNone) {
+                if (m_data()[r.arrayEnd] == '}')
+                    throw LoadError("expected ']' to close the traceEvents array, found '}'", offsetOf(r.arrayEnd));
+                m_pos = r.arrayEnd + 1;
+                return true;
+            }
+            if (scanner.idle() && r.pendingStart == JsonElementScanner::kNone)
+                chunkStart = m_end;
+            else if (r.pendingStart != JsonElementScanner::kNone)
+                chunkStart = r.pendingStart;
+            if (m_eof) {
+                m_b.warn("the file ends inside the traceEvents array (truncated trace); the complete events "
+                         "before this point were loaded",
+                         offsetOf(chunkStart));
+                m_pos = m_end;
+                return false;
+            }
+            const std::size_t scanned = m_end;
+            const std::size_t delta = fill(chunkStart);
+            chunkStart -= delta;
+            scanFrom = scanned - delta;
+        }
+    }
+
+    std::shared_ptr<const Trace> finish() {
+        bool kineto = m_events.sawKinetoCategory();
+        if (m_parallel) m_parallel->finishInto(m_b, kineto);
+        TraceInfo& info = m_b.info();
+        info.format = kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
+        // Current libkineto writes timestamps relative to baseTimeNanoseconds (KINETO_FORMAT.md 2.2).
+        if (info.baseTimeNs) {
+            if (auto minTime = m_b.minTime(); minTime && *minTime < kRelativeTimeLimit) m_b.setTimeOffset(*info.baseTimeNs);
+        }
+        return m_b.finish();
+    }
+
+    ByteSource& m_source;
+    const LoadOptions& m_options;
+    std::size_t m_readBytes;
+    TraceBuilder m_b;
+    BigBuffer m_buffer;
+    std::size_t m_capacity = 0;
+    std::size_t m_pos = 1; // byte 0 stays free for the '[' written before a chunk
+    std::size_t m_end = 1;
+    std::uint64_t m_shift = static_cast<std::uint64_t>(-1); // file offset of buffer index 0
+    bool m_eof = false;
+    simdjson::dom::parser m_dom; // small top-level values
+    EventParser m_events{m_b};
+    std::unique_ptr<ParallelEventParser> m_parallel;
+    std::uint32_t m_chunks = 0;
 };
 
 } // namespace

@@ -4,6 +4,8 @@
 #include "radix_sort.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <charconv>
 #include <cstring>
 #include <numeric>
@@ -22,7 +24,8 @@ struct RawEvent {
     StringId category;
     std::uint64_t correlation;
     const char* args;
-    std::uint32_t seq;
+    std::uint64_t order; // file order: chunk index << 32 | event index in the chunk
+    std::uint32_t seq;   // arrival index on its track
     RawKind kind;
     bool unfinished;
 };
@@ -32,41 +35,65 @@ struct RawEvent {
 class RawEventList {
 public:
     void push(const RawEvent& e) {
-        if (m_blocks.empty() || m_lastSize == m_blocks.back().size()) {
+        if (m_blocks.empty() || m_used.back() == m_blocks.back().size()) {
             const std::size_t next = m_blocks.empty() ? 64 : std::min<std::size_t>(m_blocks.back().size() * 2, 65536);
             m_blocks.emplace_back(next);
-            m_lastSize = 0;
+            m_used.push_back(0);
         }
-        m_blocks.back()[m_lastSize++] = e;
+        m_blocks.back()[m_used.back()++] = e;
         ++m_count;
     }
     std::size_t size() const { return m_count; }
     template <class F>
-    void forEach(F&& f) const {
-        for (std::size_t b = 0; b < m_blocks.size(); ++b) {
-            const std::size_t n = b + 1 == m_blocks.size() ? m_lastSize : m_blocks[b].size();
-            for (std::size_t i = 0; i < n; ++i) f(m_blocks[b][i]);
+    void forEach(F&& f) {
+        for (std::size_t b = 0; b < m_blocks.size(); ++b)
+            for (std::size_t i = 0; i < m_used[b]; ++i) f(m_blocks[b][i]);
+    }
+    // Takes other's blocks as they are (merging builders moves events, it does not copy them).
+    void append(RawEventList&& other) {
+        for (std::size_t b = 0; b < other.m_blocks.size(); ++b) {
+            m_blocks.push_back(std::move(other.m_blocks[b]));
+            m_used.push_back(other.m_used[b]);
         }
+        m_count += other.m_count;
+        other.clear();
     }
     void clear() {
         m_blocks.clear();
         m_blocks.shrink_to_fit();
-        m_count = m_lastSize = 0;
+        m_used.clear();
+        m_count = 0;
     }
 
 private:
     std::vector<PodArray<RawEvent>> m_blocks;
-    std::size_t m_lastSize = 0;
+    std::vector<std::size_t> m_used; // events in each block
     std::size_t m_count = 0;
+};
+
+// Metadata can repeat (the same thread_name twice, with different values in broken files); the
+// one latest in the file wins, whichever thread read it.
+template <class T>
+struct Latest {
+    T value{};
+    std::uint64_t order = 0;
+    bool set = false;
+    void offer(T v, std::uint64_t o) {
+        if (set && o < order) return;
+        value = std::move(v);
+        order = o;
+        set = true;
+    }
+    void merge(const Latest& other) {
+        if (other.set) offer(other.value, other.order);
+    }
 };
 
 struct StagedTrack {
     ProcessId process;
     StringId tidKey;
-    std::string name;
-    bool hasName = false;
-    std::int64_t sortIndex = 0;
-    bool hasSortIndex = false;
+    Latest<std::string> name;
+    Latest<std::int64_t> sortIndex;
     bool global = false;
     bool gpu = false;
     bool hasBeginEnd = false;
@@ -74,9 +101,22 @@ struct StagedTrack {
 };
 
 struct StagedProcess {
-    ProcessInfo info;
-    bool hasName = false;
-    bool hasSortIndex = false;
+    StringId key;
+    Latest<std::string> name;
+    Latest<std::string> labels;
+    Latest<std::int64_t> sortIndex;
+};
+
+struct CounterSample {
+    std::uint64_t order;
+    TimeNs time;
+    double value;
+};
+
+struct StagedCounter {
+    ProcessId process;
+    std::string name;
+    std::vector<CounterSample> samples;
 };
 
 struct PairHash {
@@ -86,6 +126,7 @@ struct PairHash {
 };
 
 struct WarningEntry {
+    std::uint64_t firstOrder = 0; // where in the file it was first seen
     std::uint64_t firstOffset = 0;
     bool hasOffset = false;
     std::uint64_t count = 0;
@@ -104,6 +145,19 @@ std::optional<std::int64_t> asInteger(std::string_view s) {
     return v;
 }
 
+// Runs f(0) … f(count - 1) on up to `threads` threads (the caller's included).
+template <class F>
+void parallelFor(std::size_t count, unsigned threads, F&& f) {
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next++; i < count; i = next++) f(i);
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned k = 1; k < threads && k < count; ++k) helpers.emplace_back(work);
+    work();
+    for (std::thread& h : helpers) h.join();
+}
+
 } // namespace
 
 struct TraceBuilder::Impl {
@@ -115,19 +169,27 @@ struct TraceBuilder::Impl {
     std::uint32_t lastPid = StringId::kInvalid, lastTid = StringId::kInvalid, lastTrack = 0;
     std::optional<TrackId> global;
     std::map<std::pair<std::uint32_t, std::string>, std::size_t> counterIndex;
+    std::vector<StagedCounter> counters;
     BigVector<FlowPoint> flowPoints;
     std::map<std::string, WarningEntry, std::less<>> warnings;
-    std::vector<std::string> warningOrder;
     TimeNs minTime = std::numeric_limits<TimeNs>::max();
     TimeNs maxTime = std::numeric_limits<TimeNs>::min();
+    std::uint64_t chunkBase = 0;
+    std::uint32_t inChunk = 0;
+    std::uint64_t order = 0; // of the event being added
+    std::uint64_t unboundFlowPoints = 0;
 
     void warn(std::string_view message, std::optional<std::uint64_t> offset) {
         auto it = warnings.find(message);
-        if (it == warnings.end()) {
-            it = warnings.emplace(std::string(message), WarningEntry{offset.value_or(0), offset.has_value(), 0}).first;
-            warningOrder.emplace_back(message);
-        }
+        if (it == warnings.end())
+            it = warnings.emplace(std::string(message), WarningEntry{order, offset.value_or(0), offset.has_value(), 0}).first;
         ++it->second.count;
+    }
+
+    StagedCounter& counter(ProcessId process, std::string_view name) {
+        auto [it, inserted] = counterIndex.try_emplace({process.value, std::string(name)}, counters.size());
+        if (inserted) counters.push_back({process, std::string(name), {}});
+        return counters[it->second];
     }
 
     void seeTime(TimeNs a, TimeNs b) {
@@ -139,7 +201,7 @@ struct TraceBuilder::Impl {
         auto [it, inserted] = processByPid.try_emplace(pid.value, std::uint32_t(processes.size()));
         if (inserted) {
             StagedProcess p;
-            p.info.key = pid;
+            p.key = pid;
             processes.push_back(std::move(p));
         }
         return ProcessId(it->second);
@@ -171,17 +233,20 @@ struct TraceBuilder::Impl {
 
     std::uint32_t push(TrackId t, RawEvent e) {
         StagedTrack& track = tracks[t.value];
+        e.order = order;
         e.seq = static_cast<std::uint32_t>(track.events.size());
         if (!track.gpu && isGpuCategory(trace->m_strings.get(e.category))) track.gpu = true;
         track.events.push(e);
         return e.seq;
     }
 
+    // Safe to run for several tracks at once: warnings go to the caller's list, not the builder.
     void buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex, TimeNs traceEnd,
-                    TraceBuilder& builder);
+                    std::vector<std::string>& warningsOut);
     void resolveFlows();
     void buildCorrelations();
     void nameProcessesAndTracks();
+    void buildCounters();
 };
 
 TraceBuilder::TraceBuilder() : m(std::make_unique<Impl>()) {}
@@ -203,74 +268,142 @@ TrackId TraceBuilder::globalTrack() {
 std::uint32_t TraceBuilder::addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name, StringId category,
                                      std::uint64_t correlation, std::string_view encodedArgs) {
     m->seeTime(start, start + duration);
-    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(encodedArgs), 0, RawKind::Slice, false});
+    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(encodedArgs), 0, 0, RawKind::Slice, false});
 }
 
 std::uint32_t TraceBuilder::addBegin(TrackId track, TimeNs time, StringId name, StringId category,
                                      std::string_view encodedArgs) {
     m->seeTime(time, time);
     m->tracks[track.value].hasBeginEnd = true;
-    return m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, RawKind::Begin, false});
+    return m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, 0, RawKind::Begin, false});
 }
 
 void TraceBuilder::addEnd(TrackId track, TimeNs time, std::string_view encodedArgs) {
     m->seeTime(time, time);
     m->tracks[track.value].hasBeginEnd = true;
-    m->push(track, {time, 0, StringId(), StringId(), 0, m->storeArgs(encodedArgs), 0, RawKind::End, false});
+    m->push(track, {time, 0, StringId(), StringId(), 0, m->storeArgs(encodedArgs), 0, 0, RawKind::End, false});
 }
 
 void TraceBuilder::addInstant(TrackId track, TimeNs time, StringId name, StringId category,
                               std::string_view encodedArgs) {
     m->seeTime(time, time);
-    m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, RawKind::Instant, false});
+    m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, 0, RawKind::Instant, false});
 }
 
 void TraceBuilder::addCounter(StringId pid, std::string_view name, TimeNs time, double value) {
     m->seeTime(time, time);
-    const ProcessId process = m->process(pid);
-    auto [it, inserted] = m->counterIndex.try_emplace({process.value, std::string(name)}, m->trace->m_counters.size());
-    if (inserted) {
-        CounterSeries series;
-        series.process = process;
-        series.name = std::string(name);
-        m->trace->m_counters.push_back(std::move(series));
-    }
-    CounterSeries& series = m->trace->m_counters[it->second];
-    series.time.push_back(time);
-    series.value.push_back(value);
+    m->counter(m->process(pid), name).samples.push_back({m->order, time, value});
 }
 
 void TraceBuilder::addFlowPoint(const FlowPoint& point) {
     if (point.kind != FlowPoint::Kind::V2In && point.kind != FlowPoint::Kind::V2Out) m->seeTime(point.time, point.time);
     m->flowPoints.push_back(point);
+    m->flowPoints.back().order = m->order;
 }
 
 void TraceBuilder::setProcessName(StringId pid, std::string_view name) {
-    StagedProcess& p = m->processes[m->process(pid).value];
-    p.info.name = trimmed(name);
-    p.hasName = true;
+    m->processes[m->process(pid).value].name.offer(trimmed(name), m->order);
 }
 
 void TraceBuilder::setProcessLabels(StringId pid, std::string_view labels) {
-    m->processes[m->process(pid).value].info.labels = trimmed(labels);
+    m->processes[m->process(pid).value].labels.offer(trimmed(labels), m->order);
 }
 
 void TraceBuilder::setProcessSortIndex(StringId pid, std::int64_t index) {
-    StagedProcess& p = m->processes[m->process(pid).value];
-    p.info.sortIndex = index;
-    p.hasSortIndex = true;
+    m->processes[m->process(pid).value].sortIndex.offer(index, m->order);
 }
 
 void TraceBuilder::setThreadName(StringId pid, StringId tid, std::string_view name) {
-    StagedTrack& t = m->tracks[m->track(pid, tid).value];
-    t.name = trimmed(name);
-    t.hasName = true;
+    m->tracks[m->track(pid, tid).value].name.offer(trimmed(name), m->order);
 }
 
 void TraceBuilder::setThreadSortIndex(StringId pid, StringId tid, std::int64_t index) {
-    StagedTrack& t = m->tracks[m->track(pid, tid).value];
-    t.sortIndex = index;
-    t.hasSortIndex = true;
+    m->tracks[m->track(pid, tid).value].sortIndex.offer(index, m->order);
+}
+
+void TraceBuilder::beginChunk(std::uint32_t index) {
+    m->chunkBase = std::uint64_t(index) << 32;
+    m->inChunk = 0;
+}
+
+void TraceBuilder::beginEvent() { m->order = m->chunkBase | m->inChunk++; }
+
+void TraceBuilder::absorb(TraceBuilder& other) {
+    Impl& a = *m;
+    Impl& b = *other.m;
+    Trace& ta = *a.trace;
+    Trace& tb = *b.trace;
+    std::vector<StringId> map(tb.m_strings.size());
+    for (std::uint32_t i = 0; i < map.size(); ++i) map[i] = ta.m_strings.intern(tb.m_strings.get(StringId(i)));
+    auto remap = [&](StringId id) { return id.valid() ? map[id.value] : id; };
+
+    // Args stay where they are; only the shape id at their front is renumbered.
+    ta.m_argsArena.adopt(std::move(tb.m_argsArena));
+    auto remapArgs = [&](const char* blob) {
+        char* shape = const_cast<char*>(blob) + sizeof(std::uint32_t);
+        std::uint32_t id = 0;
+        std::memcpy(&id, shape, sizeof id);
+        id = remap(StringId(id)).value;
+        std::memcpy(shape, &id, sizeof id);
+    };
+
+    for (const StagedProcess& p : b.processes) {
+        StagedProcess& dst = a.processes[a.process(remap(p.key)).value];
+        dst.name.merge(p.name);
+        dst.labels.merge(p.labels);
+        dst.sortIndex.merge(p.sortIndex);
+    }
+    std::vector<TrackId> trackMap(b.tracks.size());
+    std::vector<std::uint32_t> seqOffset(b.tracks.size());
+    for (std::size_t i = 0; i < b.tracks.size(); ++i) {
+        StagedTrack& src = b.tracks[i];
+        const TrackId id = a.track(remap(b.processes[src.process.value].key), remap(src.tidKey));
+        StagedTrack& dst = a.tracks[id.value];
+        if (src.global) {
+            dst.global = true;
+            a.global = id;
+        }
+        dst.name.merge(src.name);
+        dst.sortIndex.merge(src.sortIndex);
+        dst.gpu = dst.gpu || src.gpu;
+        dst.hasBeginEnd = dst.hasBeginEnd || src.hasBeginEnd;
+        trackMap[i] = id;
+        seqOffset[i] = static_cast<std::uint32_t>(dst.events.size());
+        src.events.forEach([&](RawEvent& e) {
+            e.name = remap(e.name);
+            e.category = remap(e.category);
+            e.seq += seqOffset[i];
+            if (e.args) remapArgs(e.args);
+        });
+        dst.events.append(std::move(src.events));
+    }
+    for (StagedCounter& c : b.counters) {
+        StagedCounter& dst = a.counter(a.process(remap(b.processes[c.process.value].key)), c.name);
+        dst.samples.insert(dst.samples.end(), c.samples.begin(), c.samples.end());
+    }
+    for (FlowPoint p : b.flowPoints) {
+        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out) p.boundSeq += seqOffset[p.track.value];
+        p.track = trackMap[p.track.value];
+        p.category = remap(p.category);
+        if (p.id & FlowPoint::kStringFlowId)
+            p.id = FlowPoint::kStringFlowId | remap(StringId(static_cast<std::uint32_t>(p.id))).value;
+        a.flowPoints.push_back(p);
+    }
+    for (const auto& [message, w] : b.warnings) {
+        auto [it, inserted] = a.warnings.try_emplace(message, w);
+        if (inserted) continue;
+        WarningEntry& dst = it->second;
+        dst.count += w.count;
+        if (w.firstOrder < dst.firstOrder) {
+            dst.firstOrder = w.firstOrder;
+            dst.firstOffset = w.firstOffset;
+            dst.hasOffset = w.hasOffset;
+        }
+    }
+    a.minTime = std::min(a.minTime, b.minTime);
+    a.maxTime = std::max(a.maxTime, b.maxTime);
+    ta.m_info.eventsRead += tb.m_info.eventsRead;
+    other.m = std::make_unique<Impl>();
 }
 
 void TraceBuilder::addDevice(DeviceInfo device) { m->trace->m_devices.push_back(std::move(device)); }
@@ -285,7 +418,7 @@ std::optional<TimeNs> TraceBuilder::minTime() const {
 }
 
 void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
-                                    TimeNs traceEnd, TraceBuilder& builder) {
+                                    TimeNs traceEnd, std::vector<std::string>& warningsOut) {
     BigVector<RawEvent> events;
     events.reserve(staged.events.size());
     staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
@@ -299,14 +432,15 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
             marks.push_back(e);
             return true;
         });
-        std::stable_sort(marks.begin(), marks.end(),
-                         [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; });
+        std::sort(marks.begin(), marks.end(), [](const RawEvent& a, const RawEvent& b) {
+            return a.start != b.start ? a.start < b.start : a.order < b.order;
+        });
         std::vector<RawEvent> open;
         for (const RawEvent& e : marks) {
             if (e.kind == RawKind::Begin) {
                 open.push_back(e);
             } else if (open.empty()) {
-                builder.warn("an E event has no matching B event; ignored");
+                warningsOut.emplace_back("an E event has no matching B event; ignored");
             } else {
                 RawEvent slice = open.back();
                 open.pop_back();
@@ -317,7 +451,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
             }
         }
         for (RawEvent slice : open) {
-            builder.warn("a B event has no matching E event; it is shown as lasting to the end of the trace");
+            warningsOut.emplace_back("a B event has no matching E event; it is shown as lasting to the end of the trace");
             slice.duration = std::max<TimeNs>(0, traceEnd - slice.start);
             slice.kind = RawKind::Slice;
             slice.unfinished = true;
@@ -333,9 +467,28 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         const RawEvent& y = events[b];
         if (x.start != y.start) return x.start < y.start;
         if (x.duration != y.duration) return x.duration > y.duration; // the enclosing slice first
-        return x.seq < y.seq;
+        return x.order < y.order;
     };
-    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+    if (!std::is_sorted(order.begin(), order.end(), before)) {
+        // Linear in the number of events: radix by start, then the rare runs of equal starts.
+        struct Key {
+            std::uint64_t start;
+            std::uint32_t index;
+        };
+        TimeNs minStart = std::numeric_limits<TimeNs>::max();
+        for (const RawEvent& e : events) minStart = std::min(minStart, e.start);
+        BigVector<Key> keys(n);
+        for (std::uint32_t i = 0; i < n; ++i) keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
+        radixSortByKey(keys, [](const Key& k) { return k.start; });
+        for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].index;
+        for (std::size_t runStart = 0; runStart < n;) {
+            std::size_t runEnd = runStart + 1;
+            while (runEnd < n && keys[runEnd].start == keys[runStart].start) ++runEnd;
+            if (runEnd - runStart > 1)
+                std::sort(order.begin() + std::ptrdiff_t(runStart), order.begin() + std::ptrdiff_t(runEnd), before);
+            runStart = runEnd;
+        }
+    }
 
     EventColumns& c = out.events;
     c.start = PodArray<TimeNs>(n);
@@ -376,7 +529,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
         if (openEnds.size() <= 0xffff) openEnds.push_back(e.start + e.duration);
     }
-    if (depthClamped) builder.warn("more than 65535 events overlap on one track; the deepest share one level");
+    if (depthClamped) warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");
     out.maxDepth = maxDepth;
 }
 
@@ -438,7 +591,12 @@ void TraceBuilder::Impl::resolveFlows() {
     for (std::size_t ti = 0; ti < enclosingByTrack.size(); ++ti) {
         auto& points = enclosingByTrack[ti];
         if (points.empty()) continue;
-        std::sort(points.begin(), points.end());
+        // By time, then by point (file order): a stable radix sort of points pushed in point order.
+        TimeNs minTime = std::numeric_limits<TimeNs>::max();
+        for (const auto& pt : points) minTime = std::min(minTime, pt.first);
+        radixSortByKey(points, [&](const std::pair<TimeNs, std::uint32_t>& pt) {
+            return std::uint64_t(pt.first) - std::uint64_t(minTime);
+        });
         bindEnclosing(t.m_tracks[ti], points, binding);
     }
 
@@ -465,10 +623,10 @@ void TraceBuilder::Impl::resolveFlows() {
         while (runEnd < bound.size() && bound[runEnd].id == bound[runStart].id) ++runEnd;
         if (runEnd - runStart > 1)
             std::sort(bound.begin() + std::ptrdiff_t(runStart), bound.begin() + std::ptrdiff_t(runEnd),
-                      [](const Bound& a, const Bound& b) {
+                      [this](const Bound& a, const Bound& b) {
                           if (a.category != b.category) return a.category < b.category;
                           if (a.time != b.time) return a.time < b.time;
-                          return a.point < b.point;
+                          return flowPoints[a.point].order < flowPoints[b.point].order;
                       });
         runStart = runEnd;
     }
@@ -489,7 +647,7 @@ void TraceBuilder::Impl::resolveFlows() {
     t.m_flows.shrink_to_fit();
     // Endpoints without a partner are normal in Kineto traces (KINETO_FORMAT.md 2.3) and not reported;
     // endpoints with no slice at all to bind to are.
-    if (unbound) warn(std::to_string(unbound) + " flow endpoints have no slice to bind to; ignored", std::nullopt);
+    unboundFlowPoints = unbound;
 }
 
 void TraceBuilder::Impl::buildCorrelations() {
@@ -529,27 +687,50 @@ void TraceBuilder::Impl::buildCorrelations() {
 
 void TraceBuilder::Impl::nameProcessesAndTracks() {
     Trace& t = *trace;
-    // A process is a GPU when its label says so or when its tracks carry GPU work.
-    for (std::size_t i = 0; i < tracks.size(); ++i) {
-        if (tracks[i].gpu) processes[tracks[i].process.value].info.isGpu = true;
-    }
-    for (StagedProcess& p : processes) {
-        ProcessInfo& info = p.info;
-        const std::string_view key = t.m_strings.get(info.key);
-        if (info.labels.rfind("GPU", 0) == 0) info.isGpu = true;
+    std::vector<bool> gpuWork(processes.size(), false);
+    for (const StagedTrack& track : tracks)
+        if (track.gpu) gpuWork[track.process.value] = true;
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+        const StagedProcess& p = processes[i];
+        ProcessInfo info;
+        info.key = p.key;
+        info.labels = p.labels.value;
+        const std::string_view key = t.m_strings.get(p.key);
+        // A process is a GPU when its label says so or when its tracks carry GPU work.
+        info.isGpu = gpuWork[i] || info.labels.rfind("GPU", 0) == 0;
         if (info.isGpu) {
             if (auto index = asInteger(key)) info.deviceIndex = *index;
             else if (info.labels.size() > 4)
                 info.deviceIndex = asInteger(std::string_view(info.labels).substr(4)).value_or(-1);
         }
-        if (!p.hasName) {
-            if (key.empty()) info.name = "(no process)";
-            else if (info.isGpu && info.deviceIndex >= 0) info.name = "GPU " + std::to_string(info.deviceIndex);
-            else info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
-        }
-        if (!p.hasSortIndex) info.sortIndex = asInteger(key).value_or(std::numeric_limits<std::int64_t>::max());
+        if (p.name.set) info.name = p.name.value;
+        else if (key.empty()) info.name = "(no process)";
+        else if (info.isGpu && info.deviceIndex >= 0) info.name = "GPU " + std::to_string(info.deviceIndex);
+        else info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
+        info.sortIndex = p.sortIndex.set ? p.sortIndex.value
+                                         : asInteger(key).value_or(std::numeric_limits<std::int64_t>::max());
         t.m_processes.push_back(std::move(info));
     }
+}
+
+void TraceBuilder::Impl::buildCounters() {
+    // Samples in time order; file order among equal times.
+    for (StagedCounter& c : counters) {
+        std::sort(c.samples.begin(), c.samples.end(), [](const CounterSample& a, const CounterSample& b) {
+            return a.time != b.time ? a.time < b.time : a.order < b.order;
+        });
+        CounterSeries series;
+        series.process = c.process;
+        series.name = std::move(c.name);
+        series.time.reserve(c.samples.size());
+        series.value.reserve(c.samples.size());
+        for (const CounterSample& sample : c.samples) {
+            series.time.push_back(sample.time);
+            series.value.push_back(sample.value);
+        }
+        trace->m_counters.push_back(std::move(series));
+    }
+    counters.clear();
 }
 
 std::shared_ptr<const Trace> TraceBuilder::finish() {
@@ -557,6 +738,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
     Trace& t = *d.trace;
     d.nameProcessesAndTracks();
 
+    d.buildCounters();
     const TimeNs traceEnd = d.maxTime;
     // Which tracks carry v2 flow points: they keep a map from arrival order to sorted position.
     std::vector<bool> needsSeqMap(d.tracks.size(), false);
@@ -575,16 +757,27 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
                      : (staged.gpu || process.isGpu) ? TrackKind::GpuStream
                                                      : TrackKind::CpuThread;
         const std::string_view tid = t.m_strings.get(staged.tidKey);
-        if (staged.hasName && !staged.name.empty()) track.name = staged.name;
+        if (staged.name.set && !staged.name.value.empty()) track.name = staged.name.value;
         else if (staged.global) track.name = "global events";
         else if (tid.empty()) track.name = "process events";
         else if (track.kind == TrackKind::GpuStream && asInteger(tid)) track.name = "stream " + std::string(tid);
         else if (asInteger(tid)) track.name = "thread " + std::string(tid);
         else track.name = std::string(tid);
-        track.sortIndex = staged.hasSortIndex ? staged.sortIndex
-                                              : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
-        d.buildTrack(staged, track, needsSeqMap[i] ? &seqMaps[i] : nullptr, traceEnd, *this);
+        track.sortIndex = staged.sortIndex.set ? staged.sortIndex.value
+                                               : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
     }
+    // Tracks are independent: sort and lay them out on several threads, biggest first.
+    std::vector<std::size_t> bySize(d.tracks.size());
+    std::iota(bySize.begin(), bySize.end(), std::size_t(0));
+    std::sort(bySize.begin(), bySize.end(),
+              [&](std::size_t a, std::size_t b) { return d.tracks[a].events.size() > d.tracks[b].events.size(); });
+    std::vector<std::vector<std::string>> trackWarnings(d.tracks.size());
+    parallelFor(bySize.size(), m_threads, [&](std::size_t k) {
+        const std::size_t i = bySize[k];
+        d.buildTrack(d.tracks[i], t.m_tracks[i], needsSeqMap[i] ? &seqMaps[i] : nullptr, traceEnd, trackWarnings[i]);
+    });
+    for (const auto& list : trackWarnings)
+        for (const std::string& w : list) d.warn(w, std::nullopt);
     for (FlowPoint& p : d.flowPoints) {
         if (p.kind != FlowPoint::Kind::V2In && p.kind != FlowPoint::Kind::V2Out) continue;
         const auto& map = seqMaps[p.track.value];
@@ -596,7 +789,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         for (Track& track : t.m_tracks)
             for (TimeNs& s : std::span<TimeNs>(track.events.start.data(), track.size())) s += m_timeOffset;
         for (CounterSeries& c : t.m_counters)
-            for (TimeNs& s : c.time) s += m_timeOffset;
+            for (TimeNs& time : c.time) time += m_timeOffset;
         for (FlowPoint& p : d.flowPoints) p.time += m_timeOffset;
     }
     if (d.minTime <= d.maxTime) {
@@ -604,12 +797,19 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         t.m_endNs = d.maxTime + m_timeOffset;
     }
 
-    d.resolveFlows();
+    // Flows and correlation links read the finished tracks and write separate tables.
+    parallelFor(2, m_threads, [&](std::size_t job) {
+        if (job == 0) d.resolveFlows();
+        else d.buildCorrelations();
+    });
     d.flowPoints.clear();
-    d.buildCorrelations();
+    if (d.unboundFlowPoints)
+        d.warn(std::to_string(d.unboundFlowPoints) + " flow endpoints have no slice to bind to; ignored", std::nullopt);
 
-    for (const std::string& message : d.warningOrder) {
-        const WarningEntry& w = d.warnings.find(message)->second;
+    std::vector<std::pair<std::string, WarningEntry>> warnings(d.warnings.begin(), d.warnings.end());
+    std::stable_sort(warnings.begin(), warnings.end(),
+                     [](const auto& a, const auto& b) { return a.second.firstOrder < b.second.firstOrder; });
+    for (const auto& [message, w] : warnings) {
         std::string text = message;
         if (w.hasOffset) text += " (first at byte " + std::to_string(w.firstOffset) + ")";
         if (w.count > 1) text += " [" + std::to_string(w.count) + " times]";

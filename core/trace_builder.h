@@ -24,6 +24,7 @@ struct FlowPoint {
     TrackId track;
     TimeNs time = 0;
     std::uint32_t boundSeq = 0; // v2: the carrying slice, as the builder numbered it on its track
+    std::uint64_t order = 0;    // set by the builder
 };
 
 // Collects events in any order and builds the immutable Trace: sorts each track, matches B/E,
@@ -36,6 +37,14 @@ public:
 
     StringPool& strings();
     TraceInfo& info();
+
+    // Events are ordered as in the file by (chunk, position in chunk): a reader announces each
+    // chunk it starts and each event it reads, so builders that read chunks on different threads
+    // can be merged into the same trace a single reader would have built.
+    void beginChunk(std::uint32_t index);
+    void beginEvent();
+    // Moves everything other has collected into this builder; other is left empty.
+    void absorb(TraceBuilder& other);
 
     TrackId track(StringId pid, StringId tid);
     TrackId globalTrack();
@@ -62,6 +71,9 @@ public:
     void warn(std::string_view message, std::uint64_t byteOffset);
     void warn(std::string_view message);
 
+    // Threads finish() may use to lay out tracks (1: the calling thread only).
+    void setThreads(unsigned threads) { m_threads = threads ? threads : 1; }
+
     // Added to every timestamp when the trace is built (relative Kineto timestamps).
     void setTimeOffset(TimeNs offset) { m_timeOffset = offset; }
     // Smallest timestamp seen so far (before the offset), for deciding the timestamp regime.
@@ -73,6 +85,7 @@ private:
     struct Impl;
     std::unique_ptr<Impl> m;
     TimeNs m_timeOffset = 0;
+    unsigned m_threads = 1;
 };
 
 } // namespace attnscope

@@ -17,6 +17,11 @@ struct LoadOptions {
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
     // Checked between chunks; when it becomes true the load stops with LoadCancelled.
     const std::atomic<bool>* cancel = nullptr;
+    // Threads that parse events: 0 picks one per core (traces over ~16 MB); 1 parses everything on
+    // the calling thread.
+    unsigned threads = 0;
+    // Bytes read at a time, which is also about the size of the chunks parsed at once.
+    std::size_t readBytes = 4u << 20;
 };
 
 // Reads Kineto / Chrome trace JSON from a stream. Throws LoadError (with the byte offset of the

@@ -15,49 +15,6 @@
 using namespace attnscope;
 using namespace attnscope::test;
 
-namespace {
-
-// Everything a user sees of a trace, keyed so that two loads can be compared.
-struct Snapshot {
-    std::multiset<std::tuple<std::string, std::string, std::string, TimeNs, TimeNs, int, std::uint8_t, std::string>> events;
-    std::multiset<std::tuple<std::string, std::string>> flows; // track labels of both ends
-    std::map<std::string, std::vector<std::pair<TimeNs, double>>> counters;
-    std::size_t devices = 0;
-    std::optional<std::int64_t> rank, worldSize;
-};
-
-Snapshot snapshot(const Trace& t) {
-    Snapshot s;
-    for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
-        const Track& track = t.tracks()[ti];
-        const std::string label = t.trackLabel(TrackId(ti));
-        for (std::uint32_t i = 0; i < track.size(); ++i)
-            s.events.emplace(label, std::string(t.str(track.events.name[i])), std::string(t.str(track.events.category[i])),
-                             track.events.start[i], track.events.duration[i], track.events.depth[i],
-                             track.events.flags[i] & kInstant, t.argsJson(EventRef{TrackId(ti), i}));
-    }
-    for (const Flow& f : t.flows())
-        s.flows.emplace(t.trackLabel(f.from.track) + "@" + std::to_string(t.track(f.from.track).events.start[f.from.index]),
-                        t.trackLabel(f.to.track) + "@" + std::to_string(t.track(f.to.track).events.start[f.to.index]));
-    for (const CounterSeries& c : t.counters())
-        for (std::size_t i = 0; i < c.time.size(); ++i) s.counters[c.name].emplace_back(c.time[i], c.value[i]);
-    s.devices = t.devices().size();
-    s.rank = t.distributed().rank;
-    s.worldSize = t.distributed().worldSize;
-    return s;
-}
-
-void expectSame(const Snapshot& a, const Snapshot& b) {
-    EXPECT_EQ(a.events.size(), b.events.size());
-    EXPECT_TRUE(a.events == b.events);
-    EXPECT_TRUE(a.flows == b.flows);
-    EXPECT_TRUE(a.counters == b.counters);
-    EXPECT_EQ(a.devices, b.devices);
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.worldSize, b.worldSize);
-}
-
-} // namespace
 
 TEST(ChromeWriter, RoundTripsEveryFixture) {
     for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",

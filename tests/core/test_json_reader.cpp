@@ -289,3 +289,61 @@ TEST(JsonReader, EveryFixtureEventArrivesWithExactTimes) {
             EXPECT_GE(got.count(*it), expected.count(*it)) << std::get<0>(*it);
     }
 }
+
+namespace {
+
+std::shared_ptr<const Trace> loadWith(const std::string& bytes, unsigned threads, std::size_t readBytes) {
+    LoadOptions options;
+    options.threads = threads;
+    options.readBytes = readBytes;
+    auto source = openMemorySource(bytes);
+    return readJsonTrace(*source, "memory", options);
+}
+
+} // namespace
+
+TEST(JsonReader, ParsingOnWorkerThreadsBuildsTheSameTrace) {
+    // Small reads make many chunks, so even the small fixtures go through the workers.
+    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "kineto_newest_schema.json",
+                             "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank1.json"}) {
+        SCOPED_TRACE(name);
+        ATTNSCOPE_REQUIRE_FIXTURE(path, name);
+        const std::string bytes = readAllBytes(path);
+        const auto serial = loadWith(bytes, 1, 1u << 20);
+        for (unsigned threads : {2u, 3u}) {
+            const auto parallel = loadWith(bytes, threads, 4096);
+            expectSame(snapshot(*serial), snapshot(*parallel));
+            EXPECT_EQ(serial->info().eventsRead, parallel->info().eventsRead);
+            EXPECT_EQ(serial->info().warnings, parallel->info().warnings);
+            EXPECT_EQ(serial->info().format, parallel->info().format);
+            // Track order and names are the same too, not just the events on them.
+            ASSERT_EQ(serial->tracks().size(), parallel->tracks().size());
+            std::multiset<std::string> a, b;
+            for (std::uint32_t i = 0; i < serial->tracks().size(); ++i) {
+                a.insert(serial->trackLabel(TrackId(i)));
+                b.insert(parallel->trackLabel(TrackId(i)));
+            }
+            EXPECT_EQ(a, b);
+        }
+    }
+}
+
+TEST(JsonReader, WorkerErrorsReportTheEarliestChunk) {
+    std::string json = "{\"traceEvents\": [\n";
+    for (int i = 0; i < 5000; ++i)
+        json += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" + std::to_string(i) + R"(, "dur": 1},)" "\n";
+    const std::size_t firstBad = json.size();
+    json += R"({"ph": "X" "name": 1},)" "\n";
+    for (int i = 0; i < 5000; ++i) json += R"({"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},)" "\n";
+    json += R"({"ph": "X" "name": 2}]})";
+    for (unsigned threads : {1u, 2u}) {
+        try {
+            loadWith(json, threads, 4096);
+            FAIL() << "loaded";
+        } catch (const LoadError& e) {
+            ASSERT_TRUE(e.offset().has_value());
+            EXPECT_GE(*e.offset(), firstBad);
+            EXPECT_LT(*e.offset(), firstBad + 30) << threads << " threads: " << e.what();
+        }
+    }
+}

@@ -5,6 +5,7 @@
 #include "core/trace_loader.h"
 
 #include <fstream>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -143,6 +144,37 @@ std::int64_t refMicrosToNs(const std::string& text) {
     frac = (frac + "000").substr(0, 3);
     const std::int64_t v = std::stoll(whole) * 1000 + std::stoll(frac);
     return negative ? -v : v;
+}
+
+Snapshot snapshot(const Trace& t) {
+    Snapshot s;
+    for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
+        const Track& track = t.tracks()[ti];
+        const std::string label = t.trackLabel(TrackId(ti));
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            s.events.emplace(label, std::string(t.str(track.events.name[i])), std::string(t.str(track.events.category[i])),
+                             track.events.start[i], track.events.duration[i], track.events.depth[i],
+                             track.events.flags[i] & kInstant, t.argsJson(EventRef{TrackId(ti), i}));
+    }
+    for (const Flow& f : t.flows())
+        s.flows.emplace(t.trackLabel(f.from.track) + "@" + std::to_string(t.track(f.from.track).events.start[f.from.index]),
+                        t.trackLabel(f.to.track) + "@" + std::to_string(t.track(f.to.track).events.start[f.to.index]));
+    for (const CounterSeries& c : t.counters())
+        for (std::size_t i = 0; i < c.time.size(); ++i) s.counters[c.name].emplace_back(c.time[i], c.value[i]);
+    s.devices = t.devices().size();
+    s.rank = t.distributed().rank;
+    s.worldSize = t.distributed().worldSize;
+    return s;
+}
+
+void expectSame(const Snapshot& a, const Snapshot& b) {
+    EXPECT_EQ(a.events.size(), b.events.size());
+    EXPECT_TRUE(a.events == b.events);
+    EXPECT_TRUE(a.flows == b.flows);
+    EXPECT_TRUE(a.counters == b.counters);
+    EXPECT_EQ(a.devices, b.devices);
+    EXPECT_EQ(a.rank, b.rank);
+    EXPECT_EQ(a.worldSize, b.worldSize);
 }
 
 std::optional<EventRef> findEvent(const Trace& t, std::string_view name) {

@@ -4,6 +4,10 @@
 #include "core/trace.h"
 
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -47,6 +51,18 @@ struct RefEvent {
 std::vector<RefEvent> referenceEvents(const std::string& jsonText);
 // "1712195495519689.047" us -> ns, by string surgery (no exponents: real traces have none).
 std::int64_t refMicrosToNs(const std::string& text);
+
+// Everything a user sees of a trace, so that two loads can be compared.
+struct Snapshot {
+    std::multiset<std::tuple<std::string, std::string, std::string, TimeNs, TimeNs, int, std::uint8_t, std::string>> events;
+    std::multiset<std::tuple<std::string, std::string>> flows; // track label @ start of both ends
+    std::map<std::string, std::vector<std::pair<TimeNs, double>>> counters;
+    std::size_t devices = 0;
+    std::optional<std::int64_t> rank, worldSize;
+};
+Snapshot snapshot(const Trace& t);
+// gtest expectations that two snapshots are equal.
+void expectSame(const Snapshot& a, const Snapshot& b);
 
 // First event on a track with this name, for assertions.
 std::optional<EventRef> findEvent(const Trace& t, std::string_view name);
