@@ -165,21 +165,75 @@ public:
         }
         data[from - 1] = before;
         data[to] = after;
-        if (err) {
-            std::uint64_t at = offset + from;
-            if (m_errorLocation) at = offset + std::uint64_t(m_errorLocation - data);
-            std::string what = err == simdjson::DEPTH_ERROR ? "JSON nesting is deeper than 1024 levels"
-                                                             : std::string("invalid JSON in traceEvents: ") +
-                                                                   simdjson::error_message(err);
-            throw LoadError(what, at);
-        }
+        if (err) throwChunkError(err, data, from, offset);
     }
 
     // Whether a category only Kineto writes was seen.
     bool sawKinetoCategory() const { return m_kineto; }
 
 private:
-    simdjson::error_code parseArray(const char* json, std::size_t len, std::size_t capacity) {
+public:
+    // What parseOpenChunk found.
+    struct OpenChunk {
+        enum Kind {
+            Complete,       // every element up to the cut was read; the array goes on
+            Incomplete,     // the last element runs past the cut: read again from resumeAt
+            ArrayClosed,    // the array ended before the cut; the elements before its end were read
+            NoProgress,     // nothing could be read this way: cut with the byte scanner instead
+        } kind;
+        std::size_t resumeAt = 0;
+    };
+
+    // Like parseChunk, but `to` need not be an element boundary, only a place outside any string
+    // (just after a newline: JSON strings cannot hold one). The array is closed there; an element
+    // that is cut short fails to parse and is read again from its start with the next data, and
+    // events are only added once an element parsed whole, so nothing is added twice. This replaces
+    // a byte scan of every chunk with a search for its last newline.
+    OpenChunk parseOpenChunk(char* data, std::size_t from, std::size_t to, std::size_t readable, std::uint64_t offset,
+                             std::uint32_t chunkIndex) {
+        const std::size_t end = to;
+        while (from < to && (isSpace(data[from]) || data[from] == ',')) ++from;
+        // The separator before the cut goes too, or the array would end in ",]".
+        while (to > from && (isSpace(data[to - 1]) || data[to - 1] == ',')) --to;
+        if (from >= to) return {OpenChunk::Complete};
+        m_b.beginChunk(chunkIndex);
+        const char before = data[from - 1];
+        const char after = data[to];
+        data[from - 1] = '[';
+        data[to] = ']';
+        bool atEnd = false;
+        std::size_t completed = 0;
+        const char* failedElement = nullptr;
+        const simdjson::error_code err =
+            parseArray(data + from - 1, to - from + 2, readable, &atEnd, &completed, &failedElement);
+        data[from - 1] = before;
+        data[to] = after;
+        if (!err) return {atEnd ? OpenChunk::Complete : OpenChunk::ArrayClosed};
+        // Nothing was added yet, so the byte scanner may take this data over from the start.
+        if (completed == 0) return {OpenChunk::NoProgress};
+        if (!failedElement) throwChunkError(err, data, from, offset);
+        // A whole element that fails is broken, not cut short: report it as parseChunk would.
+        const std::size_t start = std::size_t(failedElement - data);
+        JsonElementScanner scanner;
+        if (scanner.scan(data, start, end).lastElementEnd == JsonElementScanner::kNone) return {OpenChunk::Incomplete, start};
+        throwChunkError(err, data, from, offset);
+    }
+
+private:
+    [[noreturn]] void throwChunkError(simdjson::error_code err, const char* data, std::size_t from, std::uint64_t offset) {
+        std::uint64_t at = offset + from;
+        if (m_errorLocation) at = offset + std::uint64_t(m_errorLocation - data);
+        std::string what = err == simdjson::DEPTH_ERROR ? "JSON nesting is deeper than 1024 levels"
+                                                         : std::string("invalid JSON in traceEvents: ") +
+                                                               simdjson::error_message(err);
+        throw LoadError(what, at);
+    }
+
+    // atEnd: whether the document ended with the array. completed: elements read whole.
+    // failedElement: where the element that failed starts; it is not counted as read, as it may
+    // be read again.
+    simdjson::error_code parseArray(const char* json, std::size_t len, std::size_t capacity, bool* atEnd = nullptr,
+                                    std::size_t* completed = nullptr, const char** failedElement = nullptr) {
         m_errorLocation = nullptr;
         od::document doc;
         if (auto err = m_parser.iterate(simdjson::padded_string_view(json, len, capacity)).get(doc)) return err;
@@ -188,13 +242,24 @@ private:
         for (auto element : array) {
             od::value value;
             simdjson::error_code err = element.get(value);
+            const char* start = nullptr;
+            if (!err && failedElement) err = value.current_location().get(start);
+            const std::uint64_t readBefore = m_b.info().eventsRead;
             if (!err) err = readEvent(value);
             if (err) {
                 const char* loc = nullptr;
                 if (!doc.current_location().get(loc)) m_errorLocation = loc;
+                if (failedElement) {
+                    *failedElement = start;
+                    m_b.info().eventsRead = readBefore;
+                }
                 return err;
             }
+            if (completed) ++*completed;
         }
+        // Past the document's last token, current_location() has nowhere to point.
+        const char* next = nullptr;
+        if (atEnd) *atEnd = doc.current_location().get(next) != simdjson::SUCCESS;
         return simdjson::SUCCESS;
     }
 
@@ -932,18 +997,22 @@ private:
         }
     }
 
-    // Parses complete events in the buffer, here or on the worker threads. Small traces never start
-    // threads; larger ones hand chunks to workers after the first few.
+    // Small traces never start threads; larger ones hand chunks to workers after the first few.
+    void maybeStartWorkers() {
+        if (m_parallel || m_workersRefused || m_chunks < kSerialChunks) return;
+        unsigned threads = m_options.threads ? m_options.threads : std::thread::hardware_concurrency();
+        if (threads <= 1) {
+            m_workersRefused = true;
+            return;
+        }
+        threads = std::min(threads, 8u);
+        m_parallel = std::make_unique<ParallelEventParser>(threads);
+        m_b.setThreads(threads);
+    }
+
+    // Parses complete events in the buffer, here or on the worker threads.
     void parseEvents(std::size_t from, std::size_t to) {
         const std::uint32_t index = m_chunks++;
-        if (!m_parallel && index == kSerialChunks) {
-            unsigned threads = m_options.threads ? m_options.threads : std::thread::hardware_concurrency();
-            if (threads > 1) {
-                threads = std::min(threads, 8u);
-                m_parallel = std::make_unique<ParallelEventParser>(threads);
-                m_b.setThreads(threads);
-            }
-        }
         if (m_parallel)
             m_parallel->submit(m_data(), from, to, m_shift, index);
         else
@@ -956,11 +1025,44 @@ private:
         JsonElementScanner scanner;
         std::size_t chunkStart = m_pos;
         std::size_t scanFrom = m_pos;
+        bool cutAtNewlines = true;
         while (true) {
+            maybeStartWorkers();
+            // Pretty-printed files (what libkineto writes) are cut after their last newline when
+            // parsed on this thread; single-line files and elements longer than the data take the
+            // byte scanner, which follows an element across any number of reads.
+            if (cutAtNewlines && !m_parallel && !m_eof && m_end > chunkStart) {
+                const void* nl = memrchr(m_data() + chunkStart, '\n', m_end - chunkStart);
+                if (nl) {
+                    const std::size_t cut = std::size_t(static_cast<const char*>(nl) - m_data()) + 1;
+                    const auto r = m_events.parseOpenChunk(m_data(), chunkStart, cut, m_buffer.size() - (chunkStart - 1),
+                                                           m_shift, m_chunks++);
+                    if (r.kind == EventParser::OpenChunk::ArrayClosed) {
+                        JsonElementScanner fresh;
+                        const std::size_t end = fresh.scan(m_data(), chunkStart, m_end).arrayEnd;
+                        if (end == JsonElementScanner::kNone || m_data()[end] != ']')
+                            throw LoadError("the traceEvents array ends in a way the reader cannot follow", offsetOf(chunkStart));
+                        m_pos = end + 1;
+                        return true;
+                    }
+                    if (r.kind != EventParser::OpenChunk::NoProgress) {
+                        chunkStart = r.kind == EventParser::OpenChunk::Complete ? cut : r.resumeAt;
+                        const std::size_t delta = fill(chunkStart);
+                        chunkStart -= delta;
+                        scanner = JsonElementScanner();
+                        scanFrom = chunkStart;
+                        continue;
+                    }
+                    cutAtNewlines = false;
+                    scanner = JsonElementScanner();
+                    scanFrom = chunkStart;
+                }
+            }
             const auto r = scanner.scan(m_data(), scanFrom, m_end);
             if (r.lastElementEnd != JsonElementScanner::kNone) {
                 parseEvents(chunkStart, r.lastElementEnd);
                 chunkStart = r.lastElementEnd;
+                cutAtNewlines = true;
             }
             if (r.arrayEnd != JsonElementScanner::kNone) {
                 if (m_data()[r.arrayEnd] == '}')
@@ -1012,6 +1114,7 @@ private:
     EventParser m_events{m_b};
     std::unique_ptr<ParallelEventParser> m_parallel;
     std::uint32_t m_chunks = 0;
+    bool m_workersRefused = false;
 };
 
 } // namespace

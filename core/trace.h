@@ -147,7 +147,7 @@ private:
     };
 
     StringPool m_strings;
-    BlockArena m_argsArena{16u << 20};
+    BlockArena m_argsArena{4u << 20};
     std::vector<ProcessInfo> m_processes;
     std::vector<Track> m_tracks;
     std::vector<CounterSeries> m_counters;

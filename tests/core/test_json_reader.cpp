@@ -302,7 +302,7 @@ std::shared_ptr<const Trace> loadWith(const std::string& bytes, unsigned threads
 
 } // namespace
 
-TEST(JsonReader, ParsingOnWorkerThreadsBuildsTheSameTrace) {
+TEST(JsonReader, ParsingOnWorkerThreadsOrInSmallPiecesBuildsTheSameTrace) {
     // Small reads make many chunks, so even the small fixtures go through the workers.
     for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "kineto_newest_schema.json",
                              "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank1.json"}) {
@@ -310,6 +310,8 @@ TEST(JsonReader, ParsingOnWorkerThreadsBuildsTheSameTrace) {
         ATTNSCOPE_REQUIRE_FIXTURE(path, name);
         const std::string bytes = readAllBytes(path);
         const auto serial = loadWith(bytes, 1, 1u << 20);
+        // One thread with tiny reads cuts pretty-printed files at newlines hundreds of times.
+        expectSame(snapshot(*serial), snapshot(*loadWith(bytes, 1, 4096)));
         for (unsigned threads : {2u, 3u}) {
             const auto parallel = loadWith(bytes, threads, 4096);
             expectSame(snapshot(*serial), snapshot(*parallel));
@@ -345,5 +347,38 @@ TEST(JsonReader, WorkerErrorsReportTheEarliestChunk) {
             EXPECT_GE(*e.offset(), firstBad);
             EXPECT_LT(*e.offset(), firstBad + 30) << threads << " threads: " << e.what();
         }
+    }
+}
+
+TEST(JsonReader, NewlineCutsAndTheByteScannerAgree) {
+    // The same events pretty-printed (cut at newlines) and on one line (cut by the byte scanner),
+    // with elements longer than a read and strings full of brackets and escaped quotes.
+    std::string pretty = "{\"traceEvents\": [\n", flat = "{\"traceEvents\":[";
+    for (int i = 0; i < 3000; ++i) {
+        const std::string name = i % 500 == 0 ? std::string(20000, 'n') : "k \\\"}]," + std::to_string(i % 7);
+        const std::string ev = "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name +
+                               "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(i) +
+                               ", \"dur\": 1, \"args\": {\"grid\": [1, 2, 3], \"o\": {\"a\": [\"]\"]}}}";
+        pretty += "  " + ev + (i + 1 < 3000 ? ",\n" : "\n");
+        flat += ev + (i + 1 < 3000 ? "," : "");
+    }
+    pretty += "  ],\n  \"traceName\": \"x\"\n}\n";
+    flat += "],\"traceName\":\"x\"}";
+    const auto a = loadWith(pretty, 1, 4096);
+    const auto b = loadWith(flat, 1, 4096);
+    EXPECT_EQ(a->eventCount(), 3000u);
+    EXPECT_EQ(a->info().eventsRead, 3000u);
+    expectSame(snapshot(*a), snapshot(*b));
+    EXPECT_TRUE(a->info().warnings.empty());
+    // A broken event in the middle is still an error with its offset, not a retry.
+    std::string broken = pretty;
+    const std::size_t at = broken.find("\"ts\": 1500,");
+    broken.replace(at, 11, "\"ts\": 1500 ");
+    try {
+        loadWith(broken, 1, 4096);
+        FAIL() << "loaded";
+    } catch (const LoadError& e) {
+        ASSERT_TRUE(e.offset().has_value());
+        EXPECT_NEAR(double(*e.offset()), double(at), 200.0) << e.what();
     }
 }
