@@ -56,13 +56,60 @@ std::size_t valueLength(std::string_view s) {
 
 } // namespace
 
+StringId ArgsEncoder::shapeId(StringPool& pool) {
+    // A cheap hash of the key list (length and a few bytes of each key); the cache entry is checked
+    // key by key, so a weak hash only costs a miss.
+    std::uint64_t h = m_fields.size();
+    for (const Field& f : m_fields) {
+        const std::string_view k = f.key;
+        std::uint64_t bytes = k.size();
+        if (!k.empty())
+            bytes |= std::uint64_t(std::uint8_t(k[0])) << 16 | std::uint64_t(std::uint8_t(k[k.size() / 2])) << 24 |
+                     std::uint64_t(std::uint8_t(k.back())) << 32;
+        h = (h ^ bytes) * 0x9E3779B97F4A7C15ull;
+    }
+    ShapeSlot& slot = m_shapes[h >> 56];
+    if (slot.id.valid() && slot.hash == h) {
+        const std::string_view shape = pool.get(slot.id);
+        std::size_t at = 0;
+        bool same = true;
+        for (const Field& f : m_fields) {
+            if (shape.size() < at + f.key.size() + 1 || shape.compare(at, f.key.size(), f.key) != 0 ||
+                shape[at + f.key.size()] != '\0') {
+                same = false;
+                break;
+            }
+            at += f.key.size() + 1;
+        }
+        if (same && at == shape.size()) return slot.id;
+    }
+    m_shapeText.clear();
+    for (const Field& f : m_fields) {
+        m_shapeText.append(f.key);
+        m_shapeText.push_back('\0');
+    }
+    slot = {h, pool.intern(m_shapeText)};
+    return slot.id;
+}
+
 void ArgsEncoder::encode(StringPool& pool, std::string& out) {
     out.clear();
     // A fixed-width shape id, so that merging builders can renumber it in place.
-    const std::uint32_t shape = m_shapes.intern(pool, m_shape.view()).value;
+    const std::uint32_t shape = shapeId(pool).value;
     out.append(reinterpret_cast<const char*>(&shape), sizeof shape);
-    putVarint(out, m_values.size);
-    out.append(m_values.view());
+    std::size_t length = m_fields.empty() ? 0 : m_fields.size() - 1;
+    for (const Field& f : m_fields) length += f.value.size();
+    putVarint(out, length);
+    const std::size_t start = out.size();
+    out.resize(start + length);
+    char* p = out.data() + start;
+    for (std::size_t i = 0; i < m_fields.size(); ++i) {
+        const Field& f = m_fields[i];
+        if (i) *p++ = ',';
+        const char* src = f.ownedAt == kBorrowed ? f.value.data() : m_owned.data() + f.ownedAt;
+        std::memcpy(p, src, f.value.size());
+        p += f.value.size();
+    }
 }
 
 void forEachEncodedArg(const StringPool& pool, std::string_view encoded,

@@ -529,7 +529,9 @@ private:
                 continue;
             }
             if (key == "correlation" && first != '"') correlation = parseUnsigned(text).value_or(0);
-            m_args.add(key, text);
+            // Minified values live in a scratch buffer the next value reuses.
+            if (text.data() == m_minified.data()) m_args.addCopy(key, text);
+            else m_args.add(key, text);
         }
         return simdjson::SUCCESS;
     }
