@@ -12,7 +12,9 @@
 
 namespace attnscope::cli {
 
-const char* version() { return ATTNSCOPE_VERSION; }
+const char* version() {
+    return ATTNSCOPE_VERSION;
+}
 
 void printUsage(const char* program) {
     std::fprintf(stderr,
@@ -44,9 +46,12 @@ int summary(int argc, char** argv) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
             const std::string f = argv[++i];
-            if (f == "text") format = SummaryFormat::Text;
-            else if (f == "json") format = SummaryFormat::Json;
-            else if (f == "csv") format = SummaryFormat::Csv;
+            if (f == "text")
+                format = SummaryFormat::Text;
+            else if (f == "json")
+                format = SummaryFormat::Json;
+            else if (f == "csv")
+                format = SummaryFormat::Csv;
             else {
                 std::fprintf(stderr, "summary: unknown format '%s' (text, json or csv)\n", f.c_str());
                 return kUsage;
@@ -92,11 +97,13 @@ int convert(int argc, char** argv) {
     std::string in, out;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
-        if ((arg == "-o" || arg == "--output") && i + 1 < argc) out = argv[++i];
+        if ((arg == "-o" || arg == "--output") && i + 1 < argc)
+            out = argv[++i];
         else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
             std::fprintf(stderr, "convert: unknown option '%s'\n", arg.c_str());
             return kUsage;
-        } else if (in.empty()) in = arg;
+        } else if (in.empty())
+            in = arg;
         else {
             std::fprintf(stderr, "convert: one input file only\n");
             return kUsage;
@@ -114,7 +121,8 @@ int convert(int argc, char** argv) {
         std::fprintf(stderr, "%s: %s\n", in.c_str(), e.what());
         return kFileError;
     }
-    for (const auto& w : trace->info().warnings) std::fprintf(stderr, "%s: warning: %s\n", in.c_str(), w.c_str());
+    for (const auto& w : trace->info().warnings)
+        std::fprintf(stderr, "%s: warning: %s\n", in.c_str(), w.c_str());
     try {
         writeChromeTrace(*trace, out);
     } catch (const std::exception& e) {

@@ -18,7 +18,8 @@ int runGui(int argc, char** argv) {
     std::string dir = n > 0 ? std::string(self, std::size_t(n)) : std::string(argv[0]);
     dir = dir.substr(0, dir.rfind('/') + 1);
     std::string error;
-    for (const std::string& candidate : {dir + "libattnscope_ui.so", dir + "../lib/attnscope/libattnscope_ui.so"}) {
+    for (const std::string& candidate :
+         {dir + "libattnscope_ui.so", dir + "../lib/attnscope/libattnscope_ui.so"}) {
         void* module = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!module) {
             const char* e = dlerror();

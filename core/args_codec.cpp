@@ -35,20 +35,29 @@ std::size_t valueLength(std::string_view s) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
         if (inString) {
-            if (c == '\\') ++i;
-            else if (c == '"') inString = false;
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
             continue;
         }
         switch (c) {
-        case '"': inString = true; break;
+        case '"':
+            inString = true;
+            break;
         case '{':
-        case '[': ++depth; break;
+        case '[':
+            ++depth;
+            break;
         case '}':
-        case ']': --depth; break;
+        case ']':
+            --depth;
+            break;
         case ',':
             if (depth == 0) return i;
             break;
-        default: break;
+        default:
+            break;
         }
     }
     return s.size();
@@ -64,7 +73,8 @@ StringId ArgsEncoder::shapeId(StringPool& pool) {
         const std::string_view k = f.key;
         std::uint64_t bytes = k.size();
         if (!k.empty())
-            bytes |= std::uint64_t(std::uint8_t(k[0])) << 16 | std::uint64_t(std::uint8_t(k[k.size() / 2])) << 24 |
+            bytes |= std::uint64_t(std::uint8_t(k[0])) << 16 |
+                     std::uint64_t(std::uint8_t(k[k.size() / 2])) << 24 |
                      std::uint64_t(std::uint8_t(k.back())) << 32;
         h = (h ^ bytes) * 0x9E3779B97F4A7C15ull;
     }
@@ -98,7 +108,8 @@ void ArgsEncoder::encode(StringPool& pool, std::string& out) {
     const std::uint32_t shape = shapeId(pool).value;
     out.append(reinterpret_cast<const char*>(&shape), sizeof shape);
     std::size_t length = m_fields.empty() ? 0 : m_fields.size() - 1;
-    for (const Field& f : m_fields) length += f.value.size();
+    for (const Field& f : m_fields)
+        length += f.value.size();
     putVarint(out, length);
     const std::size_t start = out.size();
     out.resize(start + length);

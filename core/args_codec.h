@@ -27,7 +27,9 @@ public:
     }
     // key as written between its quotes (escapes kept), value as minified JSON. Both are only
     // looked at, not copied: they must stay valid until encode().
-    void add(std::string_view escapedKey, std::string_view valueJson) { m_fields.push_back({escapedKey, valueJson, kBorrowed}); }
+    void add(std::string_view escapedKey, std::string_view valueJson) {
+        m_fields.push_back({escapedKey, valueJson, kBorrowed});
+    }
     // The same for a value that lives in a scratch buffer: it is copied now.
     void addCopy(std::string_view escapedKey, std::string_view valueJson) {
         m_fields.push_back({escapedKey, valueJson, m_owned.size()});

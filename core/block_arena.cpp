@@ -16,7 +16,8 @@ constexpr std::size_t kMapThreshold = 1u << 20;
 BigBuffer::BigBuffer(std::size_t bytes) : m_size(bytes) {
     if (bytes == 0) return;
     if (bytes >= kMapThreshold) {
-        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        void* p =
+            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (p != MAP_FAILED) {
             m_data = static_cast<char*>(p);
             m_mapped = true;
@@ -27,7 +28,9 @@ BigBuffer::BigBuffer(std::size_t bytes) : m_size(bytes) {
     if (!m_data) throw std::bad_alloc();
 }
 
-BigBuffer::~BigBuffer() { release(); }
+BigBuffer::~BigBuffer() {
+    release();
+}
 
 BigBuffer::BigBuffer(BigBuffer&& other) noexcept
     : m_data(other.m_data), m_size(other.m_size), m_mapped(other.m_mapped) {
@@ -59,7 +62,8 @@ void BigBuffer::release() {
 
 void* allocateBig(std::size_t bytes) {
     if (bytes >= kMapThreshold) {
-        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        void* p =
+            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (p != MAP_FAILED) return p;
         throw std::bad_alloc();
     }
@@ -99,7 +103,8 @@ std::string_view BlockArena::store(std::string_view bytes) {
 
 void BlockArena::adopt(BlockArena&& other) {
     for (auto* blocks : {&other.m_blocks, &other.m_large})
-        for (BigBuffer& b : *blocks) m_large.push_back(std::move(b));
+        for (BigBuffer& b : *blocks)
+            m_large.push_back(std::move(b));
     other.m_blocks.clear();
     other.m_large.clear();
     other.m_used = 0;
@@ -107,8 +112,10 @@ void BlockArena::adopt(BlockArena&& other) {
 
 std::size_t BlockArena::bytesReserved() const {
     std::size_t total = 0;
-    for (const auto& b : m_blocks) total += b.size();
-    for (const auto& b : m_large) total += b.size();
+    for (const auto& b : m_blocks)
+        total += b.size();
+    for (const auto& b : m_large)
+        total += b.size();
     return total;
 }
 

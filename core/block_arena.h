@@ -34,8 +34,7 @@ private:
 };
 
 // A fixed-size array of trivially copyable T in a BigBuffer.
-template <class T>
-class PodArray {
+template <class T> class PodArray {
 public:
     PodArray() = default;
     explicit PodArray(std::size_t n) : m_buffer(n * sizeof(T)), m_size(n) {}
@@ -61,20 +60,16 @@ private:
 void* allocateBig(std::size_t bytes);
 void releaseBig(void* p, std::size_t bytes);
 
-template <class T>
-struct BigAllocator {
+template <class T> struct BigAllocator {
     using value_type = T;
     BigAllocator() = default;
-    template <class U>
-    BigAllocator(const BigAllocator<U>&) {}
+    template <class U> BigAllocator(const BigAllocator<U>&) {}
     T* allocate(std::size_t n) { return static_cast<T*>(allocateBig(n * sizeof(T))); }
     void deallocate(T* p, std::size_t n) { releaseBig(p, n * sizeof(T)); }
-    template <class U>
-    bool operator==(const BigAllocator<U>&) const { return true; }
+    template <class U> bool operator==(const BigAllocator<U>&) const { return true; }
 };
 
-template <class T>
-using BigVector = std::vector<T, BigAllocator<T>>;
+template <class T> using BigVector = std::vector<T, BigAllocator<T>>;
 
 // Append-only byte storage in big blocks; returned pointers stay valid for the arena's lifetime.
 class BlockArena {

@@ -78,7 +78,8 @@ public:
     GzipSource(std::unique_ptr<ByteSource> raw, std::string_view prefix)
         : m_raw(std::move(raw)), m_in(kInputBytes) {
         std::memset(&m_stream, 0, sizeof(m_stream));
-        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK) throw LoadError("cannot start gzip decompression");
+        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK)
+            throw LoadError("cannot start gzip decompression");
         std::memcpy(m_in.data(), prefix.data(), prefix.size());
         m_stream.next_in = reinterpret_cast<Bytef*>(m_in.data());
         m_stream.avail_in = static_cast<uInt>(prefix.size());
@@ -92,7 +93,8 @@ public:
                 const std::size_t got = m_raw->read(m_in.data(), m_in.size());
                 if (got == 0) {
                     if (m_memberOpen)
-                        throw LoadError("gzip data is truncated: the compressed stream ends early", m_raw->rawPosition());
+                        throw LoadError("gzip data is truncated: the compressed stream ends early",
+                                        m_raw->rawPosition());
                     m_done = true;
                     break;
                 }
@@ -118,7 +120,9 @@ public:
                 continue; // needs more input
             } else if (rc != Z_OK) {
                 const std::uint64_t at = m_raw->rawPosition() - m_stream.avail_in;
-                throw LoadError(std::string("corrupt gzip data: ") + (m_stream.msg ? m_stream.msg : "inflate failed"), at);
+                throw LoadError(std::string("corrupt gzip data: ") +
+                                    (m_stream.msg ? m_stream.msg : "inflate failed"),
+                                at);
             }
         }
         m_out += total;
@@ -156,15 +160,18 @@ private:
 std::unique_ptr<ByteSource> wrapIfGzip(std::unique_ptr<ByteSource> raw) {
     char magic[2] = {0, 0};
     const std::size_t got = raw->read(magic, 2);
-    if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b)
+    if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+        static_cast<unsigned char>(magic[1]) == 0x8b)
         return std::make_unique<GzipSource>(std::move(raw), std::string_view(magic, 2));
     // Not gzip: hand the two bytes back in front of the rest.
     class Prefixed final : public ByteSource {
     public:
-        Prefixed(std::unique_ptr<ByteSource> raw, std::string_view prefix) : m_raw(std::move(raw)), m_prefix(prefix) {}
+        Prefixed(std::unique_ptr<ByteSource> raw, std::string_view prefix)
+            : m_raw(std::move(raw)), m_prefix(prefix) {}
         std::size_t read(char* dst, std::size_t n) override {
             std::size_t k = 0;
-            while (m_prefixPos < m_prefix.size() && k < n) dst[k++] = m_prefix[m_prefixPos++];
+            while (m_prefixPos < m_prefix.size() && k < n)
+                dst[k++] = m_prefix[m_prefixPos++];
             return k + m_raw->read(dst + k, n - k);
         }
         std::uint64_t rawPosition() const override { return m_raw->rawPosition(); }

@@ -18,11 +18,21 @@ void appendJsonString(std::string& out, std::string_view s) {
     out += '"';
     for (const char c : s) {
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (static_cast<unsigned char>(c) < 0x20) {
                 char buf[8];
@@ -48,8 +58,10 @@ bool isInteger(std::string_view s) {
 
 // pids and tids go back out the way they came in: integers as numbers, anything else as strings.
 void appendId(std::string& out, std::string_view key) {
-    if (isInteger(key)) out += key;
-    else appendJsonString(out, key);
+    if (isInteger(key))
+        out += key;
+    else
+        appendJsonString(out, key);
 }
 
 class EventWriter {
@@ -80,8 +92,8 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
     EventWriter w(sink);
     w.raw("{\"traceEvents\":[");
     auto pidOf = [&](ProcessId p) { return t.str(t.process(p).key); };
-    auto meta = [&](std::string_view name, std::string_view pid, const std::string* tid, std::string_view argKey,
-                    const std::string& argValue, bool quoted) {
+    auto meta = [&](std::string_view name, std::string_view pid, const std::string* tid,
+                    std::string_view argKey, const std::string& argValue, bool quoted) {
         std::string& o = w.begin();
         o += "{\"ph\":\"M\",\"name\":\"";
         o += name;
@@ -94,15 +106,18 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
         o += ",\"args\":{\"";
         o += argKey;
         o += "\":";
-        if (quoted) appendJsonString(o, argValue);
-        else o += argValue;
+        if (quoted)
+            appendJsonString(o, argValue);
+        else
+            o += argValue;
         o += "}}";
     };
     // The process that holds only the global track is the model's, not the file's.
     std::vector<bool> written(t.processes().size(), false);
     for (const Track& track : t.tracks())
         if (track.kind != TrackKind::Global) written[track.process.value] = true;
-    for (const CounterSeries& s : t.counters()) written[s.process.value] = true;
+    for (const CounterSeries& s : t.counters())
+        written[s.process.value] = true;
     for (std::uint32_t i = 0; i < t.processes().size(); ++i) {
         if (!written[i]) continue;
         const ProcessInfo& p = t.processes()[i];
@@ -117,7 +132,8 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
         const std::string tid(t.str(track.tidKey));
         meta("thread_name", pidOf(track.process), &tid, "name", track.name, true);
         if (track.sortIndex != std::numeric_limits<std::int64_t>::max())
-            meta("thread_sort_index", pidOf(track.process), &tid, "sort_index", std::to_string(track.sortIndex), false);
+            meta("thread_sort_index", pidOf(track.process), &tid, "sort_index",
+                 std::to_string(track.sortIndex), false);
     }
     for (const Track& track : t.tracks()) {
         const EventColumns& c = track.events;
@@ -129,7 +145,8 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
         for (std::uint32_t i = 0; i < track.size(); ++i) {
             std::string& o = w.begin();
             const bool instant = c.flags[i] & kInstant;
-            o += instant ? (global ? "{\"ph\":\"i\",\"s\":\"g\"" : "{\"ph\":\"i\",\"s\":\"t\"") : "{\"ph\":\"X\"";
+            o += instant ? (global ? "{\"ph\":\"i\",\"s\":\"g\"" : "{\"ph\":\"i\",\"s\":\"t\"")
+                         : "{\"ph\":\"X\"";
             o += ",\"cat\":";
             appendJsonString(o, t.str(c.category[i]));
             o += ",\"name\":";
@@ -211,8 +228,10 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
             tail += '"';
             tail += k;
             tail += "\":";
-            if (quoted) appendJsonString(tail, v);
-            else tail += v;
+            if (quoted)
+                appendJsonString(tail, v);
+            else
+                tail += v;
         };
         if (!d.backend.empty()) field("backend", d.backend, true);
         if (d.rank) field("rank", std::to_string(*d.rank), false);

@@ -10,7 +10,9 @@
 namespace attnscope {
 
 namespace {
-inline bool isSeparator(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ','; }
+inline bool isSeparator(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',';
+}
 } // namespace
 
 #define ATTNSCOPE_SCAN_NS scan_baseline

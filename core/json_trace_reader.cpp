@@ -14,11 +14,11 @@
 #include <algorithm>
 #include <charconv>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
-#include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -36,10 +36,13 @@ constexpr std::uint32_t kSerialChunks = 4;
 // Relative Kineto timestamps are far below any epoch-based one (2001 in ns is 1e18).
 constexpr TimeNs kRelativeTimeLimit = 100'000'000'000'000'000; // 1e17 ns
 
-inline bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool isSpace(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 std::string_view trimRight(std::string_view s) {
-    while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+    while (!s.empty() && isSpace(s.back()))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -52,14 +55,16 @@ std::size_t replaceInvalidUtf8(char* data, std::size_t n) {
         const unsigned char c = p[i];
         std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
         bool ok = len != 0 && i + len <= n;
-        for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xc0) == 0x80;
+        for (std::size_t k = 1; ok && k < len; ++k)
+            ok = (p[i + k] & 0xc0) == 0x80;
         if (ok && len == 2) ok = c >= 0xc2;
         if (ok && len == 3) {
             const unsigned cp = (c & 0xfu) << 12 | (p[i + 1] & 0x3fu) << 6 | (p[i + 2] & 0x3fu);
             ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
         }
         if (ok && len == 4) {
-            const unsigned cp = (c & 0x7u) << 18 | (p[i + 1] & 0x3fu) << 12 | (p[i + 2] & 0x3fu) << 6 | (p[i + 3] & 0x3fu);
+            const unsigned cp =
+                (c & 0x7u) << 18 | (p[i + 1] & 0x3fu) << 12 | (p[i + 2] & 0x3fu) << 6 | (p[i + 3] & 0x3fu);
             ok = cp >= 0x10000 && cp <= 0x10ffff;
         }
         if (ok) {
@@ -87,8 +92,7 @@ std::optional<std::int64_t> parseSigned(std::string_view s) {
 }
 
 // key equals lit, for a key already known to have lit's length: a compare of constant size.
-template <std::size_t N>
-inline bool is(std::string_view key, const char (&lit)[N]) {
+template <std::size_t N> inline bool is(std::string_view key, const char (&lit)[N]) {
     return std::memcmp(key.data(), lit, N - 1) == 0;
 }
 
@@ -97,18 +101,21 @@ bool isJsonNumber(std::string_view t) {
     std::size_t i = 0;
     if (i < t.size() && t[i] == '-') ++i;
     const std::size_t digits = i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+        ++i;
     if (i == digits) return false;
     if (i < t.size() && t[i] == '.') {
         const std::size_t frac = ++i;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+            ++i;
         if (i == frac) return false;
     }
     if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
         ++i;
         if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
         const std::size_t exp = i;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+            ++i;
         if (i == exp) return false;
     }
     return i == t.size();
@@ -130,7 +137,8 @@ std::string_view escapedKey(const char* raw) {
     }
 #endif
     const char* p = raw;
-    while (*p != '"') p += *p == '\\' ? 2 : 1;
+    while (*p != '"')
+        p += *p == '\\' ? 2 : 1;
     return {raw, std::size_t(p - raw)};
 }
 
@@ -146,7 +154,8 @@ public:
     // Throws LoadError.
     void parseChunk(char* data, std::size_t from, std::size_t to, std::size_t readable, std::uint64_t offset,
                     std::uint32_t chunkIndex) {
-        while (from < to && (isSpace(data[from]) || data[from] == ',')) ++from;
+        while (from < to && (isSpace(data[from]) || data[from] == ','))
+            ++from;
         if (from >= to) return;
         m_b.beginChunk(chunkIndex);
         const char before = data[from - 1];
@@ -176,10 +185,10 @@ public:
     // What parseOpenChunk found.
     struct OpenChunk {
         enum Kind {
-            Complete,       // every element up to the cut was read; the array goes on
-            Incomplete,     // the last element runs past the cut: read again from resumeAt
-            ArrayClosed,    // the array ended before the cut; the elements before its end were read
-            NoProgress,     // nothing could be read this way: cut with the byte scanner instead
+            Complete,    // every element up to the cut was read; the array goes on
+            Incomplete,  // the last element runs past the cut: read again from resumeAt
+            ArrayClosed, // the array ended before the cut; the elements before its end were read
+            NoProgress,  // nothing could be read this way: cut with the byte scanner instead
         } kind;
         std::size_t resumeAt = 0;
     };
@@ -189,12 +198,14 @@ public:
     // that is cut short fails to parse and is read again from its start with the next data, and
     // events are only added once an element parsed whole, so nothing is added twice. This replaces
     // a byte scan of every chunk with a search for its last newline.
-    OpenChunk parseOpenChunk(char* data, std::size_t from, std::size_t to, std::size_t readable, std::uint64_t offset,
-                             std::uint32_t chunkIndex) {
+    OpenChunk parseOpenChunk(char* data, std::size_t from, std::size_t to, std::size_t readable,
+                             std::uint64_t offset, std::uint32_t chunkIndex) {
         const std::size_t end = to;
-        while (from < to && (isSpace(data[from]) || data[from] == ',')) ++from;
+        while (from < to && (isSpace(data[from]) || data[from] == ','))
+            ++from;
         // The separator before the cut goes too, or the array would end in ",]".
-        while (to > from && (isSpace(data[to - 1]) || data[to - 1] == ',')) --to;
+        while (to > from && (isSpace(data[to - 1]) || data[to - 1] == ','))
+            --to;
         if (from >= to) return {OpenChunk::Complete};
         m_b.beginChunk(chunkIndex);
         const char before = data[from - 1];
@@ -215,28 +226,32 @@ public:
         // A whole element that fails is broken, not cut short: report it as parseChunk would.
         const std::size_t start = std::size_t(failedElement - data);
         JsonElementScanner scanner;
-        if (scanner.scan(data, start, end).lastElementEnd == JsonElementScanner::kNone) return {OpenChunk::Incomplete, start};
+        if (scanner.scan(data, start, end).lastElementEnd == JsonElementScanner::kNone)
+            return {OpenChunk::Incomplete, start};
         throwChunkError(err, data, from, offset);
     }
 
 private:
-    [[noreturn]] void throwChunkError(simdjson::error_code err, const char* data, std::size_t from, std::uint64_t offset) {
+    [[noreturn]] void throwChunkError(simdjson::error_code err, const char* data, std::size_t from,
+                                      std::uint64_t offset) {
         std::uint64_t at = offset + from;
         if (m_errorLocation) at = offset + std::uint64_t(m_errorLocation - data);
-        std::string what = err == simdjson::DEPTH_ERROR ? "JSON nesting is deeper than 1024 levels"
-                                                         : std::string("invalid JSON in traceEvents: ") +
-                                                               simdjson::error_message(err);
+        std::string what = err == simdjson::DEPTH_ERROR
+                               ? "JSON nesting is deeper than 1024 levels"
+                               : std::string("invalid JSON in traceEvents: ") + simdjson::error_message(err);
         throw LoadError(what, at);
     }
 
     // atEnd: whether the document ended with the array. completed: elements read whole.
     // failedElement: where the element that failed starts; it is not counted as read, as it may
     // be read again.
-    simdjson::error_code parseArray(const char* json, std::size_t len, std::size_t capacity, bool* atEnd = nullptr,
-                                    std::size_t* completed = nullptr, const char** failedElement = nullptr) {
+    simdjson::error_code parseArray(const char* json, std::size_t len, std::size_t capacity,
+                                    bool* atEnd = nullptr, std::size_t* completed = nullptr,
+                                    const char** failedElement = nullptr) {
         m_errorLocation = nullptr;
         od::document doc;
-        if (auto err = m_parser.iterate(simdjson::padded_string_view(json, len, capacity)).get(doc)) return err;
+        if (auto err = m_parser.iterate(simdjson::padded_string_view(json, len, capacity)).get(doc))
+            return err;
         od::array array;
         if (auto err = doc.get_array().get(array)) return err;
         for (auto element : array) {
@@ -273,7 +288,8 @@ private:
         isString = first == '"';
         if (isString) {
             const std::string_view quoted = trimRight(raw);
-            if (quoted.size() >= 2 && quoted.back() == '"' && !std::memchr(quoted.data(), '\\', quoted.size())) {
+            if (quoted.size() >= 2 && quoted.back() == '"' &&
+                !std::memchr(quoted.data(), '\\', quoted.size())) {
                 out = quoted.substr(1, quoted.size() - 2);
                 return simdjson::SUCCESS;
             }
@@ -300,7 +316,8 @@ private:
                 return ns;
             }
         }
-        m_b.warn(std::string("an event has a \"") + field + "\" that is not a finite number of microseconds; "
+        m_b.warn(std::string("an event has a \"") + field +
+                 "\" that is not a finite number of microseconds; "
                  "the event is skipped");
         return std::nullopt;
     }
@@ -348,11 +365,14 @@ private:
                 break;
             case 3:
                 if (is(key, "pid")) {
-                    if (scalarText(v, text, isString) == simdjson::SUCCESS) pid = cachedIntern(text, m_lastPid, m_lastPidId);
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS)
+                        pid = cachedIntern(text, m_lastPid, m_lastPidId);
                 } else if (is(key, "tid")) {
-                    if (scalarText(v, text, isString) == simdjson::SUCCESS) tid = cachedIntern(text, m_lastTid, m_lastTidId);
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS)
+                        tid = cachedIntern(text, m_lastTid, m_lastTidId);
                 } else if (is(key, "cat")) {
-                    if (scalarText(v, text, isString) == simdjson::SUCCESS) cat = cachedIntern(text, m_lastCat, m_lastCatId);
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS)
+                        cat = cachedIntern(text, m_lastCat, m_lastCatId);
                 } else if (is(key, "dur")) {
                     dur = timeValue(v, "dur");
                     tsBad = tsBad || !dur;
@@ -360,7 +380,8 @@ private:
                 break;
             case 4:
                 if (is(key, "name")) {
-                    if (scalarText(v, text, isString) == simdjson::SUCCESS) name = m_names.intern(m_b.strings(), text);
+                    if (scalarText(v, text, isString) == simdjson::SUCCESS)
+                        name = m_names.intern(m_b.strings(), text);
                 } else if (is(key, "args")) {
                     if (auto err = readArgs(v, correlation)) return err;
                     hasArgs = !m_args.empty();
@@ -427,18 +448,25 @@ private:
             if (hasBindId) addV2Flow(track, *ts, bindId, flowIn, flowOut, seq);
             break;
         }
-        case 'E': m_b.addEnd(m_b.track(pid, tid), *ts, encoded); break;
+        case 'E':
+            m_b.addEnd(m_b.track(pid, tid), *ts, encoded);
+            break;
         case 'i':
         case 'I':
         case 'R': {
             TrackId track;
-            if (scope == "g") track = m_b.globalTrack();
-            else if (scope == "p") track = m_b.track(pid, StringPool::empty());
-            else track = m_b.track(pid, tid);
+            if (scope == "g")
+                track = m_b.globalTrack();
+            else if (scope == "p")
+                track = m_b.track(pid, StringPool::empty());
+            else
+                track = m_b.track(pid, tid);
             m_b.addInstant(track, *ts, name, cat, encoded);
             break;
         }
-        case 'C': readCounter(pid, name, *ts, encoded); break;
+        case 'C':
+            readCounter(pid, name, *ts, encoded);
+            break;
         case 's':
         case 't':
         case 'f': {
@@ -447,7 +475,9 @@ private:
                 break;
             }
             FlowPoint p;
-            p.kind = phase == 's' ? FlowPoint::Kind::Start : phase == 't' ? FlowPoint::Kind::Step : FlowPoint::Kind::Finish;
+            p.kind = phase == 's'   ? FlowPoint::Kind::Start
+                     : phase == 't' ? FlowPoint::Kind::Step
+                                    : FlowPoint::Kind::Finish;
             p.bindEnclosing = phase != 'f' || bp == "e";
             p.category = cat;
             p.id = id;
@@ -483,7 +513,8 @@ private:
 
     // Flow ids: integers as they are, anything else interned.
     std::uint64_t flowId(std::string_view text) {
-        if (auto v = parseUnsigned(text); v && *v < FlowPoint::kStringFlowId && std::to_string(*v).size() == text.size())
+        if (auto v = parseUnsigned(text);
+            v && *v < FlowPoint::kStringFlowId && std::to_string(*v).size() == text.size())
             return *v;
         return FlowPoint::kStringFlowId | m_b.strings().intern(text).value;
     }
@@ -520,18 +551,24 @@ private:
                 text = minified(whole);
             } else {
                 text = trimRight(raw);
-                if (first == '"') valid = text.size() >= 2 && text.back() == '"';
-                else if (first == 't' || first == 'f' || first == 'n') valid = text == "true" || text == "false" || text == "null";
-                else valid = isJsonNumber(text);
+                if (first == '"')
+                    valid = text.size() >= 2 && text.back() == '"';
+                else if (first == 't' || first == 'f' || first == 'n')
+                    valid = text == "true" || text == "false" || text == "null";
+                else
+                    valid = isJsonNumber(text);
             }
             if (!valid) {
-                m_b.warn("an arg value is not valid JSON (NaN, Infinity or a bad literal); the arg is left out");
+                m_b.warn(
+                    "an arg value is not valid JSON (NaN, Infinity or a bad literal); the arg is left out");
                 continue;
             }
             if (key == "correlation" && first != '"') correlation = parseUnsigned(text).value_or(0);
             // Minified values live in a scratch buffer the next value reuses.
-            if (text.data() == m_minified.data()) m_args.addCopy(key, text);
-            else m_args.add(key, text);
+            if (text.data() == m_minified.data())
+                m_args.addCopy(key, text);
+            else
+                m_args.add(key, text);
         }
         return simdjson::SUCCESS;
     }
@@ -603,7 +640,8 @@ private:
         const std::string_view name = m_b.strings().get(nameId);
         for (auto [key, v] : a) {
             double d = 0;
-            if (v.is_number()) d = v.get_double().value_unsafe();
+            if (v.is_number())
+                d = v.get_double().value_unsafe();
             else if (v.is_string()) {
                 auto parsed = parseMicrosToNs(v.get_string().value_unsafe());
                 if (!parsed) continue;
@@ -611,8 +649,10 @@ private:
             } else {
                 continue;
             }
-            if (key == "value") m_b.addCounter(pid, name, ts, d);
-            else m_b.addCounter(pid, std::string(name) + "." + std::string(key), ts, d);
+            if (key == "value")
+                m_b.addCounter(pid, name, ts, d);
+            else
+                m_b.addCounter(pid, std::string(name) + "." + std::string(key), ts, d);
         }
     }
 
@@ -637,8 +677,10 @@ class ParallelEventParser {
 public:
     explicit ParallelEventParser(unsigned threads) {
         m_workers.reserve(threads);
-        for (unsigned i = 0; i < threads; ++i) m_workers.push_back(std::make_unique<Worker>());
-        for (auto& w : m_workers) w->thread = std::thread([this, worker = w.get()] { run(*worker); });
+        for (unsigned i = 0; i < threads; ++i)
+            m_workers.push_back(std::make_unique<Worker>());
+        for (auto& w : m_workers)
+            w->thread = std::thread([this, worker = w.get()] { run(*worker); });
     }
 
     ~ParallelEventParser() {
@@ -652,7 +694,8 @@ public:
     }
 
     // Copies data[from, to) for a worker; waits while enough chunks are already queued.
-    void submit(const char* data, std::size_t from, std::size_t to, std::uint64_t offset, std::uint32_t chunkIndex) {
+    void submit(const char* data, std::size_t from, std::size_t to, std::uint64_t offset,
+                std::uint32_t chunkIndex) {
         Chunk chunk;
         {
             std::unique_lock lock(m_mutex);
@@ -668,7 +711,8 @@ public:
                 m_spare.pop_back();
             }
         }
-        if (chunk.buffer.size() < to - from + 1 + kPadding) chunk.buffer = BigBuffer(to - from + 1 + kPadding);
+        if (chunk.buffer.size() < to - from + 1 + kPadding)
+            chunk.buffer = BigBuffer(to - from + 1 + kPadding);
         std::memcpy(chunk.buffer.data() + 1, data + from, to - from);
         chunk.length = to - from;
         chunk.offset = offset + from - 1; // file offset of buffer byte 0
@@ -721,8 +765,8 @@ private:
             m_room.notify_one();
             std::optional<LoadError> error;
             try {
-                worker.parser.parseChunk(chunk.buffer.data(), 1, 1 + chunk.length, chunk.buffer.size(), chunk.offset,
-                                         chunk.index);
+                worker.parser.parseChunk(chunk.buffer.data(), 1, 1 + chunk.length, chunk.buffer.size(),
+                                         chunk.offset, chunk.index);
             } catch (const LoadError& e) {
                 error = e;
             } catch (const std::exception& e) {
@@ -802,7 +846,8 @@ private:
             m_buffer = std::move(bigger);
             m_capacity = m_buffer.size() - kPadding;
         }
-        const std::size_t got = m_source.read(m_data() + m_end, std::min(m_capacity - m_end, 2 * m_readBytes));
+        const std::size_t got =
+            m_source.read(m_data() + m_end, std::min(m_capacity - m_end, 2 * m_readBytes));
         if (got == 0) m_eof = true;
         m_end += got;
         m_b.info().bytesRead += got;
@@ -825,7 +870,8 @@ private:
     }
 
     void skipSpace() {
-        while (more() && isSpace(m_data()[m_pos])) ++m_pos;
+        while (more() && isSpace(m_data()[m_pos]))
+            ++m_pos;
     }
 
     std::string readKey() {
@@ -833,15 +879,18 @@ private:
         std::string key;
         ++m_pos;
         while (true) {
-            if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
+            if (!more())
+                throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
             const char c = m_data()[m_pos++];
             if (c == '"') return key;
             if (c == '\\') {
-                if (!more()) throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
+                if (!more())
+                    throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
                 key.push_back(m_data()[m_pos++]);
                 continue;
             }
-            if (key.size() > 4096) throw LoadError("a top-level key is longer than 4096 bytes", offsetOf(m_pos));
+            if (key.size() > 4096)
+                throw LoadError("a top-level key is longer than 4096 bytes", offsetOf(m_pos));
             key.push_back(c);
         }
     }
@@ -854,14 +903,16 @@ private:
         while (true) {
             const auto r = scanner.scan(m_data(), scanFrom, m_end);
             if (r.lastElementEnd != JsonElementScanner::kNone) {
-                std::string text = keep ? std::string(m_data() + start, r.lastElementEnd - start) : std::string();
+                std::string text =
+                    keep ? std::string(m_data() + start, r.lastElementEnd - start) : std::string();
                 m_pos = r.lastElementEnd;
                 return text;
             }
             if (r.arrayEnd != JsonElementScanner::kNone)
                 throw LoadError("expected a value for top-level key \"" + key + "\"", offsetOf(r.arrayEnd));
             if (m_eof)
-                throw LoadError("the file ends inside the value of top-level key \"" + key + "\" (truncated file)",
+                throw LoadError("the file ends inside the value of top-level key \"" + key +
+                                    "\" (truncated file)",
                                 offsetOf(m_end));
             const std::size_t keepFrom = keep ? start : m_end;
             const std::size_t scanned = m_end;
@@ -887,7 +938,8 @@ private:
         while (true) {
             skipSpace();
             if (!more()) {
-                m_b.warn("the file ends before the top-level object is closed (truncated file)", offsetOf(m_pos));
+                m_b.warn("the file ends before the top-level object is closed (truncated file)",
+                         offsetOf(m_pos));
                 break;
             }
             char c = m_data()[m_pos];
@@ -908,12 +960,14 @@ private:
                 throw LoadError("expected ':' after top-level key \"" + key + "\"", offsetOf(m_pos));
             ++m_pos;
             skipSpace();
-            if (!more()) throw LoadError("the file ends after top-level key \"" + key + "\"", offsetOf(m_pos));
+            if (!more())
+                throw LoadError("the file ends after top-level key \"" + key + "\"", offsetOf(m_pos));
             if (key == "traceEvents") {
                 if (m_data()[m_pos] != '[') {
                     const std::uint64_t at = offsetOf(m_pos);
                     const std::string value = skipValue(true, key);
-                    throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")", at);
+                    throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")",
+                                    at);
                 }
                 ++m_pos;
                 const bool complete = readEventArray();
@@ -922,7 +976,8 @@ private:
                 continue;
             }
             const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
-                                key == "baseTimeNanoseconds" || key == "schemaVersion" || key == "displayTimeUnit";
+                                key == "baseTimeNanoseconds" || key == "schemaVersion" ||
+                                key == "displayTimeUnit";
             const std::uint64_t at = offsetOf(m_pos);
             const std::string value = skipValue(wanted, key);
             if (wanted) readTopLevelValue(key, value, at);
@@ -935,27 +990,38 @@ private:
         simdjson::dom::element e;
         if (m_dom.parse(text).get(e)) return "not valid JSON";
         switch (e.type()) {
-        case simdjson::dom::element_type::ARRAY: return "an array";
-        case simdjson::dom::element_type::OBJECT: return "an object";
-        case simdjson::dom::element_type::STRING: return "a string";
-        case simdjson::dom::element_type::BOOL: return "a boolean";
-        case simdjson::dom::element_type::NULL_VALUE: return "null";
-        default: return "a number";
+        case simdjson::dom::element_type::ARRAY:
+            return "an array";
+        case simdjson::dom::element_type::OBJECT:
+            return "an object";
+        case simdjson::dom::element_type::STRING:
+            return "a string";
+        case simdjson::dom::element_type::BOOL:
+            return "a boolean";
+        case simdjson::dom::element_type::NULL_VALUE:
+            return "null";
+        default:
+            return "a number";
         }
     }
 
     void readTopLevelValue(const std::string& key, const std::string& text, std::uint64_t at) {
         simdjson::dom::element e;
         if (auto err = m_dom.parse(text).get(e)) {
-            m_b.warn("top-level \"" + key + "\" is not valid JSON (" + simdjson::error_message(err) + "); ignored", at);
+            m_b.warn("top-level \"" + key + "\" is not valid JSON (" + simdjson::error_message(err) +
+                         "); ignored",
+                     at);
             return;
         }
         TraceInfo& info = m_b.info();
         if (key == "baseTimeNanoseconds" || key == "schemaVersion") {
             std::optional<std::int64_t> v;
-            if (e.is_int64()) v = e.get_int64().value_unsafe();
-            else if (e.is_uint64()) v = std::nullopt;
-            else if (e.is_string()) v = parseSigned(e.get_string().value_unsafe());
+            if (e.is_int64())
+                v = e.get_int64().value_unsafe();
+            else if (e.is_uint64())
+                v = std::nullopt;
+            else if (e.is_string())
+                v = parseSigned(e.get_string().value_unsafe());
             if (!v) {
                 m_b.warn("top-level \"" + key + "\" is not an integer; ignored", at);
                 return;
@@ -970,8 +1036,10 @@ private:
             }
             DistributedInfo d;
             if (auto r = e["rank"]; !r.error() && r.is_int64()) d.rank = r.get_int64().value_unsafe();
-            if (auto w = e["world_size"]; !w.error() && w.is_int64()) d.worldSize = w.get_int64().value_unsafe();
-            if (auto b = e["backend"]; !b.error() && b.is_string()) d.backend = std::string(b.get_string().value_unsafe());
+            if (auto w = e["world_size"]; !w.error() && w.is_int64())
+                d.worldSize = w.get_int64().value_unsafe();
+            if (auto b = e["backend"]; !b.error() && b.is_string())
+                d.backend = std::string(b.get_string().value_unsafe());
             m_b.setDistributed(std::move(d));
         } else if (key == "deviceProperties") {
             simdjson::dom::array entries;
@@ -987,7 +1055,8 @@ private:
                     return !v.error() && v.is_int64() ? v.get_int64().value_unsafe() : 0;
                 };
                 if (auto v = entry["id"]; !v.error() && v.is_int64()) d.id = v.get_int64().value_unsafe();
-                if (auto v = entry["name"]; !v.error() && v.is_string()) d.name = std::string(v.get_string().value_unsafe());
+                if (auto v = entry["name"]; !v.error() && v.is_string())
+                    d.name = std::string(v.get_string().value_unsafe());
                 d.computeMajor = static_cast<int>(integer("computeMajor"));
                 d.computeMinor = static_cast<int>(integer("computeMinor"));
                 d.numSms = static_cast<int>(integer("numSms"));
@@ -1037,13 +1106,14 @@ private:
                 const void* nl = memrchr(m_data() + chunkStart, '\n', m_end - chunkStart);
                 if (nl) {
                     const std::size_t cut = std::size_t(static_cast<const char*>(nl) - m_data()) + 1;
-                    const auto r = m_events.parseOpenChunk(m_data(), chunkStart, cut, m_buffer.size() - (chunkStart - 1),
-                                                           m_shift, m_chunks++);
+                    const auto r = m_events.parseOpenChunk(
+                        m_data(), chunkStart, cut, m_buffer.size() - (chunkStart - 1), m_shift, m_chunks++);
                     if (r.kind == EventParser::OpenChunk::ArrayClosed) {
                         JsonElementScanner fresh;
                         const std::size_t end = fresh.scan(m_data(), chunkStart, m_end).arrayEnd;
                         if (end == JsonElementScanner::kNone || m_data()[end] != ']')
-                            throw LoadError("the traceEvents array ends in a way the reader cannot follow", offsetOf(chunkStart));
+                            throw LoadError("the traceEvents array ends in a way the reader cannot follow",
+                                            offsetOf(chunkStart));
                         m_pos = end + 1;
                         return true;
                     }
@@ -1068,7 +1138,8 @@ private:
             }
             if (r.arrayEnd != JsonElementScanner::kNone) {
                 if (m_data()[r.arrayEnd] == '}')
-                    throw LoadError("expected ']' to close the traceEvents array, found '}'", offsetOf(r.arrayEnd));
+                    throw LoadError("expected ']' to close the traceEvents array, found '}'",
+                                    offsetOf(r.arrayEnd));
                 m_pos = r.arrayEnd + 1;
                 return true;
             }
@@ -1097,7 +1168,8 @@ private:
         info.format = kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
         // Current libkineto writes timestamps relative to baseTimeNanoseconds (KINETO_FORMAT.md 2.2).
         if (info.baseTimeNs) {
-            if (auto minTime = m_b.minTime(); minTime && *minTime < kRelativeTimeLimit) m_b.setTimeOffset(*info.baseTimeNs);
+            if (auto minTime = m_b.minTime(); minTime && *minTime < kRelativeTimeLimit)
+                m_b.setTimeOffset(*info.baseTimeNs);
         }
         return m_b.finish();
     }
@@ -1121,7 +1193,8 @@ private:
 
 } // namespace
 
-std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path, const LoadOptions& options) {
+std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path,
+                                           const LoadOptions& options) {
     JsonTraceReader reader(source, options);
     return reader.read(path);
 }

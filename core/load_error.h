@@ -12,7 +12,8 @@ namespace attnscope {
 class LoadError : public std::runtime_error {
 public:
     explicit LoadError(const std::string& what, std::optional<std::uint64_t> offset = std::nullopt)
-        : std::runtime_error(offset ? what + " (at byte " + std::to_string(*offset) + ")" : what), m_offset(offset) {}
+        : std::runtime_error(offset ? what + " (at byte " + std::to_string(*offset) + ")" : what),
+          m_offset(offset) {}
     std::optional<std::uint64_t> offset() const { return m_offset; }
 
 private:

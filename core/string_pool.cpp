@@ -7,7 +7,9 @@
 
 namespace attnscope {
 
-StringPool::StringPool() : m_slots(1024) { intern({}); }
+StringPool::StringPool() : m_slots(1024) {
+    intern({});
+}
 
 std::size_t StringPool::slotFor(std::string_view s, std::uint64_t hash) const {
     const std::size_t mask = m_slots.size() - 1;
@@ -43,13 +45,15 @@ void StringPool::grow() {
     for (const Slot& slot : old) {
         if (slot.id == StringId::kInvalid) continue;
         std::size_t i = slot.hash & mask;
-        while (m_slots[i].id != StringId::kInvalid) i = (i + 1) & mask;
+        while (m_slots[i].id != StringId::kInvalid)
+            i = (i + 1) & mask;
         m_slots[i] = slot;
     }
 }
 
 std::size_t StringPool::bytesUsed() const {
-    return m_arena.bytesReserved() + m_strings.capacity() * sizeof(std::string_view) + m_slots.capacity() * sizeof(Slot);
+    return m_arena.bytesReserved() + m_strings.capacity() * sizeof(std::string_view) +
+           m_slots.capacity() * sizeof(Slot);
 }
 
 std::size_t InternCache::slotOf(std::string_view s) {

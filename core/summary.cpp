@@ -39,7 +39,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
     s.spanNs = trace.endNs() - trace.startNs();
     s.warnings = info.warnings;
 
-    std::unordered_map<std::uint32_t, KernelStats> kernels;   // by name id
+    std::unordered_map<std::uint32_t, KernelStats> kernels;      // by name id
     std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id
     struct DeviceAccumulator {
         DeviceSummary summary;
@@ -112,10 +112,14 @@ std::string formatDuration(TimeNs ns) {
     char buf[64];
     const double v = static_cast<double>(ns);
     const TimeNs a = ns < 0 ? -ns : ns;
-    if (a >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
-    else if (a >= 1'000'000) std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
-    else if (a >= 1'000) std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+    if (a >= 1'000'000'000)
+        std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+    else if (a >= 1'000'000)
+        std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+    else if (a >= 1'000)
+        std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
     return buf;
 }
 
@@ -128,14 +132,22 @@ json toJson(const SummaryResult& r) {
     const TraceSummary& s = *r.summary;
     json devices = json::array();
     for (const auto& d : s.devices)
-        devices.push_back({{"id", d.id}, {"name", d.name}, {"kernels", d.kernels}, {"kernel_ns", d.kernelNs},
+        devices.push_back({{"id", d.id},
+                           {"name", d.name},
+                           {"kernels", d.kernels},
+                           {"kernel_ns", d.kernelNs},
                            {"busy_ns", d.busyNs}});
     json top = json::array();
     for (const auto& k : s.topKernels)
-        top.push_back({{"name", k.name}, {"count", k.count}, {"total_ns", k.totalNs}, {"mean_ns", k.meanNs()},
-                       {"min_ns", k.minNs}, {"max_ns", k.maxNs}});
+        top.push_back({{"name", k.name},
+                       {"count", k.count},
+                       {"total_ns", k.totalNs},
+                       {"mean_ns", k.meanNs()},
+                       {"min_ns", k.minNs},
+                       {"max_ns", k.maxNs}});
     json cats = json::array();
-    for (const auto& c : s.categories) cats.push_back({{"name", c.name}, {"count", c.count}, {"total_ns", c.totalNs}});
+    for (const auto& c : s.categories)
+        cats.push_back({{"name", c.name}, {"count", c.count}, {"total_ns", c.totalNs}});
     return json{{"path", s.path},
                 {"format", s.format},
                 {"events", s.events},
@@ -176,7 +188,8 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
             out << file << ",kernel,," << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ','
                 << k.meanNs() << ',' << k.minNs << ',' << k.maxNs << ",\n";
         for (const auto& c : s.categories)
-            out << file << ",category,," << csvField(c.name) << ',' << c.count << ',' << c.totalNs << ",,,,\n";
+            out << file << ",category,," << csvField(c.name) << ',' << c.count << ',' << c.totalNs
+                << ",,,,\n";
     }
     return out.str();
 }
@@ -197,8 +210,8 @@ std::string toText(const std::vector<SummaryResult>& results) {
         }
         const TraceSummary& s = *r.summary;
         out << s.path << "  (" << s.format << ")\n";
-        out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels " << s.kernelCount
-            << " (" << formatDuration(s.kernelNs) << ")\n";
+        out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
+            << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
         if (!s.devices.empty()) {
             std::snprintf(line, sizeof line, "\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels",
                           "kernel time", "busy");
@@ -211,8 +224,8 @@ std::string toText(const std::vector<SummaryResult>& results) {
             }
         }
         if (!s.topKernels.empty()) {
-            std::snprintf(line, sizeof line, "\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean", "min",
-                          "max", "kernel");
+            std::snprintf(line, sizeof line, "\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean",
+                          "min", "max", "kernel");
             out << line;
             for (const auto& k : s.topKernels) {
                 std::snprintf(line, sizeof line, "  %14s %8llu %12s %12s %12s  %s\n",
@@ -227,11 +240,13 @@ std::string toText(const std::vector<SummaryResult>& results) {
             out << line;
             for (const auto& c : s.categories) {
                 std::snprintf(line, sizeof line, "  %14s %8llu  %s\n", formatDuration(c.totalNs).c_str(),
-                              static_cast<unsigned long long>(c.count), c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
+                              static_cast<unsigned long long>(c.count),
+                              c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
                 out << line;
             }
         }
-        for (const auto& w : s.warnings) out << "  warning: " << w << '\n';
+        for (const auto& w : s.warnings)
+            out << "  warning: " << w << '\n';
         out << '\n';
     }
     return out.str();
@@ -243,11 +258,14 @@ std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFo
     switch (format) {
     case SummaryFormat::Json: {
         json files = json::array();
-        for (const auto& r : results) files.push_back(toJson(r));
+        for (const auto& r : results)
+            files.push_back(toJson(r));
         return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
-    case SummaryFormat::Csv: return toCsv(results);
-    case SummaryFormat::Text: break;
+    case SummaryFormat::Csv:
+        return toCsv(results);
+    case SummaryFormat::Text:
+        break;
     }
     return toText(results);
 }

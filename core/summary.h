@@ -42,7 +42,7 @@ struct TraceSummary {
     std::uint64_t kernelCount = 0;
     TimeNs kernelNs = 0;
     std::vector<DeviceSummary> devices;
-    std::vector<KernelStats> topKernels; // by total time, then name
+    std::vector<KernelStats> topKernels;   // by total time, then name
     std::vector<CategoryStats> categories; // complete events per category, by total time, then name
     std::vector<std::string> warnings;
 };

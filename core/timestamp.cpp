@@ -14,7 +14,8 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view s) {
         const bool negative = i == 1;
         std::uint64_t whole = 0;
         const std::size_t wholeStart = i;
-        while (i < s.size() && i - wholeStart < 16 && s[i] >= '0' && s[i] <= '9') whole = whole * 10 + unsigned(s[i++] - '0');
+        while (i < s.size() && i - wholeStart < 16 && s[i] >= '0' && s[i] <= '9')
+            whole = whole * 10 + unsigned(s[i++] - '0');
         if (i > wholeStart) {
             std::uint64_t frac = 0;
             int fracDigits = 0;
@@ -32,8 +33,13 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view s) {
                     frac *= 10;
                     ++fracDigits;
                 }
-                const auto ns = static_cast<TimeNs>(whole * 1000 + frac);
-                return negative ? -ns : ns;
+                const std::uint64_t magnitude = whole * 1000 + frac;
+                constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max());
+                if (magnitude > kMax + (negative ? 1 : 0)) return std::nullopt;
+                if (negative)
+                    return magnitude == kMax + 1 ? std::numeric_limits<TimeNs>::min()
+                                                 : -static_cast<TimeNs>(magnitude);
+                return static_cast<TimeNs>(magnitude);
             }
         }
     }
@@ -56,10 +62,12 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view s) {
             --pointShift; // an integer digit we could not keep still scales the value
         }
     };
-    while (i < n && s[i] >= '0' && s[i] <= '9') take(s[i++], false);
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        take(s[i++], false);
     if (i < n && s[i] == '.') {
         ++i;
-        while (i < n && s[i] >= '0' && s[i] <= '9') take(s[i++], true);
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            take(s[i++], true);
     }
     if (!anyDigit) return std::nullopt;
     int exponent = 0;
@@ -91,7 +99,8 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view s) {
     }
     if (roundUp) ++mantissa;
     const auto maxValue = static_cast<unsigned __int128>(std::numeric_limits<TimeNs>::max());
-    if (mantissa > maxValue) return std::nullopt;
+    if (mantissa > maxValue + (negative ? 1 : 0)) return std::nullopt;
+    if (negative && mantissa == maxValue + 1) return std::numeric_limits<TimeNs>::min();
     const auto value = static_cast<TimeNs>(mantissa);
     return negative ? -value : value;
 }

@@ -8,12 +8,14 @@
 
 namespace attnscope {
 
-bool isKernelCategory(std::string_view cat) { return cat == "kernel" || cat == "Kernel"; }
+bool isKernelCategory(std::string_view cat) {
+    return cat == "kernel" || cat == "Kernel";
+}
 
 bool isGpuCategory(std::string_view cat) {
     return isKernelCategory(cat) || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" ||
-           cat == "Memset" || cat == "cuda_sync" || cat == "gpu_user_annotation" || cat == "cuda_profiler_range" ||
-           cat == "mtia_ccp_events";
+           cat == "Memset" || cat == "cuda_sync" || cat == "gpu_user_annotation" ||
+           cat == "cuda_profiler_range" || cat == "mtia_ccp_events";
 }
 
 bool isLaunchCategory(std::string_view cat) {
@@ -22,11 +24,14 @@ bool isLaunchCategory(std::string_view cat) {
 
 std::size_t Trace::eventCount() const {
     std::size_t n = 0;
-    for (const Track& t : m_tracks) n += t.size();
+    for (const Track& t : m_tracks)
+        n += t.size();
     return n;
 }
 
-std::string Trace::argsJson(EventRef e) const { return encodedArgsToJson(m_strings, encodedArgs(e)); }
+std::string Trace::argsJson(EventRef e) const {
+    return encodedArgsToJson(m_strings, encodedArgs(e));
+}
 
 void Trace::forEachArg(EventRef e, const std::function<void(std::string_view, std::string_view)>& f) const {
     forEachEncodedArg(m_strings, encodedArgs(e), f);
@@ -52,8 +57,7 @@ std::string Trace::trackLabel(TrackId id) const {
 }
 
 namespace {
-template <class Entries>
-auto equalRange(const Entries& entries, std::uint64_t correlation) {
+template <class Entries> auto equalRange(const Entries& entries, std::uint64_t correlation) {
     return std::equal_range(entries.begin(), entries.end(), correlation, [](const auto& a, const auto& b) {
         if constexpr (std::is_integral_v<std::decay_t<decltype(a)>>)
             return a < b.correlation;
@@ -76,7 +80,8 @@ std::vector<EventRef> Trace::gpuWorkOf(EventRef launch) const {
     const std::uint64_t corr = m_tracks[launch.track.value].events.correlation[launch.index];
     if (!corr) return out;
     auto [lo, hi] = equalRange(m_gpuWork, corr);
-    for (auto it = lo; it != hi; ++it) out.push_back(it->event);
+    for (auto it = lo; it != hi; ++it)
+        out.push_back(it->event);
     return out;
 }
 
@@ -84,11 +89,12 @@ std::size_t Trace::memoryBytes() const {
     std::size_t total = m_strings.bytesUsed() + m_argsArena.bytesReserved();
     for (const Track& t : m_tracks) {
         const EventColumns& c = t.events;
-        total += c.start.bytes() + c.duration.bytes() + c.name.bytes() + c.category.bytes() + c.depth.bytes() +
-                 c.flags.bytes() + c.correlation.bytes() + c.args.bytes();
+        total += c.start.bytes() + c.duration.bytes() + c.name.bytes() + c.category.bytes() +
+                 c.depth.bytes() + c.flags.bytes() + c.correlation.bytes() + c.args.bytes();
     }
     total += (m_launches.capacity() + m_gpuWork.capacity()) * sizeof(CorrelationEntry);
-    for (const CounterSeries& c : m_counters) total += c.time.capacity() * (sizeof(TimeNs) + sizeof(double));
+    for (const CounterSeries& c : m_counters)
+        total += c.time.capacity() * (sizeof(TimeNs) + sizeof(double));
     total += m_flows.capacity() * sizeof(Flow);
     return total;
 }

@@ -23,9 +23,9 @@ enum EventFlag : std::uint8_t {
 };
 
 struct ProcessInfo {
-    StringId key;           // pid exactly as the file wrote it ("0", "Spans", "")
-    std::string name;       // process_name metadata, or a generated name
-    std::string labels;     // process_labels metadata ("CPU", "GPU 3")
+    StringId key;       // pid exactly as the file wrote it ("0", "Spans", "")
+    std::string name;   // process_name metadata, or a generated name
+    std::string labels; // process_labels metadata ("CPU", "GPU 3")
     std::int64_t sortIndex = 0;
     bool isGpu = false;
     std::int64_t deviceIndex = -1; // GPU processes: the device index (pid)
@@ -88,9 +88,9 @@ struct DistributedInfo {
 
 struct TraceInfo {
     std::string path;
-    std::string format;             // "kineto-json", "chrome-json"
-    std::uint64_t eventsRead = 0;   // trace event objects read, all phases
-    std::uint64_t bytesRead = 0;    // uncompressed JSON bytes
+    std::string format;           // "kineto-json", "chrome-json"
+    std::uint64_t eventsRead = 0; // trace event objects read, all phases
+    std::uint64_t bytesRead = 0;  // uncompressed JSON bytes
     std::optional<std::int64_t> baseTimeNs;
     std::optional<std::int64_t> schemaVersion;
     std::string displayTimeUnit;
@@ -162,8 +162,8 @@ private:
 };
 
 // Categories with a meaning to the model.
-bool isKernelCategory(std::string_view cat);    // "kernel", legacy "Kernel"
-bool isGpuCategory(std::string_view cat);       // anything that runs on a GPU stream
-bool isLaunchCategory(std::string_view cat);    // "cuda_runtime", "cuda_driver", legacy "Runtime"
+bool isKernelCategory(std::string_view cat); // "kernel", legacy "Kernel"
+bool isGpuCategory(std::string_view cat);    // anything that runs on a GPU stream
+bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", legacy "Runtime"
 
 } // namespace attnscope

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <charconv>
 #include <cstring>
 #include <numeric>
 #include <span>
+#include <thread>
 
 namespace attnscope {
 
@@ -36,7 +36,8 @@ class RawEventList {
 public:
     void push(const RawEvent& e) {
         if (m_blocks.empty() || m_used.back() == m_blocks.back().size()) {
-            const std::size_t next = m_blocks.empty() ? 64 : std::min<std::size_t>(m_blocks.back().size() * 2, 65536);
+            const std::size_t next =
+                m_blocks.empty() ? 64 : std::min<std::size_t>(m_blocks.back().size() * 2, 65536);
             m_blocks.emplace_back(next);
             m_used.push_back(0);
         }
@@ -44,10 +45,10 @@ public:
         ++m_count;
     }
     std::size_t size() const { return m_count; }
-    template <class F>
-    void forEach(F&& f) {
+    template <class F> void forEach(F&& f) {
         for (std::size_t b = 0; b < m_blocks.size(); ++b)
-            for (std::size_t i = 0; i < m_used[b]; ++i) f(m_blocks[b][i]);
+            for (std::size_t i = 0; i < m_used[b]; ++i)
+                f(m_blocks[b][i]);
     }
     // Takes other's blocks as they are (merging builders moves events, it does not copy them).
     void append(RawEventList&& other) {
@@ -73,8 +74,7 @@ private:
 
 // Metadata can repeat (the same thread_name twice, with different values in broken files); the
 // one latest in the file wins, whichever thread read it.
-template <class T>
-struct Latest {
+template <class T> struct Latest {
     T value{};
     std::uint64_t order = 0;
     bool set = false;
@@ -133,8 +133,10 @@ struct WarningEntry {
 };
 
 std::string trimmed(std::string_view s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
     return std::string(s);
 }
 
@@ -146,16 +148,18 @@ std::optional<std::int64_t> asInteger(std::string_view s) {
 }
 
 // Runs f(0) … f(count - 1) on up to `threads` threads (the caller's included).
-template <class F>
-void parallelFor(std::size_t count, unsigned threads, F&& f) {
+template <class F> void parallelFor(std::size_t count, unsigned threads, F&& f) {
     std::atomic<std::size_t> next{0};
     auto work = [&] {
-        for (std::size_t i = next++; i < count; i = next++) f(i);
+        for (std::size_t i = next++; i < count; i = next++)
+            f(i);
     };
     std::vector<std::thread> helpers;
-    for (unsigned k = 1; k < threads && k < count; ++k) helpers.emplace_back(work);
+    for (unsigned k = 1; k < threads && k < count; ++k)
+        helpers.emplace_back(work);
     work();
-    for (std::thread& h : helpers) h.join();
+    for (std::thread& h : helpers)
+        h.join();
 }
 
 } // namespace
@@ -182,7 +186,10 @@ struct TraceBuilder::Impl {
     void warn(std::string_view message, std::optional<std::uint64_t> offset) {
         auto it = warnings.find(message);
         if (it == warnings.end())
-            it = warnings.emplace(std::string(message), WarningEntry{order, offset.value_or(0), offset.has_value(), 0}).first;
+            it = warnings
+                     .emplace(std::string(message),
+                              WarningEntry{order, offset.value_or(0), offset.has_value(), 0})
+                     .first;
         ++it->second.count;
     }
 
@@ -252,9 +259,15 @@ struct TraceBuilder::Impl {
 TraceBuilder::TraceBuilder() : m(std::make_unique<Impl>()) {}
 TraceBuilder::~TraceBuilder() = default;
 
-StringPool& TraceBuilder::strings() { return m->trace->m_strings; }
-TraceInfo& TraceBuilder::info() { return m->trace->m_info; }
-TrackId TraceBuilder::track(StringId pid, StringId tid) { return m->track(pid, tid); }
+StringPool& TraceBuilder::strings() {
+    return m->trace->m_strings;
+}
+TraceInfo& TraceBuilder::info() {
+    return m->trace->m_info;
+}
+TrackId TraceBuilder::track(StringId pid, StringId tid) {
+    return m->track(pid, tid);
+}
 
 TrackId TraceBuilder::globalTrack() {
     if (!m->global) {
@@ -265,23 +278,27 @@ TrackId TraceBuilder::globalTrack() {
     return *m->global;
 }
 
-std::uint32_t TraceBuilder::addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name, StringId category,
-                                     std::uint64_t correlation, std::string_view encodedArgs) {
+std::uint32_t TraceBuilder::addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name,
+                                     StringId category, std::uint64_t correlation,
+                                     std::string_view encodedArgs) {
     m->seeTime(start, start + duration);
-    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(encodedArgs), 0, 0, RawKind::Slice, false});
+    return m->push(track, {start, duration, name, category, correlation, m->storeArgs(encodedArgs), 0, 0,
+                           RawKind::Slice, false});
 }
 
 std::uint32_t TraceBuilder::addBegin(TrackId track, TimeNs time, StringId name, StringId category,
                                      std::string_view encodedArgs) {
     m->seeTime(time, time);
     m->tracks[track.value].hasBeginEnd = true;
-    return m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, 0, RawKind::Begin, false});
+    return m->push(track,
+                   {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, 0, RawKind::Begin, false});
 }
 
 void TraceBuilder::addEnd(TrackId track, TimeNs time, std::string_view encodedArgs) {
     m->seeTime(time, time);
     m->tracks[track.value].hasBeginEnd = true;
-    m->push(track, {time, 0, StringId(), StringId(), 0, m->storeArgs(encodedArgs), 0, 0, RawKind::End, false});
+    m->push(track,
+            {time, 0, StringId(), StringId(), 0, m->storeArgs(encodedArgs), 0, 0, RawKind::End, false});
 }
 
 void TraceBuilder::addInstant(TrackId track, TimeNs time, StringId name, StringId category,
@@ -296,7 +313,8 @@ void TraceBuilder::addCounter(StringId pid, std::string_view name, TimeNs time, 
 }
 
 void TraceBuilder::addFlowPoint(const FlowPoint& point) {
-    if (point.kind != FlowPoint::Kind::V2In && point.kind != FlowPoint::Kind::V2Out) m->seeTime(point.time, point.time);
+    if (point.kind != FlowPoint::Kind::V2In && point.kind != FlowPoint::Kind::V2Out)
+        m->seeTime(point.time, point.time);
     m->flowPoints.push_back(point);
     m->flowPoints.back().order = m->order;
 }
@@ -326,7 +344,9 @@ void TraceBuilder::beginChunk(std::uint32_t index) {
     m->inChunk = 0;
 }
 
-void TraceBuilder::beginEvent() { m->order = m->chunkBase | m->inChunk++; }
+void TraceBuilder::beginEvent() {
+    m->order = m->chunkBase | m->inChunk++;
+}
 
 void TraceBuilder::absorb(TraceBuilder& other) {
     Impl& a = *m;
@@ -334,7 +354,8 @@ void TraceBuilder::absorb(TraceBuilder& other) {
     Trace& ta = *a.trace;
     Trace& tb = *b.trace;
     std::vector<StringId> map(tb.m_strings.size());
-    for (std::uint32_t i = 0; i < map.size(); ++i) map[i] = ta.m_strings.intern(tb.m_strings.get(StringId(i)));
+    for (std::uint32_t i = 0; i < map.size(); ++i)
+        map[i] = ta.m_strings.intern(tb.m_strings.get(StringId(i)));
     auto remap = [&](StringId id) { return id.valid() ? map[id.value] : id; };
 
     // Args stay where they are; only the shape id at their front is renumbered.
@@ -382,7 +403,8 @@ void TraceBuilder::absorb(TraceBuilder& other) {
         dst.samples.insert(dst.samples.end(), c.samples.begin(), c.samples.end());
     }
     for (FlowPoint p : b.flowPoints) {
-        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out) p.boundSeq += seqOffset[p.track.value];
+        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out)
+            p.boundSeq += seqOffset[p.track.value];
         p.track = trackMap[p.track.value];
         p.category = remap(p.category);
         if (p.id & FlowPoint::kStringFlowId)
@@ -406,11 +428,19 @@ void TraceBuilder::absorb(TraceBuilder& other) {
     other.m = std::make_unique<Impl>();
 }
 
-void TraceBuilder::addDevice(DeviceInfo device) { m->trace->m_devices.push_back(std::move(device)); }
-void TraceBuilder::setDistributed(DistributedInfo info) { m->trace->m_distributed = std::move(info); }
+void TraceBuilder::addDevice(DeviceInfo device) {
+    m->trace->m_devices.push_back(std::move(device));
+}
+void TraceBuilder::setDistributed(DistributedInfo info) {
+    m->trace->m_distributed = std::move(info);
+}
 
-void TraceBuilder::warn(std::string_view message, std::uint64_t byteOffset) { m->warn(message, byteOffset); }
-void TraceBuilder::warn(std::string_view message) { m->warn(message, std::nullopt); }
+void TraceBuilder::warn(std::string_view message, std::uint64_t byteOffset) {
+    m->warn(message, byteOffset);
+}
+void TraceBuilder::warn(std::string_view message) {
+    m->warn(message, std::nullopt);
+}
 
 std::optional<TimeNs> TraceBuilder::minTime() const {
     if (m->minTime > m->maxTime) return std::nullopt;
@@ -451,7 +481,8 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
             }
         }
         for (RawEvent slice : open) {
-            warningsOut.emplace_back("a B event has no matching E event; it is shown as lasting to the end of the trace");
+            warningsOut.emplace_back(
+                "a B event has no matching E event; it is shown as lasting to the end of the trace");
             slice.duration = std::max<TimeNs>(0, traceEnd - slice.start);
             slice.kind = RawKind::Slice;
             slice.unfinished = true;
@@ -476,16 +507,21 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
             std::uint32_t index;
         };
         TimeNs minStart = std::numeric_limits<TimeNs>::max();
-        for (const RawEvent& e : events) minStart = std::min(minStart, e.start);
+        for (const RawEvent& e : events)
+            minStart = std::min(minStart, e.start);
         BigVector<Key> keys(n);
-        for (std::uint32_t i = 0; i < n; ++i) keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
+        for (std::uint32_t i = 0; i < n; ++i)
+            keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
         radixSortByKey(keys, [](const Key& k) { return k.start; });
-        for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].index;
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = keys[i].index;
         for (std::size_t runStart = 0; runStart < n;) {
             std::size_t runEnd = runStart + 1;
-            while (runEnd < n && keys[runEnd].start == keys[runStart].start) ++runEnd;
+            while (runEnd < n && keys[runEnd].start == keys[runStart].start)
+                ++runEnd;
             if (runEnd - runStart > 1)
-                std::sort(order.begin() + std::ptrdiff_t(runStart), order.begin() + std::ptrdiff_t(runEnd), before);
+                std::sort(order.begin() + std::ptrdiff_t(runStart), order.begin() + std::ptrdiff_t(runEnd),
+                          before);
             runStart = runEnd;
         }
     }
@@ -519,7 +555,8 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         c.flags[i] = flags;
         if (seqToIndex && e.seq < n) (*seqToIndex)[e.seq] = std::uint32_t(i);
 
-        while (!openEnds.empty() && openEnds.back() <= e.start) openEnds.pop_back();
+        while (!openEnds.empty() && openEnds.back() <= e.start)
+            openEnds.pop_back();
         std::size_t depth = openEnds.size();
         if (depth > 0xffff) {
             depth = 0xffff;
@@ -529,7 +566,8 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
         if (openEnds.size() <= 0xffff) openEnds.push_back(e.start + e.duration);
     }
-    if (depthClamped) warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");
+    if (depthClamped)
+        warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");
     out.maxDepth = maxDepth;
 }
 
@@ -545,12 +583,14 @@ void bindEnclosing(const Track& track, const BigVector<std::pair<TimeNs, std::ui
     for (const auto& [t, point] : points) {
         while (next < track.size() && c.start[next] <= t) {
             if (!(c.flags[next] & kInstant)) {
-                while (!open.empty() && track.end(open.back()) < c.start[next]) open.pop_back();
+                while (!open.empty() && track.end(open.back()) < c.start[next])
+                    open.pop_back();
                 open.push_back(static_cast<std::uint32_t>(next));
             }
             ++next;
         }
-        while (!open.empty() && track.end(open.back()) < t) open.pop_back();
+        while (!open.empty() && track.end(open.back()) < t)
+            open.pop_back();
         if (!open.empty()) binding[point] = open.back();
     }
 }
@@ -572,7 +612,7 @@ void TraceBuilder::Impl::resolveFlows() {
         std::uint64_t id;
         std::uint32_t category; // invalid for v2 points: their ids are not namespaced by category
         TimeNs time;
-        std::uint32_t point;    // index into flowPoints, for a stable order
+        std::uint32_t point; // index into flowPoints, for a stable order
         EventRef event;
     };
     // Bind every point to a slice: v2 points carry theirs, 'f' without bp "e" takes the next
@@ -593,7 +633,8 @@ void TraceBuilder::Impl::resolveFlows() {
         if (points.empty()) continue;
         // By time, then by point (file order): a stable radix sort of points pushed in point order.
         TimeNs minTime = std::numeric_limits<TimeNs>::max();
-        for (const auto& pt : points) minTime = std::min(minTime, pt.first);
+        for (const auto& pt : points)
+            minTime = std::min(minTime, pt.first);
         radixSortByKey(points, [&](const std::pair<TimeNs, std::uint32_t>& pt) {
             return std::uint64_t(pt.first) - std::uint64_t(minTime);
         });
@@ -620,7 +661,8 @@ void TraceBuilder::Impl::resolveFlows() {
     radixSortByKey(bound, [](const Bound& b) { return b.id; });
     for (std::size_t runStart = 0; runStart < bound.size();) {
         std::size_t runEnd = runStart + 1;
-        while (runEnd < bound.size() && bound[runEnd].id == bound[runStart].id) ++runEnd;
+        while (runEnd < bound.size() && bound[runEnd].id == bound[runStart].id)
+            ++runEnd;
         if (runEnd - runStart > 1)
             std::sort(bound.begin() + std::ptrdiff_t(runStart), bound.begin() + std::ptrdiff_t(runEnd),
                       [this](const Bound& a, const Bound& b) {
@@ -699,14 +741,19 @@ void TraceBuilder::Impl::nameProcessesAndTracks() {
         // A process is a GPU when its label says so or when its tracks carry GPU work.
         info.isGpu = gpuWork[i] || info.labels.rfind("GPU", 0) == 0;
         if (info.isGpu) {
-            if (auto index = asInteger(key)) info.deviceIndex = *index;
+            if (auto index = asInteger(key))
+                info.deviceIndex = *index;
             else if (info.labels.size() > 4)
                 info.deviceIndex = asInteger(std::string_view(info.labels).substr(4)).value_or(-1);
         }
-        if (p.name.set) info.name = p.name.value;
-        else if (key.empty()) info.name = "(no process)";
-        else if (info.isGpu && info.deviceIndex >= 0) info.name = "GPU " + std::to_string(info.deviceIndex);
-        else info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
+        if (p.name.set)
+            info.name = p.name.value;
+        else if (key.empty())
+            info.name = "(no process)";
+        else if (info.isGpu && info.deviceIndex >= 0)
+            info.name = "GPU " + std::to_string(info.deviceIndex);
+        else
+            info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
         info.sortIndex = p.sortIndex.set ? p.sortIndex.value
                                          : asInteger(key).value_or(std::numeric_limits<std::int64_t>::max());
         t.m_processes.push_back(std::move(info));
@@ -743,7 +790,8 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
     // Which tracks carry v2 flow points: they keep a map from arrival order to sorted position.
     std::vector<bool> needsSeqMap(d.tracks.size(), false);
     for (const FlowPoint& p : d.flowPoints)
-        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out) needsSeqMap[p.track.value] = true;
+        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out)
+            needsSeqMap[p.track.value] = true;
     std::vector<std::vector<std::uint32_t>> seqMaps(d.tracks.size());
 
     t.m_tracks.resize(d.tracks.size());
@@ -753,31 +801,41 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         track.process = staged.process;
         track.tidKey = staged.tidKey;
         const ProcessInfo& process = t.m_processes[staged.process.value];
-        track.kind = staged.global ? TrackKind::Global
+        track.kind = staged.global                   ? TrackKind::Global
                      : (staged.gpu || process.isGpu) ? TrackKind::GpuStream
                                                      : TrackKind::CpuThread;
         const std::string_view tid = t.m_strings.get(staged.tidKey);
-        if (staged.name.set && !staged.name.value.empty()) track.name = staged.name.value;
-        else if (staged.global) track.name = "global events";
-        else if (tid.empty()) track.name = "process events";
-        else if (track.kind == TrackKind::GpuStream && asInteger(tid)) track.name = "stream " + std::string(tid);
-        else if (asInteger(tid)) track.name = "thread " + std::string(tid);
-        else track.name = std::string(tid);
-        track.sortIndex = staged.sortIndex.set ? staged.sortIndex.value
-                                               : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
+        if (staged.name.set && !staged.name.value.empty())
+            track.name = staged.name.value;
+        else if (staged.global)
+            track.name = "global events";
+        else if (tid.empty())
+            track.name = "process events";
+        else if (track.kind == TrackKind::GpuStream && asInteger(tid))
+            track.name = "stream " + std::string(tid);
+        else if (asInteger(tid))
+            track.name = "thread " + std::string(tid);
+        else
+            track.name = std::string(tid);
+        track.sortIndex = staged.sortIndex.set
+                              ? staged.sortIndex.value
+                              : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
     }
     // Tracks are independent: sort and lay them out on several threads, biggest first.
     std::vector<std::size_t> bySize(d.tracks.size());
     std::iota(bySize.begin(), bySize.end(), std::size_t(0));
-    std::sort(bySize.begin(), bySize.end(),
-              [&](std::size_t a, std::size_t b) { return d.tracks[a].events.size() > d.tracks[b].events.size(); });
+    std::sort(bySize.begin(), bySize.end(), [&](std::size_t a, std::size_t b) {
+        return d.tracks[a].events.size() > d.tracks[b].events.size();
+    });
     std::vector<std::vector<std::string>> trackWarnings(d.tracks.size());
     parallelFor(bySize.size(), m_threads, [&](std::size_t k) {
         const std::size_t i = bySize[k];
-        d.buildTrack(d.tracks[i], t.m_tracks[i], needsSeqMap[i] ? &seqMaps[i] : nullptr, traceEnd, trackWarnings[i]);
+        d.buildTrack(d.tracks[i], t.m_tracks[i], needsSeqMap[i] ? &seqMaps[i] : nullptr, traceEnd,
+                     trackWarnings[i]);
     });
     for (const auto& list : trackWarnings)
-        for (const std::string& w : list) d.warn(w, std::nullopt);
+        for (const std::string& w : list)
+            d.warn(w, std::nullopt);
     for (FlowPoint& p : d.flowPoints) {
         if (p.kind != FlowPoint::Kind::V2In && p.kind != FlowPoint::Kind::V2Out) continue;
         const auto& map = seqMaps[p.track.value];
@@ -787,10 +845,13 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
     // Relative Kineto timestamps become absolute here, once every event is in.
     if (m_timeOffset != 0) {
         for (Track& track : t.m_tracks)
-            for (TimeNs& s : std::span<TimeNs>(track.events.start.data(), track.size())) s += m_timeOffset;
+            for (TimeNs& s : std::span<TimeNs>(track.events.start.data(), track.size()))
+                s += m_timeOffset;
         for (CounterSeries& c : t.m_counters)
-            for (TimeNs& time : c.time) time += m_timeOffset;
-        for (FlowPoint& p : d.flowPoints) p.time += m_timeOffset;
+            for (TimeNs& time : c.time)
+                time += m_timeOffset;
+        for (FlowPoint& p : d.flowPoints)
+            p.time += m_timeOffset;
     }
     if (d.minTime <= d.maxTime) {
         t.m_startNs = d.minTime + m_timeOffset;
@@ -799,12 +860,15 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
 
     // Flows and correlation links read the finished tracks and write separate tables.
     parallelFor(2, m_threads, [&](std::size_t job) {
-        if (job == 0) d.resolveFlows();
-        else d.buildCorrelations();
+        if (job == 0)
+            d.resolveFlows();
+        else
+            d.buildCorrelations();
     });
     d.flowPoints.clear();
     if (d.unboundFlowPoints)
-        d.warn(std::to_string(d.unboundFlowPoints) + " flow endpoints have no slice to bind to; ignored", std::nullopt);
+        d.warn(std::to_string(d.unboundFlowPoints) + " flow endpoints have no slice to bind to; ignored",
+               std::nullopt);
 
     std::vector<std::pair<std::string, WarningEntry>> warnings(d.warnings.begin(), d.warnings.end());
     std::stable_sort(warnings.begin(), warnings.end(),

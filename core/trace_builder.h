@@ -55,7 +55,8 @@ public:
     std::uint32_t addBegin(TrackId track, TimeNs time, StringId name, StringId category,
                            std::string_view encodedArgs);
     void addEnd(TrackId track, TimeNs time, std::string_view encodedArgs);
-    void addInstant(TrackId track, TimeNs time, StringId name, StringId category, std::string_view encodedArgs);
+    void addInstant(TrackId track, TimeNs time, StringId name, StringId category,
+                    std::string_view encodedArgs);
     void addCounter(StringId pid, std::string_view name, TimeNs time, double value);
     void addFlowPoint(const FlowPoint& point);
 

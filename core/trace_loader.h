@@ -26,7 +26,8 @@ struct LoadOptions {
 
 // Reads Kineto / Chrome trace JSON from a stream. Throws LoadError (with the byte offset of the
 // uncompressed JSON) or LoadCancelled. Problems that do not stop the load become warnings.
-std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path, const LoadOptions& options = {});
+std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path,
+                                           const LoadOptions& options = {});
 
 // Opens a trace file of any supported format (plain or gzipped JSON).
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options = {});

@@ -12,8 +12,7 @@ namespace attnscope {
 using TimeNs = std::int64_t;
 
 // A 32-bit id that cannot be mixed up with an id of another kind.
-template <class Tag>
-struct TypedId {
+template <class Tag> struct TypedId {
     static constexpr std::uint32_t kInvalid = std::numeric_limits<std::uint32_t>::max();
     std::uint32_t value = kInvalid;
 
@@ -36,7 +35,8 @@ struct EventRef {
 
 } // namespace attnscope
 
-template <class Tag>
-struct std::hash<attnscope::TypedId<Tag>> {
-    std::size_t operator()(attnscope::TypedId<Tag> id) const noexcept { return std::hash<std::uint32_t>{}(id.value); }
+template <class Tag> struct std::hash<attnscope::TypedId<Tag>> {
+    std::size_t operator()(attnscope::TypedId<Tag> id) const noexcept {
+        return std::hash<std::uint32_t>{}(id.value);
+    }
 };

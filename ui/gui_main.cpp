@@ -29,8 +29,9 @@ bool haveDisplay() {
 // With no display there is no window to open; say so, and print what the window would show.
 int summaryWithoutDisplay(const std::vector<std::string>& files) {
     using namespace attnscope;
-    std::fprintf(stderr, "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing the summary the "
-                         "window would show. Use xvfb-run or a desktop session for the window.\n");
+    std::fprintf(stderr,
+                 "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing the summary the "
+                 "window would show. Use xvfb-run or a desktop session for the window.\n");
     std::vector<SummaryResult> results;
     int rc = 0;
     auto add = [&](const std::string& path, const std::function<std::shared_ptr<const Trace>()>& load) {
@@ -53,7 +54,8 @@ int summaryWithoutDisplay(const std::vector<std::string>& files) {
             return readJsonTrace(*source, "attention_sample.json (embedded)");
         });
     }
-    for (const std::string& f : files) add(f, [&] { return loadTraceFile(f); });
+    for (const std::string& f : files)
+        add(f, [&] { return loadTraceFile(f); });
     const std::string out = formatSummaries(results, SummaryFormat::Text);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return rc;
@@ -65,8 +67,10 @@ int attnscope_gui_main(int argc, char** argv) {
     std::vector<std::string> files;
     QString screenshot;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc) screenshot = QString::fromLocal8Bit(argv[++i]);
-        else files.emplace_back(argv[i]);
+        if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc)
+            screenshot = QString::fromLocal8Bit(argv[++i]);
+        else
+            files.emplace_back(argv[i]);
     }
     if (!haveDisplay()) return summaryWithoutDisplay(files);
 
@@ -77,7 +81,9 @@ int attnscope_gui_main(int argc, char** argv) {
     attnscope::ui::MainWindow window;
     if (!screenshot.isEmpty()) window.screenshotWhenLoaded(screenshot);
     window.show();
-    if (files.empty()) window.openEmbeddedSample();
-    else window.openFile(QString::fromStdString(files.front()));
+    if (files.empty())
+        window.openEmbeddedSample();
+    else
+        window.openFile(QString::fromStdString(files.front()));
     return app.exec();
 }

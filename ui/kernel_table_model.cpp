@@ -16,7 +16,9 @@ int KernelTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int KernelTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int KernelTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -24,43 +26,66 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
     const double share = m_totalKernelNs ? 100.0 * double(k.totalNs) / double(m_totalKernelNs) : 0.0;
     if (role == SortRole) {
         switch (index.column()) {
-        case Name: return QString::fromStdString(k.name);
-        case Count: return qulonglong(k.count);
-        case Total: return qlonglong(k.totalNs);
-        case Mean: return qlonglong(k.meanNs());
-        case Min: return qlonglong(k.minNs);
-        case Max: return qlonglong(k.maxNs);
-        case Share: return share;
+        case Name:
+            return QString::fromStdString(k.name);
+        case Count:
+            return qulonglong(k.count);
+        case Total:
+            return qlonglong(k.totalNs);
+        case Mean:
+            return qlonglong(k.meanNs());
+        case Min:
+            return qlonglong(k.minNs);
+        case Max:
+            return qlonglong(k.maxNs);
+        case Share:
+            return share;
         }
     }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         // Names from files are shown as plain text: item views never interpret them as rich text.
-        case Name: return QString::fromStdString(k.name);
-        case Count: return qulonglong(k.count);
-        case Total: return QString::fromStdString(formatDuration(k.totalNs));
-        case Mean: return QString::fromStdString(formatDuration(k.meanNs()));
-        case Min: return QString::fromStdString(formatDuration(k.minNs));
-        case Max: return QString::fromStdString(formatDuration(k.maxNs));
-        case Share: return QString::number(share, 'f', 1) + " %";
+        case Name:
+            return QString::fromStdString(k.name);
+        case Count:
+            return qulonglong(k.count);
+        case Total:
+            return QString::fromStdString(formatDuration(k.totalNs));
+        case Mean:
+            return QString::fromStdString(formatDuration(k.meanNs()));
+        case Min:
+            return QString::fromStdString(formatDuration(k.minNs));
+        case Max:
+            return QString::fromStdString(formatDuration(k.maxNs));
+        case Share:
+            return QString::number(share, 'f', 1) + " %";
         }
     }
     // Tooltips would take "<...>" in C++ names for markup; convert to escaped plain text.
-    if (role == Qt::ToolTipRole && index.column() == Name) return Qt::convertFromPlainText(QString::fromStdString(k.name));
-    if (role == Qt::TextAlignmentRole && index.column() != Name) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == Name)
+        return Qt::convertFromPlainText(QString::fromStdString(k.name));
+    if (role == Qt::TextAlignmentRole && index.column() != Name)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case Name: return tr("Kernel");
-    case Count: return tr("Count");
-    case Total: return tr("Total");
-    case Mean: return tr("Mean");
-    case Min: return tr("Min");
-    case Max: return tr("Max");
-    case Share: return tr("GPU time");
+    case Name:
+        return tr("Kernel");
+    case Count:
+        return tr("Count");
+    case Total:
+        return tr("Total");
+    case Mean:
+        return tr("Mean");
+    case Min:
+        return tr("Min");
+    case Max:
+        return tr("Max");
+    case Share:
+        return tr("GPU time");
     }
     return {};
 }

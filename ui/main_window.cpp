@@ -84,9 +84,9 @@ MainWindow::MainWindow() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, [this] {
         QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open trace"), settings.value("lastOpenDir").toString(),
-            tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open trace"), settings.value("lastOpenDir").toString(),
+                                         tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
         if (path.isEmpty()) return;
         settings.setValue("lastOpenDir", QFileInfo(path).absolutePath());
         openFile(path);
@@ -127,7 +127,8 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::openEmbeddedSample() {
     QFile sample(":/samples/attention_sample.json");
     if (!sample.open(QIODevice::ReadOnly)) return;
-    startJob(new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
+    startJob(
+        new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
 }
 
 void MainWindow::startJob(TraceLoadJob* job) {
@@ -139,10 +140,11 @@ void MainWindow::startJob(TraceLoadJob* job) {
     m_cancel->show();
     statusBar()->showMessage(tr("Loading %1…").arg(job->displayName()));
     connect(job, &TraceLoadJob::progress, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
-    connect(job, &TraceLoadJob::loaded, this, [this, job](std::shared_ptr<const Trace> trace, double seconds) {
-        showTrace(std::move(trace), seconds, job->displayName());
-        loadEnded();
-    });
+    connect(job, &TraceLoadJob::loaded, this,
+            [this, job](std::shared_ptr<const Trace> trace, double seconds) {
+                showTrace(std::move(trace), seconds, job->displayName());
+                loadEnded();
+            });
     connect(job, &TraceLoadJob::failed, this, [this, job](const QString& message) {
         loadEnded();
         statusBar()->showMessage(tr("Could not open %1").arg(job->displayName()));
@@ -186,7 +188,8 @@ void MainWindow::showTrace(std::shared_ptr<const Trace> trace, double seconds, c
                        .arg(d.kernels)
                        .arg(QString::fromStdString(formatDuration(d.busyNs)));
     QString warnings;
-    for (const std::string& w : s.warnings) warnings += tr("\nwarning: %1").arg(QString::fromStdString(w));
+    for (const std::string& w : s.warnings)
+        warnings += tr("\nwarning: %1").arg(QString::fromStdString(w));
     m_header->setText(tr("%1  (%2)\n%3 events · span %4 · %5 kernels, %6 of kernel time%7%8")
                           .arg(name, QString::fromStdString(s.format))
                           .arg(s.events)
@@ -203,7 +206,8 @@ void MainWindow::rememberRecent(const QString& path) {
     QStringList recent = settings.value("recentFiles").toStringList();
     recent.removeAll(path);
     recent.prepend(path);
-    while (recent.size() > kMaxRecent) recent.removeLast();
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
     settings.setValue("recentFiles", recent);
     rebuildRecentMenu();
 }
@@ -211,7 +215,8 @@ void MainWindow::rememberRecent(const QString& path) {
 void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     const QStringList recent = QSettings().value("recentFiles").toStringList();
-    for (const QString& path : recent) m_recentMenu->addAction(path, this, [this, path] { openFile(path); });
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] { openFile(path); });
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 

@@ -11,7 +11,8 @@
 namespace attnscope::ui {
 
 TraceLoadJob::TraceLoadJob(QString path, QByteArray bytes, QString displayName, QObject* parent)
-    : QObject(parent), m_path(std::move(path)), m_bytes(std::move(bytes)), m_displayName(std::move(displayName)) {}
+    : QObject(parent), m_path(std::move(path)), m_bytes(std::move(bytes)),
+      m_displayName(std::move(displayName)) {}
 
 TraceLoadJob::~TraceLoadJob() {
     m_cancel = true;
@@ -27,7 +28,11 @@ void TraceLoadJob::start() {
         // Everything reaches the UI thread queued; the job may be gone by then, hence the QPointer.
         auto post = [self](auto fn) {
             QMetaObject::invokeMethod(
-                self.data(), [self, fn] { if (self) fn(self.data()); }, Qt::QueuedConnection);
+                self.data(),
+                [self, fn] {
+                    if (self) fn(self.data());
+                },
+                Qt::QueuedConnection);
         };
         LoadOptions options;
         options.cancel = &m_cancel;
@@ -42,7 +47,8 @@ void TraceLoadJob::start() {
             std::shared_ptr<const Trace> trace;
             const std::string name = m_displayName.toStdString();
             if (m_path.isEmpty()) {
-                auto source = openMemorySource(std::string_view(m_bytes.constData(), std::size_t(m_bytes.size())));
+                auto source =
+                    openMemorySource(std::string_view(m_bytes.constData(), std::size_t(m_bytes.size())));
                 trace = readJsonTrace(*source, name, options);
             } else {
                 trace = loadTraceFile(m_path.toStdString(), options);

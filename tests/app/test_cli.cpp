@@ -20,13 +20,14 @@ struct CliRun {
 
 // Runs the attnscope binary with stderr folded into stdout when asked.
 CliRun run(const std::string& args, bool withStderr = false) {
-    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + ATTNSCOPE_BINARY + " " + args +
-                            (withStderr ? " 2>&1" : " 2>/dev/null");
+    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + ATTNSCOPE_BINARY + " " +
+                            args + (withStderr ? " 2>&1" : " 2>/dev/null");
     CliRun r;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
     std::array<char, 65536> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+    while (std::size_t n = fread(buf.data(), 1, buf.size(), p))
+        r.out.append(buf.data(), n);
     const int status = pclose(p);
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;

@@ -120,15 +120,24 @@ int main(int argc, char** argv) {
     std::string file, dir = "/tmp";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--size-mb" && i + 1 < argc) sizeMb = std::strtoull(argv[++i], nullptr, 10);
-        else if (a == "--gzip") gzip = true;
-        else if (a == "--keep") keep = true;
-        else if (a == "--no-python") python = false;
-        else if (a == "--file" && i + 1 < argc) file = argv[++i];
-        else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
-        else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+        if (a == "--size-mb" && i + 1 < argc)
+            sizeMb = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--gzip")
+            gzip = true;
+        else if (a == "--keep")
+            keep = true;
+        else if (a == "--no-python")
+            python = false;
+        else if (a == "--file" && i + 1 < argc)
+            file = argv[++i];
+        else if (a == "--dir" && i + 1 < argc)
+            dir = argv[++i];
+        else if (a == "--runs" && i + 1 < argc)
+            runs = std::max(1, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: %s [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] [--runs N]\n",
+            std::fprintf(stderr,
+                         "usage: %s [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] "
+                         "[--runs N]\n",
                          argv[0]);
             return 2;
         }
@@ -138,7 +147,8 @@ int main(int argc, char** argv) {
         file = dir + "/attnscope-bench-" + std::to_string(sizeMb) + "mb.pt.trace.json" + (gzip ? ".gz" : "");
         const double t0 = now();
         AtomicFile out(file, gzip);
-        const auto stats = bench::generateKinetoTrace(sizeMb << 20, 42, [&](std::string_view b) { out.write(b); });
+        const auto stats =
+            bench::generateKinetoTrace(sizeMb << 20, 42, [&](std::string_view b) { out.write(b); });
         out.commit();
         generated = true;
         std::printf("generated %s: %.1f MB of JSON, %llu events, %llu kernels in %.1f s\n", file.c_str(),
@@ -160,30 +170,33 @@ int main(int argc, char** argv) {
     if (!r.ok || !single.ok) return 1;
     const double mb = double(r.jsonBytes) / 1e6;
     auto report = [&](const char* what, const ChildResult& c) {
-        std::printf("attnscope %s: %.1f MB JSON (%.1f MB on disk) in %.3f s (best of %d): %.0f MB/s, %.2f M events/s, "
-                    "peak RSS %.0f MB, RSS after load %.0f MB (%.2fx JSON), model %.0f MB, %.0f resident bytes/event\n",
+        std::printf("attnscope %s: %.1f MB JSON (%.1f MB on disk) in %.3f s (best of %d): %.0f MB/s, %.2f M "
+                    "events/s, "
+                    "peak RSS %.0f MB, RSS after load %.0f MB (%.2fx JSON), model %.0f MB, %.0f resident "
+                    "bytes/event\n",
                     what, mb, double(st.st_size) / 1e6, c.seconds, runs, mb / c.seconds,
-                    double(c.events) / c.seconds / 1e6, double(c.peakRss) / 1e6, double(c.residentAfter) / 1e6,
-                    double(c.residentAfter) / double(c.jsonBytes), double(c.modelBytes) / 1e6,
-                    double(c.residentAfter) / double(c.events));
+                    double(c.events) / c.seconds / 1e6, double(c.peakRss) / 1e6,
+                    double(c.residentAfter) / 1e6, double(c.residentAfter) / double(c.jsonBytes),
+                    double(c.modelBytes) / 1e6, double(c.residentAfter) / double(c.events));
     };
     report("single-threaded", single);
     report("default threads", r);
     char line[512];
-    std::snprintf(line, sizeof line,
-                  "load%s single_thread_MB/s=%.0f MB/s=%.0f events/s=%.0f peak_rss_MB=%.0f rss_after_x_json=%.2f "
-                  "rss_per_event_B=%.0f",
-                  gzip ? "(gzip)" : "", mb / single.seconds, mb / r.seconds, double(r.events) / r.seconds,
-                  double(std::max(r.peakRss, single.peakRss)) / 1e6, double(r.residentAfter) / double(r.jsonBytes),
-                  double(r.residentAfter) / double(r.events));
+    std::snprintf(
+        line, sizeof line,
+        "load%s single_thread_MB/s=%.0f MB/s=%.0f events/s=%.0f peak_rss_MB=%.0f rss_after_x_json=%.2f "
+        "rss_per_event_B=%.0f",
+        gzip ? "(gzip)" : "", mb / single.seconds, mb / r.seconds, double(r.events) / r.seconds,
+        double(std::max(r.peakRss, single.peakRss)) / 1e6, double(r.residentAfter) / double(r.jsonBytes),
+        double(r.residentAfter) / double(r.events));
     std::string summary = line;
     if (python) {
         const PeerResult p = pythonJsonLoad(file, gzip);
         if (p.ok) {
             std::printf("python3 json.load: %.3f s: %.0f MB/s, peak RSS %.0f MB\n", p.seconds, mb / p.seconds,
                         double(p.peakRss) / 1e6);
-            std::snprintf(line, sizeof line, " python_MB/s=%.0f ratio=%.1fx ratio_single_thread=%.1fx", mb / p.seconds,
-                          p.seconds / r.seconds, p.seconds / single.seconds);
+            std::snprintf(line, sizeof line, " python_MB/s=%.0f ratio=%.1fx ratio_single_thread=%.1fx",
+                          mb / p.seconds, p.seconds / r.seconds, p.seconds / single.seconds);
             summary += line;
         } else {
             std::printf("python3 json.load failed (is python3 installed?)\n");

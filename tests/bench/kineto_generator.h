@@ -10,7 +10,7 @@ namespace attnscope::bench {
 
 struct GeneratedTraceStats {
     std::uint64_t bytes = 0;
-    std::uint64_t events = 0;  // trace event objects written, all phases
+    std::uint64_t events = 0; // trace event objects written, all phases
     std::uint64_t kernels = 0;
     std::int64_t kernelNs = 0; // sum of kernel durations
 };

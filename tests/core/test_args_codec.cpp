@@ -24,8 +24,12 @@ TEST(ArgsCodec, RoundTripsKeysAndValuesAsWritten) {
     std::vector<std::pair<std::string, std::string>> seen;
     forEachEncodedArg(pool, blob, [&](std::string_view k, std::string_view v) { seen.emplace_back(k, v); });
     const std::vector<std::pair<std::string, std::string>> expected = {
-        {"External id", "18446744073709551615"}, {"grid", "[256, 1, 1]"},  {"name", R"("a,\"b\",c")"},
-        {R"(we\"ird)", "null"},                 {"nested", R"({"x":[1,{"y":","}]})"}, {"blocks per SM", "1.939394"}};
+        {"External id", "18446744073709551615"},
+        {"grid", "[256, 1, 1]"},
+        {"name", R"("a,\"b\",c")"},
+        {R"(we\"ird)", "null"},
+        {"nested", R"({"x":[1,{"y":","}]})"},
+        {"blocks per SM", "1.939394"}};
     EXPECT_EQ(seen, expected);
     EXPECT_EQ(encodedArgsToJson(pool, blob),
               R"({"External id":18446744073709551615,"grid":[256, 1, 1],"name":"a,\"b\",c","we\"ird":null,)"

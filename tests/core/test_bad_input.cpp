@@ -32,7 +32,8 @@ std::uint64_t residentBytes() {
     return resident * 4096;
 }
 
-constexpr const char* kEvent = R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1})";
+constexpr const char* kEvent =
+    R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1})";
 
 } // namespace
 
@@ -45,13 +46,15 @@ TEST(BadInput, RandomBytesSayWhatWasFound) {
     std::mt19937 rng(1);
     for (int i = 0; i < 200; ++i) {
         std::string bytes(1 + rng() % 4096, '\0');
-        for (char& c : bytes) c = static_cast<char>(rng());
+        for (char& c : bytes)
+            c = static_cast<char>(rng());
         try {
             loadText(bytes);
         } catch (const LoadError&) {
         }
     }
-    const std::string e = errorOf("\x7f" "ELF\x02\x01");
+    const std::string e = errorOf("\x7f"
+                                  "ELF\x02\x01");
     EXPECT_NE(e.find("not a JSON trace"), std::string::npos);
     EXPECT_NE(e.find("0x7f"), std::string::npos);
     EXPECT_NE(e.find("at byte 0"), std::string::npos);
@@ -59,7 +62,8 @@ TEST(BadInput, RandomBytesSayWhatWasFound) {
 
 TEST(BadInput, TruncatedGzipIsAnErrorWithAnOffset) {
     std::string json = "{\"traceEvents\": [";
-    for (int i = 0; i < 2000; ++i) json += std::string(kEvent) + ",";
+    for (int i = 0; i < 2000; ++i)
+        json += std::string(kEvent) + ",";
     json += std::string(kEvent) + "]}";
     const std::string gz = gzipBytes(json);
     try {
@@ -130,8 +134,10 @@ TEST(BadInput, MillionLevelsOfNestingNeedNoRecursion) {
     ASSERT_EQ(a->info().warnings.size(), 1u);
     EXPECT_NE(a->info().warnings[0].find("not an object"), std::string::npos);
     // Inside an event's args and in an ignored top-level value: walked past, the event is kept.
-    const auto b = loadText(R"({"junk": )" + deep + R"(, "traceEvents": [{"ph": "X", "name": "deep args", "pid": 1,
-        "tid": 1, "ts": 1, "dur": 1, "args": {"x": )" + deep + "}}]}");
+    const auto b =
+        loadText(R"({"junk": )" + deep + R"(, "traceEvents": [{"ph": "X", "name": "deep args", "pid": 1,
+        "tid": 1, "ts": 1, "dur": 1, "args": {"x": )" +
+                 deep + "}}]}");
     EXPECT_TRUE(findEvent(*b, "deep args").has_value());
     // Unclosed: a truncated trace with nothing complete in it.
     const auto open = loadText(std::string(1000000, '['));
@@ -157,7 +163,8 @@ TEST(BadInput, GzipBombStreamsInBoundedMemory) {
     const std::string spaces(64u << 20, ' ');
     const std::string member = gzipBytes(spaces);
     std::string bomb = gzipBytes(R"({"traceEvents": [)" + std::string(kEvent) + ",");
-    for (int i = 0; i < 64; ++i) bomb += member;
+    for (int i = 0; i < 64; ++i)
+        bomb += member;
     bomb += gzipBytes(std::string(kEvent) + "]}");
     EXPECT_LT(bomb.size(), 6u << 20);
     const std::uint64_t before = residentBytes();
@@ -168,8 +175,10 @@ TEST(BadInput, GzipBombStreamsInBoundedMemory) {
 }
 
 TEST(BadInput, InvalidUtf8IsReplacedNotFatal) {
-    const auto t = loadText("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"bad \xff\xfe name\", \"pid\": 1, \"tid\": 1, "
-                            "\"ts\": 1, \"dur\": 1}, " + std::string(kEvent) + "]}");
+    const auto t = loadText(
+        "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"bad \xff\xfe name\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 1, \"dur\": 1}, " +
+        std::string(kEvent) + "]}");
     EXPECT_EQ(t->eventCount(), 2u);
     EXPECT_TRUE(findEvent(*t, "bad ?? name").has_value());
     ASSERT_FALSE(t->info().warnings.empty());
@@ -177,8 +186,10 @@ TEST(BadInput, InvalidUtf8IsReplacedNotFatal) {
 }
 
 TEST(BadInput, DuplicateKeysLastOneWins) {
-    const auto t = loadText(R"({"traceEvents": [{"ph": "X", "name": "first", "name": "second", "pid": 1, "tid": 1,
-        "ts": 1, "ts": 2, "dur": 1}], "traceEvents": [)" + std::string(kEvent) + "]}");
+    const auto t =
+        loadText(R"({"traceEvents": [{"ph": "X", "name": "first", "name": "second", "pid": 1, "tid": 1,
+        "ts": 1, "ts": 2, "dur": 1}], "traceEvents": [)" +
+                 std::string(kEvent) + "]}");
     // Both traceEvents arrays are read; inside an event the later key wins.
     EXPECT_EQ(t->eventCount(), 2u);
     const auto e = findEvent(*t, "second");

@@ -8,18 +8,18 @@
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace attnscope;
 using namespace attnscope::test;
 
-
 TEST(ChromeWriter, RoundTripsEveryFixture) {
-    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
-                             "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
-                             "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank0.json"}) {
+    for (const char* name :
+         {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
+          "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
+          "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank0.json"}) {
         SCOPED_TRACE(name);
         ATTNSCOPE_REQUIRE_FIXTURE(path, name);
         const auto original = loadTraceFile(path);
@@ -76,7 +76,8 @@ TEST(ChromeWriter, WritesGzipAtomically) {
     expectSame(snapshot(*t), snapshot(*loadTraceFile(out)));
     // Nothing but the output is left behind.
     std::size_t files = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path(""))) ++files;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path("")))
+        ++files;
     EXPECT_EQ(files, 1u);
     // A path that cannot be written: an error, and no half-written file.
     EXPECT_THROW(writeChromeTrace(*t, dir.path("missing/dir/out.json")), std::runtime_error);

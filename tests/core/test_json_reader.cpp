@@ -22,7 +22,8 @@ const Track* trackLabelled(const Trace& t, std::string_view label) {
 
 std::vector<std::string> names(const Trace& t, const Track& track) {
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < track.size(); ++i) out.emplace_back(t.str(track.events.name[i]));
+    for (std::size_t i = 0; i < track.size(); ++i)
+        out.emplace_back(t.str(track.events.name[i]));
     return out;
 }
 
@@ -80,13 +81,16 @@ TEST(JsonReader, ReadsFlowVersionTwo) {
     ASSERT_EQ(t->flows().size(), 2u);
     auto name = [&](EventRef r) { return std::string(t->str(t->track(r.track).events.name[r.index])); };
     std::set<std::pair<std::string, std::string>> got;
-    for (const Flow& f : t->flows()) got.emplace(name(f.from), name(f.to));
-    EXPECT_EQ(got, (std::set<std::pair<std::string, std::string>>{{"producer", "relay"}, {"relay", "consumer"}}));
+    for (const Flow& f : t->flows())
+        got.emplace(name(f.from), name(f.to));
+    EXPECT_EQ(got,
+              (std::set<std::pair<std::string, std::string>>{{"producer", "relay"}, {"relay", "consumer"}}));
 }
 
 TEST(JsonReader, ParsesTheThreeTimestampRegimes) {
     // Integer epoch microseconds.
-    auto a = loadText(R"({"traceEvents": [{"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 1712195495519689, "dur": 3}]})");
+    auto a = loadText(
+        R"({"traceEvents": [{"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 1712195495519689, "dur": 3}]})");
     EXPECT_EQ(a->startNs(), 1712195495519689000LL);
     // Epoch microseconds with ns decimals: two kernels 1 ns apart stay apart and do not overlap.
     auto b = loadText(R"({"traceEvents": [
@@ -97,7 +101,8 @@ TEST(JsonReader, ParsesTheThreeTimestampRegimes) {
     EXPECT_EQ(track.events.start[1], 1712195495519689048LL);
     EXPECT_EQ(track.events.depth[1], 0);
     // Relative microseconds + baseTimeNanoseconds, which may come after the events.
-    auto c = loadText(R"({"traceEvents": [{"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 88437691101.839, "dur": 0.020}],
+    auto c = loadText(
+        R"({"traceEvents": [{"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 88437691101.839, "dur": 0.020}],
                           "baseTimeNanoseconds": 1700000000000000000})");
     EXPECT_EQ(c->startNs(), 1700000000000000000LL + 88437691101839LL);
     EXPECT_EQ(c->info().format, "kineto-json");
@@ -171,7 +176,8 @@ TEST(JsonReader, TopLevelKeysInAnyOrderAndUnknownKeysIgnored) {
 }
 
 TEST(JsonReader, KeepsArgsAsWrittenIncludingHugeIntegers) {
-    const auto t = loadText(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1,
+    const auto t =
+        loadText(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1,
       "tid": 1, "ts": 1, "dur": 1, "args": {"Comms Id": 18446744073709551615, "Input Dims": [[32, 128], []],
       "null": null, "f": 0.18181819, "s": "a\"b", "occupancy": {"a":
         1}}}]})");
@@ -181,7 +187,8 @@ TEST(JsonReader, KeepsArgsAsWrittenIncludingHugeIntegers) {
 }
 
 TEST(JsonReader, GzipByMagicBytesGivesTheSameTrace) {
-    const std::string json = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 2}]})";
+    const std::string json =
+        R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 2}]})";
     TempDir dir;
     const std::string path = dir.path("trace.json"); // no .gz: detection is by content
     writeFile(path, gzipBytes(json));
@@ -210,7 +217,8 @@ TEST(JsonReader, EventsSpanningManyBufferFillsAllArrive) {
     const std::string longName(5000, 'n');
     const int n = 80000;
     for (int i = 0; i < n; ++i) {
-        json += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + (i % 100 == 0 ? longName : std::string("k")) +
+        json += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" +
+                (i % 100 == 0 ? longName : std::string("k")) +
                 "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(i * 10) + ".5, \"dur\": 1.25}";
         json += i + 1 < n ? ",\n" : "\n";
     }
@@ -231,7 +239,8 @@ TEST(JsonReader, EventsSpanningManyBufferFillsAllArrive) {
 
 TEST(JsonReader, CancelStopsTheLoad) {
     std::string json = "[";
-    for (int i = 0; i < 200000; ++i) json += R"({"ph":"X","name":"k","pid":0,"tid":7,"ts":1,"dur":1},)";
+    for (int i = 0; i < 200000; ++i)
+        json += R"({"ph":"X","name":"k","pid":0,"tid":7,"ts":1,"dur":1},)";
     json += "{}]";
     std::atomic<bool> cancel{false};
     LoadOptions options;
@@ -263,10 +272,10 @@ TEST(JsonReader, NewestKinetoFixtureUsesBaseTime) {
 }
 
 TEST(JsonReader, EveryFixtureEventArrivesWithExactTimes) {
-    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
-                             "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
-                             "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank0.json",
-                             "dlrm_2ranks/rank1.json"}) {
+    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz",
+                             "mi250_rocm_small.json.gz", "triton_single_kernel.json.gz", "uint64_arg.json.gz",
+                             "kineto_newest_schema.json", "chrome_generic_edge_cases.json", "flow_v1.json",
+                             "flow_v2.json", "dlrm_2ranks/rank0.json", "dlrm_2ranks/rank1.json"}) {
         SCOPED_TRACE(name);
         ATTNSCOPE_REQUIRE_FIXTURE(path, name);
         const auto t = loadTraceFile(path);
@@ -275,8 +284,10 @@ TEST(JsonReader, EveryFixtureEventArrivesWithExactTimes) {
         // Every complete event is on the model with its exact start and duration.
         std::multiset<std::tuple<std::string, std::int64_t, std::int64_t>> expected, got;
         for (const RefEvent& e : ref)
-            if (e.ph == "X") expected.emplace(e.name, refMicrosToNs(e.ts), e.hasDur ? refMicrosToNs(e.dur) : 0);
-        const std::int64_t offset = t->info().baseTimeNs && expected.size() && std::get<1>(*expected.begin()) < 100'000'000'000'000'000
+            if (e.ph == "X")
+                expected.emplace(e.name, refMicrosToNs(e.ts), e.hasDur ? refMicrosToNs(e.dur) : 0);
+        const std::int64_t offset = t->info().baseTimeNs && expected.size() &&
+                                            std::get<1>(*expected.begin()) < 100'000'000'000'000'000
                                         ? *t->info().baseTimeNs
                                         : 0;
         for (const Track& track : t->tracks())
@@ -304,8 +315,9 @@ std::shared_ptr<const Trace> loadWith(const std::string& bytes, unsigned threads
 
 TEST(JsonReader, ParsingOnWorkerThreadsOrInSmallPiecesBuildsTheSameTrace) {
     // Small reads make many chunks, so even the small fixtures go through the workers.
-    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "kineto_newest_schema.json",
-                             "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank1.json"}) {
+    for (const char* name :
+         {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "kineto_newest_schema.json",
+          "chrome_generic_edge_cases.json", "flow_v1.json", "flow_v2.json", "dlrm_2ranks/rank1.json"}) {
         SCOPED_TRACE(name);
         ATTNSCOPE_REQUIRE_FIXTURE(path, name);
         const std::string bytes = readAllBytes(path);
@@ -333,10 +345,16 @@ TEST(JsonReader, ParsingOnWorkerThreadsOrInSmallPiecesBuildsTheSameTrace) {
 TEST(JsonReader, WorkerErrorsReportTheEarliestChunk) {
     std::string json = "{\"traceEvents\": [\n";
     for (int i = 0; i < 5000; ++i)
-        json += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" + std::to_string(i) + R"(, "dur": 1},)" "\n";
+        json += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" +
+                std::to_string(i) +
+                R"(, "dur": 1},)"
+                "\n";
     const std::size_t firstBad = json.size();
-    json += R"({"ph": "X" "name": 1},)" "\n";
-    for (int i = 0; i < 5000; ++i) json += R"({"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},)" "\n";
+    json += R"({"ph": "X" "name": 1},)"
+            "\n";
+    for (int i = 0; i < 5000; ++i)
+        json += R"({"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},)"
+                "\n";
     json += R"({"ph": "X" "name": 2}]})";
     for (unsigned threads : {1u, 2u}) {
         try {

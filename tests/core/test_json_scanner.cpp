@@ -51,7 +51,8 @@ std::pair<std::vector<std::size_t>, std::size_t> referenceEnds(const std::string
     for (std::size_t i = 0; i < t.size(); ++i) {
         const char c = t[i];
         if (inString) {
-            if (c == '\\') ++i;
+            if (c == '\\')
+                ++i;
             else if (c == '"') {
                 inString = false;
                 if (depth == 0) ends.push_back(i + 1);
@@ -62,12 +63,16 @@ std::pair<std::vector<std::size_t>, std::size_t> referenceEnds(const std::string
             inScalar = false;
             ends.push_back(i);
         }
-        if (c == '"') inString = true;
-        else if (c == '{' || c == '[') ++depth;
+        if (c == '"')
+            inString = true;
+        else if (c == '{' || c == '[')
+            ++depth;
         else if ((c == '}' || c == ']') && depth > 0) {
             if (--depth == 0) ends.push_back(i + 1);
-        } else if (c == ']' && depth == 0) return {ends, i};
-        else if (depth == 0 && c != ',' && c != ' ' && c != '\n') inScalar = true;
+        } else if (c == ']' && depth == 0)
+            return {ends, i};
+        else if (depth == 0 && c != ',' && c != ' ' && c != '\n')
+            inScalar = true;
     }
     return {ends, std::string::npos};
 }
@@ -75,7 +80,8 @@ std::pair<std::vector<std::size_t>, std::size_t> referenceEnds(const std::string
 TEST(JsonElementScanner, FindsTheSameEndsWhateverTheSplit) {
     std::string body = sampleArrayBody();
     // Long enough for the 64-byte block path, with strings that cross block boundaries.
-    for (int i = 0; i < 20; ++i) body.insert(0, R"({"name": ")" + std::string(37 + i, 'k') + R"(", "v": [1, 2]}, )");
+    for (int i = 0; i < 20; ++i)
+        body.insert(0, R"({"name": ")" + std::string(37 + i, 'k') + R"(", "v": [1, 2]}, )");
     const auto [expected, expectedArrayEnd] = referenceEnds(body);
     ASSERT_NE(expectedArrayEnd, std::string::npos);
 
@@ -95,7 +101,8 @@ TEST(JsonElementScanner, FindsTheSameEndsWhateverTheSplit) {
         const auto ends = elementEnds(body, pieces, &arrayEnd);
         EXPECT_EQ(arrayEnd, expectedArrayEnd);
         ASSERT_FALSE(ends.empty());
-        for (std::size_t e : ends) EXPECT_NE(std::find(expected.begin(), expected.end(), e), expected.end()) << e;
+        for (std::size_t e : ends)
+            EXPECT_NE(std::find(expected.begin(), expected.end(), e), expected.end()) << e;
         EXPECT_EQ(ends.back(), expected.back());
     }
 }

@@ -22,7 +22,8 @@ TEST(StringPool, InternsOnce) {
 TEST(StringPool, KeepsEveryStringThroughGrowth) {
     StringPool pool;
     std::vector<StringId> ids;
-    for (int i = 0; i < 100000; ++i) ids.push_back(pool.intern("kernel_" + std::to_string(i)));
+    for (int i = 0; i < 100000; ++i)
+        ids.push_back(pool.intern("kernel_" + std::to_string(i)));
     for (int i = 0; i < 100000; i += 997) {
         EXPECT_EQ(pool.get(ids[i]), "kernel_" + std::to_string(i));
         EXPECT_EQ(pool.intern("kernel_" + std::to_string(i)), ids[i]);

@@ -46,7 +46,8 @@ TEST(Summary, HandCheckedTrace) {
     EXPECT_EQ(s.topKernels[2].name, "legacy");
     EXPECT_EQ(s.topKernels[2].minNs, 4'000);
     EXPECT_EQ(summarize(*t, 1).topKernels.size(), 1u);
-    ASSERT_EQ(s.categories.size(), 4u); // kernel, Kernel, gpu_memcpy, cpu_op: instants and metadata are no slices
+    ASSERT_EQ(s.categories.size(),
+              4u); // kernel, Kernel, gpu_memcpy, cpu_op: instants and metadata are no slices
     EXPECT_EQ(s.categories[0].name, "kernel");
     EXPECT_EQ(s.categories[0].totalNs, 40'000);
 }
@@ -60,9 +61,10 @@ TEST(Summary, UnionLength) {
 
 // Figures worked out here from nlohmann's reading of each file, independently of the reader.
 TEST(Summary, MatchesAnIndependentReadingOfEveryFixture) {
-    for (const char* name : {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
-                             "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
-                             "chrome_generic_edge_cases.json", "dlrm_2ranks/rank0.json", "dlrm_2ranks/rank1.json"}) {
+    for (const char* name :
+         {"v100_ns_decimals.json.gz", "h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz",
+          "triton_single_kernel.json.gz", "uint64_arg.json.gz", "kineto_newest_schema.json",
+          "chrome_generic_edge_cases.json", "dlrm_2ranks/rank0.json", "dlrm_2ranks/rank1.json"}) {
         SCOPED_TRACE(name);
         ATTNSCOPE_REQUIRE_FIXTURE(path, name);
         const auto ref = referenceEvents(readAllBytes(path));
@@ -129,7 +131,8 @@ TEST(Summary, FormatsJsonTextAndCsv) {
     const nlohmann::json j = nlohmann::json::parse(formatSummaries({ok, bad}, SummaryFormat::Json));
     ASSERT_EQ(j.at("files").size(), 2u);
     const auto& f = j.at("files")[0];
-    for (const char* key : {"path", "format", "events", "span_ns", "kernels", "devices", "top_kernels", "categories", "warnings"})
+    for (const char* key : {"path", "format", "events", "span_ns", "kernels", "devices", "top_kernels",
+                            "categories", "warnings"})
         EXPECT_TRUE(f.contains(key)) << key;
     EXPECT_EQ(f.at("kernels").at("total_ns"), 1500);
     EXPECT_EQ(f.at("top_kernels")[0].at("name"), "k, \"quoted\"");
@@ -137,7 +140,8 @@ TEST(Summary, FormatsJsonTextAndCsv) {
     EXPECT_EQ(f.at("devices")[0].at("busy_ns"), 1500);
     EXPECT_EQ(j.at("files")[1].at("error"), "not a JSON trace (at byte 0)");
     const std::string csv = formatSummaries({ok}, SummaryFormat::Csv);
-    EXPECT_NE(csv.find("a.json,kernel,,\"k, \"\"quoted\"\"\",1,1500,1500,1500,1500,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("a.json,kernel,,\"k, \"\"quoted\"\"\",1,1500,1500,1500,1500,"), std::string::npos)
+        << csv;
     const std::string text = formatSummaries({ok}, SummaryFormat::Text);
     EXPECT_NE(text.find("1.500 us"), std::string::npos) << text;
     EXPECT_NE(text.find("k, \"quoted\""), std::string::npos);

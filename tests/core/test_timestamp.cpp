@@ -51,6 +51,7 @@ TEST(Timestamp, FormatsAsKinetoDoesAndRoundTrips) {
     EXPECT_EQ(formatNsAsMicros(68000), "68");
     EXPECT_EQ(formatNsAsMicros(10), "0.010");
     EXPECT_EQ(formatNsAsMicros(-1500), "-1.500");
-    for (long long v : {0LL, 1LL, 999LL, 1000LL, 123456789LL, -7LL, 9223372036854775807LL, -9223372036854775807LL - 1})
+    for (long long v :
+         {0LL, 1LL, 999LL, 1000LL, 123456789LL, -7LL, 9223372036854775807LL, -9223372036854775807LL - 1})
         EXPECT_EQ(parseMicrosToNs(formatNsAsMicros(v)), v) << v;
 }

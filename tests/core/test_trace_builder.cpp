@@ -37,8 +37,8 @@ TEST(TraceBuilder, SortsEachTrackAndGivesNestedEventsDepths) {
     std::vector<std::pair<std::string, int>> got;
     for (std::size_t i = 0; i < track.size(); ++i)
         got.emplace_back(std::string(trace->str(track.events.name[i])), track.events.depth[i]);
-    const std::vector<std::pair<std::string, int>> expected = {{"parent", 0}, {"child1", 1}, {"grandchild", 2},
-                                                               {"child2", 1}, {"partial", 1}, {"zero", 0}};
+    const std::vector<std::pair<std::string, int>> expected = {
+        {"parent", 0}, {"child1", 1}, {"grandchild", 2}, {"child2", 1}, {"partial", 1}, {"zero", 0}};
     EXPECT_EQ(got, expected);
     EXPECT_EQ(track.maxDepth, 2);
     EXPECT_EQ(trace->startNs(), 10);
@@ -160,9 +160,12 @@ TEST(TraceBuilder, ResolvesFlowsVersionOneAndTwo) {
     f.b.addFlowPoint(orphan);
 
     auto trace = f.b.finish();
-    auto name = [&](EventRef r) { return std::string(trace->str(trace->track(r.track).events.name[r.index])); };
+    auto name = [&](EventRef r) {
+        return std::string(trace->str(trace->track(r.track).events.name[r.index]));
+    };
     std::vector<std::pair<std::string, std::string>> flows;
-    for (const Flow& fl : trace->flows()) flows.emplace_back(name(fl.from), name(fl.to));
+    for (const Flow& fl : trace->flows())
+        flows.emplace_back(name(fl.from), name(fl.to));
     std::sort(flows.begin(), flows.end());
     const std::vector<std::pair<std::string, std::string>> expected = {
         {"launch", "kernel"}, {"launch", "next"}, {"v2src", "v2dst"}};

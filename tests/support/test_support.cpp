@@ -15,7 +15,8 @@
 namespace attnscope::test {
 
 std::string fixture(const std::string& name) {
-    const std::filesystem::path p = std::filesystem::path(ATTNSCOPE_SHARED_DIR) / "fixtures" / "traces" / name;
+    const std::filesystem::path p =
+        std::filesystem::path(ATTNSCOPE_SHARED_DIR) / "fixtures" / "traces" / name;
     return std::filesystem::exists(p) ? p.string() : std::string();
 }
 
@@ -26,7 +27,8 @@ std::shared_ptr<const Trace> loadText(std::string_view json) {
 
 std::string gzipBytes(std::string_view bytes) {
     z_stream z{};
-    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflate");
+    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflate");
     std::string out(deflateBound(&z, bytes.size()) + 64, '\0');
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
     z.avail_in = static_cast<uInt>(bytes.size());
@@ -42,13 +44,15 @@ std::string readAllBytes(const std::string& path) {
     auto source = openFileSource(path);
     std::string out;
     char buf[1 << 16];
-    while (std::size_t n = source->read(buf, sizeof buf)) out.append(buf, n);
+    while (std::size_t n = source->read(buf, sizeof buf))
+        out.append(buf, n);
     return out;
 }
 
 TempDir::TempDir() {
     std::random_device rd;
-    m_dir = std::filesystem::temp_directory_path() / ("attnscope-test-" + std::to_string(rd()) + std::to_string(rd()));
+    m_dir = std::filesystem::temp_directory_path() /
+            ("attnscope-test-" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(m_dir);
 }
 
@@ -90,7 +94,8 @@ public:
     }
     bool start_array(std::size_t) override {
         ++m_depth;
-        if (m_arrayDepth == 0 && (m_depth == 1 || (m_depth == 2 && m_key == "traceEvents"))) m_arrayDepth = m_depth;
+        if (m_arrayDepth == 0 && (m_depth == 1 || (m_depth == 2 && m_key == "traceEvents")))
+            m_arrayDepth = m_depth;
         return true;
     }
     bool end_array() override {
@@ -112,13 +117,20 @@ private:
     bool scalar(const std::string& v) {
         if (!m_inEvent || m_depth != m_arrayDepth + 1) return true;
         RefEvent& e = events.back();
-        if (m_eventKey == "ph") e.ph = v;
-        else if (m_eventKey == "cat") e.cat = v;
-        else if (m_eventKey == "name") e.name = v;
-        else if (m_eventKey == "pid") e.pid = v;
-        else if (m_eventKey == "tid") e.tid = v;
-        else if (m_eventKey == "ts") e.ts = v, e.hasTs = true;
-        else if (m_eventKey == "dur") e.dur = v, e.hasDur = true;
+        if (m_eventKey == "ph")
+            e.ph = v;
+        else if (m_eventKey == "cat")
+            e.cat = v;
+        else if (m_eventKey == "name")
+            e.name = v;
+        else if (m_eventKey == "pid")
+            e.pid = v;
+        else if (m_eventKey == "tid")
+            e.tid = v;
+        else if (m_eventKey == "ts")
+            e.ts = v, e.hasTs = true;
+        else if (m_eventKey == "dur")
+            e.dur = v, e.hasDur = true;
         return true;
     }
     int m_depth = 0;
@@ -152,15 +164,19 @@ Snapshot snapshot(const Trace& t) {
         const Track& track = t.tracks()[ti];
         const std::string label = t.trackLabel(TrackId(ti));
         for (std::uint32_t i = 0; i < track.size(); ++i)
-            s.events.emplace(label, std::string(t.str(track.events.name[i])), std::string(t.str(track.events.category[i])),
-                             track.events.start[i], track.events.duration[i], track.events.depth[i],
+            s.events.emplace(label, std::string(t.str(track.events.name[i])),
+                             std::string(t.str(track.events.category[i])), track.events.start[i],
+                             track.events.duration[i], track.events.depth[i],
                              track.events.flags[i] & kInstant, t.argsJson(EventRef{TrackId(ti), i}));
     }
     for (const Flow& f : t.flows())
-        s.flows.emplace(t.trackLabel(f.from.track) + "@" + std::to_string(t.track(f.from.track).events.start[f.from.index]),
-                        t.trackLabel(f.to.track) + "@" + std::to_string(t.track(f.to.track).events.start[f.to.index]));
+        s.flows.emplace(t.trackLabel(f.from.track) + "@" +
+                            std::to_string(t.track(f.from.track).events.start[f.from.index]),
+                        t.trackLabel(f.to.track) + "@" +
+                            std::to_string(t.track(f.to.track).events.start[f.to.index]));
     for (const CounterSeries& c : t.counters())
-        for (std::size_t i = 0; i < c.time.size(); ++i) s.counters[c.name].emplace_back(c.time[i], c.value[i]);
+        for (std::size_t i = 0; i < c.time.size(); ++i)
+            s.counters[c.name].emplace_back(c.time[i], c.value[i]);
     s.devices = t.devices().size();
     s.rank = t.distributed().rank;
     s.worldSize = t.distributed().worldSize;

@@ -5,12 +5,12 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
-#include <tuple>
-#include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace attnscope::test {
@@ -18,8 +18,8 @@ namespace attnscope::test {
 // ../shared/fixtures/traces/NAME, or "" when the shared folder is missing.
 std::string fixture(const std::string& name);
 // Skips the current test with a clear message when a fixture is missing.
-#define ATTNSCOPE_REQUIRE_FIXTURE(var, name)                                                             \
-    const std::string var = ::attnscope::test::fixture(name);                                            \
+#define ATTNSCOPE_REQUIRE_FIXTURE(var, name)                                                                 \
+    const std::string var = ::attnscope::test::fixture(name);                                                \
     if (var.empty()) GTEST_SKIP() << "shared fixtures not found (" ATTNSCOPE_SHARED_DIR "): " << (name)
 
 // Loads JSON text from memory; throws LoadError like a file would.
@@ -54,7 +54,9 @@ std::int64_t refMicrosToNs(const std::string& text);
 
 // Everything a user sees of a trace, so that two loads can be compared.
 struct Snapshot {
-    std::multiset<std::tuple<std::string, std::string, std::string, TimeNs, TimeNs, int, std::uint8_t, std::string>> events;
+    std::multiset<
+        std::tuple<std::string, std::string, std::string, TimeNs, TimeNs, int, std::uint8_t, std::string>>
+        events;
     std::multiset<std::tuple<std::string, std::string>> flows; // track label @ start of both ends
     std::map<std::string, std::vector<std::pair<TimeNs, double>>> counters;
     std::size_t devices = 0;
