@@ -45,7 +45,7 @@ fuzz:
 	@cmake --build --preset fuzz -j $(JOBS)
 	mkdir -p build/fuzz/corpus-json
 	./build/fuzz/tests/fuzz/fuzz_json_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
-		-max_len=1048576 build/fuzz/corpus-json tests/fuzz/corpus $(wildcard ../shared/fixtures/traces)
+		-max_len=65536 build/fuzz/corpus-json tests/fuzz/corpus $(wildcard ../shared/fixtures/traces)
 
 clean:
 	rm -rf build

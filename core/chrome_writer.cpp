@@ -4,6 +4,8 @@
 #include "atomic_file.h"
 #include "timestamp.h"
 
+#include <simdjson.h>
+
 #include <charconv>
 #include <cstdio>
 #include <functional>
@@ -88,8 +90,44 @@ private:
     bool m_first = true;
 };
 
+// Args are kept as the file wrote them, and the reader skips over nested values without
+// validating them, so a broken file can carry broken arg text. What is written must be valid JSON:
+// each args object is checked, and values or keys that do not parse are written as strings.
+class ArgsWriter {
+public:
+    void append(std::string& out, const Trace& t, EventRef e) {
+        const std::string json = t.argsJson(e);
+        simdjson::dom::element ignored;
+        if (!m_parser.parse(json).get(ignored)) {
+            out += json;
+            return;
+        }
+        out += '{';
+        bool first = true;
+        t.forEachArg(e, [&](std::string_view key, std::string_view value) {
+            if (!first) out += ',';
+            first = false;
+            const std::string quotedKey = "\"" + std::string(key) + "\"";
+            if (valid(quotedKey)) out += quotedKey;
+            else appendJsonString(out, key);
+            out += ':';
+            if (valid(value)) out += value;
+            else appendJsonString(out, value);
+        });
+        out += '}';
+    }
+
+private:
+    bool valid(std::string_view text) {
+        simdjson::dom::element ignored;
+        return !m_parser.parse(text.data(), text.size()).get(ignored);
+    }
+    simdjson::dom::parser m_parser;
+};
+
 void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sink) {
     EventWriter w(sink);
+    ArgsWriter args;
     w.raw("{\"traceEvents\":[");
     auto pidOf = [&](ProcessId p) { return t.str(t.process(p).key); };
     auto meta = [&](std::string_view name, std::string_view pid, const std::string* tid,
@@ -161,7 +199,7 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
             const EventRef ref{TrackId(static_cast<std::uint32_t>(&track - t.tracks().data())), i};
             if (!t.encodedArgs(ref).empty()) {
                 o += ",\"args\":";
-                o += t.argsJson(ref);
+                args.append(o, t, ref);
             }
             o += '}';
             w.flushIfLarge();

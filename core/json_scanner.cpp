@@ -20,14 +20,23 @@ inline bool isSeparator(char c) {
 #undef ATTNSCOPE_SCAN_NS
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// The same body again, compiled for AVX2 (GCC and clang spell "these functions get a target" differently).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#endif
 #define ATTNSCOPE_SCAN_NS scan_avx2
 #define ATTNSCOPE_SCAN_AVX2
 #include "json_scanner_impl.inc"
 #undef ATTNSCOPE_SCAN_AVX2
 #undef ATTNSCOPE_SCAN_NS
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 JsonElementScanner::Result JsonElementScanner::scan(const char* data, std::size_t from, std::size_t to) {

@@ -83,3 +83,21 @@ TEST(ChromeWriter, WritesGzipAtomically) {
     EXPECT_THROW(writeChromeTrace(*t, dir.path("missing/dir/out.json")), std::runtime_error);
     EXPECT_FALSE(std::filesystem::exists(dir.path("missing")));
 }
+
+// Found by fuzzing: the reader skips nested arg values without validating them, and the writer
+// wrote the broken text back out, giving a file no JSON reader opens.
+TEST(ChromeWriter, WritesValidJsonEvenForBrokenArgs) {
+    const auto t = loadText(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,)"
+                            R"("args":{"Input type":["float" ""],"ok":1,"k\q":2}}]})");
+    ASSERT_EQ(t->eventCount(), 1u);
+    const std::string written = chromeTraceJson(*t);
+    const nlohmann::json j = nlohmann::json::parse(written);
+    nlohmann::json args;
+    for (const auto& e : j.at("traceEvents"))
+        if (e.at("ph") == "X") args = e.at("args");
+    EXPECT_EQ(args.at("ok"), 1);
+    // What did not parse is kept, as text.
+    EXPECT_EQ(args.at("Input type"), R"(["float" ""])");
+    EXPECT_EQ(args.at("k\\q"), 2);
+    EXPECT_EQ(loadText(written)->eventCount(), 1u);
+}
