@@ -84,8 +84,8 @@ StringId ArgsEncoder::shapeId(StringPool& pool) {
         std::size_t at = 0;
         bool same = true;
         for (const Field& f : m_fields) {
-            if (shape.size() < at + f.key.size() + 1 || shape.compare(at, f.key.size(), f.key) != 0 ||
-                shape[at + f.key.size()] != '\0') {
+            if (shape.size() < at + f.key.size() + 1 || shape[at + f.key.size()] != '\0' ||
+                std::memcmp(shape.data() + at, f.key.data(), f.key.size()) != 0) {
                 same = false;
                 break;
             }

@@ -125,7 +125,6 @@ public:
                                 at);
             }
         }
-        m_out += total;
         return total;
     }
     std::uint64_t rawPosition() const override { return m_raw->rawPosition(); }
@@ -154,7 +153,6 @@ private:
     z_stream m_stream;
     bool m_memberOpen = false;
     bool m_done = false;
-    std::uint64_t m_out = 0;
 };
 
 std::unique_ptr<ByteSource> wrapIfGzip(std::unique_ptr<ByteSource> raw) {

@@ -300,13 +300,6 @@ private:
         return simdjson::SUCCESS;
     }
 
-    StringId cachedIntern(std::string_view s, std::string& lastText, StringId& lastId) {
-        if (lastId.valid() && s == lastText) return lastId;
-        lastText.assign(s);
-        lastId = m_b.strings().intern(s);
-        return lastId;
-    }
-
     std::optional<TimeNs> timeValue(od::value& v, const char* field) {
         std::string_view text;
         bool isString = false;
@@ -366,13 +359,13 @@ private:
             case 3:
                 if (is(key, "pid")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS)
-                        pid = cachedIntern(text, m_lastPid, m_lastPidId);
+                        pid = m_names.intern(m_b.strings(), text);
                 } else if (is(key, "tid")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS)
-                        tid = cachedIntern(text, m_lastTid, m_lastTidId);
+                        tid = m_names.intern(m_b.strings(), text);
                 } else if (is(key, "cat")) {
                     if (scalarText(v, text, isString) == simdjson::SUCCESS)
-                        cat = cachedIntern(text, m_lastCat, m_lastCatId);
+                        cat = m_names.intern(m_b.strings(), text);
                 } else if (is(key, "dur")) {
                     dur = timeValue(v, "dur");
                     tsBad = tsBad || !dur;
@@ -665,8 +658,6 @@ private:
     ArgsEncoder m_args;
     std::string m_encoded;
     std::string m_argsJson;
-    std::string m_lastPid, m_lastTid, m_lastCat;
-    StringId m_lastPidId, m_lastTidId, m_lastCatId;
     std::vector<bool> m_categoryChecked;
     bool m_kineto = false;
 };
