@@ -112,6 +112,8 @@ MainWindow::MainWindow() {
 
 MainWindow::~MainWindow() = default;
 
+bool MainWindow::loading() const { return !m_job.isNull(); }
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
@@ -149,11 +151,13 @@ void MainWindow::startJob(TraceLoadJob* job) {
         loadEnded();
         statusBar()->showMessage(tr("Could not open %1").arg(job->displayName()));
         if (m_screenshotPath.isEmpty()) {
-            QMessageBox box(QMessageBox::Warning, tr("Could not open trace"),
-                            tr("%1 could not be opened.").arg(job->displayName()), QMessageBox::Ok, this);
-            box.setTextFormat(Qt::PlainText);
-            box.setInformativeText(message);
-            box.exec();
+            // Window-modal and not blocking: the open trace stays usable behind it.
+            auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not open trace"),
+                                        tr("%1 could not be opened.").arg(job->displayName()), QMessageBox::Ok, this);
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            box->setTextFormat(Qt::PlainText);
+            box->setInformativeText(message);
+            box->open();
         }
     });
     connect(job, &TraceLoadJob::cancelled, this, [this] {
@@ -167,6 +171,8 @@ void MainWindow::loadEnded() {
     m_progress->hide();
     m_cancel->hide();
     if (m_job) m_job->deleteLater();
+    m_job = nullptr;
+    Q_EMIT loadFinished();
     if (!m_screenshotPath.isEmpty()) {
         const QString path = m_screenshotPath;
         m_screenshotPath.clear();

@@ -32,6 +32,13 @@ public:
     void openEmbeddedSample();
     // Saves a picture of the window to path once the current load ends, then quits.
     void screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
+    // The trace on show (null before the first load), and whether a load is under way.
+    std::shared_ptr<const Trace> trace() const { return m_trace; }
+    bool loading() const;
+
+Q_SIGNALS:
+    // A load ended: loaded, failed or cancelled.
+    void loadFinished();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
