@@ -795,7 +795,7 @@ public:
         fill(m_pos);
         skipSpace();
         if (m_pos == m_end) throw LoadError("the file is empty: no JSON trace in it");
-        const char first = m_data()[m_pos];
+        const char first = buffer()[m_pos];
         if (first == '[') {
             ++m_pos;
             readEventArray();
@@ -812,7 +812,7 @@ public:
     }
 
 private:
-    char* m_data() const { return m_buffer.data(); }
+    char* buffer() const { return m_buffer.data(); }
     std::uint64_t offsetOf(std::size_t index) const { return m_shift + index; }
 
     // Moves [keepFrom, end) to the front of the buffer and reads more after it. Returns how far
@@ -821,7 +821,7 @@ private:
         const std::size_t delta = keepFrom - 1;
         const std::size_t kept = m_end - keepFrom;
         if (delta) {
-            std::memmove(m_data() + 1, m_data() + keepFrom, kept);
+            std::memmove(buffer() + 1, buffer() + keepFrom, kept);
             m_shift += delta;
             m_pos -= std::min(m_pos, delta);
             m_end = 1 + kept;
@@ -833,12 +833,12 @@ private:
                             offsetOf(1));
         if (m_capacity - m_end < m_readBytes) {
             BigBuffer bigger(std::max(m_buffer.size() * 2, m_end + m_readBytes + kPadding));
-            std::memcpy(bigger.data(), m_data(), m_end);
+            std::memcpy(bigger.data(), buffer(), m_end);
             m_buffer = std::move(bigger);
             m_capacity = m_buffer.size() - kPadding;
         }
         const std::size_t got =
-            m_source.read(m_data() + m_end, std::min(m_capacity - m_end, 2 * m_readBytes));
+            m_source.read(buffer() + m_end, std::min(m_capacity - m_end, 2 * m_readBytes));
         if (got == 0) m_eof = true;
         m_end += got;
         m_b.info().bytesRead += got;
@@ -861,7 +861,7 @@ private:
     }
 
     void skipSpace() {
-        while (more() && isSpace(m_data()[m_pos]))
+        while (more() && isSpace(buffer()[m_pos]))
             ++m_pos;
     }
 
@@ -872,12 +872,12 @@ private:
         while (true) {
             if (!more())
                 throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
-            const char c = m_data()[m_pos++];
+            const char c = buffer()[m_pos++];
             if (c == '"') return key;
             if (c == '\\') {
                 if (!more())
                     throw LoadError("the file ends inside a key of the top-level object", offsetOf(m_pos));
-                key.push_back(m_data()[m_pos++]);
+                key.push_back(buffer()[m_pos++]);
                 continue;
             }
             if (key.size() > 4096)
@@ -892,10 +892,10 @@ private:
         std::size_t start = m_pos;
         std::size_t scanFrom = m_pos;
         while (true) {
-            const auto r = scanner.scan(m_data(), scanFrom, m_end);
+            const auto r = scanner.scan(buffer(), scanFrom, m_end);
             if (r.lastElementEnd != JsonElementScanner::kNone) {
                 std::string text =
-                    keep ? std::string(m_data() + start, r.lastElementEnd - start) : std::string();
+                    keep ? std::string(buffer() + start, r.lastElementEnd - start) : std::string();
                 m_pos = r.lastElementEnd;
                 return text;
             }
@@ -933,7 +933,7 @@ private:
                          offsetOf(m_pos));
                 break;
             }
-            char c = m_data()[m_pos];
+            char c = buffer()[m_pos];
             if (c == '}') {
                 ++m_pos;
                 break;
@@ -947,14 +947,14 @@ private:
                                 offsetOf(m_pos));
             const std::string key = readKey();
             skipSpace();
-            if (!more() || m_data()[m_pos] != ':')
+            if (!more() || buffer()[m_pos] != ':')
                 throw LoadError("expected ':' after top-level key \"" + key + "\"", offsetOf(m_pos));
             ++m_pos;
             skipSpace();
             if (!more())
                 throw LoadError("the file ends after top-level key \"" + key + "\"", offsetOf(m_pos));
             if (key == "traceEvents") {
-                if (m_data()[m_pos] != '[') {
+                if (buffer()[m_pos] != '[') {
                     const std::uint64_t at = offsetOf(m_pos);
                     const std::string value = skipValue(true, key);
                     throw LoadError("\"traceEvents\" is not an array (it is " + describeValue(value) + ")",
@@ -1076,9 +1076,9 @@ private:
     void parseEvents(std::size_t from, std::size_t to) {
         const std::uint32_t index = m_chunks++;
         if (m_parallel)
-            m_parallel->submit(m_data(), from, to, m_shift, index);
+            m_parallel->submit(buffer(), from, to, m_shift, index);
         else
-            m_events.parseChunk(m_data(), from, to, m_buffer.size() - (from - 1), m_shift, index);
+            m_events.parseChunk(buffer(), from, to, m_buffer.size() - (from - 1), m_shift, index);
     }
 
     // Reads events until the array's closing bracket; m_pos is just past the '['. Returns false
@@ -1094,15 +1094,15 @@ private:
             // parsed on this thread; single-line files and elements longer than the data take the
             // byte scanner, which follows an element across any number of reads.
             if (cutAtNewlines && !m_parallel && !m_eof && m_end > chunkStart) {
-                const void* nl = memrchr(m_data() + chunkStart, '\n', m_end - chunkStart);
+                const void* nl = memrchr(buffer() + chunkStart, '\n', m_end - chunkStart);
                 if (nl) {
-                    const std::size_t cut = std::size_t(static_cast<const char*>(nl) - m_data()) + 1;
+                    const std::size_t cut = std::size_t(static_cast<const char*>(nl) - buffer()) + 1;
                     const auto r = m_events.parseOpenChunk(
-                        m_data(), chunkStart, cut, m_buffer.size() - (chunkStart - 1), m_shift, m_chunks++);
+                        buffer(), chunkStart, cut, m_buffer.size() - (chunkStart - 1), m_shift, m_chunks++);
                     if (r.kind == EventParser::OpenChunk::ArrayClosed) {
                         JsonElementScanner fresh;
-                        const std::size_t end = fresh.scan(m_data(), chunkStart, m_end).arrayEnd;
-                        if (end == JsonElementScanner::kNone || m_data()[end] != ']')
+                        const std::size_t end = fresh.scan(buffer(), chunkStart, m_end).arrayEnd;
+                        if (end == JsonElementScanner::kNone || buffer()[end] != ']')
                             throw LoadError("the traceEvents array ends in a way the reader cannot follow",
                                             offsetOf(chunkStart));
                         m_pos = end + 1;
@@ -1121,14 +1121,14 @@ private:
                     scanFrom = chunkStart;
                 }
             }
-            const auto r = scanner.scan(m_data(), scanFrom, m_end);
+            const auto r = scanner.scan(buffer(), scanFrom, m_end);
             if (r.lastElementEnd != JsonElementScanner::kNone) {
                 parseEvents(chunkStart, r.lastElementEnd);
                 chunkStart = r.lastElementEnd;
                 cutAtNewlines = true;
             }
             if (r.arrayEnd != JsonElementScanner::kNone) {
-                if (m_data()[r.arrayEnd] == '}')
+                if (buffer()[r.arrayEnd] == '}')
                     throw LoadError("expected ']' to close the traceEvents array, found '}'",
                                     offsetOf(r.arrayEnd));
                 m_pos = r.arrayEnd + 1;
