@@ -108,11 +108,15 @@ public:
             if (!first) out += ',';
             first = false;
             const std::string quotedKey = "\"" + std::string(key) + "\"";
-            if (valid(quotedKey)) out += quotedKey;
-            else appendJsonString(out, key);
+            if (valid(quotedKey))
+                out += quotedKey;
+            else
+                appendJsonString(out, key);
             out += ':';
-            if (valid(value)) out += value;
-            else appendJsonString(out, value);
+            if (valid(value))
+                out += value;
+            else
+                appendJsonString(out, value);
         });
         out += '}';
     }

@@ -724,10 +724,12 @@ public:
             m_idle.wait(lock, [&] { return m_pending == 0; });
         }
         if (!m_errors.empty()) throw LoadError(m_errors.begin()->second);
+        std::vector<TraceBuilder*> builders;
         for (auto& w : m_workers) {
-            main.absorb(w->builder);
+            builders.push_back(&w->builder);
             kineto = kineto || w->parser.sawKinetoCategory();
         }
+        main.absorb(builders, unsigned(m_workers.size()));
     }
 
 private:

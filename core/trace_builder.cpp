@@ -8,7 +8,6 @@
 #include <charconv>
 #include <cstring>
 #include <numeric>
-#include <span>
 #include <thread>
 
 namespace attnscope {
@@ -249,7 +248,7 @@ struct TraceBuilder::Impl {
 
     // Safe to run for several tracks at once: warnings go to the caller's list, not the builder.
     void buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex, TimeNs traceEnd,
-                    std::vector<std::string>& warningsOut);
+                    TimeNs timeOffset, std::vector<std::string>& warningsOut);
     void resolveFlows();
     void buildCorrelations();
     void nameProcessesAndTracks();
@@ -349,83 +348,109 @@ void TraceBuilder::beginEvent() {
 }
 
 void TraceBuilder::absorb(TraceBuilder& other) {
+    absorb(std::vector<TraceBuilder*>{&other}, 1);
+}
+
+void TraceBuilder::absorb(const std::vector<TraceBuilder*>& others, unsigned threads) {
     Impl& a = *m;
-    Impl& b = *other.m;
     Trace& ta = *a.trace;
-    Trace& tb = *b.trace;
-    std::vector<StringId> map(tb.m_strings.size());
-    for (std::uint32_t i = 0; i < map.size(); ++i)
-        map[i] = ta.m_strings.intern(tb.m_strings.get(StringId(i)));
-    auto remap = [&](StringId id) { return id.valid() ? map[id.value] : id; };
-
-    // Args stay where they are; only the shape id at their front is renumbered.
-    ta.m_argsArena.adopt(std::move(tb.m_argsArena));
-    auto remapArgs = [&](const char* blob) {
-        char* shape = const_cast<char*>(blob) + sizeof(std::uint32_t);
-        std::uint32_t id = 0;
-        std::memcpy(&id, shape, sizeof id);
-        id = remap(StringId(id)).value;
-        std::memcpy(shape, &id, sizeof id);
+    // What each builder's ids become here, worked out in order (ids and tracks are created here).
+    struct Plan {
+        std::vector<StringId> strings;
+        std::vector<TrackId> tracks;
+        std::vector<std::uint32_t> seqOffset; // per source track: events already on the target
     };
-
-    for (const StagedProcess& p : b.processes) {
-        StagedProcess& dst = a.processes[a.process(remap(p.key)).value];
-        dst.name.merge(p.name);
-        dst.labels.merge(p.labels);
-        dst.sortIndex.merge(p.sortIndex);
-    }
-    std::vector<TrackId> trackMap(b.tracks.size());
-    std::vector<std::uint32_t> seqOffset(b.tracks.size());
-    for (std::size_t i = 0; i < b.tracks.size(); ++i) {
-        StagedTrack& src = b.tracks[i];
-        const TrackId id = a.track(remap(b.processes[src.process.value].key), remap(src.tidKey));
-        StagedTrack& dst = a.tracks[id.value];
-        if (src.global) {
-            dst.global = true;
-            a.global = id;
+    std::vector<Plan> plans(others.size());
+    std::vector<std::uint32_t> targetSize(a.tracks.size());
+    for (std::size_t t = 0; t < a.tracks.size(); ++t)
+        targetSize[t] = std::uint32_t(a.tracks[t].events.size());
+    for (std::size_t k = 0; k < others.size(); ++k) {
+        Impl& b = *others[k]->m;
+        Plan& plan = plans[k];
+        const StringPool& pool = b.trace->m_strings;
+        plan.strings.resize(pool.size());
+        for (std::uint32_t i = 0; i < pool.size(); ++i)
+            plan.strings[i] = ta.m_strings.intern(pool.get(StringId(i)));
+        auto remap = [&](StringId id) { return id.valid() ? plan.strings[id.value] : id; };
+        for (const StagedProcess& p : b.processes) {
+            StagedProcess& dst = a.processes[a.process(remap(p.key)).value];
+            dst.name.merge(p.name);
+            dst.labels.merge(p.labels);
+            dst.sortIndex.merge(p.sortIndex);
         }
-        dst.name.merge(src.name);
-        dst.sortIndex.merge(src.sortIndex);
-        dst.gpu = dst.gpu || src.gpu;
-        dst.hasBeginEnd = dst.hasBeginEnd || src.hasBeginEnd;
-        trackMap[i] = id;
-        seqOffset[i] = static_cast<std::uint32_t>(dst.events.size());
-        src.events.forEach([&](RawEvent& e) {
-            e.name = remap(e.name);
-            e.category = remap(e.category);
-            e.seq += seqOffset[i];
-            if (e.args) remapArgs(e.args);
-        });
-        dst.events.append(std::move(src.events));
-    }
-    for (StagedCounter& c : b.counters) {
-        StagedCounter& dst = a.counter(a.process(remap(b.processes[c.process.value].key)), c.name);
-        dst.samples.insert(dst.samples.end(), c.samples.begin(), c.samples.end());
-    }
-    for (FlowPoint p : b.flowPoints) {
-        if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out)
-            p.boundSeq += seqOffset[p.track.value];
-        p.track = trackMap[p.track.value];
-        p.category = remap(p.category);
-        if (p.id & FlowPoint::kStringFlowId)
-            p.id = FlowPoint::kStringFlowId | remap(StringId(static_cast<std::uint32_t>(p.id))).value;
-        a.flowPoints.push_back(p);
-    }
-    for (const auto& [message, w] : b.warnings) {
-        auto [it, inserted] = a.warnings.try_emplace(message, w);
-        if (inserted) continue;
-        WarningEntry& dst = it->second;
-        dst.count += w.count;
-        if (w.firstOrder < dst.firstOrder) {
-            dst.firstOrder = w.firstOrder;
-            dst.firstOffset = w.firstOffset;
-            dst.hasOffset = w.hasOffset;
+        for (const StagedTrack& src : b.tracks) {
+            const TrackId id = a.track(remap(b.processes[src.process.value].key), remap(src.tidKey));
+            if (id.value >= targetSize.size()) targetSize.resize(id.value + 1, 0);
+            StagedTrack& dst = a.tracks[id.value];
+            if (src.global) {
+                dst.global = true;
+                a.global = id;
+            }
+            dst.name.merge(src.name);
+            dst.sortIndex.merge(src.sortIndex);
+            dst.gpu = dst.gpu || src.gpu;
+            dst.hasBeginEnd = dst.hasBeginEnd || src.hasBeginEnd;
+            plan.tracks.push_back(id);
+            plan.seqOffset.push_back(targetSize[id.value]);
+            targetSize[id.value] += std::uint32_t(src.events.size());
         }
     }
-    a.minTime = std::min(a.minTime, b.minTime);
-    a.maxTime = std::max(a.maxTime, b.maxTime);
-    ta.m_info.eventsRead += tb.m_info.eventsRead;
-    other.m = std::make_unique<Impl>();
+    // The events themselves are renumbered where they lie, one builder per thread: args keep their
+    // place in memory and only the shape id at their front changes.
+    parallelFor(others.size(), threads, [&](std::size_t k) {
+        Impl& b = *others[k]->m;
+        const Plan& plan = plans[k];
+        auto remap = [&](StringId id) { return id.valid() ? plan.strings[id.value] : id; };
+        for (std::size_t i = 0; i < b.tracks.size(); ++i) {
+            b.tracks[i].events.forEach([&](RawEvent& e) {
+                e.name = remap(e.name);
+                e.category = remap(e.category);
+                e.seq += plan.seqOffset[i];
+                if (!e.args) return;
+                char* shape = const_cast<char*>(e.args) + sizeof(std::uint32_t);
+                std::uint32_t id = 0;
+                std::memcpy(&id, shape, sizeof id);
+                id = remap(StringId(id)).value;
+                std::memcpy(shape, &id, sizeof id);
+            });
+        }
+    });
+    for (std::size_t k = 0; k < others.size(); ++k) {
+        Impl& b = *others[k]->m;
+        const Plan& plan = plans[k];
+        auto remap = [&](StringId id) { return id.valid() ? plan.strings[id.value] : id; };
+        ta.m_argsArena.adopt(std::move(b.trace->m_argsArena));
+        for (std::size_t i = 0; i < b.tracks.size(); ++i)
+            a.tracks[plan.tracks[i].value].events.append(std::move(b.tracks[i].events));
+        for (StagedCounter& c : b.counters) {
+            StagedCounter& dst = a.counter(a.process(remap(b.processes[c.process.value].key)), c.name);
+            dst.samples.insert(dst.samples.end(), c.samples.begin(), c.samples.end());
+        }
+        for (FlowPoint p : b.flowPoints) {
+            if (p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out)
+                p.boundSeq += plan.seqOffset[p.track.value];
+            p.track = plan.tracks[p.track.value];
+            p.category = remap(p.category);
+            if (p.id & FlowPoint::kStringFlowId)
+                p.id = FlowPoint::kStringFlowId | remap(StringId(static_cast<std::uint32_t>(p.id))).value;
+            a.flowPoints.push_back(p);
+        }
+        for (const auto& [message, w] : b.warnings) {
+            auto [it, inserted] = a.warnings.try_emplace(message, w);
+            if (inserted) continue;
+            WarningEntry& dst = it->second;
+            dst.count += w.count;
+            if (w.firstOrder < dst.firstOrder) {
+                dst.firstOrder = w.firstOrder;
+                dst.firstOffset = w.firstOffset;
+                dst.hasOffset = w.hasOffset;
+            }
+        }
+        a.minTime = std::min(a.minTime, b.minTime);
+        a.maxTime = std::max(a.maxTime, b.maxTime);
+        ta.m_info.eventsRead += b.trace->m_info.eventsRead;
+        others[k]->m = std::make_unique<Impl>();
+    }
 }
 
 void TraceBuilder::addDevice(DeviceInfo device) {
@@ -448,7 +473,8 @@ std::optional<TimeNs> TraceBuilder::minTime() const {
 }
 
 void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
-                                    TimeNs traceEnd, std::vector<std::string>& warningsOut) {
+                                    TimeNs traceEnd, TimeNs timeOffset,
+                                    std::vector<std::string>& warningsOut) {
     BigVector<RawEvent> events;
     events.reserve(staged.events.size());
     staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
@@ -543,7 +569,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     bool depthClamped = false;
     for (std::size_t i = 0; i < n; ++i) {
         const RawEvent& e = events[order[i]];
-        c.start[i] = e.start;
+        c.start[i] = e.start + timeOffset;
         c.duration[i] = e.duration;
         c.name[i] = e.name;
         c.category[i] = e.category;
@@ -831,7 +857,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
     parallelFor(bySize.size(), m_threads, [&](std::size_t k) {
         const std::size_t i = bySize[k];
         d.buildTrack(d.tracks[i], t.m_tracks[i], needsSeqMap[i] ? &seqMaps[i] : nullptr, traceEnd,
-                     trackWarnings[i]);
+                     m_timeOffset, trackWarnings[i]);
     });
     for (const auto& list : trackWarnings)
         for (const std::string& w : list)
@@ -842,11 +868,9 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         p.boundSeq = p.boundSeq < map.size() ? map[p.boundSeq] : 0;
     }
 
-    // Relative Kineto timestamps become absolute here, once every event is in.
+    // Relative Kineto timestamps become absolute here, once every event is in (the tracks' starts
+    // were shifted as they were laid out).
     if (m_timeOffset != 0) {
-        for (Track& track : t.m_tracks)
-            for (TimeNs& s : std::span<TimeNs>(track.events.start.data(), track.size()))
-                s += m_timeOffset;
         for (CounterSeries& c : t.m_counters)
             for (TimeNs& time : c.time)
                 time += m_timeOffset;

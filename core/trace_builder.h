@@ -45,6 +45,8 @@ public:
     void beginEvent();
     // Moves everything other has collected into this builder; other is left empty.
     void absorb(TraceBuilder& other);
+    // The same for several builders, renumbering their events on up to `threads` threads.
+    void absorb(const std::vector<TraceBuilder*>& others, unsigned threads);
 
     TrackId track(StringId pid, StringId tid);
     TrackId globalTrack();
