@@ -347,10 +347,6 @@ void TraceBuilder::beginEvent() {
     m->order = m->chunkBase | m->inChunk++;
 }
 
-void TraceBuilder::absorb(TraceBuilder& other) {
-    absorb(std::vector<TraceBuilder*>{&other}, 1);
-}
-
 void TraceBuilder::absorb(const std::vector<TraceBuilder*>& others, unsigned threads) {
     Impl& a = *m;
     Trace& ta = *a.trace;

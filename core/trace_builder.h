@@ -43,9 +43,8 @@ public:
     // can be merged into the same trace a single reader would have built.
     void beginChunk(std::uint32_t index);
     void beginEvent();
-    // Moves everything other has collected into this builder; other is left empty.
-    void absorb(TraceBuilder& other);
-    // The same for several builders, renumbering their events on up to `threads` threads.
+    // Moves everything the other builders have collected into this one, renumbering their events
+    // on up to `threads` threads; they are left empty.
     void absorb(const std::vector<TraceBuilder*>& others, unsigned threads);
 
     TrackId track(StringId pid, StringId tid);

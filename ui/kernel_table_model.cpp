@@ -23,50 +23,46 @@ int KernelTableModel::columnCount(const QModelIndex& parent) const {
 QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const KernelStats& k = m_rows[std::size_t(index.row())];
-    const double share = m_totalKernelNs ? 100.0 * double(k.totalNs) / double(m_totalKernelNs) : 0.0;
-    if (role == SortRole) {
-        switch (index.column()) {
-        case Name:
-            return QString::fromStdString(k.name);
-        case Count:
-            return qulonglong(k.count);
-        case Total:
-            return qlonglong(k.totalNs);
-        case Mean:
-            return qlonglong(k.meanNs());
-        case Min:
-            return qlonglong(k.minNs);
-        case Max:
-            return qlonglong(k.maxNs);
-        case Share:
-            return share;
-        }
-    }
-    if (role == Qt::DisplayRole) {
-        switch (index.column()) {
+    const int column = index.column();
+    // Durations: sorted by their nanoseconds, shown for people.
+    auto duration = [&](TimeNs ns) -> QVariant {
+        if (role == SortRole) return qlonglong(ns);
+        return QString::fromStdString(formatDuration(ns));
+    };
+    switch (role) {
+    case SortRole:
+    case Qt::DisplayRole:
+        switch (column) {
         // Names from files are shown as plain text: item views never interpret them as rich text.
         case Name:
             return QString::fromStdString(k.name);
         case Count:
             return qulonglong(k.count);
         case Total:
-            return QString::fromStdString(formatDuration(k.totalNs));
+            return duration(k.totalNs);
         case Mean:
-            return QString::fromStdString(formatDuration(k.meanNs()));
+            return duration(k.meanNs());
         case Min:
-            return QString::fromStdString(formatDuration(k.minNs));
+            return duration(k.minNs);
         case Max:
-            return QString::fromStdString(formatDuration(k.maxNs));
-        case Share:
+            return duration(k.maxNs);
+        case Share: {
+            const double share = m_totalKernelNs ? 100.0 * double(k.totalNs) / double(m_totalKernelNs) : 0.0;
+            if (role == SortRole) return share;
             return QString::number(share, 'f', 1) + " %";
         }
+        }
+        return {};
+    case Qt::ToolTipRole:
+        // Tooltips would take "<...>" in C++ names for markup; convert to escaped plain text.
+        if (column == Name) return Qt::convertFromPlainText(QString::fromStdString(k.name));
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column != Name) return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    default:
+        return {};
     }
-    // Tooltips would take "<...>" in C++ names for markup; convert to escaped plain text.
-    if (role == Qt::ToolTipRole && index.column() == Name)
-        return Qt::convertFromPlainText(QString::fromStdString(k.name));
-    if (role == Qt::TextAlignmentRole && index.column() != Name)
-        return int(Qt::AlignRight | Qt::AlignVCenter);
-    return {};
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
