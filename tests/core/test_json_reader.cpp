@@ -400,3 +400,23 @@ TEST(JsonReader, NewlineCutsAndTheByteScannerAgree) {
         EXPECT_NEAR(double(*e.offset()), double(at), 200.0) << e.what();
     }
 }
+
+TEST(JsonReader, CancelStopsWorkerThreadsToo) {
+    std::string json = "{\"traceEvents\": [\n";
+    for (int i = 0; i < 50000; ++i)
+        json += R"({"ph": "X", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},)"
+                "\n";
+    json += "{}]}";
+    std::atomic<bool> cancel{false};
+    int reports = 0;
+    LoadOptions options;
+    options.threads = 2;
+    options.readBytes = 4096;
+    options.cancel = &cancel;
+    // Cancel well after the workers have started (they start after the first few chunks).
+    options.progress = [&](std::uint64_t, std::uint64_t) {
+        if (++reports == 50) cancel = true;
+    };
+    auto source = openMemorySource(json);
+    EXPECT_THROW(readJsonTrace(*source, "memory", options), LoadCancelled);
+}
