@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Streaming reader for Kineto / Chrome trace JSON. The file passes through one reused buffer:
-// the top-level object is walked by hand, and the traceEvents array is cut at event boundaries
-// into chunks of a few MB that simdjson On-Demand parses in place (DESIGN.md, performance notes).
+// the top-level object is walked by hand, and the traceEvents array is cut into chunks of a few
+// MB that simdjson On-Demand parses in place (DESIGN.md, performance notes). On the reading
+// thread a chunk ends at its last newline (EventParser::parseOpenChunk); chunks for worker threads
+// (ParallelEventParser, large traces) end at exact element boundaries found by JsonElementScanner.
 #include "trace_loader.h"
 
 #include "args_codec.h"
