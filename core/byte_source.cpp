@@ -3,10 +3,16 @@
 
 #include "load_error.h"
 
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 #include <zlib.h>
@@ -155,12 +161,115 @@ private:
     bool m_done = false;
 };
 
+// Runs another source on a thread of its own, a few MB ahead of the reader: inflating gzip costs
+// about as much as parsing, so the two overlap. Errors reach the reader where they happened.
+class PrefetchSource final : public ByteSource {
+public:
+    explicit PrefetchSource(std::unique_ptr<ByteSource> inner) : m_inner(std::move(inner)) {
+        m_thread = std::thread([this] { produce(); });
+    }
+    ~PrefetchSource() override {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_changed.notify_all();
+        m_thread.join();
+    }
+
+    std::size_t read(char* dst, std::size_t n) override {
+        std::size_t total = 0;
+        while (total < n && !m_ended) {
+            if (m_current.data.empty() || m_currentPos == m_current.data.size()) {
+                std::unique_lock lock(m_mutex);
+                if (!m_current.data.empty()) m_free.push_back(std::move(m_current.data));
+                m_current = {};
+                m_currentPos = 0;
+                m_changed.notify_all();
+                m_changed.wait(lock, [&] { return !m_ready.empty(); });
+                m_current = std::move(m_ready.front());
+                m_ready.pop_front();
+                m_rawPosition = m_current.rawPosition;
+                m_changed.notify_all();
+                if (m_current.error) {
+                    m_ended = true;
+                    std::rethrow_exception(m_current.error);
+                }
+                if (m_current.data.empty()) m_ended = true; // the end
+            }
+            const std::size_t k = std::min(n - total, m_current.data.size() - m_currentPos);
+            std::memcpy(dst + total, m_current.data.data() + m_currentPos, k);
+            m_currentPos += k;
+            total += k;
+        }
+        return total;
+    }
+    std::uint64_t rawPosition() const override { return m_rawPosition; }
+    std::uint64_t rawSize() const override { return m_size; }
+    bool compressed() const override { return m_inner->compressed(); }
+
+private:
+    static constexpr std::size_t kBlockBytes = 4u << 20;
+    static constexpr std::size_t kBlocksAhead = 3;
+    struct Block {
+        std::vector<char> data; // empty: the end (or an error)
+        std::exception_ptr error;
+        std::uint64_t rawPosition = 0;
+    };
+
+    void produce() {
+        m_size = m_inner->rawSize();
+        while (true) {
+            std::vector<char> buffer;
+            {
+                std::unique_lock lock(m_mutex);
+                m_changed.wait(lock, [&] { return m_stop || m_ready.size() < kBlocksAhead; });
+                if (m_stop) return;
+                if (!m_free.empty()) {
+                    buffer = std::move(m_free.back());
+                    m_free.pop_back();
+                }
+            }
+            buffer.resize(kBlockBytes);
+            Block block;
+            try {
+                buffer.resize(m_inner->read(buffer.data(), buffer.size()));
+                block.data = std::move(buffer);
+            } catch (...) {
+                block.error = std::current_exception();
+            }
+            block.rawPosition = m_inner->rawPosition();
+            const bool last = block.data.empty();
+            {
+                std::lock_guard lock(m_mutex);
+                m_ready.push_back(std::move(block));
+            }
+            m_changed.notify_all();
+            if (last) return;
+        }
+    }
+
+    std::unique_ptr<ByteSource> m_inner;
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<Block> m_ready;
+    std::vector<std::vector<char>> m_free;
+    bool m_stop = false;
+    Block m_current;
+    std::size_t m_currentPos = 0;
+    bool m_ended = false; // the end or an error was handed over: nothing more will come
+    std::atomic<std::uint64_t> m_rawPosition{0};
+    std::atomic<std::uint64_t> m_size{0};
+};
+
 std::unique_ptr<ByteSource> wrapIfGzip(std::unique_ptr<ByteSource> raw) {
     char magic[2] = {0, 0};
     const std::size_t got = raw->read(magic, 2);
     if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
         static_cast<unsigned char>(magic[1]) == 0x8b)
-        return std::make_unique<GzipSource>(std::move(raw), std::string_view(magic, 2));
+        return std::make_unique<PrefetchSource>(
+            std::make_unique<GzipSource>(std::move(raw), std::string_view(magic, 2)));
     // Not gzip: hand the two bytes back in front of the rest.
     class Prefixed final : public ByteSource {
     public:
