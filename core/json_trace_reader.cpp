@@ -156,34 +156,28 @@ public:
     // Throws LoadError.
     void parseChunk(char* data, std::size_t from, std::size_t to, std::size_t readable, std::uint64_t offset,
                     std::uint32_t chunkIndex) {
-        while (from < to && (isSpace(data[from]) || data[from] == ','))
-            ++from;
+        from = skipSeparators(data, from, to);
         if (from >= to) return;
         m_b.beginChunk(chunkIndex);
-        const char before = data[from - 1];
-        const char after = data[to];
-        data[from - 1] = '[';
-        data[to] = ']';
-        const std::size_t len = to - from + 2;
-        std::uint64_t eventsBefore = m_b.info().eventsRead;
-        simdjson::error_code err = parseArray(data + from - 1, len, readable);
-        if (err == simdjson::UTF8_ERROR && m_b.info().eventsRead == eventsBefore) {
-            const std::size_t replaced = replaceInvalidUtf8(data + from, to - from);
-            m_b.warn("bytes that are not valid UTF-8 were replaced by '?' (" + std::to_string(replaced) +
-                         " in the first chunk that had them)",
-                     offset + from);
-            err = parseArray(data + from - 1, len, readable);
+        simdjson::error_code err;
+        {
+            const Bracketed array(data, from, to);
+            const std::uint64_t eventsBefore = m_b.info().eventsRead;
+            err = parseArray(array.json(), array.length(), readable);
+            if (err == simdjson::UTF8_ERROR && m_b.info().eventsRead == eventsBefore) {
+                const std::size_t replaced = replaceInvalidUtf8(data + from, to - from);
+                m_b.warn("bytes that are not valid UTF-8 were replaced by '?' (" + std::to_string(replaced) +
+                             " in the first chunk that had them)",
+                         offset + from);
+                err = parseArray(array.json(), array.length(), readable);
+            }
         }
-        data[from - 1] = before;
-        data[to] = after;
         if (err) throwChunkError(err, data, from, offset);
     }
 
     // Whether a category only Kineto writes was seen.
     bool sawKinetoCategory() const { return m_kineto; }
 
-private:
-public:
     // What parseOpenChunk found.
     struct OpenChunk {
         enum Kind {
@@ -203,24 +197,20 @@ public:
     OpenChunk parseOpenChunk(char* data, std::size_t from, std::size_t to, std::size_t readable,
                              std::uint64_t offset, std::uint32_t chunkIndex) {
         const std::size_t end = to;
-        while (from < to && (isSpace(data[from]) || data[from] == ','))
-            ++from;
+        from = skipSeparators(data, from, to);
         // The separator before the cut goes too, or the array would end in ",]".
         while (to > from && (isSpace(data[to - 1]) || data[to - 1] == ','))
             --to;
         if (from >= to) return {OpenChunk::Complete};
         m_b.beginChunk(chunkIndex);
-        const char before = data[from - 1];
-        const char after = data[to];
-        data[from - 1] = '[';
-        data[to] = ']';
         bool atEnd = false;
         std::size_t completed = 0;
         const char* failedElement = nullptr;
-        const simdjson::error_code err =
-            parseArray(data + from - 1, to - from + 2, readable, &atEnd, &completed, &failedElement);
-        data[from - 1] = before;
-        data[to] = after;
+        simdjson::error_code err;
+        {
+            const Bracketed array(data, from, to);
+            err = parseArray(array.json(), array.length(), readable, &atEnd, &completed, &failedElement);
+        }
         if (!err) return {atEnd ? OpenChunk::Complete : OpenChunk::ArrayClosed};
         // Nothing was added yet, so the byte scanner may take this data over from the start.
         if (completed == 0) return {OpenChunk::NoProgress};
@@ -234,6 +224,36 @@ public:
     }
 
 private:
+    // Borrows the bytes just before and after data[from, to) for the brackets that make the
+    // elements there one JSON array, and puts them back when it goes.
+    class Bracketed {
+    public:
+        Bracketed(char* data, std::size_t from, std::size_t to)
+            : m_open(data + from - 1), m_close(data + to), m_before(*m_open), m_after(*m_close) {
+            *m_open = '[';
+            *m_close = ']';
+        }
+        ~Bracketed() {
+            *m_open = m_before;
+            *m_close = m_after;
+        }
+        Bracketed(const Bracketed&) = delete;
+        Bracketed& operator=(const Bracketed&) = delete;
+        const char* json() const { return m_open; }
+        std::size_t length() const { return std::size_t(m_close - m_open) + 1; }
+
+    private:
+        char* m_open;
+        char* m_close;
+        char m_before, m_after;
+    };
+
+    static std::size_t skipSeparators(const char* data, std::size_t from, std::size_t to) {
+        while (from < to && (isSpace(data[from]) || data[from] == ','))
+            ++from;
+        return from;
+    }
+
     [[noreturn]] void throwChunkError(simdjson::error_code err, const char* data, std::size_t from,
                                       std::uint64_t offset) {
         std::uint64_t at = offset + from;
