@@ -30,6 +30,43 @@ TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
     return total;
 }
 
+namespace {
+
+// Kernel statistics by name, as events are met.
+class KernelAccumulator {
+public:
+    void add(StringId name, TimeNs dur) {
+        KernelStats& k = m_byName[name.value];
+        if (k.count == 0) {
+            k.nameId = name;
+            k.minNs = k.maxNs = dur;
+        } else {
+            k.minNs = std::min(k.minNs, dur);
+            k.maxNs = std::max(k.maxNs, dur);
+        }
+        ++k.count;
+        k.totalNs += dur;
+    }
+    // By total time, then name.
+    std::vector<KernelStats> sorted(const Trace& trace) {
+        std::vector<KernelStats> out;
+        out.reserve(m_byName.size());
+        for (auto& [nameId, k] : m_byName) {
+            k.name = std::string(trace.str(k.nameId));
+            out.push_back(std::move(k));
+        }
+        std::sort(out.begin(), out.end(), [](const KernelStats& a, const KernelStats& b) {
+            return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+        });
+        return out;
+    }
+
+private:
+    std::unordered_map<std::uint32_t, KernelStats> m_byName;
+};
+
+} // namespace
+
 TraceSummary summarize(const Trace& trace, std::size_t topN) {
     TraceSummary s;
     const TraceInfo& info = trace.info();
@@ -39,7 +76,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
     s.spanNs = trace.endNs() - trace.startNs();
     s.warnings = info.warnings;
 
-    std::unordered_map<std::uint32_t, KernelStats> kernels;      // by name id
+    KernelAccumulator kernels;
     std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id
     struct DeviceAccumulator {
         DeviceSummary summary;
@@ -57,15 +94,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
             ++cs.count;
             cs.totalNs += dur;
             if (!isKernelCategory(trace.str(c.category[i]))) continue;
-            KernelStats& k = kernels[c.name[i].value];
-            if (k.count == 0) {
-                k.minNs = k.maxNs = dur;
-            } else {
-                k.minNs = std::min(k.minNs, dur);
-                k.maxNs = std::max(k.maxNs, dur);
-            }
-            ++k.count;
-            k.totalNs += dur;
+            kernels.add(c.name[i], dur);
             DeviceAccumulator& d = devices[track.process.value];
             ++d.summary.kernels;
             d.summary.kernelNs += dur;
@@ -73,15 +102,11 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
         }
     }
 
-    for (auto& [nameId, k] : kernels) {
-        k.name = std::string(trace.str(StringId(nameId)));
+    s.topKernels = kernels.sorted(trace);
+    for (const KernelStats& k : s.topKernels) {
         s.kernelCount += k.count;
         s.kernelNs += k.totalNs;
-        s.topKernels.push_back(std::move(k));
     }
-    std::sort(s.topKernels.begin(), s.topKernels.end(), [](const KernelStats& a, const KernelStats& b) {
-        return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
-    });
     if (topN && s.topKernels.size() > topN) s.topKernels.resize(topN);
 
     for (auto& [catId, c] : categories) {
@@ -253,6 +278,36 @@ std::string toText(const std::vector<SummaryResult>& results) {
 }
 
 } // namespace
+
+std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs) {
+    std::ostringstream out;
+    out << "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n";
+    char share[32];
+    for (const KernelStats& k : rows) {
+        std::snprintf(share, sizeof share, "%.2f", totalKernelNs ? 100.0 * double(k.totalNs) / double(totalKernelNs) : 0.0);
+        out << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs << ','
+            << k.maxNs << ',' << share << '\n';
+    }
+    return out.str();
+}
+
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, TimeNs from, TimeNs to) {
+    KernelAccumulator kernels;
+    for (const Track& track : trace.tracks()) {
+        const EventColumns& c = track.events;
+        // Any event that starts before the range's end may overlap it (a long one from far before):
+        // one linear pass per selection, a few ms per million events.
+        const std::size_t end =
+            std::size_t(std::lower_bound(c.start.begin(), c.start.end(), to) - c.start.begin());
+        for (std::size_t i = 0; i < end; ++i) {
+            if (c.flags[i] & kInstant) continue;
+            const TimeNs s = std::max(c.start[i], from), e = std::min(track.end(i), to);
+            if (e <= s || !isKernelCategory(trace.str(c.category[i]))) continue;
+            kernels.add(c.name[i], e - s);
+        }
+    }
+    return kernels.sorted(trace);
+}
 
 std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format) {
     switch (format) {

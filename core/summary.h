@@ -12,6 +12,7 @@ namespace attnscope {
 
 struct KernelStats {
     std::string name;
+    StringId nameId;
     std::uint64_t count = 0;
     TimeNs totalNs = 0;
     TimeNs minNs = 0;
@@ -57,11 +58,18 @@ struct SummaryResult {
 // A kernel is a complete event of category "kernel" (legacy "Kernel"). topN 0 keeps all kernels.
 TraceSummary summarize(const Trace& trace, std::size_t topN);
 
+// Kernels by name over the part of each kernel inside [from, to): count of kernels that overlap the
+// range, and time clipped to it. By total time, then name.
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, TimeNs from, TimeNs to);
+
 // Union length of [start, end) intervals; sorts the input.
 TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);
 
 enum class SummaryFormat { Text, Json, Csv };
 std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format);
+
+// A kernel table as CSV: kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent.
+std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs);
 
 // "1.234 ms", "56.7 µs": durations for people.
 std::string formatDuration(TimeNs ns);

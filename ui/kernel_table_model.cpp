@@ -5,10 +5,10 @@
 
 namespace attnscope::ui {
 
-void KernelTableModel::setSummary(const TraceSummary& summary) {
+void KernelTableModel::setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs) {
     beginResetModel();
-    m_rows = summary.topKernels;
-    m_totalKernelNs = summary.kernelNs;
+    m_rows = std::move(rows);
+    m_totalKernelNs = totalKernelNs;
     endResetModel();
 }
 

@@ -14,7 +14,10 @@ public:
     enum Column { Name, Count, Total, Mean, Min, Max, Share, ColumnCount };
 
     using QAbstractTableModel::QAbstractTableModel;
-    void setSummary(const TraceSummary& summary);
+    // Rows and the GPU kernel time their shares are of.
+    void setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs);
+    const std::vector<KernelStats>& rows() const { return m_rows; }
+    StringId nameIdAt(int row) const { return m_rows[std::size_t(row)].nameId; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

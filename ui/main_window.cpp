@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "details_panel.h"
+#include "find_bar.h"
 #include "kernel_table_model.h"
-#include "trace_load_job.h"
+#include "timeline_export.h"
+#include "timeline_view.h"
 
+#include "core/atomic_file.h"
 #include "core/summary.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -27,25 +33,55 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace attnscope::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-}
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 MainWindow::MainWindow() {
     setWindowTitle(tr("AttnScope"));
     setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
+    // Centre: trace facts, find bar, timeline.
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
     m_header = new QLabel(central);
     m_header->setTextFormat(Qt::PlainText); // file contents are never markup
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_header->setWordWrap(true);
-    m_filter = new QLineEdit(central);
+    m_header->setContentsMargins(6, 3, 6, 3);
+    m_findBar = new FindBar(central);
+    m_findBar->hide();
+    m_timeline = new TimelineView(central);
+    layout->addWidget(m_header);
+    layout->addWidget(m_findBar);
+    layout->addWidget(m_timeline, 1);
+    setCentralWidget(central);
+
+    // Right: details of the selected event.
+    m_details = new DetailsPanel(this);
+    auto* detailsDock = new QDockWidget(tr("Details"), this);
+    detailsDock->setObjectName("detailsDock");
+    detailsDock->setWidget(m_details);
+    addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+
+    // Bottom: kernels by name, over the selected range when there is one.
+    auto* tablePanel = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tablePanel);
+    tableLayout->setContentsMargins(4, 4, 4, 4);
+    m_tableTitle = new QLabel(tablePanel);
+    m_tableTitle->setTextFormat(Qt::PlainText);
+    m_filter = new QLineEdit(tablePanel);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
     m_filter->setClearButtonEnabled(true);
     m_model = new KernelTableModel(this);
@@ -54,7 +90,7 @@ MainWindow::MainWindow() {
     m_proxy->setSortRole(KernelTableModel::SortRole);
     m_proxy->setFilterKeyColumn(KernelTableModel::Name);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_table = new QTableView(central);
+    m_table = new QTableView(tablePanel);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
@@ -63,11 +99,29 @@ MainWindow::MainWindow() {
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
-    layout->addWidget(m_header);
-    layout->addWidget(m_filter);
-    layout->addWidget(m_table, 1);
-    setCentralWidget(central);
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_tableTitle, 1);
+    filterRow->addWidget(m_filter, 1);
+    tableLayout->addLayout(filterRow);
+    tableLayout->addWidget(m_table, 1);
+    auto* tableDock = new QDockWidget(tr("Kernels"), this);
+    tableDock->setObjectName("kernelsDock");
+    tableDock->setWidget(tablePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, tableDock);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MainWindow::highlightTableSelection);
+
+    connect(m_timeline, &TimelineView::selectionChanged, this, [this] { m_details->showEvent(m_timeline->selected()); });
+    connect(m_timeline, &TimelineView::rangeChanged, this, &MainWindow::updateKernelTable);
+    connect(m_details, &DetailsPanel::linkActivated, this, [this](EventRef e) { m_timeline->selectEvent(e, true); });
+    connect(m_findBar, &FindBar::searchChanged, this, &MainWindow::runFind);
+    connect(m_findBar, &FindBar::next, this, [this] { stepFind(+1); });
+    connect(m_findBar, &FindBar::previous, this, [this] { stepFind(-1); });
+    connect(m_findBar, &FindBar::closed, this, [this] {
+        runFind({});
+        m_timeline->setFocus();
+    });
 
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
@@ -81,6 +135,22 @@ MainWindow::MainWindow() {
         if (m_job) m_job->cancel();
     });
 
+    buildMenus();
+    rebuildRecentMenu();
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
+    restoreState(settings.value("window/state").toByteArray());
+    m_table->horizontalHeader()->restoreState(settings.value("window/kernelTableHeader").toByteArray());
+    m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
+    statusBar()->showMessage(
+        tr("W/S zoom · A/D pan · drag to pan · click selects · Shift+drag selects a range · F fit · 0 fit all · Ctrl+F find"));
+    m_timeline->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, [this] {
         QSettings settings;
@@ -95,22 +165,54 @@ MainWindow::MainWindow() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
     file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("&Export Timeline"));
+    exportMenu->addAction(tr("PNG…"), this, [this] { exportTimelineDialog("png", 1); });
+    exportMenu->addAction(tr("PNG at 2× …"), this, [this] { exportTimelineDialog("png", 2); });
+    exportMenu->addAction(tr("SVG…"), this, [this] { exportTimelineDialog("svg", 1); });
+    exportMenu->addAction(tr("PDF…"), this, [this] { exportTimelineDialog("pdf", 1); });
+    file->addAction(tr("Export &Kernel Table as CSV…"), this, &MainWindow::exportKernelTableDialog);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
+
+    // The single-letter keys belong to the timeline (typing in the find box must not zoom); the menu
+    // shows them and works from anywhere.
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    auto add = [&](QMenu* menu, const QString& text, const QString& keyHint, auto fn) {
+        QAction* a = menu->addAction(keyHint.isEmpty() ? text : text + '\t' + keyHint, this, fn);
+        return a;
+    };
+    add(view, tr("Zoom In"), "W", [this] { m_timeline->zoomBy(0.8); });
+    add(view, tr("Zoom Out"), "S", [this] { m_timeline->zoomBy(1.25); });
+    add(view, tr("Pan Left"), "A", [this] { m_timeline->panBy(-m_timeline->viewport().width() * 0.15); });
+    add(view, tr("Pan Right"), "D", [this] { m_timeline->panBy(m_timeline->viewport().width() * 0.15); });
+    add(view, tr("Fit Selection"), "F", [this] { m_timeline->fitSelection(); });
+    add(view, tr("Fit All"), "0", [this] { m_timeline->fitAll(); });
+    view->addSeparator();
+    QAction* back = view->addAction(tr("Back"), this, [this] { m_timeline->back(); });
+    back->setShortcut(QKeySequence::Back);
+    QAction* forward = view->addAction(tr("Forward"), this, [this] { m_timeline->forward(); });
+    forward->setShortcut(QKeySequence::Forward);
+    QAction* find = view->addAction(tr("&Find…"), this, [this] { m_findBar->activate(); });
+    find->setShortcut(QKeySequence::Find);
+    add(view, tr("Clear Range"), "Esc", [this] { m_timeline->setRange(std::nullopt); });
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QToolBar* bar = addToolBar(tr("Navigation"));
+    bar->setObjectName("navigationToolBar");
+    bar->addAction(back);
+    bar->addAction(forward);
+    bar->addAction(tr("Fit All"), this, [this] { m_timeline->fitAll(); });
+    bar->addAction(find);
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About AttnScope"), this, [this] {
         QMessageBox::about(this, tr("About AttnScope"),
                            tr("AttnScope %1\nA profiler for transformer attention.").arg(ATTNSCOPE_VERSION));
     });
-    rebuildRecentMenu();
-
-    QSettings settings;
-    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1200, 720);
-    restoreState(settings.value("window/state").toByteArray());
-    m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
 }
-
-MainWindow::~MainWindow() = default;
 
 bool MainWindow::loading() const { return !m_job.isNull(); }
 
@@ -118,6 +220,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
+    settings.setValue("window/kernelTableHeader", m_table->horizontalHeader()->saveState());
     QMainWindow::closeEvent(event);
 }
 
@@ -129,8 +232,7 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::openEmbeddedSample() {
     QFile sample(":/samples/attention_sample.json");
     if (!sample.open(QIODevice::ReadOnly)) return;
-    startJob(
-        new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
+    startJob(new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
 }
 
 void MainWindow::startJob(TraceLoadJob* job) {
@@ -142,11 +244,10 @@ void MainWindow::startJob(TraceLoadJob* job) {
     m_cancel->show();
     statusBar()->showMessage(tr("Loading %1…").arg(job->displayName()));
     connect(job, &TraceLoadJob::progress, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
-    connect(job, &TraceLoadJob::loaded, this,
-            [this, job](std::shared_ptr<const Trace> trace, double seconds) {
-                showTrace(std::move(trace), seconds, job->displayName());
-                loadEnded();
-            });
+    connect(job, &TraceLoadJob::loaded, this, [this, job](std::shared_ptr<const LoadedTrace> loaded) {
+        showTrace(std::move(loaded), job->displayName());
+        loadEnded();
+    });
     connect(job, &TraceLoadJob::failed, this, [this, job](const QString& message) {
         loadEnded();
         statusBar()->showMessage(tr("Could not open %1").arg(job->displayName()));
@@ -184,27 +285,166 @@ void MainWindow::loadEnded() {
     }
 }
 
-void MainWindow::showTrace(std::shared_ptr<const Trace> trace, double seconds, const QString& name) {
-    m_trace = std::move(trace);
-    const TraceSummary s = summarize(*m_trace, 0);
+void MainWindow::showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name) {
+    m_loaded = std::move(loaded);
+    const TraceSummary& s = m_loaded->summary;
     QString devices;
     for (const DeviceSummary& d : s.devices)
-        devices += tr("\n%1 (device %2): %3 kernels, busy %4")
-                       .arg(QString::fromStdString(d.name), QString::fromStdString(d.id))
+        devices += tr(" · %1 (device %2): %3 kernels, busy %4")
+                       .arg(qs(d.name), qs(d.id))
                        .arg(d.kernels)
-                       .arg(QString::fromStdString(formatDuration(d.busyNs)));
+                       .arg(qs(formatDuration(d.busyNs)));
     QString warnings;
     for (const std::string& w : s.warnings)
-        warnings += tr("\nwarning: %1").arg(QString::fromStdString(w));
-    m_header->setText(tr("%1  (%2)\n%3 events · span %4 · %5 kernels, %6 of kernel time%7%8")
-                          .arg(name, QString::fromStdString(s.format))
+        warnings += tr("\nwarning: %1").arg(qs(w));
+    m_header->setText(tr("%1 (%2) · %3 events · span %4 · %5 kernels, %6 of kernel time%7%8")
+                          .arg(name, qs(s.format))
                           .arg(s.events)
-                          .arg(QString::fromStdString(formatDuration(s.spanNs)))
+                          .arg(qs(formatDuration(s.spanNs)))
                           .arg(s.kernelCount)
-                          .arg(QString::fromStdString(formatDuration(s.kernelNs)), devices, warnings));
-    m_model->setSummary(s);
+                          .arg(qs(formatDuration(s.kernelNs)), devices, warnings));
+    m_matches.clear();
+    m_findBar->setCount(0, 0);
+    m_details->setTrace(m_loaded->trace);
+    m_timeline->setTrace(m_loaded->trace, m_loaded->index);
+    if (!m_findBar->text().isEmpty()) runFind(m_findBar->text());
     setWindowTitle(tr("%1 — AttnScope").arg(name));
-    statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(seconds, 0, 'f', 2));
+    statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(m_loaded->totalSeconds, 0, 'f', 2));
+}
+
+void MainWindow::updateKernelTable() {
+    if (!m_loaded) {
+        m_model->setRows({}, 0);
+        return;
+    }
+    const auto range = m_timeline->range();
+    if (!range) {
+        m_model->setRows(m_loaded->summary.topKernels, m_loaded->summary.kernelNs);
+        m_tableTitle->setText(tr("All kernels: %1 names, %2").arg(m_loaded->summary.topKernels.size()).arg(qs(formatDuration(m_loaded->summary.kernelNs))));
+        return;
+    }
+    std::vector<KernelStats> rows = kernelStatsInRange(*m_loaded->trace, range->from, range->to);
+    TimeNs total = 0;
+    std::uint64_t count = 0;
+    for (const KernelStats& k : rows) {
+        total += k.totalNs;
+        count += k.count;
+    }
+    const TimeNs base = m_loaded->trace->startNs();
+    m_tableTitle->setText(tr("Range +%1 … +%2 (%3): %4 kernels, %5")
+                              .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
+                                   qs(formatDuration(range->length())))
+                              .arg(count)
+                              .arg(qs(formatDuration(total))));
+    m_model->setRows(std::move(rows), total);
+}
+
+void MainWindow::highlightTableSelection() {
+    if (!m_loaded) return;
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        m_timeline->setHighlight(m_findBar->text().isEmpty() ? std::vector<std::uint8_t>{}
+                                                              : namesContaining(*m_loaded->trace, m_findBar->text().toStdString()));
+        return;
+    }
+    std::vector<std::uint8_t> mask(m_loaded->trace->strings().size(), 0);
+    for (const QModelIndex& index : rows)
+        mask[m_model->nameIdAt(m_proxy->mapToSource(index).row()).value] = 1;
+    m_timeline->setHighlight(std::move(mask));
+}
+
+void MainWindow::runFind(const QString& text) {
+    if (!m_loaded || text.isEmpty()) {
+        m_matches.clear();
+        m_timeline->setMatches({});
+        m_timeline->setHighlight({});
+        m_findBar->setCount(0, 0);
+        return;
+    }
+    const std::string needle = text.toStdString();
+    m_matches = findEvents(*m_loaded->trace, needle);
+    m_timeline->setMatches(m_matches);
+    m_timeline->setHighlight(namesContaining(*m_loaded->trace, needle));
+    m_findBar->setCount(0, int(m_matches.size()));
+}
+
+void MainWindow::stepFind(int direction) {
+    if (m_matches.empty()) return;
+    // From the selected match, or from the window's start when none is selected.
+    const auto current = m_timeline->selected();
+    auto it = current ? std::find(m_matches.begin(), m_matches.end(), *current) : m_matches.end();
+    std::size_t next;
+    if (it != m_matches.end()) {
+        const std::size_t i = std::size_t(it - m_matches.begin()), n = m_matches.size();
+        next = direction > 0 ? (i + 1) % n : (i + n - 1) % n;
+    } else {
+        const Trace& trace = *m_loaded->trace;
+        const TimeNs from = m_timeline->viewport().start();
+        auto first = std::partition_point(m_matches.begin(), m_matches.end(), [&](const EventRef& e) {
+            return trace.track(e.track).events.start[e.index] < from;
+        });
+        next = first == m_matches.end() ? 0 : std::size_t(first - m_matches.begin());
+        if (direction < 0) next = (next + m_matches.size() - 1) % m_matches.size();
+    }
+    m_timeline->selectEvent(m_matches[next], true);
+    m_findBar->setCount(int(next) + 1, int(m_matches.size()));
+}
+
+QString MainWindow::exportTimeline(const QString& path, double scale) {
+    if (!m_loaded) return tr("no trace is open");
+    TimelineScene scene = m_timeline->scene();
+    return ui::exportTimeline(*m_timeline->renderer(), scene, m_timeline->style(),
+                              QSize(m_timeline->width(), m_timeline->height()), scale, path);
+}
+
+QString MainWindow::exportKernelTable(const QString& path) {
+    std::vector<KernelStats> rows;
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        rows.push_back(m_model->rows()[std::size_t(m_proxy->mapToSource(m_proxy->index(r, 0)).row())]);
+    TimeNs total = 0;
+    if (m_loaded) total = m_timeline->range() ? 0 : m_loaded->summary.kernelNs;
+    if (!total)
+        for (const KernelStats& k : m_model->rows())
+            total += k.totalNs;
+    try {
+        AtomicFile file(path.toStdString(), false);
+        file.write(formatKernelCsv(rows, total));
+        file.commit();
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+void MainWindow::exportTimelineDialog(const QString& format, double scale) {
+    if (!m_loaded) return;
+    QSettings settings;
+    const QString dir = settings.value("lastExportDir").toString();
+    const QString base = QFileInfo(windowTitle().section(QStringLiteral(" — "), 0, 0)).completeBaseName();
+    const QString suggested = QDir(dir).filePath(base + "-timeline." + format);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"), suggested,
+                                                      tr("%1 files (*.%2)").arg(format.toUpper(), format));
+    if (path.isEmpty()) return;
+    settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
+    const QString error = exportTimeline(path, scale);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+void MainWindow::exportKernelTableDialog() {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export kernel table"),
+                                                      QDir(settings.value("lastExportDir").toString()).filePath("kernels.csv"),
+                                                      tr("CSV files (*.csv)"));
+    if (path.isEmpty()) return;
+    settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
+    const QString error = exportKernelTable(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
 void MainWindow::rememberRecent(const QString& path) {

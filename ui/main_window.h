@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "trace_load_job.h"
+
 #include "core/trace.h"
 
 #include <QMainWindow>
@@ -18,10 +20,13 @@ class QTableView;
 
 namespace attnscope::ui {
 
+class DetailsPanel;
+class FindBar;
 class KernelTableModel;
-class TraceLoadJob;
+class TimelineView;
 
-// The window until the timeline lands (issue 3): what is in the open trace, and its kernels.
+// The window: the timeline in the middle, the details of the selected event on the right, the
+// kernel table below (over the selected range when there is one), find with Ctrl+F.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -33,8 +38,20 @@ public:
     // Saves a picture of the window to path once the current load ends, then quits.
     void screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
     // The trace on show (null before the first load), and whether a load is under way.
-    std::shared_ptr<const Trace> trace() const { return m_trace; }
+    std::shared_ptr<const Trace> trace() const { return m_loaded ? m_loaded->trace : nullptr; }
+    std::shared_ptr<const LoadedTrace> loaded() const { return m_loaded; }
     bool loading() const;
+
+    TimelineView* timeline() const { return m_timeline; }
+    DetailsPanel* details() const { return m_details; }
+    FindBar* findBar() const { return m_findBar; }
+    QTableView* kernelTable() const { return m_table; }
+    KernelTableModel* kernelModel() const { return m_model; }
+
+    // File → Export: the timeline as the window shows it (PNG at scale 1 or 2, SVG, PDF), and the
+    // kernel table as it is sorted and filtered. Empty on success, else the error.
+    QString exportTimeline(const QString& path, double scale = 1);
+    QString exportKernelTable(const QString& path);
 
 Q_SIGNALS:
     // A load ended: loaded, failed or cancelled.
@@ -46,17 +63,29 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildMenus();
     void startJob(TraceLoadJob* job);
-    void showTrace(std::shared_ptr<const Trace> trace, double seconds, const QString& name);
+    void showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name);
     void loadEnded();
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
+    void updateKernelTable();
+    void highlightTableSelection();
+    void runFind(const QString& text);
+    void stepFind(int direction);
+    void exportTimelineDialog(const QString& format, double scale);
+    void exportKernelTableDialog();
 
-    std::shared_ptr<const Trace> m_trace;
+    std::shared_ptr<const LoadedTrace> m_loaded;
     QPointer<TraceLoadJob> m_job;
+    TimelineView* m_timeline = nullptr;
+    DetailsPanel* m_details = nullptr;
+    FindBar* m_findBar = nullptr;
+    std::vector<EventRef> m_matches;
     KernelTableModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     QLabel* m_header = nullptr;
+    QLabel* m_tableTitle = nullptr;
     QLineEdit* m_filter = nullptr;
     QTableView* m_table = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -53,8 +53,14 @@ void TraceLoadJob::start() {
             } else {
                 trace = loadTraceFile(m_path.toStdString(), options);
             }
-            const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
-            post([trace, seconds](TraceLoadJob* job) { Q_EMIT job->loaded(trace, seconds); });
+            auto loaded = std::make_shared<LoadedTrace>();
+            loaded->loadSeconds = std::chrono::duration<double>(clock::now() - t0).count();
+            loaded->trace = trace;
+            loaded->index = std::make_shared<const TimelineIndex>(*trace);
+            loaded->summary = summarize(*trace, 0);
+            loaded->totalSeconds = std::chrono::duration<double>(clock::now() - t0).count();
+            std::shared_ptr<const LoadedTrace> result = std::move(loaded);
+            post([result](TraceLoadJob* job) { Q_EMIT job->loaded(result); });
         } catch (const LoadCancelled&) {
             post([](TraceLoadJob* job) { Q_EMIT job->cancelled(); });
         } catch (const std::exception& e) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/summary.h"
+#include "core/timeline_index.h"
 #include "core/trace.h"
 
 #include <QObject>
@@ -11,6 +13,15 @@
 #include <thread>
 
 namespace attnscope::ui {
+
+// A loaded trace with what the views need, all made on the worker thread.
+struct LoadedTrace {
+    std::shared_ptr<const Trace> trace;
+    std::shared_ptr<const TimelineIndex> index;
+    TraceSummary summary; // all kernels
+    double loadSeconds = 0; // reading the file
+    double totalSeconds = 0; // and indexing it
+};
 
 // Loads one trace on a worker thread. Progress is throttled and delivered queued on the UI thread;
 // the finished trace arrives as an immutable snapshot. Deleting the job cancels and joins.
@@ -27,7 +38,7 @@ public:
 
 Q_SIGNALS:
     void progress(double fraction);
-    void loaded(std::shared_ptr<const attnscope::Trace> trace, double seconds);
+    void loaded(std::shared_ptr<const attnscope::ui::LoadedTrace> loaded);
     void failed(QString message);
     void cancelled();
 

@@ -3,6 +3,7 @@
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
 
+#include <QAbstractItemModelTester>
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QElapsedTimer>
@@ -42,7 +43,7 @@ TEST(MainWindow, ShowsTheEmbeddedSample) {
     ASSERT_TRUE(waitForLoad(w));
     ASSERT_TRUE(w.trace());
     EXPECT_EQ(w.trace()->info().eventsRead, 138u);
-    auto* table = w.findChild<QTableView*>();
+    QTableView* table = w.kernelTable();
     ASSERT_NE(table, nullptr);
     // Four kernels: QK^T GEMM, softmax, PV GEMM and the fused flash kernel; the longest first.
     ASSERT_EQ(table->model()->rowCount(), 4);
@@ -55,8 +56,8 @@ TEST(MainWindow, FilterNarrowsTheKernelTable) {
     MainWindow w;
     w.openEmbeddedSample();
     ASSERT_TRUE(waitForLoad(w));
-    auto* table = w.findChild<QTableView*>();
-    auto* filter = w.findChild<QLineEdit*>();
+    QTableView* table = w.kernelTable();
+    auto* filter = w.kernelTable()->parentWidget()->findChild<QLineEdit*>();
     ASSERT_NE(filter, nullptr);
     filter->setText("FLASH");
     ASSERT_EQ(table->model()->rowCount(), 1);
@@ -86,7 +87,9 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
       {"ph": "X", "cat": "kernel", "name": "<b>not bold</b>", "pid": 0, "tid": 7, "ts": 0, "dur": 3},
       {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 10, "dur": 1}]})");
     KernelTableModel model;
-    model.setSummary(summarize(*trace, 0));
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const TraceSummary summary = summarize(*trace, 0);
+    model.setRows(summary.topKernels, summary.kernelNs);
     ASSERT_EQ(model.rowCount(), 2);
     EXPECT_EQ(model.index(0, KernelTableModel::Name).data().toString(), "<b>not bold</b>");
     EXPECT_EQ(model.index(0, KernelTableModel::Total).data(KernelTableModel::SortRole).toLongLong(), 3000);

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+#include "details_panel.h"
+
+#include "core/demangle.h"
+#include "core/summary.h"
+#include "core/timestamp.h"
+
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace attnscope::ui {
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+QLabel* plainLabel(QWidget* parent) {
+    auto* label = new QLabel(parent);
+    label->setTextFormat(Qt::PlainText);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setWordWrap(true);
+    return label;
+}
+
+// A JSON string shown without its quotes when it holds no escapes; anything else as JSON.
+QString jsonForPeople(std::string_view json) {
+    if (json.size() >= 2 && json.front() == '"' && json.back() == '"' && json.find('\\') == std::string_view::npos)
+        return qs(json.substr(1, json.size() - 2));
+    return qs(json);
+}
+
+} // namespace
+
+std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event) {
+    const Track& t = trace.track(event.track);
+    const TimeNs start = t.events.start[event.index];
+    const TimeNs end = t.end(event.index);
+    std::optional<EventRef> any;
+    // Events are in start order; the enclosing ones start before and end after. Walk back from
+    // the event: the first enclosing event at each shallower depth is the ancestor at that depth.
+    int wantDepth = int(t.events.depth[event.index]) - 1;
+    for (std::uint32_t i = event.index; i-- > 0 && wantDepth >= 0;) {
+        if (t.events.depth[i] != wantDepth) continue;
+        if (t.events.start[i] <= start && t.end(i) >= end) {
+            const EventRef candidate{event.track, i};
+            if (trace.str(t.events.category[i]) == "cpu_op") return candidate;
+            if (!any) any = candidate;
+        }
+        --wantDepth;
+    }
+    return any;
+}
+
+DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
+    auto* outer = new QVBoxLayout(this);
+    m_placeholder = new QLabel(tr("Click an event on the timeline to see its details."), this);
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setTextFormat(Qt::PlainText);
+    outer->addWidget(m_placeholder);
+    m_body = new QWidget(this);
+    outer->addWidget(m_body, 1);
+    auto* layout = new QVBoxLayout(m_body);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_name = new QLineEdit(m_body);
+    m_name->setReadOnly(true);
+    m_name->setObjectName("detailsName");
+    layout->addWidget(m_name);
+    auto* form = new QFormLayout;
+    m_category = plainLabel(m_body);
+    m_start = plainLabel(m_body);
+    m_duration = plainLabel(m_body);
+    m_track = plainLabel(m_body);
+    m_correlation = plainLabel(m_body);
+    form->addRow(tr("Category"), m_category);
+    form->addRow(tr("Start"), m_start);
+    form->addRow(tr("Duration"), m_duration);
+    form->addRow(tr("Track"), m_track);
+    form->addRow(tr("Correlation"), m_correlation);
+    layout->addLayout(form);
+    m_linksTitle = new QLabel(tr("Linked events"), m_body);
+    QFont bold = m_linksTitle->font();
+    bold.setBold(true);
+    m_linksTitle->setFont(bold);
+    layout->addWidget(m_linksTitle);
+    m_links = new QVBoxLayout;
+    layout->addLayout(m_links);
+    auto* argsTitle = new QLabel(tr("Args"), m_body);
+    argsTitle->setFont(bold);
+    layout->addWidget(argsTitle);
+    m_args = new QTableWidget(0, 2, m_body);
+    m_args->setHorizontalHeaderLabels({tr("Arg"), tr("Value")});
+    m_args->horizontalHeader()->setStretchLastSection(true);
+    m_args->verticalHeader()->hide();
+    m_args->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_args->setWordWrap(false);
+    layout->addWidget(m_args, 1);
+    m_body->hide();
+}
+
+void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace) {
+    m_trace = std::move(trace);
+    showEvent(std::nullopt);
+}
+
+void DetailsPanel::addLink(const QString& relation, EventRef event) {
+    const Track& t = m_trace->track(event.track);
+    const QString name = qs(m_trace->str(t.events.name[event.index]));
+    QString text = QStringLiteral("%1: %2 (%3, %4)")
+                       .arg(relation, name, qs(formatDuration(t.events.duration[event.index])),
+                            QString::fromStdString(m_trace->trackLabel(event.track)));
+    text.replace('&', QStringLiteral("&&")); // a button's '&' marks a shortcut; names are plain text
+    auto* button = new QPushButton(text, m_body);
+    button->setFlat(true);
+    button->setCursor(Qt::PointingHandCursor);
+    button->setStyleSheet(QStringLiteral("text-align: left"));
+    button->setToolTip(Qt::convertFromPlainText(name));
+    connect(button, &QPushButton::clicked, this, [this, event] { Q_EMIT linkActivated(event); });
+    m_links->addWidget(button);
+}
+
+void DetailsPanel::showEvent(std::optional<EventRef> event) {
+    while (QLayoutItem* item = m_links->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    m_args->setRowCount(0);
+    if (!m_trace || !event) {
+        m_body->hide();
+        m_placeholder->show();
+        return;
+    }
+    m_placeholder->hide();
+    m_body->show();
+    const Trace& trace = *m_trace;
+    const EventRef e = *event;
+    const Track& t = trace.track(e.track);
+    const EventColumns& c = t.events;
+    m_name->setText(QString::fromStdString(demangle(trace.str(c.name[e.index]))));
+    m_name->setCursorPosition(0);
+    m_category->setText(qs(trace.str(c.category[e.index])));
+    const TimeNs start = c.start[e.index];
+    m_start->setText(tr("+%1 from the trace's start (%2 µs)")
+                         .arg(qs(formatDuration(start - trace.startNs())), qs(formatNsAsMicros(start))));
+    m_duration->setText((c.flags[e.index] & kInstant) ? tr("instant") : qs(formatDuration(c.duration[e.index])));
+    m_track->setText(QString::fromStdString(trace.trackLabel(e.track)));
+    m_correlation->setText(c.correlation[e.index] ? QString::number(c.correlation[e.index]) : tr("none"));
+
+    if (auto launch = trace.launchOf(e)) {
+        addLink(tr("Launched by"), *launch);
+        if (auto op = enclosingOp(trace, *launch)) addLink(tr("Inside CPU op"), *op);
+    }
+    const std::vector<EventRef> work = trace.gpuWorkOf(e);
+    for (const EventRef& w : work)
+        addLink(tr("Launches"), w);
+    if (work.empty() && !trace.launchOf(e))
+        if (auto op = enclosingOp(trace, e)) addLink(tr("Inside"), *op);
+    m_linksTitle->setVisible(m_links->count() > 0);
+
+    trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
+        const int row = m_args->rowCount();
+        m_args->insertRow(row);
+        m_args->setItem(row, 0, new QTableWidgetItem(jsonForPeople("\"" + std::string(key) + "\"")));
+        m_args->setItem(row, 1, new QTableWidgetItem(jsonForPeople(value)));
+    });
+    m_args->resizeColumnToContents(0);
+}
+
+QString DetailsPanel::field(const QString& key) const {
+    if (key == "name") return m_name->text();
+    if (key == "category") return m_category->text();
+    if (key == "start") return m_start->text();
+    if (key == "duration") return m_duration->text();
+    if (key == "track") return m_track->text();
+    if (key == "links") {
+        QString out;
+        for (int i = 0; i < m_links->count(); ++i)
+            if (auto* b = qobject_cast<QPushButton*>(m_links->itemAt(i)->widget())) out += b->text() + '\n';
+        return out;
+    }
+    return {};
+}
+
+QString DetailsPanel::arg(const QString& key) const {
+    for (int r = 0; r < m_args->rowCount(); ++r)
+        if (m_args->item(r, 0)->text() == key) return m_args->item(r, 1)->text();
+    return {};
+}
+
+} // namespace attnscope::ui

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/trace.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QTableWidget;
+class QVBoxLayout;
+
+namespace attnscope::ui {
+
+// What one event is: name (demangled, copyable), category, start, duration, track, every arg, and
+// the events linked to it — for a GPU kernel the runtime call that launched it and the CPU op
+// around that call — each one click away. Everything from the file is shown as plain text.
+class DetailsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DetailsPanel(QWidget* parent = nullptr);
+
+    void setTrace(std::shared_ptr<const Trace> trace);
+    void showEvent(std::optional<EventRef> event);
+
+    // Text of the shown fields, for tests: "name", "category", "start", "duration", "track".
+    QString field(const QString& key) const;
+    // Args as shown: key → value.
+    QString arg(const QString& key) const;
+
+Q_SIGNALS:
+    void linkActivated(attnscope::EventRef event);
+
+private:
+    void addLink(const QString& relation, EventRef event);
+
+    std::shared_ptr<const Trace> m_trace;
+    QLabel* m_placeholder = nullptr;
+    QWidget* m_body = nullptr;
+    QLineEdit* m_name = nullptr;
+    QLabel* m_category = nullptr;
+    QLabel* m_start = nullptr;
+    QLabel* m_duration = nullptr;
+    QLabel* m_track = nullptr;
+    QLabel* m_correlation = nullptr;
+    QTableWidget* m_args = nullptr;
+    QVBoxLayout* m_links = nullptr;
+    QLabel* m_linksTitle = nullptr;
+};
+
+// The innermost enclosing event on the same track whose category is "cpu_op" (else the innermost
+// enclosing event of any category), for "the CPU op around this launch".
+std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event);
+
+} // namespace attnscope::ui

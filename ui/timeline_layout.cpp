@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "timeline_layout.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace attnscope::ui {
+
+QString TimelineLayout::groupLabel(const Trace& trace, ProcessId process) {
+    const ProcessInfo& p = trace.process(process);
+    if (p.isGpu && p.deviceIndex >= 0) {
+        QString label = QStringLiteral("GPU %1").arg(p.deviceIndex);
+        for (const DeviceInfo& d : trace.devices())
+            if (d.id == p.deviceIndex && !d.name.empty()) label += QStringLiteral(" · ") + QString::fromStdString(d.name);
+        return label;
+    }
+    const QString key = QString::fromStdString(std::string(trace.str(p.key)));
+    const QString name = QString::fromStdString(p.name);
+    if (key.isEmpty() || name == key) return name;
+    return QStringLiteral("%1 (pid %2)").arg(name, key);
+}
+
+void TimelineLayout::build(const Trace& trace, const Metrics& metrics, const std::set<std::uint32_t>& collapsed,
+                           const QRegularExpression& trackFilter) {
+    m_metrics = metrics;
+    m_rows.clear();
+    m_trackRow.assign(trace.tracks().size(), -1);
+    const bool filtering = trackFilter.isValid() && !trackFilter.pattern().isEmpty();
+
+    std::vector<std::uint32_t> processes(trace.processes().size());
+    std::iota(processes.begin(), processes.end(), 0u);
+    std::stable_sort(processes.begin(), processes.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return trace.processes()[a].sortIndex < trace.processes()[b].sortIndex;
+    });
+    std::vector<std::vector<std::uint32_t>> tracksOf(processes.size());
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const Track& track = trace.tracks()[t];
+        if (track.size() == 0) continue;
+        if (filtering && !trackFilter.match(QString::fromStdString(trace.trackLabel(TrackId(t)))).hasMatch())
+            continue;
+        tracksOf[track.process.value].push_back(t);
+    }
+
+    int y = 0;
+    for (std::uint32_t p : processes) {
+        std::vector<std::uint32_t>& tracks = tracksOf[p];
+        if (tracks.empty()) continue;
+        std::stable_sort(tracks.begin(), tracks.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return trace.tracks()[a].sortIndex < trace.tracks()[b].sortIndex;
+        });
+        TimelineRow header;
+        header.kind = TimelineRow::Kind::Group;
+        header.process = ProcessId(p);
+        header.y = y;
+        header.height = metrics.headerHeight;
+        header.collapsed = collapsed.count(p) > 0;
+        header.label = groupLabel(trace, ProcessId(p));
+        y += header.height;
+        m_rows.push_back(header);
+        if (header.collapsed) continue;
+        for (std::uint32_t t : tracks) {
+            TimelineRow row;
+            row.kind = TimelineRow::Kind::Track;
+            row.process = ProcessId(p);
+            row.track = TrackId(t);
+            row.y = y;
+            row.lanes = trace.tracks()[t].maxDepth + 1;
+            row.height = row.lanes * metrics.laneHeight + metrics.trackGap;
+            row.label = QString::fromStdString(trace.trackLabel(TrackId(t)));
+            y += row.height;
+            m_trackRow[t] = std::int32_t(m_rows.size());
+            m_rows.push_back(row);
+        }
+    }
+    m_totalHeight = y;
+}
+
+std::optional<std::size_t> TimelineLayout::rowAt(int y) const {
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y,
+                               [](int value, const TimelineRow& r) { return value < r.y; });
+    if (it == m_rows.begin()) return std::nullopt;
+    --it;
+    if (y >= it->y + it->height) return std::nullopt;
+    return std::size_t(it - m_rows.begin());
+}
+
+std::optional<std::size_t> TimelineLayout::rowOfTrack(TrackId track) const {
+    if (track.value >= m_trackRow.size() || m_trackRow[track.value] < 0) return std::nullopt;
+    return std::size_t(m_trackRow[track.value]);
+}
+
+} // namespace attnscope::ui

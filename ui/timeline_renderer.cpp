@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+#include "timeline_renderer.h"
+
+#include "core/demangle.h"
+#include "core/summary.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::ui {
+
+namespace {
+
+std::uint32_t fnv1a(std::string_view s) {
+    std::uint32_t h = 2166136261u;
+    for (unsigned char c : s)
+        h = (h ^ c) * 16777619u;
+    return h;
+}
+
+QRgb faded(QRgb c, QRgb background) {
+    auto mix = [](int a, int b) { return (a + 3 * b) / 4; };
+    return qRgb(mix(qRed(c), qRed(background)), mix(qGreen(c), qGreen(background)), mix(qBlue(c), qBlue(background)));
+}
+
+bool isDark(QRgb c) { return 299 * qRed(c) + 587 * qGreen(c) + 114 * qBlue(c) < 150000; }
+
+void drawArrow(QPainter& p, QPointF from, QPointF to) {
+    QPainterPath path(from);
+    const double dy = (to.y() - from.y()) / 2;
+    path.cubicTo(from + QPointF(0, dy), to - QPointF(0, dy), to);
+    p.drawPath(path);
+    const double head = 6;
+    const double sign = to.y() >= from.y() ? -1 : 1;
+    QPolygonF tip;
+    tip << to << to + QPointF(-head / 2, sign * head) << to + QPointF(head / 2, sign * head);
+    p.setBrush(p.pen().color());
+    p.drawPolygon(tip);
+    p.setBrush(Qt::NoBrush);
+}
+
+} // namespace
+
+TimelineStyle TimelineStyle::from(const QPalette& palette, const QFont& font) {
+    TimelineStyle s;
+    s.background = palette.color(QPalette::Base);
+    s.text = palette.color(QPalette::Text);
+    s.dimText = palette.color(QPalette::PlaceholderText);
+    s.grid = s.text;
+    s.grid.setAlpha(28);
+    s.header = palette.color(QPalette::AlternateBase);
+    s.labelColumn = palette.color(QPalette::Window);
+    s.selection = s.text;
+    s.highlight = QColor(255, 196, 0);
+    s.range = palette.color(QPalette::Highlight);
+    s.range.setAlpha(48);
+    s.font = font;
+    const QFontMetrics fm(font);
+    s.metrics.laneHeight = fm.height() + 5;
+    s.metrics.headerHeight = fm.height() + 8;
+    s.metrics.trackGap = std::max(2, fm.height() / 5);
+    s.rulerHeight = fm.height() + 10;
+    s.labelWidth = fm.averageCharWidth() * 32;
+    return s;
+}
+
+EventColors::EventColors(const Trace& trace) : m_trace(&trace), m_cache(trace.strings().size(), 0) {}
+
+QColor EventColors::roleColor(KernelRole role) {
+    switch (role) {
+    case KernelRole::Gemm:
+        return QColor::fromHsv(212, 170, 225);
+    case KernelRole::Softmax:
+        return QColor::fromHsv(26, 190, 245);
+    case KernelRole::FusedAttention:
+        return QColor::fromHsv(132, 165, 190);
+    case KernelRole::Elementwise:
+        return QColor::fromHsv(280, 120, 210);
+    case KernelRole::Copy:
+        return QColor::fromHsv(50, 170, 220);
+    default:
+        return QColor::fromHsv(0, 0, 165);
+    }
+}
+
+QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
+    const std::string_view name = m_trace->str(c.name[i]);
+    const std::string_view category = m_trace->str(c.category[i]);
+    const std::uint32_t h = fnv1a(name);
+    QColor color;
+    if (isGpuCategory(category)) {
+        // A role's hue, a shade per name: kernels of one role read as one family.
+        const QColor base = roleColor(classifyKernel(name, category));
+        const int hue = base.hsvHue() < 0 ? 0 : (base.hsvHue() + int(h % 17) - 8 + 360) % 360;
+        const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
+        color = QColor::fromHsv(hue, base.hsvSaturation(), value);
+    } else {
+        color = QColor::fromHsv(int(h % 360), 45 + int((h >> 9) % 30), 200 + int((h >> 16) % 40));
+    }
+    const QRgb rgb = color.rgb() | 0xff000000u;
+    if (c.name[i].value < m_cache.size()) m_cache[c.name[i].value] = rgb;
+    return rgb;
+}
+
+TimeNs rulerStep(double nsPerPixel, double minPixels) {
+    const double raw = std::max(1.0, nsPerPixel * minPixels);
+    const double pow10 = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * pow10 >= raw) return TimeNs(std::llround(m * pow10));
+    return TimeNs(std::llround(10 * pow10));
+}
+
+QString rulerLabel(TimeNs offset, TimeNs step) {
+    struct Unit {
+        double ns;
+        const char* name;
+        int exponent;
+    };
+    const Unit unit = step >= 100'000'000 ? Unit{1e9, "s", 9}
+                      : step >= 100'000   ? Unit{1e6, "ms", 6}
+                      : step >= 100       ? Unit{1e3, "µs", 3}
+                                          : Unit{1, "ns", 0};
+    const int decimals = std::max(0, unit.exponent - int(std::floor(std::log10(double(std::max<TimeNs>(step, 1))))));
+    return QStringLiteral("%1%2 %3")
+        .arg(offset < 0 ? "−" : "+")
+        .arg(std::abs(double(offset)) / unit.ns, 0, 'f', decimals)
+        .arg(QString::fromUtf8(unit.name));
+}
+
+const QString& TimelineRenderer::label(const Trace& trace, StringId name) {
+    if (name.value >= m_names.size()) m_names.resize(trace.strings().size());
+    QString& s = m_names[name.value];
+    if (s.isNull()) s = QString::fromStdString(std::string(shortKernelName(trace.str(name))));
+    if (s.isNull()) s = QLatin1String("");
+    return s;
+}
+
+void TimelineRenderer::addRect(QRgb color, const QRect& r) {
+    if (!m_lastBatch || color != m_lastColor) {
+        m_lastBatch = &m_batches[color];
+        m_lastColor = color;
+    }
+    // Neighbours of one colour on one lane merge: a dense zoomed-out lane is a few long blocks.
+    if (!m_lastBatch->empty()) {
+        QRect& last = m_lastBatch->back();
+        if (last.top() == r.top() && last.height() == r.height() && r.left() <= last.right() + 1 &&
+            r.right() >= last.left()) {
+            last.setRight(std::max(last.right(), r.right()));
+            return;
+        }
+    }
+    m_lastBatch->push_back(r);
+}
+
+void TimelineRenderer::flushRects(QPainter& p) {
+    p.setPen(Qt::NoPen);
+    for (auto& [color, rects] : m_batches) {
+        if (rects.empty()) continue;
+        p.setBrush(QColor::fromRgb(color));
+        p.drawRects(rects.data(), int(rects.size()));
+        rects.clear();
+    }
+    p.setBrush(Qt::NoBrush);
+    m_lastBatch = nullptr;
+}
+
+void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
+                                 std::uint16_t depth, int y, int laneHeight) {
+    const TimelineIndex::Lane lane = scene.index->lane(track, depth);
+    if (lane.size() == 0) return;
+    const EventColumns& c = scene.trace->track(track).events;
+    const TimeViewport& vp = scene.viewport;
+    const double width = vp.width();
+    const int left = style.labelWidth;
+    const int h = laneHeight - 2;
+    const TimeNs t1 = vp.end();
+    const QRgb background = style.background.rgb();
+    const bool fading = scene.highlight != nullptr;
+    const int minLabel = QFontMetrics(style.font).averageCharWidth() * 4;
+    auto colorOf = [&](std::uint32_t i) {
+        QRgb color = m_colors.color(c, i);
+        if (fading && !(c.name[i].value < scene.highlight->size() && (*scene.highlight)[c.name[i].value]))
+            color = faded(color, background);
+        return color;
+    };
+
+    for (std::size_t k = lane.firstEndingAfter(vp.start()); k < lane.size();) {
+        const std::uint32_t i = lane[k];
+        const TimeNs s = c.start[i];
+        if (s > t1) break;
+        const double x0 = vp.timeToX(s), x1 = vp.timeToX(s + c.duration[i]);
+        if (x1 - x0 >= 1.0) {
+            const int a = int(std::floor(std::max(x0, -2.0)));
+            const int b = int(std::ceil(std::min(x1, width + 2)));
+            const int w = std::max(1, b - a - (b - a >= 4 ? 1 : 0)); // a hair of space between neighbours
+            const QRect r(left + a, y + 1, w, h);
+            const QRgb color = colorOf(i);
+            addRect(color, r);
+            if (w >= minLabel) m_labels.push_back({r, c.name[i], color});
+            ++k;
+            continue;
+        }
+        // Sub-pixel: fold every event that starts in this pixel into one block.
+        const double px = std::floor(x0);
+        TimeNs next = vp.xToTime(px + 1);
+        if (next <= s) next = s + 1;
+        std::size_t j = lane.firstStartingFrom(k + 1, next);
+        if (j - 1 > k && vp.timeToX(lane.end(j - 1)) - vp.timeToX(lane.start(j - 1)) >= 1.0)
+            --j; // a wide event that starts in this pixel is drawn as itself
+        const double blockEnd = std::min(std::max(px + 1, std::ceil(vp.timeToX(lane.end(j - 1)))), width + 2);
+        const int a = int(std::max(px, -2.0));
+        if (c.flags[i] & kInstant)
+            addRect(colorOf(i), QRect(left + a - 1, y + 1, 3, h));
+        else
+            addRect(colorOf(i), QRect(left + a, y + 1, std::max(1, int(blockEnd) - a), h));
+        k = j;
+    }
+}
+
+std::optional<int> TimelineRenderer::laneY(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
+                                           std::uint16_t depth) {
+    const auto row = scene.layout->rowOfTrack(track);
+    if (!row) return std::nullopt;
+    return style.rulerHeight + scene.layout->rows()[*row].y - scene.scrollY + depth * style.metrics.laneHeight;
+}
+
+void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style) {
+    const int w = size.width(), h = size.height();
+    const int top = style.rulerHeight, left = style.labelWidth;
+    const TimeViewport& vp = scene.viewport;
+    p.save();
+    p.setFont(style.font);
+    p.fillRect(QRect(0, 0, w, h), style.background);
+    if (!scene.trace) {
+        p.restore();
+        return;
+    }
+    const QFontMetrics fm(style.font);
+    const TimeNs step = rulerStep(vp.nsPerPixel(), fm.horizontalAdvance(QStringLiteral("+000.000 ms")) * 1.3);
+    const TimeNs base = scene.trace->startNs();
+    auto firstTick = [&] {
+        const TimeNs rel = vp.start() - base;
+        return base + (rel >= 0 ? (rel + step - 1) / step : -((-rel) / step)) * step;
+    };
+
+    // Grid.
+    p.setPen(style.grid);
+    for (TimeNs t = firstTick(); t <= vp.end(); t += step) {
+        const int x = left + int(std::lround(vp.timeToX(t)));
+        p.drawLine(x, top, x, h);
+    }
+
+    // Rows: headers across the width, lanes of events in the events area.
+    const std::vector<TimelineRow>& rows = scene.layout->rows();
+    auto firstRow = std::partition_point(rows.begin(), rows.end(),
+                                         [&](const TimelineRow& r) { return r.y + r.height <= scene.scrollY; });
+    const int laneHeight = style.metrics.laneHeight;
+    p.setClipRect(QRect(left, top, w - left, h - top));
+    for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it) {
+        const int y = top + it->y - scene.scrollY;
+        if (it->kind == TimelineRow::Kind::Group) {
+            p.fillRect(QRect(left, y, w - left, it->height), style.header);
+            continue;
+        }
+        const int firstLane = std::max(0, (top - y) / laneHeight);
+        for (int d = firstLane; d < it->lanes; ++d) {
+            const int ly = y + d * laneHeight;
+            if (ly >= h) break;
+            paintLane(scene, style, it->track, std::uint16_t(d), ly, laneHeight);
+        }
+    }
+    flushRects(p);
+
+    // Labels on boxes wide enough for a few characters.
+    for (const LabelBox& box : m_labels) {
+        const QString& text = label(*scene.trace, box.name);
+        const QRect r = box.rect.intersected(QRect(left, top, w - left, h - top)).adjusted(3, 0, -2, 0);
+        if (r.width() < fm.averageCharWidth() * 3) continue;
+        p.setPen(isDark(box.fill) ? Qt::white : Qt::black);
+        const QString shown =
+            fm.horizontalAdvance(text) <= r.width() ? text : fm.elidedText(text, Qt::ElideRight, r.width());
+        p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, shown);
+    }
+    m_labels.clear();
+
+    // The selected event, and its links (launch → kernel).
+    if (scene.selected) {
+        const EventRef e = *scene.selected;
+        const Track& track = scene.trace->track(e.track);
+        if (auto y = laneY(scene, style, e.track, track.events.depth[e.index])) {
+            const double x0 = vp.timeToX(track.events.start[e.index]);
+            const double x1 = std::max(vp.timeToX(track.end(e.index)), x0 + 3);
+            const QRectF r(left + std::max(x0, -4.0), *y + 1, std::min(x1, w + 4.0) - std::max(x0, -4.0), laneHeight - 2);
+            p.setPen(QPen(style.selection, 2));
+            p.drawRect(r);
+        }
+        paintLinks(p, scene, style);
+    }
+
+    if (scene.range) {
+        const double a = std::max(-4.0, vp.timeToX(scene.range->from)), b = std::min(w + 4.0, vp.timeToX(scene.range->to));
+        QColor edge = style.range;
+        edge.setAlpha(220);
+        p.fillRect(QRectF(left + a, top, std::max(1.0, b - a), h - top), style.range);
+        p.setPen(QPen(edge, 1));
+        p.drawLine(QPointF(left + a, top), QPointF(left + a, h));
+        p.drawLine(QPointF(left + b, top), QPointF(left + b, h));
+    }
+
+    // The label column.
+    p.setClipRect(QRect(0, top, left, h - top));
+    p.fillRect(QRect(0, top, left, h - top), style.labelColumn);
+    QFont bold = style.font;
+    bold.setBold(true);
+    for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it) {
+        const int y = top + it->y - scene.scrollY;
+        if (it->kind == TimelineRow::Kind::Group) {
+            p.fillRect(QRect(0, y, left, it->height), style.header);
+            p.setFont(bold);
+            p.setPen(style.text);
+            const QString text = (it->collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + it->label;
+            p.drawText(QRect(6, y, left - 10, it->height), Qt::AlignVCenter | Qt::TextSingleLine,
+                       QFontMetrics(bold).elidedText(text, Qt::ElideRight, left - 10));
+            p.setFont(style.font);
+        } else {
+            p.setPen(style.text);
+            p.drawText(QRect(18, y, left - 22, laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
+                       fm.elidedText(it->label, Qt::ElideMiddle, left - 22));
+        }
+    }
+    p.setClipping(false);
+    p.setPen(style.grid);
+    p.drawLine(left, top, left, h);
+
+    paintRuler(p, size, scene, style);
+    if (scene.legend) paintLegend(p, size, style);
+    p.restore();
+}
+
+void TimelineRenderer::paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style) {
+    const Trace& trace = *scene.trace;
+    const EventRef sel = *scene.selected;
+    std::vector<std::pair<EventRef, EventRef>> links;
+    if (auto launch = trace.launchOf(sel)) links.emplace_back(*launch, sel);
+    for (const EventRef& work : trace.gpuWorkOf(sel))
+        links.emplace_back(sel, work);
+    const int laneHeight = style.metrics.laneHeight;
+    p.setPen(QPen(style.selection, 1.5));
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setClipRect(QRect(style.labelWidth, style.rulerHeight, int(scene.viewport.width()), 1 << 20));
+    for (const auto& [from, to] : links) {
+        const Track& ft = trace.track(from.track);
+        const Track& tt = trace.track(to.track);
+        const auto fy = laneY(scene, style, from.track, ft.events.depth[from.index]);
+        const auto ty = laneY(scene, style, to.track, tt.events.depth[to.index]);
+        if (!fy || !ty) continue;
+        const double fx = style.labelWidth + std::clamp(scene.viewport.timeToX(ft.events.start[from.index]), -1e6, 1e6);
+        const double tx = style.labelWidth + std::clamp(scene.viewport.timeToX(tt.events.start[to.index]), -1e6, 1e6);
+        const bool down = *ty > *fy;
+        drawArrow(p, QPointF(fx, *fy + (down ? laneHeight - 1 : 1)), QPointF(tx, *ty + (down ? 1 : laneHeight - 1)));
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setClipping(false);
+}
+
+void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style) {
+    const int w = size.width(), top = style.rulerHeight, left = style.labelWidth;
+    const TimeViewport& vp = scene.viewport;
+    const QFontMetrics fm(style.font);
+    p.fillRect(QRect(0, 0, w, top), style.labelColumn);
+    p.setPen(style.grid);
+    p.drawLine(0, top - 1, w, top - 1);
+    const TimeNs step = rulerStep(vp.nsPerPixel(), fm.horizontalAdvance(QStringLiteral("+000.000 ms")) * 1.3);
+    const TimeNs base = scene.trace->startNs();
+    const TimeNs rel = vp.start() - base;
+    p.setClipRect(QRect(left, 0, w - left, top));
+    p.setPen(style.text);
+    for (TimeNs t = base + (rel >= 0 ? (rel + step - 1) / step : -((-rel) / step)) * step; t <= vp.end(); t += step) {
+        const int x = left + int(std::lround(vp.timeToX(t)));
+        p.drawLine(x, top - 6, x, top - 1);
+        p.drawText(QPoint(x + 3, top - 7), rulerLabel(t - base, step));
+    }
+    // Find results: one tick per pixel that holds a match.
+    if (scene.matches && !scene.matches->empty()) {
+        const std::vector<EventRef>& m = *scene.matches;
+        const Trace& trace = *scene.trace;
+        auto startOf = [&](const EventRef& e) { return trace.track(e.track).events.start[e.index]; };
+        auto from = [&](TimeNs t) {
+            return std::partition_point(m.begin(), m.end(), [&](const EventRef& e) { return startOf(e) < t; });
+        };
+        p.setPen(QPen(style.highlight, 2));
+        for (auto it = from(vp.start()); it != m.end() && startOf(*it) <= vp.end();) {
+            const double x = std::floor(vp.timeToX(startOf(*it)));
+            p.drawLine(QPointF(left + x + 0.5, 1), QPointF(left + x + 0.5, top - 2));
+            it = std::partition_point(it, m.end(), [&](const EventRef& e) { return startOf(e) < vp.xToTime(x + 1); });
+        }
+    }
+    // The selected range's length, over it.
+    if (scene.range) {
+        const double a = vp.timeToX(scene.range->from), b = vp.timeToX(scene.range->to);
+        const QString text = QString::fromStdString(formatDuration(scene.range->length()));
+        const int tw = fm.horizontalAdvance(text) + 10;
+        const double mid = std::clamp((a + b) / 2, tw / 2.0, vp.width() - tw / 2.0);
+        const QRectF box(left + mid - tw / 2.0, 2, tw, top - 4);
+        p.fillRect(box, style.background);
+        p.setPen(style.text);
+        p.drawRect(box);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+    p.setClipping(false);
+    p.setPen(style.dimText);
+    p.drawText(QRect(6, 0, left - 10, top), Qt::AlignVCenter | Qt::TextSingleLine,
+               fm.elidedText(QString::fromStdString(formatDuration(TimeNs(vp.span()))) + QStringLiteral(" shown"),
+                             Qt::ElideRight, left - 10));
+}
+
+void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle& style) {
+    const QFontMetrics fm(style.font);
+    const int n = int(KernelRole::Count);
+    const int swatch = fm.height() - 4;
+    int textWidth = 0;
+    for (int r = 0; r < n; ++r)
+        textWidth = std::max(textWidth, fm.horizontalAdvance(QString::fromUtf8(roleLabel(KernelRole(r)).data(),
+                                                                               qsizetype(roleLabel(KernelRole(r)).size()))));
+    const int boxW = swatch + 18 + textWidth, boxH = n * fm.height() + 10;
+    const QRect box(size.width() - boxW - 12, size.height() - boxH - 12, boxW, boxH);
+    QColor bg = style.background;
+    bg.setAlpha(230);
+    p.fillRect(box, bg);
+    p.setPen(style.grid);
+    p.drawRect(box);
+    for (int r = 0; r < n; ++r) {
+        const int y = box.top() + 5 + r * fm.height();
+        p.fillRect(QRect(box.left() + 6, y + 2, swatch, swatch), EventColors::roleColor(KernelRole(r)));
+        p.setPen(style.text);
+        const std::string_view label = roleLabel(KernelRole(r));
+        p.drawText(QRect(box.left() + 12 + swatch, y, textWidth + 4, fm.height()), Qt::AlignVCenter,
+                   QString::fromUtf8(label.data(), qsizetype(label.size())));
+    }
+}
+
+} // namespace attnscope::ui

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "time_viewport.h"
+#include "timeline_layout.h"
+
+#include "core/kernel_role.h"
+#include "core/timeline_index.h"
+
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+#include <QRect>
+#include <QString>
+
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+class QPainter;
+
+namespace attnscope::ui {
+
+struct TimeRange {
+    TimeNs from = 0;
+    TimeNs to = 0;
+    TimeNs length() const { return to - from; }
+    bool operator==(const TimeRange&) const = default;
+};
+
+// Colours, font and sizes of a timeline, from the widget's palette and font (light or dark theme,
+// high-DPI text sizes follow the font).
+struct TimelineStyle {
+    QColor background, text, dimText, grid, header, labelColumn, selection, highlight, range;
+    QFont font;
+    int labelWidth = 240;
+    int rulerHeight = 24;
+    TimelineLayout::Metrics metrics;
+
+    static TimelineStyle from(const QPalette& palette, const QFont& font);
+};
+
+// Colour per event name, stable across runs and files: kernels by role (a hue per role, shades
+// per name), CPU events in muted shades by name.
+class EventColors {
+public:
+    explicit EventColors(const Trace& trace);
+    QRgb color(const EventColumns& c, std::uint32_t i) {
+        const std::uint32_t id = c.name[i].value;
+        if (id < m_cache.size() && m_cache[id]) return m_cache[id];
+        return compute(c, i);
+    }
+    static QColor roleColor(KernelRole role);
+
+private:
+    QRgb compute(const EventColumns& c, std::uint32_t i);
+    const Trace* m_trace;
+    std::vector<QRgb> m_cache; // by name id; 0 = not yet computed
+};
+
+// What a frame shows.
+struct TimelineScene {
+    const Trace* trace = nullptr;
+    const TimelineIndex* index = nullptr;
+    const TimelineLayout* layout = nullptr;
+    TimeViewport viewport; // its width is the events area's, in logical pixels
+    int scrollY = 0;
+    std::optional<EventRef> selected;
+    const std::vector<std::uint8_t>* highlight = nullptr; // names to stand out (by name id), others fade
+    const std::vector<EventRef>* matches = nullptr;       // find results, ticked on the ruler
+    std::optional<TimeRange> range;
+    bool legend = true;
+};
+
+// Paints timelines: the widget, the exports and the frame benchmark all go through here.
+// Sub-pixel runs of events fold into one block per pixel, so a frame costs what is on screen.
+class TimelineRenderer {
+public:
+    explicit TimelineRenderer(const Trace& trace) : m_colors(trace), m_names(trace.strings().size()) {}
+
+    void paint(QPainter& painter, QSize size, const TimelineScene& scene, const TimelineStyle& style);
+
+    // The y of a lane's top on screen, for a shown track.
+    static std::optional<int> laneY(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
+                                    std::uint16_t depth);
+    // The label drawn on an event's box.
+    const QString& label(const Trace& trace, StringId name);
+    EventColors& colors() { return m_colors; }
+
+private:
+    struct LabelBox {
+        QRect rect;
+        StringId name;
+        QRgb fill;
+    };
+    void paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
+                   std::uint16_t depth, int y, int laneHeight);
+    void addRect(QRgb color, const QRect& r);
+    void flushRects(QPainter& p);
+    void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
+    void paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style);
+    void paintLegend(QPainter& p, QSize size, const TimelineStyle& style);
+
+    EventColors m_colors;
+    std::vector<QString> m_names; // short labels by name id, made on first use
+    std::unordered_map<QRgb, std::vector<QRect>> m_batches;
+    std::vector<LabelBox> m_labels;
+    QRgb m_lastColor = 0;
+    std::vector<QRect>* m_lastBatch = nullptr;
+};
+
+// Tick spacing for a ruler: 1, 2 or 5 × 10^k ns, at least minPixels apart.
+TimeNs rulerStep(double nsPerPixel, double minPixels);
+// A ruler label for an offset from the trace's start, in the unit of the step: "+1.25 ms".
+QString rulerLabel(TimeNs offset, TimeNs step);
+
+} // namespace attnscope::ui

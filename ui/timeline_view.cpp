@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+#include "timeline_view.h"
+
+#include "core/summary.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QStyle>
+#include <QTextDocument>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::ui {
+
+namespace {
+constexpr double kZoomStep = 0.8;     // W/S and one wheel notch
+constexpr double kPanFraction = 0.15; // A/D: a share of the window per press
+constexpr int kDragThreshold = 4;     // pixels before a press becomes a drag
+} // namespace
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(320, 160);
+    m_scrollBar = new QScrollBar(Qt::Vertical, this);
+    connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int v) {
+        if (v != m_scrollY) {
+            m_scrollY = v;
+            update();
+        }
+    });
+    m_lastNavigation.start();
+    restyle();
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::restyle() {
+    m_style = TimelineStyle::from(palette(), font());
+    relayout();
+}
+
+void TimelineView::relayout() {
+    if (m_trace) m_layout.build(*m_trace, m_style.metrics, m_collapsed);
+    updateScrollBar();
+    update();
+}
+
+int TimelineView::eventsWidth() const {
+    return std::max(1, width() - m_style.labelWidth - m_scrollBar->sizeHint().width());
+}
+
+void TimelineView::updateScrollBar() {
+    const int sb = m_scrollBar->sizeHint().width();
+    m_scrollBar->setGeometry(width() - sb, m_style.rulerHeight, sb, std::max(0, height() - m_style.rulerHeight));
+    const int page = std::max(1, height() - m_style.rulerHeight);
+    m_scrollBar->setPageStep(page);
+    m_scrollBar->setSingleStep(m_style.metrics.laneHeight);
+    m_scrollBar->setRange(0, std::max(0, m_layout.totalHeight() - page + m_style.metrics.laneHeight));
+    setScrollY(m_scrollY);
+    m_viewport.setWidth(eventsWidth());
+}
+
+void TimelineView::setScrollY(int y) {
+    m_scrollY = std::clamp(y, m_scrollBar->minimum(), m_scrollBar->maximum());
+    m_scrollBar->setValue(m_scrollY);
+    update();
+}
+
+void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index) {
+    m_trace = std::move(trace);
+    m_index = std::move(index);
+    m_renderer = m_trace ? std::make_unique<TimelineRenderer>(*m_trace) : nullptr;
+    m_collapsed.clear();
+    m_selected.reset();
+    m_range.reset();
+    m_highlight.clear();
+    m_matches.clear();
+    m_back.clear();
+    m_forward.clear();
+    m_scrollY = 0;
+    if (m_trace) m_viewport = TimeViewport(m_trace->startNs(), m_trace->endNs(), eventsWidth());
+    relayout();
+    m_paintPending = true;
+    Q_EMIT selectionChanged();
+    Q_EMIT rangeChanged();
+    Q_EMIT viewportChanged();
+}
+
+TimelineScene TimelineView::scene() const {
+    TimelineScene s;
+    s.trace = m_trace.get();
+    s.index = m_index.get();
+    s.layout = &m_layout;
+    s.viewport = m_viewport;
+    s.scrollY = m_scrollY;
+    s.selected = m_selected;
+    s.highlight = m_highlight.empty() ? nullptr : &m_highlight;
+    s.matches = m_matches.empty() ? nullptr : &m_matches;
+    s.range = m_range;
+    return s;
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    if (!m_trace) {
+        p.fillRect(rect(), m_style.background);
+        p.setPen(m_style.dimText);
+        p.drawText(rect(), Qt::AlignCenter, tr("No trace open: File → Open, or drop a trace file here."));
+        return;
+    }
+    const int eventsRight = m_style.labelWidth + int(m_viewport.width());
+    p.fillRect(QRect(eventsRight, 0, width() - eventsRight, m_style.rulerHeight), m_style.labelColumn);
+    m_renderer->paint(p, QSize(eventsRight, height()), scene(), m_style);
+    if (m_paintPending) {
+        m_paintPending = false;
+        Q_EMIT tracePainted();
+    }
+}
+
+void TimelineView::resizeEvent(QResizeEvent*) { updateScrollBar(); }
+
+void TimelineView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) restyle();
+    QWidget::changeEvent(event);
+}
+
+void TimelineView::setViewport(TimeNs from, TimeNs to) {
+    noteNavigation(true);
+    m_viewport.fit(from, to, 0);
+    navigated();
+}
+
+void TimelineView::noteNavigation(bool discrete) {
+    if (!m_trace) return;
+    if (discrete || m_lastNavigation.elapsed() > 600) {
+        if (m_back.empty() || !(m_back.back().viewport == m_viewport) || m_back.back().scrollY != m_scrollY)
+            m_back.push_back({m_viewport, m_scrollY});
+        if (m_back.size() > 100) m_back.erase(m_back.begin());
+        m_forward.clear();
+    }
+    m_lastNavigation.restart();
+}
+
+void TimelineView::navigated() {
+    update();
+    Q_EMIT viewportChanged();
+}
+
+void TimelineView::zoomBy(double factor, std::optional<double> atX) {
+    if (!m_trace) return;
+    noteNavigation(false);
+    m_viewport.zoomAbout(atX.value_or(m_viewport.width() / 2), factor);
+    navigated();
+}
+
+void TimelineView::panBy(double pixels) {
+    if (!m_trace) return;
+    noteNavigation(false);
+    m_viewport.panPixels(pixels);
+    navigated();
+}
+
+void TimelineView::fitAll() {
+    if (!m_trace) return;
+    noteNavigation(true);
+    m_viewport.fitAll();
+    navigated();
+}
+
+void TimelineView::fitSelection() {
+    if (!m_trace) return;
+    if (m_range) {
+        noteNavigation(true);
+        m_viewport.fit(m_range->from, m_range->to);
+    } else if (m_selected) {
+        noteNavigation(true);
+        const Track& t = m_trace->track(m_selected->track);
+        m_viewport.fit(t.events.start[m_selected->index], t.end(m_selected->index));
+    } else {
+        return;
+    }
+    navigated();
+}
+
+bool TimelineView::back() {
+    if (m_back.empty()) return false;
+    m_forward.push_back({m_viewport, m_scrollY});
+    m_viewport = m_back.back().viewport;
+    m_viewport.setWidth(eventsWidth());
+    setScrollY(m_back.back().scrollY);
+    m_back.pop_back();
+    navigated();
+    return true;
+}
+
+bool TimelineView::forward() {
+    if (m_forward.empty()) return false;
+    m_back.push_back({m_viewport, m_scrollY});
+    m_viewport = m_forward.back().viewport;
+    m_viewport.setWidth(eventsWidth());
+    setScrollY(m_forward.back().scrollY);
+    m_forward.pop_back();
+    navigated();
+    return true;
+}
+
+void TimelineView::setCollapsed(ProcessId process, bool collapsed) {
+    if (collapsed)
+        m_collapsed.insert(process.value);
+    else
+        m_collapsed.erase(process.value);
+    relayout();
+}
+
+void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
+    m_selected = event;
+    if (event && reveal && m_trace) {
+        const Track& t = m_trace->track(event->track);
+        if (m_collapsed.erase(t.process.value)) relayout();
+        const TimeNs s = t.events.start[event->index], e = t.end(event->index);
+        const double x0 = m_viewport.timeToX(s), x1 = m_viewport.timeToX(e);
+        if (x0 < 0 || x1 > m_viewport.width() || x1 - x0 < 2) {
+            noteNavigation(true);
+            if (double(e - s) > m_viewport.span() * 0.8 || x1 - x0 < 2)
+                m_viewport.fit(s, e, 0.25); // small or wide: fit it, with context around it
+            else
+                m_viewport.fit(s - TimeNs(m_viewport.span() / 2) + (e - s) / 2, s + TimeNs(m_viewport.span() / 2) + (e - s) / 2, 0);
+        }
+        if (auto y = TimelineRenderer::laneY(scene(), m_style, event->track, t.events.depth[event->index])) {
+            const int top = m_style.rulerHeight;
+            if (*y < top || *y + m_style.metrics.laneHeight > height()) setScrollY(m_scrollY + *y - top - (height() - top) / 3);
+        }
+        Q_EMIT viewportChanged();
+    }
+    update();
+    Q_EMIT selectionChanged();
+}
+
+void TimelineView::setRange(std::optional<TimeRange> range) {
+    if (range && range->to < range->from) std::swap(range->from, range->to);
+    m_range = range;
+    update();
+    Q_EMIT rangeChanged();
+}
+
+void TimelineView::setHighlight(std::vector<std::uint8_t> names) {
+    m_highlight = std::move(names);
+    update();
+}
+
+void TimelineView::setMatches(std::vector<EventRef> matches) {
+    m_matches = std::move(matches);
+    update();
+}
+
+std::optional<QRect> TimelineView::eventRect(EventRef event) const {
+    if (!m_trace) return std::nullopt;
+    const Track& t = m_trace->track(event.track);
+    const auto y = TimelineRenderer::laneY(scene(), m_style, event.track, t.events.depth[event.index]);
+    if (!y) return std::nullopt;
+    const double x0 = m_viewport.timeToX(t.events.start[event.index]);
+    const double x1 = std::max(m_viewport.timeToX(t.end(event.index)), x0 + 1);
+    if (x1 < 0 || x0 > m_viewport.width()) return std::nullopt;
+    const int a = m_style.labelWidth + int(std::floor(std::max(0.0, x0)));
+    const int b = m_style.labelWidth + int(std::ceil(std::min(m_viewport.width(), x1)));
+    return QRect(a, *y + 1, std::max(1, b - a), m_style.metrics.laneHeight - 2);
+}
+
+std::optional<EventRef> TimelineView::eventAt(QPoint pos) const {
+    if (!m_trace || pos.x() < m_style.labelWidth || pos.y() < m_style.rulerHeight) return std::nullopt;
+    const int ly = pos.y() - m_style.rulerHeight + m_scrollY;
+    const auto row = m_layout.rowAt(ly);
+    if (!row) return std::nullopt;
+    const TimelineRow& r = m_layout.rows()[*row];
+    if (r.kind != TimelineRow::Kind::Track) return std::nullopt;
+    const int lane = (ly - r.y) / m_style.metrics.laneHeight;
+    if (lane >= r.lanes) return std::nullopt;
+    const double x = pos.x() - m_style.labelWidth;
+    const TimeNs t = m_viewport.xToTime(x);
+    const TimeNs slack = TimeNs(std::ceil(2 * m_viewport.nsPerPixel()));
+    if (auto i = m_index->eventAt(r.track, std::uint16_t(lane), t, slack)) return EventRef{r.track, *i};
+    return std::nullopt;
+}
+
+double TimelineView::cursorX() const {
+    const QPoint pos = mapFromGlobal(QCursor::pos());
+    const double x = pos.x() - m_style.labelWidth;
+    if (rect().contains(pos) && x >= 0 && x < m_viewport.width()) return x;
+    return m_viewport.width() / 2;
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+    if (event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) {
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    switch (event->key()) {
+    case Qt::Key_W:
+        zoomBy(kZoomStep, cursorX());
+        break;
+    case Qt::Key_S:
+        zoomBy(1 / kZoomStep, cursorX());
+        break;
+    case Qt::Key_A:
+        panBy(-m_viewport.width() * kPanFraction);
+        break;
+    case Qt::Key_D:
+        panBy(m_viewport.width() * kPanFraction);
+        break;
+    case Qt::Key_F:
+        fitSelection();
+        break;
+    case Qt::Key_0:
+        fitAll();
+        break;
+    case Qt::Key_Escape:
+        if (m_range)
+            setRange(std::nullopt);
+        else
+            selectEvent(std::nullopt);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+    setFocus(Qt::MouseFocusReason);
+    if (event->button() == Qt::BackButton) {
+        back();
+        return;
+    }
+    if (event->button() == Qt::ForwardButton) {
+        forward();
+        return;
+    }
+    if (event->button() != Qt::LeftButton || !m_trace) return;
+    m_pressPos = m_lastPos = event->position().toPoint();
+    if ((event->modifiers() & Qt::ShiftModifier) && m_pressPos.x() >= m_style.labelWidth) {
+        m_drag = Drag::Range;
+        m_rangeAnchor = m_viewport.xToTime(m_pressPos.x() - m_style.labelWidth);
+    } else {
+        m_drag = Drag::PanOrClick;
+    }
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+    const QPoint pos = event->position().toPoint();
+    if (m_drag == Drag::PanOrClick && (pos - m_pressPos).manhattanLength() > kDragThreshold) {
+        noteNavigation(true);
+        m_drag = Drag::Panning;
+        setCursor(Qt::ClosedHandCursor);
+    }
+    if (m_drag == Drag::Panning) {
+        const QPoint d = pos - m_lastPos;
+        m_viewport.panPixels(-d.x());
+        setScrollY(m_scrollY - d.y());
+        navigated();
+    } else if (m_drag == Drag::Range) {
+        const TimeNs t = m_viewport.xToTime(std::clamp(pos.x() - m_style.labelWidth, 0, int(m_viewport.width())));
+        setRange(TimeRange{std::min(t, m_rangeAnchor), std::max(t, m_rangeAnchor)});
+    }
+    m_lastPos = pos;
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    unsetCursor();
+    if (drag == Drag::Range && m_range && m_range->length() == 0) setRange(std::nullopt);
+    if (drag != Drag::PanOrClick) return;
+    const QPoint pos = event->position().toPoint();
+    if (pos.y() >= m_style.rulerHeight) {
+        if (auto row = m_layout.rowAt(pos.y() - m_style.rulerHeight + m_scrollY)) {
+            const TimelineRow& r = m_layout.rows()[*row];
+            if (r.kind == TimelineRow::Kind::Group) {
+                setCollapsed(r.process, !r.collapsed);
+                return;
+            }
+        }
+    }
+    selectEvent(eventAt(pos));
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+    const QPoint delta = event->angleDelta();
+    const double x = std::clamp(event->position().x() - m_style.labelWidth, 0.0, m_viewport.width());
+    if (event->modifiers() & Qt::ControlModifier) {
+        zoomBy(std::pow(kZoomStep, delta.y() / 120.0), x);
+    } else if ((event->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
+        const int d = delta.x() ? delta.x() : delta.y();
+        panBy(-d / 120.0 * m_viewport.width() * 0.1);
+    } else {
+        setScrollY(m_scrollY - delta.y() / 120 * 3 * m_style.metrics.laneHeight);
+    }
+    event->accept();
+}
+
+bool TimelineView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        if (auto e = eventAt(help->pos())) {
+            const Track& t = m_trace->track(e->track);
+            const std::string name(m_trace->str(t.events.name[e->index]));
+            const std::string text = name + "\n" + formatDuration(t.events.duration[e->index]);
+            // Names from files are plain text: escaped, never markup.
+            QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(QString::fromStdString(text)), this);
+        } else {
+            QToolTip::hideText();
+            event->ignore();
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace attnscope::ui

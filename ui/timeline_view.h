@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// moc (Qt 6.4) stops at C++20 standard headers it follows through these; it needs none of them.
+#ifndef Q_MOC_RUN
+#include "timeline_renderer.h"
+#endif
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+class QScrollBar;
+
+namespace attnscope::ui {
+
+// The timeline: tracks grouped by process / GPU, events on lanes, a ruler, a legend. Painted by
+// TimelineRenderer (no item per event). Keys and mouse as in Perfetto: W/S zoom at the cursor,
+// A/D pan, Ctrl+wheel zoom, wheel scrolls, drag pans, click selects, Shift+drag selects a range,
+// F fits the selection, 0 fits all; back/forward walk the zoom history.
+class TimelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    void setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index);
+    const Trace* trace() const { return m_trace.get(); }
+
+    const TimeViewport& viewport() const { return m_viewport; }
+    void setViewport(TimeNs from, TimeNs to);
+    int scrollY() const { return m_scrollY; }
+
+    std::optional<EventRef> selected() const { return m_selected; }
+    // Selects an event (or none); reveal scrolls and zooms so it can be seen.
+    void selectEvent(std::optional<EventRef> event, bool reveal = false);
+    std::optional<TimeRange> range() const { return m_range; }
+    void setRange(std::optional<TimeRange> range);
+    // Names to highlight (by name id; others fade), or an empty mask for none.
+    void setHighlight(std::vector<std::uint8_t> names);
+    // Find results, ticked on the ruler.
+    void setMatches(std::vector<EventRef> matches);
+
+    void zoomBy(double factor, std::optional<double> atX = std::nullopt);
+    void panBy(double pixels);
+    void fitAll();
+    void fitSelection();
+    bool back();
+    bool forward();
+    void setCollapsed(ProcessId process, bool collapsed);
+
+    // Where an event's box is on the widget, when it is shown (for tests and tooltips).
+    std::optional<QRect> eventRect(EventRef event) const;
+    std::optional<EventRef> eventAt(QPoint pos) const;
+
+    // What the timeline shows now, for exports: the scene, its style and the events area's width.
+    TimelineScene scene() const;
+    const TimelineStyle& style() const { return m_style; }
+    const std::set<std::uint32_t>& collapsed() const { return m_collapsed; }
+    TimelineRenderer* renderer() { return m_renderer.get(); }
+
+Q_SIGNALS:
+    void selectionChanged();
+    void rangeChanged();
+    void viewportChanged();
+    // The first frame after setTrace was painted.
+    void tracePainted();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void restyle();
+    void relayout();
+    void updateScrollBar();
+    void setScrollY(int y);
+    int eventsWidth() const;
+    // Before a navigation: remembers where the view was (a burst of steps is one entry).
+    void noteNavigation(bool discrete);
+    void navigated();
+    double cursorX() const;
+
+    struct HistoryEntry {
+        TimeViewport viewport;
+        int scrollY = 0;
+    };
+
+    std::shared_ptr<const Trace> m_trace;
+    std::shared_ptr<const TimelineIndex> m_index;
+    std::unique_ptr<TimelineRenderer> m_renderer;
+    TimelineLayout m_layout;
+    TimelineStyle m_style;
+    TimeViewport m_viewport;
+    int m_scrollY = 0;
+    QScrollBar* m_scrollBar = nullptr;
+    std::set<std::uint32_t> m_collapsed;
+    std::optional<EventRef> m_selected;
+    std::optional<TimeRange> m_range;
+    std::vector<std::uint8_t> m_highlight;
+    std::vector<EventRef> m_matches;
+    std::vector<HistoryEntry> m_back, m_forward;
+    QElapsedTimer m_lastNavigation;
+    bool m_paintPending = false;
+
+    enum class Drag { None, PanOrClick, Panning, Range };
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos, m_lastPos;
+    TimeNs m_rangeAnchor = 0;
+};
+
+} // namespace attnscope::ui
