@@ -22,8 +22,10 @@ void printUsage(const char* program) {
                  "  %s [FILE...]                      open the window (traces given are loaded)\n"
                  "  %s summary FILE... [--format text|json|csv] [--top N]\n"
                  "  %s convert IN -o OUT.json[.gz]\n"
+                 "  %s export FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH]\n"
+                 "         [--scale 1|2] [--tracks REGEX]     a picture of the timeline, no display needed\n"
                  "  %s --version | --help\n",
-                 program, program, program, program);
+                 program, program, program, program, program);
 }
 
 namespace {

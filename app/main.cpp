@@ -10,9 +10,9 @@
 
 namespace {
 
-// The GUI lives in a module loaded only when a window is wanted, so headless commands start
-// without Qt (and without a display) on GPU servers.
-int runGui(int argc, char** argv) {
+// The GUI lives in a module loaded only when a window (or a picture) is wanted, so the other
+// headless commands start without Qt (and without a display) on GPU servers.
+int runModule(const char* entryName, int argc, char** argv) {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     std::string dir = n > 0 ? std::string(self, std::size_t(n)) : std::string(argv[0]);
@@ -27,11 +27,11 @@ int runGui(int argc, char** argv) {
             continue;
         }
         using GuiMain = int (*)(int, char**);
-        auto entry = reinterpret_cast<GuiMain>(dlsym(module, "attnscope_gui_main"));
+        auto entry = reinterpret_cast<GuiMain>(dlsym(module, entryName));
         if (entry) return entry(argc, argv);
-        error = candidate + " has no attnscope_gui_main";
+        error = candidate + " has no " + entryName;
     }
-    std::fprintf(stderr, "attnscope: the window cannot open: %s\nThe headless commands still work:\n",
+    std::fprintf(stderr, "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
                  error.empty() ? "libattnscope_ui.so was not found next to the program" : error.c_str());
     attnscope::cli::printUsage(argv[0]);
     return attnscope::cli::kUsage;
@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
         const char* verb = argv[1];
         if (!std::strcmp(verb, "summary")) return cli::summary(argc, argv);
         if (!std::strcmp(verb, "convert")) return cli::convert(argc, argv);
+        if (!std::strcmp(verb, "export")) return runModule("attnscope_gui_export", argc, argv);
         if (!std::strcmp(verb, "--version") || !std::strcmp(verb, "version")) {
             std::printf("attnscope %s\n", cli::version());
             return cli::kOk;
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
                 ++i;
                 continue;
             }
+            if (!std::strcmp(argv[i], "--timing")) continue;
             if (!isFile(argv[i])) {
                 std::fprintf(stderr, "attnscope: '%s' is neither a command nor a trace file\n", argv[i]);
                 cli::printUsage(argv[0]);
@@ -71,5 +73,5 @@ int main(int argc, char** argv) {
             }
         }
     }
-    return runGui(argc, argv);
+    return runModule("attnscope_gui_main", argc, argv);
 }

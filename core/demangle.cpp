@@ -17,6 +17,10 @@ std::string demangle(std::string_view name) {
 }
 
 std::string_view shortKernelName(std::string_view name) {
+    // Only C++ signatures and templates are cut; "aten::mm" or "Memcpy HtoD (Device)" read well as they are.
+    const bool signature = name.find('(') != std::string_view::npos || name.find('<') != std::string_view::npos;
+    const bool qualified = name.find("::") != std::string_view::npos || name.find('<') != std::string_view::npos;
+    if (!signature || !qualified) return name;
     // The end of the qualified name: the first '<' or '(' outside brackets.
     std::size_t end = name.size();
     int depth = 0;
@@ -39,6 +43,8 @@ std::string_view shortKernelName(std::string_view name) {
         if ((c == ')' || c == '>' || c == ']') && depth > 0) --depth;
     }
     std::string_view head = name.substr(0, end);
+    while (!head.empty() && head.back() == ' ')
+        head.remove_suffix(1);
     // Drop the return type ("void ") and the namespaces: the name starts after the last "::" or space.
     const std::size_t colon = head.rfind("::");
     if (colon != std::string_view::npos) head = head.substr(colon + 2);

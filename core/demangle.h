@@ -11,7 +11,7 @@ namespace attnscope {
 std::string demangle(std::string_view name);
 
 // The function's own name, for labels on small boxes: "void ns::flash_fwd_kernel<…>(…)" →
-// "flash_fwd_kernel". Names that are not C++ signatures come back as they are.
+// "flash_fwd_kernel". Names that are not C++ signatures or templates come back as they are.
 std::string_view shortKernelName(std::string_view name);
 
 } // namespace attnscope

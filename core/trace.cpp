@@ -71,7 +71,7 @@ std::optional<EventRef> Trace::launchOf(EventRef gpuEvent) const {
     const std::uint64_t corr = m_tracks[gpuEvent.track.value].events.correlation[gpuEvent.index];
     if (!corr) return std::nullopt;
     auto [lo, hi] = equalRange(m_launches, corr);
-    if (lo == hi) return std::nullopt;
+    if (lo == hi || lo->event == gpuEvent) return std::nullopt; // a launch is not its own launch
     return lo->event;
 }
 
@@ -81,7 +81,7 @@ std::vector<EventRef> Trace::gpuWorkOf(EventRef launch) const {
     if (!corr) return out;
     auto [lo, hi] = equalRange(m_gpuWork, corr);
     for (auto it = lo; it != hi; ++it)
-        out.push_back(it->event);
+        if (it->event != launch) out.push_back(it->event); // GPU work launches nothing
     return out;
 }
 

@@ -113,8 +113,15 @@ void DetailsPanel::addLink(const QString& relation, EventRef event) {
     QString text = QStringLiteral("%1: %2 (%3, %4)")
                        .arg(relation, name, qs(formatDuration(t.events.duration[event.index])),
                             QString::fromStdString(m_trace->trackLabel(event.track)));
+    // Kernel names run to hundreds of characters: elided, so the panel never widens and shifts the
+    // timeline; the whole name is in the tooltip and, once clicked, in the name field.
+    auto* button = new QPushButton(m_body);
+    button->setProperty("linkText", text);
+    button->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    button->setMinimumWidth(0);
+    text = button->fontMetrics().elidedText(text, Qt::ElideMiddle, std::max(120, m_body->width() - 24));
     text.replace('&', QStringLiteral("&&")); // a button's '&' marks a shortcut; names are plain text
-    auto* button = new QPushButton(text, m_body);
+    button->setText(text);
     button->setFlat(true);
     button->setCursor(Qt::PointingHandCursor);
     button->setStyleSheet(QStringLiteral("text-align: left"));
@@ -179,7 +186,8 @@ QString DetailsPanel::field(const QString& key) const {
     if (key == "links") {
         QString out;
         for (int i = 0; i < m_links->count(); ++i)
-            if (auto* b = qobject_cast<QPushButton*>(m_links->itemAt(i)->widget())) out += b->text() + '\n';
+            if (auto* b = qobject_cast<QPushButton*>(m_links->itemAt(i)->widget()))
+                out += b->property("linkText").toString() + '\n';
         return out;
     }
     return {};

@@ -25,6 +25,7 @@ public:
     explicit DetailsPanel(QWidget* parent = nullptr);
 
     void setTrace(std::shared_ptr<const Trace> trace);
+    QSize sizeHint() const override { return {380, 480}; }
     void showEvent(std::optional<EventRef> event);
 
     // Text of the shown fields, for tests: "name", "category", "start", "duration", "track".

@@ -53,7 +53,7 @@ void FindBar::setCount(int current, int total) {
     else if (total == 0)
         m_count->setText(tr("no matches"));
     else if (current == 0)
-        m_count->setText(tr("%n match(es)", nullptr, total));
+        m_count->setText(total == 1 ? tr("1 match") : tr("%1 matches").arg(total));
     else
         m_count->setText(tr("%1 of %2").arg(current).arg(total));
 }

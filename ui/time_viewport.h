@@ -50,9 +50,8 @@ public:
     }
     // Shows [from, to] with a margin of `margin` of the window on each side.
     void fit(TimeNs from, TimeNs to, double margin = 0.05) {
-        const double len = std::max(double(to - from), kMinSpanNs / (1 + 2 * margin));
-        m_span = std::clamp(len * (1 + 2 * margin), kMinSpanNs, maxSpan());
-        m_start = from + TimeNs(std::llround((len - m_span) / 2));
+        m_span = std::clamp(double(to - from) * (1 + 2 * margin), kMinSpanNs, maxSpan());
+        m_start = from + (to - from) / 2 - TimeNs(std::llround(m_span / 2));
         clampStart();
     }
     void fitAll() { fit(m_first, m_last, 0.01); }

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// The timeline's queries: lanes per depth, hit tests, find by name, kernels inside a range, and
+// the names and roles shown on boxes.
+#include "support/test_support.h"
+
+#include "core/demangle.h"
+#include "core/kernel_role.h"
+#include "core/summary.h"
+#include "core/timeline_index.h"
+#include "core/trace_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+// One CPU thread with nesting and a partial overlap, one GPU stream.
+constexpr const char* kNested = R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "inner A", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 5, "args": {"correlation": 9}},
+  {"ph": "X", "cat": "cpu_op", "name": "inner B", "pid": 1, "tid": 1, "ts": 40, "dur": 20},
+  {"ph": "X", "cat": "cpu_op", "name": "straddles", "pid": 1, "tid": 1, "ts": 90, "dur": 30},
+  {"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": 20, "dur": 10, "args": {"correlation": 9}},
+  {"ph": "X", "cat": "kernel", "name": "softmax_kernel", "pid": 0, "tid": 7, "ts": 35, "dur": 10},
+  {"ph": "i", "cat": "kernel", "name": "marker", "pid": 0, "tid": 7, "ts": 50, "s": "t"}]})";
+
+std::vector<std::string> laneNames(const Trace& t, const TimelineIndex& index, TrackId track, std::uint16_t depth) {
+    std::vector<std::string> out;
+    const auto lane = index.lane(track, depth);
+    for (std::size_t k = 0; k < lane.size(); ++k)
+        out.emplace_back(t.str(t.track(track).events.name[lane[k]]));
+    return out;
+}
+
+} // namespace
+
+TEST(TimelineIndex, LanesHoldEachDepthInStartOrder) {
+    const auto t = loadText(kNested);
+    const TimelineIndex index(*t);
+    const EventRef outer = *findEvent(*t, "outer");
+    const TrackId cpu = outer.track;
+    ASSERT_EQ(index.laneCount(cpu), 3u);
+    EXPECT_EQ(laneNames(*t, index, cpu, 0), (std::vector<std::string>{"outer"}));
+    EXPECT_EQ(laneNames(*t, index, cpu, 1), (std::vector<std::string>{"inner A", "inner B", "straddles"}));
+    EXPECT_EQ(laneNames(*t, index, cpu, 2), (std::vector<std::string>{"cudaLaunchKernel"}));
+    EXPECT_EQ(index.lane(cpu, 3).size(), 0u);
+    // A one-depth track is its own lane.
+    const TrackId gpu = findEvent(*t, "gemm_kernel")->track;
+    EXPECT_EQ(laneNames(*t, index, gpu, 0), (std::vector<std::string>{"gemm_kernel", "softmax_kernel", "marker"}));
+}
+
+TEST(TimelineIndex, LaneSearchesFindTheVisibleWindow) {
+    const auto t = loadText(kNested);
+    const TimelineIndex index(*t);
+    const auto lane = index.lane(findEvent(*t, "outer")->track, 1); // [10,30) [40,60) [90,120)
+    EXPECT_EQ(lane.firstEndingAfter(0), 0u);
+    EXPECT_EQ(lane.firstEndingAfter(30'000), 1u); // ends exactly at 30 µs: not after it
+    EXPECT_EQ(lane.firstEndingAfter(59'999), 1u);
+    EXPECT_EQ(lane.firstEndingAfter(200'000), 3u);
+    EXPECT_EQ(lane.firstStartingFrom(0, 40'000), 1u);
+    EXPECT_EQ(lane.firstStartingFrom(0, 40'001), 2u);
+    EXPECT_EQ(lane.firstStartingFrom(2, 0), 2u);
+    EXPECT_EQ(lane.firstStartingFrom(0, 1'000'000), 3u);
+}
+
+TEST(TimelineIndex, FirstStartingFromAgreesWithALinearScan) {
+    // Many tiny events: the galloping search must land where a scan does, from any start.
+    std::string json = R"({"traceEvents": [)";
+    std::mt19937 rng(7);
+    long ts = 0;
+    for (int i = 0; i < 2000; ++i) {
+        ts += 1 + long(rng() % 50);
+        json += (i ? "," : "") + std::string(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts":)") +
+                std::to_string(ts) + R"(,"dur":1})";
+    }
+    const auto t = loadText(json + "]}");
+    const TimelineIndex index(*t);
+    const auto lane = index.lane(TrackId(0), 0);
+    ASSERT_EQ(lane.size(), 2000u);
+    for (int probe = 0; probe < 500; ++probe) {
+        const std::size_t from = rng() % lane.size();
+        const TimeNs when = TimeNs(rng() % std::uint64_t(ts + 100)) * 1000;
+        std::size_t expected = from;
+        while (expected < lane.size() && lane.start(expected) < when)
+            ++expected;
+        ASSERT_EQ(lane.firstStartingFrom(from, when), expected) << from << " " << when;
+    }
+}
+
+TEST(TimelineIndex, EventAtPrefersTheEventUnderThePoint) {
+    const auto t = loadText(kNested);
+    const TimelineIndex index(*t);
+    const TrackId gpu = findEvent(*t, "gemm_kernel")->track;
+    auto nameAt = [&](TimeNs when, TimeNs slack) -> std::string {
+        const auto i = index.eventAt(gpu, 0, when, slack);
+        return i ? std::string(t->str(t->track(gpu).events.name[*i])) : "";
+    };
+    EXPECT_EQ(nameAt(25'000, 0), "gemm_kernel");
+    EXPECT_EQ(nameAt(32'000, 0), "");               // the gap between the kernels
+    EXPECT_EQ(nameAt(33'000, 4'000), "softmax_kernel"); // nearer of the two within the slack
+    EXPECT_EQ(nameAt(31'000, 4'000), "gemm_kernel");
+    EXPECT_EQ(nameAt(50'500, 1'000), "marker"); // instants are hit within the slack
+    EXPECT_EQ(nameAt(1'000'000, 1'000), "");
+    EXPECT_FALSE(index.eventAt(gpu, 1, 25'000, 0)); // no such lane
+}
+
+TEST(TimelineIndex, FindIgnoresCaseAndOrdersByStart) {
+    const auto t = loadText(kNested);
+    const auto found = findEvents(*t, "INNER");
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(t->str(t->track(found[0].track).events.name[found[0].index]), "inner A");
+    EXPECT_EQ(t->str(t->track(found[1].track).events.name[found[1].index]), "inner B");
+    // Across tracks: by start time.
+    const auto kernels = findEvents(*t, "_kernel");
+    ASSERT_EQ(kernels.size(), 2u);
+    const auto all = findEvents(*t, "e");
+    for (std::size_t i = 1; i < all.size(); ++i)
+        EXPECT_LE(t->track(all[i - 1].track).events.start[all[i - 1].index],
+                  t->track(all[i].track).events.start[all[i].index]);
+    EXPECT_TRUE(findEvents(*t, "no such name").empty());
+    EXPECT_TRUE(findEvents(*t, "").empty());
+    const auto mask = namesContaining(*t, "Kernel");
+    EXPECT_TRUE(mask[t->strings().find("gemm_kernel").value]);
+    EXPECT_TRUE(mask[t->strings().find("cudaLaunchKernel").value]);
+    EXPECT_FALSE(mask[t->strings().find("outer").value]);
+}
+
+TEST(KernelStatsInRange, CountsOverlapsAndClipsTheirTime) {
+    const auto t = loadText(kNested);
+    const TimeNs base = t->startNs();
+    // gemm [20,30) µs, softmax [35,45) µs. Range [25, 40) µs: half of each is inside.
+    auto rows = kernelStatsInRange(*t, base + 25'000, base + 40'000);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].name, "gemm_kernel"); // 5 µs, then softmax's 5 µs, by name
+    EXPECT_EQ(rows[0].totalNs, 5'000);
+    EXPECT_EQ(rows[1].name, "softmax_kernel");
+    EXPECT_EQ(rows[1].totalNs, 5'000);
+    EXPECT_EQ(rows[1].count, 1u);
+    EXPECT_EQ(rows[0].nameId, t->strings().find("gemm_kernel"));
+    // A range over nothing, and one over the whole trace that equals the summary.
+    EXPECT_TRUE(kernelStatsInRange(*t, base + 60'000, base + 80'000).empty());
+    const auto whole = kernelStatsInRange(*t, t->startNs(), t->endNs());
+    const auto summary = summarize(*t, 0);
+    ASSERT_EQ(whole.size(), summary.topKernels.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        EXPECT_EQ(whole[i].name, summary.topKernels[i].name);
+        EXPECT_EQ(whole[i].totalNs, summary.topKernels[i].totalNs);
+    }
+}
+
+TEST(KernelStatsInRange, RangeSumsMatchTheWholeOnARealTrace) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto t = loadTraceFile(path);
+    const TimeNs mid = t->startNs() + (t->endNs() - t->startNs()) / 3;
+    // Two halves of the trace hold all kernel time between them, split exactly at the cut.
+    TimeNs left = 0, right = 0, whole = 0;
+    for (const auto& k : kernelStatsInRange(*t, t->startNs(), mid)) left += k.totalNs;
+    for (const auto& k : kernelStatsInRange(*t, mid, t->endNs())) right += k.totalNs;
+    for (const auto& k : summarize(*t, 0).topKernels) whole += k.totalNs;
+    EXPECT_GT(left, 0);
+    EXPECT_GT(right, 0);
+    EXPECT_EQ(left + right, whole);
+}
+
+TEST(KernelCsv, OneRowPerKernelWithShares) {
+    std::vector<KernelStats> rows(2);
+    rows[0].name = "gemm, \"big\"";
+    rows[0].count = 2;
+    rows[0].totalNs = 300;
+    rows[0].minNs = 100;
+    rows[0].maxNs = 200;
+    rows[1].name = "softmax";
+    rows[1].count = 1;
+    rows[1].totalNs = 100;
+    rows[1].minNs = rows[1].maxNs = 100;
+    EXPECT_EQ(formatKernelCsv(rows, 400), "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n"
+                                          "\"gemm, \"\"big\"\"\",2,300,150,100,200,75.00\n"
+                                          "softmax,1,100,100,100,100,25.00\n");
+}
+
+TEST(KernelRole, NamesFromSeveralVendorsLandInTheirRoles) {
+    struct Case {
+        const char* name;
+        const char* category;
+        KernelRole role;
+    };
+    const Case cases[] = {
+        {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_kernel__5x_cublas", "kernel", KernelRole::Gemm},
+        {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", "kernel", KernelRole::Gemm},
+        {"Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1", "kernel", KernelRole::Gemm},
+        {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float>(float*, float const*, int)",
+         "kernel", KernelRole::Softmax},
+        {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(pytorch_flash::Flash_fwd_params)",
+         "kernel", KernelRole::FusedAttention},
+        {"fmha_cutlassF_f16_aligned_64x64_rf_sm80", "kernel", KernelRole::FusedAttention},
+        {"_attn_fwd", "kernel", KernelRole::FusedAttention},
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)", "kernel",
+         KernelRole::Elementwise},
+        {"Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", KernelRole::Copy},
+        {"Memset (Device)", "gpu_memset", KernelRole::Copy},
+        {"ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", KernelRole::Other},
+    };
+    for (const Case& c : cases)
+        EXPECT_EQ(classifyKernel(c.name, c.category), c.role) << c.name;
+    EXPECT_EQ(roleLabel(KernelRole::FusedAttention), "fused attention");
+}
+
+TEST(Demangle, MangledNamesReadAsCppAndOthersStay) {
+    EXPECT_EQ(demangle("_Z10add_kernelPfS_i"), "add_kernel(float*, float*, int)");
+    EXPECT_EQ(demangle("sm90_xmma_gemm"), "sm90_xmma_gemm");
+    EXPECT_EQ(demangle("_Znot valid"), "_Znot valid");
+    EXPECT_EQ(shortKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(pytorch_flash::Flash_fwd_params)"),
+              "flash_fwd_kernel");
+    EXPECT_EQ(shortKernelName("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float>(float*, int)"),
+              "cunn_SoftMaxForward");
+    EXPECT_EQ(shortKernelName("aten::matmul"), "aten::matmul");
+    EXPECT_EQ(shortKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)");
+    EXPECT_EQ(shortKernelName("add_kernel(float*, float*, int)"), "add_kernel(float*, float*, int)");
+    EXPECT_EQ(shortKernelName("ProfilerStep#6"), "ProfilerStep#6");
+    EXPECT_EQ(shortKernelName(""), "");
+}

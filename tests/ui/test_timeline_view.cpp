@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// The timeline as a user drives it, offscreen: pixels where known kernels are, keys and mouse,
+// click → details with the launching call, range → kernel table, Ctrl+F.
+#include "support/test_support.h"
+#include "ui/details_panel.h"
+#include "ui/find_bar.h"
+#include "ui/kernel_table_model.h"
+#include "ui/main_window.h"
+#include "ui/timeline_view.h"
+
+#include "core/summary.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QHelpEvent>
+#include <QItemSelectionModel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QTableView>
+#include <QTest>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+namespace {
+
+bool waitForLoad(MainWindow& w, int timeoutMs = 30000) {
+    QElapsedTimer timer;
+    timer.start();
+    while (w.loading() && timer.elapsed() < timeoutMs)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QApplication::processEvents();
+    return !w.loading() && w.trace();
+}
+
+// A window of a known size showing the embedded sample (or a file).
+struct Window {
+    MainWindow w;
+    explicit Window(const std::string& path = {}) {
+        w.resize(1400, 900);
+        w.show();
+        if (path.empty())
+            w.openEmbeddedSample();
+        else
+            w.openFile(QString::fromStdString(path));
+    }
+    TimelineView& view() { return *w.timeline(); }
+    const Trace& trace() { return *w.trace(); }
+    QImage frame() { return view().grab().toImage(); }
+};
+
+void sendMouse(QWidget* target, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+               Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+    QMouseEvent event(type, QPointF(pos), QPointF(target->mapToGlobal(pos)), button, buttons, modifiers);
+    QApplication::sendEvent(target, &event);
+}
+
+void drag(QWidget* target, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+    sendMouse(target, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, modifiers);
+    for (int step = 1; step <= 4; ++step)
+        sendMouse(target, QEvent::MouseMove, from + (to - from) * step / 4, Qt::NoButton, Qt::LeftButton, modifiers);
+    sendMouse(target, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton, modifiers);
+}
+
+void click(QWidget* target, QPoint at) { drag(target, at, at); }
+
+// The GPU kernels of a trace, in start order.
+std::vector<EventRef> kernels(const Trace& t) {
+    std::vector<EventRef> out;
+    for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti)
+        for (std::uint32_t i = 0; i < t.tracks()[ti].size(); ++i)
+            if (isKernelCategory(t.str(t.tracks()[ti].events.category[i]))) out.push_back({TrackId(ti), i});
+    return out;
+}
+
+std::string nameOf(const Trace& t, EventRef e) { return std::string(t.str(t.track(e.track).events.name[e.index])); }
+
+} // namespace
+
+TEST(TimelineView, PaintsEachKernelInItsColourWhereItIs) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    const Trace& t = win.trace();
+    const QImage image = win.frame();
+    const auto all = kernels(t);
+    ASSERT_EQ(all.size(), 24u);
+    for (const EventRef& e : all) {
+        const auto r = win.view().eventRect(e);
+        ASSERT_TRUE(r) << nameOf(t, e);
+        // Left edge of the box, clear of its label: exactly the kernel's colour.
+        const QRgb expected = win.view().renderer()->colors().color(t.track(e.track).events, e.index);
+        EXPECT_EQ(image.pixel(r->left() + 1, r->center().y()), expected) << nameOf(t, e);
+    }
+    // The roles read as families: GEMMs blue, softmax orange, flash green.
+    auto hueOf = [&](std::string_view part) {
+        for (const EventRef& e : all)
+            if (nameOf(t, e).find(part) != std::string::npos) {
+                const auto r = win.view().eventRect(e);
+                return QColor(image.pixel(r->left() + 1, r->center().y())).hsvHue();
+            }
+        return -1;
+    };
+    EXPECT_NEAR(hueOf("xmma_gemm"), 212, 12);
+    EXPECT_NEAR(hueOf("SoftMax"), 26, 12);
+    EXPECT_NEAR(hueOf("flash_fwd"), 132, 12);
+    // Between two kernels on the stream: background.
+    const auto a = win.view().eventRect(all[0]), b = win.view().eventRect(all[1]);
+    if (b->left() - a->right() > 3)
+        EXPECT_EQ(image.pixel((a->right() + b->left()) / 2, a->center().y()), win.view().style().background.rgb());
+}
+
+TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    TimelineView& v = win.view();
+    v.setFocus();
+    const TimeViewport all = v.viewport();
+    QTest::keyClick(&v, Qt::Key_W);
+    EXPECT_NEAR(v.viewport().span(), all.span() * 0.8, 1);
+    QTest::keyClick(&v, Qt::Key_S);
+    EXPECT_NEAR(v.viewport().span(), all.span(), 2);
+    QTest::keyClick(&v, Qt::Key_W);
+    QTest::keyClick(&v, Qt::Key_W);
+    const TimeViewport zoomed = v.viewport();
+    QTest::keyClick(&v, Qt::Key_D);
+    EXPECT_NEAR(double(v.viewport().start() - zoomed.start()), 0.15 * zoomed.width() * zoomed.nsPerPixel(), 2);
+    QTest::keyClick(&v, Qt::Key_A);
+    EXPECT_NEAR(double(v.viewport().start() - zoomed.start()), 0, 2);
+    QTest::keyClick(&v, Qt::Key_0);
+    EXPECT_EQ(v.viewport(), all);
+    // Back returns to where the view was before fitting all; forward undoes that.
+    ASSERT_TRUE(v.back());
+    EXPECT_NEAR(v.viewport().span(), zoomed.span(), 2);
+    ASSERT_TRUE(v.forward());
+    EXPECT_EQ(v.viewport(), all);
+    // Ctrl+wheel zooms at the cursor; a plain drag pans.
+    const QPoint at(v.style().labelWidth + 300, 200);
+    QWheelEvent wheel(QPointF(at), QPointF(v.mapToGlobal(at)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    const TimeNs under = v.viewport().xToTime(300);
+    QApplication::sendEvent(&v, &wheel);
+    EXPECT_NEAR(v.viewport().span(), all.span() * 0.8, 2);
+    EXPECT_NEAR(double(v.viewport().xToTime(300) - under), 0, v.viewport().nsPerPixel() + 1);
+    const TimeViewport before = v.viewport();
+    drag(&v, at, at + QPoint(-100, 0));
+    EXPECT_NEAR(double(v.viewport().start() - before.start()), 100 * before.nsPerPixel(), before.nsPerPixel() + 1);
+}
+
+TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    const Trace& t = win.trace();
+    const EventRef gemm = kernels(t).front();
+    ASSERT_NE(nameOf(t, gemm).find("xmma_gemm"), std::string::npos);
+    click(&win.view(), win.view().eventRect(gemm)->center());
+    ASSERT_EQ(win.view().selected(), gemm);
+    DetailsPanel* d = win.w.details();
+    EXPECT_EQ(d->field("name").toStdString(), nameOf(t, gemm));
+    EXPECT_EQ(d->field("category"), "kernel");
+    EXPECT_EQ(d->field("duration"), "308.731 us");
+    EXPECT_EQ(d->field("track"), QString::fromUtf8("GPU 0 · stream 7"));
+    EXPECT_EQ(d->arg("grid"), "[16,16,4]");
+    EXPECT_EQ(d->arg("block"), "[384,1,1]");
+    EXPECT_EQ(d->arg("registers per thread"), "168");
+    EXPECT_EQ(d->arg("shared memory"), "98304");
+    const QString links = d->field("links");
+    EXPECT_TRUE(links.contains("Launched by: cudaLaunchKernel")) << links.toStdString();
+    EXPECT_TRUE(links.contains("Inside CPU op: aten::matmul")) << links.toStdString();
+    // The launch is one click away, and from there the kernel is too.
+    auto buttons = d->findChildren<QPushButton*>();
+    ASSERT_EQ(buttons.size(), 2);
+    buttons.front()->click();
+    const auto launch = win.view().selected();
+    ASSERT_TRUE(launch);
+    EXPECT_EQ(nameOf(t, *launch), "cudaLaunchKernel");
+    EXPECT_EQ(t.launchOf(gemm), launch);
+    EXPECT_TRUE(d->field("links").contains("Launches: sm90_xmma_gemm"));
+    EXPECT_TRUE(win.view().eventRect(*launch)); // revealed on screen
+}
+
+TEST(TimelineView, ClickingAHeaderCollapsesItsTracks) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    const EventRef gemm = kernels(win.trace()).front();
+    ASSERT_TRUE(win.view().eventRect(gemm));
+    const int headerY = win.view().style().rulerHeight + 4; // the first row: the GPU's header
+    click(&win.view(), QPoint(20, headerY));
+    EXPECT_FALSE(win.view().eventRect(gemm));
+    EXPECT_EQ(win.view().collapsed().size(), 1u);
+    click(&win.view(), QPoint(20, headerY));
+    EXPECT_TRUE(win.view().eventRect(gemm));
+}
+
+TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    TimelineView& v = win.view();
+    const Trace& t = win.trace();
+    const auto all = kernels(t);
+    // From just before the first kernel to the middle of the third.
+    const QRect first = *v.eventRect(all[0]), third = *v.eventRect(all[2]);
+    drag(&v, QPoint(first.left() - 2, 200), QPoint(third.center().x(), 200), Qt::ShiftModifier);
+    const auto range = v.range();
+    ASSERT_TRUE(range);
+    EXPECT_NEAR(double(range->from), double(v.viewport().xToTime(first.left() - 2 - v.style().labelWidth)), 1);
+    const auto expected = kernelStatsInRange(t, range->from, range->to);
+    KernelTableModel* model = win.w.kernelModel();
+    ASSERT_EQ(model->rowCount(), int(expected.size()));
+    ASSERT_EQ(expected.size(), 3u); // QK GEMM, softmax and part of the PV GEMM
+    for (int r = 0; r < model->rowCount(); ++r) {
+        EXPECT_EQ(model->rows()[std::size_t(r)].name, expected[std::size_t(r)].name);
+        EXPECT_EQ(model->rows()[std::size_t(r)].totalNs, expected[std::size_t(r)].totalNs);
+    }
+    // F fits the range; Escape clears it and the table shows every kernel again.
+    v.setFocus();
+    QTest::keyClick(&v, Qt::Key_F);
+    EXPECT_NEAR(v.viewport().span(), double(range->length()) * 1.1, 2);
+    QTest::keyClick(&v, Qt::Key_Escape);
+    EXPECT_FALSE(v.range());
+    EXPECT_EQ(model->rowCount(), 4);
+}
+
+TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    FindBar* bar = win.w.findBar();
+    bar->activate();
+    QTest::keyClicks(bar->edit(), "SOFTMAX");
+    // 6 softmax kernels and 6 aten::_softmax ops.
+    EXPECT_EQ(bar->countText(), "12 matches");
+    QTest::keyClick(bar->edit(), Qt::Key_Return);
+    EXPECT_EQ(bar->countText(), "1 of 12");
+    const auto first = win.view().selected();
+    ASSERT_TRUE(first);
+    EXPECT_NE(QString::fromStdString(nameOf(win.trace(), *first)).toLower().indexOf("softmax"), -1);
+    QTest::keyClick(bar->edit(), Qt::Key_Return);
+    EXPECT_EQ(bar->countText(), "2 of 12");
+    QTest::keyClick(bar->edit(), Qt::Key_Return, Qt::ShiftModifier);
+    QTest::keyClick(bar->edit(), Qt::Key_Return, Qt::ShiftModifier);
+    EXPECT_EQ(bar->countText(), "12 of 12");
+    // Non-matching kernels fade; matching ones keep their colour.
+    win.view().selectEvent(std::nullopt);
+    win.view().fitAll();
+    const QImage image = win.frame();
+    for (const EventRef& e : kernels(win.trace())) {
+        const QRect r = *win.view().eventRect(e);
+        const QRgb normal = win.view().renderer()->colors().color(win.trace().track(e.track).events, e.index);
+        const bool match = nameOf(win.trace(), e).find("SoftMax") != std::string::npos;
+        EXPECT_EQ(image.pixel(r.left() + 1, r.center().y()) == normal, match) << nameOf(win.trace(), e);
+    }
+    QTest::keyClick(bar->edit(), Qt::Key_Escape);
+    EXPECT_FALSE(bar->isVisible());
+}
+
+TEST(TimelineView, SelectingATableRowHighlightsThatKernel) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    QAbstractItemModelTester tester(win.w.kernelTable()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QTableView* table = win.w.kernelTable();
+    table->selectRow(0); // the longest: softmax
+    const QString name = table->model()->index(0, KernelTableModel::Name).data().toString();
+    const QImage image = win.frame();
+    int kept = 0, faded = 0;
+    for (const EventRef& e : kernels(win.trace())) {
+        const QRect r = *win.view().eventRect(e);
+        const QRgb normal = win.view().renderer()->colors().color(win.trace().track(e.track).events, e.index);
+        const bool same = image.pixel(r.left() + 1, r.center().y()) == normal;
+        EXPECT_EQ(same, QString::fromStdString(nameOf(win.trace(), e)) == name);
+        (same ? kept : faded)++;
+    }
+    EXPECT_EQ(kept, 6);
+    EXPECT_EQ(faded, 18);
+}
+
+TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
+    const auto path = TempDir();
+    writeFile(path.path("t.json"), R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "<b>not bold</b>", "pid": 0, "tid": 7, "ts": 0, "dur": 3},
+      {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 10, "dur": 1}]})");
+    Window win(path.path("t.json"));
+    ASSERT_TRUE(waitForLoad(win.w));
+    const EventRef e = kernels(win.trace()).front();
+    const QPoint at = win.view().eventRect(e)->center();
+    QHelpEvent help(QEvent::ToolTip, at, win.view().mapToGlobal(at));
+    QApplication::sendEvent(&win.view(), &help);
+    // Escaped: Qt shows the tags as text. (Qt keeps plain text's spaces as no-break spaces.)
+    const QString tip = QString(QToolTip::text()).replace(QChar(0xa0), ' ');
+    EXPECT_TRUE(tip.contains("&lt;b&gt;not bold&lt;/b&gt;")) << tip.toStdString();
+    EXPECT_TRUE(tip.contains("3.000 us")) << tip.toStdString();
+    click(&win.view(), at);
+    EXPECT_EQ(win.w.details()->field("name"), "<b>not bold</b>");
+}
+
+TEST(TimelineView, ARealTraceLinksItsKernelsToTheirLaunches) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    Window win(path);
+    ASSERT_TRUE(waitForLoad(win.w));
+    const Trace& t = win.trace();
+    // A flash attention kernel whose launch the trace holds (the first ones were launched before
+    // the profiler started): step to it with the find bar, then check what the panel says.
+    FindBar* bar = win.w.findBar();
+    bar->activate();
+    QTest::keyClicks(bar->edit(), "flash_fwd");
+    std::optional<EventRef> e;
+    for (int step = 0; step < 50 && !(e && t.launchOf(*e)); ++step) {
+        QTest::keyClick(bar->edit(), Qt::Key_Return);
+        e = win.view().selected();
+    }
+    ASSERT_TRUE(e && t.launchOf(*e));
+    EXPECT_EQ(t.str(t.track(e->track).events.category[e->index]), "kernel");
+    // Revealed wide enough to click, and painted in the fused-attention family.
+    win.view().selectEvent(std::nullopt);
+    const QImage image = win.frame();
+    const auto r = win.view().eventRect(*e);
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(QColor(image.pixel(r->left() + 1, r->center().y())).hsvHue(), 132, 12);
+    click(&win.view(), QPoint(r->left() + 1, r->center().y()));
+    EXPECT_EQ(win.view().selected(), e);
+    EXPECT_TRUE(win.w.details()->field("links").contains("Launched by: cudaLaunchKernel"))
+        << win.w.details()->field("links").toStdString();
+    EXPECT_FALSE(win.w.details()->arg("grid").isEmpty());
+}
