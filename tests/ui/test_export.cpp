@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// Pictures and tables for reports: PNG (1× and 2×), SVG and PDF that open and are not blank, the
+// headless picture of a whole trace with --range / --size / --tracks, and the kernel table's CSV.
+#include "support/test_support.h"
+#include "ui/kernel_table_model.h"
+#include "ui/main_window.h"
+#include "ui/timeline_export.h"
+#include "ui/timeline_view.h"
+
+#include "core/trace_loader.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QSet>
+#include <QXmlStreamReader>
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+namespace {
+
+int distinctColours(const QImage& image) {
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+struct SvgFacts {
+    bool valid = false;
+    int shapes = 0; // rect, path, polygon, polyline elements
+    QString text;   // all text content
+};
+
+SvgFacts readSvg(const QString& path) {
+    QFile file(path);
+    SvgFacts facts;
+    if (!file.open(QIODevice::ReadOnly)) return facts;
+    QXmlStreamReader xml(&file);
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement()) {
+            const auto name = xml.name();
+            if (name == QLatin1String("rect") || name == QLatin1String("path") || name == QLatin1String("polygon") ||
+                name == QLatin1String("polyline"))
+                ++facts.shapes;
+        } else if (xml.isCharacters()) {
+            facts.text += xml.text();
+        }
+    }
+    facts.valid = !xml.hasError();
+    return facts;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+struct Loaded {
+    std::shared_ptr<const Trace> trace;
+    std::unique_ptr<TimelineIndex> index;
+};
+
+Loaded load(const std::string& path) {
+    Loaded l;
+    l.trace = loadTraceFile(path);
+    l.index = std::make_unique<TimelineIndex>(*l.trace);
+    return l;
+}
+
+} // namespace
+
+TEST(Export, TracePictureAsPngSvgAndPdf) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const Loaded l = load(path);
+    TempDir dir;
+    TimelinePicture picture;
+
+    picture.path = QString::fromStdString(dir.path("t.png"));
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    const QImage png(picture.path);
+    ASSERT_FALSE(png.isNull());
+    EXPECT_EQ(png.width(), 1600);
+    EXPECT_GT(png.height(), 400);
+    EXPECT_GT(distinctColours(png), 50);
+
+    picture.path = QString::fromStdString(dir.path("t.svg"));
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    const SvgFacts svg = readSvg(picture.path);
+    EXPECT_TRUE(svg.valid);
+    EXPECT_GT(svg.shapes, 100);
+    EXPECT_TRUE(svg.text.contains("GPU 0 · stream 7")) << "track names are in the picture";
+    EXPECT_TRUE(svg.text.contains("fused attention")) << "so is the legend";
+    EXPECT_TRUE(svg.text.contains("+10 ms")) << "and the ruler";
+
+    picture.path = QString::fromStdString(dir.path("t.pdf"));
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    const QByteArray pdf = readAll(picture.path);
+    EXPECT_TRUE(pdf.startsWith("%PDF-"));
+    EXPECT_TRUE(pdf.trimmed().endsWith("%%EOF"));
+    EXPECT_EQ(pdf.count("/Type /Page\n") + pdf.count("/Type /Page\r") + pdf.count("/Type /Page "), 1);
+    EXPECT_GT(pdf.size(), 20000);
+}
+
+TEST(Export, TwiceThePixelsAtScaleTwo) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "triton_single_kernel.json.gz");
+    const Loaded l = load(path);
+    TempDir dir;
+    TimelinePicture picture;
+    picture.size = QSize(800, 300);
+    picture.scale = 2;
+    picture.path = QString::fromStdString(dir.path("t.png"));
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    const QImage png(picture.path);
+    EXPECT_EQ(png.size(), QSize(1600, 600));
+    EXPECT_GT(distinctColours(png), 10);
+}
+
+TEST(Export, RangeAndTrackFilterChooseWhatIsDrawn) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const Loaded l = load(path);
+    TempDir dir;
+    TimelinePicture picture;
+    picture.path = QString::fromStdString(dir.path("gpu.svg"));
+    picture.trackFilter = "stream";
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    SvgFacts svg = readSvg(picture.path);
+    EXPECT_TRUE(svg.text.contains("GPU 0 · stream 7"));
+    EXPECT_FALSE(svg.text.contains("python3 · thread")) << "CPU threads are filtered out";
+
+    // One millisecond from 20 ms: the ruler counts in tenths of a millisecond around +20 ms.
+    picture.trackFilter.clear();
+    picture.path = QString::fromStdString(dir.path("range.svg"));
+    picture.range = TimeRange{l.trace->startNs() + 20'000'000, l.trace->startNs() + 21'000'000};
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    svg = readSvg(picture.path);
+    EXPECT_TRUE(svg.text.contains("+20.4 ms")) << svg.text.left(400).toStdString();
+    EXPECT_FALSE(svg.text.contains("+10 ms"));
+}
+
+TEST(Export, BadRequestsSayWhy) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "triton_single_kernel.json.gz");
+    const Loaded l = load(path);
+    TempDir dir;
+    TimelinePicture picture;
+    picture.path = QString::fromStdString(dir.path("t.bmp"));
+    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, picture).contains("must end in .png, .svg or .pdf"));
+    picture.path = QString::fromStdString(dir.path("t.png"));
+    picture.trackFilter = "([";
+    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, picture).contains("not a valid regular expression"));
+    picture.trackFilter = "no track is called this";
+    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, picture).contains("no track label matches"));
+    picture.trackFilter.clear();
+    picture.path = QString::fromStdString(dir.path("missing-dir/t.png"));
+    EXPECT_FALSE(exportTracePicture(*l.trace, *l.index, picture).isEmpty());
+    EXPECT_FALSE(QFile::exists(picture.path));
+}
+
+TEST(Export, TheWindowExportsWhatItShowsAndTheKernelTable) {
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.openEmbeddedSample();
+    QElapsedTimer timer;
+    timer.start();
+    while (w.loading() && timer.elapsed() < 20000)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    ASSERT_TRUE(w.trace());
+    TempDir dir;
+    const QString png = QString::fromStdString(dir.path("view.png"));
+    ASSERT_EQ(w.exportTimeline(png, 2), "");
+    const QImage image(png);
+    EXPECT_EQ(image.size(), w.timeline()->size() * 2);
+    EXPECT_GT(distinctColours(image), 20);
+    ASSERT_EQ(w.exportTimeline(QString::fromStdString(dir.path("view.svg"))), "");
+    EXPECT_TRUE(readSvg(QString::fromStdString(dir.path("view.svg"))).text.contains("GPU 0 · stream 7"));
+    ASSERT_EQ(w.exportTimeline(QString::fromStdString(dir.path("view.pdf"))), "");
+    EXPECT_TRUE(readAll(QString::fromStdString(dir.path("view.pdf"))).startsWith("%PDF-"));
+
+    const QString csv = QString::fromStdString(dir.path("kernels.csv"));
+    ASSERT_EQ(w.exportKernelTable(csv), "");
+    const QStringList lines = QString::fromUtf8(readAll(csv)).split('\n', Qt::SkipEmptyParts);
+    ASSERT_EQ(lines.size(), 5);
+    EXPECT_EQ(lines[0], "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent");
+    EXPECT_TRUE(lines[1].contains("SoftMaxForward")) << lines[1].toStdString(); // sorted as the table is
+    // The same figures `attnscope summary` gives for the sample; share of 8277727 ns of kernel time.
+    EXPECT_TRUE(lines[1].endsWith(",6,3141688,523614,506338,543825,37.95")) << lines[1].toStdString();
+}
