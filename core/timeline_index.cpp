@@ -10,17 +10,24 @@ namespace attnscope {
 TimelineIndex::TimelineIndex(const Trace& trace) : m_trace(&trace), m_tracks(trace.tracks().size()) {
     for (std::size_t t = 0; t < trace.tracks().size(); ++t) {
         const Track& track = trace.tracks()[t];
-        if (track.maxDepth == 0) continue; // one lane: the track itself
         TrackLanes& lanes = m_tracks[t];
-        lanes.offsets.assign(track.maxDepth + 2u, 0);
-        for (std::size_t i = 0; i < track.size(); ++i)
-            ++lanes.offsets[track.events.depth[i] + 1u];
-        for (std::size_t d = 1; d < lanes.offsets.size(); ++d)
-            lanes.offsets[d] += lanes.offsets[d - 1];
-        lanes.indices.resize(track.size());
-        std::vector<std::uint32_t> next(lanes.offsets.begin(), lanes.offsets.end() - 1);
-        for (std::size_t i = 0; i < track.size(); ++i)
-            lanes.indices[next[track.events.depth[i]]++] = std::uint32_t(i);
+        if (track.maxDepth > 0) {
+            lanes.offsets.assign(track.maxDepth + 2u, 0);
+            for (std::size_t i = 0; i < track.size(); ++i)
+                ++lanes.offsets[track.events.depth[i] + 1u];
+            for (std::size_t d = 1; d < lanes.offsets.size(); ++d)
+                lanes.offsets[d] += lanes.offsets[d - 1];
+            lanes.indices.resize(track.size());
+            std::vector<std::uint32_t> next(lanes.offsets.begin(), lanes.offsets.end() - 1);
+            for (std::size_t i = 0; i < track.size(); ++i)
+                lanes.indices[next[track.events.depth[i]]++] = std::uint32_t(i);
+        }
+        for (std::uint16_t d = 0; d <= track.maxDepth; ++d) {
+            lanes.sampleOffsets.push_back(lanes.samples.size());
+            const Lane l = lane(TrackId(std::uint32_t(t)), d);
+            for (std::size_t k = 0; k < l.size(); k += kSampleEvery)
+                lanes.samples.push_back(l.start(k));
+        }
     }
 }
 
@@ -35,6 +42,8 @@ TimelineIndex::Lane TimelineIndex::lane(TrackId track, std::uint16_t depth) cons
         lane.m_index = lanes.indices.data() + lanes.offsets[depth];
         lane.m_size = lanes.offsets[depth + 1u] - lanes.offsets[depth];
     }
+    // While the index is being built, samples are not there yet.
+    if (depth < lanes.sampleOffsets.size()) lane.m_samples = lanes.samples.data() + lanes.sampleOffsets[depth];
     return lane;
 }
 
@@ -51,12 +60,20 @@ std::size_t TimelineIndex::Lane::firstEndingAfter(TimeNs t) const {
 }
 
 std::size_t TimelineIndex::Lane::firstStartingFrom(std::size_t from, TimeNs t) const {
-    // Gallop first: when folding, the next pixel's events are usually close by.
-    std::size_t lo = from, step = 1, hi = from;
-    while (hi < m_size && start(hi) < t) {
-        lo = hi + 1;
-        hi = std::min(m_size, hi + step);
-        step *= 2;
+    // A few steps first: when folding, the next pixel's first event is often close by.
+    std::size_t lo = from;
+    for (int step = 0; step < 4 && lo < m_size; ++step, ++lo)
+        if (start(lo) >= t) return lo;
+    if (lo >= m_size) return m_size;
+    // Then the samples narrow it to one block of kSampleEvery events.
+    std::size_t hi = m_size;
+    if (m_samples) {
+        const std::size_t samples = (m_size + kSampleEvery - 1) / kSampleEvery;
+        const TimeNs* first = m_samples + lo / kSampleEvery + 1;
+        const TimeNs* found = std::lower_bound(first, m_samples + samples, t);
+        const std::size_t block = std::size_t(found - m_samples); // samples[block] >= t, if any
+        hi = std::min(m_size, block * kSampleEvery);
+        lo = std::max(lo, (block - 1) * kSampleEvery);
     }
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo) / 2;

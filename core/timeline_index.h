@@ -34,7 +34,12 @@ public:
         const Track* m_track = nullptr;
         const std::uint32_t* m_index = nullptr; // null: the lane is the whole track
         std::size_t m_size = 0;
+        const TimeNs* m_samples = nullptr; // the start of every kSampleEvery-th event
     };
+
+    // A zoomed-out frame searches a lane once per pixel; searching these few samples first keeps
+    // those searches in cache instead of missing on every probe into millions of starts.
+    static constexpr std::size_t kSampleEvery = 64;
 
     std::size_t laneCount(TrackId track) const { return m_trace->track(track).maxDepth + 1u; }
     Lane lane(TrackId track, std::uint16_t depth) const;
@@ -46,6 +51,8 @@ private:
     struct TrackLanes {
         std::vector<std::uint32_t> offsets; // per depth, into indices; depth+1 entries + 1
         std::vector<std::uint32_t> indices; // event indices grouped by depth, in start order
+        std::vector<std::size_t> sampleOffsets; // per depth, into samples
+        std::vector<TimeNs> samples;
     };
     const Trace* m_trace;
     std::vector<TrackLanes> m_tracks;

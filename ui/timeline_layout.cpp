@@ -29,8 +29,13 @@ void TimelineLayout::build(const Trace& trace, const Metrics& metrics, const std
 
     std::vector<std::uint32_t> processes(trace.processes().size());
     std::iota(processes.begin(), processes.end(), 0u);
+    // GPUs first (what an attention profile is about), then the rest in the file's sort order.
     std::stable_sort(processes.begin(), processes.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return trace.processes()[a].sortIndex < trace.processes()[b].sortIndex;
+        const ProcessInfo& pa = trace.processes()[a];
+        const ProcessInfo& pb = trace.processes()[b];
+        if (pa.isGpu != pb.isGpu) return pa.isGpu;
+        if (pa.isGpu && pa.deviceIndex != pb.deviceIndex) return pa.deviceIndex < pb.deviceIndex;
+        return pa.sortIndex < pb.sortIndex;
     });
     std::vector<std::vector<std::uint32_t>> tracksOf(processes.size());
     for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {

@@ -25,7 +25,8 @@ struct TimelineRow {
     QString label;
 };
 
-// Where rows go: processes in their sort order, each a collapsible group of its tracks.
+// Where rows go: GPU devices first, then processes in their sort order, each a collapsible group
+// of its tracks.
 class TimelineLayout {
 public:
     struct Metrics {

@@ -97,7 +97,7 @@ private:
     void paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
                    std::uint16_t depth, int y, int laneHeight);
     void addRect(QRgb color, const QRect& r);
-    void flushRects(QPainter& p);
+    void flushRects(QPainter& p, const QRect& clip);
     void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
     void paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style);
     void paintLegend(QPainter& p, QSize size, const TimelineStyle& style);

@@ -116,9 +116,19 @@ void TimelineView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("No trace open: File → Open, or drop a trace file here."));
         return;
     }
-    const int eventsRight = m_style.labelWidth + int(m_viewport.width());
-    p.fillRect(QRect(eventsRight, 0, width() - eventsRight, m_style.rulerHeight), m_style.labelColumn);
-    m_renderer->paint(p, QSize(eventsRight, height()), scene(), m_style);
+    // The frame is drawn into an image of our own, where the renderer writes event boxes as
+    // pixels (TimelineRenderer::flushRects), then copied to the screen in one go.
+    const qreal dpr = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * dpr).toSize();
+    if (m_frame.size() != pixels) m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+    m_frame.setDevicePixelRatio(dpr);
+    {
+        QPainter fp(&m_frame);
+        const int eventsRight = m_style.labelWidth + int(m_viewport.width());
+        fp.fillRect(QRect(eventsRight, 0, width() - eventsRight, height()), m_style.labelColumn);
+        m_renderer->paint(fp, QSize(eventsRight, height()), scene(), m_style);
+    }
+    p.drawImage(0, 0, m_frame);
     if (m_paintPending) {
         m_paintPending = false;
         Q_EMIT tracePainted();

@@ -7,6 +7,7 @@
 #endif
 
 #include <QElapsedTimer>
+#include <QImage>
 #include <QWidget>
 
 #include <memory>
@@ -113,6 +114,7 @@ private:
     std::vector<HistoryEntry> m_back, m_forward;
     QElapsedTimer m_lastNavigation;
     bool m_paintPending = false;
+    QImage m_frame;
 
     enum class Drag { None, PanOrClick, Panning, Range };
     Drag m_drag = Drag::None;
