@@ -24,12 +24,15 @@ test: build
 	ctest --preset dev -j $(JOBS)
 
 # The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain and gzipped),
-# with python3's json.load on the same file for comparison. Release build.
+# with python3's json.load on the same file for comparison; the timeline's frame benchmark
+# (10M events, 1920x1080); time to the first painted timeline vs. `attnscope summary`. Release build.
 bench: deps
 	@cmake --preset release >/dev/null
-	@cmake --build --preset release -j $(JOBS) --target attnscope_bench_load
+	@cmake --build --preset release -j $(JOBS)
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB)
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB) --gzip --no-python
+	./build/release/bench/attnscope_bench_frame
+	tests/bench/first_paint.sh $(BENCH_MB)
 
 # The core and reader tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan-test: deps

@@ -110,22 +110,24 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace) {
 void DetailsPanel::addLink(const QString& relation, EventRef event) {
     const Track& t = m_trace->track(event.track);
     const QString name = qs(m_trace->str(t.events.name[event.index]));
-    QString text = QStringLiteral("%1: %2 (%3, %4)")
-                       .arg(relation, name, qs(formatDuration(t.events.duration[event.index])),
-                            QString::fromStdString(m_trace->trackLabel(event.track)));
-    // Kernel names run to hundreds of characters: elided, so the panel never widens and shifts the
-    // timeline; the whole name is in the tooltip and, once clicked, in the name field.
+    const QString track = QString::fromStdString(m_trace->trackLabel(event.track));
+    const QString duration = qs(formatDuration(t.events.duration[event.index]));
     auto* button = new QPushButton(m_body);
-    button->setProperty("linkText", text);
+    button->setProperty("linkText", QStringLiteral("%1: %2 (%3, %4)").arg(relation, name, duration, track));
+    // Kernel names run to hundreds of characters: the name is elided so the panel never widens and
+    // shifts the timeline; the whole name and track are in the tooltip, and in the panel once clicked.
     button->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     button->setMinimumWidth(0);
-    text = button->fontMetrics().elidedText(text, Qt::ElideMiddle, std::max(120, m_body->width() - 24));
+    const QFontMetrics fm = button->fontMetrics();
+    const QString frame = QStringLiteral("%1: %2 (%3)");
+    const int room = std::max(80, m_body->width() - 30 - fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
+    QString text = frame.arg(relation, fm.elidedText(name, Qt::ElideRight, room), duration);
     text.replace('&', QStringLiteral("&&")); // a button's '&' marks a shortcut; names are plain text
     button->setText(text);
     button->setFlat(true);
     button->setCursor(Qt::PointingHandCursor);
     button->setStyleSheet(QStringLiteral("text-align: left"));
-    button->setToolTip(Qt::convertFromPlainText(name));
+    button->setToolTip(Qt::convertFromPlainText(QStringLiteral("%1\n%2, %3").arg(name, duration, track)));
     connect(button, &QPushButton::clicked, this, [this, event] { Q_EMIT linkActivated(event); });
     m_links->addWidget(button);
 }

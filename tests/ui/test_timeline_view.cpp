@@ -327,3 +327,30 @@ TEST(TimelineView, ARealTraceLinksItsKernelsToTheirLaunches) {
         << win.w.details()->field("links").toStdString();
     EXPECT_FALSE(win.w.details()->arg("grid").isEmpty());
 }
+
+TEST(TimelineView, FollowsADarkPalette) {
+    Window win;
+    ASSERT_TRUE(waitForLoad(win.w));
+    QPalette dark = win.view().palette();
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::Window, QColor(45, 45, 45));
+    dark.setColor(QPalette::Text, Qt::white);
+    dark.setColor(QPalette::AlternateBase, QColor(55, 55, 55));
+    win.view().setPalette(dark);
+    const auto all = kernels(win.trace());
+    const Track& gpu = win.trace().track(all[0].track);
+    win.view().setViewport(gpu.events.start[all[0].index], gpu.end(all[1].index)); // the gap between them shows
+    const QImage image = win.frame();
+    const QRect a = *win.view().eventRect(all[0]);
+    // Below the last track the events area is the dark background (but for grid lines), and the
+    // label column is the dark window colour.
+    const int y = image.height() - 4;
+    int dark30 = 0, width = 0;
+    for (int x = win.view().style().labelWidth + 1; x < image.width() / 2; ++x, ++width)
+        dark30 += image.pixel(x, y) == QColor(30, 30, 30).rgb();
+    EXPECT_GT(dark30, width * 9 / 10);
+    EXPECT_EQ(image.pixel(4, y), QColor(45, 45, 45).rgb());
+    // Kernels keep their colours.
+    EXPECT_EQ(image.pixel(a.left() + 1, a.center().y()),
+              win.view().renderer()->colors().color(win.trace().track(all[0].track).events, all[0].index));
+}
