@@ -31,7 +31,8 @@ int runModule(const char* entryName, int argc, char** argv) {
         if (entry) return entry(argc, argv);
         error = candidate + " has no " + entryName;
     }
-    std::fprintf(stderr, "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
+    std::fprintf(stderr,
+                 "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
                  error.empty() ? "libattnscope_ui.so was not found next to the program" : error.c_str());
     attnscope::cli::printUsage(argv[0]);
     return attnscope::cli::kUsage;

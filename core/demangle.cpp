@@ -11,15 +11,17 @@ std::string demangle(std::string_view name) {
     if (name.size() < 3 || name.substr(0, 2) != "_Z") return std::string(name);
     const std::string mangled(name);
     int status = 0;
-    std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                   &std::free);
+    std::unique_ptr<char, decltype(&std::free)> out(
+        abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
     return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
 std::string_view shortKernelName(std::string_view name) {
     // Only C++ signatures and templates are cut; "aten::mm" or "Memcpy HtoD (Device)" read well as they are.
-    const bool signature = name.find('(') != std::string_view::npos || name.find('<') != std::string_view::npos;
-    const bool qualified = name.find("::") != std::string_view::npos || name.find('<') != std::string_view::npos;
+    const bool signature =
+        name.find('(') != std::string_view::npos || name.find('<') != std::string_view::npos;
+    const bool qualified =
+        name.find("::") != std::string_view::npos || name.find('<') != std::string_view::npos;
     if (!signature || !qualified) return name;
     // The end of the qualified name: the first '<' or '(' outside brackets.
     std::size_t end = name.size();

@@ -11,7 +11,8 @@ namespace attnscope {
 namespace {
 
 bool containsAny(std::string_view name, std::initializer_list<std::string_view> needles) {
-    return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) { return containsNoCase(name, n); });
+    return std::any_of(needles.begin(), needles.end(),
+                       [&](std::string_view n) { return containsNoCase(name, n); });
 }
 
 } // namespace
@@ -20,7 +21,8 @@ KernelRole classifyKernel(std::string_view name, std::string_view category) {
     if (category == "gpu_memcpy" || category == "gpu_memset" || category == "Memcpy" || category == "Memset")
         return KernelRole::Copy;
     // Fused attention first: FlashAttention's kernels are CUTLASS GEMMs by their template names.
-    if (containsAny(name, {"flash", "fmha", "attn_fwd", "attn_bwd", "attention", "sdpa"})) return KernelRole::FusedAttention;
+    if (containsAny(name, {"flash", "fmha", "attn_fwd", "attn_bwd", "attention", "sdpa"}))
+        return KernelRole::FusedAttention;
     if (containsAny(name, {"softmax"})) return KernelRole::Softmax;
     if (containsAny(name, {"gemm", "xmma", "cutlass", "cublas", "matmul", "cijk_", "_mm_", "bmm"}))
         return KernelRole::Gemm;

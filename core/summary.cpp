@@ -284,9 +284,10 @@ std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKe
     out << "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n";
     char share[32];
     for (const KernelStats& k : rows) {
-        std::snprintf(share, sizeof share, "%.2f", totalKernelNs ? 100.0 * double(k.totalNs) / double(totalKernelNs) : 0.0);
-        out << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs << ','
-            << k.maxNs << ',' << share << '\n';
+        std::snprintf(share, sizeof share, "%.2f",
+                      totalKernelNs ? 100.0 * double(k.totalNs) / double(totalKernelNs) : 0.0);
+        out << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs
+            << ',' << k.maxNs << ',' << share << '\n';
     }
     return out.str();
 }

@@ -43,7 +43,8 @@ TimelineIndex::Lane TimelineIndex::lane(TrackId track, std::uint16_t depth) cons
         lane.m_size = lanes.offsets[depth + 1u] - lanes.offsets[depth];
     }
     // While the index is being built, samples are not there yet.
-    if (depth < lanes.sampleOffsets.size()) lane.m_samples = lanes.samples.data() + lanes.sampleOffsets[depth];
+    if (depth < lanes.sampleOffsets.size())
+        lane.m_samples = lanes.samples.data() + lanes.sampleOffsets[depth];
     return lane;
 }
 

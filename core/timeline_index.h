@@ -49,8 +49,8 @@ public:
 
 private:
     struct TrackLanes {
-        std::vector<std::uint32_t> offsets; // per depth, into indices; depth+1 entries + 1
-        std::vector<std::uint32_t> indices; // event indices grouped by depth, in start order
+        std::vector<std::uint32_t> offsets;     // per depth, into indices; depth+1 entries + 1
+        std::vector<std::uint32_t> indices;     // event indices grouped by depth, in start order
         std::vector<std::size_t> sampleOffsets; // per depth, into samples
         std::vector<TimeNs> samples;
     };

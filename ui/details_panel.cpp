@@ -17,7 +17,9 @@ namespace attnscope::ui {
 
 namespace {
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 
 QLabel* plainLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
@@ -29,7 +31,8 @@ QLabel* plainLabel(QWidget* parent) {
 
 // A JSON string shown without its quotes when it holds no escapes; anything else as JSON.
 QString jsonForPeople(std::string_view json) {
-    if (json.size() >= 2 && json.front() == '"' && json.back() == '"' && json.find('\\') == std::string_view::npos)
+    if (json.size() >= 2 && json.front() == '"' && json.back() == '"' &&
+        json.find('\\') == std::string_view::npos)
         return qs(json.substr(1, json.size() - 2));
     return qs(json);
 }
@@ -120,7 +123,8 @@ void DetailsPanel::addLink(const QString& relation, EventRef event) {
     button->setMinimumWidth(0);
     const QFontMetrics fm = button->fontMetrics();
     const QString frame = QStringLiteral("%1: %2 (%3)");
-    const int room = std::max(80, m_body->width() - 30 - fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
+    const int room =
+        std::max(80, m_body->width() - 30 - fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
     QString text = frame.arg(relation, fm.elidedText(name, Qt::ElideRight, room), duration);
     text.replace('&', QStringLiteral("&&")); // a button's '&' marks a shortcut; names are plain text
     button->setText(text);
@@ -155,7 +159,8 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
     const TimeNs start = c.start[e.index];
     m_start->setText(tr("+%1 from the trace's start (%2 µs)")
                          .arg(qs(formatDuration(start - trace.startNs())), qs(formatNsAsMicros(start))));
-    m_duration->setText((c.flags[e.index] & kInstant) ? tr("instant") : qs(formatDuration(c.duration[e.index])));
+    m_duration->setText((c.flags[e.index] & kInstant) ? tr("instant")
+                                                      : qs(formatDuration(c.duration[e.index])));
     m_track->setText(QString::fromStdString(trace.trackLabel(e.track)));
     m_correlation->setText(c.correlation[e.index] ? QString::number(c.correlation[e.index]) : tr("none"));
 

@@ -30,7 +30,8 @@ FindBar::FindBar(QWidget* parent) : QWidget(parent) {
     };
     connect(button(QStringLiteral("▲"), tr("Previous match (Shift+Enter)")), &QToolButton::clicked, this,
             &FindBar::previous);
-    connect(button(QStringLiteral("▼"), tr("Next match (Enter)")), &QToolButton::clicked, this, &FindBar::next);
+    connect(button(QStringLiteral("▼"), tr("Next match (Enter)")), &QToolButton::clicked, this,
+            &FindBar::next);
     connect(button(QStringLiteral("✕"), tr("Close (Escape)")), &QToolButton::clicked, this, [this] {
         hide();
         Q_EMIT closed();
@@ -44,8 +45,12 @@ void FindBar::activate() {
     m_edit->selectAll();
 }
 
-QString FindBar::text() const { return m_edit->text(); }
-QString FindBar::countText() const { return m_count->text(); }
+QString FindBar::text() const {
+    return m_edit->text();
+}
+QString FindBar::countText() const {
+    return m_count->text();
+}
 
 void FindBar::setCount(int current, int total) {
     if (m_edit->text().isEmpty())

@@ -9,9 +9,9 @@
 #include "core/trace_loader.h"
 
 #include <QApplication>
-#include <QGuiApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QGuiApplication>
 #include <QTimer>
 
 #include <cstdio>
@@ -98,17 +98,16 @@ int attnscope_gui_main(int argc, char** argv) {
     qint64 longestGapMs = 0;
     if (timing) {
         heartbeat.setInterval(5);
-        QObject::connect(&heartbeat, &QTimer::timeout, [&] {
-            longestGapMs = std::max(longestGapMs, sinceBeat.restart());
-        });
+        QObject::connect(&heartbeat, &QTimer::timeout,
+                         [&] { longestGapMs = std::max(longestGapMs, sinceBeat.restart()); });
         sinceBeat.start();
         heartbeat.start();
         QObject::connect(window.timeline(), &attnscope::ui::TimelineView::tracePainted, [&] {
             const auto loaded = window.loaded();
             std::printf("load_s=%.3f index_s=%.3f first_paint_s=%.3f max_event_loop_gap_ms=%lld\n",
                         loaded ? loaded->loadSeconds : 0.0,
-                        loaded ? loaded->totalSeconds - loaded->loadSeconds : 0.0, sinceStart.elapsed() / 1000.0,
-                        static_cast<long long>(longestGapMs));
+                        loaded ? loaded->totalSeconds - loaded->loadSeconds : 0.0,
+                        sinceStart.elapsed() / 1000.0, static_cast<long long>(longestGapMs));
             std::fflush(stdout);
             QTimer::singleShot(0, &app, [] { QApplication::exit(0); });
         });
@@ -157,7 +156,8 @@ int attnscope_gui_export(int argc, char** argv) {
         } else if (a == "--size" && hasValue) {
             int w = 0, h = 0;
             char tail = 0;
-            if (std::sscanf(argv[++i], "%dx%d%c", &w, &h, &tail) != 2 || w < 100 || h < 50 || w > 20000 || h > 20000)
+            if (std::sscanf(argv[++i], "%dx%d%c", &w, &h, &tail) != 2 || w < 100 || h < 50 || w > 20000 ||
+                h > 20000)
                 return exportUsage("--size wants WxH, from 100x50 to 20000x20000");
             picture.size = QSize(w, h);
         } else if (a == "--scale" && hasValue) {
@@ -175,7 +175,8 @@ int attnscope_gui_export(int argc, char** argv) {
     }
     if (file.empty()) return exportUsage("which trace?");
     if (picture.path.isEmpty()) return exportUsage("--timeline OUT is required");
-    if (ui::timelineFormatOf(picture.path).isEmpty()) return exportUsage("OUT must end in .png, .svg or .pdf");
+    if (ui::timelineFormatOf(picture.path).isEmpty())
+        return exportUsage("OUT must end in .png, .svg or .pdf");
 
     // Pictures need Qt's painting and fonts, not a screen.
     if (!haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
@@ -188,7 +189,8 @@ int attnscope_gui_export(int argc, char** argv) {
         return 1;
     }
     if (relativeRange)
-        picture.range = ui::TimeRange{trace->startNs() + relativeRange->first, trace->startNs() + relativeRange->second};
+        picture.range =
+            ui::TimeRange{trace->startNs() + relativeRange->first, trace->startNs() + relativeRange->second};
     const TimelineIndex index(*trace);
     const QString error = ui::exportTracePicture(*trace, index, picture);
     if (!error.isEmpty()) {

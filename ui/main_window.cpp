@@ -42,7 +42,9 @@ namespace attnscope::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
 } // namespace
 
 MainWindow::MainWindow() {
@@ -112,9 +114,11 @@ MainWindow::MainWindow() {
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::highlightTableSelection);
 
-    connect(m_timeline, &TimelineView::selectionChanged, this, [this] { m_details->showEvent(m_timeline->selected()); });
+    connect(m_timeline, &TimelineView::selectionChanged, this,
+            [this] { m_details->showEvent(m_timeline->selected()); });
     connect(m_timeline, &TimelineView::rangeChanged, this, &MainWindow::updateKernelTable);
-    connect(m_details, &DetailsPanel::linkActivated, this, [this](EventRef e) { m_timeline->selectEvent(e, true); });
+    connect(m_details, &DetailsPanel::linkActivated, this,
+            [this](EventRef e) { m_timeline->selectEvent(e, true); });
     connect(m_findBar, &FindBar::searchChanged, this, &MainWindow::runFind);
     connect(m_findBar, &FindBar::next, this, [this] { stepFind(+1); });
     connect(m_findBar, &FindBar::previous, this, [this] { stepFind(-1); });
@@ -143,8 +147,8 @@ MainWindow::MainWindow() {
     restoreState(settings.value("window/state").toByteArray());
     m_table->horizontalHeader()->restoreState(settings.value("window/kernelTableHeader").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
-    statusBar()->showMessage(
-        tr("W/S zoom · A/D pan · drag to pan · click selects · Shift+drag selects a range · F fit · 0 fit all · Ctrl+F find"));
+    statusBar()->showMessage(tr("W/S zoom · A/D pan · drag to pan · click selects · Shift+drag selects a "
+                                "range · F fit · 0 fit all · Ctrl+F find"));
     m_timeline->setFocus();
 }
 
@@ -214,7 +218,9 @@ void MainWindow::buildMenus() {
     });
 }
 
-bool MainWindow::loading() const { return !m_job.isNull(); }
+bool MainWindow::loading() const {
+    return !m_job.isNull();
+}
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
@@ -232,7 +238,8 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::openEmbeddedSample() {
     QFile sample(":/samples/attention_sample.json");
     if (!sample.open(QIODevice::ReadOnly)) return;
-    startJob(new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
+    startJob(
+        new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
 }
 
 void MainWindow::startJob(TraceLoadJob* job) {
@@ -253,8 +260,9 @@ void MainWindow::startJob(TraceLoadJob* job) {
         statusBar()->showMessage(tr("Could not open %1").arg(job->displayName()));
         if (m_screenshotPath.isEmpty()) {
             // Window-modal and not blocking: the open trace stays usable behind it.
-            auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not open trace"),
-                                        tr("%1 could not be opened.").arg(job->displayName()), QMessageBox::Ok, this);
+            auto* box =
+                new QMessageBox(QMessageBox::Warning, tr("Could not open trace"),
+                                tr("%1 could not be opened.").arg(job->displayName()), QMessageBox::Ok, this);
             box->setAttribute(Qt::WA_DeleteOnClose);
             box->setTextFormat(Qt::PlainText);
             box->setInformativeText(message);
@@ -320,7 +328,9 @@ void MainWindow::updateKernelTable() {
     const auto range = m_timeline->range();
     if (!range) {
         m_model->setRows(m_loaded->summary.topKernels, m_loaded->summary.kernelNs);
-        m_tableTitle->setText(tr("All kernels: %1 names, %2").arg(m_loaded->summary.topKernels.size()).arg(qs(formatDuration(m_loaded->summary.kernelNs))));
+        m_tableTitle->setText(tr("All kernels: %1 names, %2")
+                                  .arg(m_loaded->summary.topKernels.size())
+                                  .arg(qs(formatDuration(m_loaded->summary.kernelNs))));
         return;
     }
     std::vector<KernelStats> rows = kernelStatsInRange(*m_loaded->trace, range->from, range->to);
@@ -332,8 +342,8 @@ void MainWindow::updateKernelTable() {
     }
     const TimeNs base = m_loaded->trace->startNs();
     m_tableTitle->setText(tr("Range +%1 … +%2 (%3): %4 kernels, %5")
-                              .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
-                                   qs(formatDuration(range->length())))
+                              .arg(qs(formatDuration(range->from - base)),
+                                   qs(formatDuration(range->to - base)), qs(formatDuration(range->length())))
                               .arg(count)
                               .arg(qs(formatDuration(total))));
     m_model->setRows(std::move(rows), total);
@@ -343,8 +353,9 @@ void MainWindow::highlightTableSelection() {
     if (!m_loaded) return;
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
     if (rows.isEmpty()) {
-        m_timeline->setHighlight(m_findBar->text().isEmpty() ? std::vector<std::uint8_t>{}
-                                                              : namesContaining(*m_loaded->trace, m_findBar->text().toStdString()));
+        m_timeline->setHighlight(m_findBar->text().isEmpty()
+                                     ? std::vector<std::uint8_t>{}
+                                     : namesContaining(*m_loaded->trace, m_findBar->text().toStdString()));
         return;
     }
     std::vector<std::uint8_t> mask(m_loaded->trace->strings().size(), 0);
@@ -435,9 +446,9 @@ void MainWindow::exportTimelineDialog(const QString& format, double scale) {
 
 void MainWindow::exportKernelTableDialog() {
     QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export kernel table"),
-                                                      QDir(settings.value("lastExportDir").toString()).filePath("kernels.csv"),
-                                                      tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export kernel table"),
+        QDir(settings.value("lastExportDir").toString()).filePath("kernels.csv"), tr("CSV files (*.csv)"));
     if (path.isEmpty()) return;
     settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
     const QString error = exportKernelTable(path);

@@ -17,7 +17,8 @@ public:
 
     TimeViewport() = default;
     // A viewport over the trace's extent [first, last], showing all of it.
-    TimeViewport(TimeNs first, TimeNs last, double widthPx) : m_first(first), m_last(std::max(last, first + 1)) {
+    TimeViewport(TimeNs first, TimeNs last, double widthPx)
+        : m_first(first), m_last(std::max(last, first + 1)) {
         setWidth(widthPx);
         fitAll();
     }

@@ -2,8 +2,8 @@
 #include "timeline_export.h"
 
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QFontMetrics>
+#include <QGuiApplication>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
@@ -23,8 +23,8 @@ int fullTimelineHeight(const TimelineLayout& layout, const TimelineStyle& style)
     return style.rulerHeight + layout.totalHeight() + legend;
 }
 
-QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style, QSize size,
-                       double scale, const QString& path) {
+QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style,
+                       QSize size, double scale, const QString& path) {
     const QString format = timelineFormatOf(path);
     if (format.isEmpty()) return QStringLiteral("%1: the file name must end in .png, .svg or .pdf").arg(path);
     if (size.width() < 100 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
@@ -61,7 +61,8 @@ QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, c
         pdf.setResolution(96);
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         // One page the picture's size: pixels at 96 per inch, as points.
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96), QPageSize::Point));
+        pdf.setPageSize(
+            QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96), QPageSize::Point));
         QPainter p;
         if (!p.begin(&pdf)) return QStringLiteral("%1: could not start the PDF").arg(path);
         renderer.paint(p, size, s, style);
@@ -74,13 +75,15 @@ QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, c
 QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TimelinePicture& picture) {
     const QRegularExpression filter(picture.trackFilter);
     if (!filter.isValid())
-        return QStringLiteral("--tracks: %1 is not a valid regular expression: %2").arg(picture.trackFilter, filter.errorString());
+        return QStringLiteral("--tracks: %1 is not a valid regular expression: %2")
+            .arg(picture.trackFilter, filter.errorString());
     const TimelineStyle style = TimelineStyle::from(QGuiApplication::palette(), QGuiApplication::font());
     TimelineLayout layout;
     layout.build(trace, style.metrics, {}, filter);
     if (layout.rows().empty())
-        return picture.trackFilter.isEmpty() ? QStringLiteral("the trace has no events to draw")
-                                              : QStringLiteral("no track label matches --tracks %1").arg(picture.trackFilter);
+        return picture.trackFilter.isEmpty()
+                   ? QStringLiteral("the trace has no events to draw")
+                   : QStringLiteral("no track label matches --tracks %1").arg(picture.trackFilter);
     QSize size = picture.size;
     if (size.isEmpty()) size = QSize(1600, std::min(fullTimelineHeight(layout, style), 20000));
     TimelineRenderer renderer(trace);

@@ -11,8 +11,8 @@ namespace attnscope::ui {
 // Draws a timeline scene into a file: PNG (at scale × the size, for 2× pictures), SVG or PDF, by
 // the file's suffix. Written to a temporary file and renamed, so nothing is left half-written.
 // Returns an empty string on success, else what went wrong.
-QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style, QSize size,
-                       double scale, const QString& path);
+QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style,
+                       QSize size, double scale, const QString& path);
 
 // The picture formats exportTimeline understands, from a path's suffix ("png", "svg", "pdf"), or "".
 QString timelineFormatOf(const QString& path);

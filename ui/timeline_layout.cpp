@@ -11,7 +11,8 @@ QString TimelineLayout::groupLabel(const Trace& trace, ProcessId process) {
     if (p.isGpu && p.deviceIndex >= 0) {
         QString label = QStringLiteral("GPU %1").arg(p.deviceIndex);
         for (const DeviceInfo& d : trace.devices())
-            if (d.id == p.deviceIndex && !d.name.empty()) label += QStringLiteral(" · ") + QString::fromStdString(d.name);
+            if (d.id == p.deviceIndex && !d.name.empty())
+                label += QStringLiteral(" · ") + QString::fromStdString(d.name);
         return label;
     }
     const QString key = QString::fromStdString(std::string(trace.str(p.key)));
@@ -20,8 +21,8 @@ QString TimelineLayout::groupLabel(const Trace& trace, ProcessId process) {
     return QStringLiteral("%1 (pid %2)").arg(name, key);
 }
 
-void TimelineLayout::build(const Trace& trace, const Metrics& metrics, const std::set<std::uint32_t>& collapsed,
-                           const QRegularExpression& trackFilter) {
+void TimelineLayout::build(const Trace& trace, const Metrics& metrics,
+                           const std::set<std::uint32_t>& collapsed, const QRegularExpression& trackFilter) {
     m_metrics = metrics;
     m_rows.clear();
     m_trackRow.assign(trace.tracks().size(), -1);

@@ -25,10 +25,13 @@ std::uint32_t fnv1a(std::string_view s) {
 
 QRgb faded(QRgb c, QRgb background) {
     auto mix = [](int a, int b) { return (a + 3 * b) / 4; };
-    return qRgb(mix(qRed(c), qRed(background)), mix(qGreen(c), qGreen(background)), mix(qBlue(c), qBlue(background)));
+    return qRgb(mix(qRed(c), qRed(background)), mix(qGreen(c), qGreen(background)),
+                mix(qBlue(c), qBlue(background)));
 }
 
-bool isDark(QRgb c) { return 299 * qRed(c) + 587 * qGreen(c) + 114 * qBlue(c) < 150000; }
+bool isDark(QRgb c) {
+    return 299 * qRed(c) + 587 * qGreen(c) + 114 * qBlue(c) < 150000;
+}
 
 void drawArrow(QPainter& p, QPointF from, QPointF to) {
     QPainterPath path(from);
@@ -125,7 +128,8 @@ QString rulerLabel(TimeNs offset, TimeNs step) {
                       : step >= 100'000   ? Unit{1e6, "ms", 6}
                       : step >= 100       ? Unit{1e3, "µs", 3}
                                           : Unit{1, "ns", 0};
-    const int decimals = std::max(0, unit.exponent - int(std::floor(std::log10(double(std::max<TimeNs>(step, 1))))));
+    const int decimals =
+        std::max(0, unit.exponent - int(std::floor(std::log10(double(std::max<TimeNs>(step, 1))))));
     return QStringLiteral("%1%2 %3")
         .arg(offset < 0 ? "−" : "+")
         .arg(std::abs(double(offset)) / unit.ns, 0, 'f', decimals)
@@ -163,10 +167,11 @@ void TimelineRenderer::flushRects(QPainter& p, const QRect& clip) {
     // spends ~250 ns on each. Vector devices (SVG, PDF) get real rectangles.
     QImage* image = p.device()->devType() == QInternal::Image ? static_cast<QImage*>(p.device()) : nullptr;
     const QTransform tx = p.deviceTransform();
-    const bool direct = image &&
-                        (image->format() == QImage::Format_ARGB32_Premultiplied ||
-                         image->format() == QImage::Format_RGB32 || image->format() == QImage::Format_ARGB32) &&
-                        tx.type() <= QTransform::TxScale && tx.m11() > 0 && tx.m22() > 0;
+    const bool direct =
+        image &&
+        (image->format() == QImage::Format_ARGB32_Premultiplied || image->format() == QImage::Format_RGB32 ||
+         image->format() == QImage::Format_ARGB32) &&
+        tx.type() <= QTransform::TxScale && tx.m11() > 0 && tx.m22() > 0;
     if (direct) {
         const QRect deviceClip = tx.mapRect(QRectF(clip)).toAlignedRect().intersected(image->rect());
         const qsizetype stride = image->bytesPerLine() / 4;
@@ -248,14 +253,16 @@ void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle
     }
 }
 
-std::optional<int> TimelineRenderer::laneY(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
-                                           std::uint16_t depth) {
+std::optional<int> TimelineRenderer::laneY(const TimelineScene& scene, const TimelineStyle& style,
+                                           TrackId track, std::uint16_t depth) {
     const auto row = scene.layout->rowOfTrack(track);
     if (!row) return std::nullopt;
-    return style.rulerHeight + scene.layout->rows()[*row].y - scene.scrollY + depth * style.metrics.laneHeight;
+    return style.rulerHeight + scene.layout->rows()[*row].y - scene.scrollY +
+           depth * style.metrics.laneHeight;
 }
 
-void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style) {
+void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene,
+                             const TimelineStyle& style) {
     const int w = size.width(), h = size.height();
     const int top = style.rulerHeight, left = style.labelWidth;
     const TimeViewport& vp = scene.viewport;
@@ -283,8 +290,8 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
 
     // Rows: headers across the width, lanes of events in the events area.
     const std::vector<TimelineRow>& rows = scene.layout->rows();
-    auto firstRow = std::partition_point(rows.begin(), rows.end(),
-                                         [&](const TimelineRow& r) { return r.y + r.height <= scene.scrollY; });
+    auto firstRow = std::partition_point(
+        rows.begin(), rows.end(), [&](const TimelineRow& r) { return r.y + r.height <= scene.scrollY; });
     const int laneHeight = style.metrics.laneHeight;
     p.setClipRect(QRect(left, top, w - left, h - top));
     for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it) {
@@ -321,7 +328,8 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
         if (auto y = laneY(scene, style, e.track, track.events.depth[e.index])) {
             const double x0 = vp.timeToX(track.events.start[e.index]);
             const double x1 = std::max(vp.timeToX(track.end(e.index)), x0 + 3);
-            const QRectF r(left + std::max(x0, -4.0), *y + 1, std::min(x1, w + 4.0) - std::max(x0, -4.0), laneHeight - 2);
+            const QRectF r(left + std::max(x0, -4.0), *y + 1, std::min(x1, w + 4.0) - std::max(x0, -4.0),
+                           laneHeight - 2);
             p.setPen(QPen(style.selection, 2));
             p.drawRect(r);
         }
@@ -329,7 +337,8 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
     }
 
     if (scene.range) {
-        const double a = std::max(-4.0, vp.timeToX(scene.range->from)), b = std::min(w + 4.0, vp.timeToX(scene.range->to));
+        const double a = std::max(-4.0, vp.timeToX(scene.range->from)),
+                     b = std::min(w + 4.0, vp.timeToX(scene.range->to));
         QColor edge = style.range;
         edge.setAlpha(220);
         p.fillRect(QRectF(left + a, top, std::max(1.0, b - a), h - top), style.range);
@@ -385,16 +394,20 @@ void TimelineRenderer::paintLinks(QPainter& p, const TimelineScene& scene, const
         const auto fy = laneY(scene, style, from.track, ft.events.depth[from.index]);
         const auto ty = laneY(scene, style, to.track, tt.events.depth[to.index]);
         if (!fy || !ty) continue;
-        const double fx = style.labelWidth + std::clamp(scene.viewport.timeToX(ft.events.start[from.index]), -1e6, 1e6);
-        const double tx = style.labelWidth + std::clamp(scene.viewport.timeToX(tt.events.start[to.index]), -1e6, 1e6);
+        const double fx =
+            style.labelWidth + std::clamp(scene.viewport.timeToX(ft.events.start[from.index]), -1e6, 1e6);
+        const double tx =
+            style.labelWidth + std::clamp(scene.viewport.timeToX(tt.events.start[to.index]), -1e6, 1e6);
         const bool down = *ty > *fy;
-        drawArrow(p, QPointF(fx, *fy + (down ? laneHeight - 1 : 1)), QPointF(tx, *ty + (down ? 1 : laneHeight - 1)));
+        drawArrow(p, QPointF(fx, *fy + (down ? laneHeight - 1 : 1)),
+                  QPointF(tx, *ty + (down ? 1 : laneHeight - 1)));
     }
     p.setRenderHint(QPainter::Antialiasing, false);
     p.setClipping(false);
 }
 
-void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style) {
+void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& scene,
+                                  const TimelineStyle& style) {
     const int w = size.width(), top = style.rulerHeight, left = style.labelWidth;
     const TimeViewport& vp = scene.viewport;
     const QFontMetrics fm(style.font);
@@ -406,7 +419,8 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
     const TimeNs rel = vp.start() - base;
     p.setClipRect(QRect(left, 0, w - left, top));
     p.setPen(style.text);
-    for (TimeNs t = base + (rel >= 0 ? (rel + step - 1) / step : -((-rel) / step)) * step; t <= vp.end(); t += step) {
+    for (TimeNs t = base + (rel >= 0 ? (rel + step - 1) / step : -((-rel) / step)) * step; t <= vp.end();
+         t += step) {
         const int x = left + int(std::lround(vp.timeToX(t)));
         p.drawLine(x, top - 6, x, top - 1);
         p.drawText(QPoint(x + 3, top - 7), rulerLabel(t - base, step));
@@ -417,13 +431,15 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
         const Trace& trace = *scene.trace;
         auto startOf = [&](const EventRef& e) { return trace.track(e.track).events.start[e.index]; };
         auto from = [&](TimeNs t) {
-            return std::partition_point(m.begin(), m.end(), [&](const EventRef& e) { return startOf(e) < t; });
+            return std::partition_point(m.begin(), m.end(),
+                                        [&](const EventRef& e) { return startOf(e) < t; });
         };
         p.setPen(QPen(style.highlight, 2));
         for (auto it = from(vp.start()); it != m.end() && startOf(*it) <= vp.end();) {
             const double x = std::floor(vp.timeToX(startOf(*it)));
             p.drawLine(QPointF(left + x + 0.5, 1), QPointF(left + x + 0.5, top - 2));
-            it = std::partition_point(it, m.end(), [&](const EventRef& e) { return startOf(e) < vp.xToTime(x + 1); });
+            it = std::partition_point(it, m.end(),
+                                      [&](const EventRef& e) { return startOf(e) < vp.xToTime(x + 1); });
         }
     }
     // The selected range's length, over it.
@@ -440,9 +456,10 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
     }
     p.setClipping(false);
     p.setPen(style.dimText);
-    p.drawText(QRect(6, 0, left - 10, top), Qt::AlignVCenter | Qt::TextSingleLine,
-               fm.elidedText(QString::fromStdString(formatDuration(TimeNs(vp.span()))) + QStringLiteral(" shown"),
-                             Qt::ElideRight, left - 10));
+    p.drawText(
+        QRect(6, 0, left - 10, top), Qt::AlignVCenter | Qt::TextSingleLine,
+        fm.elidedText(QString::fromStdString(formatDuration(TimeNs(vp.span()))) + QStringLiteral(" shown"),
+                      Qt::ElideRight, left - 10));
 }
 
 void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle& style) {
@@ -451,8 +468,9 @@ void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle&
     const int swatch = fm.height() - 4;
     int textWidth = 0;
     for (int r = 0; r < n; ++r)
-        textWidth = std::max(textWidth, fm.horizontalAdvance(QString::fromUtf8(roleLabel(KernelRole(r)).data(),
-                                                                               qsizetype(roleLabel(KernelRole(r)).size()))));
+        textWidth = std::max(
+            textWidth, fm.horizontalAdvance(QString::fromUtf8(roleLabel(KernelRole(r)).data(),
+                                                              qsizetype(roleLabel(KernelRole(r)).size()))));
     const int boxW = swatch + 18 + textWidth, boxH = n * fm.height() + 10;
     const QRect box(size.width() - boxW - 12, size.height() - boxH - 12, boxW, boxH);
     QColor bg = style.background;

@@ -94,8 +94,8 @@ private:
         StringId name;
         QRgb fill;
     };
-    void paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
-                   std::uint16_t depth, int y, int laneHeight);
+    void paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track, std::uint16_t depth,
+                   int y, int laneHeight);
     void addRect(QRgb color, const QRect& r);
     void flushRects(QPainter& p, const QRect& clip);
     void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);

@@ -59,7 +59,8 @@ int TimelineView::eventsWidth() const {
 
 void TimelineView::updateScrollBar() {
     const int sb = m_scrollBar->sizeHint().width();
-    m_scrollBar->setGeometry(width() - sb, m_style.rulerHeight, sb, std::max(0, height() - m_style.rulerHeight));
+    m_scrollBar->setGeometry(width() - sb, m_style.rulerHeight, sb,
+                             std::max(0, height() - m_style.rulerHeight));
     const int page = std::max(1, height() - m_style.rulerHeight);
     m_scrollBar->setPageStep(page);
     m_scrollBar->setSingleStep(m_style.metrics.laneHeight);
@@ -135,7 +136,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
 }
 
-void TimelineView::resizeEvent(QResizeEvent*) { updateScrollBar(); }
+void TimelineView::resizeEvent(QResizeEvent*) {
+    updateScrollBar();
+}
 
 void TimelineView::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) restyle();
@@ -242,11 +245,13 @@ void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
             if (double(e - s) > m_viewport.span() * 0.8 || x1 - x0 < 2)
                 m_viewport.fit(s, e, 0.25); // small or wide: fit it, with context around it
             else
-                m_viewport.fit(s - TimeNs(m_viewport.span() / 2) + (e - s) / 2, s + TimeNs(m_viewport.span() / 2) + (e - s) / 2, 0);
+                m_viewport.fit(s - TimeNs(m_viewport.span() / 2) + (e - s) / 2,
+                               s + TimeNs(m_viewport.span() / 2) + (e - s) / 2, 0);
         }
         if (auto y = TimelineRenderer::laneY(scene(), m_style, event->track, t.events.depth[event->index])) {
             const int top = m_style.rulerHeight;
-            if (*y < top || *y + m_style.metrics.laneHeight > height()) setScrollY(m_scrollY + *y - top - (height() - top) / 3);
+            if (*y < top || *y + m_style.metrics.laneHeight > height())
+                setScrollY(m_scrollY + *y - top - (height() - top) / 3);
         }
         Q_EMIT viewportChanged();
     }
@@ -377,7 +382,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
         setScrollY(m_scrollY - d.y());
         navigated();
     } else if (m_drag == Drag::Range) {
-        const TimeNs t = m_viewport.xToTime(std::clamp(pos.x() - m_style.labelWidth, 0, int(m_viewport.width())));
+        const TimeNs t =
+            m_viewport.xToTime(std::clamp(pos.x() - m_style.labelWidth, 0, int(m_viewport.width())));
         setRange(TimeRange{std::min(t, m_rangeAnchor), std::max(t, m_rangeAnchor)});
     }
     m_lastPos = pos;
@@ -425,7 +431,8 @@ bool TimelineView::event(QEvent* event) {
             const std::string name(m_trace->str(t.events.name[e->index]));
             const std::string text = name + "\n" + formatDuration(t.events.duration[e->index]);
             // Names from files are plain text: escaped, never markup.
-            QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(QString::fromStdString(text)), this);
+            QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(QString::fromStdString(text)),
+                               this);
         } else {
             QToolTip::hideText();
             event->ignore();

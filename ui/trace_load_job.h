@@ -18,8 +18,8 @@ namespace attnscope::ui {
 struct LoadedTrace {
     std::shared_ptr<const Trace> trace;
     std::shared_ptr<const TimelineIndex> index;
-    TraceSummary summary; // all kernels
-    double loadSeconds = 0; // reading the file
+    TraceSummary summary;    // all kernels
+    double loadSeconds = 0;  // reading the file
     double totalSeconds = 0; // and indexing it
 };
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <sys/wait.h>
 
 using namespace attnscope::test;
@@ -108,15 +108,16 @@ TEST(Cli, ExportDrawsATimelineWithoutADisplay) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
     TempDir dir;
     // DISPLAY and WAYLAND_DISPLAY are unset by run(): the offscreen platform is picked by itself.
-    const CliRun r = run("export " + path + " --timeline " + dir.path("t.png") + " --size 1000x400 --range 0:2000000",
-                         true);
+    const CliRun r = run(
+        "export " + path + " --timeline " + dir.path("t.png") + " --size 1000x400 --range 0:2000000", true);
     ASSERT_EQ(r.exitCode, 0) << r.out;
     const std::string png = readAllBytes(dir.path("t.png"));
     ASSERT_GT(png.size(), 2000u);
     EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
     // 1000 x 400, from the IHDR chunk.
     auto be32 = [&](std::size_t at) {
-        return (std::uint32_t(std::uint8_t(png[at])) << 24) | (std::uint32_t(std::uint8_t(png[at + 1])) << 16) |
+        return (std::uint32_t(std::uint8_t(png[at])) << 24) |
+               (std::uint32_t(std::uint8_t(png[at + 1])) << 16) |
                (std::uint32_t(std::uint8_t(png[at + 2])) << 8) | std::uint32_t(std::uint8_t(png[at + 3]));
     };
     EXPECT_EQ(be32(16), 1000u);
@@ -129,11 +130,11 @@ TEST(Cli, ExportDrawsATimelineWithoutADisplay) {
 TEST(Cli, ExportSaysWhatIsWrong) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
     TempDir dir;
-    EXPECT_EQ(run("export " + path).exitCode, 2);                                            // no --timeline
-    EXPECT_EQ(run("export " + path + " --timeline " + dir.path("t.gif")).exitCode, 2);       // format
-    EXPECT_EQ(run("export " + path + " --timeline x.png --range 5:1").exitCode, 2);          // empty range
-    EXPECT_EQ(run("export " + path + " --timeline x.png --size 10x10").exitCode, 2);         // too small
-    EXPECT_EQ(run("export " + path + " --timeline x.png --frobnicate").exitCode, 2);         // unknown option
+    EXPECT_EQ(run("export " + path).exitCode, 2);                                      // no --timeline
+    EXPECT_EQ(run("export " + path + " --timeline " + dir.path("t.gif")).exitCode, 2); // format
+    EXPECT_EQ(run("export " + path + " --timeline x.png --range 5:1").exitCode, 2);    // empty range
+    EXPECT_EQ(run("export " + path + " --timeline x.png --size 10x10").exitCode, 2);   // too small
+    EXPECT_EQ(run("export " + path + " --timeline x.png --frobnicate").exitCode, 2);   // unknown option
     const CliRun missing = run("export " + dir.path("nope.json") + " --timeline " + dir.path("t.png"), true);
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.out.find("nope.json"), std::string::npos) << missing.out;

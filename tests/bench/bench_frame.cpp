@@ -30,7 +30,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 // GPU streams of back-to-back kernels (1 µs – 400 µs, log-uniform) and CPU threads of nested
 // ops (step → layer → op → launch), about 4:1 GPU to CPU events.
@@ -44,8 +46,10 @@ std::shared_ptr<const Trace> generate(std::size_t events, std::mt19937_64& rng, 
     const char* kernelNames[] = {
         "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_kernel__5x_cublas",
         "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64_kernel__5x_cublas",
-        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float>(c10::BFloat16*)",
-        "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(pytorch_flash::Flash_fwd_params)",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, "
+        "float>(c10::BFloat16*)",
+        "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, "
+        "4>>(pytorch_flash::Flash_fwd_params)",
         "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>(int, float*)",
         "void at::native::unrolled_elementwise_kernel<at::native::MulFunctor<float>>(int, float*)",
         "Memcpy HtoD (Pageable -> Device)",
@@ -54,7 +58,8 @@ std::shared_ptr<const Trace> generate(std::size_t events, std::mt19937_64& rng, 
     std::vector<StringId> kernels;
     for (const char* n : kernelNames)
         kernels.push_back(s.intern(n));
-    const StringId kernelCat = s.intern("kernel"), opCat = s.intern("cpu_op"), rtCat = s.intern("cuda_runtime");
+    const StringId kernelCat = s.intern("kernel"), opCat = s.intern("cpu_op"),
+                   rtCat = s.intern("cuda_runtime");
     const StringId launch = s.intern("cudaLaunchKernel");
     std::vector<StringId> ops;
     for (int i = 0; i < 40; ++i)
@@ -171,7 +176,9 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     double wholeTrace = 0;
     for (int i = 0; i < frames; ++i) {
-        const double span = i == 0 ? full : std::exp(std::log(double(shortest)) + unit(rng) * (std::log(full) - std::log(double(shortest))));
+        const double span = i == 0 ? full
+                                   : std::exp(std::log(double(shortest)) +
+                                              unit(rng) * (std::log(full) - std::log(double(shortest))));
         const TimeNs from = trace->startNs() + TimeNs(unit(rng) * std::max(0.0, full - span));
         scene.viewport.fit(from, from + TimeNs(span), 0);
         scene.scrollY = int(unit(rng) * std::max(0, layout.totalHeight() - height / 2));
@@ -179,7 +186,7 @@ int main(int argc, char** argv) {
         if (i == 0) wholeTrace = times.back();
     }
     std::printf("whole trace: %.2f ms\n", wholeTrace);
-    std::printf("frame_ms p50=%.2f p95=%.2f max=%.2f events=%zu\n", percentile(times, 0.5), percentile(times, 0.95),
-                *std::max_element(times.begin(), times.end()), trace->eventCount());
+    std::printf("frame_ms p50=%.2f p95=%.2f max=%.2f events=%zu\n", percentile(times, 0.5),
+                percentile(times, 0.95), *std::max_element(times.begin(), times.end()), trace->eventCount());
     return 0;
 }

@@ -29,7 +29,8 @@ constexpr const char* kNested = R"({"traceEvents": [
   {"ph": "X", "cat": "kernel", "name": "softmax_kernel", "pid": 0, "tid": 7, "ts": 35, "dur": 10},
   {"ph": "i", "cat": "kernel", "name": "marker", "pid": 0, "tid": 7, "ts": 50, "s": "t"}]})";
 
-std::vector<std::string> laneNames(const Trace& t, const TimelineIndex& index, TrackId track, std::uint16_t depth) {
+std::vector<std::string> laneNames(const Trace& t, const TimelineIndex& index, TrackId track,
+                                   std::uint16_t depth) {
     std::vector<std::string> out;
     const auto lane = index.lane(track, depth);
     for (std::size_t k = 0; k < lane.size(); ++k)
@@ -51,7 +52,8 @@ TEST(TimelineIndex, LanesHoldEachDepthInStartOrder) {
     EXPECT_EQ(index.lane(cpu, 3).size(), 0u);
     // A one-depth track is its own lane.
     const TrackId gpu = findEvent(*t, "gemm_kernel")->track;
-    EXPECT_EQ(laneNames(*t, index, gpu, 0), (std::vector<std::string>{"gemm_kernel", "softmax_kernel", "marker"}));
+    EXPECT_EQ(laneNames(*t, index, gpu, 0),
+              (std::vector<std::string>{"gemm_kernel", "softmax_kernel", "marker"}));
 }
 
 TEST(TimelineIndex, LaneSearchesFindTheVisibleWindow) {
@@ -101,7 +103,7 @@ TEST(TimelineIndex, EventAtPrefersTheEventUnderThePoint) {
         return i ? std::string(t->str(t->track(gpu).events.name[*i])) : "";
     };
     EXPECT_EQ(nameAt(25'000, 0), "gemm_kernel");
-    EXPECT_EQ(nameAt(32'000, 0), "");               // the gap between the kernels
+    EXPECT_EQ(nameAt(32'000, 0), "");                   // the gap between the kernels
     EXPECT_EQ(nameAt(33'000, 4'000), "softmax_kernel"); // nearer of the two within the slack
     EXPECT_EQ(nameAt(31'000, 4'000), "gemm_kernel");
     EXPECT_EQ(nameAt(50'500, 1'000), "marker"); // instants are hit within the slack
@@ -159,9 +161,12 @@ TEST(KernelStatsInRange, RangeSumsMatchTheWholeOnARealTrace) {
     const TimeNs mid = t->startNs() + (t->endNs() - t->startNs()) / 3;
     // Two halves of the trace hold all kernel time between them, split exactly at the cut.
     TimeNs left = 0, right = 0, whole = 0;
-    for (const auto& k : kernelStatsInRange(*t, t->startNs(), mid)) left += k.totalNs;
-    for (const auto& k : kernelStatsInRange(*t, mid, t->endNs())) right += k.totalNs;
-    for (const auto& k : summarize(*t, 0).topKernels) whole += k.totalNs;
+    for (const auto& k : kernelStatsInRange(*t, t->startNs(), mid))
+        left += k.totalNs;
+    for (const auto& k : kernelStatsInRange(*t, mid, t->endNs()))
+        right += k.totalNs;
+    for (const auto& k : summarize(*t, 0).topKernels)
+        whole += k.totalNs;
     EXPECT_GT(left, 0);
     EXPECT_GT(right, 0);
     EXPECT_EQ(left + right, whole);
@@ -190,17 +195,20 @@ TEST(KernelRole, NamesFromSeveralVendorsLandInTheirRoles) {
         KernelRole role;
     };
     const Case cases[] = {
-        {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_kernel__5x_cublas", "kernel", KernelRole::Gemm},
+        {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_kernel__5x_cublas", "kernel",
+         KernelRole::Gemm},
         {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", "kernel", KernelRole::Gemm},
         {"Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1", "kernel", KernelRole::Gemm},
-        {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float>(float*, float const*, int)",
+        {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float>(float*, float "
+         "const*, int)",
          "kernel", KernelRole::Softmax},
-        {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(pytorch_flash::Flash_fwd_params)",
+        {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, "
+         "4>>(pytorch_flash::Flash_fwd_params)",
          "kernel", KernelRole::FusedAttention},
         {"fmha_cutlassF_f16_aligned_64x64_rf_sm80", "kernel", KernelRole::FusedAttention},
         {"_attn_fwd", "kernel", KernelRole::FusedAttention},
-        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)", "kernel",
-         KernelRole::Elementwise},
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)",
+         "kernel", KernelRole::Elementwise},
         {"Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", KernelRole::Copy},
         {"Memset (Device)", "gpu_memset", KernelRole::Copy},
         {"ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", KernelRole::Other},
@@ -214,10 +222,12 @@ TEST(Demangle, MangledNamesReadAsCppAndOthersStay) {
     EXPECT_EQ(demangle("_Z10add_kernelPfS_i"), "add_kernel(float*, float*, int)");
     EXPECT_EQ(demangle("sm90_xmma_gemm"), "sm90_xmma_gemm");
     EXPECT_EQ(demangle("_Znot valid"), "_Znot valid");
-    EXPECT_EQ(shortKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(pytorch_flash::Flash_fwd_params)"),
+    EXPECT_EQ(shortKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>, "
+                              "false>(pytorch_flash::Flash_fwd_params)"),
               "flash_fwd_kernel");
-    EXPECT_EQ(shortKernelName("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float>(float*, int)"),
-              "cunn_SoftMaxForward");
+    EXPECT_EQ(
+        shortKernelName("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float>(float*, int)"),
+        "cunn_SoftMaxForward");
     EXPECT_EQ(shortKernelName("aten::matmul"), "aten::matmul");
     EXPECT_EQ(shortKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)");
     EXPECT_EQ(shortKernelName("add_kernel(float*, float*, int)"), "add_kernel(float*, float*, int)");

@@ -47,8 +47,8 @@ SvgFacts readSvg(const QString& path) {
         xml.readNext();
         if (xml.isStartElement()) {
             const auto name = xml.name();
-            if (name == QLatin1String("rect") || name == QLatin1String("path") || name == QLatin1String("polygon") ||
-                name == QLatin1String("polyline"))
+            if (name == QLatin1String("rect") || name == QLatin1String("path") ||
+                name == QLatin1String("polygon") || name == QLatin1String("polyline"))
                 ++facts.shapes;
         } else if (xml.isCharacters()) {
             facts.text += xml.text();

@@ -24,14 +24,16 @@ namespace {
 bool waitForLoad(MainWindow& w, int timeoutMs = 20000) {
     QElapsedTimer timer;
     timer.start();
-    while (w.loading() && timer.elapsed() < timeoutMs) QApplication::processEvents(QEventLoop::AllEvents, 20);
+    while (w.loading() && timer.elapsed() < timeoutMs)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
     QApplication::processEvents();
     return !w.loading();
 }
 
 QString headerText(MainWindow& w) {
     QString text;
-    for (QLabel* label : w.findChildren<QLabel*>()) text += label->text() + "\n";
+    for (QLabel* label : w.findChildren<QLabel*>())
+        text += label->text() + "\n";
     return text;
 }
 
@@ -61,7 +63,8 @@ TEST(MainWindow, FilterNarrowsTheKernelTable) {
     ASSERT_NE(filter, nullptr);
     filter->setText("FLASH");
     ASSERT_EQ(table->model()->rowCount(), 1);
-    EXPECT_TRUE(table->model()->index(0, KernelTableModel::Name).data().toString().contains("flash_fwd_kernel"));
+    EXPECT_TRUE(
+        table->model()->index(0, KernelTableModel::Name).data().toString().contains("flash_fwd_kernel"));
 }
 
 TEST(MainWindow, ABadFileKeepsTheOpenTraceAndSaysWhy) {
@@ -95,5 +98,6 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     EXPECT_EQ(model.index(0, KernelTableModel::Total).data(KernelTableModel::SortRole).toLongLong(), 3000);
     EXPECT_EQ(model.index(0, KernelTableModel::Share).data().toString(), "75.0 %");
     // The tooltip is escaped, so Qt shows the tags as text.
-    EXPECT_TRUE(model.index(0, KernelTableModel::Name).data(Qt::ToolTipRole).toString().contains("&lt;b&gt;"));
+    EXPECT_TRUE(
+        model.index(0, KernelTableModel::Name).data(Qt::ToolTipRole).toString().contains("&lt;b&gt;"));
 }

@@ -20,13 +20,16 @@ TEST(TimeViewport, TimeAndPixelsRoundTrip) {
         TimeNs t;
     };
     const Case cases[] = {
-        {0, 1'000'000, 1000, 500'000},     {kEpoch, kEpoch + 10'000, 1920, kEpoch + 1234},
-        {kEpoch, kEpoch + 1, 800, kEpoch}, {-5000, 5000, 333, 17},
+        {0, 1'000'000, 1000, 500'000},
+        {kEpoch, kEpoch + 10'000, 1920, kEpoch + 1234},
+        {kEpoch, kEpoch + 1, 800, kEpoch},
+        {-5000, 5000, 333, 17},
     };
     for (const Case& c : cases) {
         TimeViewport vp(c.first, c.last, c.width);
         const double x = vp.timeToX(c.t);
-        EXPECT_NEAR(double(vp.xToTime(x) - c.t), 0.0, std::max(1.0, vp.nsPerPixel())) << c.first << " " << c.t;
+        EXPECT_NEAR(double(vp.xToTime(x) - c.t), 0.0, std::max(1.0, vp.nsPerPixel()))
+            << c.first << " " << c.t;
         // Times are whole nanoseconds: zoomed in past 1 ns per pixel, a pixel maps to the nearest one.
         EXPECT_NEAR(vp.timeToX(vp.xToTime(100)), 100.0, std::max(1.0, 1 / vp.nsPerPixel()));
     }
@@ -53,7 +56,8 @@ TEST(TimeViewport, ZoomKeepsTheTimeUnderTheCursor) {
         const double span = vp.span();
         vp.zoomAbout(c.x, c.factor);
         EXPECT_NEAR(vp.span(), std::max(span * c.factor, TimeViewport::kMinSpanNs), 1e-6 * span) << c.x;
-        EXPECT_NEAR(double(vp.xToTime(c.x) - before), 0.0, std::max(1.0, vp.nsPerPixel())) << c.x << " " << c.factor;
+        EXPECT_NEAR(double(vp.xToTime(c.x) - before), 0.0, std::max(1.0, vp.nsPerPixel()))
+            << c.x << " " << c.factor;
     }
 }
 
@@ -101,7 +105,8 @@ TEST(Ruler, StepsAreOneTwoFiveAndLabelsUseTheStepsUnit) {
         double nsPerPixel, minPixels;
         TimeNs step;
     };
-    const Case cases[] = {{1, 100, 100}, {1.5, 100, 200}, {30, 100, 5000}, {1e6, 80, 100'000'000}, {0.001, 100, 1}};
+    const Case cases[] = {
+        {1, 100, 100}, {1.5, 100, 200}, {30, 100, 5000}, {1e6, 80, 100'000'000}, {0.001, 100, 1}};
     for (const Case& c : cases)
         EXPECT_EQ(rulerStep(c.nsPerPixel, c.minPixels), c.step) << c.nsPerPixel;
     EXPECT_EQ(rulerLabel(1'500'000, 500'000), QString::fromUtf8("+1.5 ms"));

@@ -56,8 +56,8 @@ struct Window {
     QImage frame() { return view().grab().toImage(); }
 };
 
-void sendMouse(QWidget* target, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
-               Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+void sendMouse(QWidget* target, QEvent::Type type, QPoint pos, Qt::MouseButton button,
+               Qt::MouseButtons buttons, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
     QMouseEvent event(type, QPointF(pos), QPointF(target->mapToGlobal(pos)), button, buttons, modifiers);
     QApplication::sendEvent(target, &event);
 }
@@ -65,11 +65,14 @@ void sendMouse(QWidget* target, QEvent::Type type, QPoint pos, Qt::MouseButton b
 void drag(QWidget* target, QPoint from, QPoint to, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
     sendMouse(target, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, modifiers);
     for (int step = 1; step <= 4; ++step)
-        sendMouse(target, QEvent::MouseMove, from + (to - from) * step / 4, Qt::NoButton, Qt::LeftButton, modifiers);
+        sendMouse(target, QEvent::MouseMove, from + (to - from) * step / 4, Qt::NoButton, Qt::LeftButton,
+                  modifiers);
     sendMouse(target, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton, modifiers);
 }
 
-void click(QWidget* target, QPoint at) { drag(target, at, at); }
+void click(QWidget* target, QPoint at) {
+    drag(target, at, at);
+}
 
 // The GPU kernels of a trace, in start order.
 std::vector<EventRef> kernels(const Trace& t) {
@@ -80,7 +83,9 @@ std::vector<EventRef> kernels(const Trace& t) {
     return out;
 }
 
-std::string nameOf(const Trace& t, EventRef e) { return std::string(t.str(t.track(e.track).events.name[e.index])); }
+std::string nameOf(const Trace& t, EventRef e) {
+    return std::string(t.str(t.track(e.track).events.name[e.index]));
+}
 
 } // namespace
 
@@ -113,7 +118,8 @@ TEST(TimelineView, PaintsEachKernelInItsColourWhereItIs) {
     // Between two kernels on the stream: background.
     const auto a = win.view().eventRect(all[0]), b = win.view().eventRect(all[1]);
     if (b->left() - a->right() > 3)
-        EXPECT_EQ(image.pixel((a->right() + b->left()) / 2, a->center().y()), win.view().style().background.rgb());
+        EXPECT_EQ(image.pixel((a->right() + b->left()) / 2, a->center().y()),
+                  win.view().style().background.rgb());
 }
 
 TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
@@ -130,7 +136,8 @@ TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
     QTest::keyClick(&v, Qt::Key_W);
     const TimeViewport zoomed = v.viewport();
     QTest::keyClick(&v, Qt::Key_D);
-    EXPECT_NEAR(double(v.viewport().start() - zoomed.start()), 0.15 * zoomed.width() * zoomed.nsPerPixel(), 2);
+    EXPECT_NEAR(double(v.viewport().start() - zoomed.start()), 0.15 * zoomed.width() * zoomed.nsPerPixel(),
+                2);
     QTest::keyClick(&v, Qt::Key_A);
     EXPECT_NEAR(double(v.viewport().start() - zoomed.start()), 0, 2);
     QTest::keyClick(&v, Qt::Key_0);
@@ -150,7 +157,8 @@ TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
     EXPECT_NEAR(double(v.viewport().xToTime(300) - under), 0, v.viewport().nsPerPixel() + 1);
     const TimeViewport before = v.viewport();
     drag(&v, at, at + QPoint(-100, 0));
-    EXPECT_NEAR(double(v.viewport().start() - before.start()), 100 * before.nsPerPixel(), before.nsPerPixel() + 1);
+    EXPECT_NEAR(double(v.viewport().start() - before.start()), 100 * before.nsPerPixel(),
+                before.nsPerPixel() + 1);
 }
 
 TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
@@ -209,7 +217,8 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
     drag(&v, QPoint(first.left() - 2, 200), QPoint(third.center().x(), 200), Qt::ShiftModifier);
     const auto range = v.range();
     ASSERT_TRUE(range);
-    EXPECT_NEAR(double(range->from), double(v.viewport().xToTime(first.left() - 2 - v.style().labelWidth)), 1);
+    EXPECT_NEAR(double(range->from), double(v.viewport().xToTime(first.left() - 2 - v.style().labelWidth)),
+                1);
     const auto expected = kernelStatsInRange(t, range->from, range->to);
     KernelTableModel* model = win.w.kernelModel();
     ASSERT_EQ(model->rowCount(), int(expected.size()));
@@ -262,7 +271,8 @@ TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
 TEST(TimelineView, SelectingATableRowHighlightsThatKernel) {
     Window win;
     ASSERT_TRUE(waitForLoad(win.w));
-    QAbstractItemModelTester tester(win.w.kernelTable()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester tester(win.w.kernelTable()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
     QTableView* table = win.w.kernelTable();
     table->selectRow(0); // the longest: softmax
     const QString name = table->model()->index(0, KernelTableModel::Name).data().toString();
@@ -339,7 +349,8 @@ TEST(TimelineView, FollowsADarkPalette) {
     win.view().setPalette(dark);
     const auto all = kernels(win.trace());
     const Track& gpu = win.trace().track(all[0].track);
-    win.view().setViewport(gpu.events.start[all[0].index], gpu.end(all[1].index)); // the gap between them shows
+    win.view().setViewport(gpu.events.start[all[0].index],
+                           gpu.end(all[1].index)); // the gap between them shows
     const QImage image = win.frame();
     const QRect a = *win.view().eventRect(all[0]);
     // Below the last track the events area is the dark background (but for grid lines), and the
