@@ -204,23 +204,19 @@ void TimelineView::fitSelection() {
 }
 
 bool TimelineView::back() {
-    if (m_back.empty()) return false;
-    m_forward.push_back({m_viewport, m_scrollY});
-    m_viewport = m_back.back().viewport;
-    m_viewport.setWidth(eventsWidth());
-    setScrollY(m_back.back().scrollY);
-    m_back.pop_back();
-    navigated();
-    return true;
+    return stepHistory(m_back, m_forward);
+}
+bool TimelineView::forward() {
+    return stepHistory(m_forward, m_back);
 }
 
-bool TimelineView::forward() {
-    if (m_forward.empty()) return false;
-    m_back.push_back({m_viewport, m_scrollY});
-    m_viewport = m_forward.back().viewport;
+bool TimelineView::stepHistory(std::vector<HistoryEntry>& from, std::vector<HistoryEntry>& to) {
+    if (from.empty()) return false;
+    to.push_back({m_viewport, m_scrollY});
+    m_viewport = from.back().viewport;
     m_viewport.setWidth(eventsWidth());
-    setScrollY(m_forward.back().scrollY);
-    m_forward.pop_back();
+    setScrollY(from.back().scrollY);
+    from.pop_back();
     navigated();
     return true;
 }

@@ -97,6 +97,8 @@ private:
         TimeViewport viewport;
         int scrollY = 0;
     };
+    // Goes to the last entry of `from`, leaving where the view was on `to`.
+    bool stepHistory(std::vector<HistoryEntry>& from, std::vector<HistoryEntry>& to);
 
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const TimelineIndex> m_index;

@@ -6,6 +6,7 @@
 #include "ui/main_window.h"
 #include "ui/timeline_export.h"
 #include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
 
 #include "core/trace_loader.h"
 
@@ -168,11 +169,7 @@ TEST(Export, TheWindowExportsWhatItShowsAndTheKernelTable) {
     w.resize(1200, 800);
     w.show();
     w.openEmbeddedSample();
-    QElapsedTimer timer;
-    timer.start();
-    while (w.loading() && timer.elapsed() < 20000)
-        QApplication::processEvents(QEventLoop::AllEvents, 20);
-    ASSERT_TRUE(w.trace());
+    ASSERT_TRUE(waitForTrace(w));
     TempDir dir;
     const QString png = QString::fromStdString(dir.path("view.png"));
     ASSERT_EQ(w.exportTimeline(png, 2), "");

@@ -2,6 +2,7 @@
 #include "support/test_support.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
+#include "ui/ui_test_support.h"
 
 #include <QAbstractItemModelTester>
 #include <QAbstractItemView>
@@ -19,16 +20,6 @@ using namespace attnscope::ui;
 using namespace attnscope::test;
 
 namespace {
-
-// Runs the event loop until the window's load ends (the load itself is on a worker thread).
-bool waitForLoad(MainWindow& w, int timeoutMs = 20000) {
-    QElapsedTimer timer;
-    timer.start();
-    while (w.loading() && timer.elapsed() < timeoutMs)
-        QApplication::processEvents(QEventLoop::AllEvents, 20);
-    QApplication::processEvents();
-    return !w.loading();
-}
 
 QString headerText(MainWindow& w) {
     QString text;

@@ -7,6 +7,7 @@
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
 #include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
 
 #include "core/summary.h"
 
@@ -30,15 +31,6 @@ using namespace attnscope::ui;
 using namespace attnscope::test;
 
 namespace {
-
-bool waitForLoad(MainWindow& w, int timeoutMs = 30000) {
-    QElapsedTimer timer;
-    timer.start();
-    while (w.loading() && timer.elapsed() < timeoutMs)
-        QApplication::processEvents(QEventLoop::AllEvents, 20);
-    QApplication::processEvents();
-    return !w.loading() && w.trace();
-}
 
 // A window of a known size showing the embedded sample (or a file).
 struct Window {
@@ -91,7 +83,7 @@ std::string nameOf(const Trace& t, EventRef e) {
 
 TEST(TimelineView, PaintsEachKernelInItsColourWhereItIs) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     const Trace& t = win.trace();
     const QImage image = win.frame();
     const auto all = kernels(t);
@@ -124,7 +116,7 @@ TEST(TimelineView, PaintsEachKernelInItsColourWhereItIs) {
 
 TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     TimelineView& v = win.view();
     v.setFocus();
     const TimeViewport all = v.viewport();
@@ -163,7 +155,7 @@ TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
 
 TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     const Trace& t = win.trace();
     const EventRef gemm = kernels(t).front();
     ASSERT_NE(nameOf(t, gemm).find("xmma_gemm"), std::string::npos);
@@ -195,7 +187,7 @@ TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
 
 TEST(TimelineView, ClickingAHeaderCollapsesItsTracks) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     const EventRef gemm = kernels(win.trace()).front();
     ASSERT_TRUE(win.view().eventRect(gemm));
     const int headerY = win.view().style().rulerHeight + 4; // the first row: the GPU's header
@@ -208,7 +200,7 @@ TEST(TimelineView, ClickingAHeaderCollapsesItsTracks) {
 
 TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     TimelineView& v = win.view();
     const Trace& t = win.trace();
     const auto all = kernels(t);
@@ -238,7 +230,7 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
 
 TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     FindBar* bar = win.w.findBar();
     bar->activate();
     QTest::keyClicks(bar->edit(), "SOFTMAX");
@@ -270,7 +262,7 @@ TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
 
 TEST(TimelineView, SelectingATableRowHighlightsThatKernel) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     QAbstractItemModelTester tester(win.w.kernelTable()->model(),
                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
     QTableView* table = win.w.kernelTable();
@@ -295,7 +287,7 @@ TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
       {"ph": "X", "cat": "kernel", "name": "<b>not bold</b>", "pid": 0, "tid": 7, "ts": 0, "dur": 3},
       {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 10, "dur": 1}]})");
     Window win(path.path("t.json"));
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     const EventRef e = kernels(win.trace()).front();
     const QPoint at = win.view().eventRect(e)->center();
     QHelpEvent help(QEvent::ToolTip, at, win.view().mapToGlobal(at));
@@ -311,7 +303,7 @@ TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
 TEST(TimelineView, ARealTraceLinksItsKernelsToTheirLaunches) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     Window win(path);
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     const Trace& t = win.trace();
     // A flash attention kernel whose launch the trace holds (the first ones were launched before
     // the profiler started): step to it with the find bar, then check what the panel says.
@@ -340,7 +332,7 @@ TEST(TimelineView, ARealTraceLinksItsKernelsToTheirLaunches) {
 
 TEST(TimelineView, FollowsADarkPalette) {
     Window win;
-    ASSERT_TRUE(waitForLoad(win.w));
+    ASSERT_TRUE(waitForTrace(win.w));
     QPalette dark = win.view().palette();
     dark.setColor(QPalette::Base, QColor(30, 30, 30));
     dark.setColor(QPalette::Window, QColor(45, 45, 45));

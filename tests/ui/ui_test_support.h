@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ui/main_window.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+
+namespace attnscope::test {
+
+// Runs the event loop until the window's load ends (the load itself is on a worker thread).
+inline bool waitForLoad(ui::MainWindow& w, int timeoutMs = 30000) {
+    QElapsedTimer timer;
+    timer.start();
+    while (w.loading() && timer.elapsed() < timeoutMs)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QApplication::processEvents();
+    return !w.loading();
+}
+
+// The same, and a trace is on show.
+inline bool waitForTrace(ui::MainWindow& w) {
+    return waitForLoad(w) && w.trace();
+}
+
+} // namespace attnscope::test
