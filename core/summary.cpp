@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "summary.h"
 
+#include "timeline_index.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -292,19 +294,20 @@ std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKe
     return out.str();
 }
 
-std::vector<KernelStats> kernelStatsInRange(const Trace& trace, TimeNs from, TimeNs to) {
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from, TimeNs to) {
     KernelAccumulator kernels;
-    for (const Track& track : trace.tracks()) {
-        const EventColumns& c = track.events;
-        // Any event that starts before the range's end may overlap it (a long one from far before):
-        // one linear pass per selection, a few ms per million events.
-        const std::size_t end =
-            std::size_t(std::lower_bound(c.start.begin(), c.start.end(), to) - c.start.begin());
-        for (std::size_t i = 0; i < end; ++i) {
-            if (c.flags[i] & kInstant) continue;
-            const TimeNs s = std::max(c.start[i], from), e = std::min(track.end(i), to);
-            if (e <= s || !isKernelCategory(trace.str(c.category[i]))) continue;
-            kernels.add(c.name[i], e - s);
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const TrackId track(t);
+        const EventColumns& c = trace.track(track).events;
+        // Per lane only the events that overlap the range: a cost that follows the range, not the trace.
+        for (std::uint16_t depth = 0; depth < index.laneCount(track); ++depth) {
+            const TimelineIndex::Lane lane = index.lane(track, depth);
+            for (std::size_t k = lane.firstEndingAfter(from); k < lane.size() && lane.start(k) < to; ++k) {
+                const std::uint32_t i = lane[k];
+                if (c.flags[i] & kInstant) continue;
+                const TimeNs s = std::max(lane.start(k), from), e = std::min(lane.end(k), to);
+                if (e > s && isKernelCategory(trace.str(c.category[i]))) kernels.add(c.name[i], e - s);
+            }
         }
     }
     return kernels.sorted(trace);

@@ -120,14 +120,29 @@ std::vector<EventRef> findEvents(const Trace& trace, std::string_view needle) {
     const std::vector<std::uint8_t> mask = namesContaining(trace, needle);
     std::vector<EventRef> out;
     if (std::find(mask.begin(), mask.end(), 1) == mask.end()) return out;
+    // Each track's matches come in start order; merging the runs pairwise costs n·log(tracks),
+    // where sorting ten million matches would stall the window.
+    std::vector<std::size_t> runs{0};
     for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
         const EventColumns& c = trace.tracks()[t].events;
         for (std::uint32_t i = 0; i < c.name.size(); ++i)
             if (mask[c.name[i].value]) out.push_back({TrackId(t), i});
+        if (out.size() != runs.back()) runs.push_back(out.size());
     }
-    std::stable_sort(out.begin(), out.end(), [&](const EventRef& a, const EventRef& b) {
+    auto byStart = [&](const EventRef& a, const EventRef& b) {
         return trace.track(a.track).events.start[a.index] < trace.track(b.track).events.start[b.index];
-    });
+    };
+    while (runs.size() > 2) {
+        std::vector<std::size_t> merged{0};
+        for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
+            const std::size_t end = r + 2 < runs.size() ? runs[r + 2] : runs[r + 1];
+            if (r + 2 < runs.size())
+                std::inplace_merge(out.begin() + std::ptrdiff_t(runs[r]), out.begin() + std::ptrdiff_t(runs[r + 1]),
+                                   out.begin() + std::ptrdiff_t(end), byStart);
+            merged.push_back(end);
+        }
+        runs = std::move(merged);
+    }
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QTimer>
 #include <QToolButton>
 
 namespace attnscope::ui {
@@ -32,11 +33,24 @@ FindBar::FindBar(QWidget* parent) : QWidget(parent) {
             &FindBar::previous);
     connect(button(QStringLiteral("▼"), tr("Next match (Enter)")), &QToolButton::clicked, this,
             &FindBar::next);
-    connect(button(QStringLiteral("✕"), tr("Close (Escape)")), &QToolButton::clicked, this, [this] {
-        hide();
-        Q_EMIT closed();
-    });
-    connect(m_edit, &QLineEdit::textChanged, this, &FindBar::searchChanged);
+    connect(button(QStringLiteral("✕"), tr("Close (Escape)")), &QToolButton::clicked, this, &FindBar::dismiss);
+    m_pause = new QTimer(this);
+    m_pause->setSingleShot(true);
+    m_pause->setInterval(150);
+    connect(m_pause, &QTimer::timeout, this, [this] { Q_EMIT searchChanged(m_edit->text()); });
+    connect(m_edit, &QLineEdit::textChanged, this, [this] { m_pause->start(); });
+}
+
+void FindBar::dismiss() {
+    m_pause->stop();
+    hide();
+    Q_EMIT closed();
+}
+
+void FindBar::flush() {
+    if (!m_pause->isActive()) return;
+    m_pause->stop();
+    Q_EMIT searchChanged(m_edit->text());
 }
 
 void FindBar::activate() {
@@ -67,6 +81,7 @@ bool FindBar::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_edit && event->type() == QEvent::KeyPress) {
         auto* key = static_cast<QKeyEvent*>(event);
         if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
+            flush();
             if (key->modifiers() & Qt::ShiftModifier)
                 Q_EMIT previous();
             else
@@ -74,8 +89,7 @@ bool FindBar::eventFilter(QObject* watched, QEvent* event) {
             return true;
         }
         if (key->key() == Qt::Key_Escape) {
-            hide();
-            Q_EMIT closed();
+            dismiss();
             return true;
         }
     }

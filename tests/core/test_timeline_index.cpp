@@ -6,12 +6,15 @@
 #include "core/demangle.h"
 #include "core/kernel_role.h"
 #include "core/summary.h"
+#include "core/text_match.h"
 #include "core/timeline_index.h"
 #include "core/trace_loader.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <set>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -132,11 +135,61 @@ TEST(TimelineIndex, FindIgnoresCaseAndOrdersByStart) {
     EXPECT_FALSE(mask[t->strings().find("outer").value]);
 }
 
+namespace {
+
+// The oracle: every kernel event of the trace, clipped to the range, added up by name.
+std::map<std::string, std::pair<std::uint64_t, TimeNs>> bruteForceRange(const Trace& t, TimeNs from, TimeNs to) {
+    std::map<std::string, std::pair<std::uint64_t, TimeNs>> out;
+    for (const Track& track : t.tracks())
+        for (std::size_t i = 0; i < track.size(); ++i) {
+            const TimeNs s = std::max(track.events.start[i], from), e = std::min(track.end(i), to);
+            if (e <= s || !isKernelCategory(t.str(track.events.category[i]))) continue;
+            auto& [count, total] = out[std::string(t.str(track.events.name[i]))];
+            ++count;
+            total += e - s;
+        }
+    return out;
+}
+
+std::map<std::string, std::pair<std::uint64_t, TimeNs>> asMap(const std::vector<KernelStats>& rows) {
+    std::map<std::string, std::pair<std::uint64_t, TimeNs>> out;
+    for (const KernelStats& k : rows)
+        out[k.name] = {k.count, k.totalNs};
+    return out;
+}
+
+} // namespace
+
+TEST(TimelineIndex, FindMergesEveryTracksMatchesInTimeOrder) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto t = loadTraceFile(path);
+    for (const char* needle : {"a", "KERNEL", "aten::", "ProfilerStep"}) {
+        const auto found = findEvents(*t, needle);
+        std::size_t expected = 0;
+        std::set<std::uint32_t> tracks;
+        for (std::uint32_t ti = 0; ti < t->tracks().size(); ++ti)
+            for (std::uint32_t i = 0; i < t->tracks()[ti].size(); ++i)
+                if (asciiLower(t->str(t->tracks()[ti].events.name[i])).find(asciiLower(needle)) != std::string::npos)
+                    ++expected;
+        ASSERT_EQ(found.size(), expected) << needle;
+        for (std::size_t i = 1; i < found.size(); ++i)
+            ASSERT_LE(t->track(found[i - 1].track).events.start[found[i - 1].index],
+                      t->track(found[i].track).events.start[found[i].index])
+                << needle << " at " << i;
+        for (const EventRef& e : found)
+            tracks.insert(e.track.value);
+        if (std::string(needle) == "a") {
+            EXPECT_GE(tracks.size(), 3u) << "matches from several tracks are merged";
+        }
+    }
+}
+
 TEST(KernelStatsInRange, CountsOverlapsAndClipsTheirTime) {
     const auto t = loadText(kNested);
+    const TimelineIndex index(*t);
     const TimeNs base = t->startNs();
     // gemm [20,30) µs, softmax [35,45) µs. Range [25, 40) µs: half of each is inside.
-    auto rows = kernelStatsInRange(*t, base + 25'000, base + 40'000);
+    auto rows = kernelStatsInRange(*t, index, base + 25'000, base + 40'000);
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].name, "gemm_kernel"); // 5 µs, then softmax's 5 µs, by name
     EXPECT_EQ(rows[0].totalNs, 5'000);
@@ -145,8 +198,8 @@ TEST(KernelStatsInRange, CountsOverlapsAndClipsTheirTime) {
     EXPECT_EQ(rows[1].count, 1u);
     EXPECT_EQ(rows[0].nameId, t->strings().find("gemm_kernel"));
     // A range over nothing, and one over the whole trace that equals the summary.
-    EXPECT_TRUE(kernelStatsInRange(*t, base + 60'000, base + 80'000).empty());
-    const auto whole = kernelStatsInRange(*t, t->startNs(), t->endNs());
+    EXPECT_TRUE(kernelStatsInRange(*t, index, base + 60'000, base + 80'000).empty());
+    const auto whole = kernelStatsInRange(*t, index, t->startNs(), t->endNs());
     const auto summary = summarize(*t, 0);
     ASSERT_EQ(whole.size(), summary.topKernels.size());
     for (std::size_t i = 0; i < whole.size(); ++i) {
@@ -155,21 +208,30 @@ TEST(KernelStatsInRange, CountsOverlapsAndClipsTheirTime) {
     }
 }
 
-TEST(KernelStatsInRange, RangeSumsMatchTheWholeOnARealTrace) {
-    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
-    const auto t = loadTraceFile(path);
-    const TimeNs mid = t->startNs() + (t->endNs() - t->startNs()) / 3;
-    // Two halves of the trace hold all kernel time between them, split exactly at the cut.
-    TimeNs left = 0, right = 0, whole = 0;
-    for (const auto& k : kernelStatsInRange(*t, t->startNs(), mid))
-        left += k.totalNs;
-    for (const auto& k : kernelStatsInRange(*t, mid, t->endNs()))
-        right += k.totalNs;
-    for (const auto& k : summarize(*t, 0).topKernels)
-        whole += k.totalNs;
-    EXPECT_GT(left, 0);
-    EXPECT_GT(right, 0);
-    EXPECT_EQ(left + right, whole);
+TEST(KernelStatsInRange, AgreesWithEveryEventClippedOnRealTraces) {
+    for (const char* name : {"h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz", "v100_ns_decimals.json.gz"}) {
+        ATTNSCOPE_REQUIRE_FIXTURE(path, name);
+        const auto t = loadTraceFile(path);
+        const TimelineIndex index(*t);
+        std::mt19937 rng(3);
+        const TimeNs span = t->endNs() - t->startNs();
+        for (int probe = 0; probe < 20; ++probe) {
+            const TimeNs a = t->startNs() + TimeNs(rng() % std::uint64_t(span));
+            const TimeNs b = a + TimeNs(rng() % std::uint64_t(span / (1 + probe % 5)));
+            EXPECT_EQ(asMap(kernelStatsInRange(*t, index, a, b)), bruteForceRange(*t, a, b)) << name << " " << probe;
+        }
+        // Two parts of the trace hold all its kernel time between them, split exactly at the cut.
+        const TimeNs mid = t->startNs() + span / 3;
+        TimeNs left = 0, right = 0, whole = 0;
+        for (const auto& k : kernelStatsInRange(*t, index, t->startNs(), mid))
+            left += k.totalNs;
+        for (const auto& k : kernelStatsInRange(*t, index, mid, t->endNs()))
+            right += k.totalNs;
+        for (const auto& k : summarize(*t, 0).topKernels)
+            whole += k.totalNs;
+        EXPECT_GT(left + right, 0) << name;
+        EXPECT_EQ(left + right, whole) << name;
+    }
 }
 
 TEST(KernelCsv, OneRowPerKernelWithShares) {

@@ -211,7 +211,7 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
     ASSERT_TRUE(range);
     EXPECT_NEAR(double(range->from), double(v.viewport().xToTime(first.left() - 2 - v.style().labelWidth)),
                 1);
-    const auto expected = kernelStatsInRange(t, range->from, range->to);
+    const auto expected = kernelStatsInRange(t, *win.w.loaded()->index, range->from, range->to);
     KernelTableModel* model = win.w.kernelModel();
     ASSERT_EQ(model->rowCount(), int(expected.size()));
     ASSERT_EQ(expected.size(), 3u); // QK GEMM, softmax and part of the PV GEMM
@@ -234,6 +234,8 @@ TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
     FindBar* bar = win.w.findBar();
     bar->activate();
     QTest::keyClicks(bar->edit(), "SOFTMAX");
+    EXPECT_EQ(bar->countText(), "") << "the search waits for typing to pause";
+    QTest::qWait(300);
     // 6 softmax kernels and 6 aten::_softmax ops.
     EXPECT_EQ(bar->countText(), "12 matches");
     QTest::keyClick(bar->edit(), Qt::Key_Return);
