@@ -294,7 +294,8 @@ std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKe
     return out.str();
 }
 
-std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from, TimeNs to) {
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
+                                            TimeNs to) {
     KernelAccumulator kernels;
     for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
         const TrackId track(t);

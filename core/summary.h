@@ -62,7 +62,8 @@ TraceSummary summarize(const Trace& trace, std::size_t topN);
 
 // Kernels by name over the part of each kernel inside [from, to): count of kernels that overlap the
 // range, and time clipped to it. By total time, then name.
-std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from, TimeNs to);
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
+                                            TimeNs to);
 
 // Union length of [start, end) intervals; sorts the input.
 TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);

@@ -137,7 +137,8 @@ std::vector<EventRef> findEvents(const Trace& trace, std::string_view needle) {
         for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
             const std::size_t end = r + 2 < runs.size() ? runs[r + 2] : runs[r + 1];
             if (r + 2 < runs.size())
-                std::inplace_merge(out.begin() + std::ptrdiff_t(runs[r]), out.begin() + std::ptrdiff_t(runs[r + 1]),
+                std::inplace_merge(out.begin() + std::ptrdiff_t(runs[r]),
+                                   out.begin() + std::ptrdiff_t(runs[r + 1]),
                                    out.begin() + std::ptrdiff_t(end), byStart);
             merged.push_back(end);
         }

@@ -33,7 +33,8 @@ FindBar::FindBar(QWidget* parent) : QWidget(parent) {
             &FindBar::previous);
     connect(button(QStringLiteral("▼"), tr("Next match (Enter)")), &QToolButton::clicked, this,
             &FindBar::next);
-    connect(button(QStringLiteral("✕"), tr("Close (Escape)")), &QToolButton::clicked, this, &FindBar::dismiss);
+    connect(button(QStringLiteral("✕"), tr("Close (Escape)")), &QToolButton::clicked, this,
+            &FindBar::dismiss);
     m_pause = new QTimer(this);
     m_pause->setSingleShot(true);
     m_pause->setInterval(150);

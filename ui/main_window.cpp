@@ -333,7 +333,8 @@ void MainWindow::updateKernelTable() {
                                   .arg(qs(formatDuration(m_loaded->summary.kernelNs))));
         return;
     }
-    std::vector<KernelStats> rows = kernelStatsInRange(*m_loaded->trace, *m_loaded->index, range->from, range->to);
+    std::vector<KernelStats> rows =
+        kernelStatsInRange(*m_loaded->trace, *m_loaded->index, range->from, range->to);
     TimeNs total = 0;
     std::uint64_t count = 0;
     for (const KernelStats& k : rows) {

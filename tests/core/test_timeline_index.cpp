@@ -138,7 +138,8 @@ TEST(TimelineIndex, FindIgnoresCaseAndOrdersByStart) {
 namespace {
 
 // The oracle: every kernel event of the trace, clipped to the range, added up by name.
-std::map<std::string, std::pair<std::uint64_t, TimeNs>> bruteForceRange(const Trace& t, TimeNs from, TimeNs to) {
+std::map<std::string, std::pair<std::uint64_t, TimeNs>> bruteForceRange(const Trace& t, TimeNs from,
+                                                                        TimeNs to) {
     std::map<std::string, std::pair<std::uint64_t, TimeNs>> out;
     for (const Track& track : t.tracks())
         for (std::size_t i = 0; i < track.size(); ++i) {
@@ -169,7 +170,8 @@ TEST(TimelineIndex, FindMergesEveryTracksMatchesInTimeOrder) {
         std::set<std::uint32_t> tracks;
         for (std::uint32_t ti = 0; ti < t->tracks().size(); ++ti)
             for (std::uint32_t i = 0; i < t->tracks()[ti].size(); ++i)
-                if (asciiLower(t->str(t->tracks()[ti].events.name[i])).find(asciiLower(needle)) != std::string::npos)
+                if (asciiLower(t->str(t->tracks()[ti].events.name[i])).find(asciiLower(needle)) !=
+                    std::string::npos)
                     ++expected;
         ASSERT_EQ(found.size(), expected) << needle;
         for (std::size_t i = 1; i < found.size(); ++i)
@@ -209,7 +211,8 @@ TEST(KernelStatsInRange, CountsOverlapsAndClipsTheirTime) {
 }
 
 TEST(KernelStatsInRange, AgreesWithEveryEventClippedOnRealTraces) {
-    for (const char* name : {"h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz", "v100_ns_decimals.json.gz"}) {
+    for (const char* name :
+         {"h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz", "v100_ns_decimals.json.gz"}) {
         ATTNSCOPE_REQUIRE_FIXTURE(path, name);
         const auto t = loadTraceFile(path);
         const TimelineIndex index(*t);
@@ -218,7 +221,8 @@ TEST(KernelStatsInRange, AgreesWithEveryEventClippedOnRealTraces) {
         for (int probe = 0; probe < 20; ++probe) {
             const TimeNs a = t->startNs() + TimeNs(rng() % std::uint64_t(span));
             const TimeNs b = a + TimeNs(rng() % std::uint64_t(span / (1 + probe % 5)));
-            EXPECT_EQ(asMap(kernelStatsInRange(*t, index, a, b)), bruteForceRange(*t, a, b)) << name << " " << probe;
+            EXPECT_EQ(asMap(kernelStatsInRange(*t, index, a, b)), bruteForceRange(*t, a, b))
+                << name << " " << probe;
         }
         // Two parts of the trace hold all its kernel time between them, split exactly at the cut.
         const TimeNs mid = t->startNs() + span / 3;

@@ -7,11 +7,17 @@
 #include <QAbstractItemModelTester>
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QDropEvent>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QTableView>
+#include <QUrl>
 
 #include <gtest/gtest.h>
 
@@ -91,4 +97,38 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     // The tooltip is escaped, so Qt shows the tags as text.
     EXPECT_TRUE(
         model.index(0, KernelTableModel::Name).data(Qt::ToolTipRole).toString().contains("&lt;b&gt;"));
+}
+
+TEST(MainWindow, DroppedFilesOpenAndRecentFilesAndLayoutPersist) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "triton_single_kernel.json.gz");
+    QSettings().remove("recentFiles");
+    {
+        MainWindow w;
+        w.show();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(path))});
+        QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        EXPECT_TRUE(enter.isAccepted());
+        QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        ASSERT_TRUE(waitForLoad(w));
+        ASSERT_TRUE(w.trace());
+        EXPECT_EQ(w.trace()->info().path, path);
+        w.close(); // saves the layout
+    }
+    QSettings settings;
+    const QStringList recent = settings.value("recentFiles").toStringList();
+    ASSERT_FALSE(recent.isEmpty());
+    EXPECT_EQ(recent.first(), QFileInfo(QString::fromStdString(path)).absoluteFilePath());
+    EXPECT_FALSE(settings.value("window/state").toByteArray().isEmpty());
+    EXPECT_FALSE(settings.value("window/geometry").toByteArray().isEmpty());
+    // A new window lists it under File → Open Recent.
+    MainWindow again;
+    QStringList items;
+    for (QMenu* menu : again.findChildren<QMenu*>())
+        if (menu->title().contains("Recent"))
+            for (QAction* item : menu->actions())
+                items << item->text();
+    EXPECT_TRUE(items.contains(recent.first())) << items.join(", ").toStdString();
 }
