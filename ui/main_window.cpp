@@ -201,6 +201,14 @@ void MainWindow::buildMenus() {
     find->setShortcut(QKeySequence::Find);
     add(view, tr("Clear Range"), "Esc", [this] { m_timeline->setRange(std::nullopt); });
     view->addSeparator();
+    QAction* legend = view->addAction(tr("Legend"));
+    legend->setCheckable(true);
+    legend->setChecked(QSettings().value("view/legend", true).toBool());
+    m_timeline->setLegendVisible(legend->isChecked());
+    connect(legend, &QAction::toggled, this, [this](bool on) {
+        m_timeline->setLegendVisible(on);
+        QSettings().setValue("view/legend", on);
+    });
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 

@@ -106,6 +106,7 @@ TimelineScene TimelineView::scene() const {
     s.highlight = m_highlight.empty() ? nullptr : &m_highlight;
     s.matches = m_matches.empty() ? nullptr : &m_matches;
     s.range = m_range;
+    s.legend = m_legend;
     return s;
 }
 
@@ -219,6 +220,11 @@ bool TimelineView::stepHistory(std::vector<HistoryEntry>& from, std::vector<Hist
     from.pop_back();
     navigated();
     return true;
+}
+
+void TimelineView::setLegendVisible(bool visible) {
+    m_legend = visible;
+    update();
 }
 
 void TimelineView::setCollapsed(ProcessId process, bool collapsed) {

@@ -53,6 +53,7 @@ public:
     bool back();
     bool forward();
     void setCollapsed(ProcessId process, bool collapsed);
+    void setLegendVisible(bool visible);
 
     // Where an event's box is on the widget, when it is shown (for tests and tooltips).
     std::optional<QRect> eventRect(EventRef event) const;
@@ -116,6 +117,7 @@ private:
     std::vector<HistoryEntry> m_back, m_forward;
     QElapsedTimer m_lastNavigation;
     bool m_paintPending = false;
+    bool m_legend = true;
     QImage m_frame;
 
     enum class Drag { None, PanOrClick, Panning, Range };
