@@ -69,9 +69,16 @@ std::size_t TimelineIndex::Lane::firstStartingFrom(std::size_t from, TimeNs t) c
     // Then the samples narrow it to one block of kSampleEvery events.
     std::size_t hi = m_size;
     if (m_samples) {
+        // Galloping over the samples: the next pixel's events are usually a few blocks ahead.
         const std::size_t samples = (m_size + kSampleEvery - 1) / kSampleEvery;
-        const TimeNs* first = m_samples + lo / kSampleEvery + 1;
-        const TimeNs* found = std::lower_bound(first, m_samples + samples, t);
+        std::size_t below = lo / kSampleEvery, probe = below + 1, step = 1;
+        while (probe < samples && m_samples[probe] < t) {
+            below = probe;
+            probe += step;
+            step *= 2;
+        }
+        const TimeNs* found =
+            std::lower_bound(m_samples + below + 1, m_samples + std::min(probe, samples), t);
         const std::size_t block = std::size_t(found - m_samples); // samples[block] >= t, if any
         hi = std::min(m_size, block * kSampleEvery);
         lo = std::max(lo, (block - 1) * kSampleEvery);

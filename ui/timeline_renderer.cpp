@@ -224,7 +224,8 @@ void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle
         const std::uint32_t i = lane[k];
         const TimeNs s = c.start[i];
         if (s > t1) break;
-        const double x0 = vp.timeToX(s), x1 = vp.timeToX(s + c.duration[i]);
+        const TimeNs duration = c.duration[i];
+        const double x0 = vp.timeToX(s), x1 = vp.timeToX(s + duration);
         if (x1 - x0 >= 1.0) {
             const int a = int(std::floor(std::max(x0, -2.0)));
             const int b = int(std::ceil(std::min(x1, width + 2)));
@@ -245,7 +246,7 @@ void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle
             --j; // a wide event that starts in this pixel is drawn as itself
         const double blockEnd = std::min(std::max(px + 1, std::ceil(vp.timeToX(lane.end(j - 1)))), width + 2);
         const int a = int(std::max(px, -2.0));
-        if (c.flags[i] & kInstant)
+        if (duration == 0 && (c.flags[i] & kInstant)) // flags only read for what may be an instant
             addRect(colorOf(i), QRect(left + a - 1, y + 1, 3, h));
         else
             addRect(colorOf(i), QRect(left + a, y + 1, std::max(1, int(blockEnd) - a), h));
