@@ -113,6 +113,7 @@ MainWindow::MainWindow() {
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::highlightTableSelection);
+    connect(m_table, &QTableView::activated, this, &MainWindow::showLongestInstance);
 
     connect(m_timeline, &TimelineView::selectionChanged, this,
             [this] { m_details->showEvent(m_timeline->selected()); });
@@ -371,6 +372,27 @@ void MainWindow::highlightTableSelection() {
     for (const QModelIndex& index : rows)
         mask[m_model->nameIdAt(m_proxy->mapToSource(index).row()).value] = 1;
     m_timeline->setHighlight(std::move(mask));
+}
+
+void MainWindow::showLongestInstance(const QModelIndex& index) {
+    if (!m_loaded || !index.isValid()) return;
+    const StringId name = m_model->nameIdAt(m_proxy->mapToSource(index).row());
+    const auto range = m_timeline->range();
+    const Trace& trace = *m_loaded->trace;
+    std::optional<EventRef> longest;
+    TimeNs longestNs = -1;
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const Track& track = trace.tracks()[t];
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            if (track.events.name[i] != name) continue;
+            if (range && (track.events.start[i] >= range->to || track.end(i) <= range->from)) continue;
+            if (track.events.duration[i] > longestNs) {
+                longestNs = track.events.duration[i];
+                longest = EventRef{TrackId(t), i};
+            }
+        }
+    }
+    if (longest) m_timeline->selectEvent(*longest, true);
 }
 
 void MainWindow::runFind(const QString& text) {

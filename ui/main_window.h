@@ -71,6 +71,9 @@ private:
     void rebuildRecentMenu();
     void updateKernelTable();
     void highlightTableSelection();
+    // A kernel table row activated (double-click, Enter): its longest instance (in the range, if
+    // one is selected) is selected and brought into view.
+    void showLongestInstance(const QModelIndex& index);
     void runFind(const QString& text);
     void stepFind(int direction);
     void exportTimelineDialog(const QString& format, double scale);

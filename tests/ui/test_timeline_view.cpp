@@ -283,6 +283,27 @@ TEST(TimelineView, SelectingATableRowHighlightsThatKernel) {
     EXPECT_EQ(faded, 18);
 }
 
+TEST(TimelineView, ActivatingATableRowShowsThatKernelsLongestInstance) {
+    Window win;
+    ASSERT_TRUE(waitForTrace(win.w));
+    QTableView* table = win.w.kernelTable();
+    table->setFocus();
+    table->setCurrentIndex(table->model()->index(0, KernelTableModel::Name)); // softmax, 6 instances
+    QTest::keyClick(table, Qt::Key_Return);
+    const auto e = win.view().selected();
+    ASSERT_TRUE(e);
+    const Trace& t = win.trace();
+    EXPECT_NE(nameOf(t, *e).find("SoftMax"), std::string::npos);
+    TimeNs longest = 0;
+    for (const EventRef& k : kernels(t))
+        if (t.track(k.track).events.name[k.index] == t.track(e->track).events.name[e->index])
+            longest = std::max(longest, t.track(k.track).events.duration[k.index]);
+    EXPECT_EQ(t.track(e->track).events.duration[e->index], longest);
+    EXPECT_EQ(t.track(e->track).events.duration[e->index], 543'825); // the table's max
+    EXPECT_TRUE(win.view().eventRect(*e));
+    EXPECT_TRUE(win.w.details()->field("links").contains("Launched by: cudaLaunchKernel"));
+}
+
 TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
     const auto path = TempDir();
     writeFile(path.path("t.json"), R"({"traceEvents": [
