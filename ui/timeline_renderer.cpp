@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
+#include <thread>
 
 namespace attnscope::ui {
 
@@ -72,7 +74,11 @@ TimelineStyle TimelineStyle::from(const QPalette& palette, const QFont& font) {
     return s;
 }
 
-EventColors::EventColors(const Trace& trace) : m_trace(&trace), m_cache(trace.strings().size(), 0) {}
+EventColors::EventColors(const Trace& trace)
+    : m_trace(&trace), m_size(trace.strings().size()), m_cache(new std::atomic<QRgb>[m_size]) {
+    for (std::size_t i = 0; i < m_size; ++i)
+        m_cache[i].store(0, std::memory_order_relaxed);
+}
 
 QColor EventColors::roleColor(KernelRole role) {
     switch (role) {
@@ -106,7 +112,7 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
         color = QColor::fromHsv(int(h % 360), 45 + int((h >> 9) % 30), 200 + int((h >> 16) % 40));
     }
     const QRgb rgb = color.rgb() | 0xff000000u;
-    if (c.name[i].value < m_cache.size()) m_cache[c.name[i].value] = rgb;
+    if (c.name[i].value < m_size) m_cache[c.name[i].value].store(rgb, std::memory_order_relaxed);
     return rgb;
 }
 
@@ -144,75 +150,90 @@ const QString& TimelineRenderer::label(const Trace& trace, StringId name) {
     return s;
 }
 
-void TimelineRenderer::addRect(QRgb color, const QRect& r) {
-    if (!m_lastBatch || color != m_lastColor) {
-        m_lastBatch = &m_batches[color];
-        m_lastColor = color;
+void TimelineRenderer::Boxes::add(QRgb color, const QRect& r) {
+    if (!lastBatch || color != lastColor) {
+        lastBatch = &byColor[color];
+        lastColor = color;
     }
     // Neighbours of one colour on one lane merge: a dense zoomed-out lane is a few long blocks.
-    if (!m_lastBatch->empty()) {
-        QRect& last = m_lastBatch->back();
+    if (!lastBatch->empty()) {
+        QRect& last = lastBatch->back();
         if (last.top() == r.top() && last.height() == r.height() && r.left() <= last.right() + 1 &&
             r.right() >= last.left()) {
             last.setRight(std::max(last.right(), r.right()));
             return;
         }
     }
-    m_lastBatch->push_back(r);
+    lastBatch->push_back(r);
 }
 
-void TimelineRenderer::flushRects(QPainter& p, const QRect& clip) {
+namespace {
+
+// The image a painter writes into, when boxes can be written there as pixels: a raster image of
+// 32-bit pixels, painted without rotation or shear.
+QImage* directTarget(QPainter& p) {
+    QImage* image = p.device()->devType() == QInternal::Image ? static_cast<QImage*>(p.device()) : nullptr;
+    const QTransform tx = p.deviceTransform();
+    const bool ok = image &&
+                    (image->format() == QImage::Format_ARGB32_Premultiplied ||
+                     image->format() == QImage::Format_RGB32 || image->format() == QImage::Format_ARGB32) &&
+                    tx.type() <= QTransform::TxScale && tx.m11() > 0 && tx.m22() > 0;
+    return ok ? image : nullptr;
+}
+
+} // namespace
+
+void TimelineRenderer::flushBoxes(QPainter& p, QImage* direct, const QRect& clip) {
     // Into a raster image (the widget's frame, PNG exports, the benchmark), boxes are written as
     // rows of pixels: a zoomed-out frame is tens of thousands of 1-pixel blocks, and QPainter
     // spends ~250 ns on each. Vector devices (SVG, PDF) get real rectangles.
-    QImage* image = p.device()->devType() == QInternal::Image ? static_cast<QImage*>(p.device()) : nullptr;
-    const QTransform tx = p.deviceTransform();
-    const bool direct =
-        image &&
-        (image->format() == QImage::Format_ARGB32_Premultiplied || image->format() == QImage::Format_RGB32 ||
-         image->format() == QImage::Format_ARGB32) &&
-        tx.type() <= QTransform::TxScale && tx.m11() > 0 && tx.m22() > 0;
     if (direct) {
-        const QRect deviceClip = tx.mapRect(QRectF(clip)).toAlignedRect().intersected(image->rect());
-        const qsizetype stride = image->bytesPerLine() / 4;
-        auto* bits = reinterpret_cast<quint32*>(image->bits());
-        for (auto& [color, rects] : m_batches) {
-            const quint32 pixel = color | 0xff000000u; // opaque: premultiplied or not, the same
-            for (const QRect& r : rects) {
-                const QRect d = tx.mapRect(QRectF(r)).toAlignedRect().intersected(deviceClip);
-                for (int y = d.top(); y <= d.bottom(); ++y)
-                    std::fill_n(bits + y * stride + d.left(), d.width(), pixel);
+        const QTransform tx = p.deviceTransform();
+        const QRect deviceClip = tx.mapRect(QRectF(clip)).toAlignedRect().intersected(direct->rect());
+        const qsizetype stride = direct->bytesPerLine() / 4;
+        auto* bits = reinterpret_cast<quint32*>(direct->bits());
+        for (Boxes& boxes : m_boxes)
+            for (auto& [color, rects] : boxes.byColor) {
+                const quint32 pixel = color | 0xff000000u; // opaque: premultiplied or not, the same
+                for (const QRect& r : rects) {
+                    const QRect d = tx.mapRect(QRectF(r)).toAlignedRect().intersected(deviceClip);
+                    for (int y = d.top(); y <= d.bottom(); ++y)
+                        std::fill_n(bits + y * stride + d.left(), d.width(), pixel);
+                }
+                rects.clear();
             }
-            rects.clear();
-        }
     } else {
         p.save();
         p.setClipRect(clip);
         p.setPen(Qt::NoPen);
-        for (auto& [color, rects] : m_batches) {
-            if (rects.empty()) continue;
-            p.setBrush(QColor::fromRgb(color));
-            p.drawRects(rects.data(), int(rects.size()));
-            rects.clear();
-        }
+        for (Boxes& boxes : m_boxes)
+            for (auto& [color, rects] : boxes.byColor) {
+                if (rects.empty()) continue;
+                p.setBrush(QColor::fromRgb(color));
+                p.drawRects(rects.data(), int(rects.size()));
+                rects.clear();
+            }
         p.restore();
     }
-    m_lastBatch = nullptr;
+    for (Boxes& boxes : m_boxes)
+        boxes.lastBatch = nullptr;
 }
 
-void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
-                                 std::uint16_t depth, int y, int laneHeight) {
-    const TimelineIndex::Lane lane = scene.index->lane(track, depth);
+void TimelineRenderer::scanLane(const TimelineScene& scene, const TimelineStyle& style, const LaneJob& job,
+                                Boxes& out) {
+    const TrackId track = job.track;
+    const int y = job.y;
+    const TimelineIndex::Lane lane = scene.index->lane(track, job.depth);
     if (lane.size() == 0) return;
     const EventColumns& c = scene.trace->track(track).events;
     const TimeViewport& vp = scene.viewport;
     const double width = vp.width();
     const int left = style.labelWidth;
-    const int h = laneHeight - 2;
+    const int h = style.metrics.laneHeight - 2;
     const TimeNs t1 = vp.end();
     const QRgb background = style.background.rgb();
     const bool fading = scene.highlight != nullptr;
-    const int minLabel = QFontMetrics(style.font).averageCharWidth() * 4;
+    const int minLabel = m_minLabelWidth;
     auto colorOf = [&](std::uint32_t i) {
         QRgb color = m_colors.color(c, i);
         if (fading && !(c.name[i].value < scene.highlight->size() && (*scene.highlight)[c.name[i].value]))
@@ -232,8 +253,8 @@ void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle
             const int w = std::max(1, b - a - (b - a >= 4 ? 1 : 0)); // a hair of space between neighbours
             const QRect r(left + a, y + 1, w, h);
             const QRgb color = colorOf(i);
-            addRect(color, r);
-            if (w >= minLabel) m_labels.push_back({r, c.name[i], color});
+            out.add(color, r);
+            if (w >= minLabel) out.labels.push_back({r, c.name[i], color});
             ++k;
             continue;
         }
@@ -247,9 +268,9 @@ void TimelineRenderer::paintLane(const TimelineScene& scene, const TimelineStyle
         const double blockEnd = std::min(std::max(px + 1, std::ceil(vp.timeToX(lane.end(j - 1)))), width + 2);
         const int a = int(std::max(px, -2.0));
         if (duration == 0 && (c.flags[i] & kInstant)) // flags only read for what may be an instant
-            addRect(colorOf(i), QRect(left + a - 1, y + 1, 3, h));
+            out.add(colorOf(i), QRect(left + a - 1, y + 1, 3, h));
         else
-            addRect(colorOf(i), QRect(left + a, y + 1, std::max(1, int(blockEnd) - a), h));
+            out.add(colorOf(i), QRect(left + a, y + 1, std::max(1, int(blockEnd) - a), h));
         k = j;
     }
 }
@@ -305,22 +326,42 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
         for (int d = firstLane; d < it->lanes; ++d) {
             const int ly = y + d * laneHeight;
             if (ly >= h) break;
-            paintLane(scene, style, it->track, std::uint16_t(d), ly, laneHeight);
+            m_jobs.push_back({it->track, std::uint16_t(d), ly});
         }
     }
-    flushRects(p, QRect(left, top, w - left, h - top));
+    // Scanning lanes is mostly waiting on memory: into a raster image, every other lane is scanned
+    // on a second thread (each lane's boxes are its own; the painter is only used after both end).
+    m_minLabelWidth = fm.averageCharWidth() * 4;
+    QImage* direct = directTarget(p);
+    auto scan = [&](std::size_t first, Boxes& out) {
+        for (std::size_t j = first; j < m_jobs.size(); j += 2)
+            scanLane(scene, style, m_jobs[j], out);
+    };
+    if (direct && m_jobs.size() >= 2 && std::thread::hardware_concurrency() > 1) {
+        auto second = std::async(std::launch::async, [&] { scan(1, m_boxes[1]); });
+        scan(0, m_boxes[0]);
+        second.get();
+    } else {
+        scan(0, m_boxes[0]);
+        scan(1, m_boxes[0]);
+    }
+    m_jobs.clear();
+    flushBoxes(p, direct, QRect(left, top, w - left, h - top));
 
     // Labels on boxes wide enough for a few characters.
-    for (const LabelBox& box : m_labels) {
-        const QString& text = label(*scene.trace, box.name);
-        const QRect r = box.rect.intersected(QRect(left, top, w - left, h - top)).adjusted(3, 0, -2, 0);
-        if (r.width() < fm.averageCharWidth() * 3) continue;
-        p.setPen(isDark(box.fill) ? Qt::white : Qt::black);
-        const QString shown =
-            fm.horizontalAdvance(text) <= r.width() ? text : fm.elidedText(text, Qt::ElideRight, r.width());
-        p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, shown);
+    for (Boxes& boxes : m_boxes) {
+        for (const LabelBox& box : boxes.labels) {
+            const QString& text = label(*scene.trace, box.name);
+            const QRect r = box.rect.intersected(QRect(left, top, w - left, h - top)).adjusted(3, 0, -2, 0);
+            if (r.width() < fm.averageCharWidth() * 3) continue;
+            p.setPen(isDark(box.fill) ? Qt::white : Qt::black);
+            const QString shown = fm.horizontalAdvance(text) <= r.width()
+                                      ? text
+                                      : fm.elidedText(text, Qt::ElideRight, r.width());
+            p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine, shown);
+        }
+        boxes.labels.clear();
     }
-    m_labels.clear();
 
     // The selected event, and its links (launch → kernel).
     if (scene.selected) {

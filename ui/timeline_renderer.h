@@ -13,11 +13,15 @@
 #include <QRect>
 #include <QString>
 
+#include <array>
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+class QImage;
 class QPainter;
 
 namespace attnscope::ui {
@@ -46,9 +50,13 @@ struct TimelineStyle {
 class EventColors {
 public:
     explicit EventColors(const Trace& trace);
+    // Safe to call from several threads at once (the renderer scans lanes on two).
     QRgb color(const EventColumns& c, std::uint32_t i) {
         const std::uint32_t id = c.name[i].value;
-        if (id < m_cache.size() && m_cache[id]) return m_cache[id];
+        if (id < m_size) {
+            const QRgb cached = m_cache[id].load(std::memory_order_relaxed);
+            if (cached) return cached;
+        }
         return compute(c, i);
     }
     static QColor roleColor(KernelRole role);
@@ -56,7 +64,8 @@ public:
 private:
     QRgb compute(const EventColumns& c, std::uint32_t i);
     const Trace* m_trace;
-    std::vector<QRgb> m_cache; // by name id; 0 = not yet computed
+    std::size_t m_size;
+    std::unique_ptr<std::atomic<QRgb>[]> m_cache; // by name id; 0 = not yet computed
 };
 
 // What a frame shows.
@@ -94,20 +103,31 @@ private:
         StringId name;
         QRgb fill;
     };
-    void paintLane(const TimelineScene& scene, const TimelineStyle& style, TrackId track, std::uint16_t depth,
-                   int y, int laneHeight);
-    void addRect(QRgb color, const QRect& r);
-    void flushRects(QPainter& p, const QRect& clip);
+    // What scanning lanes produces: boxes by colour (neighbours of one colour merged) and the boxes
+    // wide enough for a label. One per scanning thread, kept between frames for their capacity.
+    struct Boxes {
+        std::unordered_map<QRgb, std::vector<QRect>> byColor;
+        std::vector<LabelBox> labels;
+        QRgb lastColor = 0;
+        std::vector<QRect>* lastBatch = nullptr;
+        void add(QRgb color, const QRect& r);
+    };
+    struct LaneJob {
+        TrackId track;
+        std::uint16_t depth;
+        int y;
+    };
+    void scanLane(const TimelineScene& scene, const TimelineStyle& style, const LaneJob& job, Boxes& out);
+    void flushBoxes(QPainter& p, QImage* direct, const QRect& clip);
     void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
     void paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style);
     void paintLegend(QPainter& p, QSize size, const TimelineStyle& style);
 
     EventColors m_colors;
     std::vector<QString> m_names; // short labels by name id, made on first use
-    std::unordered_map<QRgb, std::vector<QRect>> m_batches;
-    std::vector<LabelBox> m_labels;
-    QRgb m_lastColor = 0;
-    std::vector<QRect>* m_lastBatch = nullptr;
+    std::array<Boxes, 2> m_boxes;
+    std::vector<LaneJob> m_jobs;
+    int m_minLabelWidth = 0; // boxes narrower get no label
 };
 
 // Tick spacing for a ruler: 1, 2 or 5 × 10^k ns, at least minPixels apart.
