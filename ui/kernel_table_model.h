@@ -17,6 +17,7 @@ public:
     // Rows and the GPU kernel time their shares are of.
     void setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs);
     const std::vector<KernelStats>& rows() const { return m_rows; }
+    TimeNs totalKernelNs() const { return m_totalKernelNs; }
     StringId nameIdAt(int row) const { return m_rows[std::size_t(row)].nameId; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -443,14 +443,9 @@ QString MainWindow::exportKernelTable(const QString& path) {
     std::vector<KernelStats> rows;
     for (int r = 0; r < m_proxy->rowCount(); ++r)
         rows.push_back(m_model->rows()[std::size_t(m_proxy->mapToSource(m_proxy->index(r, 0)).row())]);
-    TimeNs total = 0;
-    if (m_loaded) total = m_timeline->range() ? 0 : m_loaded->summary.kernelNs;
-    if (!total)
-        for (const KernelStats& k : m_model->rows())
-            total += k.totalNs;
     try {
         AtomicFile file(path.toStdString(), false);
-        file.write(formatKernelCsv(rows, total));
+        file.write(formatKernelCsv(rows, m_model->totalKernelNs()));
         file.commit();
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());

@@ -49,6 +49,25 @@ void drawArrow(QPainter& p, QPointF from, QPointF to) {
     p.setBrush(Qt::NoBrush);
 }
 
+struct Ticks {
+    TimeNs step = 1;
+    std::vector<TimeNs> times; // multiples of step from the trace's start, inside the window
+};
+
+// Ruler ticks far enough apart for their labels.
+Ticks ticks(const TimelineScene& scene, const QFontMetrics& fm) {
+    const TimeViewport& vp = scene.viewport;
+    Ticks t;
+    t.step = rulerStep(vp.nsPerPixel(), fm.horizontalAdvance(QStringLiteral("+000.000 ms")) * 1.3);
+    const TimeNs base = scene.trace->startNs();
+    const TimeNs rel = vp.start() - base;
+    // The first multiple of step at or after the window's start (rounding up on both sides of 0).
+    for (TimeNs tick = base + (rel >= 0 ? (rel + t.step - 1) / t.step : -((-rel) / t.step)) * t.step;
+         tick <= vp.end(); tick += t.step)
+        t.times.push_back(tick);
+    return t;
+}
+
 } // namespace
 
 TimelineStyle TimelineStyle::from(const QPalette& palette, const QFont& font) {
@@ -296,16 +315,10 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
         return;
     }
     const QFontMetrics fm(style.font);
-    const TimeNs step = rulerStep(vp.nsPerPixel(), fm.horizontalAdvance(QStringLiteral("+000.000 ms")) * 1.3);
-    const TimeNs base = scene.trace->startNs();
-    auto firstTick = [&] {
-        const TimeNs rel = vp.start() - base;
-        return base + (rel >= 0 ? (rel + step - 1) / step : -((-rel) / step)) * step;
-    };
 
     // Grid.
     p.setPen(style.grid);
-    for (TimeNs t = firstTick(); t <= vp.end(); t += step) {
+    for (TimeNs t : ticks(scene, fm).times) {
         const int x = left + int(std::lround(vp.timeToX(t)));
         p.drawLine(x, top, x, h);
     }
@@ -456,16 +469,13 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
     p.fillRect(QRect(0, 0, w, top), style.labelColumn);
     p.setPen(style.grid);
     p.drawLine(0, top - 1, w, top - 1);
-    const TimeNs step = rulerStep(vp.nsPerPixel(), fm.horizontalAdvance(QStringLiteral("+000.000 ms")) * 1.3);
-    const TimeNs base = scene.trace->startNs();
-    const TimeNs rel = vp.start() - base;
+    const Ticks t = ticks(scene, fm);
     p.setClipRect(QRect(left, 0, w - left, top));
     p.setPen(style.text);
-    for (TimeNs t = base + (rel >= 0 ? (rel + step - 1) / step : -((-rel) / step)) * step; t <= vp.end();
-         t += step) {
-        const int x = left + int(std::lround(vp.timeToX(t)));
+    for (TimeNs tick : t.times) {
+        const int x = left + int(std::lround(vp.timeToX(tick)));
         p.drawLine(x, top - 6, x, top - 1);
-        p.drawText(QPoint(x + 3, top - 7), rulerLabel(t - base, step));
+        p.drawText(QPoint(x + 3, top - 7), rulerLabel(tick - scene.trace->startNs(), t.step));
     }
     // Find results: one tick per pixel that holds a match.
     if (scene.matches && !scene.matches->empty()) {
