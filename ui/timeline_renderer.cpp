@@ -162,11 +162,12 @@ QString rulerLabel(TimeNs offset, TimeNs step) {
 }
 
 const QString& TimelineRenderer::label(const Trace& trace, StringId name) {
-    if (name.value >= m_names.size()) m_names.resize(trace.strings().size());
-    QString& s = m_names[name.value];
-    if (s.isNull()) s = QString::fromStdString(std::string(shortKernelName(trace.str(name))));
-    if (s.isNull()) s = QLatin1String("");
-    return s;
+    auto [it, added] = m_names.try_emplace(name.value);
+    if (added) {
+        const std::string_view text = shortKernelName(trace.str(name));
+        it->second = QString::fromUtf8(text.data(), qsizetype(text.size()));
+    }
+    return it->second;
 }
 
 void TimelineRenderer::Boxes::add(QRgb color, const QRect& r) {

@@ -86,7 +86,7 @@ struct TimelineScene {
 // Sub-pixel runs of events fold into one block per pixel, so a frame costs what is on screen.
 class TimelineRenderer {
 public:
-    explicit TimelineRenderer(const Trace& trace) : m_colors(trace), m_names(trace.strings().size()) {}
+    explicit TimelineRenderer(const Trace& trace) : m_colors(trace) {}
 
     void paint(QPainter& painter, QSize size, const TimelineScene& scene, const TimelineStyle& style);
 
@@ -124,7 +124,9 @@ private:
     void paintLegend(QPainter& p, QSize size, const TimelineStyle& style);
 
     EventColors m_colors;
-    std::vector<QString> m_names; // short labels by name id, made on first use
+    // Short labels by name id, made when first drawn: only names wide enough for a label get one,
+    // where a trace's strings can number millions.
+    std::unordered_map<std::uint32_t, QString> m_names;
     std::array<Boxes, 2> m_boxes;
     std::vector<LaneJob> m_jobs;
     int m_minLabelWidth = 0; // boxes narrower get no label

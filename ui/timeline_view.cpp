@@ -119,7 +119,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         return;
     }
     // The frame is drawn into an image of our own, where the renderer writes event boxes as
-    // pixels (TimelineRenderer::flushRects), then copied to the screen in one go.
+    // pixels (TimelineRenderer::flushBoxes), then copied to the screen in one go.
     const qreal dpr = devicePixelRatioF();
     const QSize pixels = (QSizeF(size()) * dpr).toSize();
     if (m_frame.size() != pixels) m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
