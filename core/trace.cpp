@@ -85,6 +85,13 @@ std::vector<EventRef> Trace::gpuWorkOf(EventRef launch) const {
     return out;
 }
 
+std::vector<Flow> Trace::flowsOf(EventRef e) const {
+    std::vector<Flow> out;
+    for (const Flow& f : m_flows)
+        if (f.from == e || f.to == e) out.push_back(f);
+    return out;
+}
+
 std::size_t Trace::memoryBytes() const {
     std::size_t total = m_strings.bytesUsed() + m_argsArena.bytesReserved();
     for (const Track& t : m_tracks) {

@@ -135,6 +135,8 @@ public:
     std::optional<EventRef> launchOf(EventRef gpuEvent) const;
     // GPU work launched by this CPU runtime/driver call.
     std::vector<EventRef> gpuWorkOf(EventRef launch) const;
+    // The flow arrows that leave or reach this event (a scan of all flows: for one selection).
+    std::vector<Flow> flowsOf(EventRef e) const;
 
     // Bytes the model holds (arrays, strings, args), for the memory figures.
     std::size_t memoryBytes() const;

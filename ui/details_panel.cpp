@@ -13,6 +13,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace attnscope::ui {
 
 namespace {
@@ -164,14 +166,21 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
     m_track->setText(QString::fromStdString(trace.trackLabel(e.track)));
     m_correlation->setText(c.correlation[e.index] ? QString::number(c.correlation[e.index]) : tr("none"));
 
-    if (auto launch = trace.launchOf(e)) {
-        addLink(tr("Launched by"), *launch);
-        if (auto op = enclosingOp(trace, *launch)) addLink(tr("Inside CPU op"), *op);
+    if (auto launchedBy = trace.launchOf(e)) {
+        addLink(tr("Launched by"), *launchedBy);
+        if (auto op = enclosingOp(trace, *launchedBy)) addLink(tr("Inside CPU op"), *op);
     }
     const std::vector<EventRef> work = trace.gpuWorkOf(e);
     for (const EventRef& w : work)
         addLink(tr("Launches"), w);
-    if (work.empty() && !trace.launchOf(e))
+    const auto launch = trace.launchOf(e);
+    for (const Flow& f : trace.flowsOf(e)) {
+        // Kineto's launch → kernel flows repeat the correlation links shown above.
+        const EventRef other = f.from == e ? f.to : f.from;
+        if (other == launch || std::find(work.begin(), work.end(), other) != work.end()) continue;
+        addLink(f.from == e ? tr("Flow to") : tr("Flow from"), other);
+    }
+    if (work.empty() && !launch)
         if (auto op = enclosingOp(trace, e)) addLink(tr("Inside"), *op);
     m_linksTitle->setVisible(m_links->count() > 0);
 

@@ -389,7 +389,7 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
             p.setPen(QPen(style.selection, 2));
             p.drawRect(r);
         }
-        paintLinks(p, scene, style);
+        if (scene.links) paintLinks(p, scene, style);
     }
 
     if (scene.range) {
@@ -433,25 +433,34 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
     p.restore();
 }
 
+std::vector<std::pair<EventRef, EventRef>> linksOf(const Trace& trace, EventRef event) {
+    std::vector<std::pair<EventRef, EventRef>> links;
+    if (auto launch = trace.launchOf(event)) links.emplace_back(*launch, event);
+    for (const EventRef& work : trace.gpuWorkOf(event))
+        links.emplace_back(event, work);
+    // Kineto writes its launch → kernel flows (ac2g) too: the same arrows once.
+    for (const Flow& f : trace.flowsOf(event))
+        if (std::find(links.begin(), links.end(), std::make_pair(f.from, f.to)) == links.end())
+            links.emplace_back(f.from, f.to);
+    return links;
+}
+
 void TimelineRenderer::paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style) {
     const Trace& trace = *scene.trace;
-    const EventRef sel = *scene.selected;
-    std::vector<std::pair<EventRef, EventRef>> links;
-    if (auto launch = trace.launchOf(sel)) links.emplace_back(*launch, sel);
-    for (const EventRef& work : trace.gpuWorkOf(sel))
-        links.emplace_back(sel, work);
     const int laneHeight = style.metrics.laneHeight;
     p.setPen(QPen(style.selection, 1.5));
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setClipRect(QRect(style.labelWidth, style.rulerHeight, int(scene.viewport.width()), 1 << 20));
-    for (const auto& [from, to] : links) {
+    for (const auto& [from, to] : *scene.links) {
         const Track& ft = trace.track(from.track);
         const Track& tt = trace.track(to.track);
         const auto fy = laneY(scene, style, from.track, ft.events.depth[from.index]);
         const auto ty = laneY(scene, style, to.track, tt.events.depth[to.index]);
         if (!fy || !ty) continue;
-        const double fx =
-            style.labelWidth + std::clamp(scene.viewport.timeToX(ft.events.start[from.index]), -1e6, 1e6);
+        // From where the source ends (or where the target starts, if that is earlier) to the target's start.
+        const TimeNs leave =
+            std::max(ft.events.start[from.index], std::min(ft.end(from.index), tt.events.start[to.index]));
+        const double fx = style.labelWidth + std::clamp(scene.viewport.timeToX(leave), -1e6, 1e6);
         const double tx =
             style.labelWidth + std::clamp(scene.viewport.timeToX(tt.events.start[to.index]), -1e6, 1e6);
         const bool down = *ty > *fy;

@@ -79,8 +79,13 @@ struct TimelineScene {
     const std::vector<std::uint8_t>* highlight = nullptr; // names to stand out (by name id), others fade
     const std::vector<EventRef>* matches = nullptr;       // find results, ticked on the ruler
     std::optional<TimeRange> range;
+    const std::vector<std::pair<EventRef, EventRef>>* links = nullptr; // arrows to draw, from → to
     bool legend = true;
 };
+
+// What a selected event is linked to, as arrows from → to: the call that launched it, the GPU work
+// it launched (by correlation id), and the file's flow arrows that leave or reach it.
+std::vector<std::pair<EventRef, EventRef>> linksOf(const Trace& trace, EventRef event);
 
 // Paints timelines: the widget, the exports and the frame benchmark all go through here.
 // Sub-pixel runs of events fold into one block per pixel, so a frame costs what is on screen.

@@ -81,6 +81,7 @@ void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<
     m_renderer = m_trace ? std::make_unique<TimelineRenderer>(*m_trace) : nullptr;
     m_collapsed.clear();
     m_selected.reset();
+    m_links.clear();
     m_range.reset();
     m_highlight.clear();
     m_matches.clear();
@@ -106,6 +107,7 @@ TimelineScene TimelineView::scene() const {
     s.highlight = m_highlight.empty() ? nullptr : &m_highlight;
     s.matches = m_matches.empty() ? nullptr : &m_matches;
     s.range = m_range;
+    s.links = m_links.empty() ? nullptr : &m_links;
     s.legend = m_legend;
     return s;
 }
@@ -237,6 +239,7 @@ void TimelineView::setCollapsed(ProcessId process, bool collapsed) {
 
 void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
     m_selected = event;
+    m_links = event && m_trace ? linksOf(*m_trace, *event) : std::vector<std::pair<EventRef, EventRef>>{};
     if (event && reveal && m_trace) {
         const Track& t = m_trace->track(event->track);
         if (m_collapsed.erase(t.process.value)) relayout();

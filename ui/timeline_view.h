@@ -111,6 +111,7 @@ private:
     QScrollBar* m_scrollBar = nullptr;
     std::set<std::uint32_t> m_collapsed;
     std::optional<EventRef> m_selected;
+    std::vector<std::pair<EventRef, EventRef>> m_links; // the selected event's arrows
     std::optional<TimeRange> m_range;
     std::vector<std::uint8_t> m_highlight;
     std::vector<EventRef> m_matches;

@@ -380,3 +380,24 @@ TEST(TimelineView, FollowsADarkPalette) {
     EXPECT_EQ(image.pixel(a.left() + 1, a.center().y()),
               win.view().renderer()->colors().color(win.trace().track(all[0].track).events, all[0].index));
 }
+
+TEST(TimelineView, FlowArrowsOfTheSelectedSliceAreLinks) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "flow_v2.json");
+    Window win(path);
+    ASSERT_TRUE(waitForTrace(win.w));
+    const Trace& t = win.trace();
+    const auto sender = findEvent(t, "SenderB");
+    const auto receiver = findEvent(t, "Blergh");
+    ASSERT_TRUE(sender && receiver);
+    win.view().selectEvent(*sender, true);
+    const TimelineScene scene = win.view().scene();
+    ASSERT_TRUE(scene.links);
+    EXPECT_EQ(*scene.links, (std::vector<std::pair<EventRef, EventRef>>{{*sender, *receiver}}));
+    EXPECT_TRUE(win.w.details()->field("links").contains("Flow to: Blergh"))
+        << win.w.details()->field("links").toStdString();
+    // From the other end, the same arrow.
+    win.view().selectEvent(*receiver, true);
+    EXPECT_TRUE(win.w.details()->field("links").contains("Flow from: SenderB"));
+    ASSERT_TRUE(win.view().scene().links);
+    EXPECT_EQ(win.view().scene().links->front(), std::make_pair(*sender, *receiver));
+}
