@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "attention.h"
+
+#include <cmath>
+
+namespace attnscope::kernels {
+
+std::string_view dtypeName(DType t) {
+    switch (t) {
+    case DType::F16:
+        return "fp16";
+    case DType::BF16:
+        return "bf16";
+    default:
+        return "fp32";
+    }
+}
+
+int dtypeBytes(DType t) {
+    return t == DType::F32 ? 4 : 2;
+}
+
+double AttentionShape::scale() const {
+    return 1.0 / std::sqrt(double(dim));
+}
+
+std::string_view roleName(WorkloadRole role) {
+    switch (role) {
+    case WorkloadRole::QkGemm:
+        return "qk_gemm";
+    case WorkloadRole::Softmax:
+        return "softmax";
+    case WorkloadRole::PvGemm:
+        return "pv_gemm";
+    default:
+        return "fused_attention";
+    }
+}
+
+KernelCost kernelCost(const AttentionShape& s, WorkloadRole role) {
+    const double bh = double(s.batch) * s.heads;
+    const double n = s.seq, d = s.dim;
+    const double causal = s.causal ? 0.5 : 1.0;
+    const double elem = dtypeBytes(s.dtype);
+    const double scores = bh * n * n * 4; // fp32 N×N per head
+    const double tensor = bh * n * d * elem;
+    switch (role) {
+    case WorkloadRole::QkGemm:
+        return {2 * bh * n * n * d * causal, 2 * tensor + scores};
+    case WorkloadRole::Softmax:
+        return {5 * bh * n * n * causal, 2 * scores};
+    case WorkloadRole::PvGemm:
+        return {2 * bh * n * n * d * causal, scores + 2 * tensor};
+    default:
+        return {4 * bh * n * n * d * causal, 4 * tensor};
+    }
+}
+
+} // namespace attnscope::kernels

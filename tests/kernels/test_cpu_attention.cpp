@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// The CPU attention kernels against a double-precision reference, causal and not, per dtype; what
+// they record (roles, workers, FLOPs); the cost model's formulas; the worker pool's split.
+#include "kernels/cpu/cpu_attention.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+
+using namespace attnscope::kernels;
+
+namespace {
+
+struct Inputs {
+    std::vector<float> q, k, v;
+};
+
+Inputs randomInputs(const AttentionShape& s, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    Inputs in;
+    for (auto* t : {&in.q, &in.k, &in.v}) {
+        t->resize(s.elements());
+        for (float& x : *t)
+            x = u(rng);
+        roundToDType(*t, s.dtype);
+    }
+    return in;
+}
+
+// Largest |out - ref| over the outputs, and the tolerance stated per dtype: the kernels compute in
+// fp32 from inputs rounded to the dtype; outputs are rounded to the dtype (values are within ±1).
+double tolerance(DType t) {
+    switch (t) {
+    case DType::F16:
+        return 1e-3; // half a ulp of fp16 at 1 is 4.9e-4
+    case DType::BF16:
+        return 8e-3; // half a ulp of bf16 at 1 is 3.9e-3
+    default:
+        return 2e-5;
+    }
+}
+
+double maxError(const AttentionShape& s, std::vector<float> out, const std::vector<double>& ref) {
+    roundToDType(out, s.dtype);
+    double worst = 0;
+    for (std::size_t i = 0; i < out.size(); ++i)
+        worst = std::max(worst, std::abs(double(out[i]) - ref[i]));
+    return worst;
+}
+
+struct Recorded {
+    std::mutex mutex;
+    std::vector<CpuKernelSpan> spans;
+    SpanSink sink() {
+        return [this](const CpuKernelSpan& s) {
+            std::lock_guard lock(mutex);
+            spans.push_back(s);
+        };
+    }
+};
+
+} // namespace
+
+TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
+    WorkerPool pool(3);
+    const AttentionShape shapes[] = {
+        {2, 3, 67, 32, false, DType::F32},  {2, 3, 67, 32, true, DType::F32},
+        {1, 2, 130, 64, true, DType::F32},  {1, 1, 1, 16, false, DType::F32},
+        {1, 4, 64, 128, false, DType::F16}, {1, 4, 64, 128, true, DType::F16},
+        {1, 2, 96, 64, false, DType::BF16}, {1, 2, 96, 64, true, DType::BF16},
+    };
+    for (const AttentionShape& s : shapes) {
+        SCOPED_TRACE(testing::Message() << "B=" << s.batch << " H=" << s.heads << " N=" << s.seq << " D="
+                                        << s.dim << (s.causal ? " causal " : " ") << dtypeName(s.dtype));
+        const Inputs in = randomInputs(s, unsigned(s.seq * 7 + s.dim));
+        std::vector<double> ref(s.elements());
+        referenceAttention(s, in.q.data(), in.k.data(), in.v.data(), ref.data());
+
+        std::vector<float> naive(s.elements()), flash(s.elements());
+        std::vector<float> scores(std::size_t(s.batch) * s.heads * s.seq * s.seq);
+        cpuNaiveAttention(s, in.q.data(), in.k.data(), in.v.data(), naive.data(), scores.data(), pool, {});
+        cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), flash.data(), pool, {});
+        EXPECT_LE(maxError(s, naive, ref), tolerance(s.dtype));
+        EXPECT_LE(maxError(s, flash, ref), tolerance(s.dtype));
+    }
+}
+
+TEST(CpuAttention, CausalOutputsIgnoreLaterKeys) {
+    // Changing the last key and value must not change any output row but the last.
+    WorkerPool pool(2);
+    const AttentionShape s{1, 1, 40, 16, true, DType::F32};
+    Inputs in = randomInputs(s, 5);
+    std::vector<float> before(s.elements()), after(s.elements());
+    cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), before.data(), pool, {});
+    for (int x = 0; x < s.dim; ++x) {
+        in.k[std::size_t(s.seq - 1) * s.dim + x] += 3;
+        in.v[std::size_t(s.seq - 1) * s.dim + x] -= 3;
+    }
+    cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), after.data(), pool, {});
+    const std::size_t lastRow = std::size_t(s.seq - 1) * s.dim;
+    EXPECT_TRUE(std::equal(before.begin(), before.begin() + std::ptrdiff_t(lastRow), after.begin()));
+    EXPECT_FALSE(std::equal(before.begin() + std::ptrdiff_t(lastRow), before.end(),
+                            after.begin() + std::ptrdiff_t(lastRow)));
+}
+
+TEST(CpuAttention, EachWorkersShareOfEachKernelIsRecordedWithItsCost) {
+    WorkerPool pool(2);
+    const AttentionShape s{1, 4, 64, 32, false, DType::F32};
+    const Inputs in = randomInputs(s, 9);
+    std::vector<float> out(s.elements()), scores(std::size_t(s.heads) * s.seq * s.seq);
+    Recorded naive, flash;
+    cpuNaiveAttention(s, in.q.data(), in.k.data(), in.v.data(), out.data(), scores.data(), pool,
+                      naive.sink());
+    cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), out.data(), pool, flash.sink());
+
+    // Two workers, two heads each: every kernel has one span per worker, in role order for naive.
+    ASSERT_EQ(naive.spans.size(), 6u);
+    std::map<WorkloadRole, double> flops;
+    std::map<WorkloadRole, std::set<unsigned>> workers;
+    for (const CpuKernelSpan& span : naive.spans) {
+        EXPECT_LE(span.startNs, span.endNs);
+        flops[span.role] += span.cost.flops;
+        workers[span.role].insert(span.worker);
+    }
+    for (WorkloadRole role : {WorkloadRole::QkGemm, WorkloadRole::Softmax, WorkloadRole::PvGemm}) {
+        EXPECT_DOUBLE_EQ(flops[role], kernelCost(s, role).flops) << roleName(role);
+        EXPECT_EQ(workers[role], (std::set<unsigned>{0, 1})) << roleName(role);
+    }
+    // The softmax starts after the whole QKᵀ ended: three kernels, one after the other.
+    std::int64_t qkEnd = 0, softmaxStart = INT64_MAX;
+    for (const CpuKernelSpan& span : naive.spans) {
+        if (span.role == WorkloadRole::QkGemm) qkEnd = std::max(qkEnd, span.endNs);
+        if (span.role == WorkloadRole::Softmax) softmaxStart = std::min(softmaxStart, span.startNs);
+    }
+    EXPECT_LE(qkEnd, softmaxStart);
+    ASSERT_EQ(flash.spans.size(), 2u);
+    EXPECT_EQ(flash.spans[0].name, "flash_attention_fwd");
+    EXPECT_DOUBLE_EQ(flash.spans[0].cost.flops + flash.spans[1].cost.flops,
+                     kernelCost(s, WorkloadRole::FusedAttention).flops);
+}
+
+TEST(KernelCost, FormulasFromTheShape) {
+    AttentionShape s{4, 16, 4096, 128, false, DType::BF16};
+    const double fwd = 4.0 * 4 * 16 * 4096.0 * 4096 * 128;
+    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).flops, fwd);
+    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::QkGemm).flops + kernelCost(s, WorkloadRole::PvGemm).flops,
+                     fwd);
+    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).bytes, 4.0 * 4 * 16 * 4096 * 128 * 2);
+    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::Softmax).bytes, 2.0 * 4 * 16 * 4096.0 * 4096 * 4);
+    s.causal = true;
+    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).flops, fwd / 2);
+    EXPECT_EQ(roleName(WorkloadRole::PvGemm), "pv_gemm");
+    EXPECT_EQ(dtypeName(DType::BF16), "bf16");
+}
+
+TEST(WorkerPool, SplitsItemsIntoContiguousSharesOncePerRun) {
+    WorkerPool pool(3);
+    for (std::size_t items : {0u, 1u, 2u, 3u, 10u, 1000u}) {
+        std::vector<std::atomic<int>> seen(items);
+        std::atomic<int> calls{0};
+        pool.run(items, [&](unsigned, std::size_t begin, std::size_t end) {
+            ++calls;
+            for (std::size_t i = begin; i < end; ++i)
+                ++seen[i];
+        });
+        for (std::size_t i = 0; i < items; ++i)
+            ASSERT_EQ(seen[i].load(), 1) << items << " " << i;
+        EXPECT_EQ(calls.load(), int(std::min<std::size_t>(items, 3))) << items;
+    }
+}
+
+TEST(RoundToDType, KeepsWhatTheTypeHolds) {
+    std::vector<float> v{1.0f, 1.0f + 1.0f / 1024, 1.0f + 1.0f / 4096, 3.14159265f, -0.0f, INFINITY};
+    std::vector<float> bf = v, h = v;
+    roundToDType(bf, DType::BF16);
+    roundToDType(h, DType::F16);
+    EXPECT_EQ(h[1], 1.0f + 1.0f / 1024); // fp16 has 10 mantissa bits
+    EXPECT_EQ(h[2], 1.0f);
+    EXPECT_EQ(bf[1], 1.0f); // bf16 has 7
+    EXPECT_EQ(bf[3], 3.140625f);
+    EXPECT_EQ(h[3], 3.140625f);
+    EXPECT_TRUE(std::isinf(bf[5]) && std::isinf(h[5]));
+}
