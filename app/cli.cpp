@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
 
+#include "kernels/run_session.h"
+
 #include "core/chrome_writer.h"
 #include "core/summary.h"
 #include "core/trace_loader.h"
@@ -17,15 +19,18 @@ const char* version() {
 }
 
 void printUsage(const char* program) {
-    std::fprintf(stderr,
-                 "usage:\n"
-                 "  %s [FILE...]                      open the window (traces given are loaded)\n"
-                 "  %s summary FILE... [--format text|json|csv] [--top N]\n"
-                 "  %s convert IN -o OUT.json[.gz]\n"
-                 "  %s export FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH]\n"
-                 "         [--scale 1|2] [--tracks REGEX]     a picture of the timeline, no display needed\n"
-                 "  %s --version | --help\n",
-                 program, program, program, program, program);
+    std::fprintf(
+        stderr,
+        "usage:\n"
+        "  %s [FILE...]                      open the window (traces given are loaded)\n"
+        "  %s summary FILE... [--format text|json|csv] [--top N]\n"
+        "  %s convert IN -o OUT.json[.gz]\n"
+        "  %s run [--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
+        "         [--dim D] [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [-o RUN.json[.gz]]\n"
+        "  %s export FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH]\n"
+        "         [--scale 1|2] [--tracks REGEX]     a picture of the timeline, no display needed\n"
+        "  %s --version | --help\n",
+        program, program, program, program, program, program);
 }
 
 namespace {
@@ -130,6 +135,147 @@ int convert(int argc, char** argv) {
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", out.c_str(), e.what());
         return kFileError;
+    }
+    return kOk;
+}
+
+namespace {
+
+bool parseInt(const char* s, int& out, int lo, int hi) {
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) return false;
+    out = int(v);
+    return true;
+}
+
+std::vector<std::string> splitCommas(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const std::size_t comma = std::min(s.find(',', at), s.size());
+        if (comma > at) out.push_back(s.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+int run(int argc, char** argv) {
+    using namespace attnscope::kernels;
+    RunConfig config;
+    std::string backend = "auto", out;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool value = i + 1 < argc;
+        auto intArg = [&](int& target, int lo, int hi) {
+            if (!parseInt(argv[++i], target, lo, hi)) {
+                std::fprintf(stderr, "run: %s wants a whole number from %d to %d, got '%s'\n", arg.c_str(),
+                             lo, hi, argv[i]);
+                return false;
+            }
+            return true;
+        };
+        if (arg == "--backend" && value) {
+            backend = argv[++i];
+        } else if (arg == "--impl" && value) {
+            config.impls = splitCommas(argv[++i]);
+        } else if (arg == "--batch" && value) {
+            if (!intArg(config.shape.batch, 1, 4096)) return kUsage;
+        } else if (arg == "--heads" && value) {
+            if (!intArg(config.shape.heads, 1, 4096)) return kUsage;
+        } else if (arg == "--seq" && value) {
+            if (!intArg(config.shape.seq, 1, 1 << 20)) return kUsage;
+        } else if (arg == "--dim" && value) {
+            if (!intArg(config.shape.dim, 1, 1024)) return kUsage;
+        } else if (arg == "--warmup" && value) {
+            if (!intArg(config.warmup, 0, 10000)) return kUsage;
+        } else if (arg == "--iters" && value) {
+            if (!intArg(config.iters, 1, 10000)) return kUsage;
+        } else if (arg == "--threads" && value) {
+            int threads = 0;
+            if (!intArg(threads, 1, 1024)) return kUsage;
+            config.threads = unsigned(threads);
+        } else if (arg == "--dtype" && value) {
+            const std::string d = argv[++i];
+            if (d == "fp32")
+                config.shape.dtype = DType::F32;
+            else if (d == "fp16")
+                config.shape.dtype = DType::F16;
+            else if (d == "bf16")
+                config.shape.dtype = DType::BF16;
+            else {
+                std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", d.c_str());
+                return kUsage;
+            }
+        } else if (arg == "--causal") {
+            config.shape.causal = true;
+        } else if ((arg == "-o" || arg == "--output") && value) {
+            out = argv[++i];
+        } else {
+            std::fprintf(stderr, "run: unknown option or missing value '%s'\n", arg.c_str());
+            return kUsage;
+        }
+    }
+    if (backend == "cuda") {
+        // TODO(issue 4): the CUDA backend plugin; until it exists, no build has a CUDA backend.
+        std::fprintf(stderr, "run: no CUDA backend in this build: use --backend cpu\n");
+        return kFileError;
+    }
+    if (backend != "auto" && backend != "cpu") {
+        std::fprintf(stderr, "run: --backend is cpu, cuda or auto, got '%s'\n", backend.c_str());
+        return kUsage;
+    }
+    if (backend == "auto") std::fprintf(stderr, "run: no CUDA device: using the CPU backend\n");
+    if (const std::string problem = checkRunConfig(config); !problem.empty()) {
+        std::fprintf(stderr, "run: %s\n", problem.c_str());
+        return kUsage;
+    }
+
+    RunSession session(config);
+    const AttentionShape& s = config.shape;
+    std::printf(
+        "attnscope run: CPU backend, %u workers · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n",
+        session.workers(), s.batch, s.heads, s.seq, s.dim, std::string(dtypeName(s.dtype)).c_str(),
+        s.causal ? " causal" : "", config.warmup, config.iters);
+    std::fflush(stdout);
+    session.start();
+    session.wait();
+    const std::vector<RunEvent> events = session.takeEvents();
+    const std::vector<ImplStats> stats = runStats(config, events);
+
+    std::printf("\n%-8s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
+    const char* roles[] = {"qk_gemm", "softmax", "pv_gemm", "fused_attention"};
+    for (const char* r : roles)
+        std::printf(" %16s", r);
+    std::printf("\n");
+    for (const ImplStats& st : stats) {
+        const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
+        std::printf("%-8s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi,
+                    st.gflops());
+        for (const char* r : roles) {
+            auto it =
+                std::find_if(st.roleMs.begin(), st.roleMs.end(), [&](const auto& p) { return p.first == r; });
+            if (it == st.roleMs.end())
+                std::printf(" %16s", "-");
+            else
+                std::printf(" %13.3f ms", it->second);
+        }
+        std::printf("\n");
+    }
+    if (stats.size() == 2 && stats[0].meanMs() > 0 && stats[1].meanMs() > 0)
+        std::printf("\n%s / %s time: %.2fx\n", stats[1].impl.c_str(), stats[0].impl.c_str(),
+                    stats[1].meanMs() / stats[0].meanMs());
+    if (!out.empty()) {
+        try {
+            const auto trace = buildRunTrace(events);
+            writeChromeTrace(*trace, out);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", out.c_str(), e.what());
+            return kFileError;
+        }
+        std::printf("saved %s (%zu events)\n", out.c_str(), events.size());
     }
     return kOk;
 }

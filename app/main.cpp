@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
         const char* verb = argv[1];
         if (!std::strcmp(verb, "summary")) return cli::summary(argc, argv);
         if (!std::strcmp(verb, "convert")) return cli::convert(argc, argv);
+        if (!std::strcmp(verb, "run")) return cli::run(argc, argv);
         if (!std::strcmp(verb, "export")) return runModule("attnscope_gui_export", argc, argv);
         if (!std::strcmp(verb, "--version") || !std::strcmp(verb, "version")) {
             std::printf("attnscope %s\n", cli::version());

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+#include "run_session.h"
+
+#include "kernels/cpu/cpu_attention.h"
+
+#include "core/args_codec.h"
+#include "core/trace_builder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <unistd.h>
+
+namespace attnscope::kernels {
+
+namespace {
+
+std::int64_t steadyNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string jsonNumber(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+std::vector<std::pair<std::string, std::string>> shapeArgs(const AttentionShape& s) {
+    return {{"batch", std::to_string(s.batch)},
+            {"heads", std::to_string(s.heads)},
+            {"seq", std::to_string(s.seq)},
+            {"dim", std::to_string(s.dim)},
+            {"dtype", "\"" + std::string(dtypeName(s.dtype)) + "\""},
+            {"causal", s.causal ? "true" : "false"}};
+}
+
+constexpr WorkloadRole kRoles[] = {WorkloadRole::QkGemm, WorkloadRole::Softmax, WorkloadRole::PvGemm,
+                                   WorkloadRole::FusedAttention};
+
+} // namespace
+
+std::string checkRunConfig(const RunConfig& c) {
+    if (c.impls.empty()) return "no implementation to run";
+    for (const std::string& impl : c.impls)
+        if (impl != "naive" && impl != "flash")
+            return "unknown implementation '" + impl + "' (the CPU backend has: naive, flash)";
+    const AttentionShape& s = c.shape;
+    if (s.batch < 1 || s.heads < 1 || s.seq < 1 || s.dim < 1 || s.batch > 4096 || s.heads > 4096 ||
+        s.seq > (1 << 20) || s.dim > 1024)
+        return "shape out of range (batch and heads 1–4096, seq 1–1048576, dim 1–1024)";
+    if (c.warmup < 0 || c.iters < 1 || c.warmup > 10000 || c.iters > 10000)
+        return "warm-up 0–10000 and iterations 1–10000";
+    // Q, K, V, O in fp32, and for naive the N×N scores of every head.
+    double bytes = 4.0 * 4 * double(s.elements());
+    if (std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end())
+        bytes += 4.0 * s.batch * s.heads * double(s.seq) * s.seq;
+    const double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    if (physical > 0 && bytes > physical * 0.75) {
+        char msg[200];
+        std::snprintf(msg, sizeof msg,
+                      "out of memory at this shape: it needs %.1f GB, the machine has %.1f GB", bytes / 1e9,
+                      physical / 1e9);
+        return msg;
+    }
+    return {};
+}
+
+RunSession::RunSession(RunConfig config) : m_config(std::move(config)) {
+    m_workers = m_config.threads ? m_config.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+RunSession::~RunSession() {
+    stop();
+    wait();
+}
+
+void RunSession::start() {
+    m_thread = std::thread([this] { run(); });
+}
+
+void RunSession::wait() {
+    if (m_thread.joinable()) m_thread.join();
+}
+
+void RunSession::push(RunEvent event) {
+    std::lock_guard lock(m_mutex);
+    m_queue.push_back(std::move(event));
+    ++m_recorded;
+}
+
+std::vector<RunEvent> RunSession::takeEvents() {
+    std::lock_guard lock(m_mutex);
+    std::vector<RunEvent> out;
+    out.swap(m_queue);
+    return out;
+}
+
+void RunSession::run() {
+    const AttentionShape& s = m_config.shape;
+    WorkerPool pool(m_workers);
+    const std::int64_t origin = steadyNs();
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> q(s.elements()), k(s.elements()), v(s.elements()), o(s.elements());
+    for (auto* t : {&q, &k, &v}) {
+        for (float& x : *t)
+            x = u(rng);
+        roundToDType(*t, s.dtype);
+    }
+    std::vector<float> scores;
+    const auto shape = shapeArgs(s);
+    for (const std::string& impl : m_config.impls) {
+        if (impl == "naive" && scores.empty()) scores.resize(std::size_t(s.batch) * s.heads * s.seq * s.seq);
+        for (int call = 0; call < m_config.warmup + m_config.iters && !m_stop; ++call) {
+            const bool warmup = call < m_config.warmup;
+            const SpanSink sink = [&](const CpuKernelSpan& span) {
+                RunEvent e;
+                e.name = std::string(span.name);
+                e.category = "kernel";
+                e.track = int(span.worker);
+                e.startNs = span.startNs - origin;
+                e.endNs = span.endNs - origin;
+                e.impl = impl;
+                e.role = std::string(roleName(span.role));
+                e.call = call;
+                e.warmup = warmup;
+                e.args = {{"role", "\"" + e.role + "\""},         {"flops", jsonNumber(span.cost.flops)},
+                          {"bytes", jsonNumber(span.cost.bytes)}, {"impl", "\"" + impl + "\""},
+                          {"call", std::to_string(call)},         {"worker", std::to_string(span.worker)}};
+                e.args.insert(e.args.end(), shape.begin(), shape.end());
+                push(std::move(e));
+            };
+            const std::int64_t start = steadyNs();
+            if (impl == "naive")
+                cpuNaiveAttention(s, q.data(), k.data(), v.data(), o.data(), scores.data(), pool, sink);
+            else
+                cpuFlashAttention(s, q.data(), k.data(), v.data(), o.data(), pool, sink);
+            RunEvent range;
+            range.name = impl + " attention";
+            range.category = "user_annotation";
+            range.startNs = start - origin;
+            range.endNs = steadyNs() - origin;
+            range.impl = impl;
+            range.call = call;
+            range.warmup = warmup;
+            range.args = {{"impl", "\"" + impl + "\""},
+                          {"call", std::to_string(call)},
+                          {"warmup", warmup ? "true" : "false"}};
+            range.args.insert(range.args.end(), shape.begin(), shape.end());
+            push(std::move(range));
+        }
+        if (impl == "naive") std::vector<float>().swap(scores);
+    }
+    m_finished = true;
+}
+
+std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events) {
+    TraceBuilder b;
+    StringPool& pool = b.strings();
+    const StringId pid = pool.intern("attnscope-cpu");
+    b.setProcessName(pid, "AttnScope CPU run");
+    b.setProcessLabels(pid, "CPU");
+    b.info().format = "attnscope-run";
+    const StringId callsTid = pool.intern("calls");
+    b.setThreadName(pid, callsTid, "attention calls");
+    b.setThreadSortIndex(pid, callsTid, -1);
+    std::map<int, TrackId> tracks;
+    auto trackOf = [&](int track) {
+        auto it = tracks.find(track);
+        if (it != tracks.end()) return it->second;
+        const StringId tid = track < 0 ? callsTid : pool.intern("worker " + std::to_string(track));
+        if (track >= 0) {
+            b.setThreadName(pid, tid, "worker " + std::to_string(track));
+            b.setThreadSortIndex(pid, tid, track);
+        }
+        return tracks.emplace(track, b.track(pid, tid)).first->second;
+    };
+    ArgsEncoder encoder;
+    std::string encoded;
+    for (const RunEvent& e : events) {
+        encoder.clear();
+        for (const auto& [key, value] : e.args)
+            encoder.add(key, value);
+        encoded.clear();
+        encoder.encode(pool, encoded);
+        b.addSlice(trackOf(e.track), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs),
+                   pool.intern(e.name), pool.intern(e.category), 0, encoded);
+    }
+    b.info().eventsRead = events.size();
+    return b.finish();
+}
+
+double ImplStats::meanMs() const {
+    if (callMs.empty()) return 0;
+    double sum = 0;
+    for (double ms : callMs)
+        sum += ms;
+    return sum / double(callMs.size());
+}
+
+std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEvent>& events) {
+    std::vector<ImplStats> out;
+    for (const std::string& impl : config.impls) {
+        ImplStats st;
+        st.impl = impl;
+        st.flopsPerCall = kernelCost(config.shape, WorkloadRole::FusedAttention).flops;
+        // A kernel's time in a call: from its first worker's start to its last worker's end.
+        std::map<std::pair<int, std::string>, std::pair<std::int64_t, std::int64_t>> kernelSpan;
+        for (const RunEvent& e : events) {
+            if (e.impl != impl || e.warmup) continue;
+            if (e.category == "user_annotation") {
+                st.callMs.push_back(double(e.endNs - e.startNs) / 1e6);
+            } else {
+                auto [it, added] = kernelSpan.try_emplace({e.call, e.role}, e.startNs, e.endNs);
+                if (!added) {
+                    it->second.first = std::min(it->second.first, e.startNs);
+                    it->second.second = std::max(it->second.second, e.endNs);
+                }
+            }
+        }
+        for (WorkloadRole role : kRoles) {
+            double total = 0;
+            int calls = 0;
+            for (const auto& [key, span] : kernelSpan)
+                if (key.second == roleName(role)) {
+                    total += double(span.second - span.first) / 1e6;
+                    ++calls;
+                }
+            if (calls) st.roleMs.emplace_back(std::string(roleName(role)), total / calls);
+        }
+        out.push_back(std::move(st));
+    }
+    return out;
+}
+
+} // namespace attnscope::kernels
