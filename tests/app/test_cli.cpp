@@ -143,3 +143,33 @@ TEST(Cli, ExportSaysWhatIsWrong) {
     EXPECT_NE(regex.out.find("not a valid regular expression"), std::string::npos) << regex.out;
     EXPECT_FALSE(std::ifstream(dir.path("t.png")).good()) << "nothing is written on failure";
 }
+
+TEST(Cli, RunPrintsATableAndSavesATrace) {
+    TempDir dir;
+    const CliRun r =
+        run("run --heads 2 --seq 64 --dim 32 --warmup 0 --iters 2 --threads 2 -o " + dir.path("run.json.gz"),
+            true);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_NE(r.out.find("no CUDA device: using the CPU backend"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos);
+    EXPECT_NE(r.out.find("\nnaive "), std::string::npos);
+    EXPECT_NE(r.out.find("\nflash "), std::string::npos);
+    EXPECT_NE(r.out.find("flash / naive time:"), std::string::npos);
+    // The saved run opens like any trace: 2 calls × (3 naive kernels + 1 flash) × 2 workers.
+    const CliRun summary = run("summary --format json " + dir.path("run.json.gz"));
+    ASSERT_EQ(summary.exitCode, 0);
+    const auto j = nlohmann::json::parse(summary.out);
+    EXPECT_EQ(j.at("files").at(0).at("kernels").at("count"), 16);
+}
+
+TEST(Cli, RunRefusesWhatItCannotDo) {
+    const CliRun cuda = run("run --backend cuda --seq 16", true);
+    EXPECT_EQ(cuda.exitCode, 1);
+    EXPECT_NE(cuda.out.find("no CUDA backend"), std::string::npos) << cuda.out;
+    EXPECT_EQ(run("run --impl fancy --seq 16").exitCode, 2);
+    EXPECT_EQ(run("run --seq 0").exitCode, 2);
+    EXPECT_EQ(run("run --dtype fp8").exitCode, 2);
+    const CliRun huge = run("run --batch 64 --heads 64 --seq 1048576 --dim 128", true);
+    EXPECT_EQ(huge.exitCode, 2);
+    EXPECT_NE(huge.out.find("out of memory at this shape"), std::string::npos) << huge.out;
+}
