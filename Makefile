@@ -32,6 +32,7 @@ bench: deps
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB)
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB) --gzip --no-python
 	./build/release/bench/attnscope_bench_frame
+	./build/release/bench/attnscope_bench_attention_cpu
 	tests/bench/first_paint.sh $(BENCH_MB)
 
 # The core and reader tests, and the widget tests (the timeline writes pixels itself), under

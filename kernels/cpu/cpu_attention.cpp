@@ -32,22 +32,53 @@ void runKernel(const AttentionShape& shape, std::string_view name, WorkloadRole 
     });
 }
 
-float dot(const float* a, const float* b, int n) {
-    // Four partial sums: the compiler vectorizes them without reassociating a single sum.
-    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
-    }
-    for (; i < n; ++i)
-        s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
+constexpr int kBlock = 64; // rows of Q and K per block: two blocks of 64×64 floats stay in L1/L2
+
+// The hot loops are built twice, for AVX2+FMA and for the baseline, and the loader picks one: the
+// binary runs anywhere and uses the wide units where they exist.
+#define ATTNSCOPE_HOT __attribute__((target_clones("arch=haswell", "default")))
+
+// kt[c][j] = K[j0 + j][c] for a block of up to kBlock keys (zeros past `keys`): with keys along
+// the fast axis, one query row's scores against the block are 64-wide multiply-adds.
+void transposeKeys(const float* k, std::size_t keys, std::size_t d, float* kt) {
+    for (std::size_t c = 0; c < d; ++c)
+        for (std::size_t j = 0; j < std::size_t(kBlock); ++j)
+            kt[c * kBlock + j] = j < keys ? k[j * d + c] : 0.0f;
 }
 
-constexpr int kBlock = 64; // rows of Q and K per block: two blocks of 64×64 floats stay in L1/L2
+// s[j] = q · K[j0 + j] for the block's keys, from its transposed tile.
+ATTNSCOPE_HOT void blockScores(const float* q, const float* kt, std::size_t d, float* s) {
+    float acc[kBlock] = {};
+    for (std::size_t c = 0; c < d; ++c) {
+        const float qc = q[c];
+        const float* row = kt + c * kBlock;
+        for (int j = 0; j < kBlock; ++j)
+            acc[j] += qc * row[j];
+    }
+    std::copy(acc, acc + kBlock, s);
+}
+
+// out += Σ_j p[j] · v[j] over `rows` consecutive rows of V (one call per row of output, not per
+// element: the loop over the head dimension is the wide one).
+ATTNSCOPE_HOT void addWeightedRows(float* out, const float* p, const float* v, std::size_t rows,
+                                   std::size_t d) {
+    std::size_t c0 = 0;
+    // 64 columns at a time held in a local block the compiler keeps in vector registers.
+    for (; c0 + kBlock <= d; c0 += kBlock) {
+        float acc[kBlock];
+        std::copy(out + c0, out + c0 + kBlock, acc);
+        for (std::size_t j = 0; j < rows; ++j) {
+            const float w = p[j];
+            const float* vr = v + j * d + c0;
+            for (int x = 0; x < kBlock; ++x)
+                acc[x] += w * vr[x];
+        }
+        std::copy(acc, acc + kBlock, out + c0);
+    }
+    for (std::size_t j = 0; j < rows; ++j)
+        for (std::size_t c = c0; c < d; ++c)
+            out[c] += p[j] * v[j * d + c];
+}
 
 } // namespace
 
@@ -60,11 +91,16 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
         const float* qh = q + bh * n * d;
         const float* kh = k + bh * n * d;
         float* sh = scores + bh * n * n;
-        for (std::size_t i0 = 0; i0 < n; i0 += kBlock)
-            for (std::size_t j0 = 0; j0 < n; j0 += kBlock)
-                for (std::size_t i = i0; i < std::min(n, i0 + kBlock); ++i)
-                    for (std::size_t j = j0; j < std::min(n, j0 + kBlock); ++j)
-                        sh[i * n + j] = dot(qh + i * d, kh + j * d, int(d));
+        std::vector<float> kt(std::size_t(kBlock) * d);
+        float block[kBlock];
+        for (std::size_t j0 = 0; j0 < n; j0 += kBlock) {
+            const std::size_t cols = std::min<std::size_t>(kBlock, n - j0);
+            transposeKeys(kh + j0 * d, cols, d, kt.data());
+            for (std::size_t i = 0; i < n; ++i) {
+                blockScores(qh + i * d, kt.data(), d, block);
+                std::copy(block, block + cols, sh + i * n + j0);
+            }
+        }
     });
     // Scale, mask and softmax each row in place.
     runKernel(s, "naive_softmax", WorkloadRole::Softmax, pool, sink, [&](std::size_t bh) {
@@ -97,12 +133,7 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
             float* out = oh + i * d;
             std::fill(out, out + d, 0.0f);
             const std::size_t valid = s.causal ? i + 1 : n;
-            for (std::size_t j = 0; j < valid; ++j) {
-                const float p = ph[i * n + j];
-                const float* vr = vh + j * d;
-                for (std::size_t c = 0; c < d; ++c)
-                    out[c] += p * vr[c];
-            }
+            addWeightedRows(out, ph + i * n, vh, valid, d);
         }
     });
 }
@@ -117,6 +148,7 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
         const float* vh = v + bh * n * d;
         float* oh = o + bh * n * d;
         std::vector<float> tile(std::size_t(kBlock) * kBlock), acc(std::size_t(kBlock) * d);
+        std::vector<float> kt(std::size_t(kBlock) * d);
         std::vector<float> rowMax(kBlock), rowSum(kBlock);
         for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
             const std::size_t rows = std::min<std::size_t>(kBlock, n - i0);
@@ -126,17 +158,19 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
             const std::size_t keysEnd = s.causal ? i0 + rows : n; // tiles wholly above the diagonal: skipped
             for (std::size_t j0 = 0; j0 < keysEnd; j0 += kBlock) {
                 const std::size_t cols = std::min<std::size_t>(kBlock, keysEnd - j0);
+                transposeKeys(kh + j0 * d, cols, d, kt.data());
                 for (std::size_t r = 0; r < rows; ++r) {
                     const std::size_t i = i0 + r;
                     float* t = tile.data() + r * kBlock;
-                    float tileMax = -std::numeric_limits<float>::infinity();
                     std::size_t valid = cols;
                     if (s.causal) valid = i >= j0 ? std::min(cols, i - j0 + 1) : 0;
+                    if (valid == 0) continue;
+                    blockScores(qh + i * d, kt.data(), d, t);
+                    float tileMax = -std::numeric_limits<float>::infinity();
                     for (std::size_t c = 0; c < valid; ++c) {
-                        t[c] = dot(qh + i * d, kh + (j0 + c) * d, int(d)) * scale;
+                        t[c] *= scale;
                         tileMax = std::max(tileMax, t[c]);
                     }
-                    if (valid == 0) continue;
                     // Online softmax: rescale what was summed so far to the new maximum.
                     const float newMax = std::max(rowMax[r], tileMax);
                     const float correction = std::exp(rowMax[r] - newMax);
@@ -150,12 +184,7 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
                     float* a = acc.data() + r * d;
                     for (std::size_t x = 0; x < d; ++x)
                         a[x] *= correction;
-                    for (std::size_t c = 0; c < valid; ++c) {
-                        const float p = t[c];
-                        const float* vr = vh + (j0 + c) * d;
-                        for (std::size_t x = 0; x < d; ++x)
-                            a[x] += p * vr[x];
-                    }
+                    addWeightedRows(a, t, vh + j0 * d, valid, d);
                 }
             }
             for (std::size_t r = 0; r < rows; ++r) {
