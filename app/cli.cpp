@@ -242,6 +242,10 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
     session.start();
     session.wait();
+    if (const std::string error = session.error(); !error.empty()) {
+        std::fprintf(stderr, "run: %s\n", error.c_str());
+        return kFileError;
+    }
     const std::vector<RunEvent> events = session.takeEvents();
     const std::vector<ImplStats> stats = runStats(config, events);
 

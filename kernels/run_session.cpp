@@ -79,7 +79,22 @@ RunSession::~RunSession() {
 }
 
 void RunSession::start() {
-    m_thread = std::thread([this] { run(); });
+    if (m_thread.joinable()) return; // one run per session
+    m_thread = std::thread([this] {
+        try {
+            run();
+        } catch (const std::exception& e) {
+            // Out of memory at the shape, mostly; the viewer and the command line say so.
+            std::lock_guard lock(m_mutex);
+            m_error = e.what();
+        }
+        m_finished = true;
+    });
+}
+
+std::string RunSession::error() const {
+    std::lock_guard lock(m_mutex);
+    return m_error;
 }
 
 void RunSession::wait() {
@@ -155,7 +170,6 @@ void RunSession::run() {
         }
         if (impl == "naive") std::vector<float>().swap(scores);
     }
-    m_finished = true;
 }
 
 std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events) {

@@ -58,6 +58,8 @@ public:
     bool finished() const { return m_finished; }
     bool stopped() const { return m_stop; }
     const RunConfig& config() const { return m_config; }
+    // Why the run ended early ("" when it did not fail).
+    std::string error() const;
     unsigned workers() const { return m_workers; }
 
     // What was recorded since the last call.
@@ -74,8 +76,9 @@ private:
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_finished{false};
     std::atomic<std::uint64_t> m_recorded{0};
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::vector<RunEvent> m_queue;
+    std::string m_error;
 };
 
 // A run's events as a trace: process "AttnScope CPU run", a track per worker and one for the
