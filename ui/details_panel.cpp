@@ -112,6 +112,11 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace) {
     showEvent(std::nullopt);
 }
 
+void DetailsPanel::updateTrace(std::shared_ptr<const Trace> trace, std::optional<EventRef> event) {
+    m_trace = std::move(trace);
+    showEvent(event);
+}
+
 void DetailsPanel::addLink(const QString& relation, EventRef event) {
     const Track& t = m_trace->track(event.track);
     const QString name = qs(m_trace->str(t.events.name[event.index]));

@@ -27,6 +27,8 @@ public:
     void setTrace(std::shared_ptr<const Trace> trace);
     QSize sizeHint() const override { return {380, 480}; }
     void showEvent(std::optional<EventRef> event);
+    // A newer snapshot of the same growing trace: the event on show stays.
+    void updateTrace(std::shared_ptr<const Trace> trace, std::optional<EventRef> event);
 
     // Text of the shown fields, for tests: "name", "category", "start", "duration", "track".
     QString field(const QString& key) const;

@@ -2,6 +2,7 @@
 #include "gui_main.h"
 
 #include "main_window.h"
+#include "run_panel.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
 
@@ -116,8 +117,8 @@ int attnscope_gui_main(int argc, char** argv) {
         });
     }
     window.show();
-    if (files.empty())
-        window.openEmbeddedSample();
+    if (files.empty()) // the embedded default: naive vs flash attention on the CPU, live
+        window.startRun(window.runPanel()->config(), window.runPanel()->backend());
     else
         window.openFile(QString::fromStdString(files.front()));
     return app.exec();

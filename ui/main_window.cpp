@@ -4,15 +4,20 @@
 #include "details_panel.h"
 #include "find_bar.h"
 #include "kernel_table_model.h"
+#include "run_panel.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
 
+#include "kernels/run_session.h"
+
 #include "core/atomic_file.h"
+#include "core/chrome_writer.h"
 #include "core/summary.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -110,6 +115,18 @@ MainWindow::MainWindow() {
     tableDock->setObjectName("kernelsDock");
     tableDock->setWidget(tablePanel);
     addDockWidget(Qt::BottomDockWidgetArea, tableDock);
+    m_runPanel = new RunPanel(this);
+    auto* runDock = new QDockWidget(tr("Run"), this);
+    runDock->setObjectName("runDock");
+    runDock->setWidget(m_runPanel);
+    addDockWidget(Qt::RightDockWidgetArea, runDock);
+    tabifyDockWidget(runDock, detailsDock);
+    connect(m_runPanel, &RunPanel::runRequested, this,
+            [this] { startRun(m_runPanel->config(), m_runPanel->backend()); });
+    connect(m_runPanel, &RunPanel::stopRequested, this, &MainWindow::stopRun);
+    m_runTimer = new QTimer(this);
+    m_runTimer->setInterval(33); // records reach the view in batches, ~30 times a second
+    connect(m_runTimer, &QTimer::timeout, this, &MainWindow::runTick);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::highlightTableSelection);
@@ -169,6 +186,21 @@ void MainWindow::buildMenus() {
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
+    QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
+        if (!m_loaded) return;
+        QSettings settings;
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save trace"), QDir(settings.value("lastExportDir").toString()).filePath("run.json.gz"),
+            tr("Chrome trace JSON (*.json *.json.gz)"));
+        if (path.isEmpty()) return;
+        settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
+        const QString error = saveTrace(path);
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Save failed"), error);
+        else
+            statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    });
+    save->setShortcut(QKeySequence::Save);
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export Timeline"));
     exportMenu->addAction(tr("PNG…"), this, [this] { exportTimelineDialog("png", 1); });
@@ -252,6 +284,8 @@ void MainWindow::openEmbeddedSample() {
 }
 
 void MainWindow::startJob(TraceLoadJob* job) {
+    // A file opened during a run takes the view; the run goes on (Stop ends it) without showing.
+    m_runOwnsView = false;
     // One load at a time: a new one replaces the old, which is cancelled; the open trace stays.
     if (m_job) m_job->deleteLater();
     m_job = job;
@@ -291,19 +325,21 @@ void MainWindow::loadEnded() {
     if (m_job) m_job->deleteLater();
     m_job = nullptr;
     Q_EMIT loadFinished();
-    if (!m_screenshotPath.isEmpty()) {
-        const QString path = m_screenshotPath;
-        m_screenshotPath.clear();
-        QTimer::singleShot(100, this, [this, path] {
-            const bool ok = grab().save(path);
-            if (!ok) qWarning("could not save screenshot to %s", qPrintable(path));
-            QApplication::exit(ok ? 0 : 1);
-        });
-    }
+    screenshotIfAsked();
 }
 
-void MainWindow::showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name) {
-    m_loaded = std::move(loaded);
+void MainWindow::screenshotIfAsked() {
+    if (m_screenshotPath.isEmpty()) return;
+    const QString path = m_screenshotPath;
+    m_screenshotPath.clear();
+    QTimer::singleShot(100, this, [this, path] {
+        const bool ok = grab().save(path);
+        if (!ok) qWarning("could not save screenshot to %s", qPrintable(path));
+        QApplication::exit(ok ? 0 : 1);
+    });
+}
+
+void MainWindow::showHeader(const QString& name) {
     const TraceSummary& s = m_loaded->summary;
     QString devices;
     for (const DeviceSummary& d : s.devices)
@@ -320,6 +356,11 @@ void MainWindow::showTrace(std::shared_ptr<const LoadedTrace> loaded, const QStr
                           .arg(qs(formatDuration(s.spanNs)))
                           .arg(s.kernelCount)
                           .arg(qs(formatDuration(s.kernelNs)), devices, warnings));
+}
+
+void MainWindow::showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name) {
+    m_loaded = std::move(loaded);
+    showHeader(name);
     m_matches.clear();
     m_findBar->setCount(0, 0);
     m_details->setTrace(m_loaded->trace);
@@ -393,6 +434,106 @@ void MainWindow::showLongestInstance(const QModelIndex& index) {
         }
     }
     if (longest) m_timeline->selectEvent(*longest, true);
+}
+
+bool MainWindow::running() const {
+    return m_runActive;
+}
+
+void MainWindow::startRun(const kernels::RunConfig& config, const QString& backend) {
+    if (running()) return;
+    QString problem;
+    if (backend == "cuda")
+        problem = tr("There is no CUDA backend in this build: choose the CPU backend.");
+    else if (const std::string p = kernels::checkRunConfig(config); !p.empty())
+        problem = QString::fromStdString(p);
+    if (!problem.isEmpty()) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot run"), problem, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return;
+    }
+    m_run = std::make_unique<kernels::RunSession>(config);
+    m_runEvents.clear();
+    m_runShown = false;
+    m_runOwnsView = true;
+    m_runActive = true;
+    m_runStartMs = QDateTime::currentMSecsSinceEpoch();
+    m_run->start();
+    m_runTimer->start();
+    m_runPanel->setRunning(true);
+    const QString note = backend == "auto" ? tr("no CUDA device: using the CPU backend. ") : QString();
+    m_runPanel->setState(note + tr("Running on %n CPU worker(s)…", nullptr, int(m_run->workers())));
+}
+
+void MainWindow::stopRun() {
+    if (running()) {
+        m_run->stop(); // ends after the call under way; the timer sees the end
+        m_runPanel->setState(tr("Stopping after the call under way…"));
+    }
+}
+
+void MainWindow::runTick() {
+    if (!m_run) return;
+    const bool ended = m_run->finished(); // read before draining: nothing is queued after the end
+    std::vector<kernels::RunEvent> batch = m_run->takeEvents();
+    if (!batch.empty()) {
+        m_runEvents.insert(m_runEvents.end(), std::make_move_iterator(batch.begin()),
+                           std::make_move_iterator(batch.end()));
+        if (m_runOwnsView) showRunSnapshot();
+    }
+    const double seconds = std::max(0.001, (QDateTime::currentMSecsSinceEpoch() - m_runStartMs) / 1000.0);
+    const QString counts = tr("%1 records, %2 records/s, 0 dropped")
+                               .arg(m_runEvents.size())
+                               .arg(double(m_runEvents.size()) / seconds, 0, 'f', 0);
+    if (!ended) {
+        statusBar()->showMessage(tr("Running: %1").arg(counts));
+        return;
+    }
+    m_runTimer->stop();
+    m_runActive = false;
+    m_runPanel->setRunning(false);
+    const QString error = QString::fromStdString(m_run->error());
+    const QString how = !error.isEmpty()   ? tr("Run failed: %1").arg(error)
+                        : m_run->stopped() ? tr("Run stopped: %1").arg(counts)
+                                           : tr("Run finished: %1").arg(counts);
+    m_runPanel->setState(how);
+    statusBar()->showMessage(how);
+    if (!error.isEmpty() && m_screenshotPath.isEmpty()) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Run failed"), error, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    Q_EMIT runFinished();
+    screenshotIfAsked();
+}
+
+void MainWindow::showRunSnapshot() {
+    auto loaded = std::make_shared<LoadedTrace>();
+    loaded->trace = kernels::buildRunTrace(m_runEvents);
+    loaded->index = std::make_shared<const TimelineIndex>(*loaded->trace);
+    loaded->summary = summarize(*loaded->trace, 0);
+    if (!m_runShown) {
+        m_runShown = true;
+        showTrace(std::move(loaded), tr("CPU run"));
+        return;
+    }
+    // Later snapshots of the same run: what the user selected, folded and zoomed to stays.
+    m_loaded = std::move(loaded);
+    showHeader(tr("CPU run"));
+    m_timeline->updateTrace(m_loaded->trace, m_loaded->index);
+    m_details->updateTrace(m_loaded->trace, m_timeline->selected());
+    updateKernelTable();
+}
+
+QString MainWindow::saveTrace(const QString& path) {
+    if (!m_loaded) return tr("no trace is open");
+    try {
+        writeChromeTrace(*m_loaded->trace, path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
 }
 
 void MainWindow::runFind(const QString& text) {

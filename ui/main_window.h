@@ -17,10 +17,18 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QTimer;
+
+namespace attnscope::kernels {
+struct RunConfig;
+struct RunEvent;
+class RunSession;
+} // namespace attnscope::kernels
 
 namespace attnscope::ui {
 
 class DetailsPanel;
+class RunPanel;
 class FindBar;
 class KernelTableModel;
 class TimelineView;
@@ -35,6 +43,15 @@ public:
 
     void openFile(const QString& path);
     void openEmbeddedSample();
+    // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
+    // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.
+    // backend: "auto" or "cpu" ("cuda" is refused with a message until the CUDA backend exists).
+    void startRun(const kernels::RunConfig& config, const QString& backend = QStringLiteral("auto"));
+    void stopRun();
+    bool running() const;
+    RunPanel* runPanel() const { return m_runPanel; }
+    // Saves what is on show as Chrome trace JSON (gzipped for .gz). Empty on success, else the error.
+    QString saveTrace(const QString& path);
     // Saves a picture of the window to path once the current load ends, then quits.
     void screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
     // The trace on show (null before the first load), and whether a load is under way.
@@ -56,6 +73,8 @@ public:
 Q_SIGNALS:
     // A load ended: loaded, failed or cancelled.
     void loadFinished();
+    // A run ended: finished, stopped or failed.
+    void runFinished();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -66,7 +85,11 @@ private:
     void buildMenus();
     void startJob(TraceLoadJob* job);
     void showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name);
+    void showHeader(const QString& name); // what is in m_loaded, in a line or two
     void loadEnded();
+    void screenshotIfAsked();
+    void runTick();
+    void showRunSnapshot();
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void updateKernelTable();
@@ -95,6 +118,15 @@ private:
     QPushButton* m_cancel = nullptr;
     QMenu* m_recentMenu = nullptr;
     QString m_screenshotPath;
+
+    RunPanel* m_runPanel = nullptr;
+    std::unique_ptr<kernels::RunSession> m_run;
+    std::vector<kernels::RunEvent> m_runEvents;
+    QTimer* m_runTimer = nullptr;
+    qint64 m_runStartMs = 0;
+    bool m_runShown = false;    // the run's first snapshot is on show (later ones update it in place)
+    bool m_runOwnsView = false; // false once a file was opened during the run
+    bool m_runActive = false;   // from startRun until the window has taken the run's last records
 };
 
 } // namespace attnscope::ui

@@ -88,12 +88,35 @@ void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<
     m_back.clear();
     m_forward.clear();
     m_scrollY = 0;
+    m_showingAll = true;
     if (m_trace) m_viewport = TimeViewport(m_trace->startNs(), m_trace->endNs(), eventsWidth());
     relayout();
     m_paintPending = true;
     Q_EMIT selectionChanged();
     Q_EMIT rangeChanged();
     Q_EMIT viewportChanged();
+}
+
+void TimelineView::updateTrace(std::shared_ptr<const Trace> trace,
+                               std::shared_ptr<const TimelineIndex> index) {
+    if (!m_trace || !trace) {
+        setTrace(std::move(trace), std::move(index));
+        return;
+    }
+    const TimeViewport before = m_viewport;
+    m_trace = std::move(trace);
+    m_index = std::move(index);
+    m_renderer = std::make_unique<TimelineRenderer>(*m_trace);
+    if (m_selected && (m_selected->track.value >= m_trace->tracks().size() ||
+                       m_selected->index >= m_trace->track(m_selected->track).size())) {
+        m_selected.reset();
+        m_links.clear();
+    } else if (m_selected) {
+        m_links = linksOf(*m_trace, *m_selected);
+    }
+    m_viewport = TimeViewport(m_trace->startNs(), m_trace->endNs(), eventsWidth());
+    if (!m_showingAll) m_viewport.fit(before.start(), before.end(), 0);
+    relayout();
 }
 
 TimelineScene TimelineView::scene() const {
@@ -156,6 +179,7 @@ void TimelineView::setViewport(TimeNs from, TimeNs to) {
 
 void TimelineView::noteNavigation(bool discrete) {
     if (!m_trace) return;
+    m_showingAll = false;
     if (discrete || m_lastNavigation.elapsed() > 600) {
         if (m_back.empty() || !(m_back.back().viewport == m_viewport) || m_back.back().scrollY != m_scrollY)
             m_back.push_back({m_viewport, m_scrollY});
@@ -188,6 +212,7 @@ void TimelineView::fitAll() {
     if (!m_trace) return;
     noteNavigation(true);
     m_viewport.fitAll();
+    m_showingAll = true;
     navigated();
 }
 
@@ -215,6 +240,7 @@ bool TimelineView::forward() {
 
 bool TimelineView::stepHistory(std::vector<HistoryEntry>& from, std::vector<HistoryEntry>& to) {
     if (from.empty()) return false;
+    m_showingAll = false;
     to.push_back({m_viewport, m_scrollY});
     m_viewport = from.back().viewport;
     m_viewport.setWidth(eventsWidth());

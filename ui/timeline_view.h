@@ -30,6 +30,9 @@ public:
     ~TimelineView() override;
 
     void setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index);
+    // A newer snapshot of the same growing trace (a live run): selection, range, folded groups and
+    // the view are kept; a view that showed everything keeps showing everything.
+    void updateTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index);
     const Trace* trace() const { return m_trace.get(); }
 
     const TimeViewport& viewport() const { return m_viewport; }
@@ -119,6 +122,7 @@ private:
     QElapsedTimer m_lastNavigation;
     bool m_paintPending = false;
     bool m_legend = true;
+    bool m_showingAll = true; // fit to the whole trace and not navigated since
     QImage m_frame;
 
     enum class Drag { None, PanOrClick, Panning, Range };

@@ -67,7 +67,7 @@ void click(QWidget* target, QPoint at) {
 }
 
 // The GPU kernels of a trace, in start order.
-std::vector<EventRef> kernels(const Trace& t) {
+std::vector<EventRef> gpuKernels(const Trace& t) {
     std::vector<EventRef> out;
     for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti)
         for (std::uint32_t i = 0; i < t.tracks()[ti].size(); ++i)
@@ -86,7 +86,7 @@ TEST(TimelineView, PaintsEachKernelInItsColourWhereItIs) {
     ASSERT_TRUE(waitForTrace(win.w));
     const Trace& t = win.trace();
     const QImage image = win.frame();
-    const auto all = kernels(t);
+    const auto all = gpuKernels(t);
     ASSERT_EQ(all.size(), 24u);
     for (const EventRef& e : all) {
         const auto r = win.view().eventRect(e);
@@ -157,7 +157,7 @@ TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
     Window win;
     ASSERT_TRUE(waitForTrace(win.w));
     const Trace& t = win.trace();
-    const EventRef gemm = kernels(t).front();
+    const EventRef gemm = gpuKernels(t).front();
     ASSERT_NE(nameOf(t, gemm).find("xmma_gemm"), std::string::npos);
     click(&win.view(), win.view().eventRect(gemm)->center());
     ASSERT_EQ(win.view().selected(), gemm);
@@ -188,7 +188,7 @@ TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
 TEST(TimelineView, ClickingAHeaderCollapsesItsTracks) {
     Window win;
     ASSERT_TRUE(waitForTrace(win.w));
-    const EventRef gemm = kernels(win.trace()).front();
+    const EventRef gemm = gpuKernels(win.trace()).front();
     ASSERT_TRUE(win.view().eventRect(gemm));
     const int headerY = win.view().style().rulerHeight + 4; // the first row: the GPU's header
     click(&win.view(), QPoint(20, headerY));
@@ -203,7 +203,7 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
     ASSERT_TRUE(waitForTrace(win.w));
     TimelineView& v = win.view();
     const Trace& t = win.trace();
-    const auto all = kernels(t);
+    const auto all = gpuKernels(t);
     // From just before the first kernel to the middle of the third.
     const QRect first = *v.eventRect(all[0]), third = *v.eventRect(all[2]);
     drag(&v, QPoint(first.left() - 2, 200), QPoint(third.center().x(), 200), Qt::ShiftModifier);
@@ -252,7 +252,7 @@ TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
     win.view().selectEvent(std::nullopt);
     win.view().fitAll();
     const QImage image = win.frame();
-    for (const EventRef& e : kernels(win.trace())) {
+    for (const EventRef& e : gpuKernels(win.trace())) {
         const QRect r = *win.view().eventRect(e);
         const QRgb normal = win.view().renderer()->colors().color(win.trace().track(e.track).events, e.index);
         const bool match = nameOf(win.trace(), e).find("SoftMax") != std::string::npos;
@@ -272,7 +272,7 @@ TEST(TimelineView, SelectingATableRowHighlightsThatKernel) {
     const QString name = table->model()->index(0, KernelTableModel::Name).data().toString();
     const QImage image = win.frame();
     int kept = 0, faded = 0;
-    for (const EventRef& e : kernels(win.trace())) {
+    for (const EventRef& e : gpuKernels(win.trace())) {
         const QRect r = *win.view().eventRect(e);
         const QRgb normal = win.view().renderer()->colors().color(win.trace().track(e.track).events, e.index);
         const bool same = image.pixel(r.left() + 1, r.center().y()) == normal;
@@ -295,7 +295,7 @@ TEST(TimelineView, ActivatingATableRowShowsThatKernelsLongestInstance) {
     const Trace& t = win.trace();
     EXPECT_NE(nameOf(t, *e).find("SoftMax"), std::string::npos);
     TimeNs longest = 0;
-    for (const EventRef& k : kernels(t))
+    for (const EventRef& k : gpuKernels(t))
         if (t.track(k.track).events.name[k.index] == t.track(e->track).events.name[e->index])
             longest = std::max(longest, t.track(k.track).events.duration[k.index]);
     EXPECT_EQ(t.track(e->track).events.duration[e->index], longest);
@@ -311,7 +311,7 @@ TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
       {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 10, "dur": 1}]})");
     Window win(path.path("t.json"));
     ASSERT_TRUE(waitForTrace(win.w));
-    const EventRef e = kernels(win.trace()).front();
+    const EventRef e = gpuKernels(win.trace()).front();
     const QPoint at = win.view().eventRect(e)->center();
     QHelpEvent help(QEvent::ToolTip, at, win.view().mapToGlobal(at));
     QApplication::sendEvent(&win.view(), &help);
@@ -362,7 +362,7 @@ TEST(TimelineView, FollowsADarkPalette) {
     dark.setColor(QPalette::Text, Qt::white);
     dark.setColor(QPalette::AlternateBase, QColor(55, 55, 55));
     win.view().setPalette(dark);
-    const auto all = kernels(win.trace());
+    const auto all = gpuKernels(win.trace());
     const Track& gpu = win.trace().track(all[0].track);
     win.view().setViewport(gpu.events.start[all[0].index],
                            gpu.end(all[1].index)); // the gap between them shows

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+#include "run_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace attnscope::ui {
+
+namespace {
+
+QSpinBox* spin(QWidget* parent, int lo, int hi) {
+    auto* s = new QSpinBox(parent);
+    s->setRange(lo, hi);
+    return s;
+}
+
+} // namespace
+
+RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    m_backend = new QComboBox(this);
+    m_backend->addItem(tr("auto (CPU without a GPU)"), "auto");
+    m_backend->addItem(tr("CPU"), "cpu");
+    m_backend->addItem(tr("CUDA (not in this build)"), "cuda");
+    form->addRow(tr("Backend"), m_backend);
+    auto* impls = new QHBoxLayout;
+    m_naive = new QCheckBox(tr("naive"), this);
+    m_flash = new QCheckBox(tr("flash"), this);
+    impls->addWidget(m_naive);
+    impls->addWidget(m_flash);
+    impls->addStretch();
+    form->addRow(tr("Implementations"), impls);
+    m_batch = spin(this, 1, 4096);
+    m_heads = spin(this, 1, 4096);
+    m_seq = spin(this, 1, 1 << 20);
+    m_dim = spin(this, 1, 1024);
+    form->addRow(tr("Batch"), m_batch);
+    form->addRow(tr("Heads"), m_heads);
+    form->addRow(tr("Sequence length"), m_seq);
+    form->addRow(tr("Head dim"), m_dim);
+    m_dtype = new QComboBox(this);
+    for (const char* d : {"fp32", "fp16", "bf16"})
+        m_dtype->addItem(QString::fromLatin1(d));
+    form->addRow(tr("Dtype"), m_dtype);
+    m_causal = new QCheckBox(tr("causal mask"), this);
+    form->addRow(QString(), m_causal);
+    m_warmup = spin(this, 0, 10000);
+    m_iters = spin(this, 1, 10000);
+    form->addRow(tr("Warm-up calls"), m_warmup);
+    form->addRow(tr("Measured calls"), m_iters);
+    layout->addLayout(form);
+    auto* buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("Run"), this);
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setEnabled(false);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_stop);
+    layout->addLayout(buttons);
+    m_state = new QLabel(this);
+    m_state->setWordWrap(true);
+    m_state->setTextFormat(Qt::PlainText);
+    layout->addWidget(m_state);
+    layout->addStretch();
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        save();
+        Q_EMIT runRequested();
+    });
+    connect(m_stop, &QPushButton::clicked, this, &RunPanel::stopRequested);
+
+    // The last settings, else the defaults (B=1, H=8, N=2048, D=64, fp32, naive and flash).
+    kernels::RunConfig c;
+    QSettings s;
+    c.shape.batch = s.value("run/batch", c.shape.batch).toInt();
+    c.shape.heads = s.value("run/heads", c.shape.heads).toInt();
+    c.shape.seq = s.value("run/seq", c.shape.seq).toInt();
+    c.shape.dim = s.value("run/dim", c.shape.dim).toInt();
+    c.shape.causal = s.value("run/causal", c.shape.causal).toBool();
+    c.warmup = s.value("run/warmup", c.warmup).toInt();
+    c.iters = s.value("run/iters", c.iters).toInt();
+    const QString dtype = s.value("run/dtype", "fp32").toString();
+    c.shape.dtype = dtype == "fp16"   ? kernels::DType::F16
+                    : dtype == "bf16" ? kernels::DType::BF16
+                                      : kernels::DType::F32;
+    c.impls.clear();
+    for (const QString& i : s.value("run/impls", QStringList{"naive", "flash"}).toStringList())
+        c.impls.push_back(i.toStdString());
+    setConfig(c);
+}
+
+kernels::RunConfig RunPanel::config() const {
+    kernels::RunConfig c;
+    c.impls.clear();
+    if (m_naive->isChecked()) c.impls.push_back("naive");
+    if (m_flash->isChecked()) c.impls.push_back("flash");
+    c.shape.batch = m_batch->value();
+    c.shape.heads = m_heads->value();
+    c.shape.seq = m_seq->value();
+    c.shape.dim = m_dim->value();
+    c.shape.causal = m_causal->isChecked();
+    const QString dtype = m_dtype->currentText();
+    c.shape.dtype = dtype == "fp16"   ? kernels::DType::F16
+                    : dtype == "bf16" ? kernels::DType::BF16
+                                      : kernels::DType::F32;
+    c.warmup = m_warmup->value();
+    c.iters = m_iters->value();
+    return c;
+}
+
+void RunPanel::setConfig(const kernels::RunConfig& c) {
+    m_naive->setChecked(std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end());
+    m_flash->setChecked(std::find(c.impls.begin(), c.impls.end(), "flash") != c.impls.end());
+    m_batch->setValue(c.shape.batch);
+    m_heads->setValue(c.shape.heads);
+    m_seq->setValue(c.shape.seq);
+    m_dim->setValue(c.shape.dim);
+    m_causal->setChecked(c.shape.causal);
+    m_dtype->setCurrentText(QString::fromLatin1(kernels::dtypeName(c.shape.dtype).data(),
+                                                qsizetype(kernels::dtypeName(c.shape.dtype).size())));
+    m_warmup->setValue(c.warmup);
+    m_iters->setValue(c.iters);
+}
+
+QString RunPanel::backend() const {
+    return m_backend->currentData().toString();
+}
+
+void RunPanel::setRunning(bool running) {
+    m_run->setEnabled(!running);
+    m_stop->setEnabled(running);
+}
+
+void RunPanel::setState(const QString& text) {
+    m_state->setText(text);
+}
+
+void RunPanel::save() const {
+    const kernels::RunConfig c = config();
+    QSettings s;
+    s.setValue("run/batch", c.shape.batch);
+    s.setValue("run/heads", c.shape.heads);
+    s.setValue("run/seq", c.shape.seq);
+    s.setValue("run/dim", c.shape.dim);
+    s.setValue("run/causal", c.shape.causal);
+    s.setValue("run/warmup", c.warmup);
+    s.setValue("run/iters", c.iters);
+    s.setValue("run/dtype", m_dtype->currentText());
+    QStringList impls;
+    for (const std::string& i : c.impls)
+        impls << QString::fromStdString(i);
+    s.setValue("run/impls", impls);
+}
+
+} // namespace attnscope::ui

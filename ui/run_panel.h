@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// moc (Qt 6.4) stops at C++20 standard headers it follows through this one; it needs none of them.
+#ifndef Q_MOC_RUN
+#include "kernels/run_session.h"
+#endif
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace attnscope::ui {
+
+// The Run panel: backend, implementations, shape, dtype, causal, warm-up and measured calls, and
+// Run / Stop. The window runs what it asks for; the last settings are kept (QSettings).
+class RunPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunPanel(QWidget* parent = nullptr);
+
+    kernels::RunConfig config() const;
+    void setConfig(const kernels::RunConfig& config);
+    QString backend() const; // "auto", "cpu", "cuda"
+    void setRunning(bool running);
+    void setState(const QString& text);
+
+Q_SIGNALS:
+    void runRequested();
+    void stopRequested();
+
+private:
+    void save() const;
+
+    QComboBox* m_backend = nullptr;
+    QCheckBox* m_naive = nullptr;
+    QCheckBox* m_flash = nullptr;
+    QSpinBox* m_batch = nullptr;
+    QSpinBox* m_heads = nullptr;
+    QSpinBox* m_seq = nullptr;
+    QSpinBox* m_dim = nullptr;
+    QComboBox* m_dtype = nullptr;
+    QCheckBox* m_causal = nullptr;
+    QSpinBox* m_warmup = nullptr;
+    QSpinBox* m_iters = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_stop = nullptr;
+    QLabel* m_state = nullptr;
+};
+
+} // namespace attnscope::ui
