@@ -234,11 +234,7 @@ int run(int argc, char** argv) {
     }
 
     RunSession session(config);
-    const AttentionShape& s = config.shape;
-    std::printf(
-        "attnscope run: CPU backend, %u workers · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n",
-        session.workers(), s.batch, s.heads, s.seq, s.dim, std::string(dtypeName(s.dtype)).c_str(),
-        s.causal ? " causal" : "", config.warmup, config.iters);
+    std::printf("%s", runHeadline(config, session.workers()).c_str());
     std::fflush(stdout);
     session.start();
     session.wait();
@@ -249,28 +245,7 @@ int run(int argc, char** argv) {
     const std::vector<RunEvent> events = session.takeEvents();
     const std::vector<ImplStats> stats = runStats(config, events);
 
-    std::printf("\n%-8s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
-    const char* roles[] = {"qk_gemm", "softmax", "pv_gemm", "fused_attention"};
-    for (const char* r : roles)
-        std::printf(" %16s", r);
-    std::printf("\n");
-    for (const ImplStats& st : stats) {
-        const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
-        std::printf("%-8s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi,
-                    st.gflops());
-        for (const char* r : roles) {
-            auto it =
-                std::find_if(st.roleMs.begin(), st.roleMs.end(), [&](const auto& p) { return p.first == r; });
-            if (it == st.roleMs.end())
-                std::printf(" %16s", "-");
-            else
-                std::printf(" %13.3f ms", it->second);
-        }
-        std::printf("\n");
-    }
-    if (stats.size() == 2 && stats[0].meanMs() > 0 && stats[1].meanMs() > 0)
-        std::printf("\n%s / %s time: %.2fx\n", stats[1].impl.c_str(), stats[0].impl.c_str(),
-                    stats[1].meanMs() / stats[0].meanMs());
+    std::printf("%s", formatRunStats(stats).c_str());
     if (!out.empty()) {
         try {
             const auto trace = buildRunTrace(events);

@@ -251,4 +251,49 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
     return out;
 }
 
+std::string runHeadline(const RunConfig& config, unsigned workers) {
+    const AttentionShape& s = config.shape;
+    char line[256];
+    std::snprintf(
+        line, sizeof line,
+        "attnscope run: CPU backend, %u workers · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n",
+        workers, s.batch, s.heads, s.seq, s.dim, std::string(dtypeName(s.dtype)).c_str(),
+        s.causal ? " causal" : "", config.warmup, config.iters);
+    return line;
+}
+
+std::string formatRunStats(const std::vector<ImplStats>& stats) {
+    std::string out;
+    char cell[128];
+    auto add = [&](const char* format, auto... values) {
+        std::snprintf(cell, sizeof cell, format, values...);
+        out += cell;
+    };
+    add("\n%-8s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
+    for (WorkloadRole role : kRoles)
+        add(" %16s", std::string(roleName(role)).c_str());
+    out += '\n';
+    for (const ImplStats& st : stats) {
+        if (st.callMs.empty()) {
+            add("%-8s %12s\n", st.impl.c_str(), "no measured call (stopped)");
+            continue;
+        }
+        const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
+        add("%-8s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi, st.gflops());
+        for (WorkloadRole role : kRoles) {
+            auto it = std::find_if(st.roleMs.begin(), st.roleMs.end(),
+                                   [&](const auto& p) { return p.first == roleName(role); });
+            if (it == st.roleMs.end())
+                add(" %16s", "-");
+            else
+                add(" %13.3f ms", it->second);
+        }
+        out += '\n';
+    }
+    if (stats.size() == 2 && stats[0].meanMs() > 0 && stats[1].meanMs() > 0)
+        add("\n%s / %s time: %.2fx\n", stats[1].impl.c_str(), stats[0].impl.c_str(),
+            stats[1].meanMs() / stats[0].meanMs());
+    return out;
+}
+
 } // namespace attnscope::kernels

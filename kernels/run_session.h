@@ -96,4 +96,9 @@ struct ImplStats {
 };
 std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEvent>& events);
 
+// What `attnscope run` prints: a line saying what runs, then a table per implementation (mean and
+// spread per call, GFLOP/s, time per role) and how the two compare.
+std::string runHeadline(const RunConfig& config, unsigned workers);
+std::string formatRunStats(const std::vector<ImplStats>& stats);
+
 } // namespace attnscope::kernels

@@ -6,19 +6,19 @@
 #include "timeline_export.h"
 #include "timeline_view.h"
 
+#include "kernels/run_session.h"
+
 #include "core/summary.h"
 #include "core/trace_loader.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QGuiApplication>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,36 +32,40 @@ bool haveDisplay() {
     return (x && *x) || (wayland && *wayland);
 }
 
-// With no display there is no window to open; say so, and print what the window would show.
+// With no display there is no window to open; say so, and print what the window would show: the
+// traces' summaries, or with no file the default CPU run's table.
 int summaryWithoutDisplay(const std::vector<std::string>& files) {
     using namespace attnscope;
-    std::fprintf(stderr,
-                 "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing the summary the "
-                 "window would show. Use xvfb-run or a desktop session for the window.\n");
+    std::fprintf(stderr, "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
+                         "window would show. Use xvfb-run or a desktop session for the window.\n");
+    if (files.empty()) {
+        std::fprintf(stderr, "attnscope: no CUDA device: using the CPU backend\n");
+        const kernels::RunConfig config;
+        kernels::RunSession session(config);
+        std::printf("%s", kernels::runHeadline(config, session.workers()).c_str());
+        std::fflush(stdout);
+        session.start();
+        session.wait();
+        if (!session.error().empty()) {
+            std::fprintf(stderr, "attnscope: %s\n", session.error().c_str());
+            return 1;
+        }
+        std::printf("%s", kernels::formatRunStats(kernels::runStats(config, session.takeEvents())).c_str());
+        return 0;
+    }
     std::vector<SummaryResult> results;
     int rc = 0;
-    auto add = [&](const std::string& path, const std::function<std::shared_ptr<const Trace>()>& load) {
+    for (const std::string& path : files) {
         SummaryResult r;
         r.path = path;
         try {
-            r.summary = summarize(*load(), 20);
+            r.summary = summarize(*loadTraceFile(path), 20);
         } catch (const std::exception& e) {
             r.error = e.what();
             rc = 1;
         }
         results.push_back(std::move(r));
-    };
-    if (files.empty()) {
-        QFile sample(":/samples/attention_sample.json");
-        sample.open(QIODevice::ReadOnly);
-        const QByteArray bytes = sample.readAll();
-        add("attention_sample.json (embedded)", [&] {
-            auto source = openMemorySource(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-            return readJsonTrace(*source, "attention_sample.json (embedded)");
-        });
     }
-    for (const std::string& f : files)
-        add(f, [&] { return loadTraceFile(f); });
     const std::string out = formatSummaries(results, SummaryFormat::Text);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return rc;
