@@ -15,7 +15,7 @@ build: deps
 	@cmake --preset dev >/dev/null
 	@cmake --build --preset dev -j $(JOBS)
 
-# Builds and starts build/attnscope on its embedded sample trace.
+# Builds and starts build/attnscope, which opens on a live CPU run of naive vs flash attention.
 run: build
 	./build/attnscope
 
