@@ -35,12 +35,12 @@ bench: deps
 	./build/release/bench/attnscope_bench_attention_cpu
 	tests/bench/first_paint.sh $(BENCH_MB)
 
-# The core and reader tests, and the widget tests (the timeline writes pixels itself), under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# The core and reader tests, the CPU kernels and run session, and the widget tests (the timeline
+# writes pixels itself), under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan-test: deps
 	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests
-	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRole|Demangle|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel)\.'
+	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests attnscope_kernels_tests
+	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRole|Demangle|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel)\.'
 
 # Runs the reader's libFuzzer target for FUZZ_SECONDS, seeded from tests/fuzz/corpus and the real
 # traces in ../shared/fixtures/traces when present (clang-14). New inputs go to build/fuzz/corpus-json.
