@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+#include "cupti_records.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnscope::kernels {
+
+namespace {
+
+std::string jsonString(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+            continue;
+        }
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string triple(int x, int y, int z) {
+    return "[" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + "]";
+}
+
+const char* memcpyKind(std::uint8_t kind) {
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+        return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+        return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+        return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+        return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+        return "PtoP";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+        return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+        return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+        return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+        return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+        return "DtoA";
+    default:
+        return "Unknown";
+    }
+}
+
+const char* memoryKind(std::uint32_t kind) {
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+        return "Pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+        return "Pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+        return "Device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+        return "Array";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+        return "Managed";
+    default:
+        return "Unknown";
+    }
+}
+
+const char* syncType(CUpti_ActivitySynchronizationType type) {
+    switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+        return "Event Sync";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+        return "Stream Wait Event";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+        return "Stream Sync";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+        return "Context Sync";
+    default:
+        return "Unknown Sync";
+    }
+}
+
+int roundUp(int value, int unit) {
+    return unit > 0 ? (value + unit - 1) / unit * unit : value;
+}
+
+} // namespace
+
+double theoreticalOccupancy(const DeviceLimits& l, int blockThreads, int registersPerThread,
+                            int sharedMemoryPerBlock) {
+    if (blockThreads <= 0 || l.warpSize <= 0 || l.maxThreadsPerSm <= 0) return 0;
+    const int maxWarps = l.maxThreadsPerSm / l.warpSize;
+    const int warpsPerBlock = (blockThreads + l.warpSize - 1) / l.warpSize;
+    int blocks = std::min(l.maxBlocksPerSm, maxWarps / warpsPerBlock);
+    if (registersPerThread > 0) {
+        const int registersPerWarp = roundUp(registersPerThread * l.warpSize, l.registerAllocationUnit);
+        blocks = std::min(blocks, (l.registersPerSm / registersPerWarp) / warpsPerBlock);
+    }
+    if (sharedMemoryPerBlock > 0) blocks = std::min(blocks, l.sharedMemoryPerSm / sharedMemoryPerBlock);
+    return std::max(0, blocks) * warpsPerBlock / double(maxWarps);
+}
+
+bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, const CallbackNames& names,
+                     GpuRecord& out) {
+    switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        out = {};
+        out.kind = GpuRecord::Kind::Kernel;
+        out.category = "kernel";
+        out.name = k->name ? k->name : "(unnamed kernel)";
+        out.startNs = k->start;
+        out.endNs = k->end;
+        out.device = k->deviceId;
+        out.stream = k->streamId;
+        out.correlation = k->correlationId;
+        const int threads = k->blockX * k->blockY * k->blockZ;
+        const int shared = k->staticSharedMemory + k->dynamicSharedMemory;
+        char occupancy[32];
+        std::snprintf(occupancy, sizeof occupancy, "%.2f",
+                      100 * theoreticalOccupancy(limits, threads, k->registersPerThread, shared));
+        out.args = {{"device", std::to_string(k->deviceId)},
+                    {"stream", std::to_string(k->streamId)},
+                    {"correlation", std::to_string(k->correlationId)},
+                    {"registers per thread", std::to_string(k->registersPerThread)},
+                    {"shared memory", std::to_string(shared)},
+                    {"grid", triple(k->gridX, k->gridY, k->gridZ)},
+                    {"block", triple(k->blockX, k->blockY, k->blockZ)},
+                    {"theoretical occupancy %", occupancy}};
+        return true;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        out = {};
+        out.kind = GpuRecord::Kind::Memcpy;
+        out.category = "gpu_memcpy";
+        out.name = std::string("Memcpy ") + memcpyKind(m->copyKind) + " (" + memoryKind(m->srcKind) + " -> " +
+                   memoryKind(m->dstKind) + ")";
+        out.startNs = m->start;
+        out.endNs = m->end;
+        out.device = m->deviceId;
+        out.stream = m->streamId;
+        out.correlation = m->correlationId;
+        out.args = {{"device", std::to_string(m->deviceId)},
+                    {"stream", std::to_string(m->streamId)},
+                    {"correlation", std::to_string(m->correlationId)},
+                    {"bytes", std::to_string(m->bytes)}};
+        return true;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        out = {};
+        out.kind = GpuRecord::Kind::Memset;
+        out.category = "gpu_memset";
+        out.name = std::string("Memset (") + memoryKind(m->memoryKind) + ")";
+        out.startNs = m->start;
+        out.endNs = m->end;
+        out.device = m->deviceId;
+        out.stream = m->streamId;
+        out.correlation = m->correlationId;
+        out.args = {{"device", std::to_string(m->deviceId)},
+                    {"stream", std::to_string(m->streamId)},
+                    {"correlation", std::to_string(m->correlationId)},
+                    {"bytes", std::to_string(m->bytes)},
+                    {"value", std::to_string(m->value)}};
+        return true;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+        out = {};
+        out.kind = driver ? GpuRecord::Kind::Driver : GpuRecord::Kind::Runtime;
+        out.category = driver ? "cuda_driver" : "cuda_runtime";
+        out.name = names ? names(driver, a->cbid) : std::string();
+        if (out.name.empty()) out.name = (driver ? "driver API " : "runtime API ") + std::to_string(a->cbid);
+        out.startNs = a->start;
+        out.endNs = a->end;
+        out.correlation = a->correlationId;
+        out.processId = a->processId;
+        out.threadId = a->threadId;
+        out.args = {{"cbid", std::to_string(a->cbid)}, {"correlation", std::to_string(a->correlationId)}};
+        if (a->returnValue) out.args.emplace_back("return", std::to_string(a->returnValue));
+        return true;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+        out = {};
+        out.kind = GpuRecord::Kind::Synchronization;
+        out.category = "cuda_sync";
+        out.name = syncType(s->type);
+        out.startNs = s->start;
+        out.endNs = s->end;
+        out.stream = s->streamId;
+        out.correlation = s->correlationId;
+        out.args = {{"correlation", std::to_string(s->correlationId)},
+                    {"stream", std::to_string(s->streamId)}};
+        return true;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+        out = {};
+        out.kind = GpuRecord::Kind::Marker;
+        out.category = "user_annotation";
+        out.name = m->name ? m->name : "";
+        out.startNs = out.endNs = m->timestamp;
+        out.markerId = m->id;
+        out.markerStart = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
+        out.markerEnd = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0;
+        if (m->domain) out.args = {{"domain", jsonString(m->domain)}};
+        return true;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+        const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
+        out = {};
+        out.kind = GpuRecord::Kind::Overhead;
+        out.category = "overhead";
+        out.name = "CUPTI overhead";
+        out.startNs = o->start;
+        out.endNs = o->end;
+        out.args = {{"overhead kind", std::to_string(int(o->overheadKind))}};
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+} // namespace attnscope::kernels
