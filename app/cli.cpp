@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
 
+#include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
 
 #include "core/chrome_writer.h"
@@ -218,16 +219,18 @@ int run(int argc, char** argv) {
             return kUsage;
         }
     }
-    if (backend == "cuda") {
-        // TODO(issue 4): the CUDA backend plugin; until it exists, no build has a CUDA backend.
-        std::fprintf(stderr, "run: no CUDA backend in this build: use --backend cpu\n");
-        return kFileError;
-    }
-    if (backend != "auto" && backend != "cpu") {
+    if (backend != "auto" && backend != "cpu" && backend != "cuda") {
         std::fprintf(stderr, "run: --backend is cpu, cuda or auto, got '%s'\n", backend.c_str());
         return kUsage;
     }
-    if (backend == "auto") std::fprintf(stderr, "run: no CUDA device: using the CPU backend\n");
+    if (backend != "cpu") {
+        const CudaAvailability cuda = probeCuda();
+        if (backend == "cuda" && !cuda.runnable) {
+            std::fprintf(stderr, "run: %s\n", cuda.message.c_str());
+            return kFileError;
+        }
+        if (!cuda.runnable) std::fprintf(stderr, "run: %s: using the CPU backend\n", cuda.message.c_str());
+    }
     if (const std::string problem = checkRunConfig(config); !problem.empty()) {
         std::fprintf(stderr, "run: %s\n", problem.c_str());
         return kUsage;

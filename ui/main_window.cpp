@@ -8,6 +8,7 @@
 #include "timeline_export.h"
 #include "timeline_view.h"
 
+#include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
 
 #include "core/atomic_file.h"
@@ -442,11 +443,15 @@ bool MainWindow::running() const {
 
 void MainWindow::startRun(const kernels::RunConfig& config, const QString& backend) {
     if (running()) return;
-    QString problem;
-    if (backend == "cuda")
-        problem = tr("There is no CUDA backend in this build: choose the CPU backend.");
-    else if (const std::string p = kernels::checkRunConfig(config); !p.empty())
-        problem = QString::fromStdString(p);
+    QString problem, note;
+    if (backend != "cpu") {
+        const kernels::CudaAvailability cuda = kernels::probeCuda();
+        if (backend == "cuda" && !cuda.runnable)
+            problem = QString::fromStdString(cuda.message) + tr(". Choose the CPU backend.");
+        else if (!cuda.runnable)
+            note = QString::fromStdString(cuda.message) + tr(": using the CPU backend. ");
+    }
+    if (problem.isEmpty()) problem = QString::fromStdString(kernels::checkRunConfig(config));
     if (!problem.isEmpty()) {
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot run"), problem, QMessageBox::Ok, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
@@ -462,8 +467,7 @@ void MainWindow::startRun(const kernels::RunConfig& config, const QString& backe
     m_run->start();
     m_runTimer->start();
     m_runPanel->setRunning(true);
-    const QString note = backend == "auto" ? tr("no CUDA device: using the CPU backend. ") : QString();
-    m_runPanel->setState(note + tr("Running on %n CPU worker(s)…", nullptr, int(m_run->workers())));
+    m_runPanel->setState(note + tr("Running on %1 CPU workers…").arg(m_run->workers()));
 }
 
 void MainWindow::stopRun() {

@@ -31,7 +31,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_backend = new QComboBox(this);
     m_backend->addItem(tr("auto (CPU without a GPU)"), "auto");
     m_backend->addItem(tr("CPU"), "cpu");
-    m_backend->addItem(tr("CUDA (not in this build)"), "cuda");
+    m_backend->addItem(tr("CUDA"), "cuda");
     form->addRow(tr("Backend"), m_backend);
     auto* impls = new QHBoxLayout;
     m_naive = new QCheckBox(tr("naive"), this);

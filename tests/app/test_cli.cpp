@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -150,7 +151,7 @@ TEST(Cli, RunPrintsATableAndSavesATrace) {
         run("run --heads 2 --seq 64 --dim 32 --warmup 0 --iters 2 --threads 2 -o " + dir.path("run.json.gz"),
             true);
     ASSERT_EQ(r.exitCode, 0) << r.out;
-    EXPECT_NE(r.out.find("no CUDA device: using the CPU backend"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(": using the CPU backend"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos);
     EXPECT_NE(r.out.find("\nnaive "), std::string::npos);
     EXPECT_NE(r.out.find("\nflash "), std::string::npos);
@@ -165,11 +166,27 @@ TEST(Cli, RunPrintsATableAndSavesATrace) {
 TEST(Cli, RunRefusesWhatItCannotDo) {
     const CliRun cuda = run("run --backend cuda --seq 16", true);
     EXPECT_EQ(cuda.exitCode, 1);
-    EXPECT_NE(cuda.out.find("no CUDA backend"), std::string::npos) << cuda.out;
+    // One line: the plugin's probe without a driver, or a build without the plugin.
+    EXPECT_EQ(cuda.out.rfind("run: no CUDA", 0), 0u) << cuda.out;
+    EXPECT_EQ(std::count(cuda.out.begin(), cuda.out.end(), '\n'), 1) << cuda.out;
     EXPECT_EQ(run("run --impl fancy --seq 16").exitCode, 2);
     EXPECT_EQ(run("run --seq 0").exitCode, 2);
     EXPECT_EQ(run("run --dtype fp8").exitCode, 2);
     const CliRun huge = run("run --batch 64 --heads 64 --seq 1048576 --dim 128", true);
     EXPECT_EQ(huge.exitCode, 2);
     EXPECT_NE(huge.out.find("out of memory at this shape"), std::string::npos) << huge.out;
+}
+
+TEST(Cli, TheProgramLinksNoCudaLibrary) {
+    // It must start where no NVIDIA driver or CUDA library is installed: CUDA lives in a plugin.
+    FILE* p = popen((std::string("ldd ") + ATTNSCOPE_BINARY).c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string libs;
+    std::array<char, 4096> buf;
+    while (std::size_t n = fread(buf.data(), 1, buf.size(), p))
+        libs.append(buf.data(), n);
+    pclose(p);
+    ASSERT_NE(libs.find("libc.so"), std::string::npos) << libs;
+    for (const char* lib : {"libcuda.", "libcudart", "libcublas", "libcupti", "libQt6"})
+        EXPECT_EQ(libs.find(lib), std::string::npos) << lib << " in\n" << libs;
 }
