@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "attention.h"
 
+#include <chrono>
 #include <cmath>
 
 namespace attnscope::kernels {
@@ -54,6 +55,12 @@ KernelCost kernelCost(const AttentionShape& s, WorkloadRole role) {
     default:
         return {4 * bh * n * n * d * causal, 4 * tensor};
     }
+}
+
+std::int64_t steadyClockNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 } // namespace attnscope::kernels

@@ -40,4 +40,7 @@ struct KernelCost {
 };
 KernelCost kernelCost(const AttentionShape& shape, WorkloadRole role);
 
+// The clock CPU kernels and runs are timed with (steady, in ns).
+std::int64_t steadyClockNs();
+
 } // namespace attnscope::kernels

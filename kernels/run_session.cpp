@@ -7,7 +7,6 @@
 #include "core/trace_builder.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -16,12 +15,6 @@
 namespace attnscope::kernels {
 
 namespace {
-
-std::int64_t steadyNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 std::string jsonNumber(double v) {
     char buf[64];
@@ -117,7 +110,7 @@ std::vector<RunEvent> RunSession::takeEvents() {
 void RunSession::run() {
     const AttentionShape& s = m_config.shape;
     WorkerPool pool(m_workers);
-    const std::int64_t origin = steadyNs();
+    const std::int64_t origin = steadyClockNs();
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::vector<float> q(s.elements()), k(s.elements()), v(s.elements()), o(s.elements());
@@ -149,7 +142,7 @@ void RunSession::run() {
                 e.args.insert(e.args.end(), shape.begin(), shape.end());
                 push(std::move(e));
             };
-            const std::int64_t start = steadyNs();
+            const std::int64_t start = steadyClockNs();
             if (impl == "naive")
                 cpuNaiveAttention(s, q.data(), k.data(), v.data(), o.data(), scores.data(), pool, sink);
             else
@@ -158,7 +151,7 @@ void RunSession::run() {
             range.name = impl + " attention";
             range.category = "user_annotation";
             range.startNs = start - origin;
-            range.endNs = steadyNs() - origin;
+            range.endNs = steadyClockNs() - origin;
             range.impl = impl;
             range.call = call;
             range.warmup = warmup;

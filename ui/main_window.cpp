@@ -43,6 +43,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 
 namespace attnscope::ui {
 
@@ -189,17 +190,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
     QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
         if (!m_loaded) return;
-        QSettings settings;
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Save trace"), QDir(settings.value("lastExportDir").toString()).filePath("run.json.gz"),
-            tr("Chrome trace JSON (*.json *.json.gz)"));
-        if (path.isEmpty()) return;
-        settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
-        const QString error = saveTrace(path);
-        if (!error.isEmpty())
-            QMessageBox::warning(this, tr("Save failed"), error);
-        else
-            statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+        saveWithDialog(tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"),
+                       [this](const QString& path) { return saveTrace(path); });
     });
     save->setShortcut(QKeySequence::Save);
     file->addSeparator();
@@ -303,14 +295,7 @@ void MainWindow::startJob(TraceLoadJob* job) {
         loadEnded();
         statusBar()->showMessage(tr("Could not open %1").arg(job->displayName()));
         if (m_screenshotPath.isEmpty()) {
-            // Window-modal and not blocking: the open trace stays usable behind it.
-            auto* box =
-                new QMessageBox(QMessageBox::Warning, tr("Could not open trace"),
-                                tr("%1 could not be opened.").arg(job->displayName()), QMessageBox::Ok, this);
-            box->setAttribute(Qt::WA_DeleteOnClose);
-            box->setTextFormat(Qt::PlainText);
-            box->setInformativeText(message);
-            box->open();
+            warn(tr("Could not open trace"), tr("%1 could not be opened.").arg(job->displayName()), message);
         }
     });
     connect(job, &TraceLoadJob::cancelled, this, [this] {
@@ -453,9 +438,7 @@ void MainWindow::startRun(const kernels::RunConfig& config, const QString& backe
     }
     if (problem.isEmpty()) problem = QString::fromStdString(kernels::checkRunConfig(config));
     if (!problem.isEmpty()) {
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot run"), problem, QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
+        warn(tr("Cannot run"), problem);
         return;
     }
     m_run = std::make_unique<kernels::RunSession>(config);
@@ -504,9 +487,7 @@ void MainWindow::runTick() {
     m_runPanel->setState(how);
     statusBar()->showMessage(how);
     if (!error.isEmpty() && m_screenshotPath.isEmpty()) {
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Run failed"), error, QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
+        warn(tr("Run failed"), error);
     }
     Q_EMIT runFinished();
     screenshotIfAsked();
@@ -600,33 +581,39 @@ QString MainWindow::exportKernelTable(const QString& path) {
 
 void MainWindow::exportTimelineDialog(const QString& format, double scale) {
     if (!m_loaded) return;
-    QSettings settings;
-    const QString dir = settings.value("lastExportDir").toString();
     const QString base = QFileInfo(windowTitle().section(QStringLiteral(" — "), 0, 0)).completeBaseName();
-    const QString suggested = QDir(dir).filePath(base + "-timeline." + format);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"), suggested,
-                                                      tr("%1 files (*.%2)").arg(format.toUpper(), format));
+    saveWithDialog(tr("Export timeline"), base + "-timeline." + format,
+                   tr("%1 files (*.%2)").arg(format.toUpper(), format),
+                   [this, scale](const QString& path) { return exportTimeline(path, scale); });
+}
+
+void MainWindow::exportKernelTableDialog() {
+    saveWithDialog(tr("Export kernel table"), "kernels.csv", tr("CSV files (*.csv)"),
+                   [this](const QString& path) { return exportKernelTable(path); });
+}
+
+void MainWindow::saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
+                                const std::function<QString(const QString&)>& write) {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, title, QDir(settings.value("lastExportDir").toString()).filePath(suggestedName), filter);
     if (path.isEmpty()) return;
     settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
-    const QString error = exportTimeline(path, scale);
+    const QString error = write(path);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
+        warn(tr("Could not save"), error);
     else
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
-void MainWindow::exportKernelTableDialog() {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export kernel table"),
-        QDir(settings.value("lastExportDir").toString()).filePath("kernels.csv"), tr("CSV files (*.csv)"));
-    if (path.isEmpty()) return;
-    settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
-    const QString error = exportKernelTable(path);
-    if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
-    else
-        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+void MainWindow::warn(const QString& title, const QString& text, const QString& details) {
+    // Window-modal and not blocking: what is on show stays usable behind it. Plain text: messages
+    // quote file contents.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextFormat(Qt::PlainText);
+    if (!details.isEmpty()) box->setInformativeText(details);
+    box->open();
 }
 
 void MainWindow::rememberRecent(const QString& path) {

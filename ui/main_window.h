@@ -8,6 +8,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -101,6 +102,11 @@ private:
     void stepFind(int direction);
     void exportTimelineDialog(const QString& format, double scale);
     void exportKernelTableDialog();
+    // Asks where (starting in the last export folder), remembers the folder, writes with `write`
+    // (which returns an error or ""), and says how it went.
+    void saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
+                        const std::function<QString(const QString&)>& write);
+    void warn(const QString& title, const QString& text, const QString& details = {});
 
     std::shared_ptr<const LoadedTrace> m_loaded;
     QPointer<TraceLoadJob> m_job;

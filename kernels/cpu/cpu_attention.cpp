@@ -2,7 +2,6 @@
 #include "cpu_attention.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,12 +10,6 @@ namespace attnscope::kernels {
 
 namespace {
 
-std::int64_t nowNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 // Runs one kernel over all (batch, head) pairs on the pool; each worker's share is one span.
 template <class Body>
 void runKernel(const AttentionShape& shape, std::string_view name, WorkloadRole role, WorkerPool& pool,
@@ -24,11 +17,12 @@ void runKernel(const AttentionShape& shape, std::string_view name, WorkloadRole 
     const std::size_t heads = std::size_t(shape.batch) * shape.heads;
     const KernelCost whole = kernelCost(shape, role);
     pool.run(heads, [&](unsigned worker, std::size_t begin, std::size_t end) {
-        const std::int64_t start = nowNs();
+        const std::int64_t start = steadyClockNs();
         for (std::size_t bh = begin; bh < end; ++bh)
             body(bh);
         const double share = double(end - begin) / double(heads);
-        if (sink) sink({name, role, worker, start, nowNs(), {whole.flops * share, whole.bytes * share}});
+        if (sink)
+            sink({name, role, worker, start, steadyClockNs(), {whole.flops * share, whole.bytes * share}});
     });
 }
 

@@ -88,6 +88,24 @@ const char* syncType(CUpti_ActivitySynchronizationType type) {
     }
 }
 
+// The fields every record of work on a stream has (kernels, copies, memsets), and their args.
+template <class Record>
+void streamWork(const Record& r, GpuRecord::Kind kind, const char* category, std::string name,
+                GpuRecord& out) {
+    out = {};
+    out.kind = kind;
+    out.category = category;
+    out.name = std::move(name);
+    out.startNs = r.start;
+    out.endNs = r.end;
+    out.device = r.deviceId;
+    out.stream = r.streamId;
+    out.correlation = r.correlationId;
+    out.args = {{"device", std::to_string(r.deviceId)},
+                {"stream", std::to_string(r.streamId)},
+                {"correlation", std::to_string(r.correlationId)}};
+}
+
 int roundUp(int value, int unit) {
     return unit > 0 ? (value + unit - 1) / unit * unit : value;
 }
@@ -114,64 +132,34 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        out = {};
-        out.kind = GpuRecord::Kind::Kernel;
-        out.category = "kernel";
-        out.name = k->name ? k->name : "(unnamed kernel)";
-        out.startNs = k->start;
-        out.endNs = k->end;
-        out.device = k->deviceId;
-        out.stream = k->streamId;
-        out.correlation = k->correlationId;
+        streamWork(*k, GpuRecord::Kind::Kernel, "kernel", k->name ? k->name : "(unnamed kernel)", out);
         const int threads = k->blockX * k->blockY * k->blockZ;
         const int shared = k->staticSharedMemory + k->dynamicSharedMemory;
         char occupancy[32];
         std::snprintf(occupancy, sizeof occupancy, "%.2f",
                       100 * theoreticalOccupancy(limits, threads, k->registersPerThread, shared));
-        out.args = {{"device", std::to_string(k->deviceId)},
-                    {"stream", std::to_string(k->streamId)},
-                    {"correlation", std::to_string(k->correlationId)},
-                    {"registers per thread", std::to_string(k->registersPerThread)},
-                    {"shared memory", std::to_string(shared)},
-                    {"grid", triple(k->gridX, k->gridY, k->gridZ)},
-                    {"block", triple(k->blockX, k->blockY, k->blockZ)},
-                    {"theoretical occupancy %", occupancy}};
+        out.args.insert(out.args.end(), {{"registers per thread", std::to_string(k->registersPerThread)},
+                                         {"shared memory", std::to_string(shared)},
+                                         {"grid", triple(k->gridX, k->gridY, k->gridZ)},
+                                         {"block", triple(k->blockX, k->blockY, k->blockZ)},
+                                         {"theoretical occupancy %", occupancy}});
         return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        out = {};
-        out.kind = GpuRecord::Kind::Memcpy;
-        out.category = "gpu_memcpy";
-        out.name = std::string("Memcpy ") + memcpyKind(m->copyKind) + " (" + memoryKind(m->srcKind) + " -> " +
-                   memoryKind(m->dstKind) + ")";
-        out.startNs = m->start;
-        out.endNs = m->end;
-        out.device = m->deviceId;
-        out.stream = m->streamId;
-        out.correlation = m->correlationId;
-        out.args = {{"device", std::to_string(m->deviceId)},
-                    {"stream", std::to_string(m->streamId)},
-                    {"correlation", std::to_string(m->correlationId)},
-                    {"bytes", std::to_string(m->bytes)}};
+        streamWork(*m, GpuRecord::Kind::Memcpy, "gpu_memcpy",
+                   std::string("Memcpy ") + memcpyKind(m->copyKind) + " (" + memoryKind(m->srcKind) + " -> " +
+                       memoryKind(m->dstKind) + ")",
+                   out);
+        out.args.emplace_back("bytes", std::to_string(m->bytes));
         return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        out = {};
-        out.kind = GpuRecord::Kind::Memset;
-        out.category = "gpu_memset";
-        out.name = std::string("Memset (") + memoryKind(m->memoryKind) + ")";
-        out.startNs = m->start;
-        out.endNs = m->end;
-        out.device = m->deviceId;
-        out.stream = m->streamId;
-        out.correlation = m->correlationId;
-        out.args = {{"device", std::to_string(m->deviceId)},
-                    {"stream", std::to_string(m->streamId)},
-                    {"correlation", std::to_string(m->correlationId)},
-                    {"bytes", std::to_string(m->bytes)},
-                    {"value", std::to_string(m->value)}};
+        streamWork(*m, GpuRecord::Kind::Memset, "gpu_memset",
+                   std::string("Memset (") + memoryKind(m->memoryKind) + ")", out);
+        out.args.emplace_back("bytes", std::to_string(m->bytes));
+        out.args.emplace_back("value", std::to_string(m->value));
         return true;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
