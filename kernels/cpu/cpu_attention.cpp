@@ -32,6 +32,42 @@ constexpr int kBlock = 64; // rows of Q and K per block: two blocks of 64×64 fl
 // binary runs anywhere and uses the wide units where they exist.
 #define ATTNSCOPE_HOT __attribute__((target_clones("arch=haswell", "default")))
 
+// values[j] = exp(values[j] - max) for values ≤ max, and their sum. exp is 2^n · p(r) with
+// n = round((v - max) / ln 2) and p the Cephes polynomial on the remainder (Cody–Waite split of
+// ln 2), written without calls or branches so the loop is vectorized (this file is built with
+// -fno-trapping-math, without which GCC keeps the float-to-int conversion scalar): the scalar expf
+// was most of the softmax's time. Accurate to a few ulp; arguments below -87 give 2^-126-ish, not 0.
+ATTNSCOPE_HOT float expShifted(float* values, std::size_t count, float max) {
+    for (std::size_t j = 0; j < count; ++j) {
+        const float x = std::max(values[j] - max, -87.0f);
+        const std::int32_t n = std::int32_t(x * 1.44269504f - 0.5f); // x <= 0: truncation rounds to nearest
+        const float nf = float(n);
+        const float r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
+        float p = 1.9875691500e-4f;
+        p = p * r + 1.3981999507e-3f;
+        p = p * r + 8.3334519073e-3f;
+        p = p * r + 4.1665795894e-2f;
+        p = p * r + 1.6666665459e-1f;
+        p = p * r + 5.0000001201e-1f;
+        p = p * r * r + r + 1.0f;
+        const std::uint32_t bits = std::uint32_t(n + 127) << 23;
+        float scale;
+        std::memcpy(&scale, &bits, sizeof scale);
+        values[j] = p * scale;
+    }
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        s0 += values[j];
+        s1 += values[j + 1];
+        s2 += values[j + 2];
+        s3 += values[j + 3];
+    }
+    for (; j < count; ++j)
+        s0 += values[j];
+    return (s0 + s1) + (s2 + s3);
+}
+
 // kt[c][j] = K[j0 + j][c] for a block of up to kBlock keys (zeros past `keys`): with keys along
 // the fast axis, one query row's scores against the block are 64-wide multiply-adds.
 void transposeKeys(const float* k, std::size_t keys, std::size_t d, float* kt) {
@@ -107,12 +143,7 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
                 row[j] *= scale;
                 max = std::max(max, row[j]);
             }
-            float sum = 0;
-            for (std::size_t j = 0; j < valid; ++j) {
-                row[j] = std::exp(row[j] - max);
-                sum += row[j];
-            }
-            const float inv = 1.0f / sum;
+            const float inv = 1.0f / expShifted(row, valid, max);
             for (std::size_t j = 0; j < valid; ++j)
                 row[j] *= inv;
             std::fill(row + valid, row + n, 0.0f);
@@ -168,12 +199,7 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
                     // Online softmax: rescale what was summed so far to the new maximum.
                     const float newMax = std::max(rowMax[r], tileMax);
                     const float correction = std::exp(rowMax[r] - newMax);
-                    float sum = 0;
-                    for (std::size_t c = 0; c < valid; ++c) {
-                        t[c] = std::exp(t[c] - newMax);
-                        sum += t[c];
-                    }
-                    rowSum[r] = rowSum[r] * correction + sum;
+                    rowSum[r] = rowSum[r] * correction + expShifted(t, valid, newMax);
                     rowMax[r] = newMax;
                     float* a = acc.data() + r * d;
                     for (std::size_t x = 0; x < d; ++x)
