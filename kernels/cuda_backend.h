@@ -14,4 +14,9 @@ struct CudaAvailability {
 };
 CudaAvailability probeCuda();
 
+// One fp32 attention call of a CUDA implementation ("naive_simt", "flash_simt") on device 0, from
+// host arrays; "" on success, else why not (no plugin, no device, an error on the device).
+std::string runCudaAttention(const std::string& impl, int batch, int heads, int seq, int dim, bool causal,
+                             const float* q, const float* k, const float* v, float* o);
+
 } // namespace attnscope::kernels
