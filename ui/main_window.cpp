@@ -446,7 +446,8 @@ void MainWindow::startRun(const kernels::RunConfig& config, const QString& backe
     m_runShown = false;
     m_runOwnsView = true;
     m_runActive = true;
-    m_runStartMs = QDateTime::currentMSecsSinceEpoch();
+    m_runSnapshotDue = false;
+    m_runStartMs = m_nextSnapshotMs = QDateTime::currentMSecsSinceEpoch();
     m_run->start();
     m_runTimer->start();
     m_runPanel->setRunning(true);
@@ -467,9 +468,18 @@ void MainWindow::runTick() {
     if (!batch.empty()) {
         m_runEvents.insert(m_runEvents.end(), std::make_move_iterator(batch.begin()),
                            std::make_move_iterator(batch.end()));
-        if (m_runOwnsView) showRunSnapshot();
+        m_runSnapshotDue = true;
     }
-    const double seconds = std::max(0.001, (QDateTime::currentMSecsSinceEpoch() - m_runStartMs) / 1000.0);
+    // A snapshot rebuilds the whole run's trace on this thread: for long runs it is spaced out so
+    // it never takes more than a quarter of the window's time (short runs: every tick).
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (m_runSnapshotDue && m_runOwnsView && (ended || now >= m_nextSnapshotMs)) {
+        m_runSnapshotDue = false;
+        showRunSnapshot();
+        const qint64 cost = QDateTime::currentMSecsSinceEpoch() - now;
+        m_nextSnapshotMs = now + 4 * cost;
+    }
+    const double seconds = std::max(0.001, (now - m_runStartMs) / 1000.0);
     const QString counts = tr("%1 records, %2 records/s, 0 dropped")
                                .arg(m_runEvents.size())
                                .arg(double(m_runEvents.size()) / seconds, 0, 'f', 0);

@@ -130,9 +130,11 @@ private:
     std::vector<kernels::RunEvent> m_runEvents;
     QTimer* m_runTimer = nullptr;
     qint64 m_runStartMs = 0;
-    bool m_runShown = false;    // the run's first snapshot is on show (later ones update it in place)
-    bool m_runOwnsView = false; // false once a file was opened during the run
-    bool m_runActive = false;   // from startRun until the window has taken the run's last records
+    qint64 m_nextSnapshotMs = 0;   // no new snapshot of the run before this
+    bool m_runSnapshotDue = false; // records arrived since the last snapshot
+    bool m_runShown = false;       // the run's first snapshot is on show (later ones update it in place)
+    bool m_runOwnsView = false;    // false once a file was opened during the run
+    bool m_runActive = false;      // from startRun until the window has taken the run's last records
 };
 
 } // namespace attnscope::ui
