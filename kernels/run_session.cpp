@@ -169,7 +169,7 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events) 
     TraceBuilder b;
     StringPool& pool = b.strings();
     const StringId pid = pool.intern("attnscope-cpu");
-    b.setProcessName(pid, "AttnScope CPU run");
+    b.setProcessName(pid, "CPU run");
     b.setProcessLabels(pid, "CPU");
     b.info().format = "attnscope-run";
     const StringId callsTid = pool.intern("calls");

@@ -81,7 +81,7 @@ private:
     std::string m_error;
 };
 
-// A run's events as a trace: process "AttnScope CPU run", a track per worker and one for the
+// A run's events as a trace: process "CPU run" (labels short enough for the track column), a track per worker and one for the
 // attention calls; kernels carry role, FLOPs, bytes and the shape in their args.
 std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events);
 

@@ -149,7 +149,7 @@ TEST(RunSession, ARunIsATraceLikeAnyOther) {
     for (std::uint32_t t = 0; t < trace->tracks().size(); ++t)
         labels.push_back(trace->trackLabel(TrackId(t)));
     EXPECT_EQ(labels.size(), 3u);
-    EXPECT_NE(std::find(labels.begin(), labels.end(), "AttnScope CPU run · worker 1"), labels.end());
+    EXPECT_NE(std::find(labels.begin(), labels.end(), "CPU run · worker 1"), labels.end());
     // A kernel's args carry its role, FLOPs, bytes and the shape.
     for (std::uint32_t t = 0; t < trace->tracks().size(); ++t) {
         const Track& track = trace->tracks()[t];
