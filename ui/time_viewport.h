@@ -27,8 +27,6 @@ public:
     double span() const { return m_span; }
     TimeNs end() const { return m_start + TimeNs(std::ceil(m_span)); }
     double width() const { return m_width; }
-    TimeNs boundsStart() const { return m_first; }
-    TimeNs boundsEnd() const { return m_last; }
 
     void setWidth(double widthPx) { m_width = std::max(1.0, widthPx); }
 

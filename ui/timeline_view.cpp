@@ -94,7 +94,6 @@ void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<
     m_paintPending = true;
     Q_EMIT selectionChanged();
     Q_EMIT rangeChanged();
-    Q_EMIT viewportChanged();
 }
 
 void TimelineView::updateTrace(std::shared_ptr<const Trace> trace,
@@ -191,7 +190,6 @@ void TimelineView::noteNavigation(bool discrete) {
 
 void TimelineView::navigated() {
     update();
-    Q_EMIT viewportChanged();
 }
 
 void TimelineView::zoomBy(double factor, std::optional<double> atX) {
@@ -284,7 +282,6 @@ void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
             if (*y < top || *y + m_style.metrics.laneHeight > height())
                 setScrollY(m_scrollY + *y - top - (height() - top) / 3);
         }
-        Q_EMIT viewportChanged();
     }
     update();
     Q_EMIT selectionChanged();

@@ -37,7 +37,6 @@ public:
 
     const TimeViewport& viewport() const { return m_viewport; }
     void setViewport(TimeNs from, TimeNs to);
-    int scrollY() const { return m_scrollY; }
 
     std::optional<EventRef> selected() const { return m_selected; }
     // Selects an event (or none); reveal scrolls and zooms so it can be seen.
@@ -71,7 +70,6 @@ public:
 Q_SIGNALS:
     void selectionChanged();
     void rangeChanged();
-    void viewportChanged();
     // The first frame after setTrace was painted.
     void tracePainted();
 
