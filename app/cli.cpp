@@ -27,7 +27,8 @@ void printUsage(const char* program) {
         "  %s summary FILE... [--format text|json|csv] [--top N]\n"
         "  %s convert IN -o OUT.json[.gz]\n"
         "  %s run [--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
-        "         [--dim D] [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [-o RUN.json[.gz]]\n"
+        "         [--dim D] [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [--no-cupti]\n"
+        "         [-o RUN.json[.gz]]      CUDA implementations: naive, naive_simt, flash, flash_simt\n"
         "  %s export FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH]\n"
         "         [--scale 1|2] [--tracks REGEX]     a picture of the timeline, no display needed\n"
         "  %s --version | --help\n",
@@ -210,6 +211,8 @@ int run(int argc, char** argv) {
                 std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", d.c_str());
                 return kUsage;
             }
+        } else if (arg == "--no-cupti") {
+            config.collect = false;
         } else if (arg == "--causal") {
             config.shape.causal = true;
         } else if ((arg == "-o" || arg == "--output") && value) {
@@ -219,21 +222,13 @@ int run(int argc, char** argv) {
             return kUsage;
         }
     }
-    if (backend != "auto" && backend != "cpu" && backend != "cuda") {
-        std::fprintf(stderr, "run: --backend is cpu, cuda or auto, got '%s'\n", backend.c_str());
-        return kUsage;
-    }
-    if (backend != "cpu") {
-        const CudaAvailability cuda = probeCuda();
-        if (backend == "cuda" && !cuda.runnable) {
-            std::fprintf(stderr, "run: %s\n", cuda.message.c_str());
-            return kFileError;
-        }
-        if (!cuda.runnable) std::fprintf(stderr, "run: %s: using the CPU backend\n", cuda.message.c_str());
-    }
-    if (const std::string problem = checkRunConfig(config); !problem.empty()) {
+    std::string notice;
+    const std::string problem = chooseBackend(config, backend, notice);
+    if (!notice.empty()) std::fprintf(stderr, "run: %s\n", notice.c_str());
+    if (!problem.empty()) {
         std::fprintf(stderr, "run: %s\n", problem.c_str());
-        return kUsage;
+        // No device for --backend cuda is this machine's state, not a usage error.
+        return backend == "cuda" && config.backend != "cuda" ? kFileError : kUsage;
     }
 
     RunSession session(config);
@@ -241,17 +236,21 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
     session.start();
     session.wait();
+    for (const std::string& line : session.takeNotices())
+        std::fprintf(stderr, "run: %s\n", line.c_str());
     if (const std::string error = session.error(); !error.empty()) {
         std::fprintf(stderr, "run: %s\n", error.c_str());
         return kFileError;
     }
+    if (session.dropped())
+        std::fprintf(stderr, "run: CUPTI dropped %llu records\n", (unsigned long long)session.dropped());
     const std::vector<RunEvent> events = session.takeEvents();
     const std::vector<ImplStats> stats = runStats(config, events);
 
     std::printf("%s", formatRunStats(stats).c_str());
     if (!out.empty()) {
         try {
-            const auto trace = buildRunTrace(events);
+            const auto trace = buildRunTrace(events, config.backend);
             writeChromeTrace(*trace, out);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", out.c_str(), e.what());

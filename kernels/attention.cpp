@@ -38,12 +38,12 @@ std::string_view roleName(WorkloadRole role) {
     }
 }
 
-KernelCost kernelCost(const AttentionShape& s, WorkloadRole role) {
+KernelCost kernelCost(const AttentionShape& s, WorkloadRole role, int scoreBytes) {
     const double bh = double(s.batch) * s.heads;
     const double n = s.seq, d = s.dim;
     const double causal = s.causal ? 0.5 : 1.0;
     const double elem = dtypeBytes(s.dtype);
-    const double scores = bh * n * n * 4; // fp32 N×N per head
+    const double scores = bh * n * n * scoreBytes; // N×N per head
     const double tensor = bh * n * d * elem;
     switch (role) {
     case WorkloadRole::QkGemm:

@@ -33,12 +33,13 @@ std::string_view roleName(WorkloadRole role); // "qk_gemm", "softmax", "pv_gemm"
 // FLOPs count the useful work: a multiply-add is 2, so QKᵀ and PV are 2·B·H·N²·D each and the fused
 // kernel 4·B·H·N²·D, all halved when causal; softmax counts 5 operations per score (scale, max,
 // exp, sum, divide). Bytes are what must move to and from memory at least: the naive kernels
-// read and write the N×N scores in fp32, the fused one only Q, K, V and O.
+// read and write the N×N scores (scoreBytes per score: 4 on the CPU, the element size for cuBLAS),
+// the fused one only Q, K, V and O.
 struct KernelCost {
     double flops = 0;
     double bytes = 0;
 };
-KernelCost kernelCost(const AttentionShape& shape, WorkloadRole role);
+KernelCost kernelCost(const AttentionShape& shape, WorkloadRole role, int scoreBytes = 4);
 
 // The clock CPU kernels and runs are timed with (steady, in ns).
 std::int64_t steadyClockNs();

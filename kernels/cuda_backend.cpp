@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cuda_backend.h"
 
+#include "kernels/run_session.h"
+
 #include "cuda/plugin_api.h"
 
 #include <dlfcn.h>
@@ -52,22 +54,103 @@ CudaAvailability probeCuda() {
     if (!probe) return {0, false, "the CUDA backend has no " ATTNSCOPE_CUDA_PROBE};
     std::vector<char> message(512, '\0');
     const int devices = probe(message.data(), int(message.size()));
-    std::string said = message.data();
-    if (devices > 0) said += "; the CUDA workloads are not in this version yet";
-    return {devices, false, said};
+    return {devices, devices > 0, message.data()};
 }
 
-std::string runCudaAttention(const std::string& impl, int batch, int heads, int seq, int dim, bool causal,
-                             const float* q, const float* k, const float* v, float* o) {
+const std::vector<std::string>& cudaImpls() {
+    static const std::vector<std::string> impls = {"naive", "naive_simt", "flash", "flash_simt"};
+    return impls;
+}
+
+std::string runCudaAttention(const std::string& impl, DType dtype, int batch, int heads, int seq, int dim,
+                             bool causal, const float* q, const float* k, const float* v, float* o) {
     std::string why;
     void* plugin = loadPlugin(why);
     if (!plugin) return why;
     auto run = reinterpret_cast<AttnscopeCudaAttention>(dlsym(plugin, ATTNSCOPE_CUDA_ATTENTION));
     if (!run) return "the CUDA backend has no " ATTNSCOPE_CUDA_ATTENTION;
     std::vector<char> message(512, '\0');
-    if (run(impl.c_str(), batch, heads, seq, dim, causal ? 1 : 0, q, k, v, o, message.data(),
+    if (run(impl.c_str(), int(dtype), batch, heads, seq, dim, causal ? 1 : 0, q, k, v, o, message.data(),
             int(message.size())))
         return message.data();
+    return {};
+}
+
+namespace {
+
+extern "C" void cudaRecords(void* user, const AttnscopeCudaRecord* records, int count) {
+    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    std::vector<RunEvent> batch;
+    batch.reserve(std::size_t(count));
+    for (int i = 0; i < count; ++i) {
+        const AttnscopeCudaRecord& r = records[i];
+        RunEvent e;
+        e.name = r.name ? r.name : "";
+        e.category = r.category ? r.category : "";
+        e.startNs = r.startNs;
+        e.endNs = r.endNs;
+        e.device = r.kind == ATTNSCOPE_RECORD_GPU ? r.device : -1;
+        e.stream = r.stream;
+        e.thread = r.thread;
+        e.track = r.kind == ATTNSCOPE_RECORD_CALL ? -1 : 0;
+        e.correlation = r.correlation;
+        for (int a = 0; a < r.argCount; ++a)
+            e.args.emplace_back(r.args[2 * a], r.args[2 * a + 1]);
+        e.impl = r.impl ? r.impl : "";
+        e.role = r.role ? r.role : "";
+        e.call = r.call;
+        e.warmup = r.warmup != 0;
+        e.measuredNs = r.gpuNs;
+        batch.push_back(std::move(e));
+    }
+    if (hooks.events) hooks.events(std::move(batch));
+}
+
+extern "C" void cudaNotice(void* user, const char* text) {
+    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    if (hooks.notice) hooks.notice(text);
+}
+
+extern "C" void cudaDropped(void* user, std::uint64_t total) {
+    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    if (hooks.dropped) hooks.dropped(total);
+}
+
+extern "C" int cudaStopRequested(void* user) {
+    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    return hooks.stopRequested && hooks.stopRequested() ? 1 : 0;
+}
+
+} // namespace
+
+std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks) {
+    std::string why;
+    void* plugin = loadPlugin(why);
+    if (!plugin) return why;
+    auto run = reinterpret_cast<AttnscopeCudaRun>(dlsym(plugin, ATTNSCOPE_CUDA_RUN));
+    if (!run) return "the CUDA backend has no " ATTNSCOPE_CUDA_RUN;
+    std::string impls;
+    for (const std::string& impl : config.impls)
+        impls += (impls.empty() ? "" : ",") + impl;
+    const AttentionShape& s = config.shape;
+    AttnscopeCudaRunRequest request{};
+    request.impls = impls.c_str();
+    request.dtype = int(s.dtype);
+    request.batch = s.batch;
+    request.heads = s.heads;
+    request.seq = s.seq;
+    request.dim = s.dim;
+    request.causal = s.causal ? 1 : 0;
+    request.warmup = config.warmup;
+    request.iters = config.iters;
+    request.collect = config.collect ? 1 : 0;
+    request.user = const_cast<CudaRunHooks*>(&hooks);
+    request.stopRequested = cudaStopRequested;
+    request.records = cudaRecords;
+    request.notice = cudaNotice;
+    request.dropped = cudaDropped;
+    std::vector<char> message(512, '\0');
+    if (run(&request, message.data(), int(message.size()))) return message.data();
     return {};
 }
 

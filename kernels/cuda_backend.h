@@ -1,22 +1,45 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "kernels/attention.h"
+
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace attnscope::kernels {
+
+struct RunConfig;
+struct RunEvent;
 
 // Whether CUDA runs are possible here, and one line that says why or why not: the plugin is
 // missing (a build without CUDA), cannot load (CUDA libraries missing), or finds no device.
 struct CudaAvailability {
     int devices = 0;
-    bool runnable = false; // TODO(issue 4): true once the CUDA workloads exist
+    bool runnable = false;
     std::string message;
 };
 CudaAvailability probeCuda();
 
-// One fp32 attention call of a CUDA implementation ("naive_simt", "flash_simt") on device 0, from
-// host arrays; "" on success, else why not (no plugin, no device, an error on the device).
-std::string runCudaAttention(const std::string& impl, int batch, int heads, int seq, int dim, bool causal,
-                             const float* q, const float* k, const float* v, float* o);
+// The CUDA implementations: naive (cuBLAS), naive_simt, flash (tensor cores), flash_simt.
+const std::vector<std::string>& cudaImpls();
+
+// One attention call of a CUDA implementation on device 0, from host arrays of floats already
+// rounded to the dtype; "" on success, else why not (no plugin, no device, an error on the device).
+std::string runCudaAttention(const std::string& impl, DType dtype, int batch, int heads, int seq, int dim,
+                             bool causal, const float* q, const float* k, const float* v, float* o);
+
+// What a CUDA run reports back while it goes on (called from the run's thread and the collector's).
+struct CudaRunHooks {
+    std::function<void(std::vector<RunEvent>&&)> events;
+    std::function<void(const std::string&)> notice;
+    std::function<void(std::uint64_t)> dropped; // records CUPTI dropped so far
+    std::function<bool()> stopRequested;
+};
+
+// Runs the configuration on device 0 on the calling thread, kernels collected with CUPTI (when
+// config.collect); "" when it ran, else why it could not or failed.
+std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks);
 
 } // namespace attnscope::kernels

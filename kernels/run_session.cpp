@@ -2,6 +2,7 @@
 #include "run_session.h"
 
 #include "kernels/cpu/cpu_attention.h"
+#include "kernels/cuda_backend.h"
 
 #include "core/args_codec.h"
 #include "core/trace_builder.h"
@@ -38,15 +39,29 @@ constexpr WorkloadRole kRoles[] = {WorkloadRole::QkGemm, WorkloadRole::Softmax, 
 
 std::string checkRunConfig(const RunConfig& c) {
     if (c.impls.empty()) return "no implementation to run";
-    for (const std::string& impl : c.impls)
-        if (impl != "naive" && impl != "flash")
+    const bool cuda = c.backend == "cuda";
+    if (!cuda && c.backend != "cpu") return "unknown backend '" + c.backend + "' (there are: cpu, cuda)";
+    for (const std::string& impl : c.impls) {
+        if (cuda && std::find(cudaImpls().begin(), cudaImpls().end(), impl) == cudaImpls().end())
+            return "unknown implementation '" + impl +
+                   "' (the CUDA backend has: naive, naive_simt, flash, flash_simt)";
+        if (!cuda && impl != "naive" && impl != "flash")
             return "unknown implementation '" + impl + "' (the CPU backend has: naive, flash)";
+        const bool fp32 = c.shape.dtype == DType::F32;
+        if (cuda && impl == "flash" && (fp32 || (c.shape.dim != 64 && c.shape.dim != 128)))
+            return "flash on CUDA (tensor cores) runs fp16 and bf16 at head dims 64 and 128; flash_simt runs "
+                   "fp32";
+        if (cuda && (impl == "naive_simt" || impl == "flash_simt") && !fp32) return impl + " runs fp32 only";
+        if (cuda && impl == "flash_simt" && c.shape.dim > 128)
+            return "flash_simt handles head dims up to 128";
+    }
     const AttentionShape& s = c.shape;
     if (s.batch < 1 || s.heads < 1 || s.seq < 1 || s.dim < 1 || s.batch > 4096 || s.heads > 4096 ||
         s.seq > (1 << 20) || s.dim > 1024)
         return "shape out of range (batch and heads 1–4096, seq 1–1048576, dim 1–1024)";
     if (c.warmup < 0 || c.iters < 1 || c.warmup > 10000 || c.iters > 10000)
         return "warm-up 0–10000 and iterations 1–10000";
+    if (cuda) return {}; // the device checks its own memory
     // Q, K, V, O in fp32, and for naive the N×N scores of every head.
     double bytes = 4.0 * 4 * double(s.elements());
     if (std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end())
@@ -60,6 +75,30 @@ std::string checkRunConfig(const RunConfig& c) {
         return msg;
     }
     return {};
+}
+
+std::string chooseBackend(RunConfig& config, const std::string& requested, std::string& notice) {
+    notice.clear();
+    config.backend = "cpu";
+    if (requested != "cpu" && requested != "cuda" && requested != "auto")
+        return "the backend is cpu, cuda or auto, not '" + requested + "'";
+    if (requested != "cpu") {
+        const CudaAvailability cuda = probeCuda();
+        if (requested == "cuda") {
+            if (!cuda.runnable) return cuda.message;
+            config.backend = "cuda";
+        } else if (cuda.runnable) {
+            RunConfig onGpu = config;
+            onGpu.backend = "cuda";
+            if (const std::string why = checkRunConfig(onGpu); why.empty())
+                config.backend = "cuda";
+            else
+                notice = "CUDA: " + why + ": using the CPU backend";
+        } else {
+            notice = cuda.message + ": using the CPU backend";
+        }
+    }
+    return checkRunConfig(config);
 }
 
 RunSession::RunSession(RunConfig config) : m_config(std::move(config)) {
@@ -100,6 +139,13 @@ void RunSession::push(RunEvent event) {
     ++m_recorded;
 }
 
+std::vector<std::string> RunSession::takeNotices() {
+    std::lock_guard lock(m_mutex);
+    std::vector<std::string> out;
+    out.swap(m_notices);
+    return out;
+}
+
 std::vector<RunEvent> RunSession::takeEvents() {
     std::lock_guard lock(m_mutex);
     std::vector<RunEvent> out;
@@ -108,6 +154,27 @@ std::vector<RunEvent> RunSession::takeEvents() {
 }
 
 void RunSession::run() {
+    if (m_config.backend != "cuda") return runCpu();
+    CudaRunHooks hooks;
+    hooks.events = [this](std::vector<RunEvent>&& batch) {
+        std::lock_guard lock(m_mutex);
+        m_recorded += batch.size();
+        m_queue.insert(m_queue.end(), std::make_move_iterator(batch.begin()),
+                       std::make_move_iterator(batch.end()));
+    };
+    hooks.notice = [this](const std::string& text) {
+        std::lock_guard lock(m_mutex);
+        m_notices.push_back(text);
+    };
+    hooks.dropped = [this](std::uint64_t total) { m_dropped = total; };
+    hooks.stopRequested = [this] { return m_stop.load(); };
+    if (std::string why = runCuda(m_config, hooks); !why.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_error = why;
+    }
+}
+
+void RunSession::runCpu() {
     const AttentionShape& s = m_config.shape;
     WorkerPool pool(m_workers);
     const std::int64_t origin = steadyClockNs();
@@ -165,26 +232,44 @@ void RunSession::run() {
     }
 }
 
-std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events) {
+std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, const std::string& backend) {
     TraceBuilder b;
     StringPool& pool = b.strings();
-    const StringId pid = pool.intern("attnscope-cpu");
-    b.setProcessName(pid, "CPU run");
-    b.setProcessLabels(pid, "CPU");
+    const bool cuda = backend == "cuda";
+    const StringId pid = pool.intern(cuda ? "attnscope-host" : "attnscope-cpu");
+    b.setProcessName(pid, cuda ? "CUDA run" : "CPU run");
+    b.setProcessLabels(pid, cuda ? "host" : "CPU");
     b.info().format = "attnscope-run";
     const StringId callsTid = pool.intern("calls");
     b.setThreadName(pid, callsTid, "attention calls");
     b.setThreadSortIndex(pid, callsTid, -1);
-    std::map<int, TrackId> tracks;
-    auto trackOf = [&](int track) {
-        auto it = tracks.find(track);
+    // Keyed by (device, track or stream or thread): device -1 is the host process.
+    std::map<std::pair<int, std::int64_t>, TrackId> tracks;
+    auto trackOf = [&](const RunEvent& e) {
+        const std::int64_t lane = e.device >= 0 ? std::int64_t(e.stream)
+                                  : e.track < 0 ? -1
+                                  : cuda        ? std::int64_t(e.thread)
+                                                : e.track;
+        auto it = tracks.find({e.device, lane});
         if (it != tracks.end()) return it->second;
-        const StringId tid = track < 0 ? callsTid : pool.intern("worker " + std::to_string(track));
-        if (track >= 0) {
-            b.setThreadName(pid, tid, "worker " + std::to_string(track));
-            b.setThreadSortIndex(pid, tid, track);
+        StringId owner = pid, tid = callsTid;
+        if (e.device >= 0) {
+            owner = pool.intern("gpu" + std::to_string(e.device));
+            const std::string gpu = "GPU " + std::to_string(e.device);
+            b.setProcessName(owner, gpu);
+            b.setProcessLabels(owner, gpu);
+            tid = pool.intern("stream " + std::to_string(e.stream));
+            b.setThreadName(owner, tid, "stream " + std::to_string(e.stream));
+            b.setThreadSortIndex(owner, tid, lane);
+        } else if (lane >= 0) {
+            const std::string name =
+                cuda ? (e.thread ? "thread " + std::to_string(e.thread) : std::string("driver"))
+                     : "worker " + std::to_string(lane);
+            tid = pool.intern(name);
+            b.setThreadName(pid, tid, name);
+            b.setThreadSortIndex(pid, tid, lane);
         }
-        return tracks.emplace(track, b.track(pid, tid)).first->second;
+        return tracks.emplace(std::pair{e.device, lane}, b.track(owner, tid)).first->second;
     };
     ArgsEncoder encoder;
     std::string encoded;
@@ -194,8 +279,8 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events) 
             encoder.add(key, value);
         encoded.clear();
         encoder.encode(pool, encoded);
-        b.addSlice(trackOf(e.track), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs),
-                   pool.intern(e.name), pool.intern(e.category), 0, encoded);
+        b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs), pool.intern(e.name),
+                   pool.intern(e.category), e.correlation, encoded);
     }
     b.info().eventsRead = events.size();
     return b.finish();
@@ -220,8 +305,9 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
         for (const RunEvent& e : events) {
             if (e.impl != impl || e.warmup) continue;
             if (e.category == "user_annotation") {
-                st.callMs.push_back(double(e.endNs - e.startNs) / 1e6);
-            } else {
+                if (e.call < 0) continue; // an NVTX range
+                st.callMs.push_back(double(e.measuredNs > 0 ? e.measuredNs : e.endNs - e.startNs) / 1e6);
+            } else if (!e.role.empty()) {
                 auto [it, added] = kernelSpan.try_emplace({e.call, e.role}, e.startNs, e.endNs);
                 if (!added) {
                     it->second.first = std::min(it->second.first, e.startNs);
@@ -246,12 +332,16 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
 
 std::string runHeadline(const RunConfig& config, unsigned workers) {
     const AttentionShape& s = config.shape;
+    char where[64];
+    if (config.backend == "cuda")
+        std::snprintf(where, sizeof where, "CUDA backend, device 0%s", config.collect ? "" : ", CUPTI off");
+    else
+        std::snprintf(where, sizeof where, "CPU backend, %u workers", workers);
     char line[256];
-    std::snprintf(
-        line, sizeof line,
-        "attnscope run: CPU backend, %u workers · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n",
-        workers, s.batch, s.heads, s.seq, s.dim, std::string(dtypeName(s.dtype)).c_str(),
-        s.causal ? " causal" : "", config.warmup, config.iters);
+    std::snprintf(line, sizeof line,
+                  "attnscope run: %s · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n", where,
+                  s.batch, s.heads, s.seq, s.dim, std::string(dtypeName(s.dtype)).c_str(),
+                  s.causal ? " causal" : "", config.warmup, config.iters);
     return line;
 }
 
@@ -262,17 +352,17 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
         std::snprintf(cell, sizeof cell, format, values...);
         out += cell;
     };
-    add("\n%-8s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
+    add("\n%-10s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
     for (WorkloadRole role : kRoles)
         add(" %16s", std::string(roleName(role)).c_str());
     out += '\n';
     for (const ImplStats& st : stats) {
         if (st.callMs.empty()) {
-            add("%-8s %12s\n", st.impl.c_str(), "no measured call (stopped)");
+            add("%-10s %12s\n", st.impl.c_str(), "no measured call (stopped)");
             continue;
         }
         const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
-        add("%-8s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi, st.gflops());
+        add("%-10s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi, st.gflops());
         for (WorkloadRole role : kRoles) {
             auto it = std::find_if(st.roleMs.begin(), st.roleMs.end(),
                                    [&](const auto& p) { return p.first == roleName(role); });

@@ -17,21 +17,30 @@
 namespace attnscope::kernels {
 
 struct RunConfig {
-    std::vector<std::string> impls{"naive", "flash"}; // "naive", "flash"
+    std::string backend = "cpu";                      // "cpu" or "cuda"
+    std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls()
     AttentionShape shape;
     int warmup = 1;
     int iters = 3;
     unsigned threads = 0; // CPU workers; 0: one per core
+    bool collect = true;  // CUDA: record kernels with CUPTI (off: time the calls only)
 };
 
-// One thing a run recorded: a worker's share of a kernel (category "kernel", track = worker) or
-// one attention call on the thread that drives the run (category "user_annotation", track -1).
+// One thing a run recorded. CPU: a worker's share of a kernel (category "kernel", track = worker)
+// or one attention call on the thread that drives the run (category "user_annotation", track -1).
+// CUDA: GPU work on a device's stream (device ≥ 0), runtime and driver calls and NVTX ranges on
+// a host thread (device -1, track 0), attention calls (track -1).
 struct RunEvent {
     std::string name;
     std::string category;
     int track = -1;
-    std::int64_t startNs = 0; // from the run's start
+    int device = -1;
+    std::uint32_t stream = 0;
+    std::uint32_t thread = 0;
+    std::uint64_t correlation = 0; // links a runtime call to the GPU work it launched
+    std::int64_t startNs = 0;      // from the run's start
     std::int64_t endNs = 0;
+    std::int64_t measuredNs = 0; // attention calls on a GPU: their time by CUDA events (0: end − start)
     std::vector<std::pair<std::string, std::string>> args; // key, value as JSON
     // What the statistics group by.
     std::string impl;
@@ -41,12 +50,19 @@ struct RunEvent {
 };
 
 // Says what is wrong with a configuration ("" when it can run): unknown implementations, shapes
-// out of range, or more memory than the machine has.
+// out of range, or more memory than the machine has (CUDA: the device checks its own memory).
 std::string checkRunConfig(const RunConfig& config);
 
-// Runs attention workloads on the CPU on a thread of its own: each implementation, warm-up calls
-// then measured ones. What is recorded is queued and taken in batches (takeEvents), so a viewer
-// can show it while the run goes on; stop() ends it after the call under way.
+// Sets config.backend from what the user asked for ("cpu", "cuda" or "auto") and what this machine
+// has, then checks the configuration. "auto" runs on the GPU when there is one and the
+// configuration runs there, else on the CPU, with a notice saying why. Returns the problem that
+// stops the run ("" when it can run).
+std::string chooseBackend(RunConfig& config, const std::string& requested, std::string& notice);
+
+// Runs attention workloads on a thread of its own, on the CPU or (config.backend "cuda") on a GPU:
+// each implementation, warm-up calls then measured ones. What is recorded is queued and taken in
+// batches (takeEvents), so a viewer can show it while the run goes on; stop() ends it after the
+// call under way.
 class RunSession {
 public:
     explicit RunSession(RunConfig config);
@@ -65,9 +81,14 @@ public:
     // What was recorded since the last call.
     std::vector<RunEvent> takeEvents();
     std::uint64_t recorded() const { return m_recorded; }
+    // Records the collector had to drop (CUPTI's buffers full); always 0 on the CPU.
+    std::uint64_t dropped() const { return m_dropped; }
+    // Lines about the collection (CUPTI missing, …) since the last call.
+    std::vector<std::string> takeNotices();
 
 private:
     void run();
+    void runCpu();
     void push(RunEvent event);
 
     RunConfig m_config;
@@ -76,14 +97,19 @@ private:
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_finished{false};
     std::atomic<std::uint64_t> m_recorded{0};
+    std::atomic<std::uint64_t> m_dropped{0};
+    std::vector<std::string> m_notices;
     mutable std::mutex m_mutex;
     std::vector<RunEvent> m_queue;
     std::string m_error;
 };
 
-// A run's events as a trace: process "CPU run" (labels short enough for the track column), a track per worker and one for the
-// attention calls; kernels carry role, FLOPs, bytes and the shape in their args.
-std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events);
+// A run's events as a trace: process "CPU run" or "CUDA run" (labels short enough for the track
+// column) with a track per worker or host thread and one for the attention calls, and a process
+// per GPU with a track per stream; kernels carry role, FLOPs, bytes and the shape in their args,
+// runtime calls and GPU work their correlation ids.
+std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events,
+                                           const std::string& backend = "cpu");
 
 // Per implementation: the measured calls' times and, per role, the time of its kernels per call.
 struct ImplStats {

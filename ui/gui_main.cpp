@@ -33,14 +33,19 @@ bool haveDisplay() {
 }
 
 // With no display there is no window to open; say so, and print what the window would show: the
-// traces' summaries, or with no file the default CPU run's table.
+// traces' summaries, or with no file the default run's table.
 int summaryWithoutDisplay(const std::vector<std::string>& files) {
     using namespace attnscope;
     std::fprintf(stderr, "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
                          "window would show. Use xvfb-run or a desktop session for the window.\n");
     if (files.empty()) {
-        std::fprintf(stderr, "attnscope: no CUDA device: using the CPU backend\n");
-        const kernels::RunConfig config;
+        kernels::RunConfig config;
+        std::string notice;
+        if (const std::string problem = kernels::chooseBackend(config, "auto", notice); !problem.empty()) {
+            std::fprintf(stderr, "attnscope: %s\n", problem.c_str());
+            return 1;
+        }
+        if (!notice.empty()) std::fprintf(stderr, "attnscope: %s\n", notice.c_str());
         kernels::RunSession session(config);
         std::printf("%s", kernels::runHeadline(config, session.workers()).c_str());
         std::fflush(stdout);

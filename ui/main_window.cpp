@@ -426,21 +426,18 @@ bool MainWindow::running() const {
     return m_runActive;
 }
 
-void MainWindow::startRun(const kernels::RunConfig& config, const QString& backend) {
+void MainWindow::startRun(kernels::RunConfig config, const QString& backend) {
     if (running()) return;
-    QString problem, note;
-    if (backend != "cpu") {
-        const kernels::CudaAvailability cuda = kernels::probeCuda();
-        if (backend == "cuda" && !cuda.runnable)
-            problem = QString::fromStdString(cuda.message) + tr(". Choose the CPU backend.");
-        else if (!cuda.runnable)
-            note = QString::fromStdString(cuda.message) + tr(": using the CPU backend. ");
-    }
-    if (problem.isEmpty()) problem = QString::fromStdString(kernels::checkRunConfig(config));
-    if (!problem.isEmpty()) {
-        warn(tr("Cannot run"), problem);
+    std::string notice;
+    const std::string problem = kernels::chooseBackend(config, backend.toStdString(), notice);
+    if (!problem.empty()) {
+        warn(tr("Cannot run"),
+             QString::fromStdString(problem) + (backend == "cuda" && config.backend != "cuda"
+                                                    ? tr(". Choose the CPU backend.")
+                                                    : QString()));
         return;
     }
+    const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";
     m_run = std::make_unique<kernels::RunSession>(config);
     m_runEvents.clear();
     m_runShown = false;
@@ -451,7 +448,9 @@ void MainWindow::startRun(const kernels::RunConfig& config, const QString& backe
     m_run->start();
     m_runTimer->start();
     m_runPanel->setRunning(true);
-    m_runPanel->setState(note + tr("Running on %1 CPU workers…").arg(m_run->workers()));
+    m_runPanel->setState(note + (config.backend == "cuda"
+                                     ? tr("Running on the GPU…")
+                                     : tr("Running on %1 CPU workers…").arg(m_run->workers())));
 }
 
 void MainWindow::stopRun() {
@@ -480,9 +479,12 @@ void MainWindow::runTick() {
         m_nextSnapshotMs = now + 4 * cost;
     }
     const double seconds = std::max(0.001, (now - m_runStartMs) / 1000.0);
-    const QString counts = tr("%1 records, %2 records/s, 0 dropped")
+    const QString counts = tr("%1 records, %2 records/s, %3 dropped")
                                .arg(m_runEvents.size())
-                               .arg(double(m_runEvents.size()) / seconds, 0, 'f', 0);
+                               .arg(double(m_runEvents.size()) / seconds, 0, 'f', 0)
+                               .arg(m_run->dropped());
+    for (const std::string& line : m_run->takeNotices())
+        m_runPanel->setState(QString::fromStdString(line));
     if (!ended) {
         statusBar()->showMessage(tr("Running: %1").arg(counts));
         return;
@@ -505,7 +507,7 @@ void MainWindow::runTick() {
 
 void MainWindow::showRunSnapshot() {
     auto loaded = std::make_shared<LoadedTrace>();
-    loaded->trace = kernels::buildRunTrace(m_runEvents);
+    loaded->trace = kernels::buildRunTrace(m_runEvents, m_run->config().backend);
     loaded->index = std::make_shared<const TimelineIndex>(*loaded->trace);
     loaded->summary = summarize(*loaded->trace, 0);
     if (!m_runShown) {

@@ -47,7 +47,7 @@ public:
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.
     // backend: "auto" or "cpu" ("cuda" is refused with a message until the CUDA backend exists).
-    void startRun(const kernels::RunConfig& config, const QString& backend = QStringLiteral("auto"));
+    void startRun(kernels::RunConfig config, const QString& backend = QStringLiteral("auto"));
     void stopRun();
     bool running() const;
     RunPanel* runPanel() const { return m_runPanel; }

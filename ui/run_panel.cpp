@@ -34,12 +34,18 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_backend->addItem(tr("CUDA"), "cuda");
     form->addRow(tr("Backend"), m_backend);
     auto* impls = new QHBoxLayout;
-    m_naive = new QCheckBox(tr("naive"), this);
-    m_flash = new QCheckBox(tr("flash"), this);
-    impls->addWidget(m_naive);
-    impls->addWidget(m_flash);
+    auto* cudaImpls = new QHBoxLayout;
+    for (const char* name : {"naive", "flash", "naive_simt", "flash_simt"}) {
+        auto* box = new QCheckBox(QString::fromLatin1(name), this);
+        const bool simt = std::string_view(name).find("simt") != std::string_view::npos;
+        if (simt) box->setToolTip(tr("CUDA only: hand-written fp32 SIMT kernels, for teaching"));
+        (simt ? cudaImpls : impls)->addWidget(box);
+        m_impls.emplace_back(name, box);
+    }
     impls->addStretch();
+    cudaImpls->addStretch();
     form->addRow(tr("Implementations"), impls);
+    form->addRow(tr("CUDA only"), cudaImpls);
     m_batch = spin(this, 1, 4096);
     m_heads = spin(this, 1, 4096);
     m_seq = spin(this, 1, 1 << 20);
@@ -58,6 +64,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_iters = spin(this, 1, 10000);
     form->addRow(tr("Warm-up calls"), m_warmup);
     form->addRow(tr("Measured calls"), m_iters);
+    m_collect = new QCheckBox(tr("record kernels with CUPTI"), this);
+    m_collect->setToolTip(tr("CUDA: off times the calls only, to measure what collection costs"));
+    form->addRow(QString(), m_collect);
     layout->addLayout(form);
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run"), this);
@@ -87,6 +96,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     c.shape.causal = s.value("run/causal", c.shape.causal).toBool();
     c.warmup = s.value("run/warmup", c.warmup).toInt();
     c.iters = s.value("run/iters", c.iters).toInt();
+    c.collect = s.value("run/cupti", c.collect).toBool();
+    m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.value("run/backend", "auto"))));
     const QString dtype = s.value("run/dtype", "fp32").toString();
     c.shape.dtype = dtype == "fp16"   ? kernels::DType::F16
                     : dtype == "bf16" ? kernels::DType::BF16
@@ -100,8 +111,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
 kernels::RunConfig RunPanel::config() const {
     kernels::RunConfig c;
     c.impls.clear();
-    if (m_naive->isChecked()) c.impls.push_back("naive");
-    if (m_flash->isChecked()) c.impls.push_back("flash");
+    for (const auto& [name, box] : m_impls)
+        if (box->isChecked()) c.impls.push_back(name);
+    c.collect = m_collect->isChecked();
     c.shape.batch = m_batch->value();
     c.shape.heads = m_heads->value();
     c.shape.seq = m_seq->value();
@@ -117,8 +129,9 @@ kernels::RunConfig RunPanel::config() const {
 }
 
 void RunPanel::setConfig(const kernels::RunConfig& c) {
-    m_naive->setChecked(std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end());
-    m_flash->setChecked(std::find(c.impls.begin(), c.impls.end(), "flash") != c.impls.end());
+    for (const auto& [name, box] : m_impls)
+        box->setChecked(std::find(c.impls.begin(), c.impls.end(), name) != c.impls.end());
+    m_collect->setChecked(c.collect);
     m_batch->setValue(c.shape.batch);
     m_heads->setValue(c.shape.heads);
     m_seq->setValue(c.shape.seq);
@@ -154,6 +167,8 @@ void RunPanel::save() const {
     s.setValue("run/warmup", c.warmup);
     s.setValue("run/iters", c.iters);
     s.setValue("run/dtype", m_dtype->currentText());
+    s.setValue("run/cupti", c.collect);
+    s.setValue("run/backend", backend());
     QStringList impls;
     for (const std::string& i : c.impls)
         impls << QString::fromStdString(i);

@@ -8,6 +8,10 @@
 
 #include <QWidget>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -16,8 +20,9 @@ class QSpinBox;
 
 namespace attnscope::ui {
 
-// The Run panel: backend, implementations, shape, dtype, causal, warm-up and measured calls, and
-// Run / Stop. The window runs what it asks for; the last settings are kept (QSettings).
+// The Run panel: backend, implementations (the SIMT ones are CUDA's), shape, dtype, causal, warm-up
+// and measured calls, CUPTI on or off, and Run / Stop. The window runs what it asks for; the last
+// settings are kept (QSettings).
 class RunPanel : public QWidget {
     Q_OBJECT
 public:
@@ -37,8 +42,8 @@ private:
     void save() const;
 
     QComboBox* m_backend = nullptr;
-    QCheckBox* m_naive = nullptr;
-    QCheckBox* m_flash = nullptr;
+    std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, naive_simt, flash_simt
+    QCheckBox* m_collect = nullptr;
     QSpinBox* m_batch = nullptr;
     QSpinBox* m_heads = nullptr;
     QSpinBox* m_seq = nullptr;

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 // SIMT attention kernels in fp32, for teaching and as the reference on the device: naive (QKᵀ,
 // softmax, PV as three kernels over the N×N scores) and a fused kernel with an online softmax
-// (one block per query row, keys in tiles of 128: the scores never leave the block).
-// TODO(issue 4): cuBLAS naive, and the tensor-core (mma.sync) FlashAttention-2 kernel for fp16/bf16.
+// (one block per query row, keys in tiles of 128: the scores never leave the block). The softmax
+// kernel also serves the cuBLAS naive implementation in every element type, and the helpers that
+// fill and convert arrays live here too.
+#include "device_attention.h"
 #include "plugin_api.h"
 
-#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
+#include <type_traits>
 
-namespace {
+namespace attnscope_cuda {
 
 constexpr int kTile = 16;
 constexpr int kRowThreads = 128;
@@ -39,7 +43,8 @@ template <class Op> __device__ float blockReduce(float value, float* scratch, Op
     scratch[threadIdx.x] = value;
     __syncthreads();
     for (int stride = kRowThreads / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) scratch[threadIdx.x] = op(scratch[threadIdx.x], scratch[threadIdx.x + stride]);
+        if (threadIdx.x < stride)
+            scratch[threadIdx.x] = op(scratch[threadIdx.x], scratch[threadIdx.x + stride]);
         __syncthreads();
     }
     const float result = scratch[0];
@@ -54,26 +59,43 @@ struct SumOp {
     __device__ float operator()(float a, float b) const { return a + b; }
 };
 
-// One block per row of scores: scale, causal mask, softmax in place.
-__global__ void softmaxKernel(float* s, int n, float scale, int causal) {
+template <class T> __device__ float toFloat(T x) {
+    return float(x);
+}
+template <> __device__ float toFloat(__half x) {
+    return __half2float(x);
+}
+template <> __device__ float toFloat(__nv_bfloat16 x) {
+    return __bfloat162float(x);
+}
+template <class T> __device__ T fromFloat(float x) {
+    return T(x);
+}
+template <> __device__ __half fromFloat(float x) {
+    return __float2half_rn(x);
+}
+template <> __device__ __nv_bfloat16 fromFloat(float x) {
+    return __float2bfloat16_rn(x);
+}
+
+// One block per row of scores: scale, causal mask, softmax in place (in fp32 whatever T is).
+template <class T> __global__ void softmaxKernel(T* s, int n, float scale, int causal) {
     __shared__ float scratch[kRowThreads];
     const size_t row = blockIdx.x;
     const int i = int(row % n);
-    float* r = s + row * n;
+    T* r = s + row * n;
     const int valid = causal ? i + 1 : n;
     float m = -INFINITY;
     for (int j = threadIdx.x; j < valid; j += kRowThreads)
-        m = fmaxf(m, r[j] * scale);
+        m = fmaxf(m, toFloat(r[j]) * scale);
     m = blockReduce(m, scratch, MaxOp{});
     float sum = 0;
-    for (int j = threadIdx.x; j < valid; j += kRowThreads) {
-        const float e = expf(r[j] * scale - m);
-        r[j] = e;
-        sum += e;
-    }
+    for (int j = threadIdx.x; j < valid; j += kRowThreads)
+        sum += expf(toFloat(r[j]) * scale - m);
     sum = blockReduce(sum, scratch, SumOp{});
+    const float inverse = 1.0f / sum;
     for (int j = threadIdx.x; j < n; j += kRowThreads)
-        r[j] = j < valid ? r[j] / sum : 0.0f;
+        r[j] = fromFloat<T>(j < valid ? expf(toFloat(r[j]) * scale - m) * inverse : 0.0f);
 }
 
 __global__ void pvKernel(const float* p, const float* v, float* o, int n, int d) {
@@ -94,8 +116,8 @@ __global__ void pvKernel(const float* p, const float* v, float* o, int n, int d)
 }
 
 // One block per query row; thread t scores key j0 + t of each tile and owns output column t.
-__global__ void flashRowKernel(const float* q, const float* k, const float* v, float* o, int n, int d, float scale,
-                               int causal) {
+__global__ void flashRowKernel(const float* q, const float* k, const float* v, float* o, int n, int d,
+                               float scale, int causal) {
     __shared__ float qs[kRowThreads], ps[kRowThreads], scratch[kRowThreads];
     const size_t row = blockIdx.x;
     const size_t bh = row / n;
@@ -133,63 +155,121 @@ __global__ void flashRowKernel(const float* q, const float* k, const float* v, f
     if (t < d) o[row * d + t] = acc / l;
 }
 
-bool failed(cudaError_t e, const char* what, char* message, int size) {
-    if (e == cudaSuccess) return false;
-    std::snprintf(message, size_t(size), "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-    return true;
+template <class T> __global__ void fillKernel(T* p, size_t n, uint32_t seed) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x) {
+        uint32_t h = uint32_t(i) * 0x9E3779B1u ^ uint32_t(i >> 32) ^ seed; // a small integer hash
+        h ^= h >> 16;
+        h *= 0x85EBCA6Bu;
+        h ^= h >> 13;
+        h *= 0xC2B2AE35u;
+        h ^= h >> 16;
+        p[i] = fromFloat<T>(float(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+    }
+}
+
+template <class T> __global__ void fromFloatKernel(const float* src, T* dst, size_t n) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        dst[i] = fromFloat<T>(src[i]);
+}
+
+template <class T> __global__ void toFloatKernel(const T* src, float* dst, size_t n) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        dst[i] = toFloat(src[i]);
+}
+
+namespace {
+
+unsigned gridFor(size_t n) {
+    return unsigned(std::min<size_t>((n + 255) / 256, 65536));
+}
+
+// Calls f with a null pointer of the problem's element type.
+template <class F> cudaError_t byType(int dtype, F f) {
+    switch (dtype) {
+    case ATTNSCOPE_CUDA_F32:
+        return f(static_cast<float*>(nullptr));
+    case ATTNSCOPE_CUDA_F16:
+        return f(static_cast<__half*>(nullptr));
+    case ATTNSCOPE_CUDA_BF16:
+        return f(static_cast<__nv_bfloat16*>(nullptr));
+    default:
+        return cudaErrorInvalidValue;
+    }
 }
 
 } // namespace
 
-extern "C" __attribute__((visibility("default"))) int attnscope_cuda_attention(const char* impl, int batch, int heads,
-                                                                               int seq, int dim, int causal,
-                                                                               const float* q, const float* k,
-                                                                               const float* v, float* o,
-                                                                               char* message, int size) {
-    const bool naive = !std::strcmp(impl, "naive_simt"), flash = !std::strcmp(impl, "flash_simt");
-    if (!naive && !flash) {
-        std::snprintf(message, size_t(size), "unknown CUDA implementation '%s'", impl);
-        return 1;
-    }
-    if (flash && dim > kRowThreads) {
-        std::snprintf(message, size_t(size), "flash_simt handles head dims up to %d, not %d", kRowThreads, dim);
-        return 1;
-    }
-    const size_t bh = size_t(batch) * heads, elements = bh * seq * dim, bytes = elements * sizeof(float);
-    const float scale = 1.0f / std::sqrt(float(dim));
-    float *dq = nullptr, *dk = nullptr, *dv = nullptr, *dout = nullptr, *ds = nullptr;
-    int rc = 1;
-    if (failed(cudaMalloc(&dq, bytes), "cudaMalloc Q", message, size) ||
-        failed(cudaMalloc(&dk, bytes), "cudaMalloc K", message, size) ||
-        failed(cudaMalloc(&dv, bytes), "cudaMalloc V", message, size) ||
-        failed(cudaMalloc(&dout, bytes), "cudaMalloc O", message, size) ||
-        (naive && failed(cudaMalloc(&ds, bh * seq * seq * sizeof(float)), "cudaMalloc scores (out of memory at "
-                                                                         "this shape?)",
-                         message, size)) ||
-        failed(cudaMemcpy(dq, q, bytes, cudaMemcpyHostToDevice), "copy Q", message, size) ||
-        failed(cudaMemcpy(dk, k, bytes, cudaMemcpyHostToDevice), "copy K", message, size) ||
-        failed(cudaMemcpy(dv, v, bytes, cudaMemcpyHostToDevice), "copy V", message, size))
-        goto done;
-    if (naive) {
-        const dim3 block(kTile, kTile);
-        qkKernel<<<dim3((seq + kTile - 1) / kTile, (seq + kTile - 1) / kTile, unsigned(bh)), block>>>(dq, dk, ds, seq,
-                                                                                                      dim);
-        softmaxKernel<<<unsigned(bh * seq), kRowThreads>>>(ds, seq, scale, causal);
-        pvKernel<<<dim3((dim + kTile - 1) / kTile, (seq + kTile - 1) / kTile, unsigned(bh)), block>>>(ds, dv, dout,
-                                                                                                      seq, dim);
-    } else {
-        flashRowKernel<<<unsigned(bh * seq), kRowThreads>>>(dq, dk, dv, dout, seq, dim, scale, causal);
-    }
-    if (failed(cudaGetLastError(), "launch", message, size) ||
-        failed(cudaDeviceSynchronize(), "run", message, size) ||
-        failed(cudaMemcpy(o, dout, bytes, cudaMemcpyDeviceToHost), "copy O", message, size))
-        goto done;
-    rc = 0;
-done:
-    cudaFree(dq);
-    cudaFree(dk);
-    cudaFree(dv);
-    cudaFree(dout);
-    cudaFree(ds);
-    return rc;
+float Problem::scale() const {
+    return 1.0f / std::sqrt(float(dim));
 }
+
+cudaError_t launchQkSimt(const Problem& p, const float* q, const float* k, float* s) {
+    const unsigned tiles = unsigned((p.seq + kTile - 1) / kTile);
+    qkKernel<<<dim3(tiles, tiles, unsigned(p.heads_total())), dim3(kTile, kTile), 0, p.stream>>>(
+        q, k, s, p.seq, p.dim);
+    return cudaGetLastError();
+}
+
+cudaError_t launchPvSimt(const Problem& p, const float* probabilities, const float* v, float* o) {
+    const dim3 grid(unsigned((p.dim + kTile - 1) / kTile), unsigned((p.seq + kTile - 1) / kTile),
+                    unsigned(p.heads_total()));
+    pvKernel<<<grid, dim3(kTile, kTile), 0, p.stream>>>(probabilities, v, o, p.seq, p.dim);
+    return cudaGetLastError();
+}
+
+cudaError_t launchSoftmax(const Problem& p, void* scores) {
+    return byType(p.dtype, [&](auto* type) {
+        using T = std::remove_pointer_t<decltype(type)>;
+        softmaxKernel<T><<<unsigned(p.heads_total() * p.seq), kRowThreads, 0, p.stream>>>(
+            static_cast<T*>(scores), p.seq, p.scale(), p.causal ? 1 : 0);
+        return cudaGetLastError();
+    });
+}
+
+cudaError_t launchFlashSimt(const Problem& p, const float* q, const float* k, const float* v, float* o) {
+    flashRowKernel<<<unsigned(p.heads_total() * p.seq), kRowThreads, 0, p.stream>>>(
+        q, k, v, o, p.seq, p.dim, p.scale(), p.causal ? 1 : 0);
+    return cudaGetLastError();
+}
+
+cudaError_t launchFill(const Problem& p, void* data, size_t n, uint32_t seed) {
+    return byType(p.dtype, [&](auto* type) {
+        using T = std::remove_pointer_t<decltype(type)>;
+        fillKernel<T><<<gridFor(n), 256, 0, p.stream>>>(static_cast<T*>(data), n, seed);
+        return cudaGetLastError();
+    });
+}
+
+cudaError_t launchFromFloat(const Problem& p, const float* src, void* dst, size_t n) {
+    return byType(p.dtype, [&](auto* type) {
+        using T = std::remove_pointer_t<decltype(type)>;
+        fromFloatKernel<T><<<gridFor(n), 256, 0, p.stream>>>(src, static_cast<T*>(dst), n);
+        return cudaGetLastError();
+    });
+}
+
+cudaError_t launchToFloat(const Problem& p, const void* src, float* dst, size_t n) {
+    return byType(p.dtype, [&](auto* type) {
+        using T = std::remove_pointer_t<decltype(type)>;
+        toFloatKernel<T><<<gridFor(n), 256, 0, p.stream>>>(static_cast<const T*>(src), dst, n);
+        return cudaGetLastError();
+    });
+}
+
+const char* unsupported(const char* impl, const Problem& p) {
+    const bool fp32 = p.dtype == ATTNSCOPE_CUDA_F32;
+    if (!std::strcmp(impl, "naive")) return nullptr;
+    if (!std::strcmp(impl, "naive_simt")) return fp32 ? nullptr : "naive_simt runs fp32 only";
+    if (!std::strcmp(impl, "flash_simt")) {
+        if (!fp32) return "flash_simt runs fp32 only";
+        return p.dim <= kRowThreads ? nullptr : "flash_simt handles head dims up to 128";
+    }
+    if (!std::strcmp(impl, "flash")) {
+        if (fp32) return "flash (tensor cores) runs fp16 and bf16; flash_simt runs fp32";
+        return p.dim == 64 || p.dim == 128 ? nullptr : "flash (tensor cores) handles head dims 64 and 128";
+    }
+    return "unknown CUDA implementation (there are: naive, naive_simt, flash, flash_simt)";
+}
+
+} // namespace attnscope_cuda

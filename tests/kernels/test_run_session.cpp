@@ -3,12 +3,15 @@
 // trace and statistics made from a run.
 #include "kernels/run_session.h"
 
+#include "kernels/cuda_backend.h"
+
 #include "core/summary.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <thread>
 
 using namespace attnscope;
@@ -163,4 +166,105 @@ TEST(RunSession, ARunIsATraceLikeAnyOther) {
         }
     }
     FAIL() << "no softmax kernel in the run's trace";
+}
+
+TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {
+    RunConfig c;
+    c.backend = "cuda";
+    c.impls = {"naive", "naive_simt", "flash_simt"};
+    c.shape = {1, 2, 64, 64, false, DType::F32};
+    EXPECT_EQ(checkRunConfig(c), "");
+    c.impls = {"flash"};
+    EXPECT_NE(checkRunConfig(c).find("fp16 and bf16"), std::string::npos);
+    c.shape.dtype = DType::BF16;
+    EXPECT_EQ(checkRunConfig(c), "");
+    c.shape.dim = 96;
+    EXPECT_NE(checkRunConfig(c).find("64 and 128"), std::string::npos);
+    c.impls = {"naive_simt"};
+    EXPECT_NE(checkRunConfig(c).find("fp32 only"), std::string::npos);
+    c.impls = {"cutlass"};
+    EXPECT_NE(checkRunConfig(c).find("naive_simt"), std::string::npos); // lists what there is
+    c.backend = "cpu";
+    c.impls = {"flash_simt"};
+    EXPECT_NE(checkRunConfig(c).find("CPU backend has"), std::string::npos);
+}
+
+TEST(RunSession, ChoosingTheBackendWithoutAGpu) {
+    if (probeCuda().runnable) GTEST_SKIP() << "this machine has a GPU: " << probeCuda().message;
+    RunConfig c;
+    c.shape.seq = 64;
+    std::string notice;
+    EXPECT_EQ(chooseBackend(c, "auto", notice), "");
+    EXPECT_EQ(c.backend, "cpu");
+    EXPECT_NE(notice.find("using the CPU backend"), std::string::npos) << notice;
+    const std::string problem = chooseBackend(c, "cuda", notice);
+    EXPECT_TRUE(problem.rfind("no CUDA", 0) == 0 || problem.find("CUDA backend") != std::string::npos)
+        << problem;
+    EXPECT_NE(chooseBackend(c, "tpu", notice).find("cpu, cuda or auto"), std::string::npos);
+    EXPECT_EQ(chooseBackend(c, "cpu", notice), "");
+    EXPECT_EQ(notice, "");
+}
+
+// What a CUDA run reports, as the plugin hands it over: the trace puts GPU work on its device's
+// streams, runtime calls on their host thread, and links each kernel to its launch.
+TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
+    std::vector<RunEvent> events;
+    RunEvent launch;
+    launch.name = "cudaLaunchKernel";
+    launch.category = "cuda_runtime";
+    launch.track = 0;
+    launch.thread = 4242;
+    launch.correlation = 17;
+    launch.startNs = 100;
+    launch.endNs = 900;
+    events.push_back(launch);
+    RunEvent kernel;
+    kernel.name = "attnscope_cuda::flashForwardKernel<__nv_bfloat16, 128>";
+    kernel.category = "kernel";
+    kernel.device = 0;
+    kernel.stream = 13;
+    kernel.correlation = 17;
+    kernel.startNs = 1000;
+    kernel.endNs = 51000;
+    kernel.impl = "flash";
+    kernel.role = "fused_attention";
+    kernel.call = 0;
+    kernel.args = {{"role", "\"fused_attention\""}, {"flops", "1024"}};
+    events.push_back(kernel);
+    RunEvent call;
+    call.name = "flash attention";
+    call.category = "user_annotation";
+    call.track = -1;
+    call.impl = "flash";
+    call.call = 0;
+    call.startNs = 50;
+    call.endNs = 60000;
+    call.measuredNs = 50000;
+    events.push_back(call);
+
+    const auto trace = buildRunTrace(events, "cuda");
+    std::map<std::string, std::string> labels; // track label → first event's name
+    std::optional<EventRef> kernelRef;
+    for (std::uint32_t t = 0; t < trace->tracks().size(); ++t) {
+        labels[trace->trackLabel(TrackId{t})] = std::string(trace->str(trace->tracks()[t].events.name[0]));
+        if (trace->tracks()[t].kind == TrackKind::GpuStream) kernelRef = EventRef{TrackId{t}, 0};
+    }
+    EXPECT_EQ(labels["GPU 0 · stream 13"], kernel.name);
+    EXPECT_EQ(labels["CUDA run · thread 4242"], "cudaLaunchKernel");
+    EXPECT_EQ(labels["CUDA run · attention calls"], "flash attention");
+    ASSERT_TRUE(kernelRef);
+    const auto launchRef = trace->launchOf(*kernelRef);
+    ASSERT_TRUE(launchRef);
+    EXPECT_EQ(trace->str(trace->tracks()[launchRef->track.value].events.name[launchRef->index]),
+              "cudaLaunchKernel");
+
+    RunConfig c;
+    c.backend = "cuda";
+    c.impls = {"flash"};
+    const auto stats = runStats(c, events);
+    ASSERT_EQ(stats.size(), 1u);
+    ASSERT_EQ(stats[0].callMs.size(), 1u);
+    EXPECT_DOUBLE_EQ(stats[0].callMs[0], 0.05); // the CUDA events' time, not the host's
+    ASSERT_EQ(stats[0].roleMs.size(), 1u);
+    EXPECT_DOUBLE_EQ(stats[0].roleMs[0].second, 0.05);
 }

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Collects a CUDA run's activity with CUPTI, loaded with dlopen: kernels, copies, memsets, runtime
+// and driver calls, synchronization, NVTX ranges and CUPTI's own overhead. CUPTI hands over
+// buffers of a few MB; its buffer-completed callback only queues them, and a collector thread
+// parses them (convertActivity), counts dropped records, flushes every 50 ms so records arrive
+// while the run goes on, gives the workload's kernels their role through the external
+// correlation ids the run pushes around each launch, and passes records on in batches.
+#include "cupti_records.h"
+#include "plugin_api.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnscope_cuda {
+
+// What the run knows about the launches it tagged with an external correlation id.
+struct LaunchTag {
+    std::string impl;
+    std::string role;
+    int call = -1;
+    bool warmup = false;
+    std::vector<std::pair<std::string, std::string>> args; // role, cost and shape, for the kernel's args
+};
+
+class CuptiCollector {
+public:
+    using Sink = std::function<void(const AttnscopeCudaRecord*, int)>;
+    using Notice = std::function<void(const std::string&)>;
+    using Dropped = std::function<void(std::uint64_t)>;
+    using TagOf = std::function<const LaunchTag*(std::uint64_t externalId)>;
+
+    CuptiCollector();
+    ~CuptiCollector(); // stops if started
+
+    // Loads CUPTI and enables the activity kinds; false with the reason (CUPTI missing,
+    // insufficient privileges, …). Call before the run's first CUDA call so NVTX ranges reach CUPTI.
+    bool start(const attnscope::kernels::DeviceLimits& limits, Sink sink, Notice notice, Dropped dropped,
+               TagOf tagOf, std::string& why);
+    // Flushes everything and passes on what is left; the collector thread ends.
+    void stop();
+
+    // CUPTI's clock (what record times are in), and the run's origin on it.
+    std::uint64_t now() const;
+    void setOrigin(std::uint64_t origin) { m_origin = origin; }
+
+    // Tags the launches made until pop() with an external correlation id.
+    void push(std::uint64_t externalId);
+    void pop();
+
+    // The path libcupti was loaded from (for NVTX's injection variable), once started.
+    static std::string libraryPath(std::string& why);
+
+    struct Impl; // public for CUPTI's buffer callbacks
+
+private:
+    std::unique_ptr<Impl> m;
+    std::uint64_t m_origin = 0;
+};
+
+} // namespace attnscope_cuda
