@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("AttnScopeTests");
     QApplication::setApplicationName("AttnScopeTests");
+    QSettings().clear(); // each run starts from the defaults, whatever the last one saved
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }

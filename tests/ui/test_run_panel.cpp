@@ -47,6 +47,7 @@ TEST(RunPanel, KernelsArriveWhileItRunsAndTheRunIsATrace) {
     w.show();
     w.runPanel()->setConfig(smallRun(6));
     button(w.runPanel(), "Run")->click();
+    if (auto* box = w.findChild<QMessageBox*>()) ADD_FAILURE() << box->text().toStdString();
     ASSERT_TRUE(w.running());
     QElapsedTimer timer;
     timer.start();
