@@ -195,9 +195,11 @@ bool CuptiCollector::start(const attnscope::kernels::DeviceLimits& limits, Sink 
     m->tagOf = std::move(tagOf);
     m->origin = &m_origin;
     m->stopping = false;
-    if (const CUptiResult r = a.registerCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS) {
+    // Once per process: the callbacks find the collector at work through g_active.
+    static const CUptiResult registered = a.registerCallbacks(bufferRequested, bufferCompleted);
+    if (registered != CUPTI_SUCCESS) {
         g_active = nullptr;
-        why = "CUPTI: " + a.error(r);
+        why = "CUPTI: " + a.error(registered);
         return false;
     }
     // Kernels are what a run is for: without them there is no collection; the rest is best effort.
