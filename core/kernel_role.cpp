@@ -1,41 +1,107 @@
 // SPDX-License-Identifier: MIT
 #include "kernel_role.h"
 
-#include "text_match.h"
+#include "resources.h"
 
-#include <algorithm>
 #include <array>
+#include <fstream>
+#include <sstream>
 
 namespace attnscope {
 
 namespace {
 
-bool containsAny(std::string_view name, std::initializer_list<std::string_view> needles) {
-    return std::any_of(needles.begin(), needles.end(),
-                       [&](std::string_view n) { return containsNoCase(name, n); });
+constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> kNames{
+    "qk_gemm",     "softmax",   "pv_gemm", "fused_attention", "gemm",
+    "elementwise", "reduction", "copy",    "communication",   "other"};
+constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> kLabels{
+    "QKᵀ GEMM",    "softmax",   "PV GEMM", "fused attention", "GEMM",
+    "elementwise", "reduction", "copy",    "communication",   "other"};
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    return out;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
 }
 
 } // namespace
 
-KernelRole classifyKernel(std::string_view name, std::string_view category) {
-    if (category == "gpu_memcpy" || category == "gpu_memset" || category == "Memcpy" || category == "Memset")
-        return KernelRole::Copy;
-    // Fused attention first: FlashAttention's kernels are CUTLASS GEMMs by their template names.
-    if (containsAny(name, {"flash", "fmha", "attn_fwd", "attn_bwd", "attention", "sdpa"}))
-        return KernelRole::FusedAttention;
-    if (containsAny(name, {"softmax"})) return KernelRole::Softmax;
-    if (containsAny(name, {"gemm", "xmma", "cutlass", "cublas", "matmul", "cijk_", "_mm_", "bmm"}))
-        return KernelRole::Gemm;
-    if (containsAny(name, {"memcpy", "memset", "copy_kernel", "copy_"})) return KernelRole::Copy;
-    if (containsAny(name, {"elementwise", "vectorized", "unrolled", "pointwise", "triton_poi"}))
-        return KernelRole::Elementwise;
-    return KernelRole::Other;
+std::string_view roleName(KernelRole role) {
+    return role < KernelRole::Count ? kNames[std::size_t(role)] : "other";
 }
 
 std::string_view roleLabel(KernelRole role) {
-    static constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> labels{
-        "GEMM", "softmax", "fused attention", "elementwise", "copy", "other"};
-    return role < KernelRole::Count ? labels[std::size_t(role)] : "other";
+    return role < KernelRole::Count ? kLabels[std::size_t(role)] : "other";
+}
+
+std::optional<KernelRole> roleNamed(std::string_view name) {
+    for (std::size_t i = 0; i < kNames.size(); ++i)
+        if (kNames[i] == name) return KernelRole(i);
+    return std::nullopt;
+}
+
+RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* problems) {
+    RoleRules rules;
+    std::size_t lineNumber = 0;
+    while (!text.empty()) {
+        const std::size_t end = text.find('\n');
+        std::string_view line = trim(text.substr(0, end));
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+        ++lineNumber;
+        if (line.empty() || line.front() == '#') continue;
+        const std::size_t gap = line.find_first_of(" \t");
+        const std::string_view role = line.substr(0, gap);
+        const std::string_view pattern =
+            gap == std::string_view::npos ? std::string_view() : trim(line.substr(gap));
+        const auto known = roleNamed(role);
+        if (!known || pattern.empty() || pattern == "@") {
+            if (problems)
+                problems->push_back("line " + std::to_string(lineNumber) + ": " +
+                                    (known ? "no pattern" : "unknown role '" + std::string(role) + "'"));
+            continue;
+        }
+        const bool category = pattern.front() == '@';
+        rules.m_rules.push_back({*known, category, lower(category ? pattern.substr(1) : pattern)});
+    }
+    return rules;
+}
+
+const RoleRules& RoleRules::standard() {
+    static const RoleRules rules = [] {
+        RoleRules all;
+        if (const std::string path = userDataFile("ATTNSCOPE_KERNEL_ROLES", "kernel_roles.txt");
+            !path.empty()) {
+            std::ifstream in(path);
+            std::stringstream text;
+            text << in.rdbuf();
+            all = parse(text.str());
+        }
+        const RoleRules builtin = parse(builtinKernelRoles());
+        all.m_rules.insert(all.m_rules.end(), builtin.m_rules.begin(), builtin.m_rules.end());
+        return all;
+    }();
+    return rules;
+}
+
+KernelRole RoleRules::classify(std::string_view name, std::string_view category) const {
+    const std::string lowName = lower(name), lowCategory = lower(category);
+    for (const Rule& r : m_rules)
+        if ((r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos))
+            return r.role;
+    return KernelRole::Other;
+}
+
+KernelRole classifyKernel(std::string_view name, std::string_view category) {
+    return RoleRules::standard().classify(name, category);
 }
 
 } // namespace attnscope

@@ -101,8 +101,16 @@ EventColors::EventColors(const Trace& trace)
 
 QColor EventColors::roleColor(KernelRole role) {
     switch (role) {
+    case KernelRole::QkGemm:
+        return QColor::fromHsv(200, 200, 235);
+    case KernelRole::PvGemm:
+        return QColor::fromHsv(228, 150, 235);
     case KernelRole::Gemm:
-        return QColor::fromHsv(212, 170, 225);
+        return QColor::fromHsv(212, 170, 205);
+    case KernelRole::Reduction:
+        return QColor::fromHsv(340, 120, 215);
+    case KernelRole::Communication:
+        return QColor::fromHsv(0, 175, 215);
     case KernelRole::Softmax:
         return QColor::fromHsv(26, 190, 245);
     case KernelRole::FusedAttention:

@@ -6,9 +6,8 @@
 //
 //   attnscope_bench_attention_cpu [--seq N] [--heads H] [--dim D] [--iters I] [--threads T]
 #include "kernels/cpu/cpu_attention.h"
+#include "kernels/cpu/cpu_peak.h"
 #include "kernels/run_session.h"
-
-#include <immintrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,66 +18,6 @@
 #include <vector>
 
 using namespace attnscope::kernels;
-using Clock = std::chrono::steady_clock;
-
-namespace {
-
-double secondsSince(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Ten independent chains of 8-wide fused multiply-adds: the most a core does per cycle with AVX2.
-__attribute__((target("avx2,fma"))) double fmaChains(std::size_t rounds) {
-    __m256 acc[10];
-    for (int i = 0; i < 10; ++i)
-        acc[i] = _mm256_set1_ps(float(i));
-    const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.001f);
-    for (std::size_t r = 0; r < rounds; ++r)
-        for (int i = 0; i < 10; ++i)
-            acc[i] = _mm256_fmadd_ps(acc[i], a, b);
-    __m256 sum = acc[0];
-    for (int i = 1; i < 10; ++i)
-        sum = _mm256_add_ps(sum, acc[i]);
-    float out[8];
-    _mm256_storeu_ps(out, sum);
-    return double(out[0]);
-}
-
-double peakGflops(WorkerPool& pool) {
-    const std::size_t rounds = 50'000'000;
-    std::vector<double> sink(pool.size());
-    const auto t0 = Clock::now();
-    pool.run(pool.size(), [&](unsigned w, std::size_t, std::size_t) { sink[w] = fmaChains(rounds); });
-    const double s = secondsSince(t0);
-    if (sink[0] == 12345.0) std::printf(" "); // keeps the chains from being optimized away
-    return 2.0 * 8 * 10 * double(rounds) * pool.size() / s / 1e9;
-}
-
-double bandwidthGBs(WorkerPool& pool) {
-    // Each worker sums its part of a buffer far larger than the caches, twice; the second pass counts.
-    const std::size_t floats = std::size_t(256) << 20 >> 2;
-    std::vector<float> buffer(floats, 1.0f);
-    std::vector<double> sums(pool.size());
-    double best = 0;
-    for (int pass = 0; pass < 3; ++pass) {
-        const auto t0 = Clock::now();
-        pool.run(floats, [&](unsigned w, std::size_t begin, std::size_t end) {
-            float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (std::size_t i = begin; i + 4 <= end; i += 4) {
-                s0 += buffer[i];
-                s1 += buffer[i + 1];
-                s2 += buffer[i + 2];
-                s3 += buffer[i + 3];
-            }
-            sums[w] = s0 + s1 + s2 + s3;
-        });
-        best = std::max(best, double(floats) * 4 / secondsSince(t0) / 1e9);
-    }
-    return best;
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
     RunConfig config;
     config.shape = {1, 8, 2048, 64, false, DType::F32};
@@ -115,8 +54,8 @@ int main(int argc, char** argv) {
     const unsigned threads =
         config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
     WorkerPool pool(threads);
-    const double peak = peakGflops(pool);
-    const double bandwidth = bandwidthGBs(pool);
+    const CpuPeak measured = measureCpuPeak(pool);
+    const double peak = measured.flops / 1e9, bandwidth = measured.bandwidth / 1e9;
     std::printf("machine: %u workers, measured peak %.1f GFLOP/s fp32 (AVX2 FMA), %.1f GB/s read bandwidth\n",
                 threads, peak, bandwidth);
 

@@ -27,8 +27,9 @@ double knownPeak(const std::string& probe) {
         const char* name;
         double tflops;
     };
-    static const Entry table[] = {{"H200", 989}, {"H100 SXM", 989}, {"H100 80GB HBM3", 989}, {"H100 PCIe", 756},
-                                  {"H800", 989}, {"A100", 312},     {"L40S", 362},          {"L4", 121}};
+    static const Entry table[] = {{"H200", 989},      {"H100 SXM", 989}, {"H100 80GB HBM3", 989},
+                                  {"H100 PCIe", 756}, {"H800", 989},     {"A100", 312},
+                                  {"L40S", 362},      {"L4", 121}};
     for (const Entry& e : table)
         if (probe.find(e.name) != std::string::npos) return e.tflops;
     return 0;
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
         else if (a == "--heads" && v > 0)
             shape.heads = v;
         else {
-            std::fprintf(stderr, "usage: %s [--peak-tflops P] [--iters I] [--seq N] [--batch B] [--heads H]\n",
+            std::fprintf(stderr,
+                         "usage: %s [--peak-tflops P] [--iters I] [--seq N] [--batch B] [--heads H]\n",
                          argv[0]);
             return 2;
         }
@@ -89,8 +91,8 @@ int main(int argc, char** argv) {
     std::printf("device: %s\n", cuda.message.c_str());
     if (!cuda.runnable) return 1;
     if (peak < 0) peak = knownPeak(cuda.message);
-    std::printf("shape: B=%d H=%d N=%d D=%d bf16, 3 warm-up + %d measured calls; dense bf16 peak %s\n", shape.batch,
-                shape.heads, shape.seq, shape.dim, iters,
+    std::printf("shape: B=%d H=%d N=%d D=%d bf16, 3 warm-up + %d measured calls; dense bf16 peak %s\n",
+                shape.batch, shape.heads, shape.seq, shape.dim, iters,
                 peak > 0 ? (std::to_string(int(peak)) + " TFLOP/s").c_str() : "unknown (give --peak-tflops)");
 
     auto report = [&](const char* label, const Result& r) {
@@ -122,10 +124,12 @@ int main(int argc, char** argv) {
         if (on.error.empty()) with = std::min(with, on.meanMs);
     }
     const double overhead = without < 1e30 && with < 1e30 ? 100 * (with - without) / without : -1;
-    std::printf("flash without CUPTI %9.3f ms/call, with %9.3f ms/call: collection overhead %.2f%% (target <= 3%%)\n",
-                without, with, overhead);
+    std::printf(
+        "flash without CUPTI %9.3f ms/call, with %9.3f ms/call: collection overhead %.2f%% (target <= 3%%)\n",
+        without, with, overhead);
     std::printf("gpu_attention flash_tflops=%.1f flash_causal_tflops=%.1f naive_tflops=%.1f peak_tflops=%.0f "
                 "flash_share=%.3f cupti_overhead_pct=%.2f\n",
-                flash.tflops, flashCausal.tflops, naive.tflops, peak, peak > 0 ? flash.tflops / peak : 0, overhead);
+                flash.tflops, flashCausal.tflops, naive.tflops, peak, peak > 0 ? flash.tflops / peak : 0,
+                overhead);
     return flash.error.empty() && flashCausal.error.empty() ? 0 : 1;
 }

@@ -254,36 +254,6 @@ TEST(KernelCsv, OneRowPerKernelWithShares) {
                                           "softmax,1,100,100,100,100,25.00\n");
 }
 
-TEST(KernelRole, NamesFromSeveralVendorsLandInTheirRoles) {
-    struct Case {
-        const char* name;
-        const char* category;
-        KernelRole role;
-    };
-    const Case cases[] = {
-        {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_kernel__5x_cublas", "kernel",
-         KernelRole::Gemm},
-        {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", "kernel", KernelRole::Gemm},
-        {"Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1", "kernel", KernelRole::Gemm},
-        {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float>(float*, float "
-         "const*, int)",
-         "kernel", KernelRole::Softmax},
-        {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, "
-         "4>>(pytorch_flash::Flash_fwd_params)",
-         "kernel", KernelRole::FusedAttention},
-        {"fmha_cutlassF_f16_aligned_64x64_rf_sm80", "kernel", KernelRole::FusedAttention},
-        {"_attn_fwd", "kernel", KernelRole::FusedAttention},
-        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)",
-         "kernel", KernelRole::Elementwise},
-        {"Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", KernelRole::Copy},
-        {"Memset (Device)", "gpu_memset", KernelRole::Copy},
-        {"ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", KernelRole::Other},
-    };
-    for (const Case& c : cases)
-        EXPECT_EQ(classifyKernel(c.name, c.category), c.role) << c.name;
-    EXPECT_EQ(roleLabel(KernelRole::FusedAttention), "fused attention");
-}
-
 TEST(Demangle, MangledNamesReadAsCppAndOthersStay) {
     EXPECT_EQ(demangle("_Z10add_kernelPfS_i"), "add_kernel(float*, float*, int)");
     EXPECT_EQ(demangle("sm90_xmma_gemm"), "sm90_xmma_gemm");

@@ -3,7 +3,10 @@
 // trace and statistics made from a run.
 #include "kernels/run_session.h"
 
+#include "kernels/cpu/cpu_peak.h"
 #include "kernels/cuda_backend.h"
+
+#include "core/analysis.h"
 
 #include "core/summary.h"
 
@@ -267,4 +270,56 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     EXPECT_DOUBLE_EQ(stats[0].callMs[0], 0.05); // the CUDA events' time, not the host's
     ASSERT_EQ(stats[0].roleMs.size(), 1u);
     EXPECT_DOUBLE_EQ(stats[0].roleMs[0].second, 0.05);
+}
+
+// The check on the project's own CPU run: the analysis reads roles and FLOPs exactly as the
+// workload wrote them, and naive attention's softmax is memory-bound on this machine's measured roofs.
+TEST(RunSession, OwnCpuRunOnTheRoofline) {
+    RunConfig c;
+    c.shape = {1, 8, 1024, 64, false, DType::F32};
+    c.warmup = 0;
+    c.iters = 2;
+    RunSession session(c);
+    session.start();
+    session.wait();
+    ASSERT_EQ(session.error(), "");
+    const auto trace = buildRunTrace(session.takeEvents());
+    const DeviceSpec cpu = cpuDeviceSpec();
+    ASSERT_GT(cpu.fp32, 0);
+    ASSERT_GT(cpu.bandwidth, 0);
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    std::map<KernelRole, double> flops;
+    std::map<KernelRole, std::vector<Verdict>> verdicts;
+    for (const KernelAnalysis& k : a.kernels) {
+        EXPECT_EQ(k.cost, CostSource::Exact);
+        flops[k.role] += k.flops;
+        verdicts[k.role].push_back(k.verdict);
+    }
+    // Per call the workers' shares add up to the workload's own numbers: 2 measured calls.
+    for (auto [role, workload] : {std::pair{KernelRole::QkGemm, WorkloadRole::QkGemm},
+                                  std::pair{KernelRole::Softmax, WorkloadRole::Softmax},
+                                  std::pair{KernelRole::PvGemm, WorkloadRole::PvGemm},
+                                  std::pair{KernelRole::FusedAttention, WorkloadRole::FusedAttention}})
+        EXPECT_NEAR(flops[role], 2 * kernelCost(c.shape, workload).flops, 1e-6 * flops[role])
+            << roleName(role);
+    ASSERT_FALSE(verdicts[KernelRole::Softmax].empty());
+    for (const KernelAnalysis& k : a.kernels)
+        if (k.role == KernelRole::Softmax)
+            std::printf("softmax share: %s, %.3f FLOP/B, %.1f GB/s (%.0f%% of %.1f GB/s), %.1f GFLOP/s\n",
+                        std::string(verdictName(k.verdict)).c_str(), k.intensity, k.bytesPerSec / 1e9,
+                        100 * k.memoryShare, cpu.bandwidth / 1e9, k.flopsPerSec / 1e9);
+    int memoryBound = 0;
+    for (Verdict v : verdicts[KernelRole::Softmax])
+        memoryBound += v == Verdict::MemoryBound;
+    // Each worker's share of the softmax: most of them at a tenth of the bandwidth or more.
+    EXPECT_GT(memoryBound * 2, int(verdicts[KernelRole::Softmax].size()))
+        << "softmax shares memory-bound: " << memoryBound << " of " << verdicts[KernelRole::Softmax].size();
+    // The calls are the run's own: 2 per implementation.
+    int naiveCalls = 0, flashCalls = 0;
+    for (const AttentionCall& call : a.calls) {
+        naiveCalls += call.impl == "naive";
+        flashCalls += call.impl == "flash";
+    }
+    EXPECT_EQ(naiveCalls, 2);
+    EXPECT_EQ(flashCalls, 2);
 }

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace attnscope {
+
+// resources/kernel_roles.txt and resources/device_specs.txt as built in.
+std::string_view builtinKernelRoles();
+std::string_view builtinDeviceSpecs();
+
+// A user's file that extends a built-in one: the file named by the environment variable, else
+// ~/.config/attnscope/NAME ($XDG_CONFIG_HOME honoured). "" when there is none.
+std::string userDataFile(const char* environmentVariable, const char* name);
+
+} // namespace attnscope

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+// Roles, attention calls, the cost model and the roofline, on real kernel names and real traces.
+#include "support/test_support.h"
+
+#include "core/analysis.h"
+#include "core/trace_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+std::string nameOf(const Trace& t, EventRef e) {
+    return std::string(t.str(t.track(e.track).events.name[e.index]));
+}
+
+TimeNs durationOf(const Trace& t, EventRef e) {
+    return t.track(e.track).events.duration[e.index];
+}
+
+} // namespace
+
+// Kernel names from the fixtures (AMD, NVIDIA, Triton traces) and from public traces and code.
+TEST(KernelRoles, RealNamesFromNvidiaAmdAndTritonLandInTheirRoles) {
+    struct Case {
+        const char* name;
+        const char* category;
+        KernelRole role;
+    };
+    const Case cases[] = {
+        // h100_sdpa_flash_qwen.json.gz
+        {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_"
+         "off_"
+         "kernel__5x_cublas",
+         "kernel", KernelRole::Gemm},
+        {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, "
+         "false, false, "
+         "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, "
+         "false, "
+         "true, false, false, true, true, false>(pytorch_flash::Flash_fwd_params)",
+         "kernel", KernelRole::FusedAttention},
+        {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, "
+         "float, "
+         "float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, "
+         "float, "
+         "float, float>, unsigned int, float, 4>)",
+         "kernel", KernelRole::Reduction},
+        {"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous "
+         "namespace)::OpaqueType<2u>, "
+         "unsigned int, 4, 64, 64>(at::native::(anonymous namespace)::OpaqueType<2u>*, "
+         "at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous "
+         "namespace)::OpaqueType<2u>, unsigned int, 64, 64>, at::native::(anonymous "
+         "namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)",
+         "kernel", KernelRole::Copy},
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+         "namespace)::silu_kernel(at::"
+         "TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+         "const::{lambda(c10::"
+         "BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous "
+         "namespace)::silu_kernel(at::"
+         "TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+         "const::{lambda(c10::"
+         "BFloat16)#1}, at::detail::Array<char*, 2>)",
+         "kernel", KernelRole::Elementwise},
+        // mi250_rocm_small.json.gz (Tensile)
+        {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1_AFEM1_AFEM1_ASEM1_CLR1_"
+         "CADS0_"
+         "EPS0_GRVWA2_GRVWB2_GSUAMB_ISA90a_IU1_K1_LBSPPA0_LBSPPB0_LBSPPM0_LPA0_LPB0_LPM0_LRVW2_LWPMn1_MIAV0_"
+         "MIWT1_"
+         "1_MO40_NTn1_NTA0_NTB0_NTC0_NTD0_NTM0_NEPBS0_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO0_SRVW0_"
+         "SSO0_"
+         "SVW2_SK0_SKXCCM0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA2_VWB1_WSGRA0_WSGRB0_WS64_WG16_16_1_"
+         "WGM8",
+         "kernel", KernelRole::Gemm},
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+         "at::detail::Array<char*, "
+         "1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+         "kernel", KernelRole::Elementwise},
+        // triton_single_kernel.json.gz, v100_ns_decimals.json.gz, dlrm_2ranks
+        {"triton_poi_fused_add_cos_sin_0", "kernel", KernelRole::Elementwise},
+        {"volta_sgemm_64x64_nt", "kernel", KernelRole::Gemm},
+        {"void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)",
+         "kernel", KernelRole::Reduction},
+        {"void cub::DeviceScanKernel<cub::DeviceScanPolicy<int>::Policy600, int*, int*, "
+         "cub::ScanTileState<int, "
+         "true>, cub::Sum, cub::NullType, int>(int*, int*, cub::ScanTileState<int, true>, int, cub::Sum, "
+         "cub::NullType, int)",
+         "kernel", KernelRole::Reduction},
+        {"Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", KernelRole::Copy},
+        {"Memset (Device)", "gpu_memset", KernelRole::Copy},
+        // Public traces: cuDNN SDPA, xformers / PyTorch mem-efficient, Triton, CK-tile, FlashAttention 4,
+        // NCCL, PyTorch's softmax, Ampere cuBLAS.
+        {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_kernel0_0",
+         "kernel", KernelRole::FusedAttention},
+        {"fmha_cutlassF_bf16_aligned_64x128_rf_sm80", "kernel", KernelRole::FusedAttention},
+        {"_attn_fwd", "kernel", KernelRole::FusedAttention},
+        {"void ck_tile::kentry<256, 2, ck_tile::FmhaFwdKernel<...>>", "kernel", KernelRole::FusedAttention},
+        {"flash::FlashAttentionForwardSm100", "kernel", KernelRole::FusedAttention},
+        {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "kernel",
+         KernelRole::Communication},
+        {"ncclDevKernel_SendRecv", "kernel", KernelRole::Communication},
+        {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float, "
+         "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+         "kernel", KernelRole::Softmax},
+        {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", "kernel", KernelRole::Gemm},
+        {"void ck_tile::kentry<256, 1, ck_tile::UniversalGemmKernel<...>>", "kernel", KernelRole::Gemm},
+        {"cudaDeviceSynchronize", "cuda_runtime", KernelRole::Other},
+    };
+    for (const Case& c : cases)
+        EXPECT_EQ(roleName(classifyKernel(c.name, c.category)), roleName(c.role)) << c.name;
+}
+
+TEST(KernelRoles, RulesAreDataAndUserRulesComeFirst) {
+    std::vector<std::string> problems;
+    const RoleRules user =
+        RoleRules::parse("# mine\nfused_attention  my_attention_kernel\ngem  typo\nsoftmax\n", &problems);
+    EXPECT_EQ(user.size(), 1u);
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_EQ(problems[0], "line 3: unknown role 'gem'");
+    EXPECT_EQ(problems[1], "line 4: no pattern");
+    EXPECT_EQ(user.classify("MY_ATTENTION_KERNEL_v2", "kernel"), KernelRole::FusedAttention);
+    EXPECT_EQ(user.classify("something_else", "kernel"), KernelRole::Other);
+    EXPECT_GT(RoleRules::standard().size(), 40u);
+    for (int r = 0; r < int(KernelRole::Count); ++r)
+        EXPECT_EQ(roleNamed(roleName(KernelRole(r))), KernelRole(r));
+}
+
+TEST(DeviceSpecs, TheLongestMatchingNameWinsAndBadLinesAreReported) {
+    const DeviceSpecs& specs = DeviceSpecs::standard();
+    const auto h100 = specs.match("NVIDIA H100 80GB HBM3");
+    ASSERT_TRUE(h100);
+    EXPECT_EQ(h100->name, "H100 80GB HBM3");
+    EXPECT_DOUBLE_EQ(h100->peak(Precision::BF16), 989.4e12);
+    EXPECT_DOUBLE_EQ(h100->bandwidth, 3.35e12);
+    EXPECT_EQ(specs.match("NVIDIA A100-SXM4-80GB")->name, "A100-SXM4-80GB");
+    EXPECT_EQ(specs.match("NVIDIA A100-PG509-200")->name, "A100");
+    const auto v100 = specs.match("Tesla V100-SXM2-32GB");
+    ASSERT_TRUE(v100);
+    EXPECT_DOUBLE_EQ(v100->peak(Precision::TF32), v100->fp32); // no TF32 path: fp32
+    EXPECT_DOUBLE_EQ(v100->peak(Precision::F8), 125e12);       // no fp8 path: fp16
+    EXPECT_FALSE(specs.match("AMD Radeon Graphics"));
+    for (const char* name : {"H200", "H100 PCIe", "H800", "A100", "L40S", "L4", "RTX 4090", "RTX 4060 Ti",
+                             "V100", "B200", "MI300X", "MI250", "MI210"})
+        EXPECT_TRUE(specs.match(std::string("Some ") + name + " board")) << name;
+    std::vector<std::string> problems;
+    const DeviceSpecs mine =
+        DeviceSpecs::parse("My GPU | 10 | 20 | 40 | 0 | 1\nBroken | x | 1 | 1 | 1 | 1\n", &problems);
+    EXPECT_EQ(mine.size(), 1u);
+    EXPECT_EQ(problems.size(), 1u);
+    EXPECT_DOUBLE_EQ(mine.match("my gpu rev 2")->peak(Precision::F16), 40e12);
+}
+
+// Each op kind from a small shape worked out by hand.
+TEST(CostModel, OpsFromTheirInputShapes) {
+    // mm: [4,8]·[8,16]: 2·4·16·8 = 1024 FLOPs; (32 + 128 + 64) bf16 elements = 448 bytes.
+    auto c = opCost("aten::mm", "[[4, 8], [8, 16]]", R"(["c10::BFloat16", "c10::BFloat16"])", "");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 1024);
+    EXPECT_DOUBLE_EQ(c->bytes, 448);
+    EXPECT_EQ(c->precision, Precision::BF16);
+    EXPECT_EQ(c->role, KernelRole::Gemm);
+    // addmm: bias [16], then the mm above in fp32: 1024 FLOPs; (32 + 128 + 64 + 16)·4 = 960 bytes.
+    c = opCost("aten::addmm", "[[16], [4, 8], [8, 16], [], []]",
+               R"(["float", "float", "float", "Scalar", "Scalar"])", R"(["", "", "", "1", "1"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 1024);
+    EXPECT_DOUBLE_EQ(c->bytes, 960);
+    // bmm: 3 × [2,5]·[5,7]: 2·3·2·7·5 = 420 FLOPs; 3·(10 + 35 + 14)·2 = 354 bytes (fp16).
+    c = opCost("aten::bmm", "[[3, 2, 5], [3, 5, 7]]", R"(["c10::Half", "c10::Half"])", "");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 420);
+    EXPECT_DOUBLE_EQ(c->bytes, 354);
+    // baddbmm reads its input too: 3·(10 + 35 + 2·14)·2 = 438 bytes.
+    c = opCost("aten::baddbmm", "[[3, 2, 7], [3, 2, 5], [3, 5, 7], [], []]",
+               R"(["c10::Half", "c10::Half", "c10::Half"])", "");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 420);
+    EXPECT_DOUBLE_EQ(c->bytes, 438);
+    // linear: [2,3,8] · [16,8]ᵀ + [16]: M = 6, 2·6·16·8 = 1536 FLOPs; (48 + 128 + 96 + 16)·4 = 1152 bytes.
+    c = opCost("aten::linear", "[[2, 3, 8], [16, 8], [16]]", R"(["float", "float", "float"])", "");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 1536);
+    EXPECT_DOUBLE_EQ(c->bytes, 1152);
+    // matmul, batched: [2,4,8]·[8,3]: 2·2·4·3·8 = 384 FLOPs.
+    c = opCost("aten::matmul", "[[2, 4, 8], [8, 3]]", R"(["float", "float"])", "");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 384);
+    // softmax over [2,3,10]: 5·60 = 300 FLOPs, 2·60·4 = 480 bytes.
+    c = opCost("aten::_softmax", "[[2, 3, 10], [], []]", R"(["float", "Scalar", "Scalar"])", "");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 300);
+    EXPECT_DOUBLE_EQ(c->bytes, 480);
+    EXPECT_EQ(c->role, KernelRole::Softmax);
+    // SDPA [B=2,H=4,N=8,D=16], not causal: 2·2·4·8·8·(16+16) = 32768 FLOPs; 4·(2·4·8·16)·2 = 8192 bytes.
+    c = opCost(
+        "aten::_scaled_dot_product_flash_attention",
+        "[[2, 4, 8, 16], [2, 4, 8, 16], [2, 4, 8, 16], [], [], [], []]",
+        R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"])",
+        R"(["", "", "", "0.", "False", "False", "0.25"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 32768);
+    EXPECT_DOUBLE_EQ(c->bytes, 8192);
+    EXPECT_EQ(c->role, KernelRole::FusedAttention);
+    // _flash_attention_forward is [B, N, H, D] and causal at Concrete Inputs 8: half the FLOPs.
+    c = opCost(
+        "aten::_flash_attention_forward",
+        "[[2, 8, 4, 16], [2, 8, 4, 16], [2, 8, 4, 16], [], [], [], [], [], []]",
+        R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "", "", "Scalar", "Scalar", "Scalar", "Scalar"])",
+        R"(["", "", "", "", "", "8", "8", "0.", "True"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 16384);
+    EXPECT_DOUBLE_EQ(c->bytes, 8192);
+    // Unknown ops, mismatched or missing shapes: no guess.
+    EXPECT_FALSE(opCost("aten::conv2d", "[[1, 3, 8, 8], [4, 3, 3, 3]]", "", ""));
+    EXPECT_FALSE(opCost("aten::mm", "[[4, 8], [9, 16]]", "", ""));
+    EXPECT_FALSE(opCost("aten::mm", "", "", ""));
+    EXPECT_FALSE(opCost("aten::mm", "[[4, 8], [8", "", ""));
+}
+
+// Kernels on both sides of the ridge point, and one well under both roofs.
+TEST(Roofline, VerdictsOnEitherSideOfTheRidge) {
+    DeviceSpec spec; // ridge at 100 FLOP/byte
+    spec.fp32 = 100e12;
+    spec.bandwidth = 1e12;
+    KernelAnalysis k;
+    k.cost = CostSource::Exact;
+    k.precision = Precision::F32;
+    // AI 10: memory side; 1 GB in 1.25 ms is 800 GB/s, 80% of the memory roof.
+    k.flops = 10e9;
+    k.bytes = 1e9;
+    placeOnRoofline(k, 1'250'000, spec);
+    EXPECT_EQ(k.verdict, Verdict::MemoryBound);
+    EXPECT_DOUBLE_EQ(k.intensity, 10);
+    EXPECT_NEAR(k.memoryShare, 0.8, 1e-12);
+    EXPECT_NEAR(k.computeShare, 0.08, 1e-12);
+    // AI 1000: compute side; 1 PFLOP... 1e12 FLOPs in 20 ms is 50 TFLOP/s, 50% of the compute roof.
+    k.flops = 1e12;
+    k.bytes = 1e9;
+    placeOnRoofline(k, 20'000'000, spec);
+    EXPECT_EQ(k.verdict, Verdict::ComputeBound);
+    EXPECT_NEAR(k.computeShare, 0.5, 1e-12);
+    // The same kernel taking 10× longer is at 5% of the roof that limits it: latency-bound.
+    placeOnRoofline(k, 200'000'000, spec);
+    EXPECT_EQ(k.verdict, Verdict::LatencyBound);
+    // No cost, no verdict.
+    k.cost = CostSource::Unknown;
+    placeOnRoofline(k, 1000, spec);
+    EXPECT_EQ(k.verdict, Verdict::Unknown);
+}
+
+// The checks the issue asks for on a real H100 trace of Qwen with SDPA's flash backend.
+TEST(Analysis, H100FlashTraceRolesCostsAndVerdicts) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto trace = loadTraceFile(path);
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_TRUE(a.device);
+    EXPECT_EQ(a.device->name, "H100 80GB HBM3");
+    int flash = 0, flashCosted = 0, gemms = 0, gemmsCosted = 0;
+    const KernelAnalysis* handFlash = nullptr;
+    const KernelAnalysis* handGemm = nullptr;
+    for (const KernelAnalysis& k : a.kernels) {
+        const std::string name = nameOf(*trace, k.event);
+        if (name.find("pytorch_flash::flash_fwd_kernel") != std::string::npos) {
+            ++flash;
+            EXPECT_EQ(k.role, KernelRole::FusedAttention);
+            EXPECT_GE(k.call, 0);
+            if (k.cost == CostSource::Inferred) {
+                ++flashCosted;
+                if (!handFlash && durationOf(*trace, k.event) == 115711) handFlash = &k;
+            }
+        }
+        if (name.rfind("sm90_xmma_gemm", 0) == 0) {
+            ++gemms;
+            EXPECT_EQ(k.role, KernelRole::Gemm); // no naive attention here: plain GEMMs
+            if (k.cost == CostSource::Inferred) {
+                ++gemmsCosted;
+                if (!handGemm && durationOf(*trace, k.event) == 85727 &&
+                    k.costBasis.rfind("aten::mm [[8944,1024],[1024,2816]]", 0) == 0)
+                    handGemm = &k;
+            }
+        }
+    }
+    EXPECT_EQ(flash, 34);
+    EXPECT_EQ(gemms, 241);
+    // 10 flash kernels and 73 GEMMs have no runtime call with their correlation id in the file (they
+    // were launched before the profiler's window): no op, so no cost. Every other one is costed.
+    EXPECT_EQ(flashCosted, 24);
+    EXPECT_EQ(gemmsCosted, 168);
+    int fusedCalls = 0;
+    for (const AttentionCall& c : a.calls)
+        fusedCalls += c.impl == "flash";
+    EXPECT_EQ(fusedCalls, 34);
+
+    // By hand, the flash kernel of 115.711 µs under aten::_flash_attention_forward
+    // [[16, 559, 16, 64] ×3] bf16, causal (Concrete Inputs[8] = True), layout [B, N, H, D]:
+    //   FLOPs = 2·B·H·N·S·(D + Dv) / 2 = 2·16·16·559·559·128 / 2 = 10,239,377,408
+    //   bytes = (Q + K + V + O) = 4 · 16·559·16·64 · 2 B = 73,269,248
+    //   intensity = 139.75 FLOP/B < ridge 989.4 T / 3.35 T = 295.3 → memory side;
+    //   73,269,248 B / 115.711 µs = 633.2 GB/s = 18.9% of 3.35 TB/s ≥ 10% → memory-bound
+    //   (88.5 TFLOP/s, 8.9% of the bf16 peak).
+    ASSERT_NE(handFlash, nullptr);
+    EXPECT_DOUBLE_EQ(handFlash->flops, 10239377408.0);
+    EXPECT_DOUBLE_EQ(handFlash->bytes, 73269248.0);
+    EXPECT_EQ(handFlash->precision, Precision::BF16);
+    EXPECT_NEAR(handFlash->intensity, 139.75, 1e-9);
+    EXPECT_NEAR(handFlash->memoryShare, 0.18902, 1e-4);
+    EXPECT_NEAR(handFlash->computeShare, 0.08944, 1e-4);
+    EXPECT_EQ(handFlash->verdict, Verdict::MemoryBound);
+    // By hand, the GEMM of 85.727 µs under aten::mm [[8944, 1024], [1024, 2816]] bf16:
+    //   FLOPs = 2·8944·1024·2816 = 51,581,550,592
+    //   bytes = (8944·1024 + 1024·2816 + 8944·2816) · 2 B = 74,457,088
+    //   intensity = 692.8 FLOP/B > 295.3 → compute side;
+    //   51,581,550,592 / 85.727 µs = 601.7 TFLOP/s = 60.8% of 989.4 → compute-bound.
+    ASSERT_NE(handGemm, nullptr);
+    EXPECT_DOUBLE_EQ(handGemm->flops, 51581550592.0);
+    EXPECT_DOUBLE_EQ(handGemm->bytes, 74457088.0);
+    EXPECT_NEAR(handGemm->computeShare, 0.60814, 1e-4);
+    EXPECT_EQ(handGemm->verdict, Verdict::ComputeBound);
+}
+
+// Naive attention as PyTorch eager runs it: bmm → div (scale) → masked_fill → softmax → bmm on one stream.
+TEST(Analysis, NaiveChainsBecomeCallsWithQkAndPvGemms) {
+    std::string events;
+    TimeNs t = 1000;
+    int correlation = 1;
+    auto kernel = [&](const char* name, int dur) {
+        events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"kernel","name":")" + name +
+                  R"(","pid":0,"tid":7,"ts":)" + std::to_string(t) + R"(,"dur":)" + std::to_string(dur) +
+                  R"(,"args":{"device":0,"stream":7,"correlation":)" + std::to_string(correlation++) + "}}";
+        t += dur + 1;
+    };
+    for (int layer = 0; layer < 2; ++layer) {
+        kernel("ampere_sgemm_128x64_tn", 50);                                                   // QKᵀ
+        kernel("void at::native::vectorized_elementwise_kernel<4, at::native::DivFunctor>", 5); // scale
+        kernel("void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", 5);           // mask
+        kernel("void at::native::cunn_SoftMaxForward<4, float>", 20);                           // softmax
+        kernel("ampere_sgemm_128x64_nn", 50);                                                   // PV
+        kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor>", 5); // residual
+        kernel("ampere_sgemm_64x64_nn", 40);                                                    // an MLP GEMM
+    }
+    const auto trace = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" + events + "]}");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(a.calls.size(), 2u);
+    for (const AttentionCall& call : a.calls) {
+        EXPECT_EQ(call.impl, "naive");
+        ASSERT_EQ(call.kernels.size(), 5u);
+        const KernelRole expected[] = {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::Softmax,
+                                       KernelRole::Softmax, KernelRole::PvGemm};
+        for (std::size_t i = 0; i < 5; ++i)
+            EXPECT_EQ(a.kernels[call.kernels[i]].role, expected[i]) << i;
+        EXPECT_EQ(call.duration(), (50 + 1 + 5 + 1 + 5 + 1 + 20 + 1 + 50) * 1000); // µs in the file
+    }
+    int plainGemms = 0;
+    for (const KernelAnalysis& k : a.kernels)
+        plainGemms += k.role == KernelRole::Gemm;
+    EXPECT_EQ(plainGemms, 2); // the MLP GEMMs stay GEMMs
+    // No op shapes in this trace: nothing is guessed.
+    for (const KernelAnalysis& k : a.kernels) {
+        EXPECT_EQ(k.cost, CostSource::Unknown);
+        EXPECT_EQ(k.verdict, Verdict::Unknown);
+    }
+}
