@@ -2,6 +2,8 @@
 #include "cli.h"
 
 #include "kernels/cuda_backend.h"
+
+#include "core/analysis.h"
 #include "kernels/run_session.h"
 
 #include "core/chrome_writer.h"
@@ -90,6 +92,7 @@ int summary(int argc, char** argv) {
         try {
             const auto trace = loadTraceFile(path);
             r.summary = summarize(*trace, top);
+            addAnalysis(*r.summary, *trace, analyzeTrace(*trace));
         } catch (const std::exception& e) {
             r.error = e.what();
             std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());

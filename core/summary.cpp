@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "summary.h"
 
+#include "analysis.h"
+
 #include "timeline_index.h"
 
 #include <nlohmann/json.hpp>
@@ -154,6 +156,17 @@ namespace {
 
 using nlohmann::json;
 
+json analysisJson(const TraceSummary& s) {
+    json roles = json::array();
+    for (const auto& r : s.roles)
+        roles.push_back({{"role", r.role}, {"count", r.count}, {"total_ns", r.totalNs}});
+    json impls = json::array();
+    for (const auto& a : s.attention)
+        impls.push_back(
+            {{"impl", a.impl}, {"calls", a.calls}, {"mean_ns", a.meanNs()}, {"total_ns", a.totalNs}});
+    return {{"roles", roles}, {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
+}
+
 json toJson(const SummaryResult& r) {
     if (!r.summary) return json{{"path", r.path}, {"error", r.error}};
     const TraceSummary& s = *r.summary;
@@ -175,15 +188,17 @@ json toJson(const SummaryResult& r) {
     json cats = json::array();
     for (const auto& c : s.categories)
         cats.push_back({{"name", c.name}, {"count", c.count}, {"total_ns", c.totalNs}});
-    return json{{"path", s.path},
-                {"format", s.format},
-                {"events", s.events},
-                {"span_ns", s.spanNs},
-                {"kernels", {{"count", s.kernelCount}, {"total_ns", s.kernelNs}}},
-                {"devices", devices},
-                {"top_kernels", top},
-                {"categories", cats},
-                {"warnings", s.warnings}};
+    json out{{"path", s.path},
+             {"format", s.format},
+             {"events", s.events},
+             {"span_ns", s.spanNs},
+             {"kernels", {{"count", s.kernelCount}, {"total_ns", s.kernelNs}}},
+             {"devices", devices},
+             {"top_kernels", top},
+             {"categories", cats}};
+    if (s.analyzed) out.update(analysisJson(s));
+    out["warnings"] = s.warnings;
+    return out;
 }
 
 std::string csvField(std::string_view s) {
@@ -217,6 +232,12 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
         for (const auto& c : s.categories)
             out << file << ",category,," << csvField(c.name) << ',' << c.count << ',' << c.totalNs
                 << ",,,,\n";
+        for (const auto& role : s.roles)
+            out << file << ",role,," << role.role << ',' << role.count << ',' << role.totalNs << ",,,,\n";
+        if (s.analyzed) out << file << ",attention_calls,,," << s.attentionCalls << ",,,,,\n";
+        for (const auto& a : s.attention)
+            out << file << ",attention,," << csvField(a.impl) << ',' << a.calls << ',' << a.totalNs << ','
+                << a.meanNs() << ",,,\n";
     }
     return out.str();
 }
@@ -272,6 +293,26 @@ std::string toText(const std::vector<SummaryResult>& results) {
                 out << line;
             }
         }
+        if (!s.roles.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "role");
+            out << line;
+            for (const auto& role : s.roles) {
+                std::snprintf(
+                    line, sizeof line, "  %14s %8llu %6.1f%%  %s\n", formatDuration(role.totalNs).c_str(),
+                    static_cast<unsigned long long>(role.count),
+                    s.kernelNs ? 100.0 * double(role.totalNs) / double(s.kernelNs) : 0.0, role.role.c_str());
+                out << line;
+            }
+        }
+        if (s.analyzed) {
+            out << "\n  attention calls: " << s.attentionCalls << '\n';
+            for (const auto& a : s.attention) {
+                std::snprintf(line, sizeof line, "  %14s mean  %8llu calls  %s\n",
+                              formatDuration(a.meanNs()).c_str(), static_cast<unsigned long long>(a.calls),
+                              a.impl.c_str());
+                out << line;
+            }
+        }
         for (const auto& w : s.warnings)
             out << "  warning: " << w << '\n';
         out << '\n';
@@ -312,6 +353,39 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
         }
     }
     return kernels.sorted(trace);
+}
+
+void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
+    s.analyzed = true;
+    std::vector<RoleStats> roles(std::size_t(KernelRole::Count));
+    for (const KernelAnalysis& k : a.kernels) {
+        const Track& t = trace.track(k.event.track);
+        const std::string_view category = trace.str(t.events.category[k.event.index]);
+        if (category != "kernel" && category != "Kernel") continue;
+        RoleStats& r = roles[std::size_t(k.role)];
+        ++r.count;
+        r.totalNs += t.events.duration[k.event.index];
+    }
+    s.roles.clear();
+    for (std::size_t i = 0; i < roles.size(); ++i)
+        if (roles[i].count) {
+            roles[i].role = std::string(roleName(KernelRole(i)));
+            s.roles.push_back(roles[i]);
+        }
+    std::map<std::string, AttentionImplStats> impls;
+    for (const AttentionCall& c : a.calls) {
+        AttentionImplStats& st = impls[c.impl];
+        st.impl = c.impl;
+        ++st.calls;
+        st.totalNs += c.duration();
+    }
+    s.attentionCalls = a.calls.size();
+    s.attention.clear();
+    for (auto& [name, st] : impls)
+        s.attention.push_back(st);
+    std::sort(s.attention.begin(), s.attention.end(), [](const auto& x, const auto& y) {
+        return x.calls != y.calls ? x.calls > y.calls : x.impl < y.impl;
+    });
 }
 
 std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format) {

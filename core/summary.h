@@ -36,6 +36,19 @@ struct CategoryStats {
     TimeNs totalNs = 0;
 };
 
+struct RoleStats {
+    std::string role; // "qk_gemm", … (kernel_role.h)
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
+struct AttentionImplStats {
+    std::string impl; // "naive", "flash", …
+    std::uint64_t calls = 0;
+    TimeNs totalNs = 0; // first kernel's start to last kernel's end, summed over calls
+    TimeNs meanNs() const { return calls ? totalNs / static_cast<TimeNs>(calls) : 0; }
+};
+
 // What `attnscope summary` prints for one file.
 struct TraceSummary {
     std::string path;
@@ -48,6 +61,12 @@ struct TraceSummary {
     std::vector<KernelStats> topKernels;   // by total time, then name
     std::vector<CategoryStats> categories; // complete events per category, by total time, then name
     std::vector<std::string> warnings;
+    // From the analysis (addAnalysis): kernels per role (in role order, roles with none left out),
+    // attention calls per implementation (by calls, then name).
+    bool analyzed = false;
+    std::vector<RoleStats> roles;
+    std::uint64_t attentionCalls = 0;
+    std::vector<AttentionImplStats> attention;
 };
 
 // A file's summary, or why it could not be read.
@@ -59,6 +78,9 @@ struct SummaryResult {
 
 // A kernel is a complete event of category "kernel" (legacy "Kernel"). topN 0 keeps all kernels.
 TraceSummary summarize(const Trace& trace, std::size_t topN);
+// Adds the roles and attention sections from an analysis of the same trace.
+struct TraceAnalysis;
+void addAnalysis(TraceSummary& summary, const Trace& trace, const TraceAnalysis& analysis);
 
 // Kernels by name over the part of each kernel inside [from, to): count of kernels that overlap the
 // range, and time clipped to it. By total time, then name.

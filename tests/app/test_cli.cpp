@@ -3,6 +3,8 @@
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -48,6 +50,26 @@ TEST(Cli, SummaryJsonOfAFixture) {
     EXPECT_EQ(f.at("top_kernels").size(), 5u);
     EXPECT_EQ(f.at("devices").at(0).at("name"), "NVIDIA H100 80GB HBM3");
     EXPECT_EQ(f.at("kernels").at("count"), static_cast<int>(f.at("kernels").at("count")));
+    // Roles over kernels: the 34 flash kernels are fused attention, the cuBLAS ones GEMMs.
+    std::map<std::string, int> roles;
+    long long roleCount = 0;
+    for (const auto& r : f.at("roles")) {
+        roles[r.at("role")] = r.at("count");
+        roleCount += r.at("count").get<long long>();
+    }
+    EXPECT_EQ(roles["fused_attention"], 34);
+    EXPECT_EQ(roles["gemm"], 242);
+    EXPECT_EQ(roleCount, f.at("kernels").at("count").get<long long>());
+    EXPECT_EQ(f.at("attention").at("calls"), 34);
+    EXPECT_EQ(f.at("attention").at("implementations").at(0).at("impl"), "flash");
+    EXPECT_NEAR(f.at("attention").at("implementations").at(0).at("mean_ns").get<double>(), 113396, 1);
+    // The same sections in text and CSV.
+    const CliRun text = run("summary --top 1 " + path);
+    EXPECT_NE(text.out.find("attention calls: 34"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("fused_attention"), std::string::npos);
+    const CliRun csv = run("summary --format csv --top 1 " + path);
+    EXPECT_NE(csv.out.find(",role,,fused_attention,34,"), std::string::npos) << csv.out;
+    EXPECT_NE(csv.out.find(",attention,,flash,34,"), std::string::npos) << csv.out;
 }
 
 TEST(Cli, OneBadFileDoesNotStopTheOthers) {
@@ -161,6 +183,11 @@ TEST(Cli, RunPrintsATableAndSavesATrace) {
     ASSERT_EQ(summary.exitCode, 0);
     const auto j = nlohmann::json::parse(summary.out);
     EXPECT_EQ(j.at("files").at(0).at("kernels").at("count"), 16);
+    // The run's own roles and calls: each of the 4 roles on 2 calls × 2 workers.
+    for (const auto& role : j.at("files").at(0).at("roles"))
+        EXPECT_EQ(role.at("count"), 4) << role;
+    EXPECT_EQ(j.at("files").at(0).at("roles").size(), 4u);
+    EXPECT_EQ(j.at("files").at(0).at("attention").at("calls"), 4);
 }
 
 TEST(Cli, RunRefusesWhatItCannotDo) {
