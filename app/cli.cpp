@@ -4,6 +4,7 @@
 #include "kernels/cuda_backend.h"
 
 #include "core/analysis.h"
+#include "core/diff.h"
 #include "kernels/run_session.h"
 
 #include "core/chrome_writer.h"
@@ -31,10 +32,11 @@ void printUsage(const char* program) {
         "  %s run [--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
         "         [--dim D] [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [--no-cupti]\n"
         "         [-o RUN.json[.gz]]      CUDA implementations: naive, naive_simt, flash, flash_simt\n"
+        "  %s diff A B [--format text|json|csv] [--top N]   compare two traces per role and kernel\n"
         "  %s export FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH]\n"
         "         [--scale 1|2] [--tracks REGEX]     a picture of the timeline, no display needed\n"
         "  %s --version | --help\n",
-        program, program, program, program, program, program);
+        program, program, program, program, program, program, program);
 }
 
 namespace {
@@ -103,6 +105,57 @@ int summary(int argc, char** argv) {
     const std::string out = formatSummaries(results, format);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return exitCode;
+}
+
+int diff(int argc, char** argv) {
+    std::vector<std::string> files;
+    DiffFormat format = DiffFormat::Text;
+    std::size_t top = 30;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--format" && i + 1 < argc) {
+            const std::string f = argv[++i];
+            if (f == "text")
+                format = DiffFormat::Text;
+            else if (f == "json")
+                format = DiffFormat::Json;
+            else if (f == "csv")
+                format = DiffFormat::Csv;
+            else {
+                std::fprintf(stderr, "diff: unknown format '%s' (text, json or csv)\n", f.c_str());
+                return kUsage;
+            }
+        } else if (arg == "--top" && i + 1 < argc) {
+            if (!parseCount(argv[++i], top)) {
+                std::fprintf(stderr, "diff: --top needs a number, got '%s'\n", argv[i]);
+                return kUsage;
+            }
+        } else if (arg.rfind("--", 0) == 0) {
+            std::fprintf(stderr, "diff: unknown option '%s'\n", arg.c_str());
+            return kUsage;
+        } else {
+            files.push_back(arg);
+        }
+    }
+    if (files.size() != 2) {
+        std::fprintf(stderr, "diff: needs two trace files, A and B\n");
+        printUsage(argv[0]);
+        return kUsage;
+    }
+    std::shared_ptr<const Trace> traces[2];
+    for (int i = 0; i < 2; ++i) {
+        try {
+            traces[i] = loadTraceFile(files[std::size_t(i)]);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", files[std::size_t(i)].c_str(), e.what());
+            return kFileError;
+        }
+    }
+    const TraceDiff d =
+        diffTraces(*traces[0], analyzeTrace(*traces[0]), *traces[1], analyzeTrace(*traces[1]));
+    const std::string out = formatDiff(d, files[0], files[1], format, top);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kOk;
 }
 
 int convert(int argc, char** argv) {

@@ -10,6 +10,7 @@ enum Exit { kOk = 0, kFileError = 1, kUsage = 2 };
 int summary(int argc, char** argv);
 int convert(int argc, char** argv);
 int run(int argc, char** argv);
+int diff(int argc, char** argv);
 void printUsage(const char* program);
 const char* version();
 

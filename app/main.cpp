@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
         if (!std::strcmp(verb, "summary")) return cli::summary(argc, argv);
         if (!std::strcmp(verb, "convert")) return cli::convert(argc, argv);
         if (!std::strcmp(verb, "run")) return cli::run(argc, argv);
+        if (!std::strcmp(verb, "diff")) return cli::diff(argc, argv);
         if (!std::strcmp(verb, "export")) return runModule("attnscope_gui_export", argc, argv);
         if (!std::strcmp(verb, "--version") || !std::strcmp(verb, "version")) {
             std::printf("attnscope %s\n", cli::version());

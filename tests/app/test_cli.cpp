@@ -217,3 +217,25 @@ TEST(Cli, TheProgramLinksNoCudaLibrary) {
     for (const char* lib : {"libcuda.", "libcudart", "libcublas", "libcupti", "libQt6"})
         EXPECT_EQ(libs.find(lib), std::string::npos) << lib << " in\n" << libs;
 }
+
+TEST(Cli, DiffComparesTwoTracesAndSaysWhatIsWrong) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(v100, "v100_ns_decimals.json.gz");
+    const CliRun same = run("diff --format json " + h100 + " " + h100);
+    ASSERT_EQ(same.exitCode, 0);
+    const auto j = nlohmann::json::parse(same.out);
+    EXPECT_EQ(j.at("delta_ns"), 0);
+    for (const auto& role : j.at("roles")) {
+        EXPECT_EQ(role.at("delta_ns"), 0);
+        EXPECT_EQ(role.at("regression"), false);
+    }
+    const CliRun other = run("diff --top 3 " + v100 + " " + h100);
+    ASSERT_EQ(other.exitCode, 0);
+    EXPECT_NE(other.out.find("fused_attention"), std::string::npos) << other.out;
+    EXPECT_NE(other.out.find("new"), std::string::npos);
+    EXPECT_EQ(run("diff " + h100).exitCode, 2);
+    EXPECT_EQ(run("diff --format xml " + h100 + " " + h100).exitCode, 2);
+    const CliRun missing = run("diff " + h100 + " /nonexistent/b.json", true);
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.out.find("/nonexistent/b.json"), std::string::npos) << missing.out;
+}
