@@ -279,6 +279,12 @@ std::string_view verdictName(Verdict v) {
     }
 }
 
+bool hasCpuKernels(const Trace& trace) {
+    for (const ProcessInfo& p : trace.processes())
+        if (p.isGpu && p.labels == "CPU") return true;
+    return false;
+}
+
 const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
     auto it = std::lower_bound(kernels.begin(), kernels.end(), e,
                                [](const KernelAnalysis& k, EventRef r) { return k.event < r; });
@@ -603,6 +609,8 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
             const double workers = double(std::max<std::size_t>(1, cpuWorkers[t.process].size()));
             share.fp32 /= workers;
             share.bandwidth /= workers;
+            share.name = cpu->name + " ÷ " + std::to_string(int(workers)) + " workers";
+            if (!a.cpuShare) a.cpuShare = share;
             placeOnRoofline(k, t.events.duration[k.event.index], share);
         }
     }

@@ -82,6 +82,7 @@ struct TraceAnalysis {
     std::vector<AttentionCall> calls;    // by start
     std::optional<DeviceSpec> device;    // the roofs used for GPU kernels
     std::string deviceNote;              // which spec was matched, or why none was
+    std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
     const KernelAnalysis* find(EventRef e) const;
 };
 
@@ -91,6 +92,9 @@ struct TraceAnalysis {
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const DeviceSpecs& specs = DeviceSpecs::standard(),
                            const RoleRules& rules = RoleRules::standard());
+
+// Whether the trace has kernels that ran on a CPU (AttnScope's CPU runs): they need the CPU's roofs.
+bool hasCpuKernels(const Trace& trace);
 
 // Roofline numbers and verdict for one kernel of known cost that took durationNs on spec.
 void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec);

@@ -42,23 +42,11 @@ QString jsonForPeople(std::string_view json) {
 } // namespace
 
 std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event) {
-    const Track& t = trace.track(event.track);
-    const TimeNs start = t.events.start[event.index];
-    const TimeNs end = t.end(event.index);
-    std::optional<EventRef> any;
-    // Events are in start order; the enclosing ones start before and end after. Walk back from
-    // the event: the first enclosing event at each shallower depth is the ancestor at that depth.
-    int wantDepth = int(t.events.depth[event.index]) - 1;
-    for (std::uint32_t i = event.index; i-- > 0 && wantDepth >= 0;) {
-        if (t.events.depth[i] != wantDepth) continue;
-        if (t.events.start[i] <= start && t.end(i) >= end) {
-            const EventRef candidate{event.track, i};
-            if (trace.str(t.events.category[i]) == "cpu_op") return candidate;
-            if (!any) any = candidate;
-        }
-        --wantDepth;
-    }
-    return any;
+    const std::vector<EventRef> around = enclosingEvents(trace, event);
+    for (const EventRef& e : around)
+        if (trace.str(trace.track(e.track).events.category[e.index]) == "cpu_op") return e;
+    if (around.empty()) return std::nullopt;
+    return around.front();
 }
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
@@ -75,7 +63,7 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     m_name->setReadOnly(true);
     m_name->setObjectName("detailsName");
     layout->addWidget(m_name);
-    auto* form = new QFormLayout;
+    auto* form = m_form = new QFormLayout;
     m_category = plainLabel(m_body);
     m_start = plainLabel(m_body);
     m_duration = plainLabel(m_body);
@@ -86,6 +74,14 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Duration"), m_duration);
     form->addRow(tr("Track"), m_track);
     form->addRow(tr("Correlation"), m_correlation);
+    m_role = plainLabel(m_body);
+    m_cost = plainLabel(m_body);
+    m_roofline = plainLabel(m_body);
+    for (QLabel* l : {m_role, m_cost, m_roofline})
+        l->setWordWrap(true);
+    form->addRow(tr("Role"), m_role);
+    form->addRow(tr("Cost"), m_cost);
+    form->addRow(tr("Roofline"), m_roofline);
     layout->addLayout(form);
     m_linksTitle = new QLabel(tr("Linked events"), m_body);
     QFont bold = m_linksTitle->font();
@@ -115,6 +111,11 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace) {
 void DetailsPanel::updateTrace(std::shared_ptr<const Trace> trace, std::optional<EventRef> event) {
     m_trace = std::move(trace);
     showEvent(event);
+}
+
+void DetailsPanel::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
+    m_analysis = std::move(analysis);
+    showEvent(m_shown);
 }
 
 void DetailsPanel::addLink(const QString& relation, EventRef event) {
@@ -149,6 +150,7 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
         delete item;
     }
     m_args->setRowCount(0);
+    m_shown = event;
     if (!m_trace || !event) {
         m_body->hide();
         m_placeholder->show();
@@ -170,6 +172,7 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
                                                       : qs(formatDuration(c.duration[e.index])));
     m_track->setText(QString::fromStdString(trace.trackLabel(e.track)));
     m_correlation->setText(c.correlation[e.index] ? QString::number(c.correlation[e.index]) : tr("none"));
+    showWhy(e);
 
     if (auto launchedBy = trace.launchOf(e)) {
         addLink(tr("Launched by"), *launchedBy);
@@ -198,12 +201,56 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
     m_args->resizeColumnToContents(0);
 }
 
+void DetailsPanel::showWhy(EventRef e) {
+    const KernelAnalysis* k = m_analysis ? m_analysis->find(e) : nullptr;
+    for (QLabel* l : {m_role, m_cost, m_roofline}) {
+        l->setVisible(k != nullptr);
+        if (QWidget* label = m_form->labelForField(l)) label->setVisible(k != nullptr);
+    }
+    if (!k) return;
+    QString role = qs(roleLabel(k->role));
+    if (k->call >= 0) {
+        const AttentionCall& call = m_analysis->calls[std::size_t(k->call)];
+        role += tr(" · attention call %1 (%2, %3 kernels, %4)")
+                    .arg(k->call + 1)
+                    .arg(QString::fromStdString(call.impl))
+                    .arg(call.kernels.size())
+                    .arg(qs(formatDuration(call.duration())));
+    }
+    m_role->setText(role);
+    if (k->cost == CostSource::Unknown) {
+        m_cost->setText(tr("unknown: no op with input shapes that AttnScope models launched it"));
+    } else {
+        m_cost->setText(tr("%1 GFLOP, %2 MB, %3 — %4: %5")
+                            .arg(k->flops / 1e9, 0, 'g', 4)
+                            .arg(k->bytes / 1e6, 0, 'g', 4)
+                            .arg(qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
+                                 QString::fromStdString(k->costBasis)));
+    }
+    if (k->verdict == Verdict::Unknown) {
+        m_roofline->setText(k->cost == CostSource::Unknown
+                                ? tr("unknown (no cost)")
+                                : tr("unknown: %1").arg(QString::fromStdString(m_analysis->deviceNote)));
+    } else {
+        m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 TFLOP/s (%4% of peak) · %5 GB/s (%6% of bandwidth)")
+                                .arg(qs(verdictName(k->verdict)))
+                                .arg(k->intensity, 0, 'g', 4)
+                                .arg(k->flopsPerSec / 1e12, 0, 'g', 4)
+                                .arg(100 * k->computeShare, 0, 'f', 1)
+                                .arg(k->bytesPerSec / 1e9, 0, 'g', 4)
+                                .arg(100 * k->memoryShare, 0, 'f', 1));
+    }
+}
+
 QString DetailsPanel::field(const QString& key) const {
     if (key == "name") return m_name->text();
     if (key == "category") return m_category->text();
     if (key == "start") return m_start->text();
     if (key == "duration") return m_duration->text();
     if (key == "track") return m_track->text();
+    if (key == "role") return m_role->isHidden() ? QString() : m_role->text();
+    if (key == "cost") return m_cost->isHidden() ? QString() : m_cost->text();
+    if (key == "roofline") return m_roofline->isHidden() ? QString() : m_roofline->text();
     if (key == "links") {
         QString out;
         for (int i = 0; i < m_links->count(); ++i)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/analysis.h"
 #include "core/trace.h"
 
 #include <QWidget>
@@ -12,6 +13,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QTableWidget;
+class QFormLayout;
 class QVBoxLayout;
 
 namespace attnscope::ui {
@@ -29,8 +31,11 @@ public:
     void showEvent(std::optional<EventRef> event);
     // A newer snapshot of the same growing trace: the event on show stays.
     void updateTrace(std::shared_ptr<const Trace> trace, std::optional<EventRef> event);
+    // The analysis of the trace on show (role, cost, roofline of kernels); null until it is done.
+    void setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
 
-    // Text of the shown fields, for tests: "name", "category", "start", "duration", "track".
+    // Text of the shown fields, for tests: "name", "category", "start", "duration", "track", "role",
+    // "cost", "roofline".
     QString field(const QString& key) const;
     // Args as shown: key → value.
     QString arg(const QString& key) const;
@@ -40,6 +45,7 @@ Q_SIGNALS:
 
 private:
     void addLink(const QString& relation, EventRef event);
+    void showWhy(EventRef event); // role, cost and roofline rows, shown for analyzed kernels
 
     std::shared_ptr<const Trace> m_trace;
     QLabel* m_placeholder = nullptr;
@@ -50,6 +56,12 @@ private:
     QLabel* m_duration = nullptr;
     QLabel* m_track = nullptr;
     QLabel* m_correlation = nullptr;
+    QFormLayout* m_form = nullptr;
+    QLabel* m_role = nullptr;
+    QLabel* m_cost = nullptr;
+    QLabel* m_roofline = nullptr;
+    std::shared_ptr<const TraceAnalysis> m_analysis;
+    std::optional<EventRef> m_shown;
     QTableWidget* m_args = nullptr;
     QVBoxLayout* m_links = nullptr;
     QLabel* m_linksTitle = nullptr;

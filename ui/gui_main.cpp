@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "gui_main.h"
 
+#include "charts.h"
 #include "main_window.h"
 #include "run_panel.h"
 #include "timeline_export.h"
@@ -139,6 +140,8 @@ int exportUsage(const char* message) {
     std::fprintf(stderr,
                  "attnscope export: %s\nusage: attnscope export FILE --timeline OUT.png|svg|pdf "
                  "[--range START_NS:END_NS] [--size WxH] [--scale 1|2] [--tracks REGEX]\n"
+                 "       attnscope export FILE --chart breakdown|roofline|share OUT.png|svg|pdf [--size WxH] "
+                 "[--scale 1|2]\n"
                  "  --range is in nanoseconds from the trace's first event\n",
                  message);
     return 2;
@@ -152,10 +155,15 @@ int attnscope_gui_export(int argc, char** argv) {
     std::string file;
     ui::TimelinePicture picture;
     std::optional<std::pair<TimeNs, TimeNs>> relativeRange;
+    std::optional<ui::ChartKind> chart;
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
         const bool hasValue = i + 1 < argc;
         if (a == "--timeline" && hasValue) {
+            picture.path = QString::fromLocal8Bit(argv[++i]);
+        } else if (a == "--chart" && i + 2 < argc) {
+            chart = ui::chartKindNamed(QString::fromLocal8Bit(argv[++i]));
+            if (!chart) return exportUsage("--chart is breakdown, roofline or share");
             picture.path = QString::fromLocal8Bit(argv[++i]);
         } else if (a == "--range" && hasValue) {
             long long from = 0, to = 0;
@@ -184,13 +192,17 @@ int attnscope_gui_export(int argc, char** argv) {
         }
     }
     if (file.empty()) return exportUsage("which trace?");
-    if (picture.path.isEmpty()) return exportUsage("--timeline OUT is required");
+    if (picture.path.isEmpty()) return exportUsage("--timeline OUT or --chart KIND OUT is required");
     if (ui::timelineFormatOf(picture.path).isEmpty())
         return exportUsage("OUT must end in .png, .svg or .pdf");
 
-    // Pictures need Qt's painting and fonts, not a screen.
+    // Pictures need Qt's painting and fonts, not a screen (charts: its graphics scene too).
     if (!haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    QGuiApplication app(argc, argv);
+    std::unique_ptr<QGuiApplication> app;
+    if (chart)
+        app = std::make_unique<QApplication>(argc, argv);
+    else
+        app = std::make_unique<QGuiApplication>(argc, argv);
     std::shared_ptr<const Trace> trace;
     try {
         trace = loadTraceFile(file);
@@ -201,8 +213,14 @@ int attnscope_gui_export(int argc, char** argv) {
     if (relativeRange)
         picture.range =
             ui::TimeRange{trace->startNs() + relativeRange->first, trace->startNs() + relativeRange->second};
-    const TimelineIndex index(*trace);
-    const QString error = ui::exportTracePicture(*trace, index, picture);
+    QString error;
+    if (chart) {
+        error = ui::exportTraceChart(*trace, *chart, picture.size.isEmpty() ? QSize(1200, 800) : picture.size,
+                                     picture.scale, picture.path);
+    } else {
+        const TimelineIndex index(*trace);
+        error = ui::exportTracePicture(*trace, index, picture);
+    }
     if (!error.isEmpty()) {
         std::fprintf(stderr, "attnscope export: %s\n", qPrintable(error));
         return 1;

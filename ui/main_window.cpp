@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "charts.h"
 #include "details_panel.h"
 #include "find_bar.h"
 #include "kernel_table_model.h"
@@ -8,6 +9,7 @@
 #include "timeline_export.h"
 #include "timeline_view.h"
 
+#include "kernels/cpu/cpu_peak.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
 
@@ -38,6 +40,7 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -117,6 +120,13 @@ MainWindow::MainWindow() {
     tableDock->setObjectName("kernelsDock");
     tableDock->setWidget(tablePanel);
     addDockWidget(Qt::BottomDockWidgetArea, tableDock);
+    m_charts = new ChartsPanel(this);
+    auto* chartsDock = new QDockWidget(tr("Charts"), this);
+    chartsDock->setObjectName("chartsDock");
+    chartsDock->setWidget(m_charts);
+    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
+    tabifyDockWidget(tableDock, chartsDock);
+    tableDock->raise();
     m_runPanel = new RunPanel(this);
     auto* runDock = new QDockWidget(tr("Run"), this);
     runDock->setObjectName("runDock");
@@ -172,7 +182,14 @@ MainWindow::MainWindow() {
     m_timeline->setFocus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // Analyses still under way hold only shared pointers; they must end before the program does.
+    for (QThread* t : std::exchange(m_analysisThreads, {}))
+        if (t) {
+            t->wait();
+            delete t;
+        }
+}
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -200,6 +217,17 @@ void MainWindow::buildMenus() {
     exportMenu->addAction(tr("PNG at 2× …"), this, [this] { exportTimelineDialog("png", 2); });
     exportMenu->addAction(tr("SVG…"), this, [this] { exportTimelineDialog("svg", 1); });
     exportMenu->addAction(tr("PDF…"), this, [this] { exportTimelineDialog("pdf", 1); });
+    QMenu* chartMenu = file->addMenu(tr("Export &Chart"));
+    for (const auto& [label, format, scale] : {std::tuple{tr("PNG…"), QStringLiteral("png"), 1.0},
+                                               std::tuple{tr("PNG at 2× …"), QStringLiteral("png"), 2.0},
+                                               std::tuple{tr("SVG…"), QStringLiteral("svg"), 1.0},
+                                               std::tuple{tr("PDF…"), QStringLiteral("pdf"), 1.0}})
+        chartMenu->addAction(label, this, [this, format = format, scale = scale] {
+            if (!m_loaded) return;
+            saveWithDialog(tr("Export chart"), chartKindName(m_charts->currentKind()) + "." + format,
+                           tr("%1 files (*.%2)").arg(format.toUpper(), format),
+                           [this, scale](const QString& path) { return exportChart(path, scale); });
+        });
     file->addAction(tr("Export &Kernel Table as CSV…"), this, &MainWindow::exportKernelTableDialog);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -316,6 +344,12 @@ void MainWindow::loadEnded() {
 
 void MainWindow::screenshotIfAsked() {
     if (m_screenshotPath.isEmpty()) return;
+    // The charts and the details' roofline follow the analysis: the picture waits for it.
+    if (m_loaded && !m_analysis && !m_analysisThreads.empty()) {
+        connect(this, &MainWindow::analysisReady, this, &MainWindow::screenshotIfAsked,
+                Qt::SingleShotConnection);
+        return;
+    }
     const QString path = m_screenshotPath;
     m_screenshotPath.clear();
     QTimer::singleShot(100, this, [this, path] {
@@ -352,6 +386,7 @@ void MainWindow::showTrace(std::shared_ptr<const LoadedTrace> loaded, const QStr
     m_details->setTrace(m_loaded->trace);
     m_timeline->setTrace(m_loaded->trace, m_loaded->index);
     if (!m_findBar->text().isEmpty()) runFind(m_findBar->text());
+    startAnalysis();
     setWindowTitle(tr("%1 — AttnScope").arg(name));
     statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(m_loaded->totalSeconds, 0, 'f', 2));
 }
@@ -521,6 +556,44 @@ void MainWindow::showRunSnapshot() {
     m_timeline->updateTrace(m_loaded->trace, m_loaded->index);
     m_details->updateTrace(m_loaded->trace, m_timeline->selected());
     updateKernelTable();
+    // The charts and the roofline follow the finished run (not every snapshot).
+    if (m_run && m_run->finished()) startAnalysis();
+}
+
+void MainWindow::startAnalysis() {
+    const int generation = ++m_analysisGeneration;
+    m_analysis.reset();
+    m_details->setAnalysis(nullptr);
+    m_charts->setInputs({});
+    // A run is analyzed when it ends: measuring the CPU's roofs would disturb it.
+    if (!m_loaded || (m_runActive && m_run && !m_run->finished())) return;
+    auto trace = m_loaded->trace;
+    auto result = std::make_shared<std::shared_ptr<const TraceAnalysis>>();
+    QThread* thread = QThread::create([trace, result] {
+        // AttnScope's CPU runs are held to the CPU's roofs: measured once per machine, then cached.
+        const DeviceSpec cpu = hasCpuKernels(*trace) ? kernels::cpuDeviceSpec() : DeviceSpec{};
+        *result = std::make_shared<const TraceAnalysis>(analyzeTrace(*trace, cpu.fp32 > 0 ? &cpu : nullptr));
+    });
+    m_analysisThreads.push_back(thread);
+    connect(thread, &QThread::finished, this, [this, thread, trace, result, generation] {
+        m_analysisThreads.erase(std::remove(m_analysisThreads.begin(), m_analysisThreads.end(), thread),
+                                m_analysisThreads.end());
+        thread->deleteLater();
+        // A newer trace (or snapshot) replaced this one meanwhile: its own analysis follows.
+        if (generation != m_analysisGeneration || !m_loaded || m_loaded->trace != trace) return;
+        m_analysis = *result;
+        m_details->setAnalysis(m_analysis);
+        m_charts->setInputs(
+            {{trace.get(), m_analysis.get(), windowTitle().section(QStringLiteral(" — "), 0, 0)}});
+        Q_EMIT analysisReady();
+    });
+    thread->start(QThread::LowPriority);
+}
+
+QString MainWindow::exportChart(const QString& path, double scale) {
+    if (!m_loaded) return tr("no trace is open");
+    if (!m_analysis) return tr("the analysis of this trace is not done yet");
+    return ui::exportChart(m_charts->currentChart(), QSize(1200, 800), scale, path);
 }
 
 QString MainWindow::saveTrace(const QString& path) {

@@ -18,6 +18,7 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QThread;
 class QTimer;
 
 namespace attnscope::kernels {
@@ -28,6 +29,7 @@ class RunSession;
 
 namespace attnscope::ui {
 
+class ChartsPanel;
 class DetailsPanel;
 class RunPanel;
 class FindBar;
@@ -70,8 +72,16 @@ public:
     // kernel table as it is sorted and filtered. Empty on success, else the error.
     QString exportTimeline(const QString& path, double scale = 1);
     QString exportKernelTable(const QString& path);
+    // The chart on show in the Charts dock (PNG at scale 1 or 2, SVG, PDF; 1200×800).
+    QString exportChart(const QString& path, double scale = 1);
+
+    ChartsPanel* charts() const { return m_charts; }
+    // The analysis of the trace on show (roles, calls, costs, roofline), once its thread is done.
+    std::shared_ptr<const TraceAnalysis> analysis() const { return m_analysis; }
 
 Q_SIGNALS:
+    // The analysis of the trace on show is ready.
+    void analysisReady();
     // A load ended: loaded, failed or cancelled.
     void loadFinished();
     // A run ended: finished, stopped or failed.
@@ -108,7 +118,14 @@ private:
                         const std::function<QString(const QString&)>& write);
     void warn(const QString& title, const QString& text, const QString& details = {});
 
+    // Analyzes the trace on show on a thread of its own; the charts and details follow when it ends.
+    void startAnalysis();
+
     std::shared_ptr<const LoadedTrace> m_loaded;
+    std::shared_ptr<const TraceAnalysis> m_analysis;
+    int m_analysisGeneration = 0;
+    std::vector<QThread*> m_analysisThreads; // under way
+    ChartsPanel* m_charts = nullptr;
     QPointer<TraceLoadJob> m_job;
     TimelineView* m_timeline = nullptr;
     DetailsPanel* m_details = nullptr;

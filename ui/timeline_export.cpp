@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_export.h"
 
+#include <functional>
+
 #include <QFileInfo>
 #include <QFontMetrics>
 #include <QGuiApplication>
@@ -23,8 +25,8 @@ int fullTimelineHeight(const TimelineLayout& layout, const TimelineStyle& style)
     return style.rulerHeight + layout.totalHeight() + legend;
 }
 
-QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style,
-                       QSize size, double scale, const QString& path) {
+QString exportPicture(QSize size, double scale, const QString& path, const QString& title,
+                      const std::function<void(QPainter&, QSize)>& paint) {
     const QString format = timelineFormatOf(path);
     if (format.isEmpty()) return QStringLiteral("%1: the file name must end in .png, .svg or .pdf").arg(path);
     if (size.width() < 100 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
@@ -33,15 +35,13 @@ QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, c
             .arg(size.height());
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("%1: %2").arg(path, file.errorString());
-    TimelineScene s = scene;
-    s.viewport.setWidth(size.width() - style.labelWidth);
-
     if (format == "png") {
         QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
         image.setDevicePixelRatio(scale);
+        image.fill(Qt::white);
         {
             QPainter p(&image);
-            renderer.paint(p, size, s, style);
+            paint(p, size);
         }
         if (!image.save(&file, "PNG")) return QStringLiteral("%1: could not encode the PNG").arg(path);
     } else if (format == "svg") {
@@ -49,15 +49,15 @@ QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, c
         svg.setOutputDevice(&file);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(QStringLiteral("AttnScope timeline"));
+        svg.setTitle(title);
         QPainter p;
         if (!p.begin(&svg)) return QStringLiteral("%1: could not start the SVG").arg(path);
-        renderer.paint(p, size, s, style);
+        paint(p, size);
         p.end();
     } else {
         QPdfWriter pdf(&file);
         pdf.setCreator(QStringLiteral("AttnScope"));
-        pdf.setTitle(QStringLiteral("AttnScope timeline"));
+        pdf.setTitle(title);
         pdf.setResolution(96);
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         // One page the picture's size: pixels at 96 per inch, as points.
@@ -65,11 +65,19 @@ QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, c
             QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96), QPageSize::Point));
         QPainter p;
         if (!p.begin(&pdf)) return QStringLiteral("%1: could not start the PDF").arg(path);
-        renderer.paint(p, size, s, style);
+        paint(p, size);
         p.end();
     }
     if (!file.commit()) return QStringLiteral("%1: %2").arg(path, file.errorString());
     return {};
+}
+
+QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style,
+                       QSize size, double scale, const QString& path) {
+    TimelineScene s = scene;
+    s.viewport.setWidth(size.width() - style.labelWidth);
+    return exportPicture(size, scale, path, QStringLiteral("AttnScope timeline"),
+                         [&](QPainter& p, QSize at) { renderer.paint(p, at, s, style); });
 }
 
 QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TimelinePicture& picture) {

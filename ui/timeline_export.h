@@ -4,6 +4,10 @@
 #include "timeline_renderer.h"
 
 #include <QSize>
+
+#include <functional>
+
+class QPainter;
 #include <QString>
 
 namespace attnscope::ui {
@@ -13,6 +17,11 @@ namespace attnscope::ui {
 // Returns an empty string on success, else what went wrong.
 QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, const TimelineStyle& style,
                        QSize size, double scale, const QString& path);
+
+// Draws with paint into a file: PNG (at scale × the size), SVG or PDF by the path's suffix, written
+// to a temporary file and renamed. Returns an empty string on success, else what went wrong.
+QString exportPicture(QSize size, double scale, const QString& path, const QString& title,
+                      const std::function<void(QPainter&, QSize)>& paint);
 
 // The picture formats exportTimeline understands, from a path's suffix ("png", "svg", "pdf"), or "".
 QString timelineFormatOf(const QString& path);

@@ -24,3 +24,16 @@ inline bool waitForTrace(ui::MainWindow& w) {
 }
 
 } // namespace attnscope::test
+
+namespace attnscope::test {
+
+// Runs the event loop until the analysis of the trace on show is ready (it has a thread of its own).
+inline bool waitForAnalysis(ui::MainWindow& w, int timeoutMs = 30000) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!w.analysis() && timer.elapsed() < timeoutMs)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    return w.analysis() != nullptr;
+}
+
+} // namespace attnscope::test

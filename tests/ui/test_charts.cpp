@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
+// roofline in the details, and the charts exported as PNG, SVG and PDF.
+#include "core/trace_loader.h"
+#include "support/test_support.h"
+#include "ui/charts.h"
+#include "ui/details_panel.h"
+#include "ui/timeline_renderer.h"
+#include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
+
+#include <QAbstractSeries>
+#include <QApplication>
+#include <QChart>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QScatterSeries>
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openFile(QString::fromStdString(path));
+    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(waitForAnalysis(w));
+    const TraceAnalysis& a = *w.analysis();
+    // The details of a flash kernel say what it is, what it costs and where it sits.
+    const KernelAnalysis* flash = nullptr;
+    for (const KernelAnalysis& k : a.kernels)
+        if (k.role == KernelRole::FusedAttention && k.cost == CostSource::Inferred) {
+            flash = &k;
+            break;
+        }
+    ASSERT_NE(flash, nullptr);
+    w.timeline()->selectEvent(flash->event, true);
+    QApplication::processEvents();
+    EXPECT_TRUE(w.details()->field("role").startsWith("fused attention · attention call"))
+        << w.details()->field("role").toStdString();
+    EXPECT_TRUE(w.details()->field("cost").contains("inferred from shapes: aten::_flash_attention_forward"))
+        << w.details()->field("cost").toStdString();
+    EXPECT_TRUE(w.details()->field("roofline").startsWith("memory-bound"))
+        << w.details()->field("roofline").toStdString();
+    // The charts: the roofline has its roofs and a point per costed kernel name.
+    std::unique_ptr<QChart> built(makeChart(ChartKind::Roofline, {{w.trace().get(), &a, "h100"}}));
+    QChart* roofline = built.get();
+    int roofs = 0, points = 0;
+    for (QAbstractSeries* s : roofline->series()) {
+        if (s->type() == QAbstractSeries::SeriesTypeLine) ++roofs;
+        if (auto* scatter = qobject_cast<QScatterSeries*>(s)) points += int(scatter->count());
+    }
+    EXPECT_EQ(roofs, 2); // fp32 and bf16
+    EXPECT_GE(points, 2);
+    EXPECT_TRUE(roofline->title().contains("H100 80GB HBM3"));
+
+    // Exports from the window: the chart on show, in each format.
+    TempDir dir;
+    for (const char* name : {"chart.png", "chart.svg", "chart.pdf"}) {
+        const QString out = QString::fromStdString(dir.path(name));
+        EXPECT_EQ(w.exportChart(out), "") << name;
+        EXPECT_GT(QFileInfo(out).size(), 1000) << name;
+    }
+    const QImage image(QString::fromStdString(dir.path("chart.png")));
+    ASSERT_EQ(image.size(), QSize(1200, 800));
+    // The breakdown (the dock's first tab) shows the fused attention bar in its role's colour.
+    const QColor fused = EventColors::roleColor(KernelRole::FusedAttention);
+    int fusedPixels = 0;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            fusedPixels += image.pixel(x, y) == fused.rgb();
+    EXPECT_GT(fusedPixels, 500);
+    EXPECT_NE(w.exportChart(QString::fromStdString(dir.path("chart.bmp"))), "");
+}
+
+TEST(Charts, HeadlessExportOfEachChart) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto trace = loadTraceFile(path);
+    TempDir dir;
+    for (ChartKind kind : {ChartKind::Breakdown, ChartKind::Roofline, ChartKind::Share}) {
+        const QString out = QString::fromStdString(dir.path(chartKindName(kind).toStdString() + ".svg"));
+        EXPECT_EQ(exportTraceChart(*trace, kind, QSize(900, 600), 1, out), "");
+        QFile f(out);
+        ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+        const QByteArray svg = f.readAll();
+        EXPECT_TRUE(svg.contains("<svg")) << chartKindName(kind).toStdString();
+    }
+    EXPECT_EQ(chartKindNamed("roofline"), ChartKind::Roofline);
+    EXPECT_FALSE(chartKindNamed("pie"));
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The "why" charts, with Qt Charts: time by role per implementation (or per trace), the roofline
+// (the device's roofs, one point per kernel name sized by its total time, coloured by role, with
+// tooltips), and the share of kernel time by role. Each is exportable as PNG, SVG or PDF.
+#include "core/analysis.h"
+
+#include <QSize>
+#include <QString>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QTabWidget;
+
+namespace attnscope::ui {
+
+enum class ChartKind { Breakdown, Roofline, Share };
+std::optional<ChartKind> chartKindNamed(const QString& name); // "breakdown", "roofline", "share"
+QString chartKindName(ChartKind kind);
+
+// One trace to chart, with its analysis and the name it goes by (its file name).
+struct ChartInput {
+    const Trace* trace = nullptr;
+    const TraceAnalysis* analysis = nullptr;
+    QString label;
+};
+
+// A new chart (the caller owns it). Breakdown has a bar per implementation of attention found in
+// the trace (AttnScope's runs, or fused vs naive calls) plus the kernels outside calls, or with
+// several inputs a bar per trace.
+QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs);
+
+// Draws the chart into a file (PNG at scale × size, SVG or PDF by suffix); "" or what went wrong.
+QString exportChart(QChart* chart, QSize size, double scale, const QString& path);
+
+// `attnscope export FILE --chart KIND OUT`: the trace analyzed (own CPU runs with the CPU's roofs).
+QString exportTraceChart(const Trace& trace, ChartKind kind, QSize size, double scale, const QString& path);
+
+// The Charts dock: a tab per chart for the trace on screen.
+class ChartsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartsPanel(QWidget* parent = nullptr);
+    void setInputs(const std::vector<ChartInput>& inputs);
+    ChartKind currentKind() const;
+    QChart* currentChart() const;
+
+private:
+    QTabWidget* m_tabs = nullptr;
+    std::vector<QChartView*> m_views;
+};
+
+} // namespace attnscope::ui
