@@ -329,6 +329,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
+    m_inputs = inputs;
     for (std::size_t i = 0; i < m_views.size(); ++i) {
         QChart* old = m_views[i]->chart();
         m_views[i]->setChart(makeChart(ChartKind(i), inputs));

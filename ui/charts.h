@@ -49,10 +49,12 @@ public:
     void setInputs(const std::vector<ChartInput>& inputs);
     ChartKind currentKind() const;
     QChart* currentChart() const;
+    const std::vector<ChartInput>& inputs() const { return m_inputs; }
 
 private:
     QTabWidget* m_tabs = nullptr;
     std::vector<QChartView*> m_views;
+    std::vector<ChartInput> m_inputs;
 };
 
 } // namespace attnscope::ui

@@ -21,6 +21,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QChart>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -593,7 +594,9 @@ void MainWindow::startAnalysis() {
 QString MainWindow::exportChart(const QString& path, double scale) {
     if (!m_loaded) return tr("no trace is open");
     if (!m_analysis) return tr("the analysis of this trace is not done yet");
-    return ui::exportChart(m_charts->currentChart(), QSize(1200, 800), scale, path);
+    // A chart of its own, outside the dock's view (which lays its chart out to its own size).
+    const std::unique_ptr<QChart> chart(makeChart(m_charts->currentKind(), m_charts->inputs()));
+    return ui::exportChart(chart.get(), QSize(1200, 800), scale, path);
 }
 
 QString MainWindow::saveTrace(const QString& path) {

@@ -2,6 +2,7 @@
 // Widget tests run offscreen: the platform is chosen before QApplication exists (gtest's test
 // discovery runs this binary without the test's environment).
 #include <QApplication>
+#include <QFile>
 #include <QSettings>
 #include <QStandardPaths>
 
@@ -14,8 +15,15 @@ int main(int argc, char** argv) {
     QStandardPaths::setTestModeEnabled(true); // settings and recent files go to a test location
     QApplication app(argc, argv);
     QApplication::setOrganizationName("AttnScopeTests");
-    QApplication::setApplicationName("AttnScopeTests");
-    QSettings().clear(); // each run starts from the defaults, whatever the last one saved
+    // Settings of this process alone: ctest runs tests in parallel processes, and each starts from
+    // the defaults whatever another saved.
+    QApplication::setApplicationName(QStringLiteral("AttnScopeTests-%1").arg(QCoreApplication::applicationPid()));
+    QSettings().clear();
     ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    const int rc = RUN_ALL_TESTS();
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
+    return rc;
 }
