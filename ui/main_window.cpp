@@ -18,10 +18,11 @@
 #include "core/summary.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
+#include <QChart>
 #include <QCloseEvent>
 #include <QDateTime>
-#include <QChart>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -264,6 +265,21 @@ void MainWindow::buildMenus() {
         m_timeline->setLegendVisible(on);
         QSettings().setValue("view/legend", on);
     });
+    QMenu* colours = view->addMenu(tr("Colour Kernels By"));
+    auto* colourGroup = new QActionGroup(this);
+    const int savedMode = QSettings().value("view/colorMode", 0).toInt();
+    for (const auto& [label, mode] :
+         {std::pair{tr("Role"), ColorMode::Role}, std::pair{tr("Roofline Verdict"), ColorMode::Verdict},
+          std::pair{tr("Name"), ColorMode::Name}}) {
+        QAction* a = colours->addAction(label, this, [this, mode = mode] {
+            m_timeline->setColorMode(mode);
+            QSettings().setValue("view/colorMode", int(mode));
+        });
+        a->setCheckable(true);
+        a->setChecked(int(mode) == savedMode);
+        colourGroup->addAction(a);
+    }
+    m_timeline->setColorMode(ColorMode(std::clamp(savedMode, 0, 2)));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
@@ -584,6 +600,7 @@ void MainWindow::startAnalysis() {
         if (generation != m_analysisGeneration || !m_loaded || m_loaded->trace != trace) return;
         m_analysis = *result;
         m_details->setAnalysis(m_analysis);
+        m_timeline->setAnalysis(m_analysis);
         m_charts->setInputs(
             {{trace.get(), m_analysis.get(), windowTitle().section(QStringLiteral(" — "), 0, 0)}});
         Q_EMIT analysisReady();

@@ -99,6 +99,49 @@ EventColors::EventColors(const Trace& trace)
         m_cache[i].store(0, std::memory_order_relaxed);
 }
 
+void EventColors::setMode(ColorMode mode, const TraceAnalysis* analysis) {
+    m_mode = mode;
+    for (std::size_t i = 0; i < m_size; ++i)
+        m_cache[i].store(0, std::memory_order_relaxed);
+    m_nameRole.assign(analysis ? m_size : 0, 0);
+    m_nameVerdict.assign(analysis ? m_size : 0, 0);
+    if (!analysis) return;
+    // Per name, the role and the verdict that hold most of its time.
+    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime; // (name << 8 | value) → time
+    for (const KernelAnalysis& k : analysis->kernels) {
+        const Track& t = m_trace->track(k.event.track);
+        const std::uint64_t name = t.events.name[k.event.index].value;
+        const TimeNs d = t.events.duration[k.event.index] + 1;
+        roleTime[name << 8 | std::uint8_t(k.role)] += d;
+        verdictTime[name << 8 | std::uint8_t(k.verdict)] += d;
+    }
+    auto pick = [&](const std::unordered_map<std::uint64_t, TimeNs>& times, std::vector<std::uint8_t>& out,
+                    int offset) {
+        std::unordered_map<std::uint32_t, TimeNs> best;
+        for (const auto& [key, time] : times) {
+            const auto name = std::uint32_t(key >> 8);
+            if (name >= out.size() || time <= best[name]) continue;
+            best[name] = time;
+            out[name] = std::uint8_t(offset + int(key & 0xff));
+        }
+    };
+    pick(roleTime, m_nameRole, 1);
+    pick(verdictTime, m_nameVerdict, 0);
+}
+
+QColor EventColors::verdictColor(Verdict verdict) {
+    switch (verdict) {
+    case Verdict::MemoryBound:
+        return QColor::fromHsv(205, 185, 225);
+    case Verdict::ComputeBound:
+        return QColor::fromHsv(125, 170, 190);
+    case Verdict::LatencyBound:
+        return QColor::fromHsv(20, 200, 240);
+    default:
+        return QColor::fromHsv(0, 0, 175);
+    }
+}
+
 QColor EventColors::roleColor(KernelRole role) {
     switch (role) {
     case KernelRole::QkGemm:
@@ -129,12 +172,19 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
     const std::string_view category = m_trace->str(c.category[i]);
     const std::uint32_t h = fnv1a(name);
     QColor color;
-    if (isGpuCategory(category)) {
-        // A role's hue, a shade per name: kernels of one role read as one family.
-        const QColor base = roleColor(classifyKernel(name, category));
+    const std::uint32_t id = c.name[i].value;
+    if (isGpuCategory(category) && m_mode != ColorMode::Name) {
+        // A role's (or verdict's) hue, a shade per name: kernels of one kind read as one family.
+        const bool analyzed = id < m_nameRole.size() && m_nameRole[id];
+        const QColor base = m_mode == ColorMode::Verdict
+                                ? verdictColor(analyzed ? Verdict(m_nameVerdict[id]) : Verdict::Unknown)
+                            : analyzed ? roleColor(KernelRole(m_nameRole[id] - 1))
+                                       : roleColor(classifyKernel(name, category));
         const int hue = base.hsvHue() < 0 ? 0 : (base.hsvHue() + int(h % 17) - 8 + 360) % 360;
         const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
         color = QColor::fromHsv(hue, base.hsvSaturation(), value);
+    } else if (isGpuCategory(category)) {
+        color = QColor::fromHsv(int(h % 360), 150 + int((h >> 9) % 60), 190 + int((h >> 16) % 50));
     } else {
         color = QColor::fromHsv(int(h % 360), 45 + int((h >> 9) % 30), 200 + int((h >> 16) % 40));
     }
@@ -534,13 +584,22 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
 
 void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle& style) {
     const QFontMetrics fm(style.font);
-    const int n = int(KernelRole::Count);
+    std::vector<std::pair<QString, QColor>> entries;
+    auto text = [](std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); };
+    if (m_colors.mode() == ColorMode::Role)
+        for (int r = 0; r < int(KernelRole::Count); ++r)
+            entries.emplace_back(text(roleLabel(KernelRole(r))), EventColors::roleColor(KernelRole(r)));
+    else if (m_colors.mode() == ColorMode::Verdict)
+        for (Verdict v :
+             {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+            entries.emplace_back(text(verdictName(v)), EventColors::verdictColor(v));
+    else
+        return; // by name: a colour per name, nothing to key
+    const int n = int(entries.size());
     const int swatch = fm.height() - 4;
     int textWidth = 0;
-    for (int r = 0; r < n; ++r)
-        textWidth = std::max(
-            textWidth, fm.horizontalAdvance(QString::fromUtf8(roleLabel(KernelRole(r)).data(),
-                                                              qsizetype(roleLabel(KernelRole(r)).size()))));
+    for (const auto& [label, color] : entries)
+        textWidth = std::max(textWidth, fm.horizontalAdvance(label));
     const int boxW = swatch + 18 + textWidth, boxH = n * fm.height() + 10;
     const QRect box(size.width() - boxW - 12, size.height() - boxH - 12, boxW, boxH);
     QColor bg = style.background;
@@ -550,11 +609,10 @@ void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle&
     p.drawRect(box);
     for (int r = 0; r < n; ++r) {
         const int y = box.top() + 5 + r * fm.height();
-        p.fillRect(QRect(box.left() + 6, y + 2, swatch, swatch), EventColors::roleColor(KernelRole(r)));
+        p.fillRect(QRect(box.left() + 6, y + 2, swatch, swatch), entries[std::size_t(r)].second);
         p.setPen(style.text);
-        const std::string_view label = roleLabel(KernelRole(r));
         p.drawText(QRect(box.left() + 12 + swatch, y, textWidth + 4, fm.height()), Qt::AlignVCenter,
-                   QString::fromUtf8(label.data(), qsizetype(label.size())));
+                   entries[std::size_t(r)].first);
     }
 }
 

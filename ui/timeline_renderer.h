@@ -4,6 +4,7 @@
 #include "time_viewport.h"
 #include "timeline_layout.h"
 
+#include "core/analysis.h"
 #include "core/kernel_role.h"
 #include "core/timeline_index.h"
 
@@ -45,11 +46,18 @@ struct TimelineStyle {
     static TimelineStyle from(const QPalette& palette, const QFont& font);
 };
 
-// Colour per event name, stable across runs and files: kernels by role (a hue per role, shades
-// per name), CPU events in muted shades by name.
+// What kernels are coloured by: their role (a hue per role, shades per name), their roofline
+// verdict (the verdict that holds most of a name's time), or their name alone.
+enum class ColorMode : std::uint8_t { Role, Verdict, Name };
+
+// Colour per event name, stable across runs and files: kernels by the mode's key, CPU events in
+// muted shades by name.
 class EventColors {
 public:
     explicit EventColors(const Trace& trace);
+    // The analysis (when there is one) gives names their attention-call roles and verdicts.
+    void setMode(ColorMode mode, const TraceAnalysis* analysis);
+    ColorMode mode() const { return m_mode; }
     // Safe to call from several threads at once (the renderer scans lanes on two).
     QRgb color(const EventColumns& c, std::uint32_t i) {
         const std::uint32_t id = c.name[i].value;
@@ -60,10 +68,14 @@ public:
         return compute(c, i);
     }
     static QColor roleColor(KernelRole role);
+    static QColor verdictColor(Verdict verdict);
 
 private:
     QRgb compute(const EventColumns& c, std::uint32_t i);
     const Trace* m_trace;
+    ColorMode m_mode = ColorMode::Role;
+    std::vector<std::uint8_t> m_nameRole;    // by name id: 1 + KernelRole, 0 = not analyzed
+    std::vector<std::uint8_t> m_nameVerdict; // by name id: Verdict
     std::size_t m_size;
     std::unique_ptr<std::atomic<QRgb>[]> m_cache; // by name id; 0 = not yet computed
 };
@@ -101,6 +113,7 @@ public:
     // The label drawn on an event's box.
     const QString& label(const Trace& trace, StringId name);
     EventColors& colors() { return m_colors; }
+    void setColorMode(ColorMode mode, const TraceAnalysis* analysis) { m_colors.setMode(mode, analysis); }
 
 private:
     struct LabelBox {

@@ -78,7 +78,8 @@ void TimelineView::setScrollY(int y) {
 void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index) {
     m_trace = std::move(trace);
     m_index = std::move(index);
-    m_renderer = m_trace ? std::make_unique<TimelineRenderer>(*m_trace) : nullptr;
+    m_analysis.reset(); // it belonged to the trace before
+    newRenderer();
     m_collapsed.clear();
     m_selected.reset();
     m_links.clear();
@@ -105,7 +106,8 @@ void TimelineView::updateTrace(std::shared_ptr<const Trace> trace,
     const TimeViewport before = m_viewport;
     m_trace = std::move(trace);
     m_index = std::move(index);
-    m_renderer = std::make_unique<TimelineRenderer>(*m_trace);
+    m_analysis.reset();
+    newRenderer();
     if (m_selected && (m_selected->track.value >= m_trace->tracks().size() ||
                        m_selected->index >= m_trace->track(m_selected->track).size())) {
         m_selected.reset();
@@ -246,6 +248,23 @@ bool TimelineView::stepHistory(std::vector<HistoryEntry>& from, std::vector<Hist
     from.pop_back();
     navigated();
     return true;
+}
+
+void TimelineView::newRenderer() {
+    m_renderer = m_trace ? std::make_unique<TimelineRenderer>(*m_trace) : nullptr;
+    if (m_renderer) m_renderer->setColorMode(m_colorMode, m_analysis.get());
+}
+
+void TimelineView::setColorMode(ColorMode mode) {
+    m_colorMode = mode;
+    if (m_renderer) m_renderer->setColorMode(m_colorMode, m_analysis.get());
+    m_paintPending = true;
+    update();
+}
+
+void TimelineView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
+    m_analysis = std::move(analysis);
+    setColorMode(m_colorMode);
 }
 
 void TimelineView::setLegendVisible(bool visible) {

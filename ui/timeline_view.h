@@ -56,6 +56,10 @@ public:
     bool forward();
     void setCollapsed(ProcessId process, bool collapsed);
     void setLegendVisible(bool visible);
+    // What kernels are coloured by; the analysis (null until done) gives roles and verdicts.
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const { return m_colorMode; }
+    void setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
 
     // Where an event's box is on the widget, when it is shown (for tests and tooltips).
     std::optional<QRect> eventRect(EventRef event) const;
@@ -105,6 +109,9 @@ private:
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const TimelineIndex> m_index;
     std::unique_ptr<TimelineRenderer> m_renderer;
+    ColorMode m_colorMode = ColorMode::Role;
+    std::shared_ptr<const TraceAnalysis> m_analysis;
+    void newRenderer(); // for the trace on show, in the colour mode
     TimelineLayout m_layout;
     TimelineStyle m_style;
     TimeViewport m_viewport;

@@ -48,6 +48,17 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
         << w.details()->field("cost").toStdString();
     EXPECT_TRUE(w.details()->field("roofline").startsWith("memory-bound"))
         << w.details()->field("roofline").toStdString();
+    // Colour by verdict: the flash kernel (memory-bound) in the memory-bound hue; by role, fused attention's.
+    const Track& flashTrack = w.trace()->track(flash->event.track);
+    auto hueOf = [&] {
+        return QColor::fromRgb(
+                   w.timeline()->renderer()->colors().color(flashTrack.events, flash->event.index))
+            .hsvHue();
+    };
+    w.timeline()->setColorMode(ColorMode::Verdict);
+    EXPECT_NEAR(hueOf(), EventColors::verdictColor(Verdict::MemoryBound).hsvHue(), 8);
+    w.timeline()->setColorMode(ColorMode::Role);
+    EXPECT_NEAR(hueOf(), EventColors::roleColor(KernelRole::FusedAttention).hsvHue(), 8);
     // The charts: the roofline has its roofs and a point per costed kernel name.
     std::unique_ptr<QChart> built(makeChart(ChartKind::Roofline, {{w.trace().get(), &a, "h100"}}));
     QChart* roofline = built.get();
