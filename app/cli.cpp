@@ -5,6 +5,7 @@
 
 #include "core/analysis.h"
 #include "core/diff.h"
+#include "core/ranks.h"
 #include "kernels/run_session.h"
 
 #include "core/chrome_writer.h"
@@ -27,7 +28,8 @@ void printUsage(const char* program) {
         stderr,
         "usage:\n"
         "  %s [FILE...]                      open the window (traces given are loaded)\n"
-        "  %s summary FILE... [--format text|json|csv] [--top N]\n"
+        "  %s summary FILE... [--format text|json|csv] [--top N] [--ranks]   --ranks: the files are ranks of "
+        "one job\n"
         "  %s convert IN -o OUT.json[.gz]\n"
         "  %s run [--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
         "         [--dim D] [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [--no-cupti]\n"
@@ -55,6 +57,7 @@ int summary(int argc, char** argv) {
     std::vector<std::string> files;
     SummaryFormat format = SummaryFormat::Text;
     std::size_t top = 20;
+    bool ranks = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
@@ -74,6 +77,8 @@ int summary(int argc, char** argv) {
                 std::fprintf(stderr, "summary: --top needs a number, got '%s'\n", argv[i]);
                 return kUsage;
             }
+        } else if (arg == "--ranks") {
+            ranks = true;
         } else if (arg.rfind("--", 0) == 0) {
             std::fprintf(stderr, "summary: unknown option '%s'\n", arg.c_str());
             return kUsage;
@@ -85,6 +90,21 @@ int summary(int argc, char** argv) {
         std::fprintf(stderr, "summary: no trace files given\n");
         printUsage(argv[0]);
         return kUsage;
+    }
+    if (ranks) {
+        // The files are the ranks of one job: per rank the GPU busy time and its spread.
+        std::vector<RankInput> inputs;
+        for (const std::string& path : files) {
+            try {
+                inputs.push_back({path, loadTraceFile(path)});
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
+                return kFileError;
+            }
+        }
+        const std::string out = formatRankReport(rankReport(inputs), format);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return kOk;
     }
     std::vector<SummaryResult> results;
     int exitCode = kOk;

@@ -51,7 +51,8 @@ std::string Trace::trackLabel(TrackId id) const {
     std::string processName = p.name;
     // GPU processes are named after the host program; the label tells the devices apart.
     if (p.isGpu && p.deviceIndex >= 0 && processName.rfind("GPU", 0) != 0)
-        processName = "GPU " + std::to_string(p.deviceIndex);
+        processName = (p.rank >= 0 ? "rank " + std::to_string(p.rank) + " · " : std::string()) + "GPU " +
+                      std::to_string(p.deviceIndex);
     if (t.kind == TrackKind::Global) return t.name;
     return processName + " \u00b7 " + t.name;
 }

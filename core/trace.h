@@ -29,6 +29,7 @@ struct ProcessInfo {
     std::int64_t sortIndex = 0;
     bool isGpu = false;
     std::int64_t deviceIndex = -1; // GPU processes: the device index (pid)
+    std::int64_t rank = -1;        // the rank's group when several files are open as one job
 };
 
 // The events of one track, sorted by start (longer first on ties), as parallel arrays.

@@ -104,6 +104,7 @@ struct StagedProcess {
     Latest<std::string> name;
     Latest<std::string> labels;
     Latest<std::int64_t> sortIndex;
+    Latest<std::int64_t> rank;
 };
 
 struct CounterSample {
@@ -330,6 +331,10 @@ void TraceBuilder::setProcessSortIndex(StringId pid, std::int64_t index) {
     m->processes[m->process(pid).value].sortIndex.offer(index, m->order);
 }
 
+void TraceBuilder::setProcessRank(StringId pid, std::int64_t rank) {
+    m->processes[m->process(pid).value].rank.offer(rank, m->order);
+}
+
 void TraceBuilder::setThreadName(StringId pid, StringId tid, std::string_view name) {
     m->tracks[m->track(pid, tid).value].name.offer(trimmed(name), m->order);
 }
@@ -373,6 +378,7 @@ void TraceBuilder::absorb(const std::vector<TraceBuilder*>& others, unsigned thr
             dst.name.merge(p.name);
             dst.labels.merge(p.labels);
             dst.sortIndex.merge(p.sortIndex);
+            dst.rank.merge(p.rank);
         }
         for (const StagedTrack& src : b.tracks) {
             const TrackId id = a.track(remap(b.processes[src.process.value].key), remap(src.tidKey));
@@ -778,6 +784,7 @@ void TraceBuilder::Impl::nameProcessesAndTracks() {
             info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
         info.sortIndex = p.sortIndex.set ? p.sortIndex.value
                                          : asInteger(key).value_or(std::numeric_limits<std::int64_t>::max());
+        info.rank = p.rank.set ? p.rank.value : -1;
         t.m_processes.push_back(std::move(info));
     }
 }

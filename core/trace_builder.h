@@ -64,6 +64,8 @@ public:
     void setProcessName(StringId pid, std::string_view name);
     void setProcessLabels(StringId pid, std::string_view labels);
     void setProcessSortIndex(StringId pid, std::int64_t index);
+    // Several files opened as the ranks of one job: the rank a process belongs to (ranks.h).
+    void setProcessRank(StringId pid, std::int64_t rank);
     void setThreadName(StringId pid, StringId tid, std::string_view name);
     void setThreadSortIndex(StringId pid, StringId tid, std::int64_t index);
     void addDevice(DeviceInfo device);

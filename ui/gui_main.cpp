@@ -129,8 +129,14 @@ int attnscope_gui_main(int argc, char** argv) {
     window.show();
     if (files.empty()) // the embedded default: naive vs flash attention on the CPU, live
         window.startRun(window.runPanel()->config(), window.runPanel()->backend());
-    else
+    else if (files.size() == 1)
         window.openFile(QString::fromStdString(files.front()));
+    else { // several files: the ranks of one job
+        QStringList paths;
+        for (const std::string& f : files)
+            paths << QString::fromStdString(f);
+        window.openRanks(paths);
+    }
     return app.exec();
 }
 

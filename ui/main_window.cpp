@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/chrome_writer.h"
 #include "core/summary.h"
+#include "core/trace_loader.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -42,12 +43,14 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTableWidget>
 #include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 
 namespace attnscope::ui {
@@ -128,6 +131,24 @@ MainWindow::MainWindow() {
     chartsDock->setWidget(m_charts);
     addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
     tabifyDockWidget(tableDock, chartsDock);
+    m_ranksTable = new QTableWidget(this);
+    m_ranksTable->setObjectName("ranksTable");
+    m_ranksTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_ranksTable->horizontalHeader()->setStretchLastSection(true);
+    m_ranksTable->verticalHeader()->hide();
+    m_ranksDock = new QDockWidget(tr("Ranks"), this);
+    m_ranksDock->setObjectName("ranksDock");
+    auto* ranksPanel = new QWidget(this);
+    auto* ranksLayout = new QVBoxLayout(ranksPanel);
+    ranksLayout->setContentsMargins(4, 4, 4, 4);
+    m_ranksNote = new QLabel(ranksPanel);
+    m_ranksNote->setObjectName("ranksNote");
+    ranksLayout->addWidget(m_ranksNote);
+    ranksLayout->addWidget(m_ranksTable, 1);
+    m_ranksDock->setWidget(ranksPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_ranksDock);
+    tabifyDockWidget(chartsDock, m_ranksDock);
+    m_ranksDock->hide();
     tableDock->raise();
     m_runPanel = new RunPanel(this);
     auto* runDock = new QDockWidget(tr("Run"), this);
@@ -205,6 +226,15 @@ void MainWindow::buildMenus() {
         openFile(path);
     });
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open Several as &Ranks…"), this, [this] {
+        QSettings settings;
+        const QStringList paths = QFileDialog::getOpenFileNames(
+            this, tr("Open the ranks of one job"), settings.value("lastOpenDir").toString(),
+            tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+        if (paths.isEmpty()) return;
+        settings.setValue("lastOpenDir", QFileInfo(paths.front()).absolutePath());
+        openRanks(paths);
+    });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
     QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
@@ -298,7 +328,7 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::loading() const {
-    return !m_job.isNull();
+    return !m_job.isNull() || m_ranksLoad;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -312,6 +342,101 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::openFile(const QString& path) {
     startJob(new TraceLoadJob(path, {}, QFileInfo(path).fileName(), this));
     rememberRecent(QFileInfo(path).absoluteFilePath());
+}
+
+void MainWindow::openRanks(const QStringList& paths) {
+    if (paths.size() == 1) return openFile(paths.front());
+    if (paths.isEmpty() || m_ranksLoad) return;
+    m_runOwnsView = false;
+    if (m_job) m_job->deleteLater();
+    struct Result {
+        std::shared_ptr<LoadedTrace> loaded;
+        RankReport report;
+        QString error;
+    };
+    auto result = std::make_shared<Result>();
+    std::vector<std::string> files;
+    for (const QString& p : paths)
+        files.push_back(p.toStdString());
+    m_ranksLoad = QThread::create([files, result] {
+        try {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::vector<RankInput> inputs;
+            for (const std::string& f : files)
+                inputs.push_back({f, loadTraceFile(f)});
+            auto loaded = std::make_shared<LoadedTrace>();
+            loaded->trace = mergeRanks(inputs);
+            loaded->loadSeconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            loaded->index = std::make_shared<const TimelineIndex>(*loaded->trace);
+            loaded->summary = summarize(*loaded->trace, 0);
+            loaded->totalSeconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            result->report = rankReport(inputs);
+            result->loaded = std::move(loaded);
+        } catch (const std::exception& e) {
+            result->error = QString::fromStdString(e.what());
+        }
+    });
+    m_progress->setRange(0, 0); // busy: no progress to report
+    m_progress->show();
+    statusBar()->showMessage(tr("Loading %1 ranks…").arg(paths.size()));
+    const QString name =
+        tr("%1 ranks: %2").arg(paths.size()).arg(QFileInfo(paths.front()).fileName() + ", …");
+    connect(m_ranksLoad, &QThread::finished, this, [this, result, name] {
+        m_ranksLoad->deleteLater();
+        m_ranksLoad = nullptr;
+        m_progress->setRange(0, 1000);
+        m_progress->hide();
+        if (!result->error.isEmpty()) {
+            statusBar()->showMessage(tr("Could not open the ranks"));
+            if (m_screenshotPath.isEmpty()) warn(tr("Could not open the ranks"), result->error);
+            Q_EMIT loadFinished();
+            screenshotIfAsked();
+            return;
+        }
+        showTrace(result->loaded, name);
+        showRankReport(&result->report);
+        Q_EMIT loadFinished();
+        screenshotIfAsked();
+    });
+    m_ranksLoad->start();
+}
+
+void MainWindow::showRankReport(const RankReport* report) {
+    m_ranksDock->setVisible(report != nullptr);
+    if (!report) return;
+    const QStringList headers = {tr("Rank"),     tr("Kernels"), tr("Kernel time"),
+                                 tr("GPU busy"), tr("vs mean"), tr("File")};
+    m_ranksTable->clear();
+    m_ranksTable->setColumnCount(int(headers.size()));
+    m_ranksTable->setHorizontalHeaderLabels(headers);
+    m_ranksTable->setRowCount(int(report->ranks.size()));
+    for (int row = 0; row < int(report->ranks.size()); ++row) {
+        const RankStats& s = report->ranks[std::size_t(row)];
+        const double vs =
+            report->meanBusyNs ? 100.0 * (double(s.gpuBusyNs) / double(report->meanBusyNs) - 1) : 0;
+        const QStringList cells = {QString::number(s.rank),
+                                   QString::number(s.kernels),
+                                   qs(formatDuration(s.kernelNs)),
+                                   qs(formatDuration(s.gpuBusyNs)),
+                                   QStringLiteral("%1%2%").arg(vs >= 0 ? "+" : "").arg(vs, 0, 'f', 1),
+                                   QString::fromStdString(s.path)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (s.rank == report->slowestRank) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+                item->setToolTip(tr("The slowest rank: the most GPU busy time"));
+            }
+            m_ranksTable->setItem(row, c, item);
+        }
+    }
+    m_ranksNote->setText(tr("GPU busy spread %1% (max − min over mean) · the slowest rank is %2")
+                             .arg(100 * report->spread(), 0, 'f', 1)
+                             .arg(report->slowestRank));
+    m_ranksDock->raise();
 }
 
 void MainWindow::openEmbeddedSample() {
@@ -334,6 +459,7 @@ void MainWindow::startJob(TraceLoadJob* job) {
     connect(job, &TraceLoadJob::progress, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
     connect(job, &TraceLoadJob::loaded, this, [this, job](std::shared_ptr<const LoadedTrace> loaded) {
         showTrace(std::move(loaded), job->displayName());
+        showRankReport(nullptr);
         loadEnded();
     });
     connect(job, &TraceLoadJob::failed, this, [this, job](const QString& message) {
@@ -745,8 +871,11 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-    const auto urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile()) openFile(urls.first().toLocalFile());
+    // One file opens as itself; several as the ranks of one job.
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    openRanks(paths);
 }
 
 } // namespace attnscope::ui

@@ -3,6 +3,7 @@
 
 #include "trace_load_job.h"
 
+#include "core/ranks.h"
 #include "core/trace.h"
 
 #include <QMainWindow>
@@ -17,7 +18,9 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
+class QDockWidget;
 class QTableView;
+class QTableWidget;
 class QThread;
 class QTimer;
 
@@ -45,6 +48,9 @@ public:
     ~MainWindow() override;
 
     void openFile(const QString& path);
+    // Opens several files as the ranks of one job: one timeline grouped per rank, and the Ranks
+    // dock with each rank's GPU busy time and the spread.
+    void openRanks(const QStringList& paths);
     void openEmbeddedSample();
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.
@@ -125,6 +131,11 @@ private:
     std::shared_ptr<const TraceAnalysis> m_analysis;
     int m_analysisGeneration = 0;
     std::vector<QThread*> m_analysisThreads; // under way
+    QThread* m_ranksLoad = nullptr;          // loading ranks, under way
+    QTableWidget* m_ranksTable = nullptr;
+    QLabel* m_ranksNote = nullptr;
+    QDockWidget* m_ranksDock = nullptr;
+    void showRankReport(const RankReport* report);
     ChartsPanel* m_charts = nullptr;
     QPointer<TraceLoadJob> m_job;
     TimelineView* m_timeline = nullptr;

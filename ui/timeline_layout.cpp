@@ -10,6 +10,7 @@ QString TimelineLayout::groupLabel(const Trace& trace, ProcessId process) {
     const ProcessInfo& p = trace.process(process);
     if (p.isGpu && p.deviceIndex >= 0) {
         QString label = QStringLiteral("GPU %1").arg(p.deviceIndex);
+        if (p.rank >= 0) label = QStringLiteral("rank %1 · ").arg(p.rank) + label;
         for (const DeviceInfo& d : trace.devices())
             if (d.id == p.deviceIndex && !d.name.empty())
                 label += QStringLiteral(" · ") + QString::fromStdString(d.name);
@@ -30,10 +31,12 @@ void TimelineLayout::build(const Trace& trace, const Metrics& metrics,
 
     std::vector<std::uint32_t> processes(trace.processes().size());
     std::iota(processes.begin(), processes.end(), 0u);
-    // GPUs first (what an attention profile is about), then the rest in the file's sort order.
+    // Per rank (several files open as one job), GPUs first (what an attention profile is about),
+    // then the rest in the file's sort order.
     std::stable_sort(processes.begin(), processes.end(), [&](std::uint32_t a, std::uint32_t b) {
         const ProcessInfo& pa = trace.processes()[a];
         const ProcessInfo& pb = trace.processes()[b];
+        if (pa.rank != pb.rank) return pa.rank < pb.rank; // the ranks of a job, one after the other
         if (pa.isGpu != pb.isGpu) return pa.isGpu;
         if (pa.isGpu && pa.deviceIndex != pb.deviceIndex) return pa.deviceIndex < pb.deviceIndex;
         return pa.sortIndex < pb.sortIndex;

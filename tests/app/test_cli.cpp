@@ -239,3 +239,19 @@ TEST(Cli, DiffComparesTwoTracesAndSaysWhatIsWrong) {
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.out.find("/nonexistent/b.json"), std::string::npos) << missing.out;
 }
+
+TEST(Cli, SummaryOfRanksShowsTheSlowest) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    const CliRun r = run("summary --ranks --format json " + r0 + " " + r1);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.at("ranks").size(), 2u);
+    EXPECT_EQ(j.at("ranks").at(0).at("rank"), 0);
+    EXPECT_EQ(j.at("ranks").at(1).at("kernels"), 310);
+    EXPECT_EQ(j.at("gpu_busy").at("slowest_rank"), 1);
+    const CliRun text = run("summary --ranks " + r0 + " " + r1);
+    EXPECT_NE(text.out.find("<- slowest"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("spread (max - min) / mean"), std::string::npos);
+    EXPECT_EQ(run("summary --ranks " + r0 + " /nonexistent.json").exitCode, 1);
+}

@@ -4,12 +4,14 @@
 
 #include "core/analysis.h"
 #include "core/diff.h"
+#include "core/ranks.h"
 #include "core/trace_loader.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -422,4 +424,56 @@ TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
     EXPECT_EQ(std::count(json.begin(), json.end(), '\n') > 10, true);
     const std::string text = formatDiff(d, "a.json", "b.json", DiffFormat::Text);
     EXPECT_NE(text.find("kernel time: 245.000 us -> 285.000 us (+40.000 us)"), std::string::npos) << text;
+}
+
+// The check: the two DLRM ranks open as one job with two rank groups, and no link crosses ranks.
+TEST(Ranks, TwoDlrmRanksMergeWithoutCrossingLinks) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    const std::vector<RankInput> inputs = {{r0, loadTraceFile(r0)}, {r1, loadTraceFile(r1)}};
+    const auto merged = mergeRanks(inputs);
+    EXPECT_EQ(merged->eventCount(), inputs[0].trace->eventCount() + inputs[1].trace->eventCount());
+    std::set<std::int64_t> ranks;
+    for (const ProcessInfo& p : merged->processes()) {
+        ranks.insert(p.rank);
+        EXPECT_EQ(p.name.rfind("rank " + std::to_string(p.rank) + " · ", 0), 0u) << p.name;
+    }
+    EXPECT_EQ(ranks, (std::set<std::int64_t>{0, 1}));
+    auto rankOfEvent = [&](EventRef e) { return merged->process(merged->track(e.track).process).rank; };
+    std::size_t links = 0, kernels = 0;
+    for (std::uint32_t t = 0; t < merged->tracks().size(); ++t) {
+        const Track& track = merged->tracks()[t];
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            if (!isKernelCategory(merged->str(track.events.category[i]))) continue;
+            ++kernels;
+            if (const auto launch = merged->launchOf({TrackId{t}, i})) {
+                ++links;
+                EXPECT_EQ(rankOfEvent(*launch), rankOfEvent({TrackId{t}, i}));
+            }
+        }
+    }
+    EXPECT_EQ(kernels, 245u + 310u);
+    // Every launch link of each file is kept, each inside its own rank.
+    std::size_t linksBefore = 0;
+    for (const RankInput& in : inputs)
+        for (std::uint32_t t = 0; t < in.trace->tracks().size(); ++t)
+            for (std::uint32_t i = 0; i < in.trace->tracks()[t].size(); ++i)
+                linksBefore += isKernelCategory(in.trace->str(in.trace->tracks()[t].events.category[i])) &&
+                               in.trace->launchOf({TrackId{t}, i});
+    EXPECT_EQ(links, linksBefore);
+    EXPECT_GT(links, 400u);
+    for (const Flow& f : merged->flows())
+        EXPECT_EQ(rankOfEvent(f.from), rankOfEvent(f.to));
+    EXPECT_EQ(merged->flows().size(), inputs[0].trace->flows().size() + inputs[1].trace->flows().size());
+
+    const RankReport report = rankReport(inputs);
+    ASSERT_EQ(report.ranks.size(), 2u);
+    EXPECT_EQ(report.ranks[0].kernels, 245u);
+    EXPECT_EQ(report.ranks[1].kernels, 310u);
+    EXPECT_EQ(report.slowestRank, 1);
+    EXPECT_EQ(report.maxBusyNs, report.ranks[1].gpuBusyNs);
+    EXPECT_NEAR(report.spread(), double(report.maxBusyNs - report.minBusyNs) / double(report.meanBusyNs),
+                1e-12);
+    // The same rank twice is refused.
+    EXPECT_THROW(mergeRanks({inputs[0], inputs[0]}), std::invalid_argument);
 }

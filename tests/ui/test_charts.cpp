@@ -12,10 +12,15 @@
 #include <QAbstractSeries>
 #include <QApplication>
 #include <QChart>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QScatterSeries>
+#include <QTableWidget>
+
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -104,4 +109,34 @@ TEST(Charts, HeadlessExportOfEachChart) {
     }
     EXPECT_EQ(chartKindNamed("roofline"), ChartKind::Roofline);
     EXPECT_FALSE(chartKindNamed("pie"));
+}
+
+TEST(Ranks, SeveralFilesOpenAsTheRanksOfOneJob) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openRanks({QString::fromStdString(r0), QString::fromStdString(r1)});
+    ASSERT_TRUE(w.loading());
+    ASSERT_TRUE(waitForTrace(w));
+    std::set<std::int64_t> ranks;
+    for (const ProcessInfo& p : w.trace()->processes())
+        ranks.insert(p.rank);
+    EXPECT_EQ(ranks, (std::set<std::int64_t>{0, 1}));
+    auto* table = w.findChild<QTableWidget*>("ranksTable");
+    ASSERT_NE(table, nullptr);
+    ASSERT_EQ(table->rowCount(), 2);
+    EXPECT_EQ(table->item(1, 0)->text(), "1");
+    EXPECT_TRUE(table->item(1, 0)->font().bold()); // rank 1 is the slowest
+    EXPECT_FALSE(table->item(0, 0)->font().bold());
+    auto* dock = w.findChild<QDockWidget*>("ranksDock");
+    ASSERT_NE(dock, nullptr);
+    auto* note = w.findChild<QLabel*>("ranksNote");
+    ASSERT_NE(note, nullptr);
+    EXPECT_TRUE(note->text().contains("the slowest rank is 1")) << note->text().toStdString();
+    // One file again: the Ranks dock goes.
+    w.openFile(QString::fromStdString(r0));
+    ASSERT_TRUE(waitForTrace(w));
+    EXPECT_TRUE(dock->isHidden());
 }
