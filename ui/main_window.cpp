@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include "charts.h"
+#include "compare_window.h"
 #include "details_panel.h"
 #include "find_bar.h"
 #include "kernel_table_model.h"
@@ -226,6 +227,16 @@ void MainWindow::buildMenus() {
         openFile(path);
     });
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("&Compare With…"), this, [this] {
+        if (!m_loaded)
+            return warn(tr("Nothing to compare"), tr("Open a trace first: it is A, the file you pick is B."));
+        QSettings settings;
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Compare with (B)"), settings.value("lastOpenDir").toString(),
+            tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+        if (path.isEmpty()) return;
+        compareWith(path);
+    });
     file->addAction(tr("Open Several as &Ranks…"), this, [this] {
         QSettings settings;
         const QStringList paths = QFileDialog::getOpenFileNames(
@@ -437,6 +448,15 @@ void MainWindow::showRankReport(const RankReport* report) {
                              .arg(100 * report->spread(), 0, 'f', 1)
                              .arg(report->slowestRank));
     m_ranksDock->raise();
+}
+
+CompareWindow* MainWindow::compareWith(const QString& path) {
+    if (!m_loaded) return nullptr;
+    auto* window = new CompareWindow(m_loaded, windowTitle().section(QStringLiteral(" — "), 0, 0), this);
+    window->setWindowFlag(Qt::Window);
+    window->show();
+    window->openB(path);
+    return window;
 }
 
 void MainWindow::openEmbeddedSample() {

@@ -33,6 +33,7 @@ class RunSession;
 namespace attnscope::ui {
 
 class ChartsPanel;
+class CompareWindow;
 class DetailsPanel;
 class RunPanel;
 class FindBar;
@@ -51,6 +52,8 @@ public:
     // Opens several files as the ranks of one job: one timeline grouped per rank, and the Ranks
     // dock with each rank's GPU busy time and the spread.
     void openRanks(const QStringList& paths);
+    // File → Compare With: the trace on show (A) against the file (B), in a window of its own.
+    CompareWindow* compareWith(const QString& path);
     void openEmbeddedSample();
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.

@@ -161,6 +161,11 @@ void TimelineView::paintEvent(QPaintEvent*) {
         m_paintPending = false;
         Q_EMIT tracePainted();
     }
+    if (m_viewport.start() != m_paintedStart || m_viewport.span() != m_paintedSpan) {
+        m_paintedStart = m_viewport.start();
+        m_paintedSpan = m_viewport.span();
+        Q_EMIT viewportChanged();
+    }
 }
 
 void TimelineView::resizeEvent(QResizeEvent*) {

@@ -76,6 +76,8 @@ Q_SIGNALS:
     void rangeChanged();
     // The first frame after setTrace was painted.
     void tracePainted();
+    // The time window on show moved or zoomed (noticed when the new frame is painted).
+    void viewportChanged();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -110,6 +112,8 @@ private:
     std::shared_ptr<const TimelineIndex> m_index;
     std::unique_ptr<TimelineRenderer> m_renderer;
     ColorMode m_colorMode = ColorMode::Role;
+    TimeNs m_paintedStart = 0; // the viewport of the last frame, for viewportChanged
+    double m_paintedSpan = 0;
     std::shared_ptr<const TraceAnalysis> m_analysis;
     void newRenderer(); // for the trace on show, in the colour mode
     TimelineLayout m_layout;

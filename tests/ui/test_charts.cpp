@@ -4,6 +4,7 @@
 #include "core/trace_loader.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
+#include "ui/compare_window.h"
 #include "ui/details_panel.h"
 #include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
@@ -13,6 +14,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -139,4 +141,68 @@ TEST(Ranks, SeveralFilesOpenAsTheRanksOfOneJob) {
     w.openFile(QString::fromStdString(r0));
     ASSERT_TRUE(waitForTrace(w));
     EXPECT_TRUE(dock->isHidden());
+}
+
+TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
+    // A: two GEMMs and a softmax; B: slower GEMMs, a faster softmax, a new fused kernel, later in time.
+    auto traceText = [](const std::vector<std::pair<std::string, int>>& kernels, int start) {
+        std::string events;
+        int t = start;
+        for (const auto& [name, dur] : kernels) {
+            events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"kernel","name":")" + name +
+                      R"(","pid":0,"tid":7,"ts":)" + std::to_string(t) + R"(,"dur":)" + std::to_string(dur) +
+                      R"(,"args":{"device":0,"stream":7}})";
+            t += dur + 10;
+        }
+        return R"({"traceEvents":[)" + events + "]}";
+    };
+    TempDir dir;
+    writeFile(dir.path("a.json"), traceText({{"volta_sgemm_128x64_nn", 100},
+                                             {"volta_sgemm_128x64_nn", 100},
+                                             {"cunn_SoftMaxForward", 40}},
+                                            0));
+    writeFile(dir.path("b.json"), traceText({{"volta_sgemm_128x64_nn", 115},
+                                             {"volta_sgemm_128x64_nn", 115},
+                                             {"cunn_SoftMaxForward", 30},
+                                             {"flash_fwd_kernel", 20}},
+                                            5000));
+    MainWindow w;
+    w.show();
+    w.openFile(QString::fromStdString(dir.path("a.json")));
+    ASSERT_TRUE(waitForTrace(w));
+    CompareWindow* c = w.compareWith(QString::fromStdString(dir.path("b.json")));
+    ASSERT_NE(c, nullptr);
+    QElapsedTimer timer;
+    timer.start();
+    while (c->loading() && timer.elapsed() < 10000)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QApplication::processEvents();
+    ASSERT_FALSE(c->loading());
+    // The table: roles then kernel names, by |delta|; the GEMMs' +30 µs first and marked.
+    QTableWidget* t = c->table();
+    ASSERT_EQ(t->rowCount(), int(c->diff().roles.size() + c->diff().kernels.size()));
+    ASSERT_GE(t->rowCount(), 6);
+    EXPECT_EQ(t->item(0, 1)->text(), "gemm");
+    EXPECT_EQ(t->item(0, 6)->text(), "+30.000 us");
+    EXPECT_EQ(t->item(0, 7)->text(), "1.15×");
+    EXPECT_EQ(t->item(0, 0)->foreground().color(), QColor(200, 30, 30)); // a regression
+    // The shared axis: B is 5 ms later; moving A moves B by the same window, shifted.
+    EXPECT_EQ(c->offset(), 5'000'000);
+    c->timelineA()->setViewport(50'000, 150'000);
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    EXPECT_EQ(c->timelineB()->viewport().start(), c->timelineA()->viewport().start() + c->offset());
+    // Aligning selections: the softmax of each.
+    auto softmaxOf = [](const Trace& trace) {
+        for (std::uint32_t tr = 0; tr < trace.tracks().size(); ++tr)
+            for (std::uint32_t i = 0; i < trace.tracks()[tr].size(); ++i)
+                if (trace.str(trace.tracks()[tr].events.name[i]) == "cunn_SoftMaxForward")
+                    return EventRef{TrackId{tr}, i};
+        return EventRef{};
+    };
+    c->timelineA()->selectEvent(softmaxOf(*c->timelineA()->trace()));
+    c->timelineB()->selectEvent(softmaxOf(*c->timelineB()->trace()));
+    ASSERT_TRUE(c->alignSelections());
+    EXPECT_EQ(c->offset(), (5000 + 115 + 10 + 115 + 10 - (100 + 10 + 100 + 10)) * 1000);
+    c->close();
 }

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "compare_window.h"
+
+#include "charts.h"
+#include "timeline_view.h"
+
+#include "core/summary.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attnscope::ui {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QWidget* titled(QLabel* label, QWidget* content, QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(label);
+    layout->addWidget(content, 1);
+    return box;
+}
+
+// Sorts by the number it holds rather than its text.
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(const QString& text, double value) : QTableWidgetItem(text) { setData(Qt::UserRole, value); }
+    bool operator<(const QTableWidgetItem& other) const override {
+        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
+    }
+};
+
+} // namespace
+
+CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA, QWidget* parent)
+    : QMainWindow(parent), m_a(std::move(a)), m_nameA(std::move(nameA)) {
+    setAttribute(Qt::WA_DeleteOnClose);
+    setWindowTitle(tr("Compare — %1").arg(m_nameA));
+    m_analysisA = std::make_shared<const TraceAnalysis>(analyzeTrace(*m_a->trace));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_viewA = new TimelineView(split);
+    m_viewB = new TimelineView(split);
+    m_labelA = new QLabel(tr("A: %1").arg(m_nameA), this);
+    m_labelB = new QLabel(tr("B: opening…"), this);
+    split->addWidget(titled(m_labelA, m_viewA, split));
+    split->addWidget(titled(m_labelB, m_viewB, split));
+    m_viewA->setTrace(m_a->trace, m_a->index);
+    m_viewA->setAnalysis(m_analysisA);
+
+    auto* bottom = new QTabWidget(split);
+    auto* tablePanel = new QWidget(bottom);
+    auto* tableLayout = new QVBoxLayout(tablePanel);
+    m_summary = new QLabel(tablePanel);
+    m_summary->setTextFormat(Qt::PlainText);
+    m_table = new QTableWidget(tablePanel);
+    m_table->setObjectName("compareTable");
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->hide();
+    tableLayout->addWidget(m_summary);
+    tableLayout->addWidget(m_table, 1);
+    bottom->addTab(tablePanel, tr("Differences"));
+    m_charts = new ChartsPanel(bottom);
+    bottom->addTab(m_charts, tr("Charts"));
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 2);
+    split->setStretchFactor(2, 3);
+    setCentralWidget(split);
+
+    QToolBar* bar = addToolBar(tr("Compare"));
+    bar->addAction(tr("Align Starts"), this, [this] {
+        m_offset = m_b ? m_b->trace->startNs() - m_a->trace->startNs() : 0;
+        follow(m_viewA, m_viewB, m_offset);
+    });
+    bar->addAction(tr("Align Selections"), this, [this] {
+        if (!alignSelections()) statusBar()->showMessage(tr("Select an event in each timeline first"), 4000);
+    });
+    // One time axis: moving either timeline moves the other by the same amount.
+    connect(m_viewA, &TimelineView::viewportChanged, this, [this] { follow(m_viewA, m_viewB, m_offset); });
+    connect(m_viewB, &TimelineView::viewportChanged, this, [this] { follow(m_viewB, m_viewA, -m_offset); });
+    resize(1400, 1000);
+}
+
+CompareWindow::~CompareWindow() = default;
+
+void CompareWindow::openB(const QString& path) {
+    if (m_job) m_job->deleteLater();
+    m_job = new TraceLoadJob(path, {}, path.section('/', -1), this);
+    statusBar()->showMessage(tr("Loading %1…").arg(path));
+    connect(m_job, &TraceLoadJob::loaded, this, [this](std::shared_ptr<const LoadedTrace> loaded) {
+        const QString name = m_job->displayName();
+        m_job->deleteLater();
+        setB(std::move(loaded), name);
+    });
+    connect(m_job, &TraceLoadJob::failed, this, [this](const QString& message) {
+        m_job->deleteLater();
+        m_labelB->setText(tr("B: could not be opened: %1").arg(message));
+        statusBar()->showMessage(tr("Could not open B"));
+    });
+    m_job->start();
+}
+
+void CompareWindow::setB(std::shared_ptr<const LoadedTrace> b, QString nameB) {
+    m_b = std::move(b);
+    m_nameB = std::move(nameB);
+    m_analysisB = std::make_shared<const TraceAnalysis>(analyzeTrace(*m_b->trace));
+    setWindowTitle(tr("Compare — %1 vs %2").arg(m_nameA, m_nameB));
+    m_labelB->setText(tr("B: %1").arg(m_nameB));
+    m_viewB->setTrace(m_b->trace, m_b->index);
+    m_viewB->setAnalysis(m_analysisB);
+    m_diff = diffTraces(*m_a->trace, *m_analysisA, *m_b->trace, *m_analysisB);
+    fillTable();
+    m_charts->setInputs({{m_a->trace.get(), m_analysisA.get(), tr("A: %1").arg(m_nameA)},
+                         {m_b->trace.get(), m_analysisB.get(), tr("B: %1").arg(m_nameB)}});
+    m_offset = m_b->trace->startNs() - m_a->trace->startNs();
+    follow(m_viewA, m_viewB, m_offset);
+    statusBar()->showMessage(tr("Compared %1 with %2").arg(m_nameA, m_nameB), 5000);
+    Q_EMIT compared();
+}
+
+bool CompareWindow::alignSelections() {
+    const auto a = m_viewA->selected();
+    const auto b = m_viewB->selected();
+    if (!a || !b || !m_b) return false;
+    m_offset = m_b->trace->track(b->track).events.start[b->index] -
+               m_a->trace->track(a->track).events.start[a->index];
+    follow(m_viewA, m_viewB, m_offset);
+    return true;
+}
+
+void CompareWindow::follow(TimelineView* from, TimelineView* to, TimeNs shift) {
+    if (m_following || !from->trace() || !to->trace()) return;
+    m_following = true;
+    const TimeViewport& v = from->viewport();
+    to->setViewport(v.start() + shift, v.end() + shift);
+    m_following = false;
+}
+
+void CompareWindow::fillTable() {
+    const QStringList headers = {tr("Kind"),    tr("Role or kernel"), tr("Count A"), tr("Count B"),
+                                 tr("Total A"), tr("Total B"),        tr("Delta"),   tr("Ratio")};
+    m_table->setSortingEnabled(false);
+    m_table->clear();
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+    m_table->setRowCount(int(m_diff.roles.size() + m_diff.kernels.size()));
+    int row = 0;
+    auto add = [&](const DiffRow& r, const QString& kind) {
+        const double ratio = r.ratio();
+        const QString ratioText = std::isinf(ratio) ? tr("new")
+                                  : r.countB == 0   ? tr("gone")
+                                                    : QString::number(ratio, 'f', 2) + "×";
+        const TimeNs delta = r.delta();
+        const QList<QTableWidgetItem*> items = {
+            new QTableWidgetItem(kind),
+            new QTableWidgetItem(qs(r.key)),
+            new NumberItem(QString::number(r.countA), double(r.countA)),
+            new NumberItem(QString::number(r.countB), double(r.countB)),
+            new NumberItem(qs(formatDuration(r.totalA)), double(r.totalA)),
+            new NumberItem(qs(formatDuration(r.totalB)), double(r.totalB)),
+            new NumberItem((delta < 0 ? "−" : "+") + qs(formatDuration(delta < 0 ? -delta : delta)),
+                           double(delta)),
+            new NumberItem(ratioText, std::isinf(ratio) ? 1e300 : ratio)};
+        for (int c = 0; c < items.size(); ++c) {
+            if (r.regression()) {
+                items[c]->setForeground(QColor(200, 30, 30));
+                items[c]->setToolTip(tr("A regression: B is at least 5% and 1 µs slower"));
+            }
+            m_table->setItem(row, c, items[c]);
+        }
+        ++row;
+    };
+    for (const DiffRow& r : m_diff.roles)
+        add(r, tr("role"));
+    for (const DiffRow& r : m_diff.kernels)
+        add(r, tr("kernel"));
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_table->setSortingEnabled(true);
+    const TimeNs delta = m_diff.kernelB - m_diff.kernelA;
+    m_summary->setText(tr("Kernel time %1 → %2 (%3%4); %5 roles and %6 kernel names compared")
+                           .arg(qs(formatDuration(m_diff.kernelA)), qs(formatDuration(m_diff.kernelB)),
+                                delta < 0 ? "−" : "+", qs(formatDuration(delta < 0 ? -delta : delta)))
+                           .arg(m_diff.roles.size())
+                           .arg(m_diff.kernels.size()));
+}
+
+} // namespace attnscope::ui

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// File → Compare: the trace on show (A) against a second one (B). A table per role and per kernel
+// name with count, total time in each, delta and ratio, sorted by absolute delta, regressions in
+// red; the time by role of each trace; and the two timelines one above the other on a shared time
+// axis, aligned at their starts or at the events selected in each (Align Selections).
+#include "trace_load_job.h"
+
+#include "core/analysis.h"
+#include "core/diff.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include <memory>
+
+class QLabel;
+class QTableWidget;
+
+namespace attnscope::ui {
+
+class ChartsPanel;
+class TimelineView;
+
+class CompareWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA, QWidget* parent = nullptr);
+    ~CompareWindow() override;
+
+    // Loads B from a file (on a worker thread) and compares when it arrives.
+    void openB(const QString& path);
+    void setB(std::shared_ptr<const LoadedTrace> b, QString nameB);
+    bool loading() const { return !m_job.isNull(); }
+
+    const TraceDiff& diff() const { return m_diff; }
+    QTableWidget* table() const { return m_table; }
+    TimelineView* timelineA() const { return m_viewA; }
+    TimelineView* timelineB() const { return m_viewB; }
+    // B's time minus A's at the same place on the shared axis.
+    TimeNs offset() const { return m_offset; }
+    // Aligns the events selected in A and B (false when either has none).
+    bool alignSelections();
+
+Q_SIGNALS:
+    void compared();
+
+private:
+    void follow(TimelineView* from, TimelineView* to, TimeNs shift);
+    void fillTable();
+
+    std::shared_ptr<const LoadedTrace> m_a, m_b;
+    std::shared_ptr<const TraceAnalysis> m_analysisA, m_analysisB;
+    QString m_nameA, m_nameB;
+    TraceDiff m_diff;
+    TimeNs m_offset = 0;
+    bool m_following = false;
+    QPointer<TraceLoadJob> m_job;
+    TimelineView* m_viewA = nullptr;
+    TimelineView* m_viewB = nullptr;
+    QLabel* m_labelA = nullptr;
+    QLabel* m_labelB = nullptr;
+    QLabel* m_summary = nullptr;
+    QTableWidget* m_table = nullptr;
+    ChartsPanel* m_charts = nullptr;
+};
+
+} // namespace attnscope::ui
