@@ -306,6 +306,10 @@ void MainWindow::buildMenus() {
         m_timeline->setLegendVisible(on);
         QSettings().setValue("view/legend", on);
     });
+    QAction* fold = view->addAction(tr("Fold Attention Calls"));
+    fold->setCheckable(true);
+    fold->setToolTip(tr("Each attention call as one block labelled with its implementation and time"));
+    connect(fold, &QAction::toggled, this, [this](bool on) { m_timeline->setFoldCalls(on); });
     QMenu* colours = view->addMenu(tr("Colour Kernels By"));
     auto* colourGroup = new QActionGroup(this);
     const int savedMode = QSettings().value("view/colorMode", 0).toInt();

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <map>
 #include <thread>
 
 namespace attnscope::ui {
@@ -435,6 +436,8 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
         boxes.labels.clear();
     }
 
+    if (scene.folds) paintFolds(p, QSize(w, h), scene, style);
+
     // The selected event, and its links (launch → kernel).
     if (scene.selected) {
         const EventRef e = *scene.selected;
@@ -580,6 +583,55 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
         QRect(6, 0, left - 10, top), Qt::AlignVCenter | Qt::TextSingleLine,
         fm.elidedText(QString::fromStdString(formatDuration(TimeNs(vp.span()))) + QStringLiteral(" shown"),
                       Qt::ElideRight, left - 10));
+}
+
+std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis) {
+    std::vector<FoldedCall> out;
+    for (const AttentionCall& call : analysis.calls) {
+        // One block per lane the call's kernels are on (a CPU run's workers each have a lane).
+        std::map<std::pair<std::uint32_t, std::uint16_t>, std::pair<TimeNs, TimeNs>> lanes;
+        for (std::uint32_t k : call.kernels) {
+            const EventRef e = analysis.kernels[k].event;
+            const Track& t = trace.track(e.track);
+            auto [it, added] = lanes.try_emplace({e.track.value, t.events.depth[e.index]},
+                                                 t.events.start[e.index], t.end(e.index));
+            if (!added) {
+                it->second.first = std::min(it->second.first, t.events.start[e.index]);
+                it->second.second = std::max(it->second.second, t.end(e.index));
+            }
+        }
+        const KernelRole role = call.kernels.size() == 1 ? KernelRole::FusedAttention : KernelRole::QkGemm;
+        QColor color = EventColors::roleColor(role);
+        color = color.darker(115);
+        const QString label = QStringLiteral("%1 · %2").arg(
+            QString::fromStdString(call.impl), QString::fromStdString(formatDuration(call.duration())));
+        for (const auto& [lane, span] : lanes)
+            out.push_back({TrackId{lane.first}, lane.second, span.first, span.second, label, color.rgb()});
+    }
+    return out;
+}
+
+void TimelineRenderer::paintFolds(QPainter& p, QSize size, const TimelineScene& scene,
+                                  const TimelineStyle& style) {
+    const TimeViewport& vp = scene.viewport;
+    const QFontMetrics fm(style.font);
+    const int left = style.labelWidth, laneHeight = style.metrics.laneHeight;
+    for (const FoldedCall& f : *scene.folds) {
+        if (f.end < vp.start() || f.start > vp.end()) continue;
+        const auto y = laneY(scene, style, f.track, f.depth);
+        if (!y || *y + laneHeight < style.rulerHeight || *y > size.height()) continue;
+        const double x0 = std::max(-4.0, vp.timeToX(f.start)),
+                     x1 = std::min(vp.width() + 4, vp.timeToX(f.end));
+        const QRectF r(left + x0, *y + 1, std::max(2.0, x1 - x0), laneHeight - 2);
+        p.fillRect(r, QColor::fromRgb(f.color));
+        p.setPen(QColor::fromRgb(f.color).darker(150));
+        p.drawRect(r);
+        const QRectF text = r.adjusted(3, 0, -2, 0);
+        if (text.width() < fm.averageCharWidth() * 3) continue;
+        p.setPen(isDark(f.color) ? Qt::white : Qt::black);
+        p.drawText(text, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextSingleLine,
+                   fm.elidedText(f.label, Qt::ElideRight, int(text.width())));
+    }
 }
 
 void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle& style) {

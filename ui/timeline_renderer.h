@@ -80,6 +80,18 @@ private:
     std::unique_ptr<std::atomic<QRgb>[]> m_cache; // by name id; 0 = not yet computed
 };
 
+// An attention call folded into one block on a lane: where its kernels are, what it is.
+struct FoldedCall {
+    TrackId track;
+    std::uint16_t depth = 0;
+    TimeNs start = 0, end = 0;
+    QString label; // "naive · 1.234 ms"
+    QRgb color = 0;
+};
+
+// The blocks that fold each attention call of an analysis: one per lane its kernels are on.
+std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis);
+
 // What a frame shows.
 struct TimelineScene {
     const Trace* trace = nullptr;
@@ -90,6 +102,7 @@ struct TimelineScene {
     std::optional<EventRef> selected;
     const std::vector<std::uint8_t>* highlight = nullptr; // names to stand out (by name id), others fade
     const std::vector<EventRef>* matches = nullptr;       // find results, ticked on the ruler
+    const std::vector<FoldedCall>* folds = nullptr;       // attention calls drawn as one block each
     std::optional<TimeRange> range;
     const std::vector<std::pair<EventRef, EventRef>>* links = nullptr; // arrows to draw, from → to
     bool legend = true;
@@ -140,6 +153,7 @@ private:
     void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
     void paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style);
     void paintLegend(QPainter& p, QSize size, const TimelineStyle& style);
+    void paintFolds(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
 
     EventColors m_colors;
     // Short labels by name id, made when first drawn: only names wide enough for a label get one,

@@ -79,6 +79,7 @@ void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<
     m_trace = std::move(trace);
     m_index = std::move(index);
     m_analysis.reset(); // it belonged to the trace before
+    m_folds.clear();
     newRenderer();
     m_collapsed.clear();
     m_selected.reset();
@@ -107,6 +108,7 @@ void TimelineView::updateTrace(std::shared_ptr<const Trace> trace,
     m_trace = std::move(trace);
     m_index = std::move(index);
     m_analysis.reset();
+    m_folds.clear();
     newRenderer();
     if (m_selected && (m_selected->track.value >= m_trace->tracks().size() ||
                        m_selected->index >= m_trace->track(m_selected->track).size())) {
@@ -133,6 +135,7 @@ TimelineScene TimelineView::scene() const {
     s.range = m_range;
     s.links = m_links.empty() ? nullptr : &m_links;
     s.legend = m_legend;
+    s.folds = m_folds.empty() ? nullptr : &m_folds;
     return s;
 }
 
@@ -269,7 +272,14 @@ void TimelineView::setColorMode(ColorMode mode) {
 
 void TimelineView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
     m_analysis = std::move(analysis);
+    setFoldCalls(m_foldCalls);
     setColorMode(m_colorMode);
+}
+
+void TimelineView::setFoldCalls(bool fold) {
+    m_foldCalls = fold;
+    m_folds = fold && m_analysis && m_trace ? foldedCalls(*m_trace, *m_analysis) : std::vector<FoldedCall>{};
+    update();
 }
 
 void TimelineView::setLegendVisible(bool visible) {

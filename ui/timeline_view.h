@@ -60,6 +60,10 @@ public:
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const { return m_colorMode; }
     void setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
+    // Draws each attention call of the analysis as one block labelled with its implementation and time.
+    void setFoldCalls(bool fold);
+    bool foldCalls() const { return m_foldCalls; }
+    const std::vector<FoldedCall>& folds() const { return m_folds; }
 
     // Where an event's box is on the widget, when it is shown (for tests and tooltips).
     std::optional<QRect> eventRect(EventRef event) const;
@@ -112,6 +116,8 @@ private:
     std::shared_ptr<const TimelineIndex> m_index;
     std::unique_ptr<TimelineRenderer> m_renderer;
     ColorMode m_colorMode = ColorMode::Role;
+    bool m_foldCalls = false;
+    std::vector<FoldedCall> m_folds;
     TimeNs m_paintedStart = 0; // the viewport of the last frame, for viewportChanged
     double m_paintedSpan = 0;
     std::shared_ptr<const TraceAnalysis> m_analysis;

@@ -66,6 +66,16 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
     EXPECT_NEAR(hueOf(), EventColors::verdictColor(Verdict::MemoryBound).hsvHue(), 8);
     w.timeline()->setColorMode(ColorMode::Role);
     EXPECT_NEAR(hueOf(), EventColors::roleColor(KernelRole::FusedAttention).hsvHue(), 8);
+    // Folding: each flash call becomes one block on its stream, labelled with its implementation and time.
+    w.timeline()->setFoldCalls(true);
+    ASSERT_EQ(w.timeline()->folds().size(), 34u);
+    const FoldedCall& fold = w.timeline()->folds().front();
+    EXPECT_TRUE(fold.label.startsWith("flash · ")) << fold.label.toStdString();
+    EXPECT_EQ(w.timeline()->trace()->trackLabel(fold.track), "GPU 0 · stream 7");
+    const QImage folded = w.timeline()->grab().toImage();
+    w.timeline()->setFoldCalls(false);
+    EXPECT_TRUE(w.timeline()->folds().empty());
+    EXPECT_NE(folded, w.timeline()->grab().toImage()); // the blocks were drawn
     // The charts: the roofline has its roofs and a point per costed kernel name.
     std::unique_ptr<QChart> built(makeChart(ChartKind::Roofline, {{w.trace().get(), &a, "h100"}}));
     QChart* roofline = built.get();
