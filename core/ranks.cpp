@@ -47,7 +47,9 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
         if (!seen.insert(rank).second)
             throw std::invalid_argument(in.path + " is rank " + std::to_string(rank) +
                                         " too: each file must be a rank of its own");
-        const std::string prefix = "rank " + std::to_string(rank) + " · ";
+        // Grouped by the rank the file says it is, else by its file name.
+        const std::string prefix =
+            (t.distributed().rank ? "rank " + std::to_string(rank) : fileName(in.path)) + " · ";
         const std::uint64_t correlationBase = std::uint64_t(rank + 1) << kRankShift;
         std::vector<StringId> pids(t.processes().size());
         for (std::size_t p = 0; p < t.processes().size(); ++p) {

@@ -333,7 +333,7 @@ void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
     for (std::size_t i = 0; i < m_views.size(); ++i) {
         QChart* old = m_views[i]->chart();
         m_views[i]->setChart(makeChart(ChartKind(i), inputs));
-        delete old;
+        old->deleteLater(); // the view gave it back; events for it may still be on their way
     }
 }
 

@@ -145,8 +145,12 @@ void DetailsPanel::addLink(const QString& relation, EventRef event) {
 }
 
 void DetailsPanel::showEvent(std::optional<EventRef> event) {
+    // Later, not now: this may run inside a link button's own clicked() (a link followed).
     while (QLayoutItem* item = m_links->takeAt(0)) {
-        delete item->widget();
+        if (QWidget* w = item->widget()) {
+            w->hide();
+            w->deleteLater();
+        }
         delete item;
     }
     m_args->setRowCount(0);
@@ -232,13 +236,22 @@ void DetailsPanel::showWhy(EventRef e) {
                                 ? tr("unknown (no cost)")
                                 : tr("unknown: %1").arg(QString::fromStdString(m_analysis->deviceNote)));
     } else {
-        m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 TFLOP/s (%4% of peak) · %5 GB/s (%6% of bandwidth)")
+        // The roofs it was held to: a datasheet's, or the CPU's as measured here.
+        const bool cpu =
+            !m_analysis->device || m_trace->process(m_trace->track(e.track).process).labels == "CPU";
+        const std::optional<DeviceSpec>& roofs = cpu ? m_analysis->cpuShare : m_analysis->device;
+        const QString source =
+            roofs ? QStringLiteral(" · roofs: %1 (%2)")
+                        .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))
+                  : QString();
+        m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 TFLOP/s (%4% of peak) · %5 GB/s (%6% of bandwidth)%7")
                                 .arg(qs(verdictName(k->verdict)))
                                 .arg(k->intensity, 0, 'g', 4)
                                 .arg(k->flopsPerSec / 1e12, 0, 'g', 4)
                                 .arg(100 * k->computeShare, 0, 'f', 1)
                                 .arg(k->bytesPerSec / 1e9, 0, 'g', 4)
-                                .arg(100 * k->memoryShare, 0, 'f', 1));
+                                .arg(100 * k->memoryShare, 0, 'f', 1)
+                                .arg(source));
     }
 }
 

@@ -714,12 +714,12 @@ void MainWindow::showRunSnapshot() {
     loaded->summary = summarize(*loaded->trace, 0);
     if (!m_runShown) {
         m_runShown = true;
-        showTrace(std::move(loaded), tr("CPU run"));
+        showTrace(std::move(loaded), m_run->config().backend == "cuda" ? tr("CUDA run") : tr("CPU run"));
         return;
     }
     // Later snapshots of the same run: what the user selected, folded and zoomed to stays.
     m_loaded = std::move(loaded);
-    showHeader(tr("CPU run"));
+    showHeader(m_run->config().backend == "cuda" ? tr("CUDA run") : tr("CPU run"));
     m_timeline->updateTrace(m_loaded->trace, m_loaded->index);
     m_details->updateTrace(m_loaded->trace, m_timeline->selected());
     updateKernelTable();
