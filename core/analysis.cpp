@@ -2,40 +2,17 @@
 #include "analysis.h"
 
 #include "resources.h"
+#include "text_match.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace attnscope {
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-    return out;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // "[[16,559,1024],[1024,1024],[]]" → {{16,559,1024},{1024,1024},{}}; nullopt when not that shape.
 std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s) {
@@ -127,7 +104,7 @@ std::string argValue(const Trace& trace, EventRef e, std::string_view key) {
 
 // The implementation a fused attention kernel's name tells.
 std::string fusedImpl(std::string_view name) {
-    const std::string n = lower(name);
+    const std::string n = asciiLower(name);
     if (n.find("sdpa") != std::string::npos || n.find("cudnn") != std::string::npos) return "cuDNN SDPA";
     if (n.find("ck_tile") != std::string::npos || n.find("fmhafwdkernel") != std::string::npos)
         return "CK FMHA";
@@ -191,7 +168,7 @@ DeviceSpecs DeviceSpecs::parse(std::string_view text, std::vector<std::string>* 
     std::size_t lineNumber = 0;
     while (!text.empty()) {
         const std::size_t end = text.find('\n');
-        const std::string_view line = trim(text.substr(0, end));
+        const std::string_view line = trimBlanks(text.substr(0, end));
         text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
         ++lineNumber;
         if (line.empty() || line.front() == '#') continue;
@@ -199,7 +176,7 @@ DeviceSpecs DeviceSpecs::parse(std::string_view text, std::vector<std::string>* 
         std::size_t from = 0;
         for (;;) {
             const std::size_t bar = line.find('|', from);
-            fields.push_back(trim(line.substr(from, bar == std::string_view::npos ? bar : bar - from)));
+            fields.push_back(trimBlanks(line.substr(from, bar == std::string_view::npos ? bar : bar - from)));
             if (bar == std::string_view::npos) break;
             from = bar + 1;
         }
@@ -235,7 +212,7 @@ const DeviceSpecs& DeviceSpecs::standard() {
         DeviceSpecs all;
         if (const std::string path = userDataFile("ATTNSCOPE_DEVICE_SPECS", "device_specs.txt");
             !path.empty())
-            all = parse(readFile(path));
+            all = parse(readTextFile(path));
         for (auto& spec : all.m_specs)
             spec.source = "your device_specs.txt";
         const DeviceSpecs builtin = parse(builtinDeviceSpecs());
@@ -246,10 +223,11 @@ const DeviceSpecs& DeviceSpecs::standard() {
 }
 
 std::optional<DeviceSpec> DeviceSpecs::match(std::string_view deviceName) const {
-    const std::string name = lower(deviceName);
+    const std::string name = asciiLower(deviceName);
     const DeviceSpec* best = nullptr;
     for (const DeviceSpec& s : m_specs)
-        if (name.find(lower(s.name)) != std::string::npos && (!best || s.name.size() > best->name.size()))
+        if (name.find(asciiLower(s.name)) != std::string::npos &&
+            (!best || s.name.size() > best->name.size()))
             best = &s;
     if (!best) return std::nullopt;
     return *best;

@@ -60,16 +60,6 @@ std::string signedDuration(TimeNs ns) {
     return (ns < 0 ? "-" : "+") + formatDuration(ns < 0 ? -ns : ns);
 }
 
-std::string csvField(std::string_view s) {
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + '"';
-}
-
 } // namespace
 
 double DiffRow::ratio() const {

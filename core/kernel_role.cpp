@@ -2,10 +2,9 @@
 #include "kernel_role.h"
 
 #include "resources.h"
+#include "text_match.h"
 
 #include <array>
-#include <fstream>
-#include <sstream>
 
 namespace attnscope {
 
@@ -17,21 +16,6 @@ constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> kNames{
 constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> kLabels{
     "QKᵀ GEMM",    "softmax",   "PV GEMM", "fused attention", "GEMM",
     "elementwise", "reduction", "copy",    "communication",   "other"};
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-    return out;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
 
 } // namespace
 
@@ -54,14 +38,14 @@ RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* prob
     std::size_t lineNumber = 0;
     while (!text.empty()) {
         const std::size_t end = text.find('\n');
-        std::string_view line = trim(text.substr(0, end));
+        std::string_view line = trimBlanks(text.substr(0, end));
         text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
         ++lineNumber;
         if (line.empty() || line.front() == '#') continue;
         const std::size_t gap = line.find_first_of(" \t");
         const std::string_view role = line.substr(0, gap);
         const std::string_view pattern =
-            gap == std::string_view::npos ? std::string_view() : trim(line.substr(gap));
+            gap == std::string_view::npos ? std::string_view() : trimBlanks(line.substr(gap));
         const auto known = roleNamed(role);
         if (!known || pattern.empty() || pattern == "@") {
             if (problems)
@@ -70,7 +54,7 @@ RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* prob
             continue;
         }
         const bool category = pattern.front() == '@';
-        rules.m_rules.push_back({*known, category, lower(category ? pattern.substr(1) : pattern)});
+        rules.m_rules.push_back({*known, category, asciiLower(category ? pattern.substr(1) : pattern)});
     }
     return rules;
 }
@@ -79,12 +63,8 @@ const RoleRules& RoleRules::standard() {
     static const RoleRules rules = [] {
         RoleRules all;
         if (const std::string path = userDataFile("ATTNSCOPE_KERNEL_ROLES", "kernel_roles.txt");
-            !path.empty()) {
-            std::ifstream in(path);
-            std::stringstream text;
-            text << in.rdbuf();
-            all = parse(text.str());
-        }
+            !path.empty())
+            all = parse(readTextFile(path));
         const RoleRules builtin = parse(builtinKernelRoles());
         all.m_rules.insert(all.m_rules.end(), builtin.m_rules.begin(), builtin.m_rules.end());
         return all;
@@ -93,7 +73,7 @@ const RoleRules& RoleRules::standard() {
 }
 
 KernelRole RoleRules::classify(std::string_view name, std::string_view category) const {
-    const std::string lowName = lower(name), lowCategory = lower(category);
+    const std::string lowName = asciiLower(name), lowCategory = asciiLower(category);
     for (const Rule& r : m_rules)
         if ((r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos))
             return r.role;

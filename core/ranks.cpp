@@ -189,15 +189,8 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format) {
     if (format == SummaryFormat::Csv) {
         out << "rank,path,kernels,kernel_ns,gpu_busy_ns,span_ns\n";
         for (const RankStats& s : report.ranks) {
-            std::string path = s.path;
-            if (path.find_first_of(",\"\n") != std::string::npos) {
-                std::string quoted = "\"";
-                for (char c : path)
-                    quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-                path = quoted + "\"";
-            }
-            out << s.rank << ',' << path << ',' << s.kernels << ',' << s.kernelNs << ',' << s.gpuBusyNs << ','
-                << s.spanNs << '\n';
+            out << s.rank << ',' << csvField(s.path) << ',' << s.kernels << ',' << s.kernelNs << ','
+                << s.gpuBusyNs << ',' << s.spanNs << '\n';
         }
         return out.str();
     }

@@ -13,5 +13,7 @@ std::string_view builtinDeviceSpecs();
 // A user's file that extends a built-in one: the file named by the environment variable, else
 // ~/.config/attnscope/NAME ($XDG_CONFIG_HOME honoured). "" when there is none.
 std::string userDataFile(const char* environmentVariable, const char* name);
+// A text file's contents, "" when it cannot be read (a user's data file that is not there).
+std::string readTextFile(const std::string& path);
 
 } // namespace attnscope

@@ -2,6 +2,8 @@
 #include "resources.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace attnscope {
 
@@ -12,6 +14,13 @@ std::string userDataFile(const char* environmentVariable, const char* name) {
     if (const char* home = std::getenv("HOME"); home && *home)
         return std::string(home) + "/.config/attnscope/" + name;
     return {};
+}
+
+std::string readTextFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace attnscope

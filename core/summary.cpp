@@ -201,16 +201,6 @@ json toJson(const SummaryResult& r) {
     return out;
 }
 
-std::string csvField(std::string_view s) {
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + '"';
-}
-
 std::string toCsv(const std::vector<SummaryResult>& results) {
     std::ostringstream out;
     out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns\n";
@@ -321,6 +311,16 @@ std::string toText(const std::vector<SummaryResult>& results) {
 }
 
 } // namespace
+
+std::string csvField(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
 
 std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs) {
     std::ostringstream out;

@@ -96,6 +96,9 @@ std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFo
 // A kernel table as CSV: kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent.
 std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs);
 
+// A CSV field: quoted (with quotes doubled) when it holds a comma, a quote or a line break.
+std::string csvField(std::string_view s);
+
 // "1.234 ms", "56.7 µs": durations for people.
 std::string formatDuration(TimeNs ns);
 

@@ -15,6 +15,15 @@ inline std::string asciiLower(std::string_view s) {
     return out;
 }
 
+// s without the spaces, tabs and carriage returns around it.
+inline std::string_view trimBlanks(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
 // Whether haystack contains lowerNeedle (already lower case), ignoring ASCII case.
 inline bool containsNoCase(std::string_view haystack, std::string_view lowerNeedle) {
     return std::search(haystack.begin(), haystack.end(), lowerNeedle.begin(), lowerNeedle.end(),
