@@ -40,7 +40,7 @@ bench: deps
 asan-test: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests attnscope_kernels_tests
-	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|Demangle|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare)\.'
+	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|Demangle|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare|CuptiRecords|RecordAssembler)\.'
 
 # Runs the reader's libFuzzer target for FUZZ_SECONDS, seeded from tests/fuzz/corpus and the real
 # traces in ../shared/fixtures/traces when present (clang-14). New inputs go to build/fuzz/corpus-json.

@@ -25,8 +25,6 @@ namespace {
 
 constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr auto kFlushEvery = std::chrono::milliseconds(50);
-// Kernels wait this many batches for their external correlation record before going on untagged.
-constexpr int kTagPatience = 10;
 
 // The CUPTI entry points used, resolved from the library loaded at run time.
 struct Api {
@@ -114,16 +112,12 @@ struct CuptiCollector::Impl {
     std::vector<CUpti_ActivityKind> enabled;
 
     // Collector thread only.
-    std::unordered_map<std::uint32_t, std::uint64_t> external; // correlation → external id
-    std::vector<std::pair<GpuRecord, int>> untagged;           // kernels waiting, batches waited
-    std::unordered_map<std::uint32_t, std::pair<GpuRecord, std::uint32_t>>
-        openRanges; // NVTX id → start, thread
+    std::unique_ptr<attnscope::kernels::RecordAssembler> assembler;
     std::map<std::pair<bool, std::uint32_t>, std::string> callbackNames;
 
     void collect();
-    void parse(std::uint8_t* buffer, std::size_t valid,
-               std::vector<std::pair<GpuRecord, std::uint32_t>>& out);
-    void pass(std::vector<std::pair<GpuRecord, std::uint32_t>>& batch, bool final);
+    void parse(std::uint8_t* buffer, std::size_t valid);
+    void pass(bool final);
 };
 
 namespace {
@@ -193,6 +187,7 @@ bool CuptiCollector::start(const attnscope::kernels::DeviceLimits& limits, Sink 
     m->notice = std::move(notice);
     m->dropped = std::move(dropped);
     m->tagOf = std::move(tagOf);
+    m->assembler = std::make_unique<attnscope::kernels::RecordAssembler>(m->tagOf);
     m->origin = &m_origin;
     m->stopping = false;
     // Once per process: the callbacks find the collector at work through g_active.
@@ -284,13 +279,12 @@ void CuptiCollector::Impl::collect() {
             work.swap(completed);
             last = stopping;
         }
-        std::vector<std::pair<GpuRecord, std::uint32_t>> batch;
         for (auto& [buffer, valid] : work) {
-            parse(buffer, valid, batch);
+            parse(buffer, valid);
             std::lock_guard lock(mutex);
             spare.push_back(buffer);
         }
-        pass(batch, last);
+        pass(last);
         if (const std::uint64_t d = droppedTotal.load(); d != droppedSeen && dropped)
             dropped(droppedSeen = d);
         if (last) return;
@@ -298,8 +292,7 @@ void CuptiCollector::Impl::collect() {
     }
 }
 
-void CuptiCollector::Impl::parse(std::uint8_t* buffer, std::size_t valid,
-                                 std::vector<std::pair<GpuRecord, std::uint32_t>>& out) {
+void CuptiCollector::Impl::parse(std::uint8_t* buffer, std::size_t valid) {
     const Api& a = api();
     const attnscope::kernels::CallbackNames names = [&](bool driver, std::uint32_t cbid) -> std::string {
         auto [it, added] = callbackNames.try_emplace({driver, cbid});
@@ -316,76 +309,40 @@ void CuptiCollector::Impl::parse(std::uint8_t* buffer, std::size_t valid,
     while (a.nextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
         if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
             const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-            external[e->correlationId] = e->externalId;
+            assembler->externalCorrelation(e->correlationId, e->externalId);
             continue;
         }
         GpuRecord g;
         if (!attnscope::kernels::convertActivity(record, limits, names, g)) continue;
         std::uint32_t thread = g.threadId;
         if (g.kind == GpuRecord::Kind::Marker) {
-            // NVTX push/pop ranges come as a start and an end record with one id.
             const auto* marker = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
             if (marker->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) thread = marker->objectId.pt.threadId;
-            if (g.markerStart) {
-                openRanges[g.markerId] = {std::move(g), thread};
-                continue;
-            }
-            auto it = openRanges.find(g.markerId);
-            if (!g.markerEnd || it == openRanges.end()) continue;
-            GpuRecord range = std::move(it->second.first);
-            thread = it->second.second;
-            range.endNs = g.endNs;
-            openRanges.erase(it);
-            out.emplace_back(std::move(range), thread);
-            continue;
         }
-        out.emplace_back(std::move(g), thread);
+        assembler->add(std::move(g), thread);
     }
 }
 
-void CuptiCollector::Impl::pass(std::vector<std::pair<GpuRecord, std::uint32_t>>& batch, bool final) {
+void CuptiCollector::Impl::pass(bool final) {
     struct Passed {
-        GpuRecord record;
-        std::uint32_t thread = 0;
-        const LaunchTag* tag = nullptr;
-        std::vector<const char*> args; // into record.args (moved along with it: strings stay put)
+        attnscope::kernels::AssembledRecord assembled;
+        std::vector<const char*> args; // into the record's args (moved along with it: strings stay put)
     };
     std::vector<Passed> passed;
-    passed.reserve(untagged.size() + batch.size());
-    std::vector<std::pair<GpuRecord, int>> stillUntagged;
-    // Kernels waiting for their tag go first, in the order they came.
-    auto take = [&](GpuRecord&& g, std::uint32_t thread, int waited) {
-        const LaunchTag* tag = nullptr;
-        if (g.kind == GpuRecord::Kind::Kernel) {
-            auto it = external.find(g.correlation);
-            if (it == external.end() && !final && waited < kTagPatience) {
-                stillUntagged.emplace_back(std::move(g), waited + 1);
-                return;
-            }
-            if (it != external.end() && tagOf) tag = tagOf(it->second);
-        }
-        if (tag) g.args.insert(g.args.end(), tag->args.begin(), tag->args.end());
+    for (attnscope::kernels::AssembledRecord& r : assembler->take(final)) {
         std::vector<const char*> flat;
-        for (const auto& [key, value] : g.args) {
+        for (const auto& [key, value] : r.record.args) {
             flat.push_back(key.c_str());
             flat.push_back(value.c_str());
         }
-        passed.push_back({std::move(g), thread, tag, std::move(flat)});
-    };
-    for (auto& [g, waited] : untagged)
-        take(std::move(g), 0, waited);
-    for (auto& [g, thread] : batch)
-        take(std::move(g), thread, 0);
-    untagged.swap(stillUntagged);
-    if (final) {
-        openRanges.clear();
-        external.clear();
+        passed.push_back({std::move(r), std::move(flat)});
     }
 
     std::vector<AttnscopeCudaRecord> records;
     records.reserve(passed.size());
     for (const Passed& p : passed) {
-        const GpuRecord& g = p.record;
+        const GpuRecord& g = p.assembled.record;
+        const LaunchTag* tag = p.assembled.tag;
         const bool gpu = g.kind == GpuRecord::Kind::Kernel || g.kind == GpuRecord::Kind::Memcpy ||
                          g.kind == GpuRecord::Kind::Memset;
         AttnscopeCudaRecord r{};
@@ -396,14 +353,14 @@ void CuptiCollector::Impl::pass(std::vector<std::pair<GpuRecord, std::uint32_t>>
         r.endNs = std::int64_t(g.endNs) - std::int64_t(*origin);
         r.device = gpu ? int(g.device) : -1;
         r.stream = g.stream;
-        r.thread = p.thread;
+        r.thread = p.assembled.thread;
         r.correlation = g.correlation;
         r.args = p.args.data();
         r.argCount = int(p.args.size() / 2);
-        r.impl = p.tag ? p.tag->impl.c_str() : "";
-        r.role = p.tag ? p.tag->role.c_str() : "";
-        r.call = p.tag ? p.tag->call : -1;
-        r.warmup = p.tag && p.tag->warmup ? 1 : 0;
+        r.impl = tag ? tag->impl.c_str() : "";
+        r.role = tag ? tag->role.c_str() : "";
+        r.call = tag ? tag->call : -1;
+        r.warmup = tag && tag->warmup ? 1 : 0;
         records.push_back(r);
     }
     if (!records.empty() && sink) sink(records.data(), int(records.size()));

@@ -7,8 +7,8 @@
 // parses them (convertActivity), counts dropped records, flushes every 50 ms so records arrive
 // while the run goes on, gives the workload's kernels their role through the external
 // correlation ids the run pushes around each launch, and passes records on in batches.
-#include "cupti_records.h"
 #include "plugin_api.h"
+#include "record_assembler.h"
 
 #include <cstdint>
 #include <functional>
@@ -19,14 +19,7 @@
 
 namespace attnscope_cuda {
 
-// What the run knows about the launches it tagged with an external correlation id.
-struct LaunchTag {
-    std::string impl;
-    std::string role;
-    int call = -1;
-    bool warmup = false;
-    std::vector<std::pair<std::string, std::string>> args; // role, cost and shape, for the kernel's args
-};
+using attnscope::kernels::LaunchTag;
 
 class CuptiCollector {
 public:

@@ -3,6 +3,7 @@
 // kernels (launch configuration and computed occupancy), copies, memsets, API calls, syncs,
 // markers, overhead, and kinds that are not shown.
 #include "kernels/cuda/cupti_records.h"
+#include "kernels/cuda/record_assembler.h"
 
 #include <gtest/gtest.h>
 
@@ -165,4 +166,90 @@ TEST(CuptiRecords, SyncsMarkersAndOverhead) {
     r.name = "untouched";
     EXPECT_FALSE(convertActivity(&other, h200(), {}, r));
     EXPECT_EQ(r.name, "untouched");
+}
+
+namespace {
+
+GpuRecord kernelRecord(std::uint32_t correlation, std::uint64_t start) {
+    GpuRecord g;
+    g.kind = GpuRecord::Kind::Kernel;
+    g.name = "k" + std::to_string(correlation);
+    g.category = "kernel";
+    g.correlation = correlation;
+    g.startNs = start;
+    g.endNs = start + 10;
+    g.args = {{"correlation", std::to_string(correlation)}};
+    return g;
+}
+
+GpuRecord marker(std::uint32_t id, bool start, std::uint64_t at, const char* name) {
+    GpuRecord g;
+    g.kind = GpuRecord::Kind::Marker;
+    g.category = "user_annotation";
+    g.name = name;
+    g.markerId = id;
+    g.markerStart = start;
+    g.markerEnd = !start;
+    g.startNs = g.endNs = at;
+    return g;
+}
+
+} // namespace
+
+// The collector's bookkeeping on records as CUPTI delivers them, in any order, without a GPU.
+TEST(RecordAssembler, KernelsGetTheirLaunchTagEvenWhenItArrivesLater) {
+    LaunchTag qk{"naive", "qk_gemm", 3, false, {{"role", "\"qk_gemm\""}, {"flops", "2048"}}};
+    RecordAssembler a([&](std::uint64_t id) { return id == 42 ? &qk : nullptr; });
+    a.externalCorrelation(7, 42);
+    a.add(kernelRecord(7, 100), 0); // its tag is known
+    a.add(kernelRecord(8, 200), 0); // its tag comes in the next batch
+    GpuRecord api;
+    api.kind = GpuRecord::Kind::Runtime;
+    api.name = "cudaLaunchKernel";
+    api.correlation = 8;
+    a.add(api, 1234);
+    auto first = a.take(false);
+    ASSERT_EQ(first.size(), 2u); // k7 and the runtime call; k8 waits
+    EXPECT_EQ(first[0].record.name, "k7");
+    ASSERT_EQ(first[0].tag, &qk);
+    EXPECT_EQ(first[0].record.args.back(), (std::pair<std::string, std::string>{"flops", "2048"}));
+    EXPECT_EQ(first[1].record.name, "cudaLaunchKernel");
+    EXPECT_EQ(first[1].thread, 1234u);
+    a.externalCorrelation(8, 42);
+    auto second = a.take(false);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(second[0].record.name, "k8");
+    EXPECT_EQ(second[0].tag, &qk);
+}
+
+TEST(RecordAssembler, UntaggedKernelsWaitAFewBatchesThenGoOn) {
+    RecordAssembler a([](std::uint64_t) -> const LaunchTag* { return nullptr; });
+    a.add(kernelRecord(9, 100), 0);
+    for (int batch = 0; batch < RecordAssembler::kTagPatience; ++batch)
+        EXPECT_TRUE(a.take(false).empty()) << batch;
+    const auto out = a.take(false);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tag, nullptr);
+    // At the end everything goes, waiting or not.
+    a.add(kernelRecord(10, 300), 0);
+    EXPECT_EQ(a.take(true).size(), 1u);
+}
+
+TEST(RecordAssembler, NvtxStartAndEndBecomeOneRangeOnTheStartsThread) {
+    RecordAssembler a(nullptr);
+    a.add(marker(5, true, 1000, "naive attention 0"), 77);
+    a.add(marker(6, true, 1100, "inner"), 77);
+    a.add(marker(6, false, 1500, ""), 0);
+    a.add(marker(99, false, 1600, ""), 0); // an end without its start: dropped
+    auto out = a.take(false);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].record.name, "inner");
+    EXPECT_EQ(out[0].record.startNs, 1100u);
+    EXPECT_EQ(out[0].record.endNs, 1500u);
+    EXPECT_EQ(out[0].thread, 77u);
+    a.add(marker(5, false, 2000, ""), 0);
+    out = a.take(false);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].record.name, "naive attention 0");
+    EXPECT_EQ(out[0].record.endNs, 2000u);
 }
