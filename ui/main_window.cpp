@@ -213,6 +213,10 @@ MainWindow::~MainWindow() {
             t->wait();
             delete t;
         }
+    if (m_ranksLoad) {
+        m_ranksLoad->wait();
+        delete m_ranksLoad;
+    }
 }
 
 void MainWindow::buildMenus() {

@@ -57,7 +57,7 @@ public:
     void openEmbeddedSample();
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.
-    // backend: "auto" or "cpu" ("cuda" is refused with a message until the CUDA backend exists).
+    // backend: "auto", "cpu" or "cuda" (chooseBackend: without a device "cuda" is refused with the reason).
     void startRun(kernels::RunConfig config, const QString& backend = QStringLiteral("auto"));
     void stopRun();
     bool running() const;
