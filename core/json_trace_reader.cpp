@@ -4,6 +4,7 @@
 // MB that simdjson On-Demand parses in place (DESIGN.md, performance notes). On the reading
 // thread a chunk ends at its last newline (EventParser::parseOpenChunk); chunks for worker threads
 // (ParallelEventParser, large traces) end at exact element boundaries found by JsonElementScanner.
+#include "nsys_reader.h"
 #include "trace_loader.h"
 
 #include "args_codec.h"
@@ -1215,6 +1216,7 @@ std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string
 }
 
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options) {
+    if (isSqliteFile(path)) return readNsysSqlite(path, options); // an Nsight Systems export
     auto source = openFileSource(path);
     return readJsonTrace(*source, path, options);
 }

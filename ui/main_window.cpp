@@ -225,7 +225,7 @@ void MainWindow::buildMenus() {
         QSettings settings;
         const QString path =
             QFileDialog::getOpenFileName(this, tr("Open trace"), settings.value("lastOpenDir").toString(),
-                                         tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+                                         tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"));
         if (path.isEmpty()) return;
         settings.setValue("lastOpenDir", QFileInfo(path).absolutePath());
         openFile(path);
@@ -237,7 +237,7 @@ void MainWindow::buildMenus() {
         QSettings settings;
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Compare with (B)"), settings.value("lastOpenDir").toString(),
-            tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+            tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"));
         if (path.isEmpty()) return;
         compareWith(path);
     });
@@ -245,7 +245,7 @@ void MainWindow::buildMenus() {
         QSettings settings;
         const QStringList paths = QFileDialog::getOpenFileNames(
             this, tr("Open the ranks of one job"), settings.value("lastOpenDir").toString(),
-            tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+            tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"));
         if (paths.isEmpty()) return;
         settings.setValue("lastOpenDir", QFileInfo(paths.front()).absolutePath());
         openRanks(paths);

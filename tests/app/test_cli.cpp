@@ -255,3 +255,22 @@ TEST(Cli, SummaryOfRanksShowsTheSlowest) {
     EXPECT_NE(text.out.find("spread (max - min) / mean"), std::string::npos);
     EXPECT_EQ(run("summary --ranks " + r0 + " /nonexistent.json").exitCode, 1);
 }
+
+TEST(Cli, NsysExportsSummarizeAndConvert) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
+    const CliRun summary = run("summary --format json " + path);
+    ASSERT_EQ(summary.exitCode, 0) << summary.out;
+    const auto j = nlohmann::json::parse(summary.out);
+    EXPECT_EQ(j.at("files").at(0).at("format"), "nsys-sqlite");
+    EXPECT_EQ(j.at("files").at(0).at("kernels").at("count"), 4);
+    EXPECT_EQ(j.at("files").at(0).at("devices").at(0).at("name"), "NVIDIA GeForce RTX 4060 Ti");
+    TempDir dir;
+    const CliRun convert = run("convert " + path + " -o " + dir.path("report.json"));
+    ASSERT_EQ(convert.exitCode, 0) << convert.out;
+    const auto back = nlohmann::json::parse(run("summary --format json " + dir.path("report.json")).out);
+    EXPECT_EQ(back.at("files").at(0).at("kernels").at("count"), 4);
+    writeFile(dir.path("notes.sqlite"), std::string("SQLite format 3\0", 16) + "not really");
+    const CliRun bad = run("summary " + dir.path("notes.sqlite"), true);
+    EXPECT_EQ(bad.exitCode, 1);
+    EXPECT_NE(bad.out.find("notes.sqlite"), std::string::npos) << bad.out;
+}

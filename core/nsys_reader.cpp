@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+#include "nsys_reader.h"
+
+#include "args_codec.h"
+#include "trace_builder.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace attnscope {
+
+namespace {
+
+constexpr int kSchemaMajor = 3; // the export schema AttnScope reads (Nsight Systems 2021.5 on)
+
+// A read-only connection and its statements, closed on every path out.
+class Database {
+public:
+    explicit Database(const std::string& path) {
+        // immutable: nsys exports are never written while read; no journal or lock files are made.
+        const std::string uri = "file:" + encodeUri(path) + "?mode=ro&immutable=1";
+        if (sqlite3_open_v2(uri.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
+            SQLITE_OK) {
+            const std::string why = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+            sqlite3_close(m_db);
+            m_db = nullptr;
+            throw LoadError("cannot open the SQLite file: " + why);
+        }
+    }
+    ~Database() { sqlite3_close(m_db); }
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    bool hasTable(const std::string& name) {
+        bool found = false;
+        each("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", {name},
+             [&](sqlite3_stmt*) { found = true; });
+        return found;
+    }
+    std::set<std::string> columns(const std::string& table) {
+        std::set<std::string> out;
+        each("PRAGMA table_info(" + table + ")", {}, [&](sqlite3_stmt* s) { out.insert(text(s, 1)); });
+        return out;
+    }
+    // Runs sql with text parameters, calling row for each result row.
+    template <class Row> void each(const std::string& sql, const std::vector<std::string>& params, Row row) {
+        sqlite3_stmt* s = nullptr;
+        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+            throw LoadError(std::string("the nsys export could not be read: ") + sqlite3_errmsg(m_db));
+        for (std::size_t i = 0; i < params.size(); ++i)
+            sqlite3_bind_text(s, int(i + 1), params[i].c_str(), -1, SQLITE_TRANSIENT);
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+            row(s);
+        const std::string why = sqlite3_errmsg(m_db);
+        sqlite3_finalize(s);
+        if (rc != SQLITE_DONE) throw LoadError("the nsys export could not be read: " + why);
+    }
+    static std::string text(sqlite3_stmt* s, int column) {
+        const unsigned char* t = sqlite3_column_text(s, column);
+        return t ? reinterpret_cast<const char*>(t) : std::string();
+    }
+
+private:
+    static std::string encodeUri(const std::string& path) {
+        std::string out;
+        for (unsigned char c : path) {
+            if (c == '%' || c == '?' || c == '#' || c < 0x20) {
+                char hex[4];
+                std::snprintf(hex, sizeof hex, "%%%02X", c);
+                out += hex;
+            } else {
+                out += char(c);
+            }
+        }
+        return out;
+    }
+    sqlite3* m_db = nullptr;
+};
+
+std::int64_t pidOf(std::int64_t globalId) {
+    return (globalId >> 24) & 0xFFFFFF;
+}
+std::int64_t tidOf(std::int64_t globalTid) {
+    return globalTid & 0xFFFFFF;
+}
+
+const char* copyKindName(std::int64_t kind) {
+    switch (kind) {
+    case 1:
+        return "HtoD";
+    case 2:
+        return "DtoH";
+    case 3:
+        return "HtoA";
+    case 4:
+        return "AtoH";
+    case 5:
+        return "AtoA";
+    case 6:
+        return "AtoD";
+    case 7:
+        return "DtoA";
+    case 8:
+        return "DtoD";
+    case 9:
+        return "HtoH";
+    case 10:
+        return "PtoP";
+    default:
+        return "Unknown";
+    }
+}
+
+const char* memoryKindName(std::int64_t kind) {
+    switch (kind) {
+    case 0:
+        return "Pageable";
+    case 1:
+        return "Pinned";
+    case 2:
+    case 5:
+        return "Device";
+    case 3:
+        return "Array";
+    case 4:
+    case 6:
+        return "Managed";
+    default:
+        return "Unknown";
+    }
+}
+
+std::string jsonString(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        out += c;
+    }
+    return out + '"';
+}
+
+} // namespace
+
+bool isSqliteFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char head[16] = {};
+    in.read(head, sizeof head);
+    return in.gcount() == 16 && std::memcmp(head, "SQLite format 3\0", 16) == 0;
+}
+
+std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadOptions& options) {
+    Database db(path);
+    auto cancelled = [&] {
+        if (options.cancel && options.cancel->load()) throw LoadCancelled();
+    };
+    if (!db.hasTable("META_DATA_EXPORT") || !db.hasTable("StringIds"))
+        throw LoadError("a SQLite file, but not an Nsight Systems export (no META_DATA_EXPORT or StringIds "
+                        "table): export a report with `nsys export --type sqlite`");
+    std::map<std::string, std::string> meta;
+    db.each("SELECT name, value FROM META_DATA_EXPORT", {},
+            [&](sqlite3_stmt* s) { meta[Database::text(s, 0)] = Database::text(s, 1); });
+    const std::string version = meta["EXPORT_SCHEMA_VERSION"];
+    if (meta["EXPORT_SCHEMA_VERSION_MAJOR"] != std::to_string(kSchemaMajor))
+        throw LoadError("an Nsight Systems export of schema version " +
+                        (version.empty() ? "unknown" : version) +
+                        ", which AttnScope does not read (it reads schema " + std::to_string(kSchemaMajor) +
+                        ".x, from Nsight Systems 2021.5 on)");
+
+    TraceBuilder b;
+    StringPool& pool = b.strings();
+    b.info().path = path;
+    b.info().format = "nsys-sqlite";
+    std::unordered_map<std::int64_t, std::string> strings;
+    db.each("SELECT id, value FROM StringIds", {},
+            [&](sqlite3_stmt* s) { strings[sqlite3_column_int64(s, 0)] = Database::text(s, 1); });
+    auto stringOf = [&](std::int64_t id) {
+        auto it = strings.find(id);
+        return it == strings.end() ? std::string() : it->second;
+    };
+
+    // Host processes and threads by their global ids; GPUs by device.
+    auto hostPid = [&](std::int64_t globalPid) { return pool.intern(std::to_string(pidOf(globalPid))); };
+    auto hostTrack = [&](std::int64_t globalTid) {
+        return b.track(hostPid(globalTid), pool.intern(std::to_string(tidOf(globalTid))));
+    };
+    auto gpuPid = [&](std::int64_t device) {
+        const StringId pid = pool.intern("nsys-gpu-" + std::to_string(device));
+        b.setProcessLabels(pid, "GPU " + std::to_string(device));
+        return pid;
+    };
+    auto streamTrack = [&](std::int64_t device, std::int64_t stream) {
+        const StringId pid = gpuPid(device);
+        const StringId tid = pool.intern("stream " + std::to_string(stream));
+        b.setThreadName(pid, tid, "stream " + std::to_string(stream));
+        b.setThreadSortIndex(pid, tid, stream);
+        return b.track(pid, tid);
+    };
+    if (db.hasTable("PROCESSES"))
+        db.each("SELECT globalPid, name FROM PROCESSES", {}, [&](sqlite3_stmt* s) {
+            const std::string name = Database::text(s, 1);
+            if (!name.empty()) b.setProcessName(hostPid(sqlite3_column_int64(s, 0)), name);
+        });
+    if (db.hasTable("ThreadNames"))
+        db.each("SELECT globalTid, nameId FROM ThreadNames", {}, [&](sqlite3_stmt* s) {
+            const std::int64_t g = sqlite3_column_int64(s, 0);
+            b.setThreadName(hostPid(g), pool.intern(std::to_string(tidOf(g))),
+                            stringOf(sqlite3_column_int64(s, 1)));
+        });
+    if (db.hasTable("TARGET_INFO_GPU")) {
+        const std::set<std::string> cols = db.columns("TARGET_INFO_GPU");
+        const bool hasCompute = cols.count("computeMajor") && cols.count("computeMinor");
+        db.each(std::string("SELECT id, name, smCount, totalMemory") +
+                    (hasCompute ? ", computeMajor, computeMinor" : "") + " FROM TARGET_INFO_GPU",
+                {}, [&](sqlite3_stmt* s) {
+                    DeviceInfo d;
+                    d.id = sqlite3_column_int64(s, 0);
+                    d.name = Database::text(s, 1);
+                    d.numSms = sqlite3_column_int(s, 2);
+                    d.totalGlobalMem = std::uint64_t(sqlite3_column_int64(s, 3));
+                    if (hasCompute) {
+                        d.computeMajor = sqlite3_column_int(s, 4);
+                        d.computeMinor = sqlite3_column_int(s, 5);
+                    }
+                    d.json = "{\"id\":" + std::to_string(d.id) + ",\"name\":" + jsonString(d.name) + "}";
+                    b.addDevice(d);
+                    b.setProcessName(gpuPid(d.id), "GPU " + std::to_string(d.id));
+                });
+    }
+
+    ArgsEncoder encoder;
+    std::string encoded;
+    auto encode = [&](const std::vector<std::pair<std::string, std::string>>& args) {
+        encoder.clear();
+        for (const auto& [key, value] : args)
+            encoder.addCopy(key, value);
+        encoded.clear();
+        encoder.encode(pool, encoded);
+        return std::string_view(encoded);
+    };
+    auto triple = [](sqlite3_stmt* s, int at) {
+        return "[" + std::to_string(sqlite3_column_int64(s, at)) + "," +
+               std::to_string(sqlite3_column_int64(s, at + 1)) + "," +
+               std::to_string(sqlite3_column_int64(s, at + 2)) + "]";
+    };
+    std::uint64_t events = 0;
+    const StringId kernelCat = pool.intern("kernel"), memcpyCat = pool.intern("gpu_memcpy"),
+                   memsetCat = pool.intern("gpu_memset"), runtimeCat = pool.intern("cuda_runtime"),
+                   driverCat = pool.intern("cuda_driver"), nvtxCat = pool.intern("user_annotation");
+
+    if (db.hasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
+        cancelled();
+        db.each(
+            "SELECT start, end, deviceId, streamId, correlationId, demangledName, shortName, gridX, gridY, "
+            "gridZ, "
+            "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, contextId "
+            "FROM CUPTI_ACTIVITY_KIND_KERNEL",
+            {}, [&](sqlite3_stmt* s) {
+                const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+                const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
+                const std::int64_t correlation = sqlite3_column_int64(s, 4);
+                std::string name = stringOf(sqlite3_column_int64(s, 5));
+                if (name.empty()) name = stringOf(sqlite3_column_int64(s, 6));
+                const auto args =
+                    encode({{"device", std::to_string(device)},
+                            {"stream", std::to_string(stream)},
+                            {"correlation", std::to_string(correlation)},
+                            {"context", std::to_string(sqlite3_column_int64(s, 16))},
+                            {"grid", triple(s, 7)},
+                            {"block", triple(s, 10)},
+                            {"registers per thread", std::to_string(sqlite3_column_int64(s, 13))},
+                            {"shared memory",
+                             std::to_string(sqlite3_column_int64(s, 14) + sqlite3_column_int64(s, 15))}});
+                b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
+                           pool.intern(name), kernelCat, std::uint64_t(correlation), args);
+                ++events;
+            });
+    }
+    if (db.hasTable("CUPTI_ACTIVITY_KIND_MEMCPY")) {
+        cancelled();
+        db.each(
+            "SELECT start, end, deviceId, streamId, correlationId, bytes, copyKind, srcKind, dstKind "
+            "FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+            {}, [&](sqlite3_stmt* s) {
+                const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+                const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
+                const std::int64_t correlation = sqlite3_column_int64(s, 4);
+                const std::string name = std::string("Memcpy ") + copyKindName(sqlite3_column_int64(s, 6)) +
+                                         " (" + memoryKindName(sqlite3_column_int64(s, 7)) + " -> " +
+                                         memoryKindName(sqlite3_column_int64(s, 8)) + ")";
+                const auto args = encode({{"device", std::to_string(device)},
+                                          {"stream", std::to_string(stream)},
+                                          {"correlation", std::to_string(correlation)},
+                                          {"bytes", std::to_string(sqlite3_column_int64(s, 5))},
+                                          {"kind", jsonString(copyKindName(sqlite3_column_int64(s, 6)))}});
+                b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
+                           pool.intern(name), memcpyCat, std::uint64_t(correlation), args);
+                ++events;
+            });
+    }
+    if (db.hasTable("CUPTI_ACTIVITY_KIND_MEMSET")) {
+        cancelled();
+        const std::set<std::string> cols = db.columns("CUPTI_ACTIVITY_KIND_MEMSET");
+        const char* kindColumn = cols.count("memKind")      ? "memKind"
+                                 : cols.count("memoryKind") ? "memoryKind"
+                                                            : "0";
+        db.each(std::string("SELECT start, end, deviceId, streamId, correlationId, bytes, value, ") +
+                    kindColumn + " FROM CUPTI_ACTIVITY_KIND_MEMSET",
+                {}, [&](sqlite3_stmt* s) {
+                    const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+                    const std::int64_t device = sqlite3_column_int64(s, 2),
+                                       stream = sqlite3_column_int64(s, 3);
+                    const std::int64_t correlation = sqlite3_column_int64(s, 4);
+                    const auto args = encode({{"device", std::to_string(device)},
+                                              {"stream", std::to_string(stream)},
+                                              {"correlation", std::to_string(correlation)},
+                                              {"bytes", std::to_string(sqlite3_column_int64(s, 5))},
+                                              {"value", std::to_string(sqlite3_column_int64(s, 6))}});
+                    b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
+                               pool.intern(std::string("Memset (") +
+                                           memoryKindName(sqlite3_column_int64(s, 7)) + ")"),
+                               memsetCat, std::uint64_t(correlation), args);
+                    ++events;
+                });
+    }
+    for (const auto& [table, category] : {std::pair{"CUPTI_ACTIVITY_KIND_RUNTIME", runtimeCat},
+                                          std::pair{"CUPTI_ACTIVITY_KIND_DRIVER", driverCat}}) {
+        if (!db.hasTable(table)) continue;
+        cancelled();
+        db.each(std::string("SELECT start, end, globalTid, correlationId, nameId, returnValue FROM ") + table,
+                {}, [&, category = category](sqlite3_stmt* s) {
+                    const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+                    const std::int64_t correlation = sqlite3_column_int64(s, 3);
+                    std::vector<std::pair<std::string, std::string>> args = {
+                        {"correlation", std::to_string(correlation)}};
+                    if (const std::int64_t rv = sqlite3_column_int64(s, 5))
+                        args.emplace_back("return", std::to_string(rv));
+                    b.addSlice(hostTrack(sqlite3_column_int64(s, 2)), start,
+                               std::max<std::int64_t>(0, end - start),
+                               pool.intern(stringOf(sqlite3_column_int64(s, 4))), category,
+                               std::uint64_t(correlation), encode(args));
+                    ++events;
+                });
+    }
+    if (db.hasTable("NVTX_EVENTS")) {
+        cancelled();
+        const std::set<std::string> cols = db.columns("NVTX_EVENTS");
+        const bool textId = cols.count("textId") > 0;
+        db.each(std::string("SELECT start, end, globalTid, text, ") + (textId ? "textId" : "NULL") +
+                    " FROM NVTX_EVENTS WHERE globalTid IS NOT NULL",
+                {}, [&](sqlite3_stmt* s) {
+                    const std::int64_t start = sqlite3_column_int64(s, 0);
+                    std::string text = Database::text(s, 3);
+                    if (text.empty() && sqlite3_column_type(s, 4) != SQLITE_NULL)
+                        text = stringOf(sqlite3_column_int64(s, 4));
+                    if (text.empty()) text = "(NVTX)";
+                    const TrackId track = hostTrack(sqlite3_column_int64(s, 2));
+                    if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+                        b.addInstant(track, start, pool.intern(text), nvtxCat, {});
+                    else
+                        b.addSlice(track, start,
+                                   std::max<std::int64_t>(0, sqlite3_column_int64(s, 1) - start),
+                                   pool.intern(text), nvtxCat, 0, {});
+                    ++events;
+                });
+    }
+    b.info().eventsRead = events;
+    if (options.progress) options.progress(1, 1);
+    return b.finish();
+}
+
+} // namespace attnscope

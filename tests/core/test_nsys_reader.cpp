@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// Nsight Systems SQLite exports: the real fixture from an RTX 4060 Ti, and the files that only look
+// like one.
+#include "support/test_support.h"
+
+#include "core/chrome_writer.h"
+#include "core/nsys_reader.h"
+#include "core/summary.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+void makeDatabase(const std::string& path, const std::vector<std::string>& statements) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    for (const std::string& sql : statements)
+        ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(db);
+}
+
+std::string loadError(const std::string& path) {
+    try {
+        loadTraceFile(path);
+    } catch (const LoadError& e) {
+        return e.what();
+    }
+    return "(loaded)";
+}
+
+} // namespace
+
+TEST(NsysReader, TheRtx4060ExportHasItsKernelsCopiesAndLaunches) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
+    ASSERT_TRUE(isSqliteFile(path));
+    const auto t = loadTraceFile(path);
+    EXPECT_EQ(t->info().format, "nsys-sqlite");
+    ASSERT_EQ(t->devices().size(), 1u);
+    EXPECT_EQ(t->devices()[0].name, "NVIDIA GeForce RTX 4060 Ti");
+    EXPECT_EQ(t->devices()[0].computeMajor, 8);
+    int kernels = 0, memcpys = 0, linked = 0, runtime = 0;
+    for (std::uint32_t tr = 0; tr < t->tracks().size(); ++tr) {
+        const Track& track = t->tracks()[tr];
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const std::string_view cat = t->str(track.events.category[i]);
+            const EventRef e{TrackId{tr}, i};
+            if (cat == "kernel") {
+                ++kernels;
+                EXPECT_EQ(t->str(track.events.name[i]),
+                          "add_parallel(const float *, const float *, float *, int)");
+                EXPECT_EQ(t->trackLabel(e.track).rfind("GPU 0 · stream ", 0), 0u) << t->trackLabel(e.track);
+                const std::string args = t->argsJson(e);
+                EXPECT_NE(args.find("\"grid\":[97657,1,1]"), std::string::npos) << args;
+                EXPECT_NE(args.find("\"block\":[256,1,1]"), std::string::npos) << args;
+                EXPECT_NE(args.find("\"registers per thread\":16"), std::string::npos) << args;
+                EXPECT_NE(args.find("\"shared memory\":"), std::string::npos) << args;
+            }
+            if (cat == "gpu_memcpy") {
+                ++memcpys;
+                EXPECT_NE(t->argsJson(e).find("\"bytes\":100000000"), std::string::npos);
+            }
+            if (cat == "cuda_runtime") ++runtime;
+            if (cat == "kernel" || cat == "gpu_memcpy") {
+                const auto launch = t->launchOf(e);
+                if (launch &&
+                    t->str(t->track(launch->track).events.category[launch->index]) == "cuda_runtime")
+                    ++linked;
+            }
+        }
+    }
+    EXPECT_EQ(kernels, 4);
+    EXPECT_EQ(memcpys, 12);
+    EXPECT_EQ(runtime, 44);
+    EXPECT_EQ(linked, 16); // every kernel and copy links to the runtime call that made it
+    // Threads carry their names; the copies' names say which way they went.
+    bool named = false;
+    for (const Track& track : t->tracks())
+        named = named || (!track.name.empty() && track.name.find("stream") == std::string::npos);
+    EXPECT_TRUE(named);
+    const TraceSummary s = summarize(*t, 0);
+    EXPECT_EQ(s.kernelCount, 4u);
+}
+
+TEST(NsysReader, ConvertsToAChromeTraceThatReadsBack) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
+    TempDir dir;
+    const auto t = loadTraceFile(path);
+    writeChromeTrace(*t, dir.path("report.json"));
+    const auto back = loadTraceFile(dir.path("report.json"));
+    EXPECT_EQ(summarize(*back, 0).kernelCount, 4u);
+    EXPECT_EQ(back->eventCount(), t->eventCount());
+}
+
+TEST(NsysReader, WhatIsNotAnExportOfAKnownSchemaSaysSo) {
+    TempDir dir;
+    makeDatabase(dir.path("other.sqlite"), {"CREATE TABLE notes (id INTEGER, text TEXT)"});
+    EXPECT_NE(loadError(dir.path("other.sqlite")).find("not an Nsight Systems export"), std::string::npos)
+        << loadError(dir.path("other.sqlite"));
+    makeDatabase(dir.path("old.sqlite"),
+                 {"CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT)",
+                  "CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                  "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '2.7.1')",
+                  "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION_MAJOR', '2')"});
+    const std::string old = loadError(dir.path("old.sqlite"));
+    EXPECT_NE(old.find("schema version 2.7.1"), std::string::npos) << old;
+    // The header of an SQLite file and then nothing that makes sense.
+    writeFile(dir.path("broken.sqlite"), std::string("SQLite format 3\0", 16) + std::string(4096, '\x5a'));
+    const std::string broken = loadError(dir.path("broken.sqlite"));
+    EXPECT_NE(broken, "(loaded)");
+    EXPECT_FALSE(broken.empty());
+    // A file the export did not finish: cut short.
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
+    const std::string bytes = readAllBytes(path);
+    writeFile(dir.path("cut.sqlite"), bytes.substr(0, bytes.size() / 3));
+    const std::string cut = loadError(dir.path("cut.sqlite"));
+    EXPECT_NE(cut, "(loaded)") << "a third of the file loaded as if whole";
+}
