@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 BENCH_MB ?= 1024
 
-.PHONY: deps build run test bench asan-test fuzz clean
+.PHONY: deps build run test bench asan-test fuzz package clean
 
 deps:
 	@bash packaging/install-deps.sh
@@ -22,6 +22,16 @@ run: build
 # Builds and runs the whole test suite.
 test: build
 	ctest --preset dev -j $(JOBS)
+
+# The .deb: release build, then CPack; lists what it installs and validates the desktop entry and
+# the AppStream metainfo. Install it with `sudo apt install ./build/release/attnscope_*.deb`.
+package: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+	cd build/release && cpack -G DEB
+	dpkg-deb -c build/release/attnscope_*.deb
+	desktop-file-validate packaging/attnscope.desktop
+	appstreamcli validate --no-net packaging/io.github.attnscope.AttnScope.metainfo.xml
 
 # The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain and gzipped),
 # with python3's json.load on the same file for comparison; the timeline's frame benchmark

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libsimdjson-dev zlib1g-dev libzstd-dev libsqlite3-dev
   libgtest-dev libgmock-dev
   xvfb xauth python3
+  desktop-file-utils appstream
 )
 if [ "${1:-}" = "fuzz" ]; then
   packages+=(clang-14 libclang-rt-14-dev)
