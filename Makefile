@@ -52,15 +52,18 @@ asan-test: deps
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests attnscope_kernels_tests
 	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|Demangle|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare|CuptiRecords|RecordAssembler)\.'
 
-# Runs the reader's libFuzzer target for FUZZ_SECONDS, seeded from tests/fuzz/corpus and the real
-# traces in ../shared/fixtures/traces when present (clang-14). New inputs go to build/fuzz/corpus-json.
+# Runs the readers' libFuzzer targets for FUZZ_SECONDS each (clang-14): JSON (plain or gzip, then the
+# summary, the analysis, diff and the rank merge) seeded from tests/fuzz/corpus and the fixtures; the
+# nsys SQLite reader seeded from the fixture export. New inputs go to build/fuzz/corpus-*.
 fuzz:
 	@bash packaging/install-deps.sh fuzz
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz -j $(JOBS)
-	mkdir -p build/fuzz/corpus-json
+	mkdir -p build/fuzz/corpus-json build/fuzz/corpus-nsys
 	./build/fuzz/tests/fuzz/fuzz_json_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
 		-max_len=65536 build/fuzz/corpus-json tests/fuzz/corpus $(wildcard ../shared/fixtures/traces)
+	./build/fuzz/tests/fuzz/fuzz_nsys_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
+		-max_len=700000 build/fuzz/corpus-nsys $(wildcard ../shared/fixtures/traces/*.sqlite)
 
 clean:
 	rm -rf build

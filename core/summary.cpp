@@ -4,6 +4,7 @@
 #include "analysis.h"
 
 #include "timeline_index.h"
+#include "timestamp.h"
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +78,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
     s.path = info.path;
     s.format = info.format;
     s.events = info.eventsRead;
-    s.spanNs = trace.endNs() - trace.startNs();
+    s.spanNs = saturatingSub(trace.endNs(), trace.startNs());
     s.warnings = info.warnings;
 
     KernelAccumulator kernels;
@@ -357,7 +358,7 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
 
 void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     s.analyzed = true;
-    std::vector<RoleStats> roles(std::size_t(KernelRole::Count));
+    std::vector<RoleStats> roles(static_cast<std::size_t>(KernelRole::Count));
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
         const std::string_view category = trace.str(t.events.category[k.event.index]);

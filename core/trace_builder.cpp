@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "trace_builder.h"
 
+#include "timestamp.h"
+
 #include "radix_sort.h"
 
 #include <algorithm>
@@ -571,7 +573,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     bool depthClamped = false;
     for (std::size_t i = 0; i < n; ++i) {
         const RawEvent& e = events[order[i]];
-        c.start[i] = e.start + timeOffset;
+        c.start[i] = saturatingAdd(e.start, timeOffset);
         c.duration[i] = e.duration;
         c.name[i] = e.name;
         c.category[i] = e.category;
@@ -878,11 +880,11 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
             for (TimeNs& time : c.time)
                 time += m_timeOffset;
         for (FlowPoint& p : d.flowPoints)
-            p.time += m_timeOffset;
+            p.time = saturatingAdd(p.time, m_timeOffset);
     }
     if (d.minTime <= d.maxTime) {
-        t.m_startNs = d.minTime + m_timeOffset;
-        t.m_endNs = d.maxTime + m_timeOffset;
+        t.m_startNs = saturatingAdd(d.minTime, m_timeOffset);
+        t.m_endNs = saturatingAdd(d.maxTime, m_timeOffset);
     }
 
     // Flows and correlation links read the finished tracks and write separate tables.

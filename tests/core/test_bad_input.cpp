@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Every input is untrusted: each case gets a clear error (what and where) or a documented
 // tolerant reading, never a crash, a hang or unbounded memory.
+#include "core/analysis.h"
+#include "core/summary.h"
+#include "core/timeline_index.h"
 #include "core/trace_loader.h"
 #include "support/test_support.h"
 
@@ -213,4 +216,21 @@ TEST(BadInput, MissingFileAndDirectory) {
     EXPECT_THROW(loadTraceFile("/nonexistent/trace.json"), LoadError);
     TempDir dir;
     EXPECT_THROW(loadTraceFile(dir.path("")), LoadError);
+}
+
+// Found by the fuzzer: relative timestamps near the top of int64 nanoseconds plus
+// baseTimeNanoseconds overflowed (undefined behaviour). They are held at the end of the range.
+TEST(BadInput, TimestampsThatOverflowWithTheBaseTimeAreHeldAtTheEnd) {
+    const auto t = loadText(R"({"traceEvents": [
+        {"ph": "X", "name": "far", "pid": 1, "tid": 1, "ts": 8843769110691101.779, "dur": 1},
+        {"ph": "X", "name": "early", "pid": 1, "tid": 1, "ts": -7827896413018449.817, "dur": 1}
+    ], "baseTimeNanoseconds": 1775078550000000000})");
+    const auto far = findEvent(*t, "far");
+    ASSERT_TRUE(far);
+    EXPECT_EQ(t->track(far->track).events.start[far->index], std::numeric_limits<TimeNs>::max());
+    EXPECT_EQ(t->endNs(), std::numeric_limits<TimeNs>::max());
+    EXPECT_EQ(summarize(*t, 0).spanNs, std::numeric_limits<TimeNs>::max()); // held, not wrapped
+    // What reads a trace after loading it copes too (the sanitizer build checks for overflow).
+    const TimelineIndex index(*t);
+    EXPECT_EQ(analyzeTrace(*t).kernels.size(), 0u);
 }

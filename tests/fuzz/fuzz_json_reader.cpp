@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: any bytes (plain or gzip) through the JSON trace reader, then through the
 // model's consumers (summary, writer) and back through the reader.
+#include "core/analysis.h"
 #include "core/chrome_writer.h"
+#include "core/diff.h"
+#include "core/ranks.h"
 #include "core/summary.h"
 #include "core/trace_loader.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -18,6 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     summarize(*trace, 10);
+    // The analysis and the rank merge read every event's args and links.
+    const TraceAnalysis analysis = analyzeTrace(*trace);
+    diffTraces(*trace, analysis, *trace, analysis);
+    try {
+        mergeRanks({{"a", trace}, {"b", trace}});
+    } catch (const std::invalid_argument&) { // one file's distributedInfo rank twice: refused, rightly
+    }
     for (std::uint32_t t = 0; t < trace->tracks().size(); ++t)
         for (std::uint32_t i = 0; i < trace->tracks()[t].size(); ++i) {
             trace->argsJson(EventRef{TrackId(t), i});
