@@ -3,6 +3,8 @@
 # Every target installs the Debian packages it needs first (quietly, and only what is missing).
 
 JOBS ?= $(shell nproc)
+# The core and reader test suites (what `make test` also runs under the sanitizers).
+CORE_SUITES = BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|NsysReader|Demangle
 FUZZ_SECONDS ?= 60
 BENCH_MB ?= 1024
 
@@ -19,9 +21,13 @@ build: deps
 run: build
 	./build/attnscope
 
-# Builds and runs the whole test suite.
+# Builds and runs the whole test suite; then the core and reader tests again under AddressSanitizer
+# + UndefinedBehaviorSanitizer (the asan preset), since the readers take files from strangers.
 test: build
 	ctest --preset dev -j $(JOBS)
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests
+	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES))\.'
 
 # The .deb: release build, then CPack; lists what it installs and validates the desktop entry and
 # the AppStream metainfo. Install it with `sudo apt install ./build/release/attnscope_*.deb`.
@@ -50,7 +56,7 @@ bench: deps
 asan-test: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests attnscope_kernels_tests
-	ctest --preset asan -j $(JOBS) -R '^(BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|Demangle|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare|CuptiRecords|RecordAssembler)\.'
+	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES)|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare|CuptiRecords|RecordAssembler)\.'
 
 # Runs the readers' libFuzzer targets for FUZZ_SECONDS each (clang-14): JSON (plain or gzip, then the
 # summary, the analysis, diff and the rank merge) seeded from tests/fuzz/corpus and the fixtures; the

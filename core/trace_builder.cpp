@@ -283,6 +283,9 @@ TrackId TraceBuilder::globalTrack() {
 std::uint32_t TraceBuilder::addSlice(TrackId track, TimeNs start, TimeNs duration, StringId name,
                                      StringId category, std::uint64_t correlation,
                                      std::string_view encodedArgs) {
+    // A slice never ends past the last representable time (a file may say anything).
+    if (start > 0 && duration > std::numeric_limits<TimeNs>::max() - start)
+        duration = std::numeric_limits<TimeNs>::max() - start;
     m->seeTime(start, start + duration);
     return m->push(track, {start, duration, name, category, correlation, m->storeArgs(encodedArgs), 0, 0,
                            RawKind::Slice, false});
@@ -574,7 +577,8 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     for (std::size_t i = 0; i < n; ++i) {
         const RawEvent& e = events[order[i]];
         c.start[i] = saturatingAdd(e.start, timeOffset);
-        c.duration[i] = e.duration;
+        c.duration[i] = c.start[i] > 0 ? std::min(e.duration, std::numeric_limits<TimeNs>::max() - c.start[i])
+                                       : e.duration;
         c.name[i] = e.name;
         c.category[i] = e.category;
         c.correlation[i] = e.correlation;

@@ -230,6 +230,10 @@ TEST(BadInput, TimestampsThatOverflowWithTheBaseTimeAreHeldAtTheEnd) {
     EXPECT_EQ(t->track(far->track).events.start[far->index], std::numeric_limits<TimeNs>::max());
     EXPECT_EQ(t->endNs(), std::numeric_limits<TimeNs>::max());
     EXPECT_EQ(summarize(*t, 0).spanNs, std::numeric_limits<TimeNs>::max()); // held, not wrapped
+    // A slice that would end past the last representable time ends there.
+    const auto last = loadText(R"({"traceEvents": [
+        {"ph": "X", "name": "last", "pid": 1, "tid": 1, "ts": 9223372036854775.807, "dur": 0.02}]})");
+    EXPECT_EQ(last->endNs(), std::numeric_limits<TimeNs>::max());
     // What reads a trace after loading it copes too (the sanitizer build checks for overflow).
     const TimelineIndex index(*t);
     EXPECT_EQ(analyzeTrace(*t).kernels.size(), 0u);
