@@ -29,7 +29,11 @@ struct LoadOptions {
 std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path,
                                            const LoadOptions& options = {});
 
-// Opens a trace file of any supported format (plain or gzipped JSON).
+// Memory and swap the kernel says are available now (/proc/meminfo), or 0 when unknown.
+std::uint64_t availableMemoryBytes();
+
+// Opens a trace file of any supported format (plain or gzipped JSON, nsys SQLite). A plain JSON file
+// too big for the memory available is refused before it is read (LoadError).
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options = {});
 
 } // namespace attnscope

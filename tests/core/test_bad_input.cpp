@@ -13,6 +13,10 @@
 #include <random>
 #include <zlib.h>
 
+#include <unistd.h>
+
+#include <chrono>
+
 using namespace attnscope;
 using namespace attnscope::test;
 
@@ -237,4 +241,23 @@ TEST(BadInput, TimestampsThatOverflowWithTheBaseTimeAreHeldAtTheEnd) {
     // What reads a trace after loading it copes too (the sanitizer build checks for overflow).
     const TimelineIndex index(*t);
     EXPECT_EQ(analyzeTrace(*t).kernels.size(), 0u);
+}
+
+// A plain JSON file bigger than the memory it would need is refused at once, before it is read
+// (a sparse file: nothing is written to disk but its first bytes).
+TEST(BadInput, ATraceTooBigForTheMachineIsRefusedBeforeItIsRead) {
+    TempDir dir;
+    const std::string path = dir.path("huge.pt.trace.json");
+    writeFile(path, R"({"traceEvents":[)");
+    const std::uint64_t available = availableMemoryBytes();
+    ASSERT_GT(available, 0u) << "no /proc/meminfo here";
+    ASSERT_EQ(truncate(path.c_str(), off_t(2 * available + (1ull << 30))), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        loadTraceFile(path);
+        FAIL() << "a trace bigger than the machine's memory was opened";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("needs about"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1)); // not read first
 }
