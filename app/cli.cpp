@@ -326,7 +326,7 @@ int run(int argc, char** argv) {
     std::printf("%s", formatRunStats(stats).c_str());
     if (!out.empty()) {
         try {
-            const auto trace = buildRunTrace(events, config.backend);
+            const auto trace = buildRunTrace(events, config.backend, session.deviceName());
             writeChromeTrace(*trace, out);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", out.c_str(), e.what());

@@ -49,12 +49,19 @@ void* loadPlugin(std::string& why) {
 CudaAvailability probeCuda() {
     std::string why;
     void* plugin = loadPlugin(why);
-    if (!plugin) return {0, false, why};
+    if (!plugin) return {0, false, why, {}};
     auto probe = reinterpret_cast<AttnscopeCudaProbe>(dlsym(plugin, ATTNSCOPE_CUDA_PROBE));
-    if (!probe) return {0, false, "the CUDA backend has no " ATTNSCOPE_CUDA_PROBE};
+    if (!probe) return {0, false, "the CUDA backend has no " ATTNSCOPE_CUDA_PROBE, {}};
     std::vector<char> message(512, '\0');
     const int devices = probe(message.data(), int(message.size()));
-    return {devices, devices > 0, message.data()};
+    // The probe says "… device 0: NAME, compute capability …" (plugin.cpp).
+    const std::string said = message.data();
+    std::string name;
+    if (const auto at = said.find("device 0: "); devices > 0 && at != std::string::npos) {
+        const auto from = at + std::string_view("device 0: ").size();
+        name = said.substr(from, said.find(", compute capability", from) - from);
+    }
+    return {devices, devices > 0, said, name};
 }
 
 const std::vector<std::string>& cudaImpls() {

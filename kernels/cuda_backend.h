@@ -19,6 +19,7 @@ struct CudaAvailability {
     int devices = 0;
     bool runnable = false;
     std::string message;
+    std::string deviceName; // device 0's name ("NVIDIA H200"), for the roofline's specs
 };
 CudaAvailability probeCuda();
 

@@ -139,6 +139,11 @@ void RunSession::push(RunEvent event) {
     ++m_recorded;
 }
 
+std::string RunSession::deviceName() const {
+    std::lock_guard lock(m_mutex);
+    return m_deviceName;
+}
+
 std::vector<std::string> RunSession::takeNotices() {
     std::lock_guard lock(m_mutex);
     std::vector<std::string> out;
@@ -168,6 +173,11 @@ void RunSession::run() {
     };
     hooks.dropped = [this](std::uint64_t total) { m_dropped = total; };
     hooks.stopRequested = [this] { return m_stop.load(); };
+    {
+        const std::string name = probeCuda().deviceName;
+        std::lock_guard lock(m_mutex);
+        m_deviceName = name;
+    }
     if (std::string why = runCuda(m_config, hooks); !why.empty()) {
         std::lock_guard lock(m_mutex);
         m_error = why;
@@ -232,7 +242,8 @@ void RunSession::runCpu() {
     }
 }
 
-std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, const std::string& backend) {
+std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, const std::string& backend,
+                                           const std::string& deviceName) {
     TraceBuilder b;
     StringPool& pool = b.strings();
     const bool cuda = backend == "cuda";
@@ -281,6 +292,13 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
         encoder.encode(pool, encoded);
         b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs), pool.intern(e.name),
                    pool.intern(e.category), e.correlation, encoded);
+    }
+    if (!deviceName.empty()) {
+        DeviceInfo device;
+        device.id = 0;
+        device.name = deviceName;
+        device.json = "{\"id\":0}";
+        b.addDevice(device);
     }
     b.info().eventsRead = events.size();
     return b.finish();

@@ -77,6 +77,8 @@ public:
     // Why the run ended early ("" when it did not fail).
     std::string error() const;
     unsigned workers() const { return m_workers; }
+    // CUDA runs: the GPU's name (for the trace's device and its roofline), once the run started.
+    std::string deviceName() const;
 
     // What was recorded since the last call.
     std::vector<RunEvent> takeEvents();
@@ -99,6 +101,7 @@ private:
     std::atomic<std::uint64_t> m_recorded{0};
     std::atomic<std::uint64_t> m_dropped{0};
     std::vector<std::string> m_notices;
+    std::string m_deviceName;
     mutable std::mutex m_mutex;
     std::vector<RunEvent> m_queue;
     std::string m_error;
@@ -108,8 +111,10 @@ private:
 // column) with a track per worker or host thread and one for the attention calls, and a process
 // per GPU with a track per stream; kernels carry role, FLOPs, bytes and the shape in their args,
 // runtime calls and GPU work their correlation ids.
+// deviceName: the GPU of a CUDA run, recorded as the trace's device 0 so the roofline finds its specs.
 std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events,
-                                           const std::string& backend = "cpu");
+                                           const std::string& backend = "cpu",
+                                           const std::string& deviceName = {});
 
 // Per implementation: the measured calls' times and, per role, the time of its kernels per call.
 struct ImplStats {

@@ -713,7 +713,7 @@ void MainWindow::runTick() {
 
 void MainWindow::showRunSnapshot() {
     auto loaded = std::make_shared<LoadedTrace>();
-    loaded->trace = kernels::buildRunTrace(m_runEvents, m_run->config().backend);
+    loaded->trace = kernels::buildRunTrace(m_runEvents, m_run->config().backend, m_run->deviceName());
     loaded->index = std::make_shared<const TimelineIndex>(*loaded->trace);
     loaded->summary = summarize(*loaded->trace, 0);
     if (!m_runShown) {

@@ -232,7 +232,9 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     kernel.impl = "flash";
     kernel.role = "fused_attention";
     kernel.call = 0;
-    kernel.args = {{"role", "\"fused_attention\""}, {"flops", "1024"}};
+    // 1 TFLOP on 4 GB in 50 µs: 20 PFLOP/s is far above any roof; what matters is that it is placed.
+    kernel.args = {
+        {"role", "\"fused_attention\""}, {"flops", "1e12"}, {"bytes", "4e9"}, {"dtype", "\"bf16\""}};
     events.push_back(kernel);
     RunEvent call;
     call.name = "flash attention";
@@ -245,7 +247,7 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     call.measuredNs = 50000;
     events.push_back(call);
 
-    const auto trace = buildRunTrace(events, "cuda");
+    const auto trace = buildRunTrace(events, "cuda", "NVIDIA H200");
     std::map<std::string, std::string> labels; // track label → first event's name
     std::optional<EventRef> kernelRef;
     for (std::uint32_t t = 0; t < trace->tracks().size(); ++t) {
