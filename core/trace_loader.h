@@ -32,8 +32,8 @@ std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string
 // Memory and swap the kernel says are available now (/proc/meminfo), or 0 when unknown.
 std::uint64_t availableMemoryBytes();
 
-// Opens a trace file of any supported format (plain or gzipped JSON, nsys SQLite). A plain JSON file
-// too big for the memory available is refused before it is read (LoadError).
+// Opens a trace file of any supported format (plain or gzipped JSON, nsys SQLite). A JSON file too
+// big for the memory available (gzip: by how much its start expands) is refused before it is read.
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options = {});
 
 } // namespace attnscope

@@ -261,3 +261,35 @@ TEST(BadInput, ATraceTooBigForTheMachineIsRefusedBeforeItIsRead) {
     }
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1)); // not read first
 }
+
+// A decompression bomb: gzip members of 64 MB of zeros each (about 64 KB compressed), enough of
+// them to expand past twice the memory available. Refused at once from how its start expands.
+TEST(BadInput, ADecompressionBombIsRefusedBeforeItIsRead) {
+    const std::uint64_t available = availableMemoryBytes();
+    ASSERT_GT(available, 0u);
+    const std::string zeros(64u << 20, '\0');
+    const std::string member = gzipBytes(zeros);
+    const std::size_t members = std::size_t(2.0 * double(available) / 0.65 / double(zeros.size())) + 1;
+    if (double(members) * double(member.size()) > 1e9)
+        GTEST_SKIP() << "this machine's memory is so large that the bomb file would pass 1 GB";
+    TempDir dir;
+    const std::string path = dir.path("bomb.json.gz");
+    {
+        std::ofstream out(path, std::ios::binary);
+        const std::string head = gzipBytes(R"({"traceEvents":[)");
+        out.write(head.data(), std::streamsize(head.size()));
+        for (std::size_t i = 0; i < members; ++i)
+            out.write(member.data(), std::streamsize(member.size()));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        loadTraceFile(path);
+        FAIL() << "a bomb of " << members * 64 << " MB was opened";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("once decompressed"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+    // A normal gzipped trace still opens.
+    ATTNSCOPE_REQUIRE_FIXTURE(fixture, "h100_sdpa_flash_qwen.json.gz");
+    EXPECT_GT(loadTraceFile(fixture)->eventCount(), 0u);
+}
