@@ -51,6 +51,21 @@ bool parseCount(const char* s, std::size_t& out) {
     return true;
 }
 
+// "--format text|json|csv" for the verbs that print tables; false (with a line on stderr) otherwise.
+bool parseFormat(const char* verb, const std::string& text, SummaryFormat& format) {
+    if (text == "text")
+        format = SummaryFormat::Text;
+    else if (text == "json")
+        format = SummaryFormat::Json;
+    else if (text == "csv")
+        format = SummaryFormat::Csv;
+    else {
+        std::fprintf(stderr, "%s: unknown format '%s' (text, json or csv)\n", verb, text.c_str());
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int summary(int argc, char** argv) {
@@ -61,17 +76,7 @@ int summary(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
-            const std::string f = argv[++i];
-            if (f == "text")
-                format = SummaryFormat::Text;
-            else if (f == "json")
-                format = SummaryFormat::Json;
-            else if (f == "csv")
-                format = SummaryFormat::Csv;
-            else {
-                std::fprintf(stderr, "summary: unknown format '%s' (text, json or csv)\n", f.c_str());
-                return kUsage;
-            }
+            if (!parseFormat("summary", argv[++i], format)) return kUsage;
         } else if (arg == "--top" && i + 1 < argc) {
             if (!parseCount(argv[++i], top)) {
                 std::fprintf(stderr, "summary: --top needs a number, got '%s'\n", argv[i]);
@@ -134,17 +139,7 @@ int diff(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
-            const std::string f = argv[++i];
-            if (f == "text")
-                format = DiffFormat::Text;
-            else if (f == "json")
-                format = DiffFormat::Json;
-            else if (f == "csv")
-                format = DiffFormat::Csv;
-            else {
-                std::fprintf(stderr, "diff: unknown format '%s' (text, json or csv)\n", f.c_str());
-                return kUsage;
-            }
+            if (!parseFormat("diff", argv[++i], format)) return kUsage;
         } else if (arg == "--top" && i + 1 < argc) {
             if (!parseCount(argv[++i], top)) {
                 std::fprintf(stderr, "diff: --top needs a number, got '%s'\n", argv[i]);

@@ -4,6 +4,7 @@
 // Two traces compared (naive vs flash, before vs after): per role and per kernel name, count and
 // total time in each, the delta and the ratio, sorted by absolute delta, regressions marked.
 #include "analysis.h"
+#include "summary.h"
 
 #include <string>
 #include <vector>
@@ -30,7 +31,8 @@ struct TraceDiff {
 TraceDiff diffTraces(const Trace& a, const TraceAnalysis& analysisA, const Trace& b,
                      const TraceAnalysis& analysisB);
 
-enum class DiffFormat { Text, Json, Csv };
+// The same three forms as summary (text, JSON, CSV).
+using DiffFormat = SummaryFormat;
 // topKernels 0 keeps every kernel row.
 std::string formatDiff(const TraceDiff& diff, const std::string& nameA, const std::string& nameB,
                        DiffFormat format, std::size_t topKernels = 0);
