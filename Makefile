@@ -8,7 +8,7 @@ CORE_SUITES = BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceB
 FUZZ_SECONDS ?= 60
 BENCH_MB ?= 1024
 
-.PHONY: deps build run test bench asan-test fuzz package clean
+.PHONY: deps build run test bench asan-test fuzz package install-check clean
 
 deps:
 	@bash packaging/install-deps.sh
@@ -38,6 +38,12 @@ package: deps
 	dpkg-deb -c build/release/attnscope_*.deb
 	desktop-file-validate packaging/attnscope.desktop
 	appstreamcli validate --no-net packaging/io.github.attnscope.AttnScope.metainfo.xml
+
+# The .deb installed with apt on a clean Debian 12 (debootstrap minbase bookworm, in a chroot; needs
+# root and Debian's archive), then run there: --version, a summary, a chart export, the window.
+# The clean system is kept in build/clean-root-cache so a second run skips debootstrap.
+install-check: package
+	tests/packaging/clean_install.sh build/release/attnscope_*.deb build/clean-root-cache
 
 # The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain and gzipped),
 # with python3's json.load on the same file for comparison; the timeline's frame benchmark
