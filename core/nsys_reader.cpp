@@ -352,8 +352,12 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
         cancelled();
         const std::set<std::string> cols = db.columns("NVTX_EVENTS");
         const bool textId = cols.count("textId") > 0;
+        // Only marks and ranges are events (NvtxMark 34, NvtxPushPopRange 59, NvtxStartEndRange 60
+        // and their NVTXT forms 65, 70, 71); the table also holds registrations — categories,
+        // thread and domain names — which are not.
+        const char* markOrRange = cols.count("eventType") ? " AND eventType IN (34, 59, 60, 65, 70, 71)" : "";
         db.each(std::string("SELECT start, end, globalTid, text, ") + (textId ? "textId" : "NULL") +
-                    " FROM NVTX_EVENTS WHERE globalTid IS NOT NULL",
+                    " FROM NVTX_EVENTS WHERE globalTid IS NOT NULL" + markOrRange,
                 {}, [&](sqlite3_stmt* s) {
                     const std::int64_t start = sqlite3_column_int64(s, 0);
                     std::string text = Database::text(s, 3);

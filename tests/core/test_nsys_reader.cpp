@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <map>
+
 using namespace attnscope;
 using namespace attnscope::test;
 
@@ -123,4 +125,86 @@ TEST(NsysReader, WhatIsNotAnExportOfAKnownSchemaSaysSo) {
     writeFile(dir.path("cut.sqlite"), bytes.substr(0, bytes.size() / 3));
     const std::string cut = loadError(dir.path("cut.sqlite"));
     EXPECT_NE(cut, "(loaded)") << "a third of the file loaded as if whole";
+}
+
+// The fixture has no NVTX, memset or driver rows; these are added to a copy of it in the tables'
+// real shapes (as nsys 2024–2025 exports them), registrations included, which must not show.
+TEST(NsysReader, NvtxRangesMarksMemsetsAndDriverCallsAreRead) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
+    TempDir dir;
+    const std::string copy = dir.path("report.sqlite");
+    writeFile(copy, readAllBytes(path));
+    makeDatabase(
+        copy,
+        {"CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId "
+         "INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, "
+         "textId "
+         "INTEGER, domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value "
+         "INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT)",
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId "
+         "INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, "
+         "correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, "
+         "graphNodeId "
+         "INTEGER, memKind INTEGER)",
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_DRIVER (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass "
+         "INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue "
+         "INTEGER NOT NULL, callchainId INTEGER)",
+         "INSERT INTO StringIds SELECT max(id) + 1, 'cuLaunchKernel' FROM StringIds",
+         "INSERT INTO StringIds SELECT max(id) + 1, 'step (from a string id)' FROM StringIds",
+         // A push/pop range with its text, a start/end range whose text is a string id, a mark, and
+         // a domain's and a category's registration.
+         "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) SELECT min(start), max(end), 59, "
+         "'forward', globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+         "INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid) SELECT min(start), min(start) + "
+         "1000, 60, (SELECT id FROM StringIds WHERE value = 'step (from a string id)'), globalTid FROM "
+         "CUPTI_ACTIVITY_KIND_RUNTIME",
+         "INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid) SELECT min(start) + 10, 34, "
+         "'checkpoint', "
+         "globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+         "INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid) SELECT min(start), 75, 'my domain', "
+         "globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+         "INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid) SELECT min(start), 33, 'my category', "
+         "globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+         "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET SELECT max(end) + 100, max(end) + 2100, deviceId, "
+         "contextId, "
+         "NULL, streamId, 900001, NULL, 0, 4096, NULL, 2 FROM CUPTI_ACTIVITY_KIND_KERNEL",
+         "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER SELECT max(end) + 10, max(end) + 90, 1, globalTid, 900001, "
+         "(SELECT id FROM StringIds WHERE value = 'cuLaunchKernel'), 0, NULL FROM "
+         "CUPTI_ACTIVITY_KIND_RUNTIME"});
+
+    const auto t = loadTraceFile(copy);
+    std::map<std::string, int> byName;
+    int nvtx = 0, memsets = 0, driver = 0;
+    for (std::uint32_t tr = 0; tr < t->tracks().size(); ++tr) {
+        const Track& track = t->tracks()[tr];
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const std::string_view cat = t->str(track.events.category[i]);
+            const std::string name(t->str(track.events.name[i]));
+            const EventRef e{TrackId{tr}, i};
+            if (cat == "user_annotation") {
+                ++nvtx;
+                ++byName[name];
+                if (name == "checkpoint") EXPECT_TRUE(track.events.flags[i] & kInstant);
+                if (name == "step (from a string id)") EXPECT_EQ(track.events.duration[i], 1000);
+            }
+            if (cat == "gpu_memset") {
+                ++memsets;
+                EXPECT_EQ(name, "Memset (Device)");
+                EXPECT_EQ(track.events.duration[i], 2000);
+                const std::string args = t->argsJson(e);
+                EXPECT_NE(args.find("\"bytes\":4096"), std::string::npos) << args;
+                const auto launch = t->launchOf(e);
+                ASSERT_TRUE(launch.has_value()) << "the memset is not linked to its driver call";
+                EXPECT_EQ(t->str(t->track(launch->track).events.name[launch->index]), "cuLaunchKernel");
+                EXPECT_EQ(t->str(t->track(launch->track).events.category[launch->index]), "cuda_driver");
+            }
+            if (cat == "cuda_driver") ++driver;
+        }
+    }
+    EXPECT_EQ(nvtx, 3) << "registrations (domain, category) are not events";
+    EXPECT_EQ(byName["forward"], 1);
+    EXPECT_EQ(byName["step (from a string id)"], 1);
+    EXPECT_EQ(byName["checkpoint"], 1);
+    EXPECT_EQ(memsets, 1);
+    EXPECT_EQ(driver, 1);
 }
