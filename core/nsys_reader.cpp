@@ -191,8 +191,10 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
         return b.track(hostPid(globalTid), pool.intern(std::to_string(tidOf(globalTid))));
     };
     auto gpuPid = [&](std::int64_t device) {
-        const StringId pid = pool.intern("nsys-gpu-" + std::to_string(device));
-        b.setProcessLabels(pid, "GPU " + std::to_string(device));
+        // Keyed "GPU N", which no host pid can be, and which the summary shows as the device.
+        const std::string key = "GPU " + std::to_string(device);
+        const StringId pid = pool.intern(key);
+        b.setProcessLabels(pid, key);
         return pid;
     };
     auto streamTrack = [&](std::int64_t device, std::int64_t stream) {

@@ -124,9 +124,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
 
     for (auto& [processId, d] : devices) {
         const ProcessInfo& p = trace.process(ProcessId(processId));
-        // A GPU is named by its device index (what Kineto's pid is; an nsys export's GPU process key
-        // is "nsys-gpu-N" so that it cannot clash with a host pid).
-        d.summary.id = p.deviceIndex >= 0 ? std::to_string(p.deviceIndex) : std::string(trace.str(p.key));
+        d.summary.id = std::string(trace.str(p.key));
         d.summary.name = p.name;
         for (const DeviceInfo& dev : trace.devices())
             if (p.deviceIndex >= 0 && dev.id == p.deviceIndex && !dev.name.empty()) d.summary.name = dev.name;

@@ -533,11 +533,16 @@ void MainWindow::screenshotIfAsked() {
 void MainWindow::showHeader(const QString& name) {
     const TraceSummary& s = m_loaded->summary;
     QString devices;
-    for (const DeviceSummary& d : s.devices)
-        devices += tr(" · %1 (device %2): %3 kernels, busy %4")
-                       .arg(qs(d.name), qs(d.id))
+    for (const DeviceSummary& d : s.devices) {
+        // Kineto's GPUs are keyed by their index ("0"); other keys name themselves ("GPU 0", "r1:0").
+        const QString id = qs(d.id);
+        const bool index =
+            !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
+        devices += tr(" · %1 (%2): %3 kernels, busy %4")
+                       .arg(qs(d.name), index ? tr("device %1").arg(id) : id)
                        .arg(d.kernels)
                        .arg(qs(formatDuration(d.busyNs)));
+    }
     QString warnings;
     for (const std::string& w : s.warnings)
         warnings += tr("\nwarning: %1").arg(qs(w));

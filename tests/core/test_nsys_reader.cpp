@@ -87,7 +87,7 @@ TEST(NsysReader, TheRtx4060ExportHasItsKernelsCopiesAndLaunches) {
     EXPECT_EQ(s.kernelCount, 4u);
     // The summary names the GPU by its device index and its name from TARGET_INFO_GPU.
     ASSERT_EQ(s.devices.size(), 1u);
-    EXPECT_EQ(s.devices[0].id, "0");
+    EXPECT_EQ(s.devices[0].id, "GPU 0");
     EXPECT_EQ(s.devices[0].name, "NVIDIA GeForce RTX 4060 Ti");
     EXPECT_EQ(s.devices[0].kernels, 4u);
 }
