@@ -74,8 +74,10 @@ fuzz:
 	mkdir -p build/fuzz/corpus-json build/fuzz/corpus-nsys
 	./build/fuzz/tests/fuzz/fuzz_json_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
 		-max_len=65536 build/fuzz/corpus-json tests/fuzz/corpus $(wildcard ../shared/fixtures/traces)
+	@# libFuzzer takes corpus folders only: the nsys fixture seeds the working corpus.
+	$(if $(wildcard ../shared/fixtures/traces/*.sqlite),cp -u ../shared/fixtures/traces/*.sqlite build/fuzz/corpus-nsys/)
 	./build/fuzz/tests/fuzz/fuzz_nsys_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
-		-max_len=700000 build/fuzz/corpus-nsys $(wildcard ../shared/fixtures/traces/*.sqlite)
+		-max_len=700000 build/fuzz/corpus-nsys
 
 clean:
 	rm -rf build
