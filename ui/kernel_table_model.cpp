@@ -81,7 +81,7 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     case Max:
         return tr("Max");
     case Share:
-        return tr("GPU time");
+        return tr("Share");
     }
     return {};
 }
