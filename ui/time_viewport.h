@@ -34,6 +34,13 @@ public:
     TimeNs xToTime(double x) const { return m_start + TimeNs(std::llround(x * m_span / m_width)); }
     // Nanoseconds per pixel.
     double nsPerPixel() const { return m_span / m_width; }
+    // The first time after t that falls in a later pixel than t's: always > t, so a loop that walks
+    // pixels with it ends even where rounding maps the next pixel's edge back onto t.
+    TimeNs nextPixelStart(TimeNs t) const {
+        const double x = std::floor(timeToX(t));
+        const TimeNs next = m_start + TimeNs(std::ceil((x + 1) * m_span / m_width));
+        return std::max(next, t + 1);
+    }
 
     // Zooms by factor (< 1 zooms in) keeping the time under x where it is.
     void zoomAbout(double x, double factor) {

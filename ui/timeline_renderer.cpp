@@ -339,8 +339,7 @@ void TimelineRenderer::scanLane(const TimelineScene& scene, const TimelineStyle&
         }
         // Sub-pixel: fold every event that starts in this pixel into one block.
         const double px = std::floor(x0);
-        TimeNs next = vp.xToTime(px + 1);
-        if (next <= s) next = s + 1;
+        const TimeNs next = vp.nextPixelStart(s);
         std::size_t j = lane.firstStartingFrom(k + 1, next);
         if (j - 1 > k && vp.timeToX(lane.end(j - 1)) - vp.timeToX(lane.start(j - 1)) >= 1.0)
             --j; // a wide event that starts in this pixel is drawn as itself
@@ -561,8 +560,8 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
         for (auto it = from(vp.start()); it != m.end() && startOf(*it) <= vp.end();) {
             const double x = std::floor(vp.timeToX(startOf(*it)));
             p.drawLine(QPointF(left + x + 0.5, 1), QPointF(left + x + 0.5, top - 2));
-            it = std::partition_point(it, m.end(),
-                                      [&](const EventRef& e) { return startOf(e) < vp.xToTime(x + 1); });
+            const TimeNs next = vp.nextPixelStart(startOf(*it));
+            it = std::partition_point(it, m.end(), [&](const EventRef& e) { return startOf(e) < next; });
         }
     }
     // The selected range's length, over it.

@@ -73,6 +73,29 @@ TEST(TimeViewport, ZoomStopsAtTheLimits) {
     EXPECT_NEAR(double(vp.start() + TimeNs(vp.span() / 2)), 500'000.0, 1.0);
 }
 
+// Walking a window pixel by pixel (find ticks, folded blocks) must always move forward: zoomed in
+// to a few ns per pixel, rounding once mapped the next pixel's edge back onto the same time and the
+// ruler's find ticks looped for ever.
+TEST(TimeViewport, NextPixelStartAlwaysMovesForwardToTheNextPixel) {
+    for (const double span : {3558.0, 1000.0, 37.0, TimeViewport::kMinSpanNs, 1e6}) {
+        for (const double width : {1000.0, 1321.0, 1600.0}) {
+            TimeViewport vp(kEpoch, kEpoch + 1'000'000'000, width);
+            vp.fit(kEpoch + 16'400'123, kEpoch + 16'400'123 + TimeNs(span), 0);
+            int steps = 0;
+            double lastPixel = -1;
+            for (TimeNs t = vp.start(); t <= vp.end() && steps <= int(width) + 2; ++steps) {
+                const TimeNs next = vp.nextPixelStart(t);
+                ASSERT_GT(next, t) << span << " ns over " << width << " px";
+                const double pixel = std::floor(vp.timeToX(t));
+                EXPECT_GT(pixel, lastPixel);
+                lastPixel = pixel;
+                t = next;
+            }
+            EXPECT_LE(steps, int(width) + 2) << "one step per pixel at most";
+        }
+    }
+}
+
 TEST(TimeViewport, PanIsClampedToTheTraceAndATenthBeyond) {
     struct Case {
         double pixels;

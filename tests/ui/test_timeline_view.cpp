@@ -353,6 +353,29 @@ TEST(TimelineView, ARealTraceLinksItsKernelsToTheirLaunches) {
     EXPECT_FALSE(win.w.details()->arg("grid").isEmpty());
 }
 
+// Find ticks on the ruler, zoomed in to a few ns per pixel at a match: the window froze at 100% CPU
+// (the tick loop stopped advancing) and ignored close.
+TEST(TimelineView, FindTicksPaintZoomedInToNanoseconds) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    Window win(path);
+    ASSERT_TRUE(waitForTrace(win.w));
+    FindBar* bar = win.w.findBar();
+    bar->activate();
+    QTest::keyClicks(bar->edit(), "flash");
+    QTest::keyClick(bar->edit(), Qt::Key_Return);
+    const auto e = win.view().selected();
+    ASSERT_TRUE(e);
+    const TimeNs start = win.trace().track(e->track).events.start[e->index];
+    for (const TimeNs span : {3558, 1200, 400, 40, 10}) {
+        win.view().setViewport(start - span / 3, start - span / 3 + span);
+        QElapsedTimer clock;
+        clock.start();
+        const QImage image = win.frame();
+        EXPECT_LT(clock.elapsed(), 5000) << span << " ns shown";
+        EXPECT_FALSE(image.isNull());
+    }
+}
+
 TEST(TimelineView, FollowsADarkPalette) {
     Window win;
     ASSERT_TRUE(waitForTrace(win.w));
