@@ -147,10 +147,21 @@ std::string formatDuration(TimeNs ns) {
     else if (a >= 1'000'000)
         std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
     else if (a >= 1'000)
-        std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+        std::snprintf(buf, sizeof buf, "%.3f \u00b5s", v / 1e3);
     else
         std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
     return buf;
+}
+
+std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+        out.push_back(digits[i]);
+    }
+    out.push_back(' ');
+    out += n == 1 ? one : many;
+    return out;
 }
 
 namespace {

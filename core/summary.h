@@ -99,7 +99,10 @@ std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKe
 // A CSV field: quoted (with quotes doubled) when it holds a comma, a quote or a line break.
 std::string csvField(std::string_view s);
 
-// "1.234 ms", "56.7 µs": durations for people.
+// "1.234 ms", "56.700 µs": durations for people, the same spelling on every screen and in every
+// text report.
 std::string formatDuration(TimeNs ns);
+// "1 kernel", "1,566 kernels": a count with its noun in the right number, thousands grouped.
+std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many);
 
 } // namespace attnscope

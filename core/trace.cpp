@@ -81,8 +81,10 @@ std::vector<EventRef> Trace::gpuWorkOf(EventRef launch) const {
     const std::uint64_t corr = m_tracks[launch.track.value].events.correlation[launch.index];
     if (!corr) return out;
     auto [lo, hi] = equalRange(m_gpuWork, corr);
+    // GPU work launches nothing, not even the other kernels of its graph (one correlation id for all).
+    if (std::any_of(lo, hi, [&](const CorrelationEntry& c) { return c.event == launch; })) return out;
     for (auto it = lo; it != hi; ++it)
-        if (it->event != launch) out.push_back(it->event); // GPU work launches nothing
+        out.push_back(it->event);
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -50,20 +51,33 @@ std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event) {
 }
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
+    // Everything scrolls: long names, costs and verdicts wrap inside the dock's width, and the dock
+    // never asks the window to grow for its content (a kernel of a graph once listed 1,565 links).
     auto* outer = new QVBoxLayout(this);
-    m_placeholder = new QLabel(tr("Click an event on the timeline to see its details."), this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    outer->addWidget(m_scroll);
+    auto* content = new QWidget(m_scroll);
+    auto* contentLayout = new QVBoxLayout(content);
+    m_scroll->setWidget(content);
+    m_placeholder = new QLabel(tr("Click an event on the timeline to see its details."), content);
     m_placeholder->setWordWrap(true);
     m_placeholder->setTextFormat(Qt::PlainText);
-    outer->addWidget(m_placeholder);
-    m_body = new QWidget(this);
-    outer->addWidget(m_body, 1);
+    contentLayout->addWidget(m_placeholder);
+    m_body = new QWidget(content);
+    contentLayout->addWidget(m_body);
+    contentLayout->addStretch(1);
     auto* layout = new QVBoxLayout(m_body);
     layout->setContentsMargins(0, 0, 0, 0);
     m_name = new QLineEdit(m_body);
     m_name->setReadOnly(true);
     m_name->setObjectName("detailsName");
     layout->addWidget(m_name);
-    auto* form = m_form = new QFormLayout;
+    auto* form = new QFormLayout;
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
     m_category = plainLabel(m_body);
     m_start = plainLabel(m_body);
     m_duration = plainLabel(m_body);
@@ -74,15 +88,20 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Duration"), m_duration);
     form->addRow(tr("Track"), m_track);
     form->addRow(tr("Correlation"), m_correlation);
-    m_role = plainLabel(m_body);
-    m_cost = plainLabel(m_body);
-    m_roofline = plainLabel(m_body);
-    for (QLabel* l : {m_role, m_cost, m_roofline})
-        l->setWordWrap(true);
-    form->addRow(tr("Role"), m_role);
-    form->addRow(tr("Cost"), m_cost);
-    form->addRow(tr("Roofline"), m_roofline);
     layout->addLayout(form);
+    // Role, cost and roofline are shown for analysed kernels only. They live in a form of their own
+    // that is hidden as one widget: hiding a word-wrapped row's label and field one by one made Qt
+    // 6.4's QFormLayout::heightForWidth write past its buffers (valgrind: invalid writes, then crashes).
+    m_why = new QWidget(m_body);
+    auto* whyForm = new QFormLayout(m_why);
+    whyForm->setContentsMargins(0, 0, 0, 0);
+    m_role = plainLabel(m_why);
+    m_cost = plainLabel(m_why);
+    m_roofline = plainLabel(m_why);
+    whyForm->addRow(tr("Role"), m_role);
+    whyForm->addRow(tr("Cost"), m_cost);
+    whyForm->addRow(tr("Roofline"), m_roofline);
+    layout->addWidget(m_why);
     m_linksTitle = new QLabel(tr("Linked events"), m_body);
     QFont bold = m_linksTitle->font();
     bold.setBold(true);
@@ -99,7 +118,10 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     m_args->verticalHeader()->hide();
     m_args->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_args->setWordWrap(false);
-    layout->addWidget(m_args, 1);
+    // As tall as its rows: the panel scrolls, not a table inside it.
+    m_args->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_args->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    layout->addWidget(m_args);
     m_body->hide();
 }
 
@@ -118,7 +140,7 @@ void DetailsPanel::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
     showEvent(m_shown);
 }
 
-void DetailsPanel::addLink(const QString& relation, EventRef event) {
+void DetailsPanel::addLink(const QString& relation, EventRef event, const QString& note) {
     const Track& t = m_trace->track(event.track);
     const QString name = qs(m_trace->str(t.events.name[event.index]));
     const QString track = QString::fromStdString(m_trace->trackLabel(event.track));
@@ -132,14 +154,19 @@ void DetailsPanel::addLink(const QString& relation, EventRef event) {
     const QFontMetrics fm = button->fontMetrics();
     const QString frame = QStringLiteral("%1: %2 (%3)");
     const int room =
-        std::max(80, m_body->width() - 30 - fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
+        std::max(80, m_scroll->viewport()->width() - 30 - fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
     QString text = frame.arg(relation, fm.elidedText(name, Qt::ElideRight, room), duration);
+    if (!note.isEmpty()) {
+        button->setProperty("linkText", button->property("linkText").toString() + QStringLiteral(", ") + note);
+        text += QStringLiteral("\n") + note;
+    }
     text.replace('&', QStringLiteral("&&")); // a button's '&' marks a shortcut; names are plain text
     button->setText(text);
     button->setFlat(true);
     button->setCursor(Qt::PointingHandCursor);
     button->setStyleSheet(QStringLiteral("text-align: left"));
-    button->setToolTip(Qt::convertFromPlainText(QStringLiteral("%1\n%2, %3").arg(name, duration, track)));
+    button->setToolTip(Qt::convertFromPlainText(QStringLiteral("%1\n%2, %3").arg(name, duration, track) +
+                                                (note.isEmpty() ? QString() : QStringLiteral("\n") + note)));
     connect(button, &QPushButton::clicked, this, [this, event] { Q_EMIT linkActivated(event); });
     m_links->addWidget(button);
 }
@@ -147,7 +174,7 @@ void DetailsPanel::addLink(const QString& relation, EventRef event) {
 void DetailsPanel::showEvent(std::optional<EventRef> event) {
     // Later, not now: this may run inside a link button's own clicked() (a link followed).
     while (QLayoutItem* item = m_links->takeAt(0)) {
-        if (QWidget* w = item->widget()) {
+        if (QWidget* w = item->widget()) { // link buttons and the "and N more" line
             w->hide();
             w->deleteLater();
         }
@@ -178,19 +205,41 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
     m_correlation->setText(c.correlation[e.index] ? QString::number(c.correlation[e.index]) : tr("none"));
     showWhy(e);
 
-    if (auto launchedBy = trace.launchOf(e)) {
-        addLink(tr("Launched by"), *launchedBy);
-        if (auto op = enclosingOp(trace, *launchedBy)) addLink(tr("Inside CPU op"), *op);
+    const auto launch = trace.launchOf(e);
+    if (launch) {
+        // A graph launch (cudaGraphLaunch, hipGraphLaunch) shares one correlation id among all the
+        // kernels of the graph: one link to it, with how many kernels it launched.
+        const std::size_t siblings = trace.gpuWorkOf(*launch).size();
+        const bool graph =
+            trace.str(trace.track(launch->track).events.name[launch->index]).find("Graph") != std::string_view::npos;
+        const QString note = siblings <= 1 ? QString()
+                             : graph       ? tr("one of %L1 kernels of this graph").arg(siblings)
+                                           : tr("one of %L1 GPU events it launched").arg(siblings);
+        addLink(tr("Launched by"), *launch, note);
+        if (auto op = enclosingOp(trace, *launch)) addLink(tr("Inside CPU op"), *op);
     }
     const std::vector<EventRef> work = trace.gpuWorkOf(e);
+    int shown = 0, more = 0;
+    auto addCapped = [&](const QString& relation, EventRef other) {
+        if (shown < kMaxLinksPerKind) {
+            addLink(relation, other);
+            ++shown;
+        } else {
+            ++more;
+        }
+    };
     for (const EventRef& w : work)
-        addLink(tr("Launches"), w);
-    const auto launch = trace.launchOf(e);
+        addCapped(tr("Launches"), w);
     for (const Flow& f : trace.flowsOf(e)) {
         // Kineto's launch → kernel flows repeat the correlation links shown above.
         const EventRef other = f.from == e ? f.to : f.from;
         if (other == launch || std::find(work.begin(), work.end(), other) != work.end()) continue;
-        addLink(f.from == e ? tr("Flow to") : tr("Flow from"), other);
+        addCapped(f.from == e ? tr("Flow to") : tr("Flow from"), other);
+    }
+    if (more > 0) {
+        auto* label = new QLabel(tr("and %L1 more").arg(more), m_body);
+        label->setObjectName("moreLinks");
+        m_links->addWidget(label);
     }
     if (work.empty() && !launch)
         if (auto op = enclosingOp(trace, e)) addLink(tr("Inside"), *op);
@@ -207,19 +256,15 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
 
 void DetailsPanel::showWhy(EventRef e) {
     const KernelAnalysis* k = m_analysis ? m_analysis->find(e) : nullptr;
-    for (QLabel* l : {m_role, m_cost, m_roofline}) {
-        l->setVisible(k != nullptr);
-        if (QWidget* label = m_form->labelForField(l)) label->setVisible(k != nullptr);
-    }
+    m_why->setVisible(k != nullptr);
     if (!k) return;
     QString role = qs(roleLabel(k->role));
     if (k->call >= 0) {
         const AttentionCall& call = m_analysis->calls[std::size_t(k->call)];
-        role += tr(" · attention call %1 (%2, %3 kernels, %4)")
+        const QString kernels = qs(formatCount(call.kernels.size(), "kernel", "kernels"));
+        role += tr(" · attention call %1 (%2, %3, %4)")
                     .arg(k->call + 1)
-                    .arg(QString::fromStdString(call.impl))
-                    .arg(call.kernels.size())
-                    .arg(qs(formatDuration(call.duration())));
+                    .arg(QString::fromStdString(call.impl), kernels, qs(formatDuration(call.duration())));
     }
     m_role->setText(role);
     if (k->cost == CostSource::Unknown) {
@@ -261,9 +306,9 @@ QString DetailsPanel::field(const QString& key) const {
     if (key == "start") return m_start->text();
     if (key == "duration") return m_duration->text();
     if (key == "track") return m_track->text();
-    if (key == "role") return m_role->isHidden() ? QString() : m_role->text();
-    if (key == "cost") return m_cost->isHidden() ? QString() : m_cost->text();
-    if (key == "roofline") return m_roofline->isHidden() ? QString() : m_roofline->text();
+    if (key == "role") return m_why->isHidden() ? QString() : m_role->text();
+    if (key == "cost") return m_why->isHidden() ? QString() : m_cost->text();
+    if (key == "roofline") return m_why->isHidden() ? QString() : m_roofline->text();
     if (key == "links") {
         QString out;
         for (int i = 0; i < m_links->count(); ++i)

@@ -9,8 +9,8 @@
 #include <memory>
 #include <optional>
 
-class QFormLayout;
 class QLabel;
+class QScrollArea;
 class QLineEdit;
 class QTableWidget;
 class QFormLayout;
@@ -24,6 +24,9 @@ namespace attnscope::ui {
 class DetailsPanel : public QWidget {
     Q_OBJECT
 public:
+    // A list of links of one kind (kernels a launch started, flows) shows this many, then "and N more".
+    static constexpr int kMaxLinksPerKind = 20;
+
     explicit DetailsPanel(QWidget* parent = nullptr);
 
     void setTrace(std::shared_ptr<const Trace> trace);
@@ -44,7 +47,8 @@ Q_SIGNALS:
     void linkActivated(attnscope::EventRef event);
 
 private:
-    void addLink(const QString& relation, EventRef event);
+    // note: a second line under the link ("one of 1,566 kernels of this graph").
+    void addLink(const QString& relation, EventRef event, const QString& note = {});
     void showWhy(EventRef event); // role, cost and roofline rows, shown for analyzed kernels
 
     std::shared_ptr<const Trace> m_trace;
@@ -56,7 +60,8 @@ private:
     QLabel* m_duration = nullptr;
     QLabel* m_track = nullptr;
     QLabel* m_correlation = nullptr;
-    QFormLayout* m_form = nullptr;
+    QScrollArea* m_scroll = nullptr;
+    QWidget* m_why = nullptr; // the role, cost and roofline rows
     QLabel* m_role = nullptr;
     QLabel* m_cost = nullptr;
     QLabel* m_roofline = nullptr;

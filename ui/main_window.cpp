@@ -538,20 +538,17 @@ void MainWindow::showHeader(const QString& name) {
         const QString id = qs(d.id);
         const bool index =
             !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
-        devices += tr(" · %1 (%2): %3 kernels, busy %4")
-                       .arg(qs(d.name), index ? tr("device %1").arg(id) : id)
-                       .arg(d.kernels)
-                       .arg(qs(formatDuration(d.busyNs)));
+        devices += tr(" · %1 (%2): %3, busy %4")
+                       .arg(qs(d.name), index ? tr("device %1").arg(id) : id,
+                            qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
     }
     QString warnings;
     for (const std::string& w : s.warnings)
         warnings += tr("\nwarning: %1").arg(qs(w));
-    m_header->setText(tr("%1 (%2) · %3 events · span %4 · %5 kernels, %6 of kernel time%7%8")
-                          .arg(name, qs(s.format))
-                          .arg(s.events)
-                          .arg(qs(formatDuration(s.spanNs)))
-                          .arg(s.kernelCount)
-                          .arg(qs(formatDuration(s.kernelNs)), devices, warnings));
+    m_header->setText(tr("%1 (%2) · %3 · span %4 · %5, %6 of kernel time%7%8")
+                          .arg(name, qs(s.format), qs(formatCount(s.events, "event", "events")),
+                               qs(formatDuration(s.spanNs)), qs(formatCount(s.kernelCount, "kernel", "kernels")),
+                               qs(formatDuration(s.kernelNs)), devices, warnings));
 }
 
 void MainWindow::showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name) {
@@ -575,9 +572,9 @@ void MainWindow::updateKernelTable() {
     const auto range = m_timeline->range();
     if (!range) {
         m_model->setRows(m_loaded->summary.topKernels, m_loaded->summary.kernelNs);
-        m_tableTitle->setText(tr("All kernels: %1 names, %2")
-                                  .arg(m_loaded->summary.topKernels.size())
-                                  .arg(qs(formatDuration(m_loaded->summary.kernelNs))));
+        m_tableTitle->setText(tr("All kernels: %1, %2")
+                                  .arg(qs(formatCount(m_loaded->summary.topKernels.size(), "name", "names")),
+                                       qs(formatDuration(m_loaded->summary.kernelNs))));
         return;
     }
     std::vector<KernelStats> rows =
@@ -589,11 +586,10 @@ void MainWindow::updateKernelTable() {
         count += k.count;
     }
     const TimeNs base = m_loaded->trace->startNs();
-    m_tableTitle->setText(tr("Range +%1 … +%2 (%3): %4 kernels, %5")
-                              .arg(qs(formatDuration(range->from - base)),
-                                   qs(formatDuration(range->to - base)), qs(formatDuration(range->length())))
-                              .arg(count)
-                              .arg(qs(formatDuration(total))));
+    m_tableTitle->setText(tr("Range +%1 … +%2 (%3): %4, %5 in range")
+                              .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
+                                   qs(formatDuration(range->length())), qs(formatCount(count, "kernel", "kernels")),
+                                   qs(formatDuration(total))));
     m_model->setRows(std::move(rows), total);
 }
 

@@ -423,7 +423,7 @@ TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
     EXPECT_NE(json.find("\"delta_ns\": 40000"), std::string::npos) << json;
     EXPECT_EQ(std::count(json.begin(), json.end(), '\n') > 10, true);
     const std::string text = formatDiff(d, "a.json", "b.json", DiffFormat::Text);
-    EXPECT_NE(text.find("kernel time: 245.000 us -> 285.000 us (+40.000 us)"), std::string::npos) << text;
+    EXPECT_NE(text.find("kernel time: 245.000 µs -> 285.000 µs (+40.000 µs)"), std::string::npos) << text;
 }
 
 // The check: the two DLRM ranks open as one job with two rank groups, and no link crosses ranks.

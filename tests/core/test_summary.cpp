@@ -12,8 +12,8 @@ using namespace attnscope;
 using namespace attnscope::test;
 
 TEST(Summary, HandCheckedTrace) {
-    // Device 0: stream 7 has kernels [0,10) and [20,30); stream 13 has [5,25) -> busy union [0,30) = 30 us.
-    // Device 1: one kernel of 4 us. A memcpy and a cpu_op are not kernels.
+    // Device 0: stream 7 has kernels [0,10) and [20,30); stream 13 has [5,25) -> busy union [0,30) = 30 µs.
+    // Device 1: one kernel of 4 µs. A memcpy and a cpu_op are not kernels.
     const auto t = loadText(R"({"traceEvents": [
       {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
       {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 10},
@@ -26,7 +26,7 @@ TEST(Summary, HandCheckedTrace) {
     ], "deviceProperties": [{"id": 0, "name": "NVIDIA H200"}]})");
     const TraceSummary s = summarize(*t, 0);
     EXPECT_EQ(s.events, 8u);
-    EXPECT_EQ(s.spanNs, 201'000); // from -1 us to the instant at 200 us
+    EXPECT_EQ(s.spanNs, 201'000); // from -1 µs to the instant at 200 µs
     EXPECT_EQ(s.kernelCount, 4u);
     EXPECT_EQ(s.kernelNs, 44'000);
     ASSERT_EQ(s.devices.size(), 2u);
@@ -38,7 +38,7 @@ TEST(Summary, HandCheckedTrace) {
     EXPECT_EQ(s.devices[1].id, "1");
     EXPECT_EQ(s.devices[1].busyNs, 4'000);
     ASSERT_EQ(s.topKernels.size(), 3u);
-    // Ties on total time (gemm 20 us, softmax 20 us) go by name.
+    // Ties on total time (gemm 20 µs, softmax 20 µs) go by name.
     EXPECT_EQ(s.topKernels[0].name, "gemm");
     EXPECT_EQ(s.topKernels[0].count, 2u);
     EXPECT_EQ(s.topKernels[0].meanNs(), 10'000);
@@ -143,6 +143,6 @@ TEST(Summary, FormatsJsonTextAndCsv) {
     EXPECT_NE(csv.find("a.json,kernel,,\"k, \"\"quoted\"\"\",1,1500,1500,1500,1500,"), std::string::npos)
         << csv;
     const std::string text = formatSummaries({ok}, SummaryFormat::Text);
-    EXPECT_NE(text.find("1.500 us"), std::string::npos) << text;
+    EXPECT_NE(text.find("1.500 µs"), std::string::npos) << text;
     EXPECT_NE(text.find("k, \"quoted\""), std::string::npos);
 }

@@ -193,7 +193,7 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
     ASSERT_EQ(t->rowCount(), int(c->diff().roles.size() + c->diff().kernels.size()));
     ASSERT_GE(t->rowCount(), 6);
     EXPECT_EQ(t->item(0, 1)->text(), "gemm");
-    EXPECT_EQ(t->item(0, 6)->text(), "+30.000 us");
+    EXPECT_EQ(t->item(0, 6)->text(), "+30.000 µs");
     EXPECT_EQ(t->item(0, 7)->text(), "1.15×");
     EXPECT_EQ(t->item(0, 0)->foreground().color(), QColor(200, 30, 30)); // a regression
     // The shared axis: B is 5 ms later; moving A moves B by the same window, shifted.

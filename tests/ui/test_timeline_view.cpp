@@ -164,7 +164,7 @@ TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
     DetailsPanel* d = win.w.details();
     EXPECT_EQ(d->field("name").toStdString(), nameOf(t, gemm));
     EXPECT_EQ(d->field("category"), "kernel");
-    EXPECT_EQ(d->field("duration"), "308.731 us");
+    EXPECT_EQ(d->field("duration"), "308.731 µs");
     EXPECT_EQ(d->field("track"), QString::fromUtf8("GPU 0 · stream 7"));
     EXPECT_EQ(d->arg("grid"), "[16,16,4]");
     EXPECT_EQ(d->arg("block"), "[384,1,1]");
@@ -235,7 +235,7 @@ TEST(TimelineView, FindHighlightsCountsAndStepsThroughMatches) {
     bar->activate();
     QTest::keyClicks(bar->edit(), "SOFTMAX");
     EXPECT_EQ(bar->countText(), "") << "the search waits for typing to pause";
-    QTest::qWait(300);
+    ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
     // 6 softmax kernels and 6 aten::_softmax ops.
     EXPECT_EQ(bar->countText(), "12 matches");
     QTest::keyClick(bar->edit(), Qt::Key_Return);
@@ -318,7 +318,7 @@ TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
     // Escaped: Qt shows the tags as text. (Qt keeps plain text's spaces as no-break spaces.)
     const QString tip = QString(QToolTip::text()).replace(QChar(0xa0), ' ');
     EXPECT_TRUE(tip.contains("&lt;b&gt;not bold&lt;/b&gt;")) << tip.toStdString();
-    EXPECT_TRUE(tip.contains("3.000 us")) << tip.toStdString();
+    EXPECT_TRUE(tip.contains("3.000 µs")) << tip.toStdString();
     click(&win.view(), at);
     EXPECT_EQ(win.w.details()->field("name"), "<b>not bold</b>");
 }

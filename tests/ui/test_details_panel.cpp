@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// The Details panel as a user reads it: CPU ops and kernels one after the other (the why rows come
+// and go), graph launches with thousands of kernels, long text that wraps and scrolls.
+#include "support/test_support.h"
+#include "ui/details_panel.h"
+#include "ui/find_bar.h"
+#include "ui/main_window.h"
+#include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+namespace {
+
+// A ROCm-style trace: one hipGraphLaunch whose correlation id all `kernels` kernels of the graph
+// share (as HIP and CUDA graphs record them), and one ordinary launch of one kernel.
+std::string graphTrace(int kernels) {
+    std::string json = R"({"traceEvents":[
+{"ph":"X","cat":"cuda_runtime","name":"hipGraphLaunch","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":7}},
+{"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":20,"dur":2,"args":{"correlation":8}},
+{"ph":"X","cat":"kernel","name":"lonely_kernel","pid":2,"tid":3,"ts":30,"dur":1,"args":{"correlation":8}})";
+    for (int i = 0; i < kernels; ++i)
+        json += R"(,{"ph":"X","cat":"kernel","name":"graph_kernel_)" + std::to_string(i % 7) +
+                R"(","pid":2,"tid":3,"ts":)" + std::to_string(100 + 3 * i) + R"(,"dur":2,"args":{"correlation":7}})";
+    return json + "]}";
+}
+
+std::optional<EventRef> eventNamed(const Trace& t, std::string_view name) {
+    for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti)
+        for (std::uint32_t i = 0; i < t.tracks()[ti].size(); ++i)
+            if (t.str(t.tracks()[ti].events.name[i]) == name) return EventRef{TrackId(ti), i};
+    return std::nullopt;
+}
+
+int linkButtons(DetailsPanel& panel) {
+    int n = 0;
+    for (QPushButton* b : panel.findChildren<QPushButton*>())
+        if (!b->isHidden() && !b->property("linkText").toString().isEmpty()) ++n;
+    return n;
+}
+
+} // namespace
+
+TEST(DetailsPanel, AGraphLaunchIsOneLinkAndLongListsEndWithACount) {
+    auto trace = loadText(graphTrace(1566));
+    DetailsPanel panel;
+    panel.resize(380, 480);
+    panel.show();
+    panel.setTrace(trace);
+    // A kernel of the graph: one link back to the graph launch, with how many kernels it has.
+    panel.showEvent(eventNamed(*trace, "graph_kernel_3"));
+    QApplication::processEvents();
+    EXPECT_EQ(linkButtons(panel), 1);
+    EXPECT_TRUE(panel.field("links").contains("Launched by: hipGraphLaunch"))
+        << panel.field("links").toStdString();
+    EXPECT_TRUE(panel.field("links").contains("one of 1,566 kernels of this graph"))
+        << panel.field("links").toStdString();
+    // An ordinary launch says nothing about siblings.
+    panel.showEvent(eventNamed(*trace, "lonely_kernel"));
+    QApplication::processEvents();
+    EXPECT_EQ(linkButtons(panel), 1);
+    EXPECT_FALSE(panel.field("links").contains("one of")) << panel.field("links").toStdString();
+    // The graph launch itself: the first links, then how many more.
+    panel.showEvent(eventNamed(*trace, "hipGraphLaunch"));
+    QApplication::processEvents();
+    EXPECT_EQ(linkButtons(panel), DetailsPanel::kMaxLinksPerKind);
+    auto* more = panel.findChild<QLabel*>("moreLinks");
+    ASSERT_NE(more, nullptr);
+    EXPECT_EQ(more->text(), QString("and %1 more").arg(QLocale().toString(1566 - DetailsPanel::kMaxLinksPerKind)));
+    // Whatever it shows, the panel asks for no more room than a small dock.
+    EXPECT_LT(panel.minimumSizeHint().height(), 300);
+    EXPECT_LT(panel.minimumSizeHint().width(), 300);
+}
+
+TEST(DetailsPanel, TheWindowDoesNotGrowWithTheDetails) {
+    TempDir dir;
+    const std::string path = dir.path("graph.json");
+    writeFile(path, graphTrace(1566));
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openFile(QString::fromStdString(path));
+    ASSERT_TRUE(waitForTrace(w));
+    const QSize before = w.size();
+    w.timeline()->selectEvent(eventNamed(*w.trace(), "hipGraphLaunch"));
+    QApplication::processEvents();
+    w.timeline()->selectEvent(eventNamed(*w.trace(), "graph_kernel_1"));
+    QApplication::processEvents();
+    EXPECT_EQ(w.size(), before);
+}
+
+// A CPU op after a kernel and a kernel after a CPU op: the role, cost and roofline rows hide and
+// show again (hiding them row by row corrupted Qt's form layout: see tests/ui/valgrind.sh).
+TEST(DetailsPanel, CpuOpsAndKernelsInTurnShowTheirOwnRows) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openFile(QString::fromStdString(path));
+    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(waitForAnalysis(w));
+    FindBar* bar = w.findBar();
+    bar->activate();
+    for (int round = 0; round < 3; ++round) {
+        bar->edit()->clear();
+        QTest::keyClicks(bar->edit(), "_flash_attention");
+        ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
+        QTest::keyClick(bar->edit(), Qt::Key_Return);
+        const auto op = w.timeline()->selected();
+        ASSERT_TRUE(op);
+        EXPECT_EQ(w.trace()->str(w.trace()->track(op->track).events.category[op->index]), "cpu_op");
+        QApplication::processEvents();
+        EXPECT_EQ(w.details()->field("role"), "");
+        EXPECT_EQ(w.details()->field("roofline"), "");
+        EXPECT_TRUE(w.details()->field("name").contains("_flash_attention"));
+
+        bar->edit()->clear();
+        QTest::keyClicks(bar->edit(), "flash_fwd_kernel");
+        ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
+        QTest::keyClick(bar->edit(), Qt::Key_Return);
+        QApplication::processEvents();
+        EXPECT_TRUE(w.details()->field("role").startsWith("fused attention"))
+            << w.details()->field("role").toStdString();
+        EXPECT_TRUE(w.details()->field("role").contains("1 kernel,")) << w.details()->field("role").toStdString();
+        EXPECT_FALSE(w.details()->field("roofline").isEmpty());
+    }
+}
+
+// At the default window size every line can be read: the text wraps inside the dock and the panel
+// scrolls when it is taller than the dock.
+TEST(DetailsPanel, LongFieldsWrapAndThePanelScrolls) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    w.openFile(QString::fromStdString(path));
+    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(waitForAnalysis(w));
+    FindBar* bar = w.findBar();
+    bar->activate();
+    QTest::keyClicks(bar->edit(), "flash_fwd_kernel");
+    ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
+    QTest::keyClick(bar->edit(), Qt::Key_Return);
+    QApplication::processEvents();
+    auto* scroll = w.details()->findChild<QScrollArea*>();
+    ASSERT_NE(scroll, nullptr);
+    const int room = scroll->viewport()->width();
+    for (QLabel* label : w.details()->findChildren<QLabel*>()) {
+        if (label->isHidden() || label->text().isEmpty()) continue;
+        const QRect inViewport(label->mapTo(scroll->viewport(), QPoint(0, 0)), label->size());
+        EXPECT_LE(inViewport.right(), room) << label->text().toStdString();
+    }
+    // Squeezed to a small dock, the content scrolls instead of being cut.
+    w.details()->resize(300, 200);
+    QApplication::processEvents();
+    EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
+}
