@@ -5,6 +5,7 @@
 #include "text_match.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -267,6 +268,21 @@ const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
     auto it = std::lower_bound(kernels.begin(), kernels.end(), e,
                                [](const KernelAnalysis& k, EventRef r) { return k.event < r; });
     return it != kernels.end() && it->event == e ? &*it : nullptr;
+}
+
+Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& call) const {
+    std::array<TimeNs, 4> time{};
+    static_assert(int(Verdict::Unknown) < 4 && int(Verdict::MemoryBound) < 4 && int(Verdict::ComputeBound) < 4 &&
+                  int(Verdict::LatencyBound) < 4);
+    for (std::uint32_t k : call.kernels) {
+        const KernelAnalysis& ka = kernels[k];
+        if (ka.verdict == Verdict::Unknown) continue;
+        time[std::size_t(ka.verdict)] += trace.track(ka.event.track).events.duration[ka.event.index];
+    }
+    Verdict best = Verdict::Unknown;
+    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound})
+        if (time[std::size_t(v)] > (best == Verdict::Unknown ? 0 : time[std::size_t(best)])) best = v;
+    return best;
 }
 
 std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {

@@ -84,6 +84,8 @@ struct TraceAnalysis {
     std::string deviceNote;              // which spec was matched, or why none was
     std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
     const KernelAnalysis* find(EventRef e) const;
+    // The verdict that holds most of the call's kernel time (unknown only when no kernel has one).
+    Verdict dominantVerdict(const Trace& trace, const AttentionCall& call) const;
 };
 
 // Analyzes a trace. cpu: the roofs for kernels that ran on the CPU (AttnScope's own CPU runs, whose

@@ -4,6 +4,7 @@
 #include "charts.h"
 #include "compare_window.h"
 #include "details_panel.h"
+#include "navigation_keys.h"
 #include "find_bar.h"
 #include "kernel_table_model.h"
 #include "run_panel.h"
@@ -81,6 +82,7 @@ MainWindow::MainWindow() {
     m_findBar = new FindBar(central);
     m_findBar->hide();
     m_timeline = new TimelineView(central);
+    new NavigationKeys(m_timeline);
     layout->addWidget(m_header);
     layout->addWidget(m_findBar);
     layout->addWidget(m_timeline, 1);

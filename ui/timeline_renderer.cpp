@@ -130,16 +130,18 @@ void EventColors::setMode(ColorMode mode, const TraceAnalysis* analysis) {
     pick(verdictTime, m_nameVerdict, 0);
 }
 
+// Verdicts have a palette of their own: hues at least 30° from every role's hue (roles sit at 0, 26,
+// 50, 132, 200–228, 280 and 340), so that a colour in verdict mode never reads as a role.
 QColor EventColors::verdictColor(Verdict verdict) {
     switch (verdict) {
     case Verdict::MemoryBound:
-        return QColor::fromHsv(205, 185, 225);
+        return QColor::fromHsv(310, 190, 205); // magenta
     case Verdict::ComputeBound:
-        return QColor::fromHsv(125, 170, 190);
+        return QColor::fromHsv(168, 220, 165); // teal
     case Verdict::LatencyBound:
-        return QColor::fromHsv(20, 200, 240);
+        return QColor::fromHsv(85, 190, 190); // olive green
     default:
-        return QColor::fromHsv(0, 0, 175);
+        return QColor::fromHsv(0, 0, 200); // light grey: no verdict
     }
 }
 
@@ -177,13 +179,17 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
     if (isGpuCategory(category) && m_mode != ColorMode::Name) {
         // A role's (or verdict's) hue, a shade per name: kernels of one kind read as one family.
         const bool analyzed = id < m_nameRole.size() && m_nameRole[id];
-        const QColor base = m_mode == ColorMode::Verdict
-                                ? verdictColor(analyzed ? Verdict(m_nameVerdict[id]) : Verdict::Unknown)
-                            : analyzed ? roleColor(KernelRole(m_nameRole[id] - 1))
-                                       : roleColor(classifyKernel(name, category));
-        const int hue = base.hsvHue() < 0 ? 0 : (base.hsvHue() + int(h % 17) - 8 + 360) % 360;
-        const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
-        color = QColor::fromHsv(hue, base.hsvSaturation(), value);
+        if (m_mode == ColorMode::Verdict) {
+            // One flat colour per verdict, a slight shade per name so neighbours stay apart.
+            const QColor base = verdictColor(analyzed ? Verdict(m_nameVerdict[id]) : Verdict::Unknown);
+            color = base.lighter(100 + int((h >> 8) % 13));
+        } else {
+            const QColor base = analyzed ? roleColor(KernelRole(m_nameRole[id] - 1))
+                                         : roleColor(classifyKernel(name, category));
+            const int hue = base.hsvHue() < 0 ? 0 : (base.hsvHue() + int(h % 17) - 8 + 360) % 360;
+            const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
+            color = QColor::fromHsv(hue, base.hsvSaturation(), value);
+        }
     } else if (isGpuCategory(category)) {
         color = QColor::fromHsv(int(h % 360), 150 + int((h >> 9) % 60), 190 + int((h >> 16) % 50));
     } else {
@@ -584,7 +590,7 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
                       Qt::ElideRight, left - 10));
 }
 
-std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis) {
+std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis, ColorMode mode) {
     std::vector<FoldedCall> out;
     for (const AttentionCall& call : analysis.calls) {
         // One block per lane the call's kernels are on (a CPU run's workers each have a lane).
@@ -600,8 +606,11 @@ std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& ana
             }
         }
         const KernelRole role = call.kernels.size() == 1 ? KernelRole::FusedAttention : KernelRole::QkGemm;
-        QColor color = EventColors::roleColor(role);
-        color = color.darker(115);
+        // In verdict mode a call takes the verdict that holds most of its kernels' time.
+        const QColor color = (mode == ColorMode::Verdict ? EventColors::verdictColor(
+                                                               analysis.dominantVerdict(trace, call))
+                                                         : EventColors::roleColor(role))
+                                 .darker(115);
         const QString label = QStringLiteral("%1 · %2").arg(
             QString::fromStdString(call.impl), QString::fromStdString(formatDuration(call.duration())));
         for (const auto& [lane, span] : lanes)
@@ -648,18 +657,28 @@ void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle&
         return; // by name: a colour per name, nothing to key
     const int n = int(entries.size());
     const int swatch = fm.height() - 4;
-    int textWidth = 0;
+    // The legend says what the colours mean: the two modes share no colour, but a reader should not
+    // have to remember which mode is on.
+    const QString title = m_colors.mode() == ColorMode::Role ? QStringLiteral("Colour: role")
+                                                             : QStringLiteral("Colour: verdict");
+    int textWidth = fm.horizontalAdvance(title) - swatch - 6;
     for (const auto& [label, color] : entries)
         textWidth = std::max(textWidth, fm.horizontalAdvance(label));
-    const int boxW = swatch + 18 + textWidth, boxH = n * fm.height() + 10;
+    const int boxW = swatch + 18 + textWidth, boxH = (n + 1) * fm.height() + 10;
     const QRect box(size.width() - boxW - 12, size.height() - boxH - 12, boxW, boxH);
     QColor bg = style.background;
     bg.setAlpha(230);
     p.fillRect(box, bg);
     p.setPen(style.grid);
     p.drawRect(box);
+    QFont bold = style.font;
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(style.text);
+    p.drawText(QRect(box.left() + 6, box.top() + 5, boxW - 8, fm.height()), Qt::AlignVCenter, title);
+    p.setFont(style.font);
     for (int r = 0; r < n; ++r) {
-        const int y = box.top() + 5 + r * fm.height();
+        const int y = box.top() + 5 + (r + 1) * fm.height();
         p.fillRect(QRect(box.left() + 6, y + 2, swatch, swatch), entries[std::size_t(r)].second);
         p.setPen(style.text);
         p.drawText(QRect(box.left() + 12 + swatch, y, textWidth + 4, fm.height()), Qt::AlignVCenter,

@@ -89,8 +89,9 @@ struct FoldedCall {
     QRgb color = 0;
 };
 
-// The blocks that fold each attention call of an analysis: one per lane its kernels are on.
-std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis);
+// The blocks that fold each attention call of an analysis: one per lane its kernels are on, coloured
+// as the mode colours kernels (by role, or by the call's dominant verdict).
+std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis, ColorMode mode);
 
 // What a frame shows.
 struct TimelineScene {

@@ -266,6 +266,7 @@ void TimelineView::newRenderer() {
 void TimelineView::setColorMode(ColorMode mode) {
     m_colorMode = mode;
     if (m_renderer) m_renderer->setColorMode(m_colorMode, m_analysis.get());
+    if (m_foldCalls) setFoldCalls(true); // folded calls take the mode's colours too
     m_paintPending = true;
     update();
 }
@@ -278,7 +279,8 @@ void TimelineView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
 
 void TimelineView::setFoldCalls(bool fold) {
     m_foldCalls = fold;
-    m_folds = fold && m_analysis && m_trace ? foldedCalls(*m_trace, *m_analysis) : std::vector<FoldedCall>{};
+    m_folds = fold && m_analysis && m_trace ? foldedCalls(*m_trace, *m_analysis, m_colorMode)
+                                            : std::vector<FoldedCall>{};
     update();
 }
 

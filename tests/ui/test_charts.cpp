@@ -30,6 +30,22 @@ using namespace attnscope;
 using namespace attnscope::ui;
 using namespace attnscope::test;
 
+// Verdict mode has a palette of its own: no verdict is drawn in a hue any role has (a memory-bound
+// kernel once looked like a QKᵀ GEMM, a compute-bound one like fused attention).
+TEST(EventColors, VerdictsAndRolesShareNoHue) {
+    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound}) {
+        const QColor verdict = EventColors::verdictColor(v);
+        for (int r = 0; r < int(KernelRole::Count); ++r) {
+            const QColor role = EventColors::roleColor(KernelRole(r));
+            if (role.hsvSaturation() < 40) continue; // greys have no hue
+            const int distance = std::abs(verdict.hsvHue() - role.hsvHue());
+            EXPECT_GE(std::min(distance, 360 - distance), 25)
+                << verdictName(v) << " vs " << roleLabel(KernelRole(r));
+            EXPECT_NE(verdict.rgb(), role.rgb());
+        }
+    }
+}
+
 TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
@@ -72,6 +88,15 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
     const FoldedCall& fold = w.timeline()->folds().front();
     EXPECT_TRUE(fold.label.startsWith("flash · ")) << fold.label.toStdString();
     EXPECT_EQ(w.timeline()->trace()->trackLabel(fold.track), "GPU 0 · stream 7");
+    EXPECT_EQ(fold.color, EventColors::roleColor(KernelRole::FusedAttention).darker(115).rgb());
+    // By verdict, a folded call takes its kernels' dominant verdict (a flash call: memory-bound).
+    w.timeline()->setColorMode(ColorMode::Verdict);
+    ASSERT_GE(flash->call, 0);
+    EXPECT_EQ(w.timeline()->folds()[std::size_t(flash->call)].color,
+              EventColors::verdictColor(Verdict::MemoryBound).darker(115).rgb());
+    // A call whose kernels have no cost has no verdict: grey, not a guess.
+    EXPECT_EQ(w.timeline()->folds().front().color, EventColors::verdictColor(Verdict::Unknown).darker(115).rgb());
+    w.timeline()->setColorMode(ColorMode::Role);
     const QImage folded = w.timeline()->grab().toImage();
     w.timeline()->setFoldCalls(false);
     EXPECT_TRUE(w.timeline()->folds().empty());

@@ -153,6 +153,47 @@ TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
                 before.nsPerPixel() + 1);
 }
 
+// The navigation keys steer the timeline wherever the focus is in the window (a Details link, the
+// kernel table, a dock's tab), except in a text field, where they are text.
+TEST(TimelineView, NavigationKeysWorkWheneverTheFocusIsNotInATextField) {
+    Window win;
+    ASSERT_TRUE(waitForTrace(win.w));
+    TimelineView& v = win.view();
+    auto* table = win.w.findChild<QTableView*>();
+    ASSERT_NE(table, nullptr);
+    const double all = v.viewport().span();
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_W);
+    EXPECT_NEAR(v.viewport().span(), all * 0.8, 1) << "W in the kernel table";
+    QTest::keyClick(table, Qt::Key_0);
+    EXPECT_NEAR(v.viewport().span(), all, 2) << "0 in the kernel table";
+    // A Details link button after it was clicked.
+    const auto kernels = gpuKernels(win.trace());
+    ASSERT_FALSE(kernels.empty());
+    v.selectEvent(kernels.front());
+    QApplication::processEvents();
+    QPushButton* link = nullptr;
+    for (QPushButton* b : win.w.details()->findChildren<QPushButton*>())
+        if (b->isVisible()) link = b;
+    if (link) {
+        link->setFocus();
+        QTest::keyClick(link, Qt::Key_S);
+        EXPECT_GT(v.viewport().span(), all * 1.05) << "S on a Details link";
+        QTest::keyClick(link, Qt::Key_0);
+    }
+    // The find bar's field keeps its letters.
+    FindBar* bar = win.w.findBar();
+    bar->activate();
+    const double before = v.viewport().span();
+    QTest::keyClicks(bar->edit(), "wasd0");
+    EXPECT_EQ(bar->edit()->text(), "wasd0");
+    EXPECT_DOUBLE_EQ(v.viewport().span(), before);
+    // With a modifier the keys are someone else's (Ctrl+S saves).
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_W, Qt::ControlModifier);
+    EXPECT_DOUBLE_EQ(v.viewport().span(), before);
+}
+
 TEST(TimelineView, ClickingAKernelShowsItsArgsAndTheCallThatLaunchedIt) {
     Window win;
     ASSERT_TRUE(waitForTrace(win.w));
