@@ -103,17 +103,10 @@ std::string argValue(const Trace& trace, EventRef e, std::string_view key) {
     return out;
 }
 
-// The implementation a fused attention kernel's name tells.
+// The implementation a fused attention kernel's name tells (resources/kernel_roles.txt), else "fused".
 std::string fusedImpl(std::string_view name) {
-    const std::string n = asciiLower(name);
-    if (n.find("sdpa") != std::string::npos || n.find("cudnn") != std::string::npos) return "cuDNN SDPA";
-    if (n.find("ck_tile") != std::string::npos || n.find("fmhafwdkernel") != std::string::npos)
-        return "CK FMHA";
-    if (n.find("fmha") != std::string::npos || n.find("efficient") != std::string::npos)
-        return "mem-efficient";
-    if (n.find("flash") != std::string::npos) return "flash";
-    if (n.find("attn_fwd") != std::string::npos || n.find("attn_bwd") != std::string::npos) return "Triton";
-    return "fused";
+    std::string impl = RoleRules::standard().implementation(name);
+    return impl.empty() ? "fused" : impl;
 }
 
 // Kernels on a CPU: AttnScope's CPU runs label their process "CPU" (its kernels make it look like a GPU's).

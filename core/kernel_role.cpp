@@ -44,8 +44,13 @@ RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* prob
         if (line.empty() || line.front() == '#') continue;
         const std::size_t gap = line.find_first_of(" \t");
         const std::string_view role = line.substr(0, gap);
-        const std::string_view pattern =
+        std::string_view pattern =
             gap == std::string_view::npos ? std::string_view() : trimBlanks(line.substr(gap));
+        std::string_view impl;
+        if (const std::size_t named = pattern.find(" = "); named != std::string_view::npos) {
+            impl = trimBlanks(pattern.substr(named + 3));
+            pattern = trimBlanks(pattern.substr(0, named));
+        }
         const auto known = roleNamed(role);
         if (!known || pattern.empty() || pattern == "@") {
             if (problems)
@@ -53,8 +58,15 @@ RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* prob
                                     (known ? "no pattern" : "unknown role '" + std::string(role) + "'"));
             continue;
         }
+        if (!impl.empty() && *known != KernelRole::FusedAttention) {
+            if (problems)
+                problems->push_back("line " + std::to_string(lineNumber) +
+                                    ": only fused_attention rules name an implementation");
+            impl = {};
+        }
         const bool category = pattern.front() == '@';
-        rules.m_rules.push_back({*known, category, asciiLower(category ? pattern.substr(1) : pattern)});
+        rules.m_rules.push_back(
+            {*known, category, asciiLower(category ? pattern.substr(1) : pattern), std::string(impl)});
     }
     return rules;
 }
@@ -72,12 +84,22 @@ const RoleRules& RoleRules::standard() {
     return rules;
 }
 
-KernelRole RoleRules::classify(std::string_view name, std::string_view category) const {
+const RoleRules::Rule* RoleRules::match(std::string_view name, std::string_view category) const {
     const std::string lowName = asciiLower(name), lowCategory = asciiLower(category);
     for (const Rule& r : m_rules)
         if ((r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos))
-            return r.role;
-    return KernelRole::Other;
+            return &r;
+    return nullptr;
+}
+
+KernelRole RoleRules::classify(std::string_view name, std::string_view category) const {
+    const Rule* r = match(name, category);
+    return r ? r->role : KernelRole::Other;
+}
+
+std::string RoleRules::implementation(std::string_view name) const {
+    const Rule* r = match(name, "kernel");
+    return r && r->role == KernelRole::FusedAttention ? r->impl : std::string();
 }
 
 KernelRole classifyKernel(std::string_view name, std::string_view category) {

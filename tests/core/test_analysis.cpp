@@ -3,6 +3,7 @@
 #include "support/test_support.h"
 
 #include "core/analysis.h"
+#include "core/resources.h"
 #include "core/diff.h"
 #include "core/ranks.h"
 #include "core/trace_loader.h"
@@ -111,11 +112,72 @@ TEST(KernelRoles, RealNamesFromNvidiaAmdAndTritonLandInTheirRoles) {
          "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
          "kernel", KernelRole::Softmax},
         {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", "kernel", KernelRole::Gemm},
+        {"nvjet_sm100_tss_128x256_64x6_2x1_2cta_v_bz_TNT", "kernel", KernelRole::Gemm}, // cuBLAS on B200
         {"void ck_tile::kentry<256, 1, ck_tile::UniversalGemmKernel<...>>", "kernel", KernelRole::Gemm},
         {"cudaDeviceSynchronize", "cuda_runtime", KernelRole::Other},
     };
     for (const Case& c : cases)
         EXPECT_EQ(roleName(classifyKernel(c.name, c.category)), roleName(c.role)) << c.name;
+}
+
+// The attention kernel families users run today, each by a kernel name seen in public traces and
+// profiles: fused attention, of the family the name tells. An unknown family is "fused", never a
+// wrong name; a name that is no attention stays what it is.
+TEST(KernelRoles, AttentionFamiliesAreNamedByTheirRealKernelNames) {
+    const RoleRules rules = RoleRules::parse(builtinKernelRoles());
+    struct Case {
+        const char* name;
+        const char* impl;
+    };
+    const Case cases[] = {
+        {"sage_fwd", "SageAttention"}, // Triton SageAttention (the FLUX.1 trace: 228 calls)
+        {"void qk_int_sv_f8_attn_kernel<128u, 64u, 32u, 64u, 128u, (DataType)1>", "SageAttention"},
+        {"void sageattention_sm89::qk_int_sv_f8_attn_kernel<128u, 64u, 32u, 64u, 128u>", "SageAttention"},
+        {"qk_int8_sv_f8_attn_kernel", "SageAttention"},
+        {"fmhaSm100aKernel_QkvE4m3OBfloat16H128PagedKvDenseP32VarSeqQ128Kv128PersistentContext", "TRT-LLM FMHA"},
+        {"fmhaSm100aKernel_QE4m3KvE2m1OE4m3H128PagedKvDenseP16VarSeqQ8Kv128PersistentSwapsAbForGen",
+         "TRT-LLM FMHA"},
+        {"fmha_v2_flash_attention_fp16_64_128_S_128_sm80_kernel_nl", "TRT-LLM FMHA"},
+        {"void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<(flashinfer::MaskMode)1>>",
+         "FlashInfer"},
+        {"flashinfer::BatchPrefillWithRaggedKVCacheKernel", "FlashInfer"},
+        {"BatchDecodeWithPagedKVCacheKernel", "FlashInfer"},
+        {"void vllm::paged_attention_v2_kernel<__nv_bfloat16, __nv_bfloat16, 128, 16, 128>", "vLLM paged attention"},
+        {"vllm::paged_attention_v1_kernel", "vLLM paged attention"},
+        {"_ZN5aiter32fmha_fwd_hd192_hd128_bf16_causalE", "aiter FMHA"},
+        {"void ck_tile::kentry<256, 2, ck_tile::FmhaFwdKernel<...>>", "CK FMHA"},
+        {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_kernel0_0",
+         "cuDNN SDPA"},
+        {"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::"
+         "CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >>>>>",
+         "FlashAttention 3"},
+        {"flash::FlashAttnFwdCombine", "FlashAttention 3"},
+        {"flash::FlashAttentionForwardSm100", "FlashAttention 4"},
+        {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4>>", "flash"},
+        {"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>", "flash"},
+        {"fmha_cutlassF_bf16_aligned_64x128_rf_sm80", "mem-efficient"},
+        {"fmha_cutlassB_f16_aligned_64x64_k64_sm80", "mem-efficient"},
+        {"_attn_fwd", "Triton"},
+        // Fused attention of a family AttnScope does not name.
+        {"my_custom_fmha_kernel", ""},
+        {"flash_attention_v7_kernel", ""},
+    };
+    for (const Case& c : cases) {
+        EXPECT_EQ(roleName(rules.classify(c.name, "kernel")), "fused_attention") << c.name;
+        EXPECT_EQ(rules.implementation(c.name), c.impl) << c.name;
+    }
+    // Not attention, and no implementation: GEMMs and norms of the same libraries, a cuDNN batch norm.
+    for (const char* name : {"_ZN5aiter42fp8gemm_bf16_blockscale_BpreShuffle_32x128E",
+                             "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bEEv", "flashinfer::norm::RMSNormKernel",
+                             "void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>",
+                             "nvjet_sm100_tss_128x256_64x6_2x1_2cta", "some_kernel_nobody_knows"}) {
+        EXPECT_NE(roleName(rules.classify(name, "kernel")), "fused_attention") << name;
+        EXPECT_EQ(rules.implementation(name), "") << name;
+    }
+    std::vector<std::string> problems;
+    RoleRules::parse("gemm  my_gemm = Wrong\nfused_attention  mine = Mine\n", &problems);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("only fused_attention rules name an implementation"), std::string::npos);
 }
 
 TEST(KernelRoles, RulesAreDataAndUserRulesComeFirst) {
