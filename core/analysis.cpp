@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -278,6 +279,39 @@ Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& 
     return best;
 }
 
+NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
+    const std::size_t names = trace.strings().size();
+    NameClasses out;
+    out.role.assign(names, std::nullopt);
+    out.verdict.assign(names, Verdict::Unknown);
+    // (name << 8 | value) → time; +1 so that zero-length kernels still count.
+    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime;
+    for (const KernelAnalysis& k : analysis.kernels) {
+        const Track& t = trace.track(k.event.track);
+        const std::uint64_t name = t.events.name[k.event.index].value;
+        const TimeNs d = t.events.duration[k.event.index] + 1;
+        roleTime[name << 8 | std::uint8_t(k.role)] += d;
+        verdictTime[name << 8 | std::uint8_t(k.verdict)] += d;
+    }
+    auto pick = [&](const std::unordered_map<std::uint64_t, TimeNs>& times, auto&& set) {
+        std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
+        for (const auto& [key, time] : times) {
+            const auto name = std::uint32_t(key >> 8);
+            auto& [bestTime, value] = best[name];
+            // Ties go to the smaller value, so the result does not depend on the map's order.
+            if (time > bestTime || (time == bestTime && std::uint8_t(key & 0xff) < value)) {
+                bestTime = time;
+                value = std::uint8_t(key & 0xff);
+            }
+        }
+        for (const auto& [name, choice] : best)
+            if (name < names) set(name, choice.second);
+    };
+    pick(roleTime, [&](std::uint32_t name, std::uint8_t v) { out.role[name] = KernelRole(v); });
+    pick(verdictTime, [&](std::uint32_t name, std::uint8_t v) { out.verdict[name] = Verdict(v); });
+    return out;
+}
+
 std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
     std::vector<EventRef> out;
     const Track& t = trace.track(event.track);
@@ -404,13 +438,20 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
                            const RoleRules& rules) {
     TraceAnalysis a;
-    for (const DeviceInfo& dev : trace.devices()) {
-        if (a.device || dev.name.empty()) continue;
-        a.device = specs.match(dev.name);
-        a.deviceNote = a.device ? dev.name + ": " + a.device->name + " (" + a.device->source + ")"
-                                : "no roofs known for '" + dev.name + "' (add it to device_specs.txt)";
+    // The roofs of the GPU the kernels ran on (its model as the trace builder matched it), else of
+    // the first device the trace lists.
+    std::vector<std::string> models;
+    for (const ProcessInfo& p : trace.processes())
+        if (p.isGpu && !p.deviceModel.empty()) models.push_back(p.deviceModel);
+    for (const DeviceInfo& dev : trace.devices())
+        if (!dev.name.empty()) models.push_back(dev.name);
+    for (const std::string& model : models) {
+        if (a.device) break;
+        a.device = specs.match(model);
+        a.deviceNote = a.device ? model + ": " + a.device->name + " (" + a.device->source + ")"
+                                : "no roofs known for '" + model + "' (add it to device_specs.txt)";
     }
-    if (trace.devices().empty()) a.deviceNote = "the trace names no GPU";
+    if (models.empty()) a.deviceNote = "the trace names no GPU";
 
     // Role names, classified once per name and category.
     std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRole> byName;

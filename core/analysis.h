@@ -88,6 +88,15 @@ struct TraceAnalysis {
     Verdict dominantVerdict(const Trace& trace, const AttentionCall& call) const;
 };
 
+// Per kernel name (by string id, sized to the trace's string pool): the role and the verdict that
+// hold most of that name's kernel time — what a table row or a colour per name shows. Names with no
+// analysed kernel have no entry.
+struct NameClasses {
+    std::vector<std::optional<KernelRole>> role;
+    std::vector<Verdict> verdict;
+};
+NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
+
 // Analyzes a trace. cpu: the roofs for kernels that ran on the CPU (AttnScope's own CPU runs, whose
 // events are each worker's share of a kernel: each is held to its worker's share of the roofs);
 // without it those get no verdict.

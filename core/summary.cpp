@@ -40,7 +40,8 @@ namespace {
 // Kernel statistics by name, as events are met.
 class KernelAccumulator {
 public:
-    void add(StringId name, TimeNs dur) {
+    // dur: the whole kernel; counted: the part of it that counts towards the total (inside a range).
+    void add(StringId name, TimeNs dur, TimeNs counted) {
         KernelStats& k = m_byName[name.value];
         if (k.count == 0) {
             k.nameId = name;
@@ -50,8 +51,10 @@ public:
             k.maxNs = std::max(k.maxNs, dur);
         }
         ++k.count;
-        k.totalNs += dur;
+        k.totalNs += counted;
+        k.wholeNs += dur;
     }
+    void add(StringId name, TimeNs dur) { add(name, dur, dur); }
     // By total time, then name.
     std::vector<KernelStats> sorted(const Trace& trace) {
         std::vector<KernelStats> out;
@@ -126,8 +129,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
         const ProcessInfo& p = trace.process(ProcessId(processId));
         d.summary.id = std::string(trace.str(p.key));
         d.summary.name = p.name;
-        for (const DeviceInfo& dev : trace.devices())
-            if (p.deviceIndex >= 0 && dev.id == p.deviceIndex && !dev.name.empty()) d.summary.name = dev.name;
+        if (!p.deviceModel.empty()) d.summary.name = p.deviceModel;
         d.summary.busyNs = unionLength(d.intervals);
         s.devices.push_back(std::move(d.summary));
     }
@@ -360,7 +362,8 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
                 const std::uint32_t i = lane[k];
                 if (c.flags[i] & kInstant) continue;
                 const TimeNs s = std::max(lane.start(k), from), e = std::min(lane.end(k), to);
-                if (e > s && isKernelCategory(trace.str(c.category[i]))) kernels.add(c.name[i], e - s);
+                if (e > s && isKernelCategory(trace.str(c.category[i])))
+                    kernels.add(c.name[i], c.duration[i], e - s);
             }
         }
     }

@@ -19,7 +19,10 @@ struct KernelStats {
     TimeNs totalNs = 0;
     TimeNs minNs = 0;
     TimeNs maxNs = 0;
-    TimeNs meanNs() const { return count ? totalNs / static_cast<TimeNs>(count) : 0; }
+    // Whole kernels' time. It differs from totalNs only for a range, where totalNs is the time inside
+    // the range while the mean, min and max stay those of the whole kernels that overlap it.
+    TimeNs wholeNs = 0;
+    TimeNs meanNs() const { return count ? wholeNs / static_cast<TimeNs>(count) : 0; }
 };
 
 struct DeviceSummary {
@@ -82,8 +85,8 @@ TraceSummary summarize(const Trace& trace, std::size_t topN);
 struct TraceAnalysis;
 void addAnalysis(TraceSummary& summary, const Trace& trace, const TraceAnalysis& analysis);
 
-// Kernels by name over the part of each kernel inside [from, to): count of kernels that overlap the
-// range, and time clipped to it. By total time, then name.
+// Kernels by name over the kernels that overlap [from, to): their count, their time inside the range
+// (totalNs), and the mean, min and max of their whole durations. By time in the range, then name.
 std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
                                             TimeNs to);
 

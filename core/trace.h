@@ -29,6 +29,9 @@ struct ProcessInfo {
     std::int64_t sortIndex = 0;
     bool isGpu = false;
     std::int64_t deviceIndex = -1; // GPU processes: the device index (pid)
+    // GPU processes: the device's model ("NVIDIA H100 80GB HBM3") from the trace's device list — the
+    // entry with this index, or the one model listed when no entry has it (a warning says so).
+    std::string deviceModel;
     std::int64_t rank = -1;        // the rank's group when several files are open as one job
 };
 

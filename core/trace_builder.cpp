@@ -255,6 +255,7 @@ struct TraceBuilder::Impl {
     void resolveFlows();
     void buildCorrelations();
     void nameProcessesAndTracks();
+    void nameDeviceModels(); // after the processes are named
     void buildCounters();
 };
 
@@ -793,6 +794,39 @@ void TraceBuilder::Impl::nameProcessesAndTracks() {
         info.rank = p.rank.set ? p.rank.value : -1;
         t.m_processes.push_back(std::move(info));
     }
+    nameDeviceModels();
+}
+
+void TraceBuilder::Impl::nameDeviceModels() {
+    Trace& t = *trace;
+    // A trace from a process that saw its GPUs renumbered (HIP/CUDA_VISIBLE_DEVICES) lists device 0
+    // while its kernels run on "device 2": with one model listed, that model is the GPU's.
+    std::string oneModel, listedIds;
+    bool several = false;
+    for (const DeviceInfo& d : t.m_devices) {
+        if (d.name.empty()) continue;
+        if (!oneModel.empty() && d.name != oneModel) several = true;
+        oneModel = d.name;
+        listedIds += (listedIds.empty() ? "" : ", ") + std::to_string(d.id);
+    }
+    std::string unmatched;
+    for (ProcessInfo& p : t.m_processes) {
+        if (!p.isGpu || p.deviceIndex < 0) continue;
+        auto listed = std::find_if(t.m_devices.begin(), t.m_devices.end(), [&](const DeviceInfo& d) {
+            return d.id == p.deviceIndex && !d.name.empty();
+        });
+        if (listed != t.m_devices.end()) {
+            p.deviceModel = listed->name;
+        } else if (!oneModel.empty()) {
+            unmatched += (unmatched.empty() ? "" : ", ") + std::to_string(p.deviceIndex);
+            if (!several) p.deviceModel = oneModel;
+        }
+    }
+    if (unmatched.empty()) return;
+    warn("kernels run on GPU " + unmatched + " but the trace lists properties only for device " + listedIds +
+             (several ? "; the models differ, so no model is assumed"
+                      : "; taken as " + oneModel + ", the only model it lists"),
+         std::nullopt);
 }
 
 void TraceBuilder::Impl::buildCounters() {

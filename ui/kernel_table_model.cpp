@@ -5,11 +5,24 @@
 
 namespace attnscope::ui {
 
-void KernelTableModel::setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs) {
+void KernelTableModel::setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs, bool inRange) {
     beginResetModel();
     m_rows = std::move(rows);
     m_totalKernelNs = totalKernelNs;
+    m_inRange = inRange;
     endResetModel();
+    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+}
+
+void KernelTableModel::setRoles(std::vector<std::optional<KernelRole>> roleByName) {
+    beginResetModel();
+    m_roleByName = std::move(roleByName);
+    endResetModel();
+}
+
+std::optional<KernelRole> KernelTableModel::roleAt(int row) const {
+    const std::uint32_t name = m_rows[std::size_t(row)].nameId.value;
+    return name < m_roleByName.size() ? m_roleByName[name] : std::nullopt;
 }
 
 int KernelTableModel::rowCount(const QModelIndex& parent) const {
@@ -36,6 +49,12 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         // Names from files are shown as plain text: item views never interpret them as rich text.
         case Name:
             return QString::fromStdString(k.name);
+        case Role: {
+            const auto r = roleAt(index.row());
+            if (!r) return QString();
+            const std::string_view label = roleLabel(*r);
+            return QString::fromUtf8(label.data(), qsizetype(label.size()));
+        }
         case Count:
             return qulonglong(k.count);
         case Total:
@@ -58,7 +77,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         if (column == Name) return Qt::convertFromPlainText(QString::fromStdString(k.name));
         return {};
     case Qt::TextAlignmentRole:
-        if (column != Name) return int(Qt::AlignRight | Qt::AlignVCenter);
+        if (column != Name && column != Role) return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     default:
         return {};
@@ -66,14 +85,31 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Total:
+            return m_inRange ? tr("Time of these kernels inside the selected range") : tr("Time of all instances");
+        case Mean:
+        case Min:
+        case Max:
+            return m_inRange ? tr("Of the whole kernels that overlap the range, not their clipped parts")
+                             : QVariant();
+        case Share:
+            return m_inRange ? tr("Share of the kernel time inside the range") : tr("Share of all kernel time");
+        }
+        return {};
+    }
+    if (role != Qt::DisplayRole) return {};
     switch (section) {
     case Name:
         return tr("Kernel");
+    case Role:
+        return tr("Role");
     case Count:
         return tr("Count");
     case Total:
-        return tr("Total");
+        return m_inRange ? tr("In range") : tr("Total");
     case Mean:
         return tr("Mean");
     case Min:
@@ -84,6 +120,24 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Share");
     }
     return {};
+}
+
+void KernelFilterProxy::setNameFilter(const QString& text) {
+    m_name = text;
+    invalidateFilter();
+}
+
+void KernelFilterProxy::setRoleFilter(std::optional<KernelRole> role) {
+    m_role = role;
+    invalidateFilter();
+}
+
+bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    auto* model = qobject_cast<const KernelTableModel*>(sourceModel());
+    if (!model || sourceParent.isValid()) return true;
+    if (m_role && model->roleAt(sourceRow) != m_role) return false;
+    return m_name.isEmpty() ||
+           QString::fromStdString(model->rows()[std::size_t(sourceRow)].name).contains(m_name, Qt::CaseInsensitive);
 }
 
 } // namespace attnscope::ui

@@ -42,7 +42,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
-#include <QSortFilterProxyModel>
+#include <QComboBox>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -104,12 +104,18 @@ MainWindow::MainWindow() {
     m_filter = new QLineEdit(tablePanel);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
     m_filter->setClearButtonEnabled(true);
+    m_roleFilter = new QComboBox(tablePanel);
+    m_roleFilter->setObjectName("roleFilter");
+    m_roleFilter->addItem(tr("All roles"));
+    for (int r = 0; r < int(KernelRole::Count); ++r) {
+        const std::string_view label = roleLabel(KernelRole(r));
+        m_roleFilter->addItem(QString::fromUtf8(label.data(), qsizetype(label.size())), r);
+    }
+    m_roleFilter->setToolTip(tr("Show the kernels of one role (known once the analysis is done)"));
     m_model = new KernelTableModel(this);
-    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy = new KernelFilterProxy(this);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(KernelTableModel::SortRole);
-    m_proxy->setFilterKeyColumn(KernelTableModel::Name);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_table = new QTableView(tablePanel);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -121,6 +127,7 @@ MainWindow::MainWindow() {
     m_table->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(m_tableTitle, 1);
+    filterRow->addWidget(m_roleFilter);
     filterRow->addWidget(m_filter, 1);
     tableLayout->addLayout(filterRow);
     tableLayout->addWidget(m_table, 1);
@@ -165,7 +172,11 @@ MainWindow::MainWindow() {
     m_runTimer = new QTimer(this);
     m_runTimer->setInterval(33); // records reach the view in batches, ~30 times a second
     connect(m_runTimer, &QTimer::timeout, this, &MainWindow::runTick);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setNameFilter);
+    connect(m_roleFilter, &QComboBox::currentIndexChanged, this, [this] {
+        const QVariant role = m_roleFilter->currentData();
+        m_proxy->setRoleFilter(role.isValid() ? std::optional(KernelRole(role.toInt())) : std::nullopt);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::highlightTableSelection);
     connect(m_table, &QTableView::activated, this, &MainWindow::showLongestInstance);
@@ -201,7 +212,7 @@ MainWindow::MainWindow() {
     QSettings settings;
     if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
     restoreState(settings.value("window/state").toByteArray());
-    m_table->horizontalHeader()->restoreState(settings.value("window/kernelTableHeader").toByteArray());
+    m_table->horizontalHeader()->restoreState(settings.value("window/kernelTableColumns").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
     statusBar()->showMessage(tr("W/S zoom · A/D pan · drag to pan · click selects · Shift+drag selects a "
                                 "range · F fit · 0 fit all · Ctrl+F find"));
@@ -356,7 +367,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
-    settings.setValue("window/kernelTableHeader", m_table->horizontalHeader()->saveState());
+    settings.setValue("window/kernelTableColumns", m_table->horizontalHeader()->saveState());
     QMainWindow::closeEvent(event);
 }
 
@@ -540,9 +551,10 @@ void MainWindow::showHeader(const QString& name) {
         const QString id = qs(d.id);
         const bool index =
             !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
-        devices += tr(" · %1 (%2): %3, busy %4")
-                       .arg(qs(d.name), index ? tr("device %1").arg(id) : id,
-                            qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
+        QString gpu = index ? tr("GPU %1").arg(id) : id;
+        if (!d.name.empty() && qs(d.name) != gpu) gpu += QStringLiteral(" · ") + qs(d.name);
+        devices += tr(" · %1: %2, busy %3")
+                       .arg(gpu, qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
     }
     QString warnings;
     for (const std::string& w : s.warnings)
@@ -592,7 +604,7 @@ void MainWindow::updateKernelTable() {
                               .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
                                    qs(formatDuration(range->length())), qs(formatCount(count, "kernel", "kernels")),
                                    qs(formatDuration(total))));
-    m_model->setRows(std::move(rows), total);
+    m_model->setRows(std::move(rows), total, true);
 }
 
 void MainWindow::highlightTableSelection() {
@@ -737,25 +749,29 @@ void MainWindow::showRunSnapshot() {
 void MainWindow::startAnalysis() {
     const int generation = ++m_analysisGeneration;
     m_analysis.reset();
+    m_model->setRoles({});
     m_details->setAnalysis(nullptr);
     m_charts->setInputs({});
     // A run is analyzed when it ends: measuring the CPU's roofs would disturb it.
     if (!m_loaded || (m_runActive && m_run && !m_run->finished())) return;
     auto trace = m_loaded->trace;
     auto result = std::make_shared<std::shared_ptr<const TraceAnalysis>>();
-    QThread* thread = QThread::create([trace, result] {
+    auto roles = std::make_shared<std::vector<std::optional<KernelRole>>>();
+    QThread* thread = QThread::create([trace, result, roles] {
         // AttnScope's CPU runs are held to the CPU's roofs: measured once per machine, then cached.
         const DeviceSpec cpu = hasCpuKernels(*trace) ? kernels::cpuDeviceSpec() : DeviceSpec{};
         *result = std::make_shared<const TraceAnalysis>(analyzeTrace(*trace, cpu.fp32 > 0 ? &cpu : nullptr));
+        *roles = classesByName(*trace, **result).role;
     });
     m_analysisThreads.push_back(thread);
-    connect(thread, &QThread::finished, this, [this, thread, trace, result, generation] {
+    connect(thread, &QThread::finished, this, [this, thread, trace, result, roles, generation] {
         m_analysisThreads.erase(std::remove(m_analysisThreads.begin(), m_analysisThreads.end(), thread),
                                 m_analysisThreads.end());
         thread->deleteLater();
         // A newer trace (or snapshot) replaced this one meanwhile: its own analysis follows.
         if (generation != m_analysisGeneration || !m_loaded || m_loaded->trace != trace) return;
         m_analysis = *result;
+        m_model->setRoles(std::move(*roles));
         m_details->setAnalysis(m_analysis);
         m_timeline->setAnalysis(m_analysis);
         m_charts->setInputs(

@@ -17,7 +17,7 @@ class QLineEdit;
 class QMenu;
 class QProgressBar;
 class QPushButton;
-class QSortFilterProxyModel;
+class QComboBox;
 class QDockWidget;
 class QTableView;
 class QTableWidget;
@@ -37,6 +37,7 @@ class CompareWindow;
 class DetailsPanel;
 class RunPanel;
 class FindBar;
+class KernelFilterProxy;
 class KernelTableModel;
 class TimelineView;
 
@@ -146,7 +147,8 @@ private:
     FindBar* m_findBar = nullptr;
     std::vector<EventRef> m_matches;
     KernelTableModel* m_model = nullptr;
-    QSortFilterProxyModel* m_proxy = nullptr;
+    KernelFilterProxy* m_proxy = nullptr;
+    QComboBox* m_roleFilter = nullptr;
     QLabel* m_header = nullptr;
     QLabel* m_tableTitle = nullptr;
     QLineEdit* m_filter = nullptr;

@@ -11,9 +11,7 @@ QString TimelineLayout::groupLabel(const Trace& trace, ProcessId process) {
     if (p.isGpu && p.deviceIndex >= 0) {
         QString label = QStringLiteral("GPU %1").arg(p.deviceIndex);
         if (p.rank >= 0) label = QStringLiteral("rank %1 · ").arg(p.rank) + label;
-        for (const DeviceInfo& d : trace.devices())
-            if (d.id == p.deviceIndex && !d.name.empty())
-                label += QStringLiteral(" · ") + QString::fromStdString(d.name);
+        if (!p.deviceModel.empty()) label += QStringLiteral(" · ") + QString::fromStdString(p.deviceModel);
         return label;
     }
     const QString key = QString::fromStdString(std::string(trace.str(p.key)));

@@ -107,27 +107,11 @@ void EventColors::setMode(ColorMode mode, const TraceAnalysis* analysis) {
     m_nameRole.assign(analysis ? m_size : 0, 0);
     m_nameVerdict.assign(analysis ? m_size : 0, 0);
     if (!analysis) return;
-    // Per name, the role and the verdict that hold most of its time.
-    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime; // (name << 8 | value) → time
-    for (const KernelAnalysis& k : analysis->kernels) {
-        const Track& t = m_trace->track(k.event.track);
-        const std::uint64_t name = t.events.name[k.event.index].value;
-        const TimeNs d = t.events.duration[k.event.index] + 1;
-        roleTime[name << 8 | std::uint8_t(k.role)] += d;
-        verdictTime[name << 8 | std::uint8_t(k.verdict)] += d;
+    const NameClasses classes = classesByName(*m_trace, *analysis);
+    for (std::size_t name = 0; name < m_size && name < classes.role.size(); ++name) {
+        if (classes.role[name]) m_nameRole[name] = std::uint8_t(1 + int(*classes.role[name]));
+        m_nameVerdict[name] = std::uint8_t(classes.verdict[name]);
     }
-    auto pick = [&](const std::unordered_map<std::uint64_t, TimeNs>& times, std::vector<std::uint8_t>& out,
-                    int offset) {
-        std::unordered_map<std::uint32_t, TimeNs> best;
-        for (const auto& [key, time] : times) {
-            const auto name = std::uint32_t(key >> 8);
-            if (name >= out.size() || time <= best[name]) continue;
-            best[name] = time;
-            out[name] = std::uint8_t(offset + int(key & 0xff));
-        }
-    };
-    pick(roleTime, m_nameRole, 1);
-    pick(verdictTime, m_nameVerdict, 0);
 }
 
 // Verdicts have a palette of their own: hues at least 30° from every role's hue (roles sit at 0, 26,

@@ -4,6 +4,7 @@
 
 #include "core/analysis.h"
 #include "core/resources.h"
+#include "core/summary.h"
 #include "core/diff.h"
 #include "core/ranks.h"
 #include "core/trace_loader.h"
@@ -178,6 +179,52 @@ TEST(KernelRoles, AttentionFamiliesAreNamedByTheirRealKernelNames) {
     RoleRules::parse("gemm  my_gemm = Wrong\nfused_attention  mine = Mine\n", &problems);
     ASSERT_EQ(problems.size(), 1u);
     EXPECT_NE(problems[0].find("only fused_attention rules name an implementation"), std::string::npos);
+}
+
+// A trace whose process saw its GPUs renumbered: deviceProperties lists device 0 only, the kernels
+// run on device 2 (real MI300X traces). The one model listed is the GPU's, with a warning; its
+// kernels are held to that model's roofs. Two models and no match: no model is assumed.
+TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
+    auto trace = loadText(R"({"deviceProperties":[{"id":0,"name":"AMD Instinct MI300X"}],
+"traceEvents":[
+{"ph":"M","name":"process_name","pid":2,"args":{"name":"python3"}},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":9,"tid":9,"ts":0,"dur":50,
+ "args":{"External id":1,"Input Dims":[[4096,4096],[4096,4096]],"Input type":["c10::BFloat16","c10::BFloat16"]}},
+{"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":9,"tid":9,"ts":10,"dur":5,"args":{"correlation":5,"External id":1}},
+{"ph":"X","cat":"kernel","name":"Cijk_Alik_Bljk_BBS_BH_MT256x256x64","pid":2,"tid":3,"ts":20,"dur":400,"args":{"correlation":5,"External id":1}}
+]})");
+    const ProcessInfo* gpu = nullptr;
+    for (const ProcessInfo& p : trace->processes())
+        if (p.isGpu) gpu = &p;
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_EQ(gpu->deviceIndex, 2);
+    EXPECT_EQ(gpu->deviceModel, "AMD Instinct MI300X");
+    ASSERT_EQ(trace->info().warnings.size(), 1u);
+    EXPECT_EQ(trace->info().warnings[0],
+              "kernels run on GPU 2 but the trace lists properties only for device 0; taken as AMD Instinct "
+              "MI300X, the only model it lists");
+    const TraceSummary s = summarize(*trace, 10);
+    ASSERT_EQ(s.devices.size(), 1u);
+    EXPECT_EQ(s.devices[0].name, "AMD Instinct MI300X");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_TRUE(a.device);
+    EXPECT_EQ(a.device->name, "MI300X");
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_NE(a.kernels[0].verdict, Verdict::Unknown) << a.deviceNote;
+
+    auto mixed = loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
+"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":5,"tid":7,"ts":0,"dur":1}]})");
+    for (const ProcessInfo& p : mixed->processes())
+        if (p.isGpu) EXPECT_EQ(p.deviceModel, "");
+    ASSERT_EQ(mixed->info().warnings.size(), 1u);
+    EXPECT_NE(mixed->info().warnings[0].find("the models differ, so no model is assumed"), std::string::npos);
+
+    // A listed device keeps its own name and no warning is given.
+    auto listed = loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
+"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":0,"dur":1}]})");
+    for (const ProcessInfo& p : listed->processes())
+        if (p.isGpu) EXPECT_EQ(p.deviceModel, "NVIDIA A100-SXM4-80GB");
+    EXPECT_TRUE(listed->info().warnings.empty());
 }
 
 TEST(KernelRoles, RulesAreDataAndUserRulesComeFirst) {

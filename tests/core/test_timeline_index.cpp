@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <map>
 #include <random>
 #include <set>
@@ -138,24 +140,31 @@ TEST(TimelineIndex, FindIgnoresCaseAndOrdersByStart) {
 namespace {
 
 // The oracle: every kernel event of the trace, clipped to the range, added up by name.
-std::map<std::string, std::pair<std::uint64_t, TimeNs>> bruteForceRange(const Trace& t, TimeNs from,
-                                                                        TimeNs to) {
-    std::map<std::string, std::pair<std::uint64_t, TimeNs>> out;
+// Per kernel name: count, time inside the range, and min / max / summed whole durations.
+using RangeRow = std::tuple<std::uint64_t, TimeNs, TimeNs, TimeNs, TimeNs>;
+
+std::map<std::string, RangeRow> bruteForceRange(const Trace& t, TimeNs from, TimeNs to) {
+    std::map<std::string, RangeRow> out;
     for (const Track& track : t.tracks())
         for (std::size_t i = 0; i < track.size(); ++i) {
             const TimeNs s = std::max(track.events.start[i], from), e = std::min(track.end(i), to);
             if (e <= s || !isKernelCategory(t.str(track.events.category[i]))) continue;
-            auto& [count, total] = out[std::string(t.str(track.events.name[i]))];
+            const TimeNs d = track.events.duration[i];
+            auto [it, first] = out.try_emplace(std::string(t.str(track.events.name[i])), 0, 0, d, d, 0);
+            auto& [count, total, lo, hi, whole] = it->second;
             ++count;
             total += e - s;
+            lo = std::min(lo, d);
+            hi = std::max(hi, d);
+            whole += d;
         }
     return out;
 }
 
-std::map<std::string, std::pair<std::uint64_t, TimeNs>> asMap(const std::vector<KernelStats>& rows) {
-    std::map<std::string, std::pair<std::uint64_t, TimeNs>> out;
+std::map<std::string, RangeRow> asMap(const std::vector<KernelStats>& rows) {
+    std::map<std::string, RangeRow> out;
     for (const KernelStats& k : rows)
-        out[k.name] = {k.count, k.totalNs};
+        out[k.name] = {k.count, k.totalNs, k.minNs, k.maxNs, k.wholeNs};
     return out;
 }
 
@@ -198,6 +207,10 @@ TEST(KernelStatsInRange, CountsOverlapsAndClipsTheirTime) {
     EXPECT_EQ(rows[1].name, "softmax_kernel");
     EXPECT_EQ(rows[1].totalNs, 5'000);
     EXPECT_EQ(rows[1].count, 1u);
+    // Min, mean and max are the whole kernels' (10 µs), not their clipped parts.
+    EXPECT_EQ(rows[1].minNs, 10'000);
+    EXPECT_EQ(rows[1].maxNs, 10'000);
+    EXPECT_EQ(rows[1].meanNs(), 10'000);
     EXPECT_EQ(rows[0].nameId, t->strings().find("gemm_kernel"));
     // A range over nothing, and one over the whole trace that equals the summary.
     EXPECT_TRUE(kernelStatsInRange(*t, index, base + 60'000, base + 80'000).empty());
@@ -242,12 +255,12 @@ TEST(KernelCsv, OneRowPerKernelWithShares) {
     std::vector<KernelStats> rows(2);
     rows[0].name = "gemm, \"big\"";
     rows[0].count = 2;
-    rows[0].totalNs = 300;
+    rows[0].totalNs = rows[0].wholeNs = 300;
     rows[0].minNs = 100;
     rows[0].maxNs = 200;
     rows[1].name = "softmax";
     rows[1].count = 1;
-    rows[1].totalNs = 100;
+    rows[1].totalNs = rows[1].wholeNs = 100;
     rows[1].minNs = rows[1].maxNs = 100;
     EXPECT_EQ(formatKernelCsv(rows, 400), "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n"
                                           "\"gemm, \"\"big\"\"\",2,300,150,100,200,75.00\n"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "core/timeline_index.h"
 #include "support/test_support.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
@@ -6,6 +7,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAbstractItemView>
+#include <QComboBox>
 #include <QApplication>
 #include <QDropEvent>
 #include <QElapsedTimer>
@@ -64,6 +66,43 @@ TEST(MainWindow, FilterNarrowsTheKernelTable) {
         table->model()->index(0, KernelTableModel::Name).data().toString().contains("flash_fwd_kernel"));
 }
 
+// The Role column and filter: the flash kernels of a real trace under "fused attention", and the
+// GEMMs under "GEMM"; the name filter and the role filter narrow the table together.
+TEST(MainWindow, TheKernelTableHasRolesAndARoleFilter) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    w.openFile(QString::fromStdString(path));
+    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(waitForAnalysis(w));
+    QTableView* table = w.kernelTable();
+    QAbstractItemModel* m = table->model();
+    EXPECT_EQ(m->headerData(KernelTableModel::Role, Qt::Horizontal).toString(), "Role");
+    const int all = m->rowCount();
+    int fused = 0, gemm = 0;
+    for (int r = 0; r < all; ++r) {
+        const QString name = m->index(r, KernelTableModel::Name).data().toString();
+        const QString role = m->index(r, KernelTableModel::Role).data().toString();
+        if (name.contains("flash_fwd_kernel")) EXPECT_EQ(role, "fused attention") << name.toStdString();
+        if (name.contains("xmma_gemm")) EXPECT_EQ(role, "GEMM") << name.toStdString();
+        fused += role == "fused attention";
+        gemm += role == "GEMM";
+    }
+    ASSERT_GT(fused, 0);
+    ASSERT_GT(gemm, 0);
+    auto* roles = w.findChild<QComboBox*>("roleFilter");
+    ASSERT_NE(roles, nullptr);
+    roles->setCurrentIndex(roles->findText("fused attention"));
+    EXPECT_EQ(m->rowCount(), fused);
+    for (int r = 0; r < m->rowCount(); ++r)
+        EXPECT_EQ(m->index(r, KernelTableModel::Role).data().toString(), "fused attention");
+    auto* filter = table->parentWidget()->findChild<QLineEdit*>();
+    filter->setText("no such kernel");
+    EXPECT_EQ(m->rowCount(), 0);
+    filter->clear();
+    roles->setCurrentIndex(0);
+    EXPECT_EQ(m->rowCount(), all);
+}
+
 TEST(MainWindow, ABadFileKeepsTheOpenTraceAndSaysWhy) {
     TempDir dir;
     writeFile(dir.path("bad.json"), "{\"traceEvents\": 5}");
@@ -94,6 +133,19 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     EXPECT_EQ(model.index(0, KernelTableModel::Name).data().toString(), "<b>not bold</b>");
     EXPECT_EQ(model.index(0, KernelTableModel::Total).data(KernelTableModel::SortRole).toLongLong(), 3000);
     EXPECT_EQ(model.index(0, KernelTableModel::Share).data().toString(), "75.0 %");
+    // Over a range the total is the time in the range and the headers say so; min, mean and max are
+    // the whole kernels'.
+    EXPECT_EQ(model.headerData(KernelTableModel::Total, Qt::Horizontal, Qt::DisplayRole).toString(), "Total");
+    const TimelineIndex index(*trace);
+    const TimeNs base = trace->startNs();
+    model.setRows(kernelStatsInRange(*trace, index, base + 1'000, base + 2'000), 1'000, true);
+    EXPECT_EQ(model.headerData(KernelTableModel::Total, Qt::Horizontal, Qt::DisplayRole).toString(), "In range");
+    EXPECT_TRUE(model.headerData(KernelTableModel::Min, Qt::Horizontal, Qt::ToolTipRole).toString().contains("whole"));
+    ASSERT_EQ(model.rowCount(), 1);
+    EXPECT_EQ(model.index(0, KernelTableModel::Total).data().toString(), "1.000 µs");
+    EXPECT_EQ(model.index(0, KernelTableModel::Min).data().toString(), "3.000 µs");
+    EXPECT_EQ(model.index(0, KernelTableModel::Mean).data().toString(), "3.000 µs");
+    model.setRows(summary.topKernels, summary.kernelNs);
     // The tooltip is escaped, so Qt shows the tags as text.
     EXPECT_TRUE(
         model.index(0, KernelTableModel::Name).data(Qt::ToolTipRole).toString().contains("&lt;b&gt;"));
