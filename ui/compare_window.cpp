@@ -4,6 +4,7 @@
 #include "charts.h"
 #include "timeline_view.h"
 
+#include "core/kernel_role.h"
 #include "core/summary.h"
 
 #include <QHeaderView>
@@ -185,8 +186,11 @@ void CompareWindow::fillTable() {
         }
         ++row;
     };
-    for (const DiffRow& r : m_diff.roles)
+    for (DiffRow r : m_diff.roles) {
+        // Roles as the legend and the charts name them ("QKᵀ GEMM"), not as files write them.
+        if (const auto role = roleNamed(r.key)) r.key = std::string(roleLabel(*role));
         add(r, tr("role"));
+    }
     for (const DiffRow& r : m_diff.kernels)
         add(r, tr("kernel"));
     m_table->resizeColumnsToContents();

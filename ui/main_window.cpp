@@ -52,6 +52,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <functional>
 
@@ -146,6 +147,12 @@ MainWindow::MainWindow() {
     m_ranksTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_ranksTable->horizontalHeader()->setStretchLastSection(true);
     m_ranksTable->verticalHeader()->hide();
+    m_ranksTable->setToolTip(tr("Double-click a rank to show its tracks"));
+    connect(m_ranksTable, &QTableWidget::cellDoubleClicked, this, [this](int row) {
+        const QTableWidgetItem* item = m_ranksTable->item(row, 0);
+        if (!item || !m_loaded) return;
+        revealRank(item->text().toLongLong());
+    });
     m_ranksDock = new QDockWidget(tr("Ranks"), this);
     m_ranksDock->setObjectName("ranksDock");
     auto* ranksPanel = new QWidget(this);
@@ -211,7 +218,7 @@ MainWindow::MainWindow() {
 
     QSettings settings;
     if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
-    restoreState(settings.value("window/state").toByteArray());
+    m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
     m_table->horizontalHeader()->restoreState(settings.value("window/kernelTableColumns").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
     statusBar()->showMessage(tr("W/S zoom · A/D pan · drag to pan · click selects · Shift+drag selects a "
@@ -857,9 +864,39 @@ QString MainWindow::exportKernelTable(const QString& path) {
     return {};
 }
 
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (m_layoutRestored) return;
+    m_layoutRestored = true;
+    // A first start: the kernel table, charts and ranks share the bottom, tall enough for a chart.
+    if (auto* bottom = findChild<QDockWidget*>("kernelsDock"))
+        resizeDocks({bottom}, {std::max(300, height() * 2 / 5)}, Qt::Vertical);
+}
+
+void MainWindow::revealRank(std::int64_t rank) {
+    // Its GPUs first (they come first in the layout), else its first process.
+    const Trace& trace = *m_loaded->trace;
+    std::optional<ProcessId> first;
+    for (std::uint32_t p = 0; p < trace.processes().size(); ++p) {
+        const ProcessInfo& info = trace.processes()[p];
+        if (info.rank != rank) continue;
+        if (!first || (info.isGpu && !trace.process(*first).isGpu)) first = ProcessId(p);
+    }
+    if (first) m_timeline->revealProcess(*first);
+    m_timeline->setFocus();
+}
+
+QString traceBaseName(const QString& fileName) {
+    QString base = QFileInfo(fileName).fileName();
+    for (const char* suffix : {".gz", ".json", ".sqlite", ".nsys-rep", ".pt.trace"})
+        if (base.endsWith(QLatin1String(suffix), Qt::CaseInsensitive) && base.size() > int(std::strlen(suffix)))
+            base.chop(int(std::strlen(suffix)));
+    return base;
+}
+
 void MainWindow::exportTimelineDialog(const QString& format, double scale) {
     if (!m_loaded) return;
-    const QString base = QFileInfo(windowTitle().section(QStringLiteral(" — "), 0, 0)).completeBaseName();
+    const QString base = traceBaseName(windowTitle().section(QStringLiteral(" — "), 0, 0));
     saveWithDialog(tr("Export timeline"), base + "-timeline." + format,
                    tr("%1 files (*.%2)").arg(format.toUpper(), format),
                    [this, scale](const QString& path) { return exportTimeline(path, scale); });

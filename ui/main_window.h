@@ -101,8 +101,11 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    void revealRank(std::int64_t rank); // the Ranks dock's double-click
+    bool m_layoutRestored = false;      // a saved dock layout was restored: its sizes stay
     void buildMenus();
     void startJob(TraceLoadJob* job);
     void showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name);
@@ -169,5 +172,9 @@ private:
     bool m_runOwnsView = false;    // false once a file was opened during the run
     bool m_runActive = false;      // from startRun until the window has taken the run's last records
 };
+
+// A trace file's name without its trace suffixes (.json, .gz, .sqlite, PyTorch's .pt.trace), for the
+// names AttnScope suggests when saving what it shows: "rank0.pt.trace.json.gz" -> "rank0".
+QString traceBaseName(const QString& fileName);
 
 } // namespace attnscope::ui

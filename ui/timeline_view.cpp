@@ -44,7 +44,28 @@ TimelineView::~TimelineView() = default;
 
 void TimelineView::restyle() {
     m_style = TimelineStyle::from(palette(), font());
+    if (m_labelWidth) m_style.labelWidth = *m_labelWidth;
     relayout();
+}
+
+void TimelineView::setLabelWidth(int pixels) {
+    m_labelWidth = std::clamp(pixels, 60, std::max(60, width() / 2));
+    m_style.labelWidth = *m_labelWidth;
+    updateScrollBar();
+    m_paintPending = true;
+    update();
+}
+
+bool TimelineView::onLabelEdge(QPoint pos) const {
+    return pos.y() >= m_style.rulerHeight && std::abs(pos.x() - m_style.labelWidth) <= 3;
+}
+
+void TimelineView::revealProcess(ProcessId process) {
+    for (const TimelineRow& r : m_layout.rows())
+        if (r.kind == TimelineRow::Kind::Group && r.process == process) {
+            setScrollY(r.y);
+            return;
+        }
 }
 
 void TimelineView::relayout() {
@@ -425,7 +446,9 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
     }
     if (event->button() != Qt::LeftButton || !m_trace) return;
     m_pressPos = m_lastPos = event->position().toPoint();
-    if ((event->modifiers() & Qt::ShiftModifier) && m_pressPos.x() >= m_style.labelWidth) {
+    if (onLabelEdge(m_pressPos)) {
+        m_drag = Drag::LabelEdge;
+    } else if ((event->modifiers() & Qt::ShiftModifier) && m_pressPos.x() >= m_style.labelWidth) {
         m_drag = Drag::Range;
         m_rangeAnchor = m_viewport.xToTime(m_pressPos.x() - m_style.labelWidth);
     } else {
@@ -435,6 +458,16 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     const QPoint pos = event->position().toPoint();
+    if (m_drag == Drag::LabelEdge) {
+        setLabelWidth(pos.x());
+        return;
+    }
+    if (m_drag == Drag::None) {
+        if (onLabelEdge(pos))
+            setCursor(Qt::SplitHCursor);
+        else
+            unsetCursor();
+    }
     if (m_drag == Drag::PanOrClick && (pos - m_pressPos).manhattanLength() > kDragThreshold) {
         noteNavigation(true);
         m_drag = Drag::Panning;
@@ -490,6 +523,12 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
 bool TimelineView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
+        // Over the track-name column: the whole name, which the column may cut.
+        if (m_trace && help->pos().x() < m_style.labelWidth && help->pos().y() >= m_style.rulerHeight)
+            if (auto row = m_layout.rowAt(help->pos().y() - m_style.rulerHeight + m_scrollY)) {
+                QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(m_layout.rows()[*row].label), this);
+                return true;
+            }
         if (auto e = eventAt(help->pos())) {
             const Track& t = m_trace->track(e->track);
             const std::string name(m_trace->str(t.events.name[e->index]));

@@ -64,6 +64,13 @@ public:
     void setFoldCalls(bool fold);
     bool foldCalls() const { return m_foldCalls; }
     const std::vector<FoldedCall>& folds() const { return m_folds; }
+    // The track-name column's width; the user drags its right edge (kept within a sensible range).
+    void setLabelWidth(int pixels);
+    int labelWidth() const { return m_style.labelWidth; }
+    // Scrolls so that the process's group header is the first row shown.
+    void revealProcess(ProcessId process);
+    const TimelineLayout& rows() const { return m_layout; }
+    QScrollBar* scrollBar() const { return m_scrollBar; }
 
     // Where an event's box is on the widget, when it is shown (for tests and tooltips).
     std::optional<QRect> eventRect(EventRef event) const;
@@ -140,7 +147,9 @@ private:
     bool m_showingAll = true; // fit to the whole trace and not navigated since
     QImage m_frame;
 
-    enum class Drag { None, PanOrClick, Panning, Range };
+    enum class Drag { None, PanOrClick, Panning, Range, LabelEdge };
+    bool onLabelEdge(QPoint pos) const;
+    std::optional<int> m_labelWidth; // set by the user; else the style's default
     Drag m_drag = Drag::None;
     QPoint m_pressPos, m_lastPos;
     TimeNs m_rangeAnchor = 0;

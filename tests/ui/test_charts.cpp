@@ -20,6 +20,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QScatterSeries>
+#include <QScrollBar>
 #include <QTableWidget>
 
 #include <set>
@@ -172,6 +173,18 @@ TEST(Ranks, SeveralFilesOpenAsTheRanksOfOneJob) {
     auto* note = w.findChild<QLabel*>("ranksNote");
     ASSERT_NE(note, nullptr);
     EXPECT_TRUE(note->text().contains("the slowest rank is 1")) << note->text().toStdString();
+    // Double-clicking a rank shows its tracks: rank 1's first group header at the top.
+    const TimelineRow* rank1 = nullptr;
+    for (const TimelineRow& r : w.timeline()->rows().rows())
+        if (!rank1 && r.kind == TimelineRow::Kind::Group && w.trace()->process(r.process).rank == 1) rank1 = &r;
+    ASSERT_NE(rank1, nullptr);
+    ASSERT_GT(rank1->y, 0);
+    Q_EMIT table->cellDoubleClicked(1, 0);
+    // At the top, or as far down as the timeline scrolls.
+    EXPECT_EQ(w.timeline()->scrollBar()->value(), std::min(rank1->y, w.timeline()->scrollBar()->maximum()));
+    EXPECT_GT(w.timeline()->scrollBar()->value(), 0);
+    Q_EMIT table->cellDoubleClicked(0, 0);
+    EXPECT_EQ(w.timeline()->scrollBar()->value(), 0); // rank 0's tracks come first
     // One file again: the Ranks dock goes.
     w.openFile(QString::fromStdString(r0));
     ASSERT_TRUE(waitForTrace(w));
@@ -217,7 +230,7 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
     QTableWidget* t = c->table();
     ASSERT_EQ(t->rowCount(), int(c->diff().roles.size() + c->diff().kernels.size()));
     ASSERT_GE(t->rowCount(), 6);
-    EXPECT_EQ(t->item(0, 1)->text(), "gemm");
+    EXPECT_EQ(t->item(0, 1)->text(), "GEMM"); // as the legend names the role
     EXPECT_EQ(t->item(0, 6)->text(), "+30.000 µs");
     EXPECT_EQ(t->item(0, 7)->text(), "1.15×");
     EXPECT_EQ(t->item(0, 0)->foreground().color(), QColor(200, 30, 30)); // a regression

@@ -9,6 +9,7 @@
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QApplication>
+#include <QDockWidget>
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -101,6 +102,29 @@ TEST(MainWindow, TheKernelTableHasRolesAndARoleFilter) {
     filter->clear();
     roles->setCurrentIndex(0);
     EXPECT_EQ(m->rowCount(), all);
+}
+
+// The bottom docks (kernels, charts, ranks) open tall enough for a chart to be read.
+TEST(MainWindow, TheChartsDockOpensAtAUsableHeight) {
+    QSettings().clear(); // a first start: no saved layout
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openEmbeddedSample();
+    ASSERT_TRUE(waitForLoad(w));
+    auto* charts = w.findChild<QDockWidget*>("chartsDock");
+    ASSERT_NE(charts, nullptr);
+    charts->raise();
+    QApplication::processEvents();
+    EXPECT_GE(charts->height(), 280);
+}
+
+TEST(MainWindow, SuggestedNamesDropTheTraceSuffixes) {
+    EXPECT_EQ(traceBaseName("h100_sdpa_flash_qwen.json.gz"), "h100_sdpa_flash_qwen");
+    EXPECT_EQ(traceBaseName("/data/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "rank-0.Apr_03_18_51_38.1102");
+    EXPECT_EQ(traceBaseName("report1.sqlite"), "report1");
+    EXPECT_EQ(traceBaseName("run.json"), "run");
+    EXPECT_EQ(traceBaseName("model.v2"), "model.v2");
 }
 
 TEST(MainWindow, ABadFileKeepsTheOpenTraceAndSaysWhy) {

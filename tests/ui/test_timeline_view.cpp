@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTest>
 #include <QToolTip>
@@ -415,6 +416,27 @@ TEST(TimelineView, FindTicksPaintZoomedInToNanoseconds) {
         EXPECT_LT(clock.elapsed(), 5000) << span << " ns shown";
         EXPECT_FALSE(image.isNull());
     }
+}
+
+// The track-name column: its right edge drags wider, and a cut name shows whole in a tooltip.
+TEST(TimelineView, TheTrackNameColumnResizesAndNamesShowWholeInTooltips) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    Window win(path);
+    ASSERT_TRUE(waitForTrace(win.w));
+    TimelineView& v = win.view();
+    const int before = v.labelWidth();
+    const int y = v.style().rulerHeight + 40;
+    drag(&v, QPoint(before, y), QPoint(before + 150, y));
+    EXPECT_EQ(v.labelWidth(), before + 150);
+    EXPECT_NEAR(v.viewport().width(), v.width() - v.labelWidth() - v.scrollBar()->sizeHint().width(), 1);
+    drag(&v, QPoint(v.labelWidth(), y), QPoint(5, y));
+    EXPECT_EQ(v.labelWidth(), 60) << "never narrower than a few characters";
+    // The tooltip over a track's name is its whole label.
+    const int rowY = v.style().rulerHeight + v.rows().rows()[1].y + 3;
+    QHelpEvent help(QEvent::ToolTip, QPoint(10, rowY), v.mapToGlobal(QPoint(10, rowY)));
+    QApplication::sendEvent(&v, &help);
+    EXPECT_EQ(QToolTip::text(), Qt::convertFromPlainText(v.rows().rows()[1].label));
+    QToolTip::hideText();
 }
 
 TEST(TimelineView, FollowsADarkPalette) {
