@@ -16,8 +16,6 @@ namespace attnscope {
 
 namespace {
 
-constexpr int kSchemaMajor = 3; // the export schema AttnScope reads (Nsight Systems 2021.5 on)
-
 // A read-only connection and its statements, closed on every path out.
 class Database {
 public:
@@ -39,6 +37,12 @@ public:
     bool hasTable(const std::string& name) {
         bool found = false;
         each("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", {name},
+             [&](sqlite3_stmt*) { found = true; });
+        return found;
+    }
+    bool hasTableLike(const std::string& pattern) {
+        bool found = false;
+        each("SELECT 1 FROM sqlite_master WHERE type='table' AND name LIKE ?1 ESCAPE '\\'", {pattern},
              [&](sqlite3_stmt*) { found = true; });
         return found;
     }
@@ -160,18 +164,29 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
     auto cancelled = [&] {
         if (options.cancel && options.cancel->load()) throw LoadCancelled();
     };
-    if (!db.hasTable("META_DATA_EXPORT") || !db.hasTable("StringIds"))
-        throw LoadError("a SQLite file, but not an Nsight Systems export (no META_DATA_EXPORT or StringIds "
-                        "table): export a report with `nsys export --type sqlite`");
-    std::map<std::string, std::string> meta;
-    db.each("SELECT name, value FROM META_DATA_EXPORT", {},
-            [&](sqlite3_stmt* s) { meta[Database::text(s, 0)] = Database::text(s, 1); });
-    const std::string version = meta["EXPORT_SCHEMA_VERSION"];
-    if (meta["EXPORT_SCHEMA_VERSION_MAJOR"] != std::to_string(kSchemaMajor))
-        throw LoadError("an Nsight Systems export of schema version " +
-                        (version.empty() ? "unknown" : version) +
-                        ", which AttnScope does not read (it reads schema " + std::to_string(kSchemaMajor) +
-                        ".x, from Nsight Systems 2021.5 on)");
+    // An export is known by what it holds, not by its version: the string table and the tables of
+    // the target or of CUPTI's activity. Nsight Systems up to 2023.2 named the metadata table
+    // EXPORT_META_DATA and 2022.1–2022.2 wrote schema 2.9; every column read below is checked by
+    // name, so any schema that has them is read.
+    if (!db.hasTable("StringIds") ||
+        !(db.hasTableLike("TARGET\\_INFO\\_%") || db.hasTableLike("CUPTI\\_ACTIVITY\\_%")))
+        throw LoadError("a SQLite file, but not an Nsight Systems export (no StringIds table beside "
+                        "TARGET_INFO_* or CUPTI_ACTIVITY_* tables): export a report with `nsys export "
+                        "--type sqlite`");
+    // The columns of a table the reader uses, to choose what to select; an essential one missing is
+    // an error that names it.
+    auto columnsOf = [&](const std::string& table, std::initializer_list<const char*> essential) {
+        const std::set<std::string> cols = db.columns(table);
+        for (const char* c : essential)
+            if (!cols.count(c))
+                throw LoadError("an Nsight Systems export whose " + table + " table has no " + c +
+                                " column, which AttnScope needs");
+        return cols;
+    };
+    auto orZero = [](const std::set<std::string>& cols, const char* column) {
+        return cols.count(column) ? std::string(column) : std::string("0");
+    };
+    columnsOf("StringIds", {"id", "value"});
 
     TraceBuilder b;
     StringPool& pool = b.strings();
@@ -204,32 +219,36 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
         b.setThreadSortIndex(pid, tid, stream);
         return b.track(pid, tid);
     };
-    if (db.hasTable("PROCESSES"))
+    std::vector<std::string> warnings;
+    if (db.hasTable("PROCESSES") && db.columns("PROCESSES").count("globalPid") &&
+        db.columns("PROCESSES").count("name"))
         db.each("SELECT globalPid, name FROM PROCESSES", {}, [&](sqlite3_stmt* s) {
             const std::string name = Database::text(s, 1);
             if (!name.empty()) b.setProcessName(hostPid(sqlite3_column_int64(s, 0)), name);
         });
-    if (db.hasTable("ThreadNames"))
+    if (db.hasTable("ThreadNames") && db.columns("ThreadNames").count("globalTid") &&
+        db.columns("ThreadNames").count("nameId"))
         db.each("SELECT globalTid, nameId FROM ThreadNames", {}, [&](sqlite3_stmt* s) {
             const std::int64_t g = sqlite3_column_int64(s, 0);
             b.setThreadName(hostPid(g), pool.intern(std::to_string(tidOf(g))),
                             stringOf(sqlite3_column_int64(s, 1)));
         });
     if (db.hasTable("TARGET_INFO_GPU")) {
-        const std::set<std::string> cols = db.columns("TARGET_INFO_GPU");
-        const bool hasCompute = cols.count("computeMajor") && cols.count("computeMinor");
-        db.each(std::string("SELECT id, name, smCount, totalMemory") +
-                    (hasCompute ? ", computeMajor, computeMinor" : "") + " FROM TARGET_INFO_GPU",
+        const std::set<std::string> cols = columnsOf("TARGET_INFO_GPU", {"id", "name"});
+        // CUPTI's deviceId is the CUDA device ordinal, which TARGET_INFO_GPU calls cuDevice; its id
+        // is nsys's own numbering (they differ on multi-GPU nodes).
+        const std::string device = cols.count("cuDevice") ? "cuDevice" : "id";
+        db.each("SELECT " + device + ", name, " + orZero(cols, "smCount") + ", " + orZero(cols, "totalMemory") +
+                    ", " + orZero(cols, "computeMajor") + ", " + orZero(cols, "computeMinor") +
+                    " FROM TARGET_INFO_GPU",
                 {}, [&](sqlite3_stmt* s) {
                     DeviceInfo d;
                     d.id = sqlite3_column_int64(s, 0);
                     d.name = Database::text(s, 1);
                     d.numSms = sqlite3_column_int(s, 2);
                     d.totalGlobalMem = std::uint64_t(sqlite3_column_int64(s, 3));
-                    if (hasCompute) {
-                        d.computeMajor = sqlite3_column_int(s, 4);
-                        d.computeMinor = sqlite3_column_int(s, 5);
-                    }
+                    d.computeMajor = sqlite3_column_int(s, 4);
+                    d.computeMinor = sqlite3_column_int(s, 5);
                     d.json = "{\"id\":" + std::to_string(d.id) + ",\"name\":" + jsonString(d.name) + "}";
                     b.addDevice(d);
                     b.setProcessName(gpuPid(d.id), "GPU " + std::to_string(d.id));
@@ -258,37 +277,72 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
 
     if (db.hasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
         cancelled();
+        const std::set<std::string> cols = columnsOf(
+            "CUPTI_ACTIVITY_KIND_KERNEL", {"start", "end", "deviceId", "streamId", "correlationId"});
+        // The kernel's name: demangled, else short, else mangled — the first that resolves to a real
+        // name (some exports' shortName is only "Kernel"). DLProf's exports add text columns of their own.
+        std::vector<std::string> nameColumns;
+        for (const char* c : {"demangledName", "shortName", "mangledName"})
+            if (cols.count(c)) nameColumns.push_back(c);
+        if (nameColumns.empty())
+            throw LoadError("an Nsight Systems export whose CUPTI_ACTIVITY_KIND_KERNEL table has no "
+                            "demangledName, shortName or mangledName column, which AttnScope needs");
+        while (nameColumns.size() < 3)
+            nameColumns.push_back("NULL");
+        std::uint64_t rows = 0;
         db.each(
-            "SELECT start, end, deviceId, streamId, correlationId, demangledName, shortName, gridX, gridY, "
-            "gridZ, "
-            "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, contextId "
-            "FROM CUPTI_ACTIVITY_KIND_KERNEL",
+            "SELECT start, end, deviceId, streamId, correlationId, " + nameColumns[0] + ", " + nameColumns[1] +
+                ", " + nameColumns[2] + ", " + orZero(cols, "gridX") + ", " + orZero(cols, "gridY") + ", " +
+                orZero(cols, "gridZ") + ", " + orZero(cols, "blockX") + ", " + orZero(cols, "blockY") + ", " +
+                orZero(cols, "blockZ") + ", " + orZero(cols, "registersPerThread") + ", " +
+                orZero(cols, "staticSharedMemory") + ", " + orZero(cols, "dynamicSharedMemory") + ", " +
+                orZero(cols, "contextId") + " FROM CUPTI_ACTIVITY_KIND_KERNEL",
             {}, [&](sqlite3_stmt* s) {
                 const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
                 const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
                 const std::int64_t correlation = sqlite3_column_int64(s, 4);
-                std::string name = stringOf(sqlite3_column_int64(s, 5));
-                if (name.empty()) name = stringOf(sqlite3_column_int64(s, 6));
+                std::string name;
+                for (int c = 5; c < 8; ++c) {
+                    if (sqlite3_column_type(s, c) == SQLITE_NULL) continue;
+                    std::string candidate = stringOf(sqlite3_column_int64(s, c));
+                    if (candidate.empty()) continue;
+                    const bool placeholder = candidate == "Kernel" || candidate == "kernel";
+                    if (name.empty() || !placeholder) name = std::move(candidate);
+                    if (!placeholder) break;
+                }
+                if (name.empty()) name = "(unnamed kernel)";
                 const auto args =
                     encode({{"device", std::to_string(device)},
                             {"stream", std::to_string(stream)},
                             {"correlation", std::to_string(correlation)},
-                            {"context", std::to_string(sqlite3_column_int64(s, 16))},
-                            {"grid", triple(s, 7)},
-                            {"block", triple(s, 10)},
-                            {"registers per thread", std::to_string(sqlite3_column_int64(s, 13))},
+                            {"context", std::to_string(sqlite3_column_int64(s, 17))},
+                            {"grid", triple(s, 8)},
+                            {"block", triple(s, 11)},
+                            {"registers per thread", std::to_string(sqlite3_column_int64(s, 14))},
                             {"shared memory",
-                             std::to_string(sqlite3_column_int64(s, 14) + sqlite3_column_int64(s, 15))}});
+                             std::to_string(sqlite3_column_int64(s, 15) + sqlite3_column_int64(s, 16))}});
                 b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
                            pool.intern(name), kernelCat, std::uint64_t(correlation), args);
                 ++events;
+                ++rows;
             });
+        if (rows == 0) warnings.push_back("the export's kernel table is empty: no GPU kernel ran while nsys traced");
+    } else {
+        warnings.push_back(
+            db.hasTable("CUPTI_ACTIVITY_KIND_RUNTIME")
+                ? "the export has no kernel table (CUPTI_ACTIVITY_KIND_KERNEL): no GPU kernel ran while nsys "
+                  "traced"
+                : "the export has no CUDA tables: the report was taken with CUDA tracing off (nsys profile "
+                  "--trace=cuda,… records kernels)");
     }
     if (db.hasTable("CUPTI_ACTIVITY_KIND_MEMCPY")) {
         cancelled();
+        const std::set<std::string> cols = columnsOf(
+            "CUPTI_ACTIVITY_KIND_MEMCPY", {"start", "end", "deviceId", "streamId", "correlationId"});
         db.each(
-            "SELECT start, end, deviceId, streamId, correlationId, bytes, copyKind, srcKind, dstKind "
-            "FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+            "SELECT start, end, deviceId, streamId, correlationId, " + orZero(cols, "bytes") + ", " +
+                orZero(cols, "copyKind") + ", " + orZero(cols, "srcKind") + ", " + orZero(cols, "dstKind") +
+                " FROM CUPTI_ACTIVITY_KIND_MEMCPY",
             {}, [&](sqlite3_stmt* s) {
                 const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
                 const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
@@ -308,12 +362,13 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
     }
     if (db.hasTable("CUPTI_ACTIVITY_KIND_MEMSET")) {
         cancelled();
-        const std::set<std::string> cols = db.columns("CUPTI_ACTIVITY_KIND_MEMSET");
+        const std::set<std::string> cols = columnsOf(
+            "CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId", "correlationId"});
         const char* kindColumn = cols.count("memKind")      ? "memKind"
                                  : cols.count("memoryKind") ? "memoryKind"
                                                             : "0";
-        db.each(std::string("SELECT start, end, deviceId, streamId, correlationId, bytes, value, ") +
-                    kindColumn + " FROM CUPTI_ACTIVITY_KIND_MEMSET",
+        db.each("SELECT start, end, deviceId, streamId, correlationId, " + orZero(cols, "bytes") + ", " +
+                    orZero(cols, "value") + ", " + kindColumn + " FROM CUPTI_ACTIVITY_KIND_MEMSET",
                 {}, [&](sqlite3_stmt* s) {
                     const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
                     const std::int64_t device = sqlite3_column_int64(s, 2),
@@ -335,7 +390,10 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
                                           std::pair{"CUPTI_ACTIVITY_KIND_DRIVER", driverCat}}) {
         if (!db.hasTable(table)) continue;
         cancelled();
-        db.each(std::string("SELECT start, end, globalTid, correlationId, nameId, returnValue FROM ") + table,
+        const std::set<std::string> cols =
+            columnsOf(table, {"start", "end", "globalTid", "correlationId", "nameId"});
+        db.each("SELECT start, end, globalTid, correlationId, nameId, " + orZero(cols, "returnValue") +
+                    " FROM " + table,
                 {}, [&, category = category](sqlite3_stmt* s) {
                     const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
                     const std::int64_t correlation = sqlite3_column_int64(s, 3);
@@ -352,13 +410,15 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
     }
     if (db.hasTable("NVTX_EVENTS")) {
         cancelled();
-        const std::set<std::string> cols = db.columns("NVTX_EVENTS");
+        const std::set<std::string> cols = columnsOf("NVTX_EVENTS", {"start", "end", "globalTid"});
+        const bool hasText = cols.count("text") > 0;
         const bool textId = cols.count("textId") > 0;
         // Only marks and ranges are events (NvtxMark 34, NvtxPushPopRange 59, NvtxStartEndRange 60
         // and their NVTXT forms 65, 70, 71); the table also holds registrations — categories,
         // thread and domain names — which are not.
         const char* markOrRange = cols.count("eventType") ? " AND eventType IN (34, 59, 60, 65, 70, 71)" : "";
-        db.each(std::string("SELECT start, end, globalTid, text, ") + (textId ? "textId" : "NULL") +
+        db.each(std::string("SELECT start, end, globalTid, ") + (hasText ? "text" : "NULL") + ", " +
+                    (textId ? "textId" : "NULL") +
                     " FROM NVTX_EVENTS WHERE globalTid IS NOT NULL" + markOrRange,
                 {}, [&](sqlite3_stmt* s) {
                     const std::int64_t start = sqlite3_column_int64(s, 0);
@@ -377,6 +437,8 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
                 });
     }
     b.info().eventsRead = events;
+    for (std::string& w : warnings)
+        b.info().warnings.push_back(std::move(w));
     if (options.progress) options.progress(1, 1);
     return b.finish();
 }

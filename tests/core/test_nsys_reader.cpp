@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include <map>
+#include <set>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -23,6 +24,42 @@ void makeDatabase(const std::string& path, const std::vector<std::string>& state
     for (const std::string& sql : statements)
         ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
     sqlite3_close(db);
+}
+
+// One number from a query, computed by SQLite itself: the oracle the reader's figures are held to.
+std::int64_t sqlNumber(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    std::int64_t out = -1;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* s = nullptr;
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+            out = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    return out;
+}
+
+std::string sqlText(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    std::string out;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* s = nullptr;
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+            sqlite3_column_text(s, 0))
+            out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    return out;
+}
+
+std::uint64_t countCategory(const Trace& t, std::string_view category) {
+    std::uint64_t n = 0;
+    for (const Track& track : t.tracks())
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            n += t.str(track.events.category[i]) == category;
+    return n;
 }
 
 std::string loadError(const std::string& path) {
@@ -107,13 +144,24 @@ TEST(NsysReader, WhatIsNotAnExportOfAKnownSchemaSaysSo) {
     makeDatabase(dir.path("other.sqlite"), {"CREATE TABLE notes (id INTEGER, text TEXT)"});
     EXPECT_NE(loadError(dir.path("other.sqlite")).find("not an Nsight Systems export"), std::string::npos)
         << loadError(dir.path("other.sqlite"));
-    makeDatabase(dir.path("old.sqlite"),
+    // A metadata table and strings, but none of an export's target or CUPTI tables.
+    makeDatabase(dir.path("strings.sqlite"),
                  {"CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT)",
                   "CREATE TABLE StringIds (id INTEGER, value TEXT)",
-                  "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '2.7.1')",
-                  "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION_MAJOR', '2')"});
-    const std::string old = loadError(dir.path("old.sqlite"));
-    EXPECT_NE(old.find("schema version 2.7.1"), std::string::npos) << old;
+                  "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '2.7.1')"});
+    const std::string strings = loadError(dir.path("strings.sqlite"));
+    EXPECT_NE(strings.find("not an Nsight Systems export (no StringIds table beside TARGET_INFO_* or "
+                           "CUPTI_ACTIVITY_* tables)"),
+              std::string::npos)
+        << strings;
+    // An export whose kernel table lacks a column AttnScope needs: the error names it.
+    makeDatabase(dir.path("nocolumn.sqlite"),
+                 {"CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, deviceId INTEGER, streamId INTEGER, "
+                  "correlationId INTEGER, shortName INTEGER)"});
+    const std::string nocolumn = loadError(dir.path("nocolumn.sqlite"));
+    EXPECT_EQ(nocolumn, "an Nsight Systems export whose CUPTI_ACTIVITY_KIND_KERNEL table has no end column, "
+                        "which AttnScope needs");
     // The header of an SQLite file and then nothing that makes sense.
     writeFile(dir.path("broken.sqlite"), std::string("SQLite format 3\0", 16) + std::string(4096, '\x5a'));
     const std::string broken = loadError(dir.path("broken.sqlite"));
@@ -207,4 +255,103 @@ TEST(NsysReader, NvtxRangesMarksMemsetsAndDriverCallsAreRead) {
     EXPECT_EQ(byName["checkpoint"], 1);
     EXPECT_EQ(memsets, 1);
     EXPECT_EQ(driver, 1);
+}
+
+// Real exports of every generation: nsys 2022.2 (schema 2.9.1, EXPORT_META_DATA), 2024.5 (four GPUs
+// whose TARGET_INFO_GPU.id differs from cuDevice), 2025.1 (13,513 NVTX ranges) and 2026.1. Each is
+// held to figures SQLite computes from the same file.
+TEST(NsysReader, ExportsOfEveryVersionMatchTheirOwnTables) {
+    for (const char* name : {"nsys_2022_schema2_saxpy_a100.sqlite", "nsys_2024_cloverleaf_a100.sqlite",
+                             "nsys_2025_pytorch_h200.sqlite", "nsys_rtx4060_export.sqlite"}) {
+        ATTNSCOPE_REQUIRE_FIXTURE(path, name);
+        SCOPED_TRACE(name);
+        const auto t = loadTraceFile(path);
+        const TraceSummary s = summarize(*t, 0);
+        EXPECT_EQ(std::int64_t(s.kernelCount), sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+        EXPECT_EQ(s.kernelNs, sqlNumber(path, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+        EXPECT_EQ(std::int64_t(countCategory(*t, "gpu_memcpy")),
+                  sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY"));
+        EXPECT_EQ(std::int64_t(countCategory(*t, "cuda_runtime")),
+                  sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"));
+        const std::int64_t nvtx =
+            sqlNumber(path, "SELECT count(*) FROM sqlite_master WHERE name = 'NVTX_EVENTS'") == 1
+                ? sqlNumber(path, "SELECT count(*) FROM NVTX_EVENTS WHERE globalTid IS NOT NULL AND eventType IN "
+                                  "(34, 59, 60, 65, 70, 71)")
+                : 0;
+        EXPECT_EQ(std::int64_t(countCategory(*t, "user_annotation")), nvtx);
+        // The GPU the kernels ran on (CUPTI's deviceId is TARGET_INFO_GPU.cuDevice), by its model.
+        ASSERT_EQ(s.devices.size(), 1u);
+        const std::int64_t device = sqlNumber(path, "SELECT min(deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+        EXPECT_EQ(s.devices[0].id, "GPU " + std::to_string(device));
+        EXPECT_EQ(s.devices[0].name,
+                  sqlText(path, "SELECT name FROM TARGET_INFO_GPU WHERE cuDevice = " + std::to_string(device)));
+        EXPECT_EQ(s.devices[0].busyNs, s.kernelNs) << "one stream: no overlap";
+        EXPECT_TRUE(t->info().warnings.empty()) << t->info().warnings.front();
+    }
+}
+
+// The 2024 export lists four GPUs whose nsys ids run opposite to the CUDA ordinals: the kernels
+// (CUDA device 0) are on the GPU at bus 03:00.0, which nsys calls id 3.
+TEST(NsysReader, KernelsGoToTheirGpuThroughCuDevice) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_2024_cloverleaf_a100.sqlite");
+    ASSERT_EQ(sqlNumber(path, "SELECT id FROM TARGET_INFO_GPU WHERE cuDevice = 0"), 3);
+    const auto t = loadTraceFile(path);
+    ASSERT_EQ(t->devices().size(), 4u);
+    std::set<std::int64_t> ids;
+    for (const DeviceInfo& d : t->devices())
+        ids.insert(d.id);
+    EXPECT_EQ(ids, (std::set<std::int64_t>{0, 1, 2, 3}));
+    // All four are the same model: name the one at cuDevice 0 apart in a copy, and the kernels' GPU
+    // takes that name, not the name of nsys's id 0.
+    TempDir dir;
+    const std::string copy = dir.path("report.sqlite");
+    writeFile(copy, readAllBytes(path));
+    makeDatabase(copy, {"UPDATE TARGET_INFO_GPU SET name = 'the GPU at 0000:03:00.0' WHERE cuDevice = 0"});
+    const TraceSummary s = summarize(*loadTraceFile(copy), 0);
+    ASSERT_EQ(s.devices.size(), 1u);
+    EXPECT_EQ(s.devices[0].id, "GPU 0");
+    EXPECT_EQ(s.devices[0].name, "the GPU at 0000:03:00.0");
+}
+
+// Exports change shape: no metadata table at all, DLProf's extra columns, a shortName that is only
+// "Kernel", no kernel table (CUDA tracing off) and an empty one. Each still opens, and says what it lacks.
+TEST(NsysReader, ExportsOfOtherShapesOpenAndSayWhatTheyLack) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_2022_schema2_saxpy_a100.sqlite");
+    TempDir dir;
+    const std::string copy = dir.path("report.sqlite");
+    writeFile(copy, readAllBytes(path));
+    makeDatabase(copy, {"DROP TABLE EXPORT_META_DATA",
+                        "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN kernel_name TEXT",
+                        "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN long_kernel_name TEXT",
+                        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET kernel_name = 'saxpy', long_kernel_name = 'saxpy(…)'",
+                        "INSERT INTO StringIds SELECT max(id) + 1, 'Kernel' FROM StringIds",
+                        "INSERT INTO StringIds SELECT max(id) + 1, '' FROM StringIds",
+                        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = (SELECT id FROM StringIds WHERE "
+                        "value = ''), shortName = (SELECT id FROM StringIds WHERE value = 'Kernel')"});
+    const auto t = loadTraceFile(copy);
+    const TraceSummary s = summarize(*t, 0);
+    EXPECT_EQ(s.kernelCount, 5u);
+    ASSERT_EQ(s.topKernels.size(), 1u);
+    // shortName says only "Kernel": the mangled name is the real one.
+    EXPECT_EQ(s.topKernels[0].name,
+              sqlText(path, "SELECT value FROM StringIds WHERE id = (SELECT mangledName FROM "
+                            "CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1)"));
+    EXPECT_EQ(s.topKernels[0].name.rfind("_Z", 0), 0u) << s.topKernels[0].name;
+
+    const std::string empty = dir.path("empty.sqlite");
+    writeFile(empty, readAllBytes(path));
+    makeDatabase(empty, {"DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL"});
+    const auto e = loadTraceFile(empty);
+    ASSERT_EQ(e->info().warnings.size(), 1u);
+    EXPECT_EQ(e->info().warnings[0], "the export's kernel table is empty: no GPU kernel ran while nsys traced");
+
+    const std::string none = dir.path("nokernels.sqlite");
+    writeFile(none, readAllBytes(path));
+    makeDatabase(none, {"DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL", "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME",
+                        "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY", "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET"});
+    const auto n = loadTraceFile(none);
+    EXPECT_EQ(summarize(*n, 0).kernelCount, 0u);
+    ASSERT_EQ(n->info().warnings.size(), 1u);
+    EXPECT_NE(n->info().warnings[0].find("CUDA tracing off"), std::string::npos) << n->info().warnings[0];
+    EXPECT_GT(n->eventCount(), 0u) << "the NVTX ranges are still there";
 }
