@@ -255,7 +255,8 @@ struct TraceBuilder::Impl {
     void resolveFlows();
     void buildCorrelations();
     void nameProcessesAndTracks();
-    void nameDeviceModels(); // after the processes are named
+    // After the processes are named; gpuWork: by process, whether its tracks carry GPU work.
+    void nameDeviceModels(const std::vector<bool>& gpuWork);
     void buildCounters();
 };
 
@@ -794,10 +795,10 @@ void TraceBuilder::Impl::nameProcessesAndTracks() {
         info.rank = p.rank.set ? p.rank.value : -1;
         t.m_processes.push_back(std::move(info));
     }
-    nameDeviceModels();
+    nameDeviceModels(gpuWork);
 }
 
-void TraceBuilder::Impl::nameDeviceModels() {
+void TraceBuilder::Impl::nameDeviceModels(const std::vector<bool>& gpuWork) {
     Trace& t = *trace;
     // A trace from a process that saw its GPUs renumbered (HIP/CUDA_VISIBLE_DEVICES) lists device 0
     // while its kernels run on "device 2": with one model listed, that model is the GPU's.
@@ -810,14 +811,16 @@ void TraceBuilder::Impl::nameDeviceModels() {
         listedIds += (listedIds.empty() ? "" : ", ") + std::to_string(d.id);
     }
     std::string unmatched;
-    for (ProcessInfo& p : t.m_processes) {
+    for (std::size_t i = 0; i < t.m_processes.size(); ++i) {
+        ProcessInfo& p = t.m_processes[i];
         if (!p.isGpu || p.deviceIndex < 0) continue;
         auto listed = std::find_if(t.m_devices.begin(), t.m_devices.end(), [&](const DeviceInfo& d) {
             return d.id == p.deviceIndex && !d.name.empty();
         });
         if (listed != t.m_devices.end()) {
             p.deviceModel = listed->name;
-        } else if (!oneModel.empty()) {
+        } else if (!oneModel.empty() && gpuWork[i]) {
+            // Only a GPU that ran something is named after a guess (Kineto labels every GPU it saw).
             unmatched += (unmatched.empty() ? "" : ", ") + std::to_string(p.deviceIndex);
             if (!several) p.deviceModel = oneModel;
         }
