@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_map>
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace attnscope {
 
@@ -265,17 +265,18 @@ const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
 }
 
 Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& call) const {
-    std::array<TimeNs, 4> time{};
-    static_assert(int(Verdict::Unknown) < 4 && int(Verdict::MemoryBound) < 4 && int(Verdict::ComputeBound) < 4 &&
-                  int(Verdict::LatencyBound) < 4);
+    std::array<TimeNs, std::size_t(Verdict::LatencyBound) + 1> time{}; // by verdict
     for (std::uint32_t k : call.kernels) {
         const KernelAnalysis& ka = kernels[k];
-        if (ka.verdict == Verdict::Unknown) continue;
         time[std::size_t(ka.verdict)] += trace.track(ka.event.track).events.duration[ka.event.index];
     }
     Verdict best = Verdict::Unknown;
+    TimeNs bestTime = 0;
     for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound})
-        if (time[std::size_t(v)] > (best == Verdict::Unknown ? 0 : time[std::size_t(best)])) best = v;
+        if (time[std::size_t(v)] > bestTime) {
+            best = v;
+            bestTime = time[std::size_t(v)];
+        }
     return best;
 }
 

@@ -4,9 +4,9 @@
 #include "charts.h"
 #include "compare_window.h"
 #include "details_panel.h"
-#include "navigation_keys.h"
 #include "find_bar.h"
 #include "kernel_table_model.h"
+#include "navigation_keys.h"
 #include "run_panel.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
@@ -25,6 +25,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -42,7 +43,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
-#include <QComboBox>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -52,8 +52,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <functional>
 
 namespace attnscope::ui {
