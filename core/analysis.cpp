@@ -467,9 +467,7 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
         const bool cpuTrack = isCpuTrack(trace, TrackId{t});
         for (std::uint32_t i = 0; i < track.size(); ++i) {
             const std::string_view category = trace.str(track.events.category[i]);
-            if (category != "kernel" && category != "Kernel" && category != "gpu_memcpy" &&
-                category != "gpu_memset" && category != "Memcpy" && category != "Memset")
-                continue;
+            if (!isKernelCategory(category) && !isCopyCategory(category)) continue;
             const EventRef ref{TrackId{t}, i};
             KernelAnalysis k;
             k.event = ref;
@@ -506,7 +504,7 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
                 if (const auto launch = trace.launchOf(ref)) {
                     for (const EventRef& op : enclosingEvents(trace, *launch)) {
                         const Track& ot = trace.track(op.track);
-                        if (trace.str(ot.events.category[op.index]) != "cpu_op") continue;
+                        if (!isCpuOpCategory(trace.str(ot.events.category[op.index]))) continue;
                         auto known = opCosts.find(op);
                         if (known == opCosts.end()) {
                             const auto c = opCost(

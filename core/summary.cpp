@@ -376,7 +376,7 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
         const std::string_view category = trace.str(t.events.category[k.event.index]);
-        if (category != "kernel" && category != "Kernel") continue;
+        if (!isKernelCategory(category)) continue;
         RoleStats& r = roles[std::size_t(k.role)];
         ++r.count;
         r.totalNs += t.events.duration[k.event.index];

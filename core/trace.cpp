@@ -12,9 +12,16 @@ bool isKernelCategory(std::string_view cat) {
     return cat == "kernel" || cat == "Kernel";
 }
 
+bool isCopyCategory(std::string_view cat) {
+    return cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" || cat == "Memset";
+}
+
+bool isCpuOpCategory(std::string_view cat) {
+    return cat == "cpu_op" || cat == "Operator";
+}
+
 bool isGpuCategory(std::string_view cat) {
-    return isKernelCategory(cat) || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" ||
-           cat == "Memset" || cat == "cuda_sync" || cat == "gpu_user_annotation" ||
+    return isKernelCategory(cat) || isCopyCategory(cat) || cat == "cuda_sync" || cat == "gpu_user_annotation" ||
            cat == "cuda_profiler_range" || cat == "mtia_ccp_events";
 }
 

@@ -171,5 +171,7 @@ private:
 bool isKernelCategory(std::string_view cat); // "kernel", legacy "Kernel"
 bool isGpuCategory(std::string_view cat);    // anything that runs on a GPU stream
 bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", legacy "Runtime"
+bool isCpuOpCategory(std::string_view cat);  // "cpu_op", legacy "Operator" (2021 traces)
+bool isCopyCategory(std::string_view cat);   // "gpu_memcpy", "gpu_memset", legacy "Memcpy", "Memset"
 
 } // namespace attnscope

@@ -40,8 +40,7 @@ QString roleText(KernelRole r) {
 }
 
 bool isKernel(const Trace& t, EventRef e) {
-    const std::string_view c = t.str(t.track(e.track).events.category[e.index]);
-    return c == "kernel" || c == "Kernel";
+    return isKernelCategory(t.str(t.track(e.track).events.category[e.index]));
 }
 
 TimeNs durationOf(const Trace& t, EventRef e) {

@@ -72,7 +72,7 @@ private:
     QLabel* m_linksTitle = nullptr;
 };
 
-// The innermost enclosing event on the same track whose category is "cpu_op" (else the innermost
+// The innermost enclosing event on the same track that is a CPU op ("cpu_op", legacy "Operator"; else the innermost
 // enclosing event of any category), for "the CPU op around this launch".
 std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event);
 

@@ -238,6 +238,33 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
     EXPECT_TRUE(listed->info().warnings.empty());
 }
 
+// A 2021-format trace (legacy categories Operator / Runtime / Kernel / Memcpy, string tids,
+// absolute integer µs, External id == correlation), written following the Kineto format notes: its
+// GEMM gets the cost inferred from the Operator's Input Dims, as a modern trace's would.
+TEST(Analysis, LegacyOperatorsFeedTheCostModel) {
+    auto trace = loadText(R"json({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-40GB"}],
+"traceEvents":[
+{"ph":"X","cat":"Operator","name":"aten::mm","pid":3001,"tid":"3001","ts":1620000000000100,"dur":80,
+ "args":{"Input Dims":[[4096,4096],[4096,4096]],"Input type":["float","float"]}},
+{"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":3001,"tid":"3001","ts":1620000000000110,"dur":10,
+ "args":{"correlation":77,"external id":77}},
+{"ph":"X","cat":"Kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":"stream 7","ts":1620000000000130,"dur":9000,
+ "args":{"correlation":77,"external id":77,"device":0,"stream":7}},
+{"ph":"X","cat":"Memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":"stream 7","ts":1620000000009200,"dur":40,
+ "args":{"correlation":78,"bytes":67108864}}
+]})json");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(a.kernels.size(), 2u) << "the legacy Memcpy is analysed as GPU work too";
+    const KernelAnalysis* gemm = nullptr;
+    for (const KernelAnalysis& k : a.kernels)
+        if (k.role == KernelRole::Gemm) gemm = &k;
+    ASSERT_NE(gemm, nullptr);
+    EXPECT_EQ(gemm->cost, CostSource::Inferred);
+    EXPECT_DOUBLE_EQ(gemm->flops, 2.0 * 4096 * 4096 * 4096);
+    EXPECT_EQ(gemm->precision, Precision::F32);
+    EXPECT_NE(gemm->verdict, Verdict::Unknown) << a.deviceNote;
+}
+
 TEST(KernelRoles, RulesAreDataAndUserRulesComeFirst) {
     std::vector<std::string> problems;
     const RoleRules user =
