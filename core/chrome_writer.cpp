@@ -2,6 +2,7 @@
 #include "chrome_writer.h"
 
 #include "atomic_file.h"
+#include "json_escape.h"
 #include "timestamp.h"
 
 #include <simdjson.h>
@@ -15,38 +16,6 @@
 namespace attnscope {
 
 namespace {
-
-void appendJsonString(std::string& out, std::string_view s) {
-    out += '"';
-    for (const char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
-}
 
 bool isInteger(std::string_view s) {
     if (s.empty() || s.size() > 18) return false;

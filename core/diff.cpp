@@ -107,7 +107,7 @@ std::string formatDiff(const TraceDiff& diff, const std::string& nameA, const st
                  {"delta_ns", diff.kernelB - diff.kernelA},
                  {"roles", rows(diff.roles, diff.roles.size(), "role")},
                  {"kernels", rows(diff.kernels, kernelRows, "kernel")}};
-        return out.dump(2) + "\n";
+        return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     std::ostringstream out;
     if (format == DiffFormat::Csv) {

@@ -2,6 +2,7 @@
 #include "nsys_reader.h"
 
 #include "args_codec.h"
+#include "json_escape.h"
 #include "trace_builder.h"
 
 #include <sqlite3.h>
@@ -140,16 +141,6 @@ const char* memoryKindName(std::int64_t kind) {
     }
 }
 
-std::string jsonString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) continue;
-        out += c;
-    }
-    return out + '"';
-}
-
 } // namespace
 
 bool isSqliteFile(const std::string& path) {
@@ -249,7 +240,7 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
                     d.totalGlobalMem = std::uint64_t(sqlite3_column_int64(s, 3));
                     d.computeMajor = sqlite3_column_int(s, 4);
                     d.computeMinor = sqlite3_column_int(s, 5);
-                    d.json = "{\"id\":" + std::to_string(d.id) + ",\"name\":" + jsonString(d.name) + "}";
+                    d.json = "{\"id\":" + std::to_string(d.id) + ",\"name\":" + jsonQuoted(d.name) + "}";
                     b.addDevice(d);
                     b.setProcessName(gpuPid(d.id), "GPU " + std::to_string(d.id));
                 });
@@ -354,7 +345,7 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
                                           {"stream", std::to_string(stream)},
                                           {"correlation", std::to_string(correlation)},
                                           {"bytes", std::to_string(sqlite3_column_int64(s, 5))},
-                                          {"kind", jsonString(copyKindName(sqlite3_column_int64(s, 6)))}});
+                                          {"kind", jsonQuoted(copyKindName(sqlite3_column_int64(s, 6)))}});
                 b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
                            pool.intern(name), memcpyCat, std::uint64_t(correlation), args);
                 ++events;

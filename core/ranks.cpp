@@ -183,7 +183,7 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format) {
                                            {"mean_ns", report.meanBusyNs},
                                            {"spread", report.spread()},
                                            {"slowest_rank", report.slowestRank}}}};
-        return out.dump(2) + "\n";
+        return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     std::ostringstream out;
     if (format == SummaryFormat::Csv) {

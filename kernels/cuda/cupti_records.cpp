@@ -1,27 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "cupti_records.h"
 
+#include "core/json_escape.h"
+
 #include <algorithm>
 #include <cstdio>
 
 namespace attnscope::kernels {
 
 namespace {
-
-std::string jsonString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            continue;
-        }
-        out += c;
-    }
-    return out + '"';
-}
 
 std::string triple(int x, int y, int z) {
     return "[" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + "]";
@@ -204,7 +191,7 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
         out.markerId = m->id;
         out.markerStart = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
         out.markerEnd = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0;
-        if (m->domain) out.args = {{"domain", jsonString(m->domain)}};
+        if (m->domain) out.args = {{"domain", jsonQuoted(m->domain)}};
         return true;
     }
     case CUPTI_ACTIVITY_KIND_OVERHEAD: {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/chrome_writer.h"
+#include "core/json_escape.h"
 #include "core/trace_loader.h"
 #include "support/test_support.h"
 
@@ -100,4 +101,26 @@ TEST(ChromeWriter, WritesValidJsonEvenForBrokenArgs) {
     EXPECT_EQ(args.at("Input type"), R"(["float" ""])");
     EXPECT_EQ(args.at("k\\q"), 2);
     EXPECT_EQ(loadText(written)->eventCount(), 1u);
+}
+
+// The one JSON escaper: what JSON requires escaped is escaped, valid UTF-8 passes through, and bytes
+// that are not UTF-8 become U+FFFD, so a strict parser reads back the same text.
+TEST(JsonEscape, ControlCharactersQuotesBackslashesAndBrokenUtf8) {
+    EXPECT_EQ(jsonQuoted("plain"), "\"plain\"");
+    EXPECT_EQ(jsonQuoted(std::string("a\x01" "b\x1f", 4)), "\"a\\u0001b\\u001f\"");
+    EXPECT_EQ(jsonQuoted("say \"hi\"\\now\n\t\r"), "\"say \\\"hi\\\"\\\\now\\n\\t\\r\"");
+    EXPECT_EQ(jsonQuoted("QKᵀ · µs 🙂"), "\"QKᵀ · µs 🙂\""); // valid UTF-8 of 2, 3 and 4 bytes
+    EXPECT_EQ(jsonQuoted(std::string(1, '\0')), "\"\\u0000\"");
+    // Not UTF-8: a lone continuation byte, a truncated sequence, an overlong '/', a surrogate, a
+    // byte that never starts a sequence.
+    for (const std::string bad : {std::string("\x80"), std::string("\xE2\x82"), std::string("\xC0\xAF"),
+                                  std::string("\xED\xA0\x80"), std::string("\xFF")}) {
+        const std::string quoted = jsonQuoted("k" + bad + "x");
+        const auto parsed = nlohmann::json::parse(quoted); // throws on invalid JSON or UTF-8
+        EXPECT_EQ(parsed.get<std::string>().front(), 'k');
+        EXPECT_NE(parsed.get<std::string>().find("\xEF\xBF\xBD"), std::string::npos) << quoted;
+        EXPECT_EQ(parsed.get<std::string>().back(), 'x');
+    }
+    for (const std::string name : {std::string("a\x01" "\"\\b"), std::string("tab\there"), std::string("µs")})
+        EXPECT_EQ(nlohmann::json::parse(jsonQuoted(name)).get<std::string>(), name);
 }

@@ -3,11 +3,14 @@
 // like one.
 #include "support/test_support.h"
 
+#include "core/analysis.h"
 #include "core/chrome_writer.h"
+#include "core/diff.h"
 #include "core/nsys_reader.h"
 #include "core/summary.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <map>
@@ -354,4 +357,26 @@ TEST(NsysReader, ExportsOfOtherShapesOpenAndSayWhatTheyLack) {
     ASSERT_EQ(n->info().warnings.size(), 1u);
     EXPECT_NE(n->info().warnings[0].find("CUDA tracing off"), std::string::npos) << n->info().warnings[0];
     EXPECT_GT(n->eventCount(), 0u) << "the NVTX ranges are still there";
+}
+
+// A kernel name that is not UTF-8 (an nsys export stores what the binary held): every JSON AttnScope
+// writes of it — summary, diff, a converted trace — still parses, with U+FFFD for the bad bytes.
+TEST(NsysReader, NamesThatAreNotUtf8StillGiveValidJson) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
+    TempDir dir;
+    const std::string copy = dir.path("report.sqlite");
+    writeFile(copy, readAllBytes(path));
+    makeDatabase(copy, {"UPDATE StringIds SET value = 'add_' || X'FF80' || '_kernel' WHERE id = (SELECT "
+                        "demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1)"});
+    const auto t = loadTraceFile(copy);
+    const TraceSummary s = summarize(*t, 0);
+    ASSERT_EQ(s.topKernels.size(), 1u);
+    ASSERT_EQ(s.topKernels[0].name, "add_\xFF\x80_kernel");
+    const TraceAnalysis a = analyzeTrace(*t);
+    std::string json = formatDiff(diffTraces(*t, a, *t, a), "a", "b", SummaryFormat::Json);
+    EXPECT_NE(nlohmann::json::parse(json).dump().find("add_\xEF\xBF\xBD"), std::string::npos) << json;
+    json = formatSummaries({SummaryResult{copy, s, {}}}, SummaryFormat::Json);
+    EXPECT_NO_THROW((void)nlohmann::json::parse(json));
+    writeChromeTrace(*t, dir.path("report.json"));
+    EXPECT_NO_THROW((void)nlohmann::json::parse(readAllBytes(dir.path("report.json"))));
 }
