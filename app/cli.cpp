@@ -6,6 +6,7 @@
 #include "core/analysis.h"
 #include "core/diff.h"
 #include "core/ranks.h"
+#include "kernels/cpu/cpu_peak.h"
 #include "kernels/run_session.h"
 
 #include "core/chrome_writer.h"
@@ -119,7 +120,7 @@ int summary(int argc, char** argv) {
         try {
             const auto trace = loadTraceFile(path);
             r.summary = summarize(*trace, top);
-            addAnalysis(*r.summary, *trace, analyzeTrace(*trace));
+            addAnalysis(*r.summary, *trace, kernels::analyzeWithMachineRoofs(*trace));
         } catch (const std::exception& e) {
             r.error = e.what();
             std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
@@ -167,7 +168,8 @@ int diff(int argc, char** argv) {
         }
     }
     const TraceDiff d =
-        diffTraces(*traces[0], analyzeTrace(*traces[0]), *traces[1], analyzeTrace(*traces[1]));
+        diffTraces(*traces[0], kernels::analyzeWithMachineRoofs(*traces[0]), *traces[1],
+                   kernels::analyzeWithMachineRoofs(*traces[1]));
     const std::string out = formatDiff(d, files[0], files[1], format, top);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kOk;

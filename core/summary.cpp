@@ -174,11 +174,16 @@ json analysisJson(const TraceSummary& s) {
     json roles = json::array();
     for (const auto& r : s.roles)
         roles.push_back({{"role", r.role}, {"count", r.count}, {"total_ns", r.totalNs}});
+    json verdicts = json::array();
+    for (const auto& v : s.verdicts)
+        verdicts.push_back({{"verdict", v.verdict}, {"count", v.count}, {"total_ns", v.totalNs}});
     json impls = json::array();
     for (const auto& a : s.attention)
         impls.push_back(
             {{"impl", a.impl}, {"calls", a.calls}, {"mean_ns", a.meanNs()}, {"total_ns", a.totalNs}});
-    return {{"roles", roles}, {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
+    return {{"roles", roles},
+            {"verdicts", verdicts},
+            {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
 }
 
 json toJson(const SummaryResult& r) {
@@ -238,6 +243,8 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
                 << ",,,,\n";
         for (const auto& role : s.roles)
             out << file << ",role,," << role.role << ',' << role.count << ',' << role.totalNs << ",,,,\n";
+        for (const auto& v : s.verdicts)
+            out << file << ",verdict,," << v.verdict << ',' << v.count << ',' << v.totalNs << ",,,,\n";
         if (s.analyzed) out << file << ",attention_calls,,," << s.attentionCalls << ",,,,,\n";
         for (const auto& a : s.attention)
             out << file << ",attention,," << csvField(a.impl) << ',' << a.calls << ',' << a.totalNs << ','
@@ -308,6 +315,17 @@ std::string toText(const std::vector<SummaryResult>& results) {
                 out << line;
             }
         }
+        if (!s.verdicts.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "roofline");
+            out << line;
+            for (const auto& v : s.verdicts) {
+                std::snprintf(line, sizeof line, "  %14s %8llu %6.1f%%  %s\n", formatDuration(v.totalNs).c_str(),
+                              static_cast<unsigned long long>(v.count),
+                              s.kernelNs ? 100.0 * double(v.totalNs) / double(s.kernelNs) : 0.0,
+                              v.verdict.c_str());
+                out << line;
+            }
+        }
         if (s.analyzed) {
             out << "\n  attention calls: " << s.attentionCalls << '\n';
             for (const auto& a : s.attention) {
@@ -373,14 +391,25 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
 void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     s.analyzed = true;
     std::vector<RoleStats> roles(static_cast<std::size_t>(KernelRole::Count));
+    std::vector<VerdictStats> verdicts(std::size_t(Verdict::LatencyBound) + 1);
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
         const std::string_view category = trace.str(t.events.category[k.event.index]);
         if (!isKernelCategory(category)) continue;
+        const TimeNs d = t.events.duration[k.event.index];
         RoleStats& r = roles[std::size_t(k.role)];
         ++r.count;
-        r.totalNs += t.events.duration[k.event.index];
+        r.totalNs += d;
+        VerdictStats& v = verdicts[std::size_t(k.verdict)];
+        ++v.count;
+        v.totalNs += d;
     }
+    s.verdicts.clear();
+    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+        if (verdicts[std::size_t(v)].count) {
+            verdicts[std::size_t(v)].verdict = std::string(verdictName(v));
+            s.verdicts.push_back(verdicts[std::size_t(v)]);
+        }
     s.roles.clear();
     for (std::size_t i = 0; i < roles.size(); ++i)
         if (roles[i].count) {

@@ -45,6 +45,12 @@ struct RoleStats {
     TimeNs totalNs = 0;
 };
 
+struct VerdictStats {
+    std::string verdict; // "memory-bound", "compute-bound", "latency-bound", "unknown"
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
 struct AttentionImplStats {
     std::string impl; // "naive", "flash", …
     std::uint64_t calls = 0;
@@ -65,9 +71,11 @@ struct TraceSummary {
     std::vector<CategoryStats> categories; // complete events per category, by total time, then name
     std::vector<std::string> warnings;
     // From the analysis (addAnalysis): kernels per role (in role order, roles with none left out),
-    // attention calls per implementation (by calls, then name).
+    // per roofline verdict (the same verdicts the window shows), attention calls per implementation
+    // (by calls, then name).
     bool analyzed = false;
     std::vector<RoleStats> roles;
+    std::vector<VerdictStats> verdicts;
     std::uint64_t attentionCalls = 0;
     std::vector<AttentionImplStats> attention;
 };

@@ -305,9 +305,7 @@ QString exportChart(QChart* chart, QSize size, double scale, const QString& path
 }
 
 QString exportTraceChart(const Trace& trace, ChartKind kind, QSize size, double scale, const QString& path) {
-    const bool ownCpuRun = hasCpuKernels(trace);
-    const DeviceSpec cpu = ownCpuRun ? kernels::cpuDeviceSpec() : DeviceSpec{};
-    const TraceAnalysis analysis = analyzeTrace(trace, ownCpuRun ? &cpu : nullptr);
+    const TraceAnalysis analysis = kernels::analyzeWithMachineRoofs(trace);
     std::unique_ptr<QChart> chart(makeChart(kind, {{&trace, &analysis, QString()}}));
     return exportChart(chart.get(), size, scale, path);
 }

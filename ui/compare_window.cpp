@@ -6,6 +6,7 @@
 
 #include "core/kernel_role.h"
 #include "core/summary.h"
+#include "kernels/cpu/cpu_peak.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -51,7 +52,7 @@ CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA
     : QMainWindow(parent), m_a(std::move(a)), m_nameA(std::move(nameA)) {
     setAttribute(Qt::WA_DeleteOnClose);
     setWindowTitle(tr("Compare — %1").arg(m_nameA));
-    m_analysisA = std::make_shared<const TraceAnalysis>(analyzeTrace(*m_a->trace));
+    m_analysisA = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*m_a->trace));
     auto* split = new QSplitter(Qt::Vertical, this);
     m_viewA = new TimelineView(split);
     m_viewB = new TimelineView(split);
@@ -119,7 +120,7 @@ void CompareWindow::openB(const QString& path) {
 void CompareWindow::setB(std::shared_ptr<const LoadedTrace> b, QString nameB) {
     m_b = std::move(b);
     m_nameB = std::move(nameB);
-    m_analysisB = std::make_shared<const TraceAnalysis>(analyzeTrace(*m_b->trace));
+    m_analysisB = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*m_b->trace));
     setWindowTitle(tr("Compare — %1 vs %2").arg(m_nameA, m_nameB));
     m_labelB->setText(tr("B: %1").arg(m_nameB));
     m_viewB->setTrace(m_b->trace, m_b->index);

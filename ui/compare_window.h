@@ -52,6 +52,11 @@ private:
 
     std::shared_ptr<const LoadedTrace> m_a, m_b;
     std::shared_ptr<const TraceAnalysis> m_analysisA, m_analysisB;
+
+public:
+    // The analyses the compare window shows (B's once it is open), for tests.
+    const TraceAnalysis* analysisA() const { return m_analysisA.get(); }
+    const TraceAnalysis* analysisB() const { return m_analysisB.get(); }
     QString m_nameA, m_nameB;
     TraceDiff m_diff;
     TimeNs m_offset = 0;

@@ -765,9 +765,7 @@ void MainWindow::startAnalysis() {
     auto result = std::make_shared<std::shared_ptr<const TraceAnalysis>>();
     auto roles = std::make_shared<std::vector<std::optional<KernelRole>>>();
     QThread* thread = QThread::create([trace, result, roles] {
-        // AttnScope's CPU runs are held to the CPU's roofs: measured once per machine, then cached.
-        const DeviceSpec cpu = hasCpuKernels(*trace) ? kernels::cpuDeviceSpec() : DeviceSpec{};
-        *result = std::make_shared<const TraceAnalysis>(analyzeTrace(*trace, cpu.fp32 > 0 ? &cpu : nullptr));
+        *result = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*trace));
         *roles = classesByName(*trace, **result).role;
     });
     m_analysisThreads.push_back(thread);

@@ -133,4 +133,10 @@ DeviceSpec cpuDeviceSpec() {
     return spec;
 }
 
+TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {
+    if (!hasCpuKernels(trace)) return analyzeTrace(trace);
+    const DeviceSpec cpu = cpuDeviceSpec();
+    return analyzeTrace(trace, cpu.fp32 > 0 ? &cpu : nullptr);
+}
+
 } // namespace attnscope::kernels

@@ -19,4 +19,11 @@ CpuPeak measureCpuPeak(WorkerPool& pool);
 // ~/.cache/attnscope/cpu_peak.txt ($XDG_CACHE_HOME honoured), keyed by CPU model and core count.
 DeviceSpec cpuDeviceSpec();
 
+// The one place the roofs of a trace's kernels are chosen, for every view and verb: GPU kernels
+// against their device's datasheet roofs (core's device specs), AttnScope's own CPU kernels against
+// this machine's measured roofs (measured only when the trace has such kernels). The window, the
+// compare window, chart exports and the command line all analyse through it, so one trace gets one
+// set of verdicts everywhere.
+TraceAnalysis analyzeWithMachineRoofs(const Trace& trace);
+
 } // namespace attnscope::kernels

@@ -2,6 +2,11 @@
 // The command-line verbs as a user runs them: exit codes, messages, outputs.
 #include "support/test_support.h"
 
+#include "core/analysis.h"
+#include "core/summary.h"
+#include "core/trace_loader.h"
+#include "kernels/cpu/cpu_peak.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -273,4 +278,36 @@ TEST(Cli, NsysExportsSummarizeAndConvert) {
     const CliRun bad = run("summary " + dir.path("notes.sqlite"), true);
     EXPECT_EQ(bad.exitCode, 1);
     EXPECT_NE(bad.out.find("notes.sqlite"), std::string::npos) << bad.out;
+}
+
+// The command line's verdicts are the window's: one analysis with roofs chosen in one place
+// (kernels::analyzeWithMachineRoofs), on a GPU trace and on AttnScope's own CPU run, whose kernels
+// are held to this machine's measured roofs (the command line once left them without a verdict).
+TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
+    TempDir dir;
+    // The CPU's roofs are measured into a cache of this test's own, read by the process it starts.
+    setenv("XDG_CACHE_HOME", dir.path("cache").c_str(), 1);
+    writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
+    std::vector<std::string> files = {dir.path("cpu_run.json")};
+    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty()) files.push_back(h100);
+    for (const std::string& path : files) {
+        SCOPED_TRACE(path);
+        const auto trace = attnscope::loadTraceFile(path);
+        attnscope::TraceSummary expected = attnscope::summarize(*trace, 0);
+        attnscope::addAnalysis(expected, *trace, attnscope::kernels::analyzeWithMachineRoofs(*trace));
+        ASSERT_FALSE(expected.verdicts.empty());
+        const CliRun r = run("summary --format json " + path);
+        ASSERT_EQ(r.exitCode, 0);
+        const auto verdicts = nlohmann::json::parse(r.out).at("files").at(0).at("verdicts");
+        ASSERT_EQ(verdicts.size(), expected.verdicts.size()) << verdicts.dump();
+        for (std::size_t i = 0; i < verdicts.size(); ++i) {
+            EXPECT_EQ(verdicts[i].at("verdict"), expected.verdicts[i].verdict);
+            EXPECT_EQ(verdicts[i].at("count"), expected.verdicts[i].count);
+            EXPECT_EQ(verdicts[i].at("total_ns"), expected.verdicts[i].totalNs);
+        }
+        if (path == files.front())
+            for (const auto& v : verdicts)
+                EXPECT_NE(v.at("verdict"), "unknown") << "every kernel of a CPU run has its exact cost and roofs";
+    }
+    unsetenv("XDG_CACHE_HOME");
 }

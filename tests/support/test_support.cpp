@@ -202,4 +202,34 @@ std::optional<EventRef> findEvent(const Trace& t, std::string_view name) {
     return std::nullopt;
 }
 
+std::string cpuRunTraceText() {
+    std::string events = R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"CPU"}},
+{"ph":"M","name":"process_labels","pid":1,"args":{"labels":"CPU"}})";
+    struct Kernel {
+        const char* name;
+        const char* role;
+        const char* impl;
+        int call;
+        int start, dur; // µs
+        double flops, bytes;
+    };
+    // B=1 H=8 N=1024 D=64 fp32, split over two workers: GEMMs near the CPU's compute roof, the
+    // softmax far from it and memory-bound, flash in between.
+    const Kernel kernels[] = {
+        {"naive_qk_gemm", "qk_gemm", "naive", 0, 0, 9000, 0.1e9, 8.9e6},
+        {"naive_softmax", "softmax", "naive", 0, 9000, 3000, 0.02e9, 33.6e6},
+        {"naive_pv_gemm", "pv_gemm", "naive", 0, 12000, 9000, 0.1e9, 8.9e6},
+        {"flash_forward", "fused_attention", "flash", 1, 22000, 15000, 0.2e9, 1.0e6},
+    };
+    for (int worker = 1; worker <= 2; ++worker)
+        for (const Kernel& k : kernels)
+            events += ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" + std::string(k.name) +
+                      "\",\"pid\":1,\"tid\":" + std::to_string(worker) + ",\"ts\":" + std::to_string(k.start) +
+                      ",\"dur\":" + std::to_string(k.dur) + ",\"args\":{\"role\":\"" + k.role +
+                      "\",\"impl\":\"" + k.impl + "\",\"call\":" + std::to_string(k.call) +
+                      ",\"flops\":" + std::to_string(k.flops) + ",\"bytes\":" + std::to_string(k.bytes) +
+                      ",\"dtype\":\"fp32\"}}";
+    return "{\"traceEvents\":[" + events + "]}";
+}
+
 } // namespace attnscope::test

@@ -24,6 +24,10 @@ std::string fixture(const std::string& name);
 
 // Loads JSON text from memory; throws LoadError like a file would.
 std::shared_ptr<const Trace> loadText(std::string_view json);
+// A trace shaped as AttnScope's own CPU runs write them: a process labelled "CPU" whose two workers
+// each ran their share of a naive call (QKᵀ, softmax, PV) and of a flash call, with the run's exact
+// FLOPs and bytes in the args — kernels held to this machine's measured roofs.
+std::string cpuRunTraceText();
 // gzip-compresses bytes (one member).
 std::string gzipBytes(std::string_view bytes);
 // The file's bytes, gunzipped when they are gzip.

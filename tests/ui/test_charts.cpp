@@ -9,6 +9,7 @@
 #include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
+#include "kernels/cpu/cpu_peak.h"
 
 #include <QAbstractSeries>
 #include <QApplication>
@@ -253,4 +254,43 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
     ASSERT_TRUE(c->alignSelections());
     EXPECT_EQ(c->offset(), (5000 + 115 + 10 + 115 + 10 - (100 + 10 + 100 + 10)) * 1000);
     c->close();
+}
+
+// One trace, one set of verdicts: the window, the compare window and what the command line and chart
+// exports compute (kernels::analyzeWithMachineRoofs) agree kernel by kernel — on AttnScope's own CPU
+// run, whose kernels the compare window once left without a verdict, and on the H100 trace.
+TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
+    TempDir dir;
+    writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
+    std::vector<std::string> files = {dir.path("cpu_run.json")};
+    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty()) files.push_back(h100);
+    for (const std::string& path : files) {
+        SCOPED_TRACE(path);
+        MainWindow w;
+        w.show();
+        w.openFile(QString::fromStdString(path));
+        ASSERT_TRUE(waitForTrace(w));
+        ASSERT_TRUE(waitForAnalysis(w));
+        const TraceAnalysis shared = kernels::analyzeWithMachineRoofs(*w.trace());
+        CompareWindow* c = w.compareWith(QString::fromStdString(path));
+        ASSERT_NE(c, nullptr);
+        QElapsedTimer timer;
+        timer.start();
+        while (c->loading() && timer.elapsed() < 10000)
+            QApplication::processEvents(QEventLoop::AllEvents, 20);
+        ASSERT_NE(c->analysisA(), nullptr);
+        ASSERT_NE(c->analysisB(), nullptr);
+        for (const TraceAnalysis* other : {w.analysis().get(), c->analysisA(), c->analysisB()}) {
+            ASSERT_EQ(other->kernels.size(), shared.kernels.size());
+            for (std::size_t k = 0; k < shared.kernels.size(); ++k) {
+                EXPECT_EQ(other->kernels[k].verdict, shared.kernels[k].verdict) << k;
+                EXPECT_EQ(other->kernels[k].role, shared.kernels[k].role) << k;
+            }
+        }
+        int withVerdict = 0;
+        for (const KernelAnalysis& k : shared.kernels)
+            withVerdict += k.verdict != Verdict::Unknown;
+        EXPECT_GT(withVerdict, 0);
+        c->close();
+    }
 }
