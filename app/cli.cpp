@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
 
+#include "gui_module.h"
+#include "ui/gui_export.h"
+
 #include "kernels/cuda_backend.h"
 
 #include "core/analysis.h"
@@ -14,6 +17,7 @@
 #include "core/trace_loader.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -24,22 +28,89 @@ const char* version() {
     return ATTNSCOPE_VERSION;
 }
 
+namespace {
+int summary(int argc, char** argv);
+int diff(int argc, char** argv);
+int convert(int argc, char** argv);
+int run(int argc, char** argv);
+int exportPicture(int argc, char** argv);
+int versionVerb(int, char**) {
+    std::printf("attnscope %s\n", version());
+    return kOk;
+}
+} // namespace
+
+const std::vector<Verb>& verbs() {
+    static const std::vector<Verb> table = {
+        {"summary", "FILE... [--format text|json|csv] [--top N] [--ranks]",
+         "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls",
+         "  --format F   text (default), json or csv\n"
+         "  --top N      kernels listed by total time (default 20; 0: all)\n"
+         "  --ranks      the files are the ranks of one job: GPU busy time per rank, spread, slowest\n",
+         summary},
+        {"diff", "A B [--format text|json|csv] [--top N]",
+         "what changed between two traces, per role and kernel name (regressions marked)",
+         "  --format F   text (default), json or csv\n"
+         "  --top N      kernel rows (default 30; 0: all)\n",
+         diff},
+        {"convert", "IN -o OUT.json[.gz]", "write a trace (Kineto, Chrome or nsys) as Chrome trace JSON Perfetto opens",
+         "  -o OUT       the output; gzipped when it ends in .gz; written whole or not at all\n", convert},
+        {"export",
+         "FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH] [--scale 1|2] [--tracks REGEX]\n"
+         "         FILE --chart breakdown|roofline|share OUT.png|svg|pdf [--size WxH] [--scale 1|2]",
+         "a picture of the timeline or of a chart, no display needed",
+         "  --timeline OUT        the timeline as the window draws it\n"
+         "  --chart KIND OUT      breakdown, roofline or share\n"
+         "  --range A:B           nanoseconds from the trace's first event (default: all of it)\n"
+         "  --size WxH            from 100x50 to 20000x20000\n"
+         "  --scale 1|2           2 doubles a PNG's pixels\n"
+         "  --tracks REGEX        keep the tracks whose label matches\n",
+         exportPicture},
+        {"run",
+         "[--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N] [--dim D]\n"
+         "         [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [--threads T] [--no-cupti]\n"
+         "         [-o RUN.json[.gz]]",
+         "run attention on the CPU or a GPU and print time per call; -o saves the run as a trace",
+         "  --backend B   cpu, cuda or auto (default: cuda when a GPU is found)\n"
+         "  --impl LIST   naive, flash (CUDA also naive_simt, flash_simt)\n"
+         "  --batch, --heads, --seq, --dim   the shape; --dtype fp32, fp16 or bf16; --causal\n"
+         "  --warmup W, --iters I            calls before and while measuring\n"
+         "  --threads T   CPU workers; --no-cupti: CUDA without CUPTI\n"
+         "  -o OUT        save the run as Chrome trace JSON\n",
+         run},
+        {"version", "", "print the version", "", versionVerb},
+    };
+    return table;
+}
+
+const Verb* findVerb(std::string_view name) {
+    for (const Verb& v : verbs())
+        if (name == v.name) return &v;
+    return nullptr;
+}
+
 void printUsage(const char* program) {
-    std::fprintf(
-        stderr,
-        "usage:\n"
-        "  %s [FILE...]                      open the window (traces given are loaded)\n"
-        "  %s summary FILE... [--format text|json|csv] [--top N] [--ranks]   --ranks: the files are ranks of "
-        "one job\n"
-        "  %s convert IN -o OUT.json[.gz]\n"
-        "  %s run [--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
-        "         [--dim D] [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [--no-cupti]\n"
-        "         [-o RUN.json[.gz]]      CUDA implementations: naive, naive_simt, flash, flash_simt\n"
-        "  %s diff A B [--format text|json|csv] [--top N]   compare two traces per role and kernel\n"
-        "  %s export FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH]\n"
-        "         [--scale 1|2] [--tracks REGEX]     a picture of the timeline, no display needed\n"
-        "  %s --version | --help\n",
-        program, program, program, program, program, program, program);
+    std::fprintf(stderr, "usage:\n  %s [FILE...]   the window (several files: the ranks of one job)\n", program);
+    for (const Verb& v : verbs())
+        std::fprintf(stderr, "  %s %s%s%s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis);
+    std::fprintf(stderr, "  %s --help | VERB --help\n", program);
+}
+
+void printHelp(const char* program) {
+    std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
+    std::printf("  %s [FILE...]\n      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight "
+                "Systems SQLite); no file: a live CPU run. With no display, print what it would show.\n",
+                program);
+    for (const Verb& v : verbs())
+        std::printf("  %s %s%s%s\n      %s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis, v.purpose);
+    std::printf("\n'%s VERB --help' lists a verb's options. Exit codes: 0 done, 1 a file could not be read or "
+                "written, 2 bad usage.\n",
+                program);
+}
+
+void printVerbHelp(const char* program, const Verb& verb, std::FILE* to) {
+    std::fprintf(to, "usage: %s %s %s\n%s\n", program, verb.name, verb.synopsis, verb.purpose);
+    if (*verb.options) std::fprintf(to, "\noptions:\n%s", verb.options);
 }
 
 namespace {
@@ -67,7 +138,6 @@ bool parseFormat(const char* verb, const std::string& text, SummaryFormat& forma
     return true;
 }
 
-} // namespace
 
 int summary(int argc, char** argv) {
     std::vector<std::string> files;
@@ -214,8 +284,6 @@ int convert(int argc, char** argv) {
     return kOk;
 }
 
-namespace {
-
 bool parseInt(const char* s, int& out, int lo, int hi) {
     char* end = nullptr;
     const long v = std::strtol(s, &end, 10);
@@ -235,7 +303,6 @@ std::vector<std::string> splitCommas(const std::string& s) {
     return out;
 }
 
-} // namespace
 
 int run(int argc, char** argv) {
     using namespace attnscope::kernels;
@@ -332,6 +399,91 @@ int run(int argc, char** argv) {
         std::printf("saved %s (%zu events)\n", out.c_str(), events.size());
     }
     return kOk;
+}
+
+int exportPicture(int argc, char** argv) {
+    ui::ExportRequest r;
+    auto usage = [&](const std::string& why) {
+        std::fprintf(stderr, "export: %s\n", why.c_str());
+        printVerbHelp(argv[0], *findVerb("export"), stderr);
+        return kUsage;
+    };
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        const bool hasValue = i + 1 < argc;
+        if (a == "--timeline" && hasValue) {
+            r.out = argv[++i];
+        } else if (a == "--chart" && i + 2 < argc) {
+            r.chart = argv[++i];
+            r.out = argv[++i];
+        } else if (a == "--range" && hasValue) {
+            long long from = 0, to = 0;
+            char tail = 0;
+            if (std::sscanf(argv[++i], "%lld:%lld%c", &from, &to, &tail) != 2 || to <= from)
+                return usage("--range wants START_NS:END_NS with START_NS < END_NS");
+            r.range = std::make_pair(std::int64_t(from), std::int64_t(to));
+        } else if (a == "--size" && hasValue) {
+            char tail = 0;
+            if (std::sscanf(argv[++i], "%dx%d%c", &r.width, &r.height, &tail) != 2 || r.width < 100 ||
+                r.height < 50 || r.width > 20000 || r.height > 20000)
+                return usage("--size wants WxH, from 100x50 to 20000x20000");
+        } else if (a == "--scale" && hasValue) {
+            r.scale = std::atof(argv[++i]);
+            if (r.scale != 1 && r.scale != 2) return usage("--scale is 1 or 2");
+        } else if (a == "--tracks" && hasValue) {
+            r.tracks = argv[++i];
+        } else if (a.rfind("--", 0) == 0) {
+            return usage("unknown option or missing value: " + a);
+        } else if (r.file.empty()) {
+            r.file = a;
+        } else {
+            return usage("one trace at a time; extra argument: " + a);
+        }
+    }
+    if (r.file.empty()) return usage("which trace?");
+    if (r.out.empty()) return usage("--timeline OUT or --chart KIND OUT is required");
+    // Pictures need Qt's painting and fonts, not a screen.
+    if (!app::haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    std::string error;
+    using Export = int (*)(const ui::ExportRequest*);
+    auto entry = reinterpret_cast<Export>(app::guiEntry(argv[0], "attnscope_gui_export", error));
+    if (!entry) {
+        std::fprintf(stderr, "export: the Qt part of AttnScope cannot load: %s\n", error.c_str());
+        return kFileError;
+    }
+    return entry(&r);
+}
+
+} // namespace
+
+int window(int argc, char** argv) {
+    std::vector<std::string> files; // the window's own options (--screenshot OUT, --timing) aside
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc)
+            ++i;
+        else if (std::strcmp(argv[i], "--timing"))
+            files.emplace_back(argv[i]);
+    }
+    if (!app::haveDisplay()) {
+        // No window to open: say so, and print what it would show through the verbs' own code.
+        std::fprintf(stderr, "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
+                             "window would show. Use xvfb-run or a desktop session for the window.\n");
+        std::vector<char*> args = {argv[0], const_cast<char*>(files.empty() ? "run" : "summary")};
+        for (std::string& f : files)
+            args.push_back(f.data());
+        args.push_back(nullptr);
+        return files.empty() ? run(int(args.size()) - 1, args.data()) : summary(int(args.size()) - 1, args.data());
+    }
+    std::string error;
+    using Main = int (*)(int, char**);
+    auto entry = reinterpret_cast<Main>(app::guiEntry(argv[0], "attnscope_gui_main", error));
+    if (!entry) {
+        std::fprintf(stderr, "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
+                     error.c_str());
+        printUsage(argv[0]);
+        return kUsage;
+    }
+    return entry(argc, argv);
 }
 
 } // namespace attnscope::cli

@@ -3,44 +3,17 @@
 
 #include <cstdio>
 #include <cstring>
-#include <dlfcn.h>
-#include <string>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace {
-
-// The GUI lives in a module loaded only when a window (or a picture) is wanted, so the other
-// headless commands start without Qt (and without a display) on GPU servers.
-int runModule(const char* entryName, int argc, char** argv) {
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    std::string dir = n > 0 ? std::string(self, std::size_t(n)) : std::string(argv[0]);
-    dir = dir.substr(0, dir.rfind('/') + 1);
-    std::string error;
-    for (const std::string& candidate :
-         {dir + "libattnscope_ui.so", dir + "../lib/attnscope/libattnscope_ui.so"}) {
-        void* module = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!module) {
-            const char* e = dlerror();
-            if (error.empty() && access(candidate.c_str(), F_OK) == 0) error = e ? e : "unknown error";
-            continue;
-        }
-        using GuiMain = int (*)(int, char**);
-        auto entry = reinterpret_cast<GuiMain>(dlsym(module, entryName));
-        if (entry) return entry(argc, argv);
-        error = candidate + " has no " + entryName;
-    }
-    std::fprintf(stderr,
-                 "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
-                 error.empty() ? "libattnscope_ui.so was not found next to the program" : error.c_str());
-    attnscope::cli::printUsage(argv[0]);
-    return attnscope::cli::kUsage;
-}
 
 bool isFile(const char* path) {
     struct stat st {};
     return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+bool isHelp(const char* arg) {
+    return !std::strcmp(arg, "--help") || !std::strcmp(arg, "-h") || !std::strcmp(arg, "help");
 }
 
 } // namespace
@@ -48,19 +21,18 @@ bool isFile(const char* path) {
 int main(int argc, char** argv) {
     using namespace attnscope;
     if (argc >= 2) {
-        const char* verb = argv[1];
-        if (!std::strcmp(verb, "summary")) return cli::summary(argc, argv);
-        if (!std::strcmp(verb, "convert")) return cli::convert(argc, argv);
-        if (!std::strcmp(verb, "run")) return cli::run(argc, argv);
-        if (!std::strcmp(verb, "diff")) return cli::diff(argc, argv);
-        if (!std::strcmp(verb, "export")) return runModule("attnscope_gui_export", argc, argv);
-        if (!std::strcmp(verb, "--version") || !std::strcmp(verb, "version")) {
-            std::printf("attnscope %s\n", cli::version());
+        if (isHelp(argv[1])) {
+            cli::printHelp(argv[0]);
             return cli::kOk;
         }
-        if (!std::strcmp(verb, "--help") || !std::strcmp(verb, "-h") || !std::strcmp(verb, "help")) {
-            cli::printUsage(argv[0]);
-            return cli::kOk;
+        if (!std::strcmp(argv[1], "--version")) return cli::findVerb("version")->handler(argc, argv);
+        if (const cli::Verb* verb = cli::findVerb(argv[1])) {
+            for (int i = 2; i < argc; ++i)
+                if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+                    cli::printVerbHelp(argv[0], *verb);
+                    return cli::kOk;
+                }
+            return verb->handler(argc, argv);
         }
         // Anything else must be trace files to open in the window (or the window's own options).
         for (int i = 1; i < argc; ++i) {
@@ -76,5 +48,5 @@ int main(int argc, char** argv) {
             }
         }
     }
-    return runModule("attnscope_gui_main", argc, argv);
+    return cli::window(argc, argv);
 }

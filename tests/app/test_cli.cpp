@@ -130,6 +130,34 @@ TEST(Cli, VersionAndHelp) {
     EXPECT_EQ(v.exitCode, 0);
     EXPECT_EQ(v.out.rfind("attnscope ", 0), 0u);
     EXPECT_EQ(run("--help").exitCode, 0);
+    // One verb table: --help names every verb, and each verb's own --help lists its options.
+    const CliRun help = run("--help");
+    for (const char* verb : {"summary", "diff", "convert", "export", "run", "version"})
+        EXPECT_NE(help.out.find(std::string("attnscope ") + verb), std::string::npos) << verb << "\n" << help.out;
+    const std::map<std::string, std::vector<std::string>> options = {
+        {"summary", {"--format", "--top", "--ranks"}},
+        {"diff", {"--format", "--top"}},
+        {"convert", {"-o OUT"}},
+        {"export", {"--timeline", "--chart", "--range", "--size", "--scale", "--tracks"}},
+        {"run", {"--backend", "--impl", "--batch", "--dtype", "--causal", "--warmup", "--threads", "-o OUT"}},
+    };
+    for (const auto& [verb, names] : options) {
+        const CliRun r = run(verb + " --help");
+        EXPECT_EQ(r.exitCode, 0) << verb;
+        EXPECT_EQ(r.out.rfind("usage: ", 0), 0u) << r.out;
+        for (const std::string& option : names)
+            EXPECT_NE(r.out.find(option), std::string::npos) << verb << " " << option << "\n" << r.out;
+    }
+}
+
+// With no display, `attnscope FILE` prints what the window would show through summary's own code
+// (the roles and roofline verdicts included), not a copy of it.
+TEST(Cli, TheWindowWithoutADisplayPrintsTheSummary) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const CliRun window = run(path);
+    EXPECT_EQ(window.exitCode, 0);
+    EXPECT_EQ(window.out, run("summary " + path).out);
+    EXPECT_NE(window.out.find("roofline"), std::string::npos) << window.out;
 }
 
 TEST(Cli, ExportDrawsATimelineWithoutADisplay) {
