@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Streaming reader for Kineto / Chrome trace JSON. The file passes through one reused buffer:
 // the top-level object is walked by hand, and the traceEvents array is cut into chunks of a few
-// MB that simdjson On-Demand parses in place (DESIGN.md, performance notes). On the reading
+// MB that simdjson On-Demand parses in place (one parser reused over ~4 MB chunks measured 3–6×
+// faster than over the whole file, whose index buffers would be faulted in fresh). On the reading
 // thread a chunk ends at its last newline (EventParser::parseOpenChunk); chunks for worker threads
 // (ParallelEventParser, large traces) end at exact element boundaries found by JsonElementScanner.
 #include "nsys_reader.h"
@@ -1186,7 +1187,8 @@ private:
         if (m_parallel) m_parallel->finishInto(m_b, kineto);
         TraceInfo& info = m_b.info();
         info.format = kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
-        // Current libkineto writes timestamps relative to baseTimeNanoseconds (KINETO_FORMAT.md 2.2).
+        // Current libkineto writes each ts relative to baseTimeNanoseconds (an epoch in ns at the top
+        // level); older versions wrote absolute epoch µs.
         if (info.baseTimeNs) {
             if (auto minTime = m_b.minTime(); minTime && *minTime < kRelativeTimeLimit)
                 m_b.setTimeOffset(*info.baseTimeNs);

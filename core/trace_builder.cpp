@@ -723,7 +723,8 @@ void TraceBuilder::Impl::resolveFlows() {
         if (isSource || isStep) from = i;
     }
     t.m_flows.shrink_to_fit();
-    // Endpoints without a partner are normal in Kineto traces (KINETO_FORMAT.md 2.3) and not reported;
+    // Endpoints without a partner are normal in Kineto traces (an ac2g flow start on a runtime call
+    // that launched no GPU work) and not reported;
     // endpoints with no slice at all to bind to are.
     unboundFlowPoints = unbound;
 }
