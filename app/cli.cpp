@@ -53,10 +53,12 @@ const std::vector<Verb>& verbs() {
          "  --format F   text (default), json or csv\n"
          "  --top N      kernel rows (default 30; 0: all)\n",
          diff},
-        {"convert", "IN -o OUT.json[.gz]", "write a trace (Kineto, Chrome or nsys) as Chrome trace JSON Perfetto opens",
+        {"convert", "IN -o OUT.json[.gz]",
+         "write a trace (Kineto, Chrome or nsys) as Chrome trace JSON Perfetto opens",
          "  -o OUT       the output; gzipped when it ends in .gz; written whole or not at all\n", convert},
         {"export",
-         "FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH] [--scale 1|2] [--tracks REGEX]\n"
+         "FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH] [--scale 1|2] [--tracks "
+         "REGEX]\n"
          "         FILE --chart breakdown|roofline|share OUT.png|svg|pdf [--size WxH] [--scale 1|2]",
          "a picture of the timeline or of a chart, no display needed",
          "  --timeline OUT        the timeline as the window draws it\n"
@@ -90,7 +92,8 @@ const Verb* findVerb(std::string_view name) {
 }
 
 void printUsage(const char* program) {
-    std::fprintf(stderr, "usage:\n  %s [FILE...]   the window (several files: the ranks of one job)\n", program);
+    std::fprintf(stderr, "usage:\n  %s [FILE...]   the window (several files: the ranks of one job)\n",
+                 program);
     for (const Verb& v : verbs())
         std::fprintf(stderr, "  %s %s%s%s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis);
     std::fprintf(stderr, "  %s --help | VERB --help\n", program);
@@ -98,14 +101,17 @@ void printUsage(const char* program) {
 
 void printHelp(const char* program) {
     std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
-    std::printf("  %s [FILE...]\n      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight "
-                "Systems SQLite); no file: a live CPU run. With no display, print what it would show.\n",
-                program);
+    std::printf(
+        "  %s [FILE...]\n      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight "
+        "Systems SQLite); no file: a live CPU run. With no display, print what it would show.\n",
+        program);
     for (const Verb& v : verbs())
-        std::printf("  %s %s%s%s\n      %s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis, v.purpose);
-    std::printf("\n'%s VERB --help' lists a verb's options. Exit codes: 0 done, 1 a file could not be read or "
-                "written, 2 bad usage.\n",
-                program);
+        std::printf("  %s %s%s%s\n      %s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis,
+                    v.purpose);
+    std::printf(
+        "\n'%s VERB --help' lists a verb's options. Exit codes: 0 done, 1 a file could not be read or "
+        "written, 2 bad usage.\n",
+        program);
 }
 
 void printVerbHelp(const char* program, const Verb& verb, std::FILE* to) {
@@ -137,7 +143,6 @@ bool parseFormat(const char* verb, const std::string& text, SummaryFormat& forma
     }
     return true;
 }
-
 
 int summary(int argc, char** argv) {
     std::vector<std::string> files;
@@ -237,9 +242,8 @@ int diff(int argc, char** argv) {
             return kFileError;
         }
     }
-    const TraceDiff d =
-        diffTraces(*traces[0], kernels::analyzeWithMachineRoofs(*traces[0]), *traces[1],
-                   kernels::analyzeWithMachineRoofs(*traces[1]));
+    const TraceDiff d = diffTraces(*traces[0], kernels::analyzeWithMachineRoofs(*traces[0]), *traces[1],
+                                   kernels::analyzeWithMachineRoofs(*traces[1]));
     const std::string out = formatDiff(d, files[0], files[1], format, top);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kOk;
@@ -302,7 +306,6 @@ std::vector<std::string> splitCommas(const std::string& s) {
     }
     return out;
 }
-
 
 int run(int argc, char** argv) {
     using namespace attnscope::kernels;
@@ -466,19 +469,22 @@ int window(int argc, char** argv) {
     }
     if (!app::haveDisplay()) {
         // No window to open: say so, and print what it would show through the verbs' own code.
-        std::fprintf(stderr, "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
-                             "window would show. Use xvfb-run or a desktop session for the window.\n");
+        std::fprintf(stderr,
+                     "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
+                     "window would show. Use xvfb-run or a desktop session for the window.\n");
         std::vector<char*> args = {argv[0], const_cast<char*>(files.empty() ? "run" : "summary")};
         for (std::string& f : files)
             args.push_back(f.data());
         args.push_back(nullptr);
-        return files.empty() ? run(int(args.size()) - 1, args.data()) : summary(int(args.size()) - 1, args.data());
+        return files.empty() ? run(int(args.size()) - 1, args.data())
+                             : summary(int(args.size()) - 1, args.data());
     }
     std::string error;
     using Main = int (*)(int, char**);
     auto entry = reinterpret_cast<Main>(app::guiEntry(argv[0], "attnscope_gui_main", error));
     if (!entry) {
-        std::fprintf(stderr, "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
+        std::fprintf(stderr,
+                     "attnscope: the Qt part of AttnScope cannot load: %s\nThe other commands still work:\n",
                      error.c_str());
         printUsage(argv[0]);
         return kUsage;

@@ -14,9 +14,9 @@ enum Exit { kOk = 0, kFileError = 1, kUsage = 2 };
 // them and `attnscope NAME --help` prints the verb's own help.
 struct Verb {
     const char* name;
-    const char* synopsis; // the arguments after the name
-    const char* purpose;  // one line
-    const char* options;  // one option a line, indented, or ""
+    const char* synopsis;                  // the arguments after the name
+    const char* purpose;                   // one line
+    const char* options;                   // one option a line, indented, or ""
     int (*handler)(int argc, char** argv); // argv[1] is the verb's name
 };
 const std::vector<Verb>& verbs();

@@ -11,8 +11,8 @@
 namespace attnscope {
 
 // Large zero-initialised memory from the OS, pre-faulted in one go. Fresh pages fault slowly
-// (measured on the build machines: ~0.3 GB/s one page at a time, ~5 GB/s pre-faulted), so the model's big arrays and
-// byte stores take their memory from here instead of growing vectors.
+// (measured on the build machines: ~0.3 GB/s one page at a time, ~5 GB/s pre-faulted), so the model's big
+// arrays and byte stores take their memory from here instead of growing vectors.
 class BigBuffer {
 public:
     BigBuffer() = default;

@@ -87,8 +87,7 @@ const RoleRules& RoleRules::standard() {
 const RoleRules::Rule* RoleRules::match(std::string_view name, std::string_view category) const {
     const std::string lowName = asciiLower(name), lowCategory = asciiLower(category);
     for (const Rule& r : m_rules)
-        if ((r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos))
-            return &r;
+        if ((r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos)) return &r;
     return nullptr;
 }
 

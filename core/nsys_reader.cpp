@@ -229,9 +229,9 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
         // CUPTI's deviceId is the CUDA device ordinal, which TARGET_INFO_GPU calls cuDevice; its id
         // is nsys's own numbering (they differ on multi-GPU nodes).
         const std::string device = cols.count("cuDevice") ? "cuDevice" : "id";
-        db.each("SELECT " + device + ", name, " + orZero(cols, "smCount") + ", " + orZero(cols, "totalMemory") +
-                    ", " + orZero(cols, "computeMajor") + ", " + orZero(cols, "computeMinor") +
-                    " FROM TARGET_INFO_GPU",
+        db.each("SELECT " + device + ", name, " + orZero(cols, "smCount") + ", " +
+                    orZero(cols, "totalMemory") + ", " + orZero(cols, "computeMajor") + ", " +
+                    orZero(cols, "computeMinor") + " FROM TARGET_INFO_GPU",
                 {}, [&](sqlite3_stmt* s) {
                     DeviceInfo d;
                     d.id = sqlite3_column_int64(s, 0);
@@ -281,43 +281,45 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
         while (nameColumns.size() < 3)
             nameColumns.push_back("NULL");
         std::uint64_t rows = 0;
-        db.each(
-            "SELECT start, end, deviceId, streamId, correlationId, " + nameColumns[0] + ", " + nameColumns[1] +
-                ", " + nameColumns[2] + ", " + orZero(cols, "gridX") + ", " + orZero(cols, "gridY") + ", " +
-                orZero(cols, "gridZ") + ", " + orZero(cols, "blockX") + ", " + orZero(cols, "blockY") + ", " +
-                orZero(cols, "blockZ") + ", " + orZero(cols, "registersPerThread") + ", " +
-                orZero(cols, "staticSharedMemory") + ", " + orZero(cols, "dynamicSharedMemory") + ", " +
-                orZero(cols, "contextId") + " FROM CUPTI_ACTIVITY_KIND_KERNEL",
-            {}, [&](sqlite3_stmt* s) {
-                const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
-                const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
-                const std::int64_t correlation = sqlite3_column_int64(s, 4);
-                std::string name;
-                for (int c = 5; c < 8; ++c) {
-                    if (sqlite3_column_type(s, c) == SQLITE_NULL) continue;
-                    std::string candidate = stringOf(sqlite3_column_int64(s, c));
-                    if (candidate.empty()) continue;
-                    const bool placeholder = candidate == "Kernel" || candidate == "kernel";
-                    if (name.empty() || !placeholder) name = std::move(candidate);
-                    if (!placeholder) break;
-                }
-                if (name.empty()) name = "(unnamed kernel)";
-                const auto args =
-                    encode({{"device", std::to_string(device)},
-                            {"stream", std::to_string(stream)},
-                            {"correlation", std::to_string(correlation)},
-                            {"context", std::to_string(sqlite3_column_int64(s, 17))},
-                            {"grid", triple(s, 8)},
-                            {"block", triple(s, 11)},
-                            {"registers per thread", std::to_string(sqlite3_column_int64(s, 14))},
-                            {"shared memory",
-                             std::to_string(sqlite3_column_int64(s, 15) + sqlite3_column_int64(s, 16))}});
-                b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
-                           pool.intern(name), kernelCat, std::uint64_t(correlation), args);
-                ++events;
-                ++rows;
-            });
-        if (rows == 0) warnings.push_back("the export's kernel table is empty: no GPU kernel ran while nsys traced");
+        db.each("SELECT start, end, deviceId, streamId, correlationId, " + nameColumns[0] + ", " +
+                    nameColumns[1] + ", " + nameColumns[2] + ", " + orZero(cols, "gridX") + ", " +
+                    orZero(cols, "gridY") + ", " + orZero(cols, "gridZ") + ", " + orZero(cols, "blockX") +
+                    ", " + orZero(cols, "blockY") + ", " + orZero(cols, "blockZ") + ", " +
+                    orZero(cols, "registersPerThread") + ", " + orZero(cols, "staticSharedMemory") + ", " +
+                    orZero(cols, "dynamicSharedMemory") + ", " + orZero(cols, "contextId") +
+                    " FROM CUPTI_ACTIVITY_KIND_KERNEL",
+                {}, [&](sqlite3_stmt* s) {
+                    const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+                    const std::int64_t device = sqlite3_column_int64(s, 2),
+                                       stream = sqlite3_column_int64(s, 3);
+                    const std::int64_t correlation = sqlite3_column_int64(s, 4);
+                    std::string name;
+                    for (int c = 5; c < 8; ++c) {
+                        if (sqlite3_column_type(s, c) == SQLITE_NULL) continue;
+                        std::string candidate = stringOf(sqlite3_column_int64(s, c));
+                        if (candidate.empty()) continue;
+                        const bool placeholder = candidate == "Kernel" || candidate == "kernel";
+                        if (name.empty() || !placeholder) name = std::move(candidate);
+                        if (!placeholder) break;
+                    }
+                    if (name.empty()) name = "(unnamed kernel)";
+                    const auto args =
+                        encode({{"device", std::to_string(device)},
+                                {"stream", std::to_string(stream)},
+                                {"correlation", std::to_string(correlation)},
+                                {"context", std::to_string(sqlite3_column_int64(s, 17))},
+                                {"grid", triple(s, 8)},
+                                {"block", triple(s, 11)},
+                                {"registers per thread", std::to_string(sqlite3_column_int64(s, 14))},
+                                {"shared memory",
+                                 std::to_string(sqlite3_column_int64(s, 15) + sqlite3_column_int64(s, 16))}});
+                    b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
+                               pool.intern(name), kernelCat, std::uint64_t(correlation), args);
+                    ++events;
+                    ++rows;
+                });
+        if (rows == 0)
+            warnings.push_back("the export's kernel table is empty: no GPU kernel ran while nsys traced");
     } else {
         warnings.push_back(
             db.hasTable("CUPTI_ACTIVITY_KIND_RUNTIME")
@@ -408,24 +410,23 @@ std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadO
         // and their NVTXT forms 65, 70, 71); the table also holds registrations — categories,
         // thread and domain names — which are not.
         const char* markOrRange = cols.count("eventType") ? " AND eventType IN (34, 59, 60, 65, 70, 71)" : "";
-        db.each(std::string("SELECT start, end, globalTid, ") + (hasText ? "text" : "NULL") + ", " +
-                    (textId ? "textId" : "NULL") +
-                    " FROM NVTX_EVENTS WHERE globalTid IS NOT NULL" + markOrRange,
-                {}, [&](sqlite3_stmt* s) {
-                    const std::int64_t start = sqlite3_column_int64(s, 0);
-                    std::string text = Database::text(s, 3);
-                    if (text.empty() && sqlite3_column_type(s, 4) != SQLITE_NULL)
-                        text = stringOf(sqlite3_column_int64(s, 4));
-                    if (text.empty()) text = "(NVTX)";
-                    const TrackId track = hostTrack(sqlite3_column_int64(s, 2));
-                    if (sqlite3_column_type(s, 1) == SQLITE_NULL)
-                        b.addInstant(track, start, pool.intern(text), nvtxCat, {});
-                    else
-                        b.addSlice(track, start,
-                                   std::max<std::int64_t>(0, sqlite3_column_int64(s, 1) - start),
-                                   pool.intern(text), nvtxCat, 0, {});
-                    ++events;
-                });
+        db.each(
+            std::string("SELECT start, end, globalTid, ") + (hasText ? "text" : "NULL") + ", " +
+                (textId ? "textId" : "NULL") + " FROM NVTX_EVENTS WHERE globalTid IS NOT NULL" + markOrRange,
+            {}, [&](sqlite3_stmt* s) {
+                const std::int64_t start = sqlite3_column_int64(s, 0);
+                std::string text = Database::text(s, 3);
+                if (text.empty() && sqlite3_column_type(s, 4) != SQLITE_NULL)
+                    text = stringOf(sqlite3_column_int64(s, 4));
+                if (text.empty()) text = "(NVTX)";
+                const TrackId track = hostTrack(sqlite3_column_int64(s, 2));
+                if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+                    b.addInstant(track, start, pool.intern(text), nvtxCat, {});
+                else
+                    b.addSlice(track, start, std::max<std::int64_t>(0, sqlite3_column_int64(s, 1) - start),
+                               pool.intern(text), nvtxCat, 0, {});
+                ++events;
+            });
     }
     b.info().eventsRead = events;
     for (std::string& w : warnings)

@@ -319,8 +319,8 @@ std::string toText(const std::vector<SummaryResult>& results) {
             std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "roofline");
             out << line;
             for (const auto& v : s.verdicts) {
-                std::snprintf(line, sizeof line, "  %14s %8llu %6.1f%%  %s\n", formatDuration(v.totalNs).c_str(),
-                              static_cast<unsigned long long>(v.count),
+                std::snprintf(line, sizeof line, "  %14s %8llu %6.1f%%  %s\n",
+                              formatDuration(v.totalNs).c_str(), static_cast<unsigned long long>(v.count),
                               s.kernelNs ? 100.0 * double(v.totalNs) / double(s.kernelNs) : 0.0,
                               v.verdict.c_str());
                 out << line;

@@ -21,8 +21,8 @@ bool isCpuOpCategory(std::string_view cat) {
 }
 
 bool isGpuCategory(std::string_view cat) {
-    return isKernelCategory(cat) || isCopyCategory(cat) || cat == "cuda_sync" || cat == "gpu_user_annotation" ||
-           cat == "cuda_profiler_range" || cat == "mtia_ccp_events";
+    return isKernelCategory(cat) || isCopyCategory(cat) || cat == "cuda_sync" ||
+           cat == "gpu_user_annotation" || cat == "cuda_profiler_range" || cat == "mtia_ccp_events";
 }
 
 bool isLaunchCategory(std::string_view cat) {

@@ -32,7 +32,7 @@ struct ProcessInfo {
     // GPU processes: the device's model ("NVIDIA H100 80GB HBM3") from the trace's device list — the
     // entry with this index, or the one model listed when no entry has it (a warning says so).
     std::string deviceModel;
-    std::int64_t rank = -1;        // the rank's group when several files are open as one job
+    std::int64_t rank = -1; // the rank's group when several files are open as one job
 };
 
 // The events of one track, sorted by start (longer first on ties), as parallel arrays.

@@ -153,11 +153,12 @@ void DetailsPanel::addLink(const QString& relation, EventRef event, const QStrin
     button->setMinimumWidth(0);
     const QFontMetrics fm = button->fontMetrics();
     const QString frame = QStringLiteral("%1: %2 (%3)");
-    const int room =
-        std::max(80, m_scroll->viewport()->width() - 30 - fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
+    const int room = std::max(80, m_scroll->viewport()->width() - 30 -
+                                      fm.horizontalAdvance(frame.arg(relation, QString(), duration)));
     QString text = frame.arg(relation, fm.elidedText(name, Qt::ElideRight, room), duration);
     if (!note.isEmpty()) {
-        button->setProperty("linkText", button->property("linkText").toString() + QStringLiteral(", ") + note);
+        button->setProperty("linkText",
+                            button->property("linkText").toString() + QStringLiteral(", ") + note);
         text += QStringLiteral("\n") + note;
     }
     text.replace('&', QStringLiteral("&&")); // a button's '&' marks a shortcut; names are plain text
@@ -210,8 +211,8 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
         // A graph launch (cudaGraphLaunch, hipGraphLaunch) shares one correlation id among all the
         // kernels of the graph: one link to it, with how many kernels it launched.
         const std::size_t siblings = trace.gpuWorkOf(*launch).size();
-        const bool graph =
-            trace.str(trace.track(launch->track).events.name[launch->index]).find("Graph") != std::string_view::npos;
+        const bool graph = trace.str(trace.track(launch->track).events.name[launch->index]).find("Graph") !=
+                           std::string_view::npos;
         const QString note = siblings <= 1 ? QString()
                              : graph       ? tr("one of %L1 kernels of this graph").arg(siblings)
                                            : tr("one of %L1 GPU events it launched").arg(siblings);

@@ -72,8 +72,8 @@ private:
     QLabel* m_linksTitle = nullptr;
 };
 
-// The innermost enclosing event on the same track that is a CPU op ("cpu_op", legacy "Operator"; else the innermost
-// enclosing event of any category), for "the CPU op around this launch".
+// The innermost enclosing event on the same track that is a CPU op ("cpu_op", legacy "Operator"; else the
+// innermost enclosing event of any category), for "the CPU op around this launch".
 std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event);
 
 } // namespace attnscope::ui

@@ -92,7 +92,8 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
     }
     ui::TimelinePicture picture;
     picture.path = QString::fromLocal8Bit(r.out.c_str());
-    if (ui::timelineFormatOf(picture.path).isEmpty()) return refuse(QStringLiteral("OUT must end in .png, .svg or .pdf"));
+    if (ui::timelineFormatOf(picture.path).isEmpty())
+        return refuse(QStringLiteral("OUT must end in .png, .svg or .pdf"));
     if (r.width > 0) picture.size = QSize(r.width, r.height);
     picture.scale = r.scale;
     picture.trackFilter = QString::fromStdString(r.tracks);
@@ -115,7 +116,8 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
         std::fprintf(stderr, "attnscope export: %s: %s\n", file.c_str(), e.what());
         return 1;
     }
-    if (r.range) picture.range = ui::TimeRange{trace->startNs() + r.range->first, trace->startNs() + r.range->second};
+    if (r.range)
+        picture.range = ui::TimeRange{trace->startNs() + r.range->first, trace->startNs() + r.range->second};
     QString error;
     if (chart) {
         error = ui::exportTraceChart(*trace, *chart, picture.size.isEmpty() ? QSize(1200, 800) : picture.size,

@@ -89,14 +89,16 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case Total:
-            return m_inRange ? tr("Time of these kernels inside the selected range") : tr("Time of all instances");
+            return m_inRange ? tr("Time of these kernels inside the selected range")
+                             : tr("Time of all instances");
         case Mean:
         case Min:
         case Max:
             return m_inRange ? tr("Of the whole kernels that overlap the range, not their clipped parts")
                              : QVariant();
         case Share:
-            return m_inRange ? tr("Share of the kernel time inside the range") : tr("Share of all kernel time");
+            return m_inRange ? tr("Share of the kernel time inside the range")
+                             : tr("Share of all kernel time");
         }
         return {};
     }
@@ -136,8 +138,8 @@ bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
     auto* model = qobject_cast<const KernelTableModel*>(sourceModel());
     if (!model || sourceParent.isValid()) return true;
     if (m_role && model->roleAt(sourceRow) != m_role) return false;
-    return m_name.isEmpty() ||
-           QString::fromStdString(model->rows()[std::size_t(sourceRow)].name).contains(m_name, Qt::CaseInsensitive);
+    return m_name.isEmpty() || QString::fromStdString(model->rows()[std::size_t(sourceRow)].name)
+                                   .contains(m_name, Qt::CaseInsensitive);
 }
 
 } // namespace attnscope::ui

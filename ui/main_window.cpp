@@ -560,15 +560,17 @@ void MainWindow::showHeader(const QString& name) {
             !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
         QString gpu = index ? tr("GPU %1").arg(id) : id;
         if (!d.name.empty() && qs(d.name) != gpu) gpu += QStringLiteral(" · ") + qs(d.name);
-        devices += tr(" · %1: %2, busy %3")
-                       .arg(gpu, qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
+        devices +=
+            tr(" · %1: %2, busy %3")
+                .arg(gpu, qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
     }
     QString warnings;
     for (const std::string& w : s.warnings)
         warnings += tr("\nwarning: %1").arg(qs(w));
     m_header->setText(tr("%1 (%2) · %3 · span %4 · %5, %6 of kernel time%7%8")
                           .arg(name, qs(s.format), qs(formatCount(s.events, "event", "events")),
-                               qs(formatDuration(s.spanNs)), qs(formatCount(s.kernelCount, "kernel", "kernels")),
+                               qs(formatDuration(s.spanNs)),
+                               qs(formatCount(s.kernelCount, "kernel", "kernels")),
                                qs(formatDuration(s.kernelNs)), devices, warnings));
 }
 
@@ -608,9 +610,9 @@ void MainWindow::updateKernelTable() {
     }
     const TimeNs base = m_loaded->trace->startNs();
     m_tableTitle->setText(tr("Range +%1 … +%2 (%3): %4, %5 in range")
-                              .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
-                                   qs(formatDuration(range->length())), qs(formatCount(count, "kernel", "kernels")),
-                                   qs(formatDuration(total))));
+                              .arg(qs(formatDuration(range->from - base)),
+                                   qs(formatDuration(range->to - base)), qs(formatDuration(range->length())),
+                                   qs(formatCount(count, "kernel", "kernels")), qs(formatDuration(total))));
     m_model->setRows(std::move(rows), total, true);
 }
 
@@ -887,7 +889,8 @@ void MainWindow::revealRank(std::int64_t rank) {
 QString traceBaseName(const QString& fileName) {
     QString base = QFileInfo(fileName).fileName();
     for (const char* suffix : {".gz", ".json", ".sqlite", ".nsys-rep", ".pt.trace"})
-        if (base.endsWith(QLatin1String(suffix), Qt::CaseInsensitive) && base.size() > int(std::strlen(suffix)))
+        if (base.endsWith(QLatin1String(suffix), Qt::CaseInsensitive) &&
+            base.size() > int(std::strlen(suffix)))
             base.chop(int(std::strlen(suffix)));
     return base;
 }

@@ -591,10 +591,10 @@ std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& ana
         }
         const KernelRole role = call.kernels.size() == 1 ? KernelRole::FusedAttention : KernelRole::QkGemm;
         // In verdict mode a call takes the verdict that holds most of its kernels' time.
-        const QColor color = (mode == ColorMode::Verdict ? EventColors::verdictColor(
-                                                               analysis.dominantVerdict(trace, call))
-                                                         : EventColors::roleColor(role))
-                                 .darker(115);
+        const QColor color =
+            (mode == ColorMode::Verdict ? EventColors::verdictColor(analysis.dominantVerdict(trace, call))
+                                        : EventColors::roleColor(role))
+                .darker(115);
         const QString label = QStringLiteral("%1 · %2").arg(
             QString::fromStdString(call.impl), QString::fromStdString(formatDuration(call.duration())));
         for (const auto& [lane, span] : lanes)

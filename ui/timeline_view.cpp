@@ -526,7 +526,8 @@ bool TimelineView::event(QEvent* event) {
         // Over the track-name column: the whole name, which the column may cut.
         if (m_trace && help->pos().x() < m_style.labelWidth && help->pos().y() >= m_style.rulerHeight)
             if (auto row = m_layout.rowAt(help->pos().y() - m_style.rulerHeight + m_scrollY)) {
-                QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(m_layout.rows()[*row].label), this);
+                QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(m_layout.rows()[*row].label),
+                                   this);
                 return true;
             }
         if (auto e = eventAt(help->pos())) {

@@ -133,7 +133,8 @@ TEST(Cli, VersionAndHelp) {
     // One verb table: --help names every verb, and each verb's own --help lists its options.
     const CliRun help = run("--help");
     for (const char* verb : {"summary", "diff", "convert", "export", "run", "version"})
-        EXPECT_NE(help.out.find(std::string("attnscope ") + verb), std::string::npos) << verb << "\n" << help.out;
+        EXPECT_NE(help.out.find(std::string("attnscope ") + verb), std::string::npos) << verb << "\n"
+                                                                                      << help.out;
     const std::map<std::string, std::vector<std::string>> options = {
         {"summary", {"--format", "--top", "--ranks"}},
         {"diff", {"--format", "--top"}},
@@ -317,7 +318,8 @@ TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
     setenv("XDG_CACHE_HOME", dir.path("cache").c_str(), 1);
     writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
     std::vector<std::string> files = {dir.path("cpu_run.json")};
-    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty()) files.push_back(h100);
+    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty())
+        files.push_back(h100);
     for (const std::string& path : files) {
         SCOPED_TRACE(path);
         const auto trace = attnscope::loadTraceFile(path);
@@ -335,7 +337,8 @@ TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
         }
         if (path == files.front())
             for (const auto& v : verdicts)
-                EXPECT_NE(v.at("verdict"), "unknown") << "every kernel of a CPU run has its exact cost and roofs";
+                EXPECT_NE(v.at("verdict"), "unknown")
+                    << "every kernel of a CPU run has its exact cost and roofs";
     }
     unsetenv("XDG_CACHE_HOME");
 }

@@ -3,10 +3,10 @@
 #include "support/test_support.h"
 
 #include "core/analysis.h"
-#include "core/resources.h"
-#include "core/summary.h"
 #include "core/diff.h"
 #include "core/ranks.h"
+#include "core/resources.h"
+#include "core/summary.h"
 #include "core/trace_loader.h"
 
 #include <gtest/gtest.h>
@@ -135,15 +135,18 @@ TEST(KernelRoles, AttentionFamiliesAreNamedByTheirRealKernelNames) {
         {"void qk_int_sv_f8_attn_kernel<128u, 64u, 32u, 64u, 128u, (DataType)1>", "SageAttention"},
         {"void sageattention_sm89::qk_int_sv_f8_attn_kernel<128u, 64u, 32u, 64u, 128u>", "SageAttention"},
         {"qk_int8_sv_f8_attn_kernel", "SageAttention"},
-        {"fmhaSm100aKernel_QkvE4m3OBfloat16H128PagedKvDenseP32VarSeqQ128Kv128PersistentContext", "TRT-LLM FMHA"},
+        {"fmhaSm100aKernel_QkvE4m3OBfloat16H128PagedKvDenseP32VarSeqQ128Kv128PersistentContext",
+         "TRT-LLM FMHA"},
         {"fmhaSm100aKernel_QE4m3KvE2m1OE4m3H128PagedKvDenseP16VarSeqQ8Kv128PersistentSwapsAbForGen",
          "TRT-LLM FMHA"},
         {"fmha_v2_flash_attention_fp16_64_128_S_128_sm80_kernel_nl", "TRT-LLM FMHA"},
-        {"void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<(flashinfer::MaskMode)1>>",
+        {"void "
+         "flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<(flashinfer::MaskMode)1>>",
          "FlashInfer"},
         {"flashinfer::BatchPrefillWithRaggedKVCacheKernel", "FlashInfer"},
         {"BatchDecodeWithPagedKVCacheKernel", "FlashInfer"},
-        {"void vllm::paged_attention_v2_kernel<__nv_bfloat16, __nv_bfloat16, 128, 16, 128>", "vLLM paged attention"},
+        {"void vllm::paged_attention_v2_kernel<__nv_bfloat16, __nv_bfloat16, 128, 16, 128>",
+         "vLLM paged attention"},
         {"vllm::paged_attention_v1_kernel", "vLLM paged attention"},
         {"_ZN5aiter32fmha_fwd_hd192_hd128_bf16_causalE", "aiter FMHA"},
         {"void ck_tile::kentry<256, 2, ck_tile::FmhaFwdKernel<...>>", "CK FMHA"},
@@ -154,7 +157,8 @@ TEST(KernelRoles, AttentionFamiliesAreNamedByTheirRealKernelNames) {
          "FlashAttention 3"},
         {"flash::FlashAttnFwdCombine", "FlashAttention 3"},
         {"flash::FlashAttentionForwardSm100", "FlashAttention 4"},
-        {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4>>", "flash"},
+        {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4>>",
+         "flash"},
         {"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>", "flash"},
         {"fmha_cutlassF_bf16_aligned_64x128_rf_sm80", "mem-efficient"},
         {"fmha_cutlassB_f16_aligned_64x64_k64_sm80", "mem-efficient"},
@@ -168,10 +172,11 @@ TEST(KernelRoles, AttentionFamiliesAreNamedByTheirRealKernelNames) {
         EXPECT_EQ(rules.implementation(c.name), c.impl) << c.name;
     }
     // Not attention, and no implementation: GEMMs and norms of the same libraries, a cuDNN batch norm.
-    for (const char* name : {"_ZN5aiter42fp8gemm_bf16_blockscale_BpreShuffle_32x128E",
-                             "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bEEv", "flashinfer::norm::RMSNormKernel",
-                             "void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>",
-                             "nvjet_sm100_tss_128x256_64x6_2x1_2cta", "some_kernel_nobody_knows"}) {
+    for (const char* name :
+         {"_ZN5aiter42fp8gemm_bf16_blockscale_BpreShuffle_32x128E",
+          "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bEEv", "flashinfer::norm::RMSNormKernel",
+          "void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>",
+          "nvjet_sm100_tss_128x256_64x6_2x1_2cta", "some_kernel_nobody_knows"}) {
         EXPECT_NE(roleName(rules.classify(name, "kernel")), "fused_attention") << name;
         EXPECT_EQ(rules.implementation(name), "") << name;
     }
@@ -215,7 +220,8 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
     ASSERT_EQ(a.kernels.size(), 1u);
     EXPECT_NE(a.kernels[0].verdict, Verdict::Unknown) << a.deviceNote;
 
-    auto mixed = loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
+    auto mixed = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
 "traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":5,"tid":7,"ts":0,"dur":1}]})");
     for (const ProcessInfo& p : mixed->processes())
         if (p.isGpu) EXPECT_EQ(p.deviceModel, "");
@@ -231,7 +237,8 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
             EXPECT_EQ(w.find("properties only for device"), std::string::npos) << w;
     }
     // A listed device keeps its own name and no warning is given.
-    auto listed = loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
+    auto listed = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
 "traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":0,"dur":1}]})");
     for (const ProcessInfo& p : listed->processes())
         if (p.isGpu) EXPECT_EQ(p.deviceModel, "NVIDIA A100-SXM4-80GB");
@@ -242,7 +249,8 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
 // absolute integer µs, External id == correlation), written following the Kineto format notes: its
 // GEMM gets the cost inferred from the Operator's Input Dims, as a modern trace's would.
 TEST(Analysis, LegacyOperatorsFeedTheCostModel) {
-    auto trace = loadText(R"json({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-40GB"}],
+    auto trace =
+        loadText(R"json({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-40GB"}],
 "traceEvents":[
 {"ph":"X","cat":"Operator","name":"aten::mm","pid":3001,"tid":"3001","ts":1620000000000100,"dur":80,
  "args":{"Input Dims":[[4096,4096],[4096,4096]],"Input type":["float","float"]}},

@@ -107,7 +107,10 @@ TEST(ChromeWriter, WritesValidJsonEvenForBrokenArgs) {
 // that are not UTF-8 become U+FFFD, so a strict parser reads back the same text.
 TEST(JsonEscape, ControlCharactersQuotesBackslashesAndBrokenUtf8) {
     EXPECT_EQ(jsonQuoted("plain"), "\"plain\"");
-    EXPECT_EQ(jsonQuoted(std::string("a\x01" "b\x1f", 4)), "\"a\\u0001b\\u001f\"");
+    EXPECT_EQ(jsonQuoted(std::string("a\x01"
+                                     "b\x1f",
+                                     4)),
+              "\"a\\u0001b\\u001f\"");
     EXPECT_EQ(jsonQuoted("say \"hi\"\\now\n\t\r"), "\"say \\\"hi\\\"\\\\now\\n\\t\\r\"");
     EXPECT_EQ(jsonQuoted("QKᵀ · µs 🙂"), "\"QKᵀ · µs 🙂\""); // valid UTF-8 of 2, 3 and 4 bytes
     EXPECT_EQ(jsonQuoted(std::string(1, '\0')), "\"\\u0000\"");
@@ -121,6 +124,8 @@ TEST(JsonEscape, ControlCharactersQuotesBackslashesAndBrokenUtf8) {
         EXPECT_NE(parsed.get<std::string>().find("\xEF\xBF\xBD"), std::string::npos) << quoted;
         EXPECT_EQ(parsed.get<std::string>().back(), 'x');
     }
-    for (const std::string name : {std::string("a\x01" "\"\\b"), std::string("tab\there"), std::string("µs")})
+    for (const std::string name : {std::string("a\x01"
+                                               "\"\\b"),
+                                   std::string("tab\there"), std::string("µs")})
         EXPECT_EQ(nlohmann::json::parse(jsonQuoted(name)).get<std::string>(), name);
 }

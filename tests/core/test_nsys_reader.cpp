@@ -35,7 +35,8 @@ std::int64_t sqlNumber(const std::string& path, const std::string& sql) {
     std::int64_t out = -1;
     if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
         sqlite3_stmt* s = nullptr;
-        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+            sqlite3_step(s) == SQLITE_ROW)
             out = sqlite3_column_int64(s, 0);
         sqlite3_finalize(s);
     }
@@ -48,8 +49,8 @@ std::string sqlText(const std::string& path, const std::string& sql) {
     std::string out;
     if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
         sqlite3_stmt* s = nullptr;
-        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
-            sqlite3_column_text(s, 0))
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+            sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
             out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
         sqlite3_finalize(s);
     }
@@ -158,10 +159,11 @@ TEST(NsysReader, WhatIsNotAnExportOfAKnownSchemaSaysSo) {
               std::string::npos)
         << strings;
     // An export whose kernel table lacks a column AttnScope needs: the error names it.
-    makeDatabase(dir.path("nocolumn.sqlite"),
-                 {"CREATE TABLE StringIds (id INTEGER, value TEXT)",
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, deviceId INTEGER, streamId INTEGER, "
-                  "correlationId INTEGER, shortName INTEGER)"});
+    makeDatabase(
+        dir.path("nocolumn.sqlite"),
+        {"CREATE TABLE StringIds (id INTEGER, value TEXT)",
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, deviceId INTEGER, streamId INTEGER, "
+         "correlationId INTEGER, shortName INTEGER)"});
     const std::string nocolumn = loadError(dir.path("nocolumn.sqlite"));
     EXPECT_EQ(nocolumn, "an Nsight Systems export whose CUPTI_ACTIVITY_KIND_KERNEL table has no end column, "
                         "which AttnScope needs");
@@ -270,7 +272,8 @@ TEST(NsysReader, ExportsOfEveryVersionMatchTheirOwnTables) {
         SCOPED_TRACE(name);
         const auto t = loadTraceFile(path);
         const TraceSummary s = summarize(*t, 0);
-        EXPECT_EQ(std::int64_t(s.kernelCount), sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+        EXPECT_EQ(std::int64_t(s.kernelCount),
+                  sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
         EXPECT_EQ(s.kernelNs, sqlNumber(path, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
         EXPECT_EQ(std::int64_t(countCategory(*t, "gpu_memcpy")),
                   sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY"));
@@ -278,16 +281,17 @@ TEST(NsysReader, ExportsOfEveryVersionMatchTheirOwnTables) {
                   sqlNumber(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"));
         const std::int64_t nvtx =
             sqlNumber(path, "SELECT count(*) FROM sqlite_master WHERE name = 'NVTX_EVENTS'") == 1
-                ? sqlNumber(path, "SELECT count(*) FROM NVTX_EVENTS WHERE globalTid IS NOT NULL AND eventType IN "
-                                  "(34, 59, 60, 65, 70, 71)")
+                ? sqlNumber(path,
+                            "SELECT count(*) FROM NVTX_EVENTS WHERE globalTid IS NOT NULL AND eventType IN "
+                            "(34, 59, 60, 65, 70, 71)")
                 : 0;
         EXPECT_EQ(std::int64_t(countCategory(*t, "user_annotation")), nvtx);
         // The GPU the kernels ran on (CUPTI's deviceId is TARGET_INFO_GPU.cuDevice), by its model.
         ASSERT_EQ(s.devices.size(), 1u);
         const std::int64_t device = sqlNumber(path, "SELECT min(deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL");
         EXPECT_EQ(s.devices[0].id, "GPU " + std::to_string(device));
-        EXPECT_EQ(s.devices[0].name,
-                  sqlText(path, "SELECT name FROM TARGET_INFO_GPU WHERE cuDevice = " + std::to_string(device)));
+        EXPECT_EQ(s.devices[0].name, sqlText(path, "SELECT name FROM TARGET_INFO_GPU WHERE cuDevice = " +
+                                                       std::to_string(device)));
         EXPECT_EQ(s.devices[0].busyNs, s.kernelNs) << "one stream: no overlap";
         EXPECT_TRUE(t->info().warnings.empty()) << t->info().warnings.front();
     }
@@ -323,14 +327,15 @@ TEST(NsysReader, ExportsOfOtherShapesOpenAndSayWhatTheyLack) {
     TempDir dir;
     const std::string copy = dir.path("report.sqlite");
     writeFile(copy, readAllBytes(path));
-    makeDatabase(copy, {"DROP TABLE EXPORT_META_DATA",
-                        "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN kernel_name TEXT",
-                        "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN long_kernel_name TEXT",
-                        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET kernel_name = 'saxpy', long_kernel_name = 'saxpy(…)'",
-                        "INSERT INTO StringIds SELECT max(id) + 1, 'Kernel' FROM StringIds",
-                        "INSERT INTO StringIds SELECT max(id) + 1, '' FROM StringIds",
-                        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = (SELECT id FROM StringIds WHERE "
-                        "value = ''), shortName = (SELECT id FROM StringIds WHERE value = 'Kernel')"});
+    makeDatabase(
+        copy,
+        {"DROP TABLE EXPORT_META_DATA", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN kernel_name TEXT",
+         "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN long_kernel_name TEXT",
+         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET kernel_name = 'saxpy', long_kernel_name = 'saxpy(…)'",
+         "INSERT INTO StringIds SELECT max(id) + 1, 'Kernel' FROM StringIds",
+         "INSERT INTO StringIds SELECT max(id) + 1, '' FROM StringIds",
+         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = (SELECT id FROM StringIds WHERE "
+         "value = ''), shortName = (SELECT id FROM StringIds WHERE value = 'Kernel')"});
     const auto t = loadTraceFile(copy);
     const TraceSummary s = summarize(*t, 0);
     EXPECT_EQ(s.kernelCount, 5u);
@@ -346,7 +351,8 @@ TEST(NsysReader, ExportsOfOtherShapesOpenAndSayWhatTheyLack) {
     makeDatabase(empty, {"DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL"});
     const auto e = loadTraceFile(empty);
     ASSERT_EQ(e->info().warnings.size(), 1u);
-    EXPECT_EQ(e->info().warnings[0], "the export's kernel table is empty: no GPU kernel ran while nsys traced");
+    EXPECT_EQ(e->info().warnings[0],
+              "the export's kernel table is empty: no GPU kernel ran while nsys traced");
 
     const std::string none = dir.path("nokernels.sqlite");
     writeFile(none, readAllBytes(path));

@@ -224,11 +224,11 @@ std::string cpuRunTraceText() {
     for (int worker = 1; worker <= 2; ++worker)
         for (const Kernel& k : kernels)
             events += ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" + std::string(k.name) +
-                      "\",\"pid\":1,\"tid\":" + std::to_string(worker) + ",\"ts\":" + std::to_string(k.start) +
-                      ",\"dur\":" + std::to_string(k.dur) + ",\"args\":{\"role\":\"" + k.role +
-                      "\",\"impl\":\"" + k.impl + "\",\"call\":" + std::to_string(k.call) +
-                      ",\"flops\":" + std::to_string(k.flops) + ",\"bytes\":" + std::to_string(k.bytes) +
-                      ",\"dtype\":\"fp32\"}}";
+                      "\",\"pid\":1,\"tid\":" + std::to_string(worker) +
+                      ",\"ts\":" + std::to_string(k.start) + ",\"dur\":" + std::to_string(k.dur) +
+                      ",\"args\":{\"role\":\"" + k.role + "\",\"impl\":\"" + k.impl +
+                      "\",\"call\":" + std::to_string(k.call) + ",\"flops\":" + std::to_string(k.flops) +
+                      ",\"bytes\":" + std::to_string(k.bytes) + ",\"dtype\":\"fp32\"}}";
     return "{\"traceEvents\":[" + events + "]}";
 }
 

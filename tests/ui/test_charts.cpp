@@ -2,6 +2,7 @@
 // The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
 // roofline in the details, and the charts exported as PNG, SVG and PDF.
 #include "core/trace_loader.h"
+#include "kernels/cpu/cpu_peak.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/compare_window.h"
@@ -9,7 +10,6 @@
 #include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
-#include "kernels/cpu/cpu_peak.h"
 
 #include <QAbstractSeries>
 #include <QApplication>
@@ -97,7 +97,8 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
     EXPECT_EQ(w.timeline()->folds()[std::size_t(flash->call)].color,
               EventColors::verdictColor(Verdict::MemoryBound).darker(115).rgb());
     // A call whose kernels have no cost has no verdict: grey, not a guess.
-    EXPECT_EQ(w.timeline()->folds().front().color, EventColors::verdictColor(Verdict::Unknown).darker(115).rgb());
+    EXPECT_EQ(w.timeline()->folds().front().color,
+              EventColors::verdictColor(Verdict::Unknown).darker(115).rgb());
     w.timeline()->setColorMode(ColorMode::Role);
     const QImage folded = w.timeline()->grab().toImage();
     w.timeline()->setFoldCalls(false);
@@ -177,7 +178,8 @@ TEST(Ranks, SeveralFilesOpenAsTheRanksOfOneJob) {
     // Double-clicking a rank shows its tracks: rank 1's first group header at the top.
     const TimelineRow* rank1 = nullptr;
     for (const TimelineRow& r : w.timeline()->rows().rows())
-        if (!rank1 && r.kind == TimelineRow::Kind::Group && w.trace()->process(r.process).rank == 1) rank1 = &r;
+        if (!rank1 && r.kind == TimelineRow::Kind::Group && w.trace()->process(r.process).rank == 1)
+            rank1 = &r;
     ASSERT_NE(rank1, nullptr);
     ASSERT_GT(rank1->y, 0);
     Q_EMIT table->cellDoubleClicked(1, 0);
@@ -263,7 +265,8 @@ TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
     TempDir dir;
     writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
     std::vector<std::string> files = {dir.path("cpu_run.json")};
-    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty()) files.push_back(h100);
+    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty())
+        files.push_back(h100);
     for (const std::string& path : files) {
         SCOPED_TRACE(path);
         MainWindow w;

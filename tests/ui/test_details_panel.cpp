@@ -36,7 +36,8 @@ std::string graphTrace(int kernels) {
 {"ph":"X","cat":"kernel","name":"lonely_kernel","pid":2,"tid":3,"ts":30,"dur":1,"args":{"correlation":8}})";
     for (int i = 0; i < kernels; ++i)
         json += R"(,{"ph":"X","cat":"kernel","name":"graph_kernel_)" + std::to_string(i % 7) +
-                R"(","pid":2,"tid":3,"ts":)" + std::to_string(100 + 3 * i) + R"(,"dur":2,"args":{"correlation":7}})";
+                R"(","pid":2,"tid":3,"ts":)" + std::to_string(100 + 3 * i) +
+                R"(,"dur":2,"args":{"correlation":7}})";
     return json + "]}";
 }
 
@@ -81,7 +82,8 @@ TEST(DetailsPanel, AGraphLaunchIsOneLinkAndLongListsEndWithACount) {
     EXPECT_EQ(linkButtons(panel), DetailsPanel::kMaxLinksPerKind);
     auto* more = panel.findChild<QLabel*>("moreLinks");
     ASSERT_NE(more, nullptr);
-    EXPECT_EQ(more->text(), QString("and %1 more").arg(QLocale().toString(1566 - DetailsPanel::kMaxLinksPerKind)));
+    EXPECT_EQ(more->text(),
+              QString("and %1 more").arg(QLocale().toString(1566 - DetailsPanel::kMaxLinksPerKind)));
     // Whatever it shows, the panel asks for no more room than a small dock.
     EXPECT_LT(panel.minimumSizeHint().height(), 300);
     EXPECT_LT(panel.minimumSizeHint().width(), 300);
@@ -136,7 +138,8 @@ TEST(DetailsPanel, CpuOpsAndKernelsInTurnShowTheirOwnRows) {
         QApplication::processEvents();
         EXPECT_TRUE(w.details()->field("role").startsWith("fused attention"))
             << w.details()->field("role").toStdString();
-        EXPECT_TRUE(w.details()->field("role").contains("1 kernel,")) << w.details()->field("role").toStdString();
+        EXPECT_TRUE(w.details()->field("role").contains("1 kernel,"))
+            << w.details()->field("role").toStdString();
         EXPECT_FALSE(w.details()->field("roofline").isEmpty());
     }
 }

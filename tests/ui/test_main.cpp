@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("AttnScopeTests");
     // Settings of this process alone: ctest runs tests in parallel processes, and each starts from
     // the defaults whatever another saved.
-    QApplication::setApplicationName(QStringLiteral("AttnScopeTests-%1").arg(QCoreApplication::applicationPid()));
+    QApplication::setApplicationName(
+        QStringLiteral("AttnScopeTests-%1").arg(QCoreApplication::applicationPid()));
     QSettings().clear();
     ::testing::InitGoogleTest(&argc, argv);
     const int rc = RUN_ALL_TESTS();

@@ -7,8 +7,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QAbstractItemView>
-#include <QComboBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QElapsedTimer>
@@ -121,7 +121,8 @@ TEST(MainWindow, TheChartsDockOpensAtAUsableHeight) {
 
 TEST(MainWindow, SuggestedNamesDropTheTraceSuffixes) {
     EXPECT_EQ(traceBaseName("h100_sdpa_flash_qwen.json.gz"), "h100_sdpa_flash_qwen");
-    EXPECT_EQ(traceBaseName("/data/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "rank-0.Apr_03_18_51_38.1102");
+    EXPECT_EQ(traceBaseName("/data/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
+              "rank-0.Apr_03_18_51_38.1102");
     EXPECT_EQ(traceBaseName("report1.sqlite"), "report1");
     EXPECT_EQ(traceBaseName("run.json"), "run");
     EXPECT_EQ(traceBaseName("model.v2"), "model.v2");
@@ -163,8 +164,11 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     const TimelineIndex index(*trace);
     const TimeNs base = trace->startNs();
     model.setRows(kernelStatsInRange(*trace, index, base + 1'000, base + 2'000), 1'000, true);
-    EXPECT_EQ(model.headerData(KernelTableModel::Total, Qt::Horizontal, Qt::DisplayRole).toString(), "In range");
-    EXPECT_TRUE(model.headerData(KernelTableModel::Min, Qt::Horizontal, Qt::ToolTipRole).toString().contains("whole"));
+    EXPECT_EQ(model.headerData(KernelTableModel::Total, Qt::Horizontal, Qt::DisplayRole).toString(),
+              "In range");
+    EXPECT_TRUE(model.headerData(KernelTableModel::Min, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains("whole"));
     ASSERT_EQ(model.rowCount(), 1);
     EXPECT_EQ(model.index(0, KernelTableModel::Total).data().toString(), "1.000 µs");
     EXPECT_EQ(model.index(0, KernelTableModel::Min).data().toString(), "3.000 µs");

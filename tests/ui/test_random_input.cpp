@@ -103,8 +103,10 @@ private:
     std::string clickSomewhere() {
         const QPoint p(pick(m_w.width()), pick(m_w.height()));
         QWidget* target = m_w.childAt(p);
-        if (!target || target == m_w.menuBar() || m_w.menuBar()->isAncestorOf(target)) return "click (skipped)";
-        if (auto* run = m_w.findChild<QDockWidget*>("runDock"); run && (run == target || run->isAncestorOf(target)))
+        if (!target || target == m_w.menuBar() || m_w.menuBar()->isAncestorOf(target))
+            return "click (skipped)";
+        if (auto* run = m_w.findChild<QDockWidget*>("runDock");
+            run && (run == target || run->isAncestorOf(target)))
             return "click (skipped: run dock)";
         clickAt(target, target->mapFrom(&m_w, p), pick(5) == 0);
         return "click at " + std::to_string(p.x()) + "," + std::to_string(p.y()) + " on " +
@@ -122,7 +124,8 @@ private:
         const auto modifiers = pick(3) == 0 ? Qt::ShiftModifier : Qt::NoModifier;
         mouse(&v, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, modifiers);
         for (int step = 1; step <= 3; ++step)
-            mouse(&v, QEvent::MouseMove, from + (to - from) * step / 3, Qt::NoButton, Qt::LeftButton, modifiers);
+            mouse(&v, QEvent::MouseMove, from + (to - from) * step / 3, Qt::NoButton, Qt::LeftButton,
+                  modifiers);
         mouse(&v, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton, modifiers);
         return std::string(modifiers ? "shift-" : "") + "drag on the timeline";
     }
@@ -133,8 +136,8 @@ private:
         const Qt::KeyboardModifiers modifiers[] = {Qt::NoModifier, Qt::ControlModifier, Qt::ShiftModifier};
         const auto m = modifiers[pick(3)];
         const int steps = (pick(2) ? 1 : -1) * (1 + pick(4)) * 120;
-        QWheelEvent wheel(QPointF(at), QPointF(v.mapToGlobal(at)), QPoint(), QPoint(0, steps), Qt::NoButton, m,
-                          Qt::NoScrollPhase, false);
+        QWheelEvent wheel(QPointF(at), QPointF(v.mapToGlobal(at)), QPoint(), QPoint(0, steps), Qt::NoButton,
+                          m, Qt::NoScrollPhase, false);
         QApplication::sendEvent(&v, &wheel);
         return "wheel " + std::to_string(steps) + " with modifiers " + std::to_string(int(m));
     }
@@ -146,7 +149,7 @@ private:
     }
 
     std::string navigationKey() {
-        const Qt::Key keys[] = {Qt::Key_W, Qt::Key_A, Qt::Key_S, Qt::Key_D, Qt::Key_F,
+        const Qt::Key keys[] = {Qt::Key_W, Qt::Key_A,      Qt::Key_S,      Qt::Key_D, Qt::Key_F,
                                 Qt::Key_0, Qt::Key_Escape, Qt::Key_Return, Qt::Key_W, Qt::Key_W};
         const Qt::Key key = keys[pick(10)];
         const int times = 1 + pick(8);
@@ -158,7 +161,8 @@ private:
     }
 
     std::string find() {
-        static const char* const texts[] = {"s", "as", "flash", "gemm", "SOFTMAX", "kernel", "aten::", "x", "zz"};
+        static const char* const texts[] = {"s",      "as",     "flash", "gemm", "SOFTMAX",
+                                            "kernel", "aten::", "x",     "zz"};
         const std::string text = texts[pick(9)];
         FindBar* bar = m_w.findBar();
         QTest::keyClick(focused(), Qt::Key_F, Qt::ControlModifier);
@@ -166,7 +170,8 @@ private:
         bar->edit()->selectAll();
         QTest::keyClicks(bar->edit(), QString::fromStdString(text));
         // Let the search run, then step through a few matches.
-        waitUntil([&] { return bar->countText().endsWith("matches") || bar->countText() == "no matches"; }, 3000);
+        waitUntil([&] { return bar->countText().endsWith("matches") || bar->countText() == "no matches"; },
+                  3000);
         const int steps = pick(4);
         for (int i = 0; i < steps; ++i)
             QTest::keyClick(bar->edit(), Qt::Key_Return, pick(3) == 0 ? Qt::ShiftModifier : Qt::NoModifier);
@@ -228,8 +233,8 @@ void runMonkey(MainWindow& w, std::uint32_t seed, int actions) {
         clock.restart();
         const std::string what = monkey.act();
         QApplication::processEvents();
-        ASSERT_LT(clock.elapsed(), 20000) << "seed " << seed << ", action " << i << ": " << what << " took "
-                                           << clock.elapsed() << " ms";
+        ASSERT_LT(clock.elapsed(), 20000)
+            << "seed " << seed << ", action " << i << ": " << what << " took " << clock.elapsed() << " ms";
         ASSERT_TRUE(w.isVisible()) << "seed " << seed << ", action " << i << ": " << what;
         if (i == actions / 5) warmRss = residentBytes();
         if (i % 250 == 0) {
@@ -239,8 +244,9 @@ void runMonkey(MainWindow& w, std::uint32_t seed, int actions) {
         }
     }
     const std::size_t endRss = residentBytes();
-    std::printf("random input, seed %u: %d actions, resident memory %.1f MB after warm-up, %.1f MB at the end\n",
-                seed, actions, double(warmRss) / 1e6, double(endRss) / 1e6);
+    std::printf(
+        "random input, seed %u: %d actions, resident memory %.1f MB after warm-up, %.1f MB at the end\n",
+        seed, actions, double(warmRss) / 1e6, double(endRss) / 1e6);
     // Flat: a leak of a widget or a frame per action would add far more than this over the run.
     EXPECT_LT(double(endRss), double(warmRss) + 64e6) << "seed " << seed;
 }

@@ -42,8 +42,7 @@ namespace attnscope::test {
 
 // Runs the event loop until pred() holds (timers included: the find bar waits for typing to pause,
 // which under valgrind takes far longer than on a bare machine).
-template <typename Pred>
-bool waitUntil(Pred pred, int timeoutMs = 30000) {
+template <typename Pred> bool waitUntil(Pred pred, int timeoutMs = 30000) {
     QElapsedTimer timer;
     timer.start();
     while (!pred() && timer.elapsed() < timeoutMs)
