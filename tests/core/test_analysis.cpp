@@ -203,7 +203,9 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
     for (const ProcessInfo& p : trace->processes()) {
         if (p.isGpu && p.deviceIndex == 2) gpu = &p;
         // A GPU the trace labels but that ran nothing is not named after a guess, nor warned about.
-        if (p.isGpu && p.deviceIndex == 5) EXPECT_EQ(p.deviceModel, "");
+        if (p.isGpu && p.deviceIndex == 5) {
+            EXPECT_EQ(p.deviceModel, "");
+        }
     }
     ASSERT_NE(gpu, nullptr);
     EXPECT_EQ(gpu->deviceModel, "AMD Instinct MI300X");
@@ -224,7 +226,9 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
         R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
 "traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":5,"tid":7,"ts":0,"dur":1}]})");
     for (const ProcessInfo& p : mixed->processes())
-        if (p.isGpu) EXPECT_EQ(p.deviceModel, "");
+        if (p.isGpu) {
+            EXPECT_EQ(p.deviceModel, "");
+        }
     ASSERT_EQ(mixed->info().warnings.size(), 1u);
     EXPECT_NE(mixed->info().warnings[0].find("the models differ, so no model is assumed"), std::string::npos);
 
@@ -241,7 +245,9 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
         R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
 "traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":0,"dur":1}]})");
     for (const ProcessInfo& p : listed->processes())
-        if (p.isGpu) EXPECT_EQ(p.deviceModel, "NVIDIA A100-SXM4-80GB");
+        if (p.isGpu) {
+            EXPECT_EQ(p.deviceModel, "NVIDIA A100-SXM4-80GB");
+        }
     EXPECT_TRUE(listed->info().warnings.empty());
 }
 
