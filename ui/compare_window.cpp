@@ -2,6 +2,7 @@
 #include "compare_window.h"
 
 #include "charts.h"
+#include "job_runner.h"
 #include "timeline_view.h"
 
 #include "core/kernel_role.h"
@@ -52,7 +53,7 @@ CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA
     : QMainWindow(parent), m_a(std::move(a)), m_nameA(std::move(nameA)) {
     setAttribute(Qt::WA_DeleteOnClose);
     setWindowTitle(tr("Compare — %1").arg(m_nameA));
-    m_analysisA = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*m_a->trace));
+    m_jobs = new JobRunner(this);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_viewA = new TimelineView(split);
     m_viewB = new TimelineView(split);
@@ -61,7 +62,6 @@ CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA
     split->addWidget(titled(m_labelA, m_viewA, split));
     split->addWidget(titled(m_labelB, m_viewB, split));
     m_viewA->setTrace(m_a->trace, m_a->index);
-    m_viewA->setAnalysis(m_analysisA);
 
     auto* bottom = new QTabWidget(split);
     auto* tablePanel = new QWidget(bottom);
@@ -100,6 +100,10 @@ CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA
 
 CompareWindow::~CompareWindow() = default;
 
+bool CompareWindow::loading() const {
+    return !m_job.isNull() || m_jobs->running("compare");
+}
+
 void CompareWindow::openB(const QString& path) {
     if (m_job) m_job->deleteLater();
     m_job = new TraceLoadJob(path, {}, path.section('/', -1), this);
@@ -107,7 +111,33 @@ void CompareWindow::openB(const QString& path) {
     connect(m_job, &TraceLoadJob::loaded, this, [this](std::shared_ptr<const LoadedTrace> loaded) {
         const QString name = m_job->displayName();
         m_job->deleteLater();
-        setB(std::move(loaded), name);
+        // Both analyses and their difference off the UI thread: big traces take seconds.
+        struct Compared {
+            std::shared_ptr<const TraceAnalysis> a, b;
+            TraceDiff diff;
+        };
+        statusBar()->showMessage(tr("Analysing %1 and %2…").arg(m_nameA, name));
+        auto a = m_a;
+        m_jobs->start<Compared>(
+            "compare",
+            [a, loaded] {
+                auto analysisA =
+                    std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*a->trace));
+                auto analysisB =
+                    std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*loaded->trace));
+                TraceDiff diff = diffTraces(*a->trace, *analysisA, *loaded->trace, *analysisB);
+                return Compared{analysisA, analysisB, std::move(diff)};
+            },
+            [this, loaded, name](Compared c) {
+                m_analysisA = std::move(c.a);
+                m_analysisB = std::move(c.b);
+                m_diff = std::move(c.diff);
+                setB(loaded, name);
+            },
+            [this](const QString& message) {
+                m_labelB->setText(tr("B: could not be compared: %1").arg(message));
+                statusBar()->showMessage(tr("Could not compare"));
+            });
     });
     connect(m_job, &TraceLoadJob::failed, this, [this](const QString& message) {
         m_job->deleteLater();
@@ -120,12 +150,11 @@ void CompareWindow::openB(const QString& path) {
 void CompareWindow::setB(std::shared_ptr<const LoadedTrace> b, QString nameB) {
     m_b = std::move(b);
     m_nameB = std::move(nameB);
-    m_analysisB = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*m_b->trace));
     setWindowTitle(tr("Compare — %1 vs %2").arg(m_nameA, m_nameB));
     m_labelB->setText(tr("B: %1").arg(m_nameB));
+    m_viewA->setAnalysis(m_analysisA);
     m_viewB->setTrace(m_b->trace, m_b->index);
     m_viewB->setAnalysis(m_analysisB);
-    m_diff = diffTraces(*m_a->trace, *m_analysisA, *m_b->trace, *m_analysisB);
     fillTable();
     m_charts->setInputs({{m_a->trace.get(), m_analysisA.get(), tr("A: %1").arg(m_nameA)},
                          {m_b->trace.get(), m_analysisB.get(), tr("B: %1").arg(m_nameB)}});

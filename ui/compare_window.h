@@ -20,6 +20,8 @@ class QTableWidget;
 
 namespace attnscope::ui {
 
+class JobRunner;
+
 class ChartsPanel;
 class TimelineView;
 
@@ -29,10 +31,12 @@ public:
     CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA, QWidget* parent = nullptr);
     ~CompareWindow() override;
 
-    // Loads B from a file (on a worker thread) and compares when it arrives.
+    // Loads B from a file, then analyses both and compares them, on worker threads.
     void openB(const QString& path);
-    void setB(std::shared_ptr<const LoadedTrace> b, QString nameB);
-    bool loading() const { return !m_job.isNull(); }
+    bool loading() const;
+    // The analyses the compare window shows, once B is open and compared.
+    const TraceAnalysis* analysisA() const { return m_analysisA.get(); }
+    const TraceAnalysis* analysisB() const { return m_analysisB.get(); }
 
     const TraceDiff& diff() const { return m_diff; }
     QTableWidget* table() const { return m_table; }
@@ -47,21 +51,19 @@ Q_SIGNALS:
     void compared();
 
 private:
+    void setB(std::shared_ptr<const LoadedTrace> b, QString nameB); // analysed and compared
     void follow(TimelineView* from, TimelineView* to, TimeNs shift);
     void fillTable();
 
     std::shared_ptr<const LoadedTrace> m_a, m_b;
     std::shared_ptr<const TraceAnalysis> m_analysisA, m_analysisB;
 
-public:
-    // The analyses the compare window shows (B's once it is open), for tests.
-    const TraceAnalysis* analysisA() const { return m_analysisA.get(); }
-    const TraceAnalysis* analysisB() const { return m_analysisB.get(); }
     QString m_nameA, m_nameB;
     TraceDiff m_diff;
     TimeNs m_offset = 0;
     bool m_following = false;
     QPointer<TraceLoadJob> m_job;
+    JobRunner* m_jobs = nullptr;
     TimelineView* m_viewA = nullptr;
     TimelineView* m_viewB = nullptr;
     QLabel* m_labelA = nullptr;

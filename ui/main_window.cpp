@@ -5,6 +5,7 @@
 #include "compare_window.h"
 #include "details_panel.h"
 #include "find_bar.h"
+#include "job_runner.h"
 #include "kernel_table_model.h"
 #include "navigation_keys.h"
 #include "run_panel.h"
@@ -46,7 +47,6 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
-#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -66,6 +66,7 @@ QString qs(const std::string& s) {
 } // namespace
 
 MainWindow::MainWindow() {
+    m_jobs = new JobRunner(this);
     setWindowTitle(tr("AttnScope"));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -226,18 +227,7 @@ MainWindow::MainWindow() {
     m_timeline->setFocus();
 }
 
-MainWindow::~MainWindow() {
-    // Analyses still under way hold only shared pointers; they must end before the program does.
-    for (QThread* t : std::exchange(m_analysisThreads, {}))
-        if (t) {
-            t->wait();
-            delete t;
-        }
-    if (m_ranksLoad) {
-        m_ranksLoad->wait();
-        delete m_ranksLoad;
-    }
-}
+MainWindow::~MainWindow() = default; // the job runner waits for the jobs under way
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -367,7 +357,7 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::loading() const {
-    return !m_job.isNull() || m_ranksLoad;
+    return !m_job.isNull() || m_jobs->running("ranks");
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -385,20 +375,28 @@ void MainWindow::openFile(const QString& path) {
 
 void MainWindow::openRanks(const QStringList& paths) {
     if (paths.size() == 1) return openFile(paths.front());
-    if (paths.isEmpty() || m_ranksLoad) return;
+    if (paths.isEmpty() || m_jobs->running("ranks")) return;
     m_runOwnsView = false;
     if (m_job) m_job->deleteLater();
-    struct Result {
-        std::shared_ptr<LoadedTrace> loaded;
+    struct Ranks {
+        std::shared_ptr<const LoadedTrace> loaded;
         RankReport report;
-        QString error;
     };
-    auto result = std::make_shared<Result>();
     std::vector<std::string> files;
     for (const QString& p : paths)
         files.push_back(p.toStdString());
-    m_ranksLoad = QThread::create([files, result] {
-        try {
+    m_progress->setRange(0, 0); // busy: no progress to report
+    m_progress->show();
+    statusBar()->showMessage(tr("Loading %1 ranks…").arg(paths.size()));
+    const QString name =
+        tr("%1 ranks: %2").arg(paths.size()).arg(QFileInfo(paths.front()).fileName() + ", …");
+    auto finish = [this] {
+        m_progress->setRange(0, 1000);
+        m_progress->hide();
+    };
+    m_jobs->start<Ranks>(
+        "ranks",
+        [files] {
             const auto t0 = std::chrono::steady_clock::now();
             std::vector<RankInput> inputs;
             for (const std::string& f : files)
@@ -411,35 +409,22 @@ void MainWindow::openRanks(const QStringList& paths) {
             loaded->summary = summarize(*loaded->trace, 0);
             loaded->totalSeconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            result->report = rankReport(inputs);
-            result->loaded = std::move(loaded);
-        } catch (const std::exception& e) {
-            result->error = QString::fromStdString(e.what());
-        }
-    });
-    m_progress->setRange(0, 0); // busy: no progress to report
-    m_progress->show();
-    statusBar()->showMessage(tr("Loading %1 ranks…").arg(paths.size()));
-    const QString name =
-        tr("%1 ranks: %2").arg(paths.size()).arg(QFileInfo(paths.front()).fileName() + ", …");
-    connect(m_ranksLoad, &QThread::finished, this, [this, result, name] {
-        m_ranksLoad->deleteLater();
-        m_ranksLoad = nullptr;
-        m_progress->setRange(0, 1000);
-        m_progress->hide();
-        if (!result->error.isEmpty()) {
-            statusBar()->showMessage(tr("Could not open the ranks"));
-            if (m_screenshotPath.isEmpty()) warn(tr("Could not open the ranks"), result->error);
+            return Ranks{std::move(loaded), rankReport(inputs)};
+        },
+        [this, name, finish](Ranks ranks) {
+            finish();
+            showTrace(ranks.loaded, name);
+            showRankReport(&ranks.report);
             Q_EMIT loadFinished();
             screenshotIfAsked();
-            return;
-        }
-        showTrace(result->loaded, name);
-        showRankReport(&result->report);
-        Q_EMIT loadFinished();
-        screenshotIfAsked();
-    });
-    m_ranksLoad->start();
+        },
+        [this, finish](const QString& error) {
+            finish();
+            statusBar()->showMessage(tr("Could not open the ranks"));
+            if (m_screenshotPath.isEmpty()) warn(tr("Could not open the ranks"), error);
+            Q_EMIT loadFinished();
+            screenshotIfAsked();
+        });
 }
 
 void MainWindow::showRankReport(const RankReport* report) {
@@ -536,7 +521,7 @@ void MainWindow::loadEnded() {
 void MainWindow::screenshotIfAsked() {
     if (m_screenshotPath.isEmpty()) return;
     // The charts and the details' roofline follow the analysis: the picture waits for it.
-    if (m_loaded && !m_analysis && !m_analysisThreads.empty()) {
+    if (m_loaded && !m_analysis && m_jobs->running("analysis")) {
         connect(this, &MainWindow::analysisReady, this, &MainWindow::screenshotIfAsked,
                 Qt::SingleShotConnection);
         return;
@@ -756,36 +741,35 @@ void MainWindow::showRunSnapshot() {
 }
 
 void MainWindow::startAnalysis() {
-    const int generation = ++m_analysisGeneration;
+    m_jobs->invalidate("analysis");
     m_analysis.reset();
     m_model->setRoles({});
     m_details->setAnalysis(nullptr);
     m_charts->setInputs({});
     // A run is analyzed when it ends: measuring the CPU's roofs would disturb it.
     if (!m_loaded || (m_runActive && m_run && !m_run->finished())) return;
+    struct Analysed {
+        std::shared_ptr<const TraceAnalysis> analysis;
+        std::vector<std::optional<KernelRole>> roles;
+    };
     auto trace = m_loaded->trace;
-    auto result = std::make_shared<std::shared_ptr<const TraceAnalysis>>();
-    auto roles = std::make_shared<std::vector<std::optional<KernelRole>>>();
-    QThread* thread = QThread::create([trace, result, roles] {
-        *result = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*trace));
-        *roles = classesByName(*trace, **result).role;
-    });
-    m_analysisThreads.push_back(thread);
-    connect(thread, &QThread::finished, this, [this, thread, trace, result, roles, generation] {
-        m_analysisThreads.erase(std::remove(m_analysisThreads.begin(), m_analysisThreads.end(), thread),
-                                m_analysisThreads.end());
-        thread->deleteLater();
-        // A newer trace (or snapshot) replaced this one meanwhile: its own analysis follows.
-        if (generation != m_analysisGeneration || !m_loaded || m_loaded->trace != trace) return;
-        m_analysis = *result;
-        m_model->setRoles(std::move(*roles));
-        m_details->setAnalysis(m_analysis);
-        m_timeline->setAnalysis(m_analysis);
-        m_charts->setInputs(
-            {{trace.get(), m_analysis.get(), windowTitle().section(QStringLiteral(" — "), 0, 0)}});
-        Q_EMIT analysisReady();
-    });
-    thread->start(QThread::LowPriority);
+    m_jobs->start<Analysed>(
+        "analysis",
+        [trace] {
+            auto analysis = std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*trace));
+            return Analysed{analysis, classesByName(*trace, *analysis).role};
+        },
+        [this, trace](Analysed result) {
+            // A newer trace (or snapshot) replaced this one meanwhile: its own analysis follows.
+            if (!m_loaded || m_loaded->trace != trace) return;
+            m_analysis = std::move(result.analysis);
+            m_model->setRoles(std::move(result.roles));
+            m_details->setAnalysis(m_analysis);
+            m_timeline->setAnalysis(m_analysis);
+            m_charts->setInputs(
+                {{trace.get(), m_analysis.get(), windowTitle().section(QStringLiteral(" — "), 0, 0)}});
+            Q_EMIT analysisReady();
+        });
 }
 
 QString MainWindow::exportChart(const QString& path, double scale) {

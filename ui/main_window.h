@@ -21,7 +21,6 @@ class QComboBox;
 class QDockWidget;
 class QTableView;
 class QTableWidget;
-class QThread;
 class QTimer;
 
 namespace attnscope::kernels {
@@ -37,6 +36,7 @@ class CompareWindow;
 class DetailsPanel;
 class RunPanel;
 class FindBar;
+class JobRunner;
 class KernelFilterProxy;
 class KernelTableModel;
 class TimelineView;
@@ -136,9 +136,7 @@ private:
 
     std::shared_ptr<const LoadedTrace> m_loaded;
     std::shared_ptr<const TraceAnalysis> m_analysis;
-    int m_analysisGeneration = 0;
-    std::vector<QThread*> m_analysisThreads; // under way
-    QThread* m_ranksLoad = nullptr;          // loading ranks, under way
+    JobRunner* m_jobs = nullptr; // the analysis and the loading of ranks
     QTableWidget* m_ranksTable = nullptr;
     QLabel* m_ranksNote = nullptr;
     QDockWidget* m_ranksDock = nullptr;
