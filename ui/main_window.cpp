@@ -543,8 +543,12 @@ void MainWindow::showHeader(const QString& name) {
         const QString id = qs(d.id);
         const bool index =
             !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
+        // GPUs as the timeline names them ("GPU 0 · NVIDIA H100 …"); other devices by name (key).
         QString gpu = index ? tr("GPU %1").arg(id) : id;
-        if (!d.name.empty() && qs(d.name) != gpu) gpu += QStringLiteral(" · ") + qs(d.name);
+        if (!index && !id.startsWith(QStringLiteral("GPU ")))
+            gpu = d.name.empty() ? id : tr("%1 (%2)").arg(qs(d.name), id);
+        else if (!d.name.empty() && qs(d.name) != gpu)
+            gpu += QStringLiteral(" · ") + qs(d.name);
         devices +=
             tr(" · %1: %2, busy %3")
                 .arg(gpu, qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
