@@ -101,50 +101,56 @@ CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA
 CompareWindow::~CompareWindow() = default;
 
 bool CompareWindow::loading() const {
-    return !m_job.isNull() || m_jobs->running("compare");
+    return m_jobs->running("load") || m_jobs->running("compare");
 }
 
 void CompareWindow::openB(const QString& path) {
-    if (m_job) m_job->deleteLater();
-    m_job = new TraceLoadJob(path, {}, path.section('/', -1), this);
     statusBar()->showMessage(tr("Loading %1…").arg(path));
-    connect(m_job, &TraceLoadJob::loaded, this, [this](std::shared_ptr<const LoadedTrace> loaded) {
-        const QString name = m_job->displayName();
-        m_job->deleteLater();
-        // Both analyses and their difference off the UI thread: big traces take seconds.
-        struct Compared {
-            std::shared_ptr<const TraceAnalysis> a, b;
-            TraceDiff diff;
-        };
-        statusBar()->showMessage(tr("Analysing %1 and %2…").arg(m_nameA, name));
-        auto a = m_a;
-        m_jobs->start<Compared>(
-            "compare",
-            [a, loaded] {
-                auto analysisA =
-                    std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*a->trace));
-                auto analysisB =
-                    std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*loaded->trace));
-                TraceDiff diff = diffTraces(*a->trace, *analysisA, *loaded->trace, *analysisB);
-                return Compared{analysisA, analysisB, std::move(diff)};
-            },
-            [this, loaded, name](Compared c) {
-                m_analysisA = std::move(c.a);
-                m_analysisB = std::move(c.b);
-                m_diff = std::move(c.diff);
-                setB(loaded, name);
-            },
-            [this](const QString& message) {
-                m_labelB->setText(tr("B: could not be compared: %1").arg(message));
-                statusBar()->showMessage(tr("Could not compare"));
-            });
-    });
-    connect(m_job, &TraceLoadJob::failed, this, [this](const QString& message) {
-        m_job->deleteLater();
+    const QString name = path.section('/', -1);
+    JobRunner::Callbacks<std::shared_ptr<const LoadedTrace>> callbacks;
+    callbacks.done = [this, name](std::shared_ptr<const LoadedTrace> loaded) {
+        compareWith(std::move(loaded), name);
+    };
+    callbacks.failed = [this](const QString& message) {
         m_labelB->setText(tr("B: could not be opened: %1").arg(message));
         statusBar()->showMessage(tr("Could not open B"));
-    });
-    m_job->start();
+    };
+    m_jobs->start<std::shared_ptr<const LoadedTrace>>(
+        "load",
+        [file = path.toStdString(), display = name.toStdString()](JobControl& control) {
+            return loadForViews(file, {}, display, control);
+        },
+        std::move(callbacks));
+}
+
+void CompareWindow::compareWith(std::shared_ptr<const LoadedTrace> loaded, const QString& name) {
+    // Both analyses and their difference off the UI thread: big traces take seconds.
+    struct Compared {
+        std::shared_ptr<const TraceAnalysis> a, b;
+        TraceDiff diff;
+    };
+    statusBar()->showMessage(tr("Analysing %1 and %2…").arg(m_nameA, name));
+    auto a = m_a;
+    m_jobs->start<Compared>(
+        "compare",
+        [a, loaded] {
+            auto analysisA =
+                std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*a->trace));
+            auto analysisB =
+                std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*loaded->trace));
+            TraceDiff diff = diffTraces(*a->trace, *analysisA, *loaded->trace, *analysisB);
+            return Compared{analysisA, analysisB, std::move(diff)};
+        },
+        [this, loaded, name](Compared c) {
+            m_analysisA = std::move(c.a);
+            m_analysisB = std::move(c.b);
+            m_diff = std::move(c.diff);
+            setB(loaded, name);
+        },
+        [this](const QString& message) {
+            m_labelB->setText(tr("B: could not be compared: %1").arg(message));
+            statusBar()->showMessage(tr("Could not compare"));
+        });
 }
 
 void CompareWindow::setB(std::shared_ptr<const LoadedTrace> b, QString nameB) {

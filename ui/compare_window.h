@@ -5,13 +5,12 @@
 // name with count, total time in each, delta and ratio, sorted by absolute delta, regressions in
 // red; the time by role of each trace; and the two timelines one above the other on a shared time
 // axis, aligned at their starts or at the events selected in each (Align Selections).
-#include "trace_load_job.h"
+#include "loaded_trace.h"
 
 #include "core/analysis.h"
 #include "core/diff.h"
 
 #include <QMainWindow>
-#include <QPointer>
 
 #include <memory>
 
@@ -51,7 +50,9 @@ Q_SIGNALS:
     void compared();
 
 private:
-    void setB(std::shared_ptr<const LoadedTrace> b, QString nameB); // analysed and compared
+    // B loaded: both analysed and compared on a worker, then shown by setB.
+    void compareWith(std::shared_ptr<const LoadedTrace> loaded, const QString& name);
+    void setB(std::shared_ptr<const LoadedTrace> b, QString nameB);
     void follow(TimelineView* from, TimelineView* to, TimeNs shift);
     void fillTable();
 
@@ -62,7 +63,6 @@ private:
     TraceDiff m_diff;
     TimeNs m_offset = 0;
     bool m_following = false;
-    QPointer<TraceLoadJob> m_job;
     JobRunner* m_jobs = nullptr;
     TimelineView* m_viewA = nullptr;
     TimelineView* m_viewB = nullptr;

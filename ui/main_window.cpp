@@ -210,9 +210,7 @@ MainWindow::MainWindow() {
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        if (m_job) m_job->cancel();
-    });
+    connect(m_cancel, &QPushButton::clicked, this, [this] { m_jobs->cancel("load"); });
 
     buildMenus();
     rebuildRecentMenu();
@@ -357,7 +355,7 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::loading() const {
-    return !m_job.isNull() || m_jobs->running("ranks");
+    return m_jobs->running("load");
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -369,15 +367,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::openFile(const QString& path) {
-    startJob(new TraceLoadJob(path, {}, QFileInfo(path).fileName(), this));
+    startLoad(path, {}, QFileInfo(path).fileName());
     rememberRecent(QFileInfo(path).absoluteFilePath());
 }
 
 void MainWindow::openRanks(const QStringList& paths) {
     if (paths.size() == 1) return openFile(paths.front());
-    if (paths.isEmpty() || m_jobs->running("ranks")) return;
+    if (paths.isEmpty()) return;
     m_runOwnsView = false;
-    if (m_job) m_job->deleteLater();
+    m_jobs->cancel("load"); // the ranks replace a load under way
     struct Ranks {
         std::shared_ptr<const LoadedTrace> loaded;
         RankReport report;
@@ -387,20 +385,34 @@ void MainWindow::openRanks(const QStringList& paths) {
         files.push_back(p.toStdString());
     m_progress->setRange(0, 0); // busy: no progress to report
     m_progress->show();
+    m_cancel->show();
     statusBar()->showMessage(tr("Loading %1 ranks…").arg(paths.size()));
     const QString name =
         tr("%1 ranks: %2").arg(paths.size()).arg(QFileInfo(paths.front()).fileName() + ", …");
-    auto finish = [this] {
-        m_progress->setRange(0, 1000);
-        m_progress->hide();
+    JobRunner::Callbacks<Ranks> callbacks;
+    callbacks.done = [this, name](Ranks ranks) {
+        showTrace(ranks.loaded, name);
+        showRankReport(&ranks.report);
+        loadEnded();
+    };
+    callbacks.failed = [this](const QString& error) {
+        loadEnded();
+        statusBar()->showMessage(tr("Could not open the ranks"));
+        if (m_screenshotPath.isEmpty()) warn(tr("Could not open the ranks"), error);
+    };
+    callbacks.cancelled = [this] {
+        loadEnded();
+        statusBar()->showMessage(tr("Load cancelled"), 5000);
     };
     m_jobs->start<Ranks>(
-        "ranks",
-        [files] {
+        "load",
+        [files](JobControl& control) {
             const auto t0 = std::chrono::steady_clock::now();
+            LoadOptions options;
+            options.cancel = control.cancelFlag();
             std::vector<RankInput> inputs;
             for (const std::string& f : files)
-                inputs.push_back({f, loadTraceFile(f)});
+                inputs.push_back({f, loadTraceFile(f, options)});
             auto loaded = std::make_shared<LoadedTrace>();
             loaded->trace = mergeRanks(inputs);
             loaded->loadSeconds =
@@ -411,20 +423,7 @@ void MainWindow::openRanks(const QStringList& paths) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             return Ranks{std::move(loaded), rankReport(inputs)};
         },
-        [this, name, finish](Ranks ranks) {
-            finish();
-            showTrace(ranks.loaded, name);
-            showRankReport(&ranks.report);
-            Q_EMIT loadFinished();
-            screenshotIfAsked();
-        },
-        [this, finish](const QString& error) {
-            finish();
-            statusBar()->showMessage(tr("Could not open the ranks"));
-            if (m_screenshotPath.isEmpty()) warn(tr("Could not open the ranks"), error);
-            Q_EMIT loadFinished();
-            screenshotIfAsked();
-        });
+        std::move(callbacks));
 }
 
 void MainWindow::showRankReport(const RankReport* report) {
@@ -475,45 +474,47 @@ CompareWindow* MainWindow::compareWith(const QString& path) {
 void MainWindow::openEmbeddedSample() {
     QFile sample(":/samples/attention_sample.json");
     if (!sample.open(QIODevice::ReadOnly)) return;
-    startJob(
-        new TraceLoadJob({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"), this));
+    startLoad({}, sample.readAll(), QStringLiteral("attention_sample.json (embedded)"));
 }
 
-void MainWindow::startJob(TraceLoadJob* job) {
+void MainWindow::startLoad(const QString& path, const QByteArray& bytes, const QString& name) {
     // A file opened during a run takes the view; the run goes on (Stop ends it) without showing.
     m_runOwnsView = false;
     // One load at a time: a new one replaces the old, which is cancelled; the open trace stays.
-    if (m_job) m_job->deleteLater();
-    m_job = job;
+    m_jobs->cancel("load");
+    m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_progress->show();
     m_cancel->show();
-    statusBar()->showMessage(tr("Loading %1…").arg(job->displayName()));
-    connect(job, &TraceLoadJob::progress, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
-    connect(job, &TraceLoadJob::loaded, this, [this, job](std::shared_ptr<const LoadedTrace> loaded) {
-        showTrace(std::move(loaded), job->displayName());
+    statusBar()->showMessage(tr("Loading %1…").arg(name));
+    const std::string file = path.toStdString(), display = name.toStdString();
+    JobRunner::Callbacks<std::shared_ptr<const LoadedTrace>> callbacks;
+    callbacks.done = [this, name](std::shared_ptr<const LoadedTrace> loaded) {
+        showTrace(std::move(loaded), name);
         showRankReport(nullptr);
         loadEnded();
-    });
-    connect(job, &TraceLoadJob::failed, this, [this, job](const QString& message) {
+    };
+    callbacks.failed = [this, name](const QString& message) {
         loadEnded();
-        statusBar()->showMessage(tr("Could not open %1").arg(job->displayName()));
-        if (m_screenshotPath.isEmpty()) {
-            warn(tr("Could not open trace"), tr("%1 could not be opened.").arg(job->displayName()), message);
-        }
-    });
-    connect(job, &TraceLoadJob::cancelled, this, [this] {
+        statusBar()->showMessage(tr("Could not open %1").arg(name));
+        if (m_screenshotPath.isEmpty())
+            warn(tr("Could not open trace"), tr("%1 could not be opened.").arg(name), message);
+    };
+    callbacks.cancelled = [this] {
         loadEnded();
         statusBar()->showMessage(tr("Load cancelled"), 5000);
-    });
-    job->start();
+    };
+    callbacks.progress = [this](double f) { m_progress->setValue(int(f * 1000)); };
+    m_jobs->start<std::shared_ptr<const LoadedTrace>>(
+        "load",
+        [file, bytes, display](JobControl& control) { return loadForViews(file, bytes, display, control); },
+        std::move(callbacks));
 }
 
 void MainWindow::loadEnded() {
+    m_progress->setRange(0, 1000);
     m_progress->hide();
     m_cancel->hide();
-    if (m_job) m_job->deleteLater();
-    m_job = nullptr;
     Q_EMIT loadFinished();
     screenshotIfAsked();
 }

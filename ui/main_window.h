@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "trace_load_job.h"
+#include "loaded_trace.h"
 
 #include "core/ranks.h"
 #include "core/trace.h"
 
 #include <QMainWindow>
-#include <QPointer>
 
 #include <functional>
 #include <memory>
@@ -107,7 +106,8 @@ private:
     void revealRank(std::int64_t rank); // the Ranks dock's double-click
     bool m_layoutRestored = false;      // a saved dock layout was restored: its sizes stay
     void buildMenus();
-    void startJob(TraceLoadJob* job);
+    // Loads the file at path, or the bytes when path is empty, as the trace on show.
+    void startLoad(const QString& path, const QByteArray& bytes, const QString& name);
     void showTrace(std::shared_ptr<const LoadedTrace> loaded, const QString& name);
     void showHeader(const QString& name); // what is in m_loaded, in a line or two
     void loadEnded();
@@ -136,13 +136,12 @@ private:
 
     std::shared_ptr<const LoadedTrace> m_loaded;
     std::shared_ptr<const TraceAnalysis> m_analysis;
-    JobRunner* m_jobs = nullptr; // the analysis and the loading of ranks
+    JobRunner* m_jobs = nullptr; // "load" (a file or ranks) and "analysis"
     QTableWidget* m_ranksTable = nullptr;
     QLabel* m_ranksNote = nullptr;
     QDockWidget* m_ranksDock = nullptr;
     void showRankReport(const RankReport* report);
     ChartsPanel* m_charts = nullptr;
-    QPointer<TraceLoadJob> m_job;
     TimelineView* m_timeline = nullptr;
     DetailsPanel* m_details = nullptr;
     FindBar* m_findBar = nullptr;

@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <QElapsedTimer>
+
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 
@@ -73,4 +76,45 @@ TEST(JobRunner, KindsAreIndependentAndFailuresSayWhy) {
     for (int i = 0; i < 20; ++i)
         QApplication::processEvents(QEventLoop::AllEvents, 10);
     EXPECT_FALSE(late);
+}
+
+// A long job reports progress on the UI thread and stops when cancelled, saying so (the Cancel
+// button of a load); a job the runner drops on destruction is cancelled too, so the window closes at once.
+TEST(JobRunner, ProgressArrivesAndCancelStopsTheJob) {
+    JobRunner runner;
+    std::vector<double> progress;
+    bool cancelled = false, done = false;
+    JobRunner::Callbacks<int> callbacks;
+    callbacks.done = [&](int) { done = true; };
+    callbacks.cancelled = [&] { cancelled = true; };
+    callbacks.progress = [&](double f) { progress.push_back(f); };
+    runner.start<int>(
+        "load",
+        [](JobControl& control) -> int {
+            for (int i = 0; !control.cancelled(); ++i) {
+                control.progress(std::min(1.0, i / 1000.0));
+                QThread::msleep(2);
+            }
+            throw std::runtime_error("cancelled");
+        },
+        std::move(callbacks));
+    ASSERT_TRUE(waitUntil([&] { return progress.size() >= 2; }, 10000));
+    runner.cancel("load");
+    ASSERT_TRUE(waitUntil([&] { return cancelled; }, 10000));
+    EXPECT_FALSE(done);
+    EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
+    QElapsedTimer clock;
+    clock.start();
+    {
+        JobRunner leaving;
+        leaving.start<int>(
+            "load",
+            [](JobControl& control) {
+                while (!control.cancelled())
+                    QThread::msleep(1);
+                return 0;
+            },
+            JobRunner::Callbacks<int>{[](int) {}});
+    }
+    EXPECT_LT(clock.elapsed(), 2000) << "destroying the runner cancels what runs";
 }
