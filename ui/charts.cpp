@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "charts.h"
 
+#include "qt_text.h"
 #include "timeline_export.h"
 #include "timeline_renderer.h"
 
@@ -35,8 +36,7 @@ namespace attnscope::ui {
 namespace {
 
 QString roleText(KernelRole r) {
-    const std::string_view label = roleLabel(r);
-    return QString::fromUtf8(label.data(), qsizetype(label.size()));
+    return qs(roleLabel(r));
 }
 
 bool isKernel(const Trace& t, EventRef e) {

@@ -3,6 +3,7 @@
 
 #include "charts.h"
 #include "job_runner.h"
+#include "qt_text.h"
 #include "timeline_view.h"
 
 #include "core/kernel_role.h"
@@ -23,10 +24,6 @@
 namespace attnscope::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 QWidget* titled(QLabel* label, QWidget* content, QWidget* parent) {
     auto* box = new QWidget(parent);

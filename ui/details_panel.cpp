@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "details_panel.h"
 
+#include "qt_text.h"
+
 #include "core/demangle.h"
 #include "core/summary.h"
 #include "core/timestamp.h"
@@ -19,10 +21,6 @@
 namespace attnscope::ui {
 
 namespace {
-
-QString qs(std::string_view s) {
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 QLabel* plainLabel(QWidget* parent) {
     auto* label = new QLabel(parent);

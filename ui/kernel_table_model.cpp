@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "kernel_table_model.h"
 
+#include "qt_text.h"
+
 #include <QTextDocument>
 
 namespace attnscope::ui {
@@ -52,8 +54,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         case Role: {
             const auto r = roleAt(index.row());
             if (!r) return QString();
-            const std::string_view label = roleLabel(*r);
-            return QString::fromUtf8(label.data(), qsizetype(label.size()));
+            return qs(roleLabel(*r));
         }
         case Count:
             return qulonglong(k.count);

@@ -8,6 +8,7 @@
 #include "job_runner.h"
 #include "kernel_table_model.h"
 #include "navigation_keys.h"
+#include "qt_text.h"
 #include "run_panel.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
@@ -60,9 +61,6 @@ namespace attnscope::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 } // namespace
 
 MainWindow::MainWindow() {
@@ -110,8 +108,7 @@ MainWindow::MainWindow() {
     m_roleFilter->setObjectName("roleFilter");
     m_roleFilter->addItem(tr("All roles"));
     for (int r = 0; r < int(KernelRole::Count); ++r) {
-        const std::string_view label = roleLabel(KernelRole(r));
-        m_roleFilter->addItem(QString::fromUtf8(label.data(), qsizetype(label.size())), r);
+        m_roleFilter->addItem(qs(roleLabel(KernelRole(r))), r);
     }
     m_roleFilter->setToolTip(tr("Show the kernels of one role (known once the analysis is done)"));
     m_model = new KernelTableModel(this);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_renderer.h"
 
+#include "qt_text.h"
+
 #include "core/demangle.h"
 #include "core/summary.h"
 
@@ -214,7 +216,7 @@ const QString& TimelineRenderer::label(const Trace& trace, StringId name) {
     auto [it, added] = m_names.try_emplace(name.value);
     if (added) {
         const std::string_view text = shortKernelName(trace.str(name));
-        it->second = QString::fromUtf8(text.data(), qsizetype(text.size()));
+        it->second = qs(text);
     }
     return it->second;
 }
@@ -629,14 +631,13 @@ void TimelineRenderer::paintFolds(QPainter& p, QSize size, const TimelineScene& 
 void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle& style) {
     const QFontMetrics fm(style.font);
     std::vector<std::pair<QString, QColor>> entries;
-    auto text = [](std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); };
     if (m_colors.mode() == ColorMode::Role)
         for (int r = 0; r < int(KernelRole::Count); ++r)
-            entries.emplace_back(text(roleLabel(KernelRole(r))), EventColors::roleColor(KernelRole(r)));
+            entries.emplace_back(qs(roleLabel(KernelRole(r))), EventColors::roleColor(KernelRole(r)));
     else if (m_colors.mode() == ColorMode::Verdict)
         for (Verdict v :
              {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
-            entries.emplace_back(text(verdictName(v)), EventColors::verdictColor(v));
+            entries.emplace_back(qs(verdictName(v)), EventColors::verdictColor(v));
     else
         return; // by name: a colour per name, nothing to key
     const int n = int(entries.size());
