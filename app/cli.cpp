@@ -314,10 +314,10 @@ int run(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool value = i + 1 < argc;
-        auto intArg = [&](int& target, int lo, int hi) {
-            if (!parseInt(argv[++i], target, lo, hi)) {
+        auto intArg = [&](int& target, RunLimit limit) {
+            if (!parseInt(argv[++i], target, limit.lo, limit.hi)) {
                 std::fprintf(stderr, "run: %s wants a whole number from %d to %d, got '%s'\n", arg.c_str(),
-                             lo, hi, argv[i]);
+                             limit.lo, limit.hi, argv[i]);
                 return false;
             }
             return true;
@@ -327,20 +327,20 @@ int run(int argc, char** argv) {
         } else if (arg == "--impl" && value) {
             config.impls = splitCommas(argv[++i]);
         } else if (arg == "--batch" && value) {
-            if (!intArg(config.shape.batch, 1, 4096)) return kUsage;
+            if (!intArg(config.shape.batch, limits::kBatch)) return kUsage;
         } else if (arg == "--heads" && value) {
-            if (!intArg(config.shape.heads, 1, 4096)) return kUsage;
+            if (!intArg(config.shape.heads, limits::kHeads)) return kUsage;
         } else if (arg == "--seq" && value) {
-            if (!intArg(config.shape.seq, 1, 1 << 20)) return kUsage;
+            if (!intArg(config.shape.seq, limits::kSeq)) return kUsage;
         } else if (arg == "--dim" && value) {
-            if (!intArg(config.shape.dim, 1, 1024)) return kUsage;
+            if (!intArg(config.shape.dim, limits::kDim)) return kUsage;
         } else if (arg == "--warmup" && value) {
-            if (!intArg(config.warmup, 0, 10000)) return kUsage;
+            if (!intArg(config.warmup, limits::kWarmup)) return kUsage;
         } else if (arg == "--iters" && value) {
-            if (!intArg(config.iters, 1, 10000)) return kUsage;
+            if (!intArg(config.iters, limits::kIters)) return kUsage;
         } else if (arg == "--threads" && value) {
             int threads = 0;
-            if (!intArg(threads, 1, 1024)) return kUsage;
+            if (!intArg(threads, limits::kThreads)) return kUsage;
             config.threads = unsigned(threads);
         } else if (arg == "--dtype" && value) {
             const std::string d = argv[++i];

@@ -16,6 +16,15 @@
 
 namespace attnscope::kernels {
 
+// The ranges a run's settings may take: one set, for the command line's `run` and the Run panel.
+struct RunLimit {
+    int lo, hi;
+};
+namespace limits {
+constexpr RunLimit kBatch{1, 4096}, kHeads{1, 4096}, kSeq{1, 1 << 20}, kDim{1, 1024};
+constexpr RunLimit kWarmup{0, 10000}, kIters{1, 10000}, kThreads{1, 1024};
+} // namespace limits
+
 struct RunConfig {
     std::string backend = "cpu";                      // "cpu" or "cuda"
     std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls()

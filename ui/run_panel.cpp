@@ -17,9 +17,9 @@ namespace attnscope::ui {
 
 namespace {
 
-QSpinBox* spin(QWidget* parent, int lo, int hi) {
+QSpinBox* spin(QWidget* parent, kernels::RunLimit limit) {
     auto* s = new QSpinBox(parent);
-    s->setRange(lo, hi);
+    s->setRange(limit.lo, limit.hi);
     return s;
 }
 
@@ -46,10 +46,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     cudaImpls->addStretch();
     form->addRow(tr("Implementations"), impls);
     form->addRow(tr("CUDA only"), cudaImpls);
-    m_batch = spin(this, 1, 4096);
-    m_heads = spin(this, 1, 4096);
-    m_seq = spin(this, 1, 1 << 20);
-    m_dim = spin(this, 1, 1024);
+    m_batch = spin(this, kernels::limits::kBatch);
+    m_heads = spin(this, kernels::limits::kHeads);
+    m_seq = spin(this, kernels::limits::kSeq);
+    m_dim = spin(this, kernels::limits::kDim);
     form->addRow(tr("Batch"), m_batch);
     form->addRow(tr("Heads"), m_heads);
     form->addRow(tr("Sequence length"), m_seq);
@@ -60,8 +60,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Dtype"), m_dtype);
     m_causal = new QCheckBox(tr("causal mask"), this);
     form->addRow(QString(), m_causal);
-    m_warmup = spin(this, 0, 10000);
-    m_iters = spin(this, 1, 10000);
+    m_warmup = spin(this, kernels::limits::kWarmup);
+    m_iters = spin(this, kernels::limits::kIters);
     form->addRow(tr("Warm-up calls"), m_warmup);
     form->addRow(tr("Measured calls"), m_iters);
     m_collect = new QCheckBox(tr("record kernels with CUPTI"), this);

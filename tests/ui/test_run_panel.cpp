@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStatusBar>
 
 #include <gtest/gtest.h>
@@ -121,4 +122,18 @@ TEST(RunPanel, WhatCannotRunSaysWhy) {
     for (QMessageBox* b : w.findChildren<QMessageBox*>())
         said = said || b->text().startsWith("no CUDA");
     EXPECT_TRUE(said);
+}
+
+// The Run panel offers exactly the shapes the command line's `run` takes: one set of limits.
+TEST(RunPanel, ItsRangesAreTheRunLimits) {
+    RunPanel panel;
+    const QList<QSpinBox*> spins = panel.findChildren<QSpinBox*>();
+    ASSERT_EQ(spins.size(), 6);
+    const kernels::RunLimit expected[] = {kernels::limits::kBatch,  kernels::limits::kHeads,
+                                          kernels::limits::kSeq,    kernels::limits::kDim,
+                                          kernels::limits::kWarmup, kernels::limits::kIters};
+    for (int i = 0; i < 6; ++i) {
+        EXPECT_EQ(spins[i]->minimum(), expected[i].lo) << i;
+        EXPECT_EQ(spins[i]->maximum(), expected[i].hi) << i;
+    }
 }
