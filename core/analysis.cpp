@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "analysis.h"
 
+#include "attention_math.h"
 #include "resources.h"
 #include "text_match.h"
 
@@ -376,7 +377,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
         const double n = product(d[0]);
         c.precision = precisionAt(0);
         c.role = KernelRole::Softmax;
-        c.flops = 5 * n;
+        c.flops = softmaxFlops(n);
         c.bytes = 2 * n * bytesOf(c.precision);
         return c;
     }
@@ -411,7 +412,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
                 s.causalAt < concrete.size() && !concrete[s.causalAt].empty() && concrete[s.causalAt] != "0";
         c.precision = precisionAt(0);
         c.role = KernelRole::FusedAttention;
-        c.flops = 2 * b * h * n * sk * (dq + dv) * (causal ? 0.5 : 1.0);
+        c.flops = attentionFlops(b * h, n, sk, dq, dv, causal);
         c.bytes = (product(q) + product(k) + product(v) + b * h * n * dv) * bytesOf(c.precision);
         return c;
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "attention.h"
 
+#include "core/attention_math.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -41,19 +43,18 @@ std::string_view roleName(WorkloadRole role) {
 KernelCost kernelCost(const AttentionShape& s, WorkloadRole role, int scoreBytes) {
     const double bh = double(s.batch) * s.heads;
     const double n = s.seq, d = s.dim;
-    const double causal = s.causal ? 0.5 : 1.0;
     const double elem = dtypeBytes(s.dtype);
     const double scores = bh * n * n * scoreBytes; // N×N per head
     const double tensor = bh * n * d * elem;
     switch (role) {
     case WorkloadRole::QkGemm:
-        return {2 * bh * n * n * d * causal, 2 * tensor + scores};
+        return {scoreGemmFlops(bh, n, n, d, s.causal), 2 * tensor + scores};
     case WorkloadRole::Softmax:
-        return {5 * bh * n * n * causal, 2 * scores};
+        return {softmaxFlops(bh * n * n * (s.causal ? 0.5 : 1.0)), 2 * scores};
     case WorkloadRole::PvGemm:
-        return {2 * bh * n * n * d * causal, scores + 2 * tensor};
+        return {scoreGemmFlops(bh, n, n, d, s.causal), scores + 2 * tensor};
     default:
-        return {4 * bh * n * n * d * causal, 4 * tensor};
+        return {attentionFlops(bh, n, n, d, d, s.causal), 4 * tensor};
     }
 }
 

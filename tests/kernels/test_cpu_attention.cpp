@@ -3,6 +3,8 @@
 // they record (roles, workers, FLOPs); the cost model's formulas; the worker pool's split.
 #include "kernels/cpu/cpu_attention.h"
 
+#include "core/analysis.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -158,6 +160,26 @@ TEST(KernelCost, FormulasFromTheShape) {
     EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).flops, fwd / 2);
     EXPECT_EQ(roleName(WorkloadRole::PvGemm), "pv_gemm");
     EXPECT_EQ(dtypeName(DType::BF16), "bf16");
+}
+
+// One attention FLOP formula: what AttnScope's own runs write for a call equals what the analysis
+// infers for PyTorch's SDPA op of the same shape, causal or not; softmax likewise.
+TEST(KernelCost, OwnRunsAndInferredPyTorchOpsCountAlike) {
+    for (const bool causal : {false, true}) {
+        AttentionShape s{2, 8, 1024, 64, causal, DType::BF16};
+        const auto sdpa = attnscope::opCost("aten::scaled_dot_product_attention",
+                                            "[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[],[],[],[]]",
+                                            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
+                                            causal ? "[\"\",\"\",\"\",\"\",\"0.\",\"True\"]" : "");
+        ASSERT_TRUE(sdpa) << causal;
+        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, WorkloadRole::FusedAttention).flops) << causal;
+        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, WorkloadRole::QkGemm).flops +
+                                          kernelCost(s, WorkloadRole::PvGemm).flops);
+    }
+    AttentionShape s{2, 8, 1024, 64, false, DType::F32};
+    const auto softmax = attnscope::opCost("aten::_softmax", "[[2,8,1024,1024],[],[]]", "[\"float\"]", "");
+    ASSERT_TRUE(softmax);
+    EXPECT_DOUBLE_EQ(softmax->flops, kernelCost(s, WorkloadRole::Softmax).flops);
 }
 
 TEST(WorkerPool, SplitsItemsIntoContiguousSharesOncePerRun) {
