@@ -4,34 +4,7 @@
 #include "resources.h"
 #include "text_match.h"
 
-#include <array>
-
 namespace attnscope {
-
-namespace {
-
-constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> kNames{
-    "qk_gemm",     "softmax",   "pv_gemm", "fused_attention", "gemm",
-    "elementwise", "reduction", "copy",    "communication",   "other"};
-constexpr std::array<std::string_view, std::size_t(KernelRole::Count)> kLabels{
-    "QKᵀ GEMM",    "softmax",   "PV GEMM", "fused attention", "GEMM",
-    "elementwise", "reduction", "copy",    "communication",   "other"};
-
-} // namespace
-
-std::string_view roleName(KernelRole role) {
-    return role < KernelRole::Count ? kNames[std::size_t(role)] : "other";
-}
-
-std::string_view roleLabel(KernelRole role) {
-    return role < KernelRole::Count ? kLabels[std::size_t(role)] : "other";
-}
-
-std::optional<KernelRole> roleNamed(std::string_view name) {
-    for (std::size_t i = 0; i < kNames.size(); ++i)
-        if (kNames[i] == name) return KernelRole(i);
-    return std::nullopt;
-}
 
 RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* problems) {
     RoleRules rules;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "role.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,26 +10,6 @@
 #include <vector>
 
 namespace attnscope {
-
-// What a GPU kernel does. QkGemm and PvGemm are GEMMs of a recognized attention call (analysis.h);
-// by its name alone a kernel is at most Gemm.
-enum class KernelRole : std::uint8_t {
-    QkGemm,
-    Softmax,
-    PvGemm,
-    FusedAttention,
-    Gemm,
-    Elementwise,
-    Reduction,
-    Copy,
-    Communication,
-    Other,
-    Count
-};
-
-std::string_view roleName(KernelRole role);  // "qk_gemm", "softmax", … as files and JSON write them
-std::string_view roleLabel(KernelRole role); // "QKᵀ GEMM", "softmax", "fused attention", …
-std::optional<KernelRole> roleNamed(std::string_view name);
 
 // Rules from kernel names (and categories) to roles, as data: resources/kernel_roles.txt, built
 // in, after the user's own file if there is one (resources.h). Lines are "role pattern"; the first

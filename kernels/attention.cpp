@@ -27,32 +27,20 @@ double AttentionShape::scale() const {
     return 1.0 / std::sqrt(double(dim));
 }
 
-std::string_view roleName(WorkloadRole role) {
-    switch (role) {
-    case WorkloadRole::QkGemm:
-        return "qk_gemm";
-    case WorkloadRole::Softmax:
-        return "softmax";
-    case WorkloadRole::PvGemm:
-        return "pv_gemm";
-    default:
-        return "fused_attention";
-    }
-}
-
-KernelCost kernelCost(const AttentionShape& s, WorkloadRole role, int scoreBytes) {
+KernelCost kernelCost(const AttentionShape& s, KernelRole role, int scoreBytes) {
     const double bh = double(s.batch) * s.heads;
     const double n = s.seq, d = s.dim;
     const double elem = dtypeBytes(s.dtype);
     const double scores = bh * n * n * scoreBytes; // N×N per head
     const double tensor = bh * n * d * elem;
     switch (role) {
-    case WorkloadRole::QkGemm:
+    case KernelRole::QkGemm:
         return {scoreGemmFlops(bh, n, n, d, s.causal), 2 * tensor + scores};
-    case WorkloadRole::Softmax:
+    case KernelRole::Softmax:
         return {softmaxFlops(bh * n * n * (s.causal ? 0.5 : 1.0)), 2 * scores};
-    case WorkloadRole::PvGemm:
+    case KernelRole::PvGemm:
         return {scoreGemmFlops(bh, n, n, d, s.causal), scores + 2 * tensor};
+    case KernelRole::FusedAttention:
     default:
         return {attentionFlops(bh, n, n, d, d, s.causal), 4 * tensor};
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/role.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,10 +26,8 @@ struct AttentionShape {
     double scale() const;                                                           // 1 / sqrt(dim)
 };
 
-// What a workload kernel does, as written into its events' args (`role`). The trace-wide roles of
-// any kernel (core/kernel_role.h) are coarser until issue 5 gives them these names too.
-enum class WorkloadRole : std::uint8_t { QkGemm, Softmax, PvGemm, FusedAttention };
-std::string_view roleName(WorkloadRole role); // "qk_gemm", "softmax", "pv_gemm", "fused_attention"
+// A workload kernel's role (written into its events' args) is one of the analysis' roles: QkGemm,
+// Softmax, PvGemm or FusedAttention (core/role.h).
 
 // FLOPs and bytes one kernel of a role does for a whole attention call, from the shape alone.
 // FLOPs count the useful work: a multiply-add is 2, so QKᵀ and PV are 2·B·H·N²·D each and the fused
@@ -39,7 +39,7 @@ struct KernelCost {
     double flops = 0;
     double bytes = 0;
 };
-KernelCost kernelCost(const AttentionShape& shape, WorkloadRole role, int scoreBytes = 4);
+KernelCost kernelCost(const AttentionShape& shape, KernelRole role, int scoreBytes = 4);
 
 // The clock CPU kernels and runs are timed with (steady, in ns).
 std::int64_t steadyClockNs();

@@ -32,8 +32,8 @@ std::vector<std::pair<std::string, std::string>> shapeArgs(const AttentionShape&
             {"causal", s.causal ? "true" : "false"}};
 }
 
-constexpr WorkloadRole kRoles[] = {WorkloadRole::QkGemm, WorkloadRole::Softmax, WorkloadRole::PvGemm,
-                                   WorkloadRole::FusedAttention};
+constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::PvGemm,
+                                   KernelRole::FusedAttention};
 
 } // namespace
 
@@ -317,7 +317,7 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
     for (const std::string& impl : config.impls) {
         ImplStats st;
         st.impl = impl;
-        st.flopsPerCall = kernelCost(config.shape, WorkloadRole::FusedAttention).flops;
+        st.flopsPerCall = kernelCost(config.shape, KernelRole::FusedAttention).flops;
         // A kernel's time in a call: from its first worker's start to its last worker's end.
         std::map<std::pair<int, std::string>, std::pair<std::int64_t, std::int64_t>> kernelSpan;
         for (const RunEvent& e : events) {
@@ -333,7 +333,7 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
                 }
             }
         }
-        for (WorkloadRole role : kRoles) {
+        for (KernelRole role : kRoles) {
             double total = 0;
             int calls = 0;
             for (const auto& [key, span] : kernelSpan)
@@ -371,7 +371,7 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
         out += cell;
     };
     add("\n%-10s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
-    for (WorkloadRole role : kRoles)
+    for (KernelRole role : kRoles)
         add(" %16s", std::string(roleName(role)).c_str());
     out += '\n';
     for (const ImplStats& st : stats) {
@@ -381,7 +381,7 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
         }
         const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
         add("%-10s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi, st.gflops());
-        for (WorkloadRole role : kRoles) {
+        for (KernelRole role : kRoles) {
             auto it = std::find_if(st.roleMs.begin(), st.roleMs.end(),
                                    [&](const auto& p) { return p.first == roleName(role); });
             if (it == st.roleMs.end())

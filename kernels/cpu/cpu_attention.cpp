@@ -12,7 +12,7 @@ namespace {
 
 // Runs one kernel over all (batch, head) pairs on the pool; each worker's share is one span.
 template <class Body>
-void runKernel(const AttentionShape& shape, std::string_view name, WorkloadRole role, WorkerPool& pool,
+void runKernel(const AttentionShape& shape, std::string_view name, KernelRole role, WorkerPool& pool,
                const SpanSink& sink, Body body) {
     const std::size_t heads = std::size_t(shape.batch) * shape.heads;
     const KernelCost whole = kernelCost(shape, role);
@@ -155,7 +155,7 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
     const std::size_t n = std::size_t(s.seq), d = std::size_t(s.dim);
     const float scale = float(s.scale());
     // QKᵀ: S = Q·Kᵀ for every head, blocked so a block of K rows is reused by a block of Q rows.
-    runKernel(s, "naive_qk_gemm", WorkloadRole::QkGemm, pool, sink, [&](std::size_t bh) {
+    runKernel(s, "naive_qk_gemm", KernelRole::QkGemm, pool, sink, [&](std::size_t bh) {
         const float* qh = q + bh * n * d;
         const float* kh = k + bh * n * d;
         float* sh = scores + bh * n * n;
@@ -171,7 +171,7 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
         }
     });
     // Scale, mask and softmax each row in place.
-    runKernel(s, "naive_softmax", WorkloadRole::Softmax, pool, sink, [&](std::size_t bh) {
+    runKernel(s, "naive_softmax", KernelRole::Softmax, pool, sink, [&](std::size_t bh) {
         float* sh = scores + bh * n * n;
         for (std::size_t i = 0; i < n; ++i) {
             float* row = sh + i * n;
@@ -182,7 +182,7 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
         }
     });
     // P·V: each output row accumulates rows of V weighted by P (contiguous in the head dimension).
-    runKernel(s, "naive_pv_gemm", WorkloadRole::PvGemm, pool, sink, [&](std::size_t bh) {
+    runKernel(s, "naive_pv_gemm", KernelRole::PvGemm, pool, sink, [&](std::size_t bh) {
         const float* ph = scores + bh * n * n;
         const float* vh = v + bh * n * d;
         float* oh = o + bh * n * d;
@@ -199,7 +199,7 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
                        WorkerPool& pool, const SpanSink& sink) {
     const std::size_t n = std::size_t(s.seq), d = std::size_t(s.dim);
     const float scale = float(s.scale());
-    runKernel(s, "flash_attention_fwd", WorkloadRole::FusedAttention, pool, sink, [&](std::size_t bh) {
+    runKernel(s, "flash_attention_fwd", KernelRole::FusedAttention, pool, sink, [&](std::size_t bh) {
         const float* qh = q + bh * n * d;
         const float* kh = k + bh * n * d;
         const float* vh = v + bh * n * d;

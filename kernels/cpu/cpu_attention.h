@@ -15,7 +15,7 @@ namespace attnscope::kernels {
 // track. cost is the part's share of the kernel's cost (by the heads it did).
 struct CpuKernelSpan {
     std::string_view name;
-    WorkloadRole role;
+    KernelRole role;
     unsigned worker = 0;
     std::int64_t startNs = 0; // steady clock
     std::int64_t endNs = 0;

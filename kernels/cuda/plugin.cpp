@@ -29,7 +29,7 @@
 namespace {
 
 using attnscope::kernels::AttentionShape;
-using attnscope::kernels::WorkloadRole;
+using attnscope::KernelRole;
 using attnscope_cuda::Problem;
 
 void say(char* message, int size, const char* format, ...) {
@@ -116,27 +116,27 @@ std::string launchCall(const std::string& impl, const Problem& p, DeviceArrays& 
         if (e != cudaSuccess && why.empty()) why = cudaWhy(e, what);
     };
     if (impl == "naive") {
-        around(WorkloadRole::QkGemm, [&] { why = cublas->qk(p, a.q, a.k, a.scores); });
+        around(KernelRole::QkGemm, [&] { why = cublas->qk(p, a.q, a.k, a.scores); });
         if (why.empty())
-            around(WorkloadRole::Softmax,
+            around(KernelRole::Softmax,
                    [&] { check(attnscope_cuda::launchSoftmax(p, a.scores), "softmax"); });
-        if (why.empty()) around(WorkloadRole::PvGemm, [&] { why = cublas->pv(p, a.scores, a.v, a.o); });
+        if (why.empty()) around(KernelRole::PvGemm, [&] { why = cublas->pv(p, a.scores, a.v, a.o); });
     } else if (impl == "naive_simt") {
         const auto s = static_cast<float*>(a.scores);
-        around(WorkloadRole::QkGemm, [&] {
+        around(KernelRole::QkGemm, [&] {
             check(attnscope_cuda::launchQkSimt(p, static_cast<float*>(a.q), static_cast<float*>(a.k), s),
                   "QK");
         });
-        around(WorkloadRole::Softmax, [&] { check(attnscope_cuda::launchSoftmax(p, s), "softmax"); });
-        around(WorkloadRole::PvGemm, [&] {
+        around(KernelRole::Softmax, [&] { check(attnscope_cuda::launchSoftmax(p, s), "softmax"); });
+        around(KernelRole::PvGemm, [&] {
             check(attnscope_cuda::launchPvSimt(p, s, static_cast<float*>(a.v), static_cast<float*>(a.o)),
                   "PV");
         });
     } else if (impl == "flash") {
-        around(WorkloadRole::FusedAttention,
+        around(KernelRole::FusedAttention,
                [&] { check(attnscope_cuda::launchFlashMma(p, a.q, a.k, a.v, a.o), "flash"); });
     } else {
-        around(WorkloadRole::FusedAttention, [&] {
+        around(KernelRole::FusedAttention, [&] {
             check(attnscope_cuda::launchFlashSimt(p, static_cast<float*>(a.q), static_cast<float*>(a.k),
                                                   static_cast<float*>(a.v), static_cast<float*>(a.o)),
                   "flash_simt");
@@ -239,7 +239,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_attention(const char* impl, int dtype, int b
         cublas = std::make_unique<attnscope_cuda::Cublas>();
         if (!cublas->open(nullptr, why)) cublas.reset();
     }
-    if (why.empty()) why = launchCall(name, p, a, cublas.get(), [](WorkloadRole, auto launch) { launch(); });
+    if (why.empty()) why = launchCall(name, p, a, cublas.get(), [](KernelRole, auto launch) { launch(); });
     if (why.empty())
         if (const cudaError_t e = cudaDeviceSynchronize()) why = cudaWhy(e, "run");
     if (why.empty())
@@ -360,11 +360,11 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
             nvtxRangePushA((callName + " " + std::to_string(call)).c_str());
             const std::uint64_t hostStart = now();
             cudaEventRecord(begin, stream);
-            why = launchCall(impl, p, arrays, cublas.get(), [&](WorkloadRole role, auto launch) {
+            why = launchCall(impl, p, arrays, cublas.get(), [&](KernelRole role, auto launch) {
                 if (!collecting) return launch();
                 attnscope_cuda::LaunchTag tag;
                 tag.impl = impl;
-                tag.role = std::string(attnscope::kernels::roleName(role));
+                tag.role = std::string(attnscope::roleName(role));
                 tag.call = call;
                 tag.warmup = warmup;
                 const auto cost = attnscope::kernels::kernelCost(shape, role, p.elementBytes());

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+using namespace attnscope;
 using namespace attnscope::kernels;
 
 namespace {
@@ -57,7 +58,7 @@ Result measure(const std::string& impl, AttentionShape shape, int warmup, int it
     if (!r.error.empty()) return r;
     const auto stats = runStats(c, session.takeEvents());
     r.meanMs = stats.at(0).meanMs();
-    r.tflops = r.meanMs > 0 ? kernelCost(shape, WorkloadRole::FusedAttention).flops / (r.meanMs * 1e9) : 0;
+    r.tflops = r.meanMs > 0 ? kernelCost(shape, KernelRole::FusedAttention).flops / (r.meanMs * 1e9) : 0;
     return r;
 }
 

@@ -73,10 +73,10 @@ void expectMatches(const char* impl, const std::vector<AttentionShape>& shapes) 
     }
 }
 
-WorkloadRole roleNamed(const std::string& name) {
-    for (WorkloadRole r : {WorkloadRole::QkGemm, WorkloadRole::Softmax, WorkloadRole::PvGemm})
+KernelRole roleNamed(const std::string& name) {
+    for (KernelRole r : {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::PvGemm})
         if (roleName(r) == name) return r;
-    return WorkloadRole::FusedAttention;
+    return KernelRole::FusedAttention;
 }
 
 std::vector<AttentionShape> withEveryMask(std::vector<AttentionShape> shapes) {

@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 
+using namespace attnscope;
 using namespace attnscope::kernels;
 
 namespace {
@@ -124,41 +125,41 @@ TEST(CpuAttention, EachWorkersShareOfEachKernelIsRecordedWithItsCost) {
 
     // Two workers, two heads each: every kernel has one span per worker, in role order for naive.
     ASSERT_EQ(naive.spans.size(), 6u);
-    std::map<WorkloadRole, double> flops;
-    std::map<WorkloadRole, std::set<unsigned>> workers;
+    std::map<KernelRole, double> flops;
+    std::map<KernelRole, std::set<unsigned>> workers;
     for (const CpuKernelSpan& span : naive.spans) {
         EXPECT_LE(span.startNs, span.endNs);
         flops[span.role] += span.cost.flops;
         workers[span.role].insert(span.worker);
     }
-    for (WorkloadRole role : {WorkloadRole::QkGemm, WorkloadRole::Softmax, WorkloadRole::PvGemm}) {
+    for (KernelRole role : {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::PvGemm}) {
         EXPECT_DOUBLE_EQ(flops[role], kernelCost(s, role).flops) << roleName(role);
         EXPECT_EQ(workers[role], (std::set<unsigned>{0, 1})) << roleName(role);
     }
     // The softmax starts after the whole QKᵀ ended: three kernels, one after the other.
     std::int64_t qkEnd = 0, softmaxStart = INT64_MAX;
     for (const CpuKernelSpan& span : naive.spans) {
-        if (span.role == WorkloadRole::QkGemm) qkEnd = std::max(qkEnd, span.endNs);
-        if (span.role == WorkloadRole::Softmax) softmaxStart = std::min(softmaxStart, span.startNs);
+        if (span.role == KernelRole::QkGemm) qkEnd = std::max(qkEnd, span.endNs);
+        if (span.role == KernelRole::Softmax) softmaxStart = std::min(softmaxStart, span.startNs);
     }
     EXPECT_LE(qkEnd, softmaxStart);
     ASSERT_EQ(flash.spans.size(), 2u);
     EXPECT_EQ(flash.spans[0].name, "flash_attention_fwd");
     EXPECT_DOUBLE_EQ(flash.spans[0].cost.flops + flash.spans[1].cost.flops,
-                     kernelCost(s, WorkloadRole::FusedAttention).flops);
+                     kernelCost(s, KernelRole::FusedAttention).flops);
 }
 
 TEST(KernelCost, FormulasFromTheShape) {
     AttentionShape s{4, 16, 4096, 128, false, DType::BF16};
     const double fwd = 4.0 * 4 * 16 * 4096.0 * 4096 * 128;
-    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).flops, fwd);
-    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::QkGemm).flops + kernelCost(s, WorkloadRole::PvGemm).flops,
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).flops, fwd);
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::QkGemm).flops + kernelCost(s, KernelRole::PvGemm).flops,
                      fwd);
-    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).bytes, 4.0 * 4 * 16 * 4096 * 128 * 2);
-    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::Softmax).bytes, 2.0 * 4 * 16 * 4096.0 * 4096 * 4);
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).bytes, 4.0 * 4 * 16 * 4096 * 128 * 2);
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::Softmax).bytes, 2.0 * 4 * 16 * 4096.0 * 4096 * 4);
     s.causal = true;
-    EXPECT_DOUBLE_EQ(kernelCost(s, WorkloadRole::FusedAttention).flops, fwd / 2);
-    EXPECT_EQ(roleName(WorkloadRole::PvGemm), "pv_gemm");
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).flops, fwd / 2);
+    EXPECT_EQ(roleName(KernelRole::PvGemm), "pv_gemm");
     EXPECT_EQ(dtypeName(DType::BF16), "bf16");
 }
 
@@ -167,19 +168,19 @@ TEST(KernelCost, FormulasFromTheShape) {
 TEST(KernelCost, OwnRunsAndInferredPyTorchOpsCountAlike) {
     for (const bool causal : {false, true}) {
         AttentionShape s{2, 8, 1024, 64, causal, DType::BF16};
-        const auto sdpa = attnscope::opCost("aten::scaled_dot_product_attention",
+        const auto sdpa = opCost("aten::scaled_dot_product_attention",
                                             "[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[],[],[],[]]",
                                             "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
                                             causal ? "[\"\",\"\",\"\",\"\",\"0.\",\"True\"]" : "");
         ASSERT_TRUE(sdpa) << causal;
-        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, WorkloadRole::FusedAttention).flops) << causal;
-        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, WorkloadRole::QkGemm).flops +
-                                          kernelCost(s, WorkloadRole::PvGemm).flops);
+        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, KernelRole::FusedAttention).flops) << causal;
+        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, KernelRole::QkGemm).flops +
+                                          kernelCost(s, KernelRole::PvGemm).flops);
     }
     AttentionShape s{2, 8, 1024, 64, false, DType::F32};
-    const auto softmax = attnscope::opCost("aten::_softmax", "[[2,8,1024,1024],[],[]]", "[\"float\"]", "");
+    const auto softmax = opCost("aten::_softmax", "[[2,8,1024,1024],[],[]]", "[\"float\"]", "");
     ASSERT_TRUE(softmax);
-    EXPECT_DOUBLE_EQ(softmax->flops, kernelCost(s, WorkloadRole::Softmax).flops);
+    EXPECT_DOUBLE_EQ(softmax->flops, kernelCost(s, KernelRole::Softmax).flops);
 }
 
 TEST(WorkerPool, SplitsItemsIntoContiguousSharesOncePerRun) {

@@ -296,10 +296,10 @@ TEST(RunSession, OwnCpuRunOnTheRoofline) {
         flops[k.role] += k.flops;
     }
     // Per call the workers' shares add up to the workload's own numbers: 2 measured calls.
-    for (auto [role, workload] : {std::pair{KernelRole::QkGemm, WorkloadRole::QkGemm},
-                                  std::pair{KernelRole::Softmax, WorkloadRole::Softmax},
-                                  std::pair{KernelRole::PvGemm, WorkloadRole::PvGemm},
-                                  std::pair{KernelRole::FusedAttention, WorkloadRole::FusedAttention}})
+    for (auto [role, workload] : {std::pair{KernelRole::QkGemm, KernelRole::QkGemm},
+                                  std::pair{KernelRole::Softmax, KernelRole::Softmax},
+                                  std::pair{KernelRole::PvGemm, KernelRole::PvGemm},
+                                  std::pair{KernelRole::FusedAttention, KernelRole::FusedAttention}})
         EXPECT_NEAR(flops[role], 2 * kernelCost(c.shape, workload).flops, 1e-6 * flops[role])
             << roleName(role);
     // The calls are the run's own: 2 per implementation.
