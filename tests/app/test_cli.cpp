@@ -316,10 +316,7 @@ TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
     TempDir dir;
     // The CPU's roofs are measured into a cache of this test's own, read by the process it starts.
     setenv("XDG_CACHE_HOME", dir.path("cache").c_str(), 1);
-    writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
-    std::vector<std::string> files = {dir.path("cpu_run.json")};
-    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty())
-        files.push_back(h100);
+    const std::vector<std::string> files = verdictTraces(dir);
     for (const std::string& path : files) {
         SCOPED_TRACE(path);
         const auto trace = attnscope::loadTraceFile(path);

@@ -222,33 +222,33 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
     ASSERT_EQ(a.kernels.size(), 1u);
     EXPECT_NE(a.kernels[0].verdict, Verdict::Unknown) << a.deviceNote;
 
-    auto mixed = loadText(
-        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
-"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":5,"tid":7,"ts":0,"dur":1}]})");
-    for (const ProcessInfo& p : mixed->processes())
-        if (p.isGpu) {
-            EXPECT_EQ(p.deviceModel, "");
-        }
+    // Two models listed (ids 0 and 1), one kernel on the given pid; the GPUs' models as matched.
+    auto twoModels = [](int pid) {
+        return loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},)"
+                        R"({"id":1,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[{"ph":"X","cat":"kernel",)"
+                        R"("name":"k","pid":)" +
+                        std::to_string(pid) + R"(,"tid":7,"ts":0,"dur":1}]})");
+    };
+    auto gpuModels = [](const Trace& t) {
+        std::vector<std::string> models;
+        for (const ProcessInfo& p : t.processes())
+            if (p.isGpu) models.push_back(p.deviceModel);
+        return models;
+    };
+    const auto mixed = twoModels(5);
+    EXPECT_EQ(gpuModels(*mixed), std::vector<std::string>{""});
     ASSERT_EQ(mixed->info().warnings.size(), 1u);
     EXPECT_NE(mixed->info().warnings[0].find("the models differ, so no model is assumed"), std::string::npos);
+    // A listed device keeps its own name and no warning is given.
+    const auto listed = twoModels(1);
+    EXPECT_EQ(gpuModels(*listed), std::vector<std::string>{"NVIDIA A100-SXM4-80GB"});
+    EXPECT_TRUE(listed->info().warnings.empty());
 
     // Kineto lists every GPU it saw as a process ("GPU 1" … "GPU 15" on the H100 trace) while the
     // kernels run on the one listed: no warning.
-    {
-        ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
-        const auto t = loadTraceFile(h100);
-        for (const std::string& w : t->info().warnings)
-            EXPECT_EQ(w.find("properties only for device"), std::string::npos) << w;
-    }
-    // A listed device keeps its own name and no warning is given.
-    auto listed = loadText(
-        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"},{"id":1,"name":"NVIDIA A100-SXM4-80GB"}],
-"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":0,"dur":1}]})");
-    for (const ProcessInfo& p : listed->processes())
-        if (p.isGpu) {
-            EXPECT_EQ(p.deviceModel, "NVIDIA A100-SXM4-80GB");
-        }
-    EXPECT_TRUE(listed->info().warnings.empty());
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    for (const std::string& w : loadTraceFile(h100)->info().warnings)
+        EXPECT_EQ(w.find("properties only for device"), std::string::npos) << w;
 }
 
 // A 2021-format trace (legacy categories Operator / Runtime / Kernel / Memcpy, string tids,

@@ -232,4 +232,12 @@ std::string cpuRunTraceText() {
     return "{\"traceEvents\":[" + events + "]}";
 }
 
+std::vector<std::string> verdictTraces(const TempDir& dir) {
+    writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
+    std::vector<std::string> files = {dir.path("cpu_run.json")};
+    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty())
+        files.push_back(h100);
+    return files;
+}
+
 } // namespace attnscope::test

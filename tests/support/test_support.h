@@ -28,6 +28,7 @@ std::shared_ptr<const Trace> loadText(std::string_view json);
 // each ran their share of a naive call (QKᵀ, softmax, PV) and of a flash call, with the run's exact
 // FLOPs and bytes in the args — kernels held to this machine's measured roofs.
 std::string cpuRunTraceText();
+
 // gzip-compresses bytes (one member).
 std::string gzipBytes(std::string_view bytes);
 // The file's bytes, gunzipped when they are gzip.
@@ -45,6 +46,9 @@ private:
 };
 
 void writeFile(const std::string& path, std::string_view bytes);
+// cpuRunTraceText() written into dir, then the H100 fixture when the shared folder is there: the
+// traces the verdict-consistency tests check, one of each kind of roofs.
+std::vector<std::string> verdictTraces(const TempDir& dir);
 
 // An event as an independent reference reader (nlohmann's SAX parser, keeping the number texts)
 // sees it: the oracle for the reader's figures on real files.

@@ -51,11 +51,7 @@ TEST(EventColors, VerdictsAndRolesShareNoHue) {
 TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    w.openFile(QString::fromStdString(path));
-    ASSERT_TRUE(waitForTrace(w));
-    ASSERT_TRUE(waitForAnalysis(w));
+    ASSERT_TRUE(openAndAnalyse(w, path));
     const TraceAnalysis& a = *w.analysis();
     // The details of a flash kernel say what it is, what it costs and where it sits.
     const KernelAnalysis* flash = nullptr;
@@ -263,17 +259,11 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
 // run, whose kernels the compare window once left without a verdict, and on the H100 trace.
 TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
     TempDir dir;
-    writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
-    std::vector<std::string> files = {dir.path("cpu_run.json")};
-    if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty())
-        files.push_back(h100);
+    const std::vector<std::string> files = verdictTraces(dir);
     for (const std::string& path : files) {
         SCOPED_TRACE(path);
         MainWindow w;
-        w.show();
-        w.openFile(QString::fromStdString(path));
-        ASSERT_TRUE(waitForTrace(w));
-        ASSERT_TRUE(waitForAnalysis(w));
+        ASSERT_TRUE(openAndAnalyse(w, path));
         const TraceAnalysis shared = kernels::analyzeWithMachineRoofs(*w.trace());
         CompareWindow* c = w.compareWith(QString::fromStdString(path));
         ASSERT_NE(c, nullptr);

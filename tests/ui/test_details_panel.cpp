@@ -48,6 +48,18 @@ std::optional<EventRef> eventNamed(const Trace& t, std::string_view name) {
     return std::nullopt;
 }
 
+// Types text into the find bar as a user does, waits for the search, and steps to its first match.
+bool findFirst(MainWindow& w, const QString& text) {
+    FindBar* bar = w.findBar();
+    bar->activate();
+    bar->edit()->clear();
+    QTest::keyClicks(bar->edit(), text);
+    if (!waitUntil([&] { return bar->countText().endsWith("matches"); })) return false;
+    QTest::keyClick(bar->edit(), Qt::Key_Return);
+    QApplication::processEvents();
+    return w.timeline()->selected().has_value();
+}
+
 int linkButtons(DetailsPanel& panel) {
     int n = 0;
     for (QPushButton* b : panel.findChildren<QPushButton*>())
@@ -111,18 +123,9 @@ TEST(DetailsPanel, TheWindowDoesNotGrowWithTheDetails) {
 TEST(DetailsPanel, CpuOpsAndKernelsInTurnShowTheirOwnRows) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    w.openFile(QString::fromStdString(path));
-    ASSERT_TRUE(waitForTrace(w));
-    ASSERT_TRUE(waitForAnalysis(w));
-    FindBar* bar = w.findBar();
-    bar->activate();
+    ASSERT_TRUE(openAndAnalyse(w, path));
     for (int round = 0; round < 3; ++round) {
-        bar->edit()->clear();
-        QTest::keyClicks(bar->edit(), "_flash_attention");
-        ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
-        QTest::keyClick(bar->edit(), Qt::Key_Return);
+        ASSERT_TRUE(findFirst(w, "_flash_attention"));
         const auto op = w.timeline()->selected();
         ASSERT_TRUE(op);
         EXPECT_EQ(w.trace()->str(w.trace()->track(op->track).events.category[op->index]), "cpu_op");
@@ -131,11 +134,7 @@ TEST(DetailsPanel, CpuOpsAndKernelsInTurnShowTheirOwnRows) {
         EXPECT_EQ(w.details()->field("roofline"), "");
         EXPECT_TRUE(w.details()->field("name").contains("_flash_attention"));
 
-        bar->edit()->clear();
-        QTest::keyClicks(bar->edit(), "flash_fwd_kernel");
-        ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
-        QTest::keyClick(bar->edit(), Qt::Key_Return);
-        QApplication::processEvents();
+        ASSERT_TRUE(findFirst(w, "flash_fwd_kernel"));
         EXPECT_TRUE(w.details()->field("role").startsWith("fused attention"))
             << w.details()->field("role").toStdString();
         EXPECT_TRUE(w.details()->field("role").contains("1 kernel,"))
@@ -149,17 +148,8 @@ TEST(DetailsPanel, CpuOpsAndKernelsInTurnShowTheirOwnRows) {
 TEST(DetailsPanel, LongFieldsWrapAndThePanelScrolls) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
-    w.resize(1280, 800);
-    w.show();
-    w.openFile(QString::fromStdString(path));
-    ASSERT_TRUE(waitForTrace(w));
-    ASSERT_TRUE(waitForAnalysis(w));
-    FindBar* bar = w.findBar();
-    bar->activate();
-    QTest::keyClicks(bar->edit(), "flash_fwd_kernel");
-    ASSERT_TRUE(waitUntil([&] { return bar->countText().endsWith("matches"); }));
-    QTest::keyClick(bar->edit(), Qt::Key_Return);
-    QApplication::processEvents();
+    ASSERT_TRUE(openAndAnalyse(w, path, {1280, 800}));
+    ASSERT_TRUE(findFirst(w, "flash_fwd_kernel"));
     auto* scroll = w.details()->findChild<QScrollArea*>();
     ASSERT_NE(scroll, nullptr);
     const int room = scroll->viewport()->width();

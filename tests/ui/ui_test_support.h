@@ -5,6 +5,9 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QSize>
+
+#include <string>
 
 namespace attnscope::test {
 
@@ -48,6 +51,18 @@ template <typename Pred> bool waitUntil(Pred pred, int timeoutMs = 30000) {
     while (!pred() && timer.elapsed() < timeoutMs)
         QApplication::processEvents(QEventLoop::AllEvents, 20);
     return pred();
+}
+
+} // namespace attnscope::test
+
+namespace attnscope::test {
+
+// Shows the window at a size, opens a trace file and waits until it is on show and analysed.
+inline bool openAndAnalyse(ui::MainWindow& w, const std::string& path, QSize size = {1400, 900}) {
+    w.resize(size);
+    w.show();
+    w.openFile(QString::fromStdString(path));
+    return waitForTrace(w) && waitForAnalysis(w);
 }
 
 } // namespace attnscope::test
