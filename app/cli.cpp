@@ -6,15 +6,15 @@
 
 #include "kernels/cuda_backend.h"
 
-#include "core/analysis.h"
-#include "core/diff.h"
-#include "core/ranks.h"
+#include "core/analysis/analysis.h"
+#include "core/report/diff.h"
+#include "core/report/ranks.h"
 #include "kernels/cpu/cpu_peak.h"
 #include "kernels/run_session.h"
 
-#include "core/chrome_writer.h"
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/io/chrome_writer.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 
 #include <cstdio>
 #include <cstdlib>

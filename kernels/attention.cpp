@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "attention.h"
 
-#include "core/attention_math.h"
+#include "core/analysis/attention_math.h"
 
 #include <chrono>
 #include <cmath>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/role.h"
+#include "core/model/role.h"
 
 #include <cstdint>
 #include <string>

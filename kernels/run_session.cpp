@@ -4,8 +4,8 @@
 #include "kernels/cpu/cpu_attention.h"
 #include "kernels/cuda_backend.h"
 
-#include "core/args_codec.h"
-#include "core/trace_builder.h"
+#include "core/model/args_codec.h"
+#include "core/io/trace_builder.h"
 
 #include <algorithm>
 #include <cstdio>

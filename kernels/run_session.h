@@ -3,7 +3,7 @@
 
 #include "kernels/attention.h"
 
-#include "core/trace.h"
+#include "core/model/trace.h"
 
 #include <atomic>
 #include <cstdint>

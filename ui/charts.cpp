@@ -7,7 +7,7 @@
 
 #include "kernels/cpu/cpu_peak.h"
 
-#include "core/demangle.h"
+#include "core/model/demangle.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

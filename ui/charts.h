@@ -4,7 +4,7 @@
 // The "why" charts, with Qt Charts: time by role per implementation (or per trace), the roofline
 // (the device's roofs, one point per kernel name sized by its total time, coloured by role, with
 // tooltips), and the share of kernel time by role. Each is exportable as PNG, SVG or PDF.
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <QSize>
 #include <QString>

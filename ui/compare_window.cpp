@@ -6,8 +6,8 @@
 #include "qt_text.h"
 #include "timeline_view.h"
 
-#include "core/kernel_role.h"
-#include "core/summary.h"
+#include "core/analysis/kernel_role.h"
+#include "core/report/summary.h"
 #include "kernels/cpu/cpu_peak.h"
 
 #include <QHeaderView>

@@ -7,8 +7,8 @@
 // axis, aligned at their starts or at the events selected in each (Align Selections).
 #include "loaded_trace.h"
 
-#include "core/analysis.h"
-#include "core/diff.h"
+#include "core/analysis/analysis.h"
+#include "core/report/diff.h"
 
 #include <QMainWindow>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/analysis.h"
-#include "core/trace.h"
+#include "core/analysis/analysis.h"
+#include "core/model/trace.h"
 
 #include <QWidget>
 

@@ -7,7 +7,7 @@
 #include "timeline_export.h"
 #include "timeline_view.h"
 
-#include "core/trace_loader.h"
+#include "core/io/trace_loader.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

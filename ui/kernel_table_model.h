@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/analysis.h"
-#include "core/summary.h"
+#include "core/analysis/analysis.h"
+#include "core/report/summary.h"
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>

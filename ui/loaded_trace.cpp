@@ -3,7 +3,7 @@
 
 #include "job_runner.h"
 
-#include "core/trace_loader.h"
+#include "core/io/trace_loader.h"
 
 #include <chrono>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/summary.h"
-#include "core/timeline_index.h"
-#include "core/trace.h"
+#include "core/report/summary.h"
+#include "core/model/timeline_index.h"
+#include "core/model/trace.h"
 
 #include <QByteArray>
 

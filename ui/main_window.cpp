@@ -17,10 +17,10 @@
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
 
-#include "core/atomic_file.h"
-#include "core/chrome_writer.h"
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/io/atomic_file.h"
+#include "core/io/chrome_writer.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 
 #include <QAction>
 #include <QActionGroup>

@@ -3,8 +3,8 @@
 
 #include "loaded_trace.h"
 
-#include "core/ranks.h"
-#include "core/trace.h"
+#include "core/report/ranks.h"
+#include "core/model/trace.h"
 
 #include <QMainWindow>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/types.h"
+#include "core/model/types.h"
 
 #include <algorithm>
 #include <cmath>

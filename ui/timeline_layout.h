@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/trace.h"
+#include "core/model/trace.h"
 
 #include <QRegularExpression>
 #include <QString>

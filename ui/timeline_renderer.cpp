@@ -3,8 +3,8 @@
 
 #include "qt_text.h"
 
-#include "core/demangle.h"
-#include "core/summary.h"
+#include "core/model/demangle.h"
+#include "core/report/summary.h"
 
 #include <QFontMetrics>
 #include <QImage>

@@ -4,9 +4,9 @@
 #include "time_viewport.h"
 #include "timeline_layout.h"
 
-#include "core/analysis.h"
-#include "core/kernel_role.h"
-#include "core/timeline_index.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/kernel_role.h"
+#include "core/model/timeline_index.h"
 
 #include <QColor>
 #include <QFont>

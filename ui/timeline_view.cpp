@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_view.h"
 
-#include "core/summary.h"
+#include "core/report/summary.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>

@@ -3,7 +3,7 @@
 
 #include "kernels/cpu/worker_pool.h"
 
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 
 namespace attnscope::kernels {
 

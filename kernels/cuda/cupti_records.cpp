@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cupti_records.h"
 
-#include "core/json_escape.h"
+#include "core/io/json_escape.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,9 +2,9 @@
 // The command-line verbs as a user runs them: exit codes, messages, outputs.
 #include "support/test_support.h"
 
-#include "core/analysis.h"
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/analysis/analysis.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 #include "kernels/cpu/cpu_peak.h"
 
 #include <gtest/gtest.h>

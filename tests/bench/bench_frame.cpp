@@ -7,8 +7,8 @@
 #include "ui/timeline_layout.h"
 #include "ui/timeline_renderer.h"
 
-#include "core/timeline_index.h"
-#include "core/trace_builder.h"
+#include "core/model/timeline_index.h"
+#include "core/io/trace_builder.h"
 
 #include <QGuiApplication>
 #include <QImage>

@@ -5,8 +5,8 @@
 //   attnscope_bench_load [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] [--runs N]
 #include "kineto_generator.h"
 
-#include "core/atomic_file.h"
-#include "core/trace_loader.h"
+#include "core/io/atomic_file.h"
+#include "core/io/trace_loader.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,12 +2,12 @@
 // Roles, attention calls, the cost model and the roofline, on real kernel names and real traces.
 #include "support/test_support.h"
 
-#include "core/analysis.h"
-#include "core/diff.h"
-#include "core/ranks.h"
-#include "core/resources.h"
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/analysis/analysis.h"
+#include "core/report/diff.h"
+#include "core/report/ranks.h"
+#include "core/analysis/resources.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "core/args_codec.h"
-#include "core/string_pool.h"
+#include "core/model/args_codec.h"
+#include "core/model/string_pool.h"
 
 #include <gtest/gtest.h>
 

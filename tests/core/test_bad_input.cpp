@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Every input is untrusted: each case gets a clear error (what and where) or a documented
 // tolerant reading, never a crash, a hang or unbounded memory.
-#include "core/analysis.h"
-#include "core/summary.h"
-#include "core/timeline_index.h"
-#include "core/trace_loader.h"
+#include "core/analysis/analysis.h"
+#include "core/report/summary.h"
+#include "core/model/timeline_index.h"
+#include "core/io/trace_loader.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>

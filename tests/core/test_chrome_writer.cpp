@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "core/chrome_writer.h"
-#include "core/json_escape.h"
-#include "core/trace_loader.h"
+#include "core/io/chrome_writer.h"
+#include "core/io/json_escape.h"
+#include "core/io/trace_loader.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>

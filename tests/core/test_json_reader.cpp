@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/trace_loader.h"
+#include "core/io/trace_loader.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/json_scanner.h"
+#include "core/io/json_scanner.h"
 
 #include <gtest/gtest.h>
 

@@ -3,11 +3,11 @@
 // like one.
 #include "support/test_support.h"
 
-#include "core/analysis.h"
-#include "core/chrome_writer.h"
-#include "core/diff.h"
-#include "core/nsys_reader.h"
-#include "core/summary.h"
+#include "core/analysis/analysis.h"
+#include "core/io/chrome_writer.h"
+#include "core/report/diff.h"
+#include "core/io/nsys_reader.h"
+#include "core/report/summary.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/string_pool.h"
+#include "core/model/string_pool.h"
 
 #include <gtest/gtest.h>
 

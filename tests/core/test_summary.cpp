@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/timestamp.h"
+#include "core/io/timestamp.h"
 
 #include <gtest/gtest.h>
 

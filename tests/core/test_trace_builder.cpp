@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/trace_builder.h"
+#include "core/io/trace_builder.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: any bytes (plain or gzip) through the JSON trace reader, then through the
 // model's consumers (summary, writer) and back through the reader.
-#include "core/analysis.h"
-#include "core/chrome_writer.h"
-#include "core/diff.h"
-#include "core/ranks.h"
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/analysis/analysis.h"
+#include "core/io/chrome_writer.h"
+#include "core/report/diff.h"
+#include "core/report/ranks.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 
 #include <cstdint>
 #include <stdexcept>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: any bytes as an Nsight Systems SQLite export (written to a file of this
 // process's own, since SQLite reads files), then through the analysis and the summary.
-#include "core/analysis.h"
-#include "core/nsys_reader.h"
-#include "core/summary.h"
+#include "core/analysis/analysis.h"
+#include "core/io/nsys_reader.h"
+#include "core/report/summary.h"
 
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 // they record (roles, workers, FLOPs); the cost model's formulas; the worker pool's split.
 #include "kernels/cpu/cpu_attention.h"
 
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <gtest/gtest.h>
 

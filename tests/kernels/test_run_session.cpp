@@ -6,9 +6,9 @@
 #include "kernels/cpu/cpu_peak.h"
 #include "kernels/cuda_backend.h"
 
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 
-#include "core/summary.h"
+#include "core/report/summary.h"
 
 #include <gtest/gtest.h>
 

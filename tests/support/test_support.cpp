@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "test_support.h"
 
-#include "core/byte_source.h"
-#include "core/trace_loader.h"
+#include "core/io/byte_source.h"
+#include "core/io/trace_loader.h"
 
 #include <fstream>
 #include <gtest/gtest.h>

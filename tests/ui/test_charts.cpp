@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
 // roofline in the details, and the charts exported as PNG, SVG and PDF.
-#include "core/trace_loader.h"
+#include "core/io/trace_loader.h"
 #include "kernels/cpu/cpu_peak.h"
 #include "support/test_support.h"
 #include "ui/charts.h"

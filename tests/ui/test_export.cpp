@@ -8,7 +8,7 @@
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
-#include "core/trace_loader.h"
+#include "core/io/trace_loader.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

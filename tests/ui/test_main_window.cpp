@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/timeline_index.h"
+#include "core/model/timeline_index.h"
 #include "support/test_support.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"

@@ -7,8 +7,8 @@
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
-#include "core/summary.h"
-#include "core/trace_loader.h"
+#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
 
 #include <QApplication>
 #include <QComboBox>

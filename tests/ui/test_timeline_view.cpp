@@ -9,7 +9,7 @@
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
-#include "core/summary.h"
+#include "core/report/summary.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: MIT
+#include "core/analysis/analysis.h"
+
+#include "core/analysis/attention_math.h"
+#include "core/analysis/resources.h"
+#include "core/model/text_match.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace attnscope {
+
+namespace {
+
+// "[[16,559,1024],[1024,1024],[]]" → {{16,559,1024},{1024,1024},{}}; nullopt when not that shape.
+std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s) {
+    std::vector<std::vector<std::int64_t>> out;
+    std::size_t i = 0;
+    auto skip = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == ','))
+            ++i;
+    };
+    skip();
+    if (i >= s.size() || s[i] != '[') return std::nullopt;
+    ++i;
+    for (;;) {
+        skip();
+        if (i >= s.size()) return std::nullopt;
+        if (s[i] == ']') return out;
+        if (s[i] != '[') return std::nullopt;
+        ++i;
+        std::vector<std::int64_t> dims;
+        for (;;) {
+            skip();
+            if (i >= s.size()) return std::nullopt;
+            if (s[i] == ']') {
+                ++i;
+                break;
+            }
+            std::int64_t v = 0;
+            const auto [end, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
+            if (ec != std::errc() || v < 0) return std::nullopt;
+            dims.push_back(v);
+            i = std::size_t(end - s.data());
+        }
+        out.push_back(std::move(dims));
+    }
+}
+
+// ["c10::BFloat16","",'True'] → strings; JSON escapes are not expected in these args.
+std::vector<std::string> parseStrings(std::string_view s) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while ((i = s.find('"', i)) != std::string_view::npos) {
+        const std::size_t end = s.find('"', i + 1);
+        if (end == std::string_view::npos) break;
+        out.emplace_back(s.substr(i + 1, end - i - 1));
+        i = end + 1;
+    }
+    return out;
+}
+
+Precision precisionOfType(std::string_view t) {
+    if (t == "c10::BFloat16") return Precision::BF16;
+    if (t == "c10::Half") return Precision::F16;
+    if (t == "float") return Precision::F32;
+    if (t.find("Float8") != std::string_view::npos) return Precision::F8;
+    return Precision::Unknown;
+}
+
+double bytesOf(Precision p) {
+    switch (p) {
+    case Precision::F8:
+        return 1;
+    case Precision::F16:
+    case Precision::BF16:
+        return 2;
+    default:
+        return 4;
+    }
+}
+
+double product(const std::vector<std::int64_t>& dims, std::size_t from = 0,
+               std::size_t to = std::string::npos) {
+    double p = 1;
+    for (std::size_t i = from; i < std::min(to, dims.size()); ++i)
+        p *= double(dims[i]);
+    return p;
+}
+
+bool isTrue(const std::vector<std::string>& concrete, std::size_t index) {
+    return index < concrete.size() && (concrete[index] == "True" || concrete[index] == "true");
+}
+
+std::string argValue(const Trace& trace, EventRef e, std::string_view key) {
+    std::string out;
+    trace.forEachArg(e, [&](std::string_view k, std::string_view v) {
+        if (k == key) out.assign(v);
+    });
+    return out;
+}
+
+// The implementation a fused attention kernel's name tells (resources/kernel_roles.txt), else "fused".
+std::string fusedImpl(std::string_view name) {
+    std::string impl = RoleRules::standard().implementation(name);
+    return impl.empty() ? "fused" : impl;
+}
+
+// Kernels on a CPU: AttnScope's CPU runs label their process "CPU" (its kernels make it look like a GPU's).
+bool isCpuTrack(const Trace& trace, TrackId t) {
+    const ProcessInfo& p = trace.process(trace.track(t).process);
+    return !p.isGpu || p.labels == "CPU";
+}
+
+std::string jsonUnquote(std::string_view v) {
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return std::string(v.substr(1, v.size() - 2));
+    return std::string(v);
+}
+
+} // namespace
+
+std::string_view precisionName(Precision p) {
+    switch (p) {
+    case Precision::F32:
+        return "fp32";
+    case Precision::TF32:
+        return "tf32";
+    case Precision::F16:
+        return "fp16";
+    case Precision::BF16:
+        return "bf16";
+    case Precision::F8:
+        return "fp8";
+    default:
+        return "unknown";
+    }
+}
+
+double DeviceSpec::peak(Precision p) const {
+    // A type the device has no path for runs on the next wider one.
+    switch (p) {
+    case Precision::F8:
+        if (fp8 > 0) return fp8;
+        [[fallthrough]];
+    case Precision::F16:
+    case Precision::BF16:
+        if (fp16 > 0) return fp16;
+        [[fallthrough]];
+    case Precision::TF32:
+        if (p == Precision::TF32 && tf32 > 0) return tf32;
+        [[fallthrough]];
+    default:
+        return fp32;
+    }
+}
+
+DeviceSpecs DeviceSpecs::parse(std::string_view text, std::vector<std::string>* problems) {
+    DeviceSpecs specs;
+    std::size_t lineNumber = 0;
+    while (!text.empty()) {
+        const std::size_t end = text.find('\n');
+        const std::string_view line = trimBlanks(text.substr(0, end));
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+        ++lineNumber;
+        if (line.empty() || line.front() == '#') continue;
+        std::vector<std::string_view> fields;
+        std::size_t from = 0;
+        for (;;) {
+            const std::size_t bar = line.find('|', from);
+            fields.push_back(trimBlanks(line.substr(from, bar == std::string_view::npos ? bar : bar - from)));
+            if (bar == std::string_view::npos) break;
+            from = bar + 1;
+        }
+        std::vector<double> numbers;
+        for (std::size_t i = 1; i < fields.size(); ++i) {
+            double v = -1;
+            const auto [p, ec] = std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(), v);
+            if (ec == std::errc() && p == fields[i].data() + fields[i].size() && v >= 0) numbers.push_back(v);
+        }
+        if (fields.size() != 6 || fields[0].empty() || numbers.size() != 5 || numbers[0] <= 0 ||
+            numbers[4] <= 0) {
+            if (problems)
+                problems->push_back(
+                    "line " + std::to_string(lineNumber) +
+                    ": want 'name | fp32 | tf32 | fp16/bf16 | fp8 | TB/s' with positive fp32 and TB/s");
+            continue;
+        }
+        DeviceSpec d;
+        d.name = std::string(fields[0]);
+        d.source = "datasheet";
+        d.fp32 = numbers[0] * 1e12;
+        d.tf32 = numbers[1] * 1e12;
+        d.fp16 = numbers[2] * 1e12;
+        d.fp8 = numbers[3] * 1e12;
+        d.bandwidth = numbers[4] * 1e12;
+        specs.m_specs.push_back(std::move(d));
+    }
+    return specs;
+}
+
+const DeviceSpecs& DeviceSpecs::standard() {
+    static const DeviceSpecs specs = [] {
+        DeviceSpecs all;
+        if (const std::string path = userDataFile("ATTNSCOPE_DEVICE_SPECS", "device_specs.txt");
+            !path.empty())
+            all = parse(readTextFile(path));
+        for (auto& spec : all.m_specs)
+            spec.source = "your device_specs.txt";
+        const DeviceSpecs builtin = parse(builtinDeviceSpecs());
+        all.m_specs.insert(all.m_specs.end(), builtin.m_specs.begin(), builtin.m_specs.end());
+        return all;
+    }();
+    return specs;
+}
+
+std::optional<DeviceSpec> DeviceSpecs::match(std::string_view deviceName) const {
+    const std::string name = asciiLower(deviceName);
+    const DeviceSpec* best = nullptr;
+    for (const DeviceSpec& s : m_specs)
+        if (name.find(asciiLower(s.name)) != std::string::npos &&
+            (!best || s.name.size() > best->name.size()))
+            best = &s;
+    if (!best) return std::nullopt;
+    return *best;
+}
+
+std::string_view costSourceLabel(CostSource s) {
+    switch (s) {
+    case CostSource::Exact:
+        return "exact";
+    case CostSource::Inferred:
+        return "inferred from shapes";
+    default:
+        return "unknown";
+    }
+}
+
+std::string_view verdictName(Verdict v) {
+    switch (v) {
+    case Verdict::MemoryBound:
+        return "memory-bound";
+    case Verdict::ComputeBound:
+        return "compute-bound";
+    case Verdict::LatencyBound:
+        return "latency-bound";
+    default:
+        return "unknown";
+    }
+}
+
+bool hasCpuKernels(const Trace& trace) {
+    for (const ProcessInfo& p : trace.processes())
+        if (p.isGpu && p.labels == "CPU") return true;
+    return false;
+}
+
+const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
+    auto it = std::lower_bound(kernels.begin(), kernels.end(), e,
+                               [](const KernelAnalysis& k, EventRef r) { return k.event < r; });
+    return it != kernels.end() && it->event == e ? &*it : nullptr;
+}
+
+Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& call) const {
+    std::array<TimeNs, std::size_t(Verdict::LatencyBound) + 1> time{}; // by verdict
+    for (std::uint32_t k : call.kernels) {
+        const KernelAnalysis& ka = kernels[k];
+        time[std::size_t(ka.verdict)] += trace.track(ka.event.track).events.duration[ka.event.index];
+    }
+    Verdict best = Verdict::Unknown;
+    TimeNs bestTime = 0;
+    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound})
+        if (time[std::size_t(v)] > bestTime) {
+            best = v;
+            bestTime = time[std::size_t(v)];
+        }
+    return best;
+}
+
+NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
+    const std::size_t names = trace.strings().size();
+    NameClasses out;
+    out.role.assign(names, std::nullopt);
+    out.verdict.assign(names, Verdict::Unknown);
+    // (name << 8 | value) → time; +1 so that zero-length kernels still count.
+    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime;
+    for (const KernelAnalysis& k : analysis.kernels) {
+        const Track& t = trace.track(k.event.track);
+        const std::uint64_t name = t.events.name[k.event.index].value;
+        const TimeNs d = t.events.duration[k.event.index] + 1;
+        roleTime[name << 8 | std::uint8_t(k.role)] += d;
+        verdictTime[name << 8 | std::uint8_t(k.verdict)] += d;
+    }
+    auto pick = [&](const std::unordered_map<std::uint64_t, TimeNs>& times, auto&& set) {
+        std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
+        for (const auto& [key, time] : times) {
+            const auto name = std::uint32_t(key >> 8);
+            auto& [bestTime, value] = best[name];
+            // Ties go to the smaller value, so the result does not depend on the map's order.
+            if (time > bestTime || (time == bestTime && std::uint8_t(key & 0xff) < value)) {
+                bestTime = time;
+                value = std::uint8_t(key & 0xff);
+            }
+        }
+        for (const auto& [name, choice] : best)
+            if (name < names) set(name, choice.second);
+    };
+    pick(roleTime, [&](std::uint32_t name, std::uint8_t v) { out.role[name] = KernelRole(v); });
+    pick(verdictTime, [&](std::uint32_t name, std::uint8_t v) { out.verdict[name] = Verdict(v); });
+    return out;
+}
+
+std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
+    std::vector<EventRef> out;
+    const Track& t = trace.track(event.track);
+    const TimeNs start = t.events.start[event.index], end = t.end(event.index);
+    // Events are in start order: walking back, the first event at each shallower depth that
+    // encloses this one is its ancestor at that depth.
+    int want = int(t.events.depth[event.index]) - 1;
+    for (std::uint32_t i = event.index; i-- > 0 && want >= 0;) {
+        if (t.events.depth[i] != want || t.events.start[i] > start || t.end(i) < end) continue;
+        out.push_back({event.track, i});
+        --want;
+    }
+    return out;
+}
+
+std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
+                             std::string_view concreteInputs) {
+    const auto dims = parseDims(inputDims);
+    if (!dims || dims->empty()) return std::nullopt;
+    const std::vector<std::string> types = parseStrings(inputTypes);
+    const std::vector<std::string> concrete = parseStrings(concreteInputs);
+    auto precisionAt = [&](std::size_t i) {
+        return i < types.size() ? precisionOfType(types[i]) : Precision::Unknown;
+    };
+    const auto& d = *dims;
+    auto rank = [&](std::size_t i, std::size_t r) { return i < d.size() && d[i].size() == r; };
+    OpCost c;
+    auto gemm = [&](double batch, double m, double k, double n, double extraOutputs, Precision p) {
+        c.precision = p;
+        c.role = KernelRole::Gemm;
+        c.flops = 2 * batch * m * n * k;
+        c.bytes = batch * (m * k + k * n + m * n * (1 + extraOutputs)) * bytesOf(p);
+        return c;
+    };
+    if (op == "aten::mm" && rank(0, 2) && rank(1, 2) && d[0][1] == d[1][0])
+        return gemm(1, double(d[0][0]), double(d[0][1]), double(d[1][1]), 0, precisionAt(0));
+    if (op == "aten::addmm" && rank(1, 2) && rank(2, 2) && d[1][1] == d[2][0]) {
+        OpCost g = gemm(1, double(d[1][0]), double(d[1][1]), double(d[2][1]), 0, precisionAt(1));
+        g.bytes += product(d[0]) * bytesOf(g.precision); // the bias read
+        return g;
+    }
+    if (op == "aten::bmm" && rank(0, 3) && rank(1, 3) && d[0][2] == d[1][1])
+        return gemm(double(d[0][0]), double(d[0][1]), double(d[0][2]), double(d[1][2]), 0, precisionAt(0));
+    if (op == "aten::baddbmm" && rank(1, 3) && rank(2, 3) && d[1][2] == d[2][1])
+        return gemm(double(d[1][0]), double(d[1][1]), double(d[1][2]), double(d[2][2]), 1, precisionAt(1));
+    if (op == "aten::matmul" && d.size() >= 2 && d[0].size() >= 2 && d[1].size() >= 2 &&
+        d[0].back() == d[1][d[1].size() - 2]) {
+        // Batched over the leading dims of the first operand (a 2-D second operand is broadcast).
+        const auto& a = d[0];
+        return gemm(product(a, 0, a.size() - 2), double(a[a.size() - 2]), double(a.back()),
+                    double(d[1].back()), 0, precisionAt(0));
+    }
+    if (op == "aten::linear" && d.size() >= 2 && !d[0].empty() && rank(1, 2) && d[0].back() == d[1][1]) {
+        OpCost g = gemm(1, product(d[0], 0, d[0].size() - 1), double(d[0].back()), double(d[1][0]), 0,
+                        precisionAt(0));
+        if (d.size() > 2) g.bytes += product(d[2]) * bytesOf(g.precision);
+        return g;
+    }
+    if ((op == "aten::_softmax" || op == "aten::softmax") && !d[0].empty()) {
+        // 5 operations per element (scale, max, exp, sum, divide), one read and one write.
+        const double n = product(d[0]);
+        c.precision = precisionAt(0);
+        c.role = KernelRole::Softmax;
+        c.flops = softmaxFlops(n);
+        c.bytes = 2 * n * bytesOf(c.precision);
+        return c;
+    }
+    // Attention: 2·B·H·N·S·D for Q·Kᵀ plus 2·B·H·N·S·Dv for P·V, halved when causal; Q, K, V, O moved once.
+    struct Sdpa {
+        std::string_view name;
+        bool headsSecond; // [B, H, N, D] (else [B, N, H, D])
+        std::size_t causalAt;
+        bool causalIsMaskType; // _efficient_attention_forward: custom_mask_type != 0
+    };
+    static constexpr Sdpa kSdpa[] = {
+        {"aten::scaled_dot_product_attention", true, 5, false},
+        {"aten::_scaled_dot_product_flash_attention", true, 4, false},
+        {"aten::_scaled_dot_product_flash_attention_for_cpu", true, 4, false},
+        {"aten::_scaled_dot_product_efficient_attention", true, 6, false},
+        {"aten::_scaled_dot_product_cudnn_attention", true, 6, false},
+        {"aten::_flash_attention_forward", false, 8, false},
+        {"aten::_efficient_attention_forward", false, 9, true},
+    };
+    for (const Sdpa& s : kSdpa) {
+        if (op != s.name) continue;
+        if (!rank(0, 4) || !rank(1, 4) || !rank(2, 4)) return std::nullopt;
+        const auto& q = d[0];
+        const auto& k = d[1];
+        const auto& v = d[2];
+        const double b = double(q[0]), h = double(s.headsSecond ? q[1] : q[2]);
+        const double n = double(s.headsSecond ? q[2] : q[1]), sk = double(s.headsSecond ? k[2] : k[1]);
+        const double dq = double(q[3]), dv = double(v[3]);
+        bool causal = isTrue(concrete, s.causalAt);
+        if (s.causalIsMaskType)
+            causal =
+                s.causalAt < concrete.size() && !concrete[s.causalAt].empty() && concrete[s.causalAt] != "0";
+        c.precision = precisionAt(0);
+        c.role = KernelRole::FusedAttention;
+        c.flops = attentionFlops(b * h, n, sk, dq, dv, causal);
+        c.bytes = (product(q) + product(k) + product(v) + b * h * n * dv) * bytesOf(c.precision);
+        return c;
+    }
+    return std::nullopt;
+}
+
+void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec) {
+    k.verdict = Verdict::Unknown;
+    const double peak = spec.peak(k.precision == Precision::Unknown ? Precision::F32 : k.precision);
+    if (k.cost == CostSource::Unknown || durationNs <= 0 || peak <= 0 || spec.bandwidth <= 0 || k.bytes <= 0)
+        return;
+    const double seconds = double(durationNs) * 1e-9;
+    k.intensity = k.flops / k.bytes;
+    k.flopsPerSec = k.flops / seconds;
+    k.bytesPerSec = k.bytes / seconds;
+    k.computeShare = k.flopsPerSec / peak;
+    k.memoryShare = k.bytesPerSec / spec.bandwidth;
+    const bool memorySide = k.intensity < peak / spec.bandwidth;
+    const double share = memorySide ? k.memoryShare : k.computeShare;
+    k.verdict = share < kLatencyBoundShare ? Verdict::LatencyBound
+                : memorySide               ? Verdict::MemoryBound
+                                           : Verdict::ComputeBound;
+}
+
+TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
+                           const RoleRules& rules) {
+    TraceAnalysis a;
+    // The roofs of the GPU the kernels ran on (its model as the trace builder matched it), else of
+    // the first device the trace lists.
+    std::vector<std::string> models;
+    for (const ProcessInfo& p : trace.processes())
+        if (p.isGpu && !p.deviceModel.empty()) models.push_back(p.deviceModel);
+    for (const DeviceInfo& dev : trace.devices())
+        if (!dev.name.empty()) models.push_back(dev.name);
+    for (const std::string& model : models) {
+        if (a.device) break;
+        a.device = specs.match(model);
+        a.deviceNote = a.device ? model + ": " + a.device->name + " (" + a.device->source + ")"
+                                : "no roofs known for '" + model + "' (add it to device_specs.txt)";
+    }
+    if (models.empty()) a.deviceNote = "the trace names no GPU";
+
+    // Role names, classified once per name and category.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRole> byName;
+    // Per op event: the kernels its cost is shared out to.
+    std::map<EventRef, std::vector<std::uint32_t>> byOp;
+    std::map<EventRef, OpCost> opCosts;
+    // AttnScope's own runs: (impl, call) → kernels.
+    std::map<std::pair<std::string, long>, std::vector<std::uint32_t>> ownCalls;
+
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const Track& track = trace.tracks()[t];
+        const bool cpuTrack = isCpuTrack(trace, TrackId{t});
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const std::string_view category = trace.str(track.events.category[i]);
+            if (!isKernelCategory(category) && !isCopyCategory(category)) continue;
+            const EventRef ref{TrackId{t}, i};
+            KernelAnalysis k;
+            k.event = ref;
+            std::string role, impl, call, flops, bytes, dtype;
+            trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
+                if (key == "role") role = jsonUnquote(value);
+                if (key == "impl") impl = jsonUnquote(value);
+                if (key == "call") call = value;
+                if (key == "flops") flops = value;
+                if (key == "bytes") bytes = value;
+                if (key == "dtype") dtype = jsonUnquote(value);
+            });
+            if (const auto own = roleNamed(role)) {
+                k.role = *own;
+            } else {
+                auto [it, added] =
+                    byName.try_emplace({track.events.name[i].value, track.events.category[i].value});
+                if (added) it->second = rules.classify(trace.str(track.events.name[i]), category);
+                k.role = it->second;
+            }
+            if (!flops.empty() && !bytes.empty()) {
+                k.cost = CostSource::Exact;
+                k.flops = std::atof(flops.c_str());
+                k.bytes = std::atof(bytes.c_str());
+                k.precision = dtype == "bf16"   ? Precision::BF16
+                              : dtype == "fp16" ? Precision::F16
+                                                : Precision::F32;
+                k.costBasis = "the run's own numbers";
+            }
+            const auto index = std::uint32_t(a.kernels.size());
+            if (!impl.empty() && !call.empty()) ownCalls[{impl, std::atol(call.c_str())}].push_back(index);
+            if (k.cost == CostSource::Unknown && !cpuTrack) {
+                // The op that launched it: kernel → runtime call (correlation) → enclosing ops.
+                if (const auto launch = trace.launchOf(ref)) {
+                    for (const EventRef& op : enclosingEvents(trace, *launch)) {
+                        const Track& ot = trace.track(op.track);
+                        if (!isCpuOpCategory(trace.str(ot.events.category[op.index]))) continue;
+                        auto known = opCosts.find(op);
+                        if (known == opCosts.end()) {
+                            const auto c = opCost(
+                                trace.str(ot.events.name[op.index]), argValue(trace, op, "Input Dims"),
+                                argValue(trace, op, "Input type"), argValue(trace, op, "Concrete Inputs"));
+                            if (!c) continue;
+                            known = opCosts.emplace(op, *c).first;
+                        }
+                        byOp[op].push_back(index);
+                        break;
+                    }
+                }
+            }
+            a.kernels.push_back(std::move(k));
+        }
+    }
+
+    // An op's cost goes to its one kernel of the op's role; with none or several, it stays unknown.
+    for (const auto& [op, kernels] : byOp) {
+        const OpCost& c = opCosts.at(op);
+        std::uint32_t chosen = 0, matches = 0;
+        for (std::uint32_t k : kernels)
+            if (a.kernels[k].role == c.role ||
+                (c.role == KernelRole::Gemm && a.kernels[k].role == KernelRole::Gemm)) {
+                chosen = k;
+                ++matches;
+            }
+        if (matches != 1) continue;
+        KernelAnalysis& k = a.kernels[chosen];
+        k.cost = CostSource::Inferred;
+        k.flops = c.flops;
+        k.bytes = c.bytes;
+        k.precision = c.precision;
+        const Track& ot = trace.track(op.track);
+        k.costBasis = std::string(trace.str(ot.events.name[op.index])) + " " +
+                      argValue(trace, op, "Input Dims") + " " + std::string(precisionName(c.precision));
+    }
+
+    // Attention calls. Own runs say which kernels make a call.
+    for (auto& [key, kernels] : ownCalls) {
+        AttentionCall call;
+        call.impl = key.first;
+        call.kernels = kernels;
+        a.calls.push_back(std::move(call));
+    }
+    // Fused kernels are a call each; naive chains are found per GPU track: a softmax with a GEMM
+    // before it and one after, with only elementwise kernels (scale, mask, dropout) between.
+    if (ownCalls.empty()) {
+        std::map<TrackId, std::vector<std::uint32_t>> perTrack;
+        for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
+            if (a.kernels[k].role != KernelRole::Copy) perTrack[a.kernels[k].event.track].push_back(k);
+        constexpr int kMaxBetween = 4;
+        for (auto& [track, list] : perTrack) {
+            for (std::size_t p = 0; p < list.size(); ++p) {
+                KernelAnalysis& k = a.kernels[list[p]];
+                if (k.role == KernelRole::FusedAttention) {
+                    AttentionCall call;
+                    call.impl = fusedImpl(trace.str(trace.track(k.event.track).events.name[k.event.index]));
+                    call.kernels = {list[p]};
+                    a.calls.push_back(std::move(call));
+                    continue;
+                }
+                if (k.role != KernelRole::Softmax) continue;
+                std::size_t before = p, after = p;
+                int between = 0;
+                while (before > 0 && a.kernels[list[before - 1]].role == KernelRole::Elementwise &&
+                       between < kMaxBetween) {
+                    --before;
+                    ++between;
+                }
+                between = 0;
+                while (after + 1 < list.size() &&
+                       a.kernels[list[after + 1]].role == KernelRole::Elementwise && between < kMaxBetween) {
+                    ++after;
+                    ++between;
+                }
+                if (before == 0 || after + 1 >= list.size()) continue;
+                KernelAnalysis& qk = a.kernels[list[before - 1]];
+                KernelAnalysis& pv = a.kernels[list[after + 1]];
+                if ((qk.role != KernelRole::Gemm && qk.role != KernelRole::QkGemm) ||
+                    pv.role != KernelRole::Gemm || qk.call >= 0)
+                    continue;
+                qk.role = KernelRole::QkGemm;
+                pv.role = KernelRole::PvGemm;
+                AttentionCall call;
+                call.impl = "naive";
+                for (std::size_t q = before - 1; q <= after + 1; ++q) {
+                    // Scale and mask before the softmax are part of it.
+                    if (q >= before && q < p) a.kernels[list[q]].role = KernelRole::Softmax;
+                    call.kernels.push_back(list[q]);
+                }
+                a.calls.push_back(std::move(call));
+                qk.call = 0; // marks it taken until the calls are numbered below
+            }
+        }
+    }
+    for (AttentionCall& call : a.calls) {
+        call.start = INT64_MAX;
+        call.end = INT64_MIN;
+        for (std::uint32_t k : call.kernels) {
+            const EventRef e = a.kernels[k].event;
+            const Track& t = trace.track(e.track);
+            call.start = std::min(call.start, t.events.start[e.index]);
+            call.end = std::max(call.end, t.end(e.index));
+        }
+    }
+    std::sort(a.calls.begin(), a.calls.end(), [](const AttentionCall& x, const AttentionCall& y) {
+        return x.start != y.start ? x.start < y.start : x.impl < y.impl;
+    });
+    for (KernelAnalysis& k : a.kernels)
+        k.call = -1;
+    for (std::size_t c = 0; c < a.calls.size(); ++c)
+        for (std::uint32_t k : a.calls[c].kernels)
+            a.kernels[k].call = int(c);
+
+    // The roofline: GPU kernels on the trace's device, CPU kernels on the measured CPU. A CPU run
+    // records each worker's share of a kernel, run at the same time as the other workers' shares:
+    // each is held to its worker's share of the machine's roofs.
+    std::map<ProcessId, std::set<TrackId>> cpuWorkers;
+    for (const KernelAnalysis& k : a.kernels)
+        if (isCpuTrack(trace, k.event.track))
+            cpuWorkers[trace.track(k.event.track).process].insert(k.event.track);
+    for (KernelAnalysis& k : a.kernels) {
+        const Track& t = trace.track(k.event.track);
+        if (!isCpuTrack(trace, k.event.track)) {
+            if (a.device) placeOnRoofline(k, t.events.duration[k.event.index], *a.device);
+        } else if (cpu) {
+            DeviceSpec share = *cpu;
+            const double workers = double(std::max<std::size_t>(1, cpuWorkers[t.process].size()));
+            share.fp32 /= workers;
+            share.bandwidth /= workers;
+            share.name = cpu->name + " ÷ " + std::to_string(int(workers)) + " workers";
+            if (!a.cpuShare) a.cpuShare = share;
+            placeOnRoofline(k, t.events.duration[k.event.index], share);
+        }
+    }
+    return a;
+}
+
+} // namespace attnscope

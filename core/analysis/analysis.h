@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Why a trace's kernels take the time they do: each kernel's role, the attention call it belongs
+// to, its FLOPs and bytes (exact for AttnScope's own runs, inferred from the launching op's input
+// shapes for PyTorch traces, else unknown — never a guess), and where it sits on the device's
+// roofline.
+#include "core/analysis/kernel_role.h"
+#include "core/model/trace.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnscope {
+
+enum class Precision : std::uint8_t { Unknown, F32, TF32, F16, BF16, F8 };
+std::string_view precisionName(Precision p); // "fp32", …, "unknown"
+
+// A device's roofs: peak FLOP/s per precision (0: none; a narrower type falls back to the wider
+// one's figure) and memory bandwidth in bytes/s.
+struct DeviceSpec {
+    std::string name;   // the spec's pattern ("H100 80GB HBM3"), or "CPU (measured)"
+    std::string source; // "datasheet", "measured"
+    double fp32 = 0, tf32 = 0, fp16 = 0, fp8 = 0;
+    double bandwidth = 0;
+    double peak(Precision p) const;
+};
+
+// Device specs as data: resources/device_specs.txt, built in, after the user's own file.
+class DeviceSpecs {
+public:
+    static DeviceSpecs parse(std::string_view text, std::vector<std::string>* problems = nullptr);
+    static const DeviceSpecs& standard();
+    // The spec whose pattern is the longest one the device name contains (any case).
+    std::optional<DeviceSpec> match(std::string_view deviceName) const;
+    std::size_t size() const { return m_specs.size(); }
+
+private:
+    std::vector<DeviceSpec> m_specs;
+};
+
+enum class CostSource : std::uint8_t { Unknown, Exact, Inferred };
+std::string_view costSourceLabel(CostSource s); // "unknown", "exact", "inferred from shapes"
+
+enum class Verdict : std::uint8_t { Unknown, MemoryBound, ComputeBound, LatencyBound };
+std::string_view verdictName(Verdict v); // "unknown", "memory-bound", "compute-bound", "latency-bound"
+// A kernel well under both roofs (below this share of the roof that limits it) is latency-bound.
+constexpr double kLatencyBoundShare = 0.10;
+
+struct KernelAnalysis {
+    EventRef event;
+    KernelRole role = KernelRole::Other;
+    int call = -1; // index into TraceAnalysis::calls
+    CostSource cost = CostSource::Unknown;
+    double flops = 0;
+    double bytes = 0;
+    Precision precision = Precision::Unknown;
+    std::string costBasis; // how the cost was obtained: "aten::mm [[8944,1024],[1024,1024]] bf16", "run args"
+    // Roofline (when the cost and the device's roofs are known).
+    double intensity = 0;   // FLOPs per byte
+    double flopsPerSec = 0; // achieved
+    double bytesPerSec = 0;
+    double computeShare = 0; // of the precision's peak
+    double memoryShare = 0;  // of the memory bandwidth
+    Verdict verdict = Verdict::Unknown;
+};
+
+// One attention call: the QK → scale/mask → softmax → PV chain of naive attention, or one fused
+// kernel, or (AttnScope's own runs) what the run says belongs to a call.
+struct AttentionCall {
+    std::string impl;                   // "naive", "flash", "mem-efficient", "cuDNN", "Triton", "CK", …
+    std::vector<std::uint32_t> kernels; // indices into TraceAnalysis::kernels
+    TimeNs start = 0;
+    TimeNs end = 0;
+    TimeNs duration() const { return end - start; }
+};
+
+struct TraceAnalysis {
+    std::vector<KernelAnalysis> kernels; // every GPU kernel, copy and memset (and own CPU kernels), by event
+    std::vector<AttentionCall> calls;    // by start
+    std::optional<DeviceSpec> device;    // the roofs used for GPU kernels
+    std::string deviceNote;              // which spec was matched, or why none was
+    std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
+    const KernelAnalysis* find(EventRef e) const;
+    // The verdict that holds most of the call's kernel time (unknown only when no kernel has one).
+    Verdict dominantVerdict(const Trace& trace, const AttentionCall& call) const;
+};
+
+// Per kernel name (by string id, sized to the trace's string pool): the role and the verdict that
+// hold most of that name's kernel time — what a table row or a colour per name shows. Names with no
+// analysed kernel have no entry.
+struct NameClasses {
+    std::vector<std::optional<KernelRole>> role;
+    std::vector<Verdict> verdict;
+};
+NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
+
+// Analyzes a trace. cpu: the roofs for kernels that ran on the CPU (AttnScope's own CPU runs, whose
+// events are each worker's share of a kernel: each is held to its worker's share of the roofs);
+// without it those get no verdict.
+TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
+                           const DeviceSpecs& specs = DeviceSpecs::standard(),
+                           const RoleRules& rules = RoleRules::standard());
+
+// Whether the trace has kernels that ran on a CPU (AttnScope's CPU runs): they need the CPU's roofs.
+bool hasCpuKernels(const Trace& trace);
+
+// Roofline numbers and verdict for one kernel of known cost that took durationNs on spec.
+void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec);
+
+// FLOPs and bytes of a PyTorch op from its "Input Dims", "Input type" and "Concrete Inputs" args
+// (as JSON); nullopt when the op is not one AttnScope models or its shapes are missing.
+struct OpCost {
+    double flops = 0;
+    double bytes = 0;
+    Precision precision = Precision::Unknown;
+    KernelRole role = KernelRole::Other; // the role of the kernel that does the op's work
+};
+std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
+                             std::string_view concreteInputs);
+
+// The events that enclose an event on its track, innermost first.
+std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event);
+
+} // namespace attnscope

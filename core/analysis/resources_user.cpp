@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#include "core/analysis/resources.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace attnscope {
+
+std::string userDataFile(const char* environmentVariable, const char* name) {
+    if (const char* path = std::getenv(environmentVariable); path && *path) return path;
+    if (const char* config = std::getenv("XDG_CONFIG_HOME"); config && *config)
+        return std::string(config) + "/attnscope/" + name;
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.config/attnscope/" + name;
+    return {};
+}
+
+std::string readTextFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace attnscope

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+#include "core/io/byte_source.h"
+
+#include "core/io/load_error.h"
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <fcntl.h>
+#include <mutex>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+#include <zlib.h>
+
+namespace attnscope {
+
+namespace {
+
+class FileSource final : public ByteSource {
+public:
+    explicit FileSource(const std::string& path) {
+        m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (m_fd < 0) throw LoadError("cannot open: " + std::string(std::strerror(errno)));
+        struct stat st {};
+        if (::fstat(m_fd, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                ::close(m_fd);
+                throw LoadError("is a directory");
+            }
+            m_size = static_cast<std::uint64_t>(st.st_size);
+        }
+        ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+    ~FileSource() override { ::close(m_fd); }
+
+    std::size_t read(char* dst, std::size_t n) override {
+        std::size_t total = 0;
+        while (total < n) {
+            const ssize_t got = ::read(m_fd, dst + total, n - total);
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                throw LoadError("read error: " + std::string(std::strerror(errno)), m_pos);
+            }
+            if (got == 0) break;
+            total += std::size_t(got);
+            m_pos += std::uint64_t(got);
+        }
+        return total;
+    }
+    std::uint64_t rawPosition() const override { return m_pos; }
+    std::uint64_t rawSize() const override { return m_size; }
+
+private:
+    int m_fd = -1;
+    std::uint64_t m_size = 0;
+    std::uint64_t m_pos = 0;
+};
+
+class MemorySource final : public ByteSource {
+public:
+    explicit MemorySource(std::string_view bytes) : m_bytes(bytes) {}
+    std::size_t read(char* dst, std::size_t n) override {
+        const std::size_t k = std::min(n, m_bytes.size() - m_pos);
+        std::memcpy(dst, m_bytes.data() + m_pos, k);
+        m_pos += k;
+        return k;
+    }
+    std::uint64_t rawPosition() const override { return m_pos; }
+    std::uint64_t rawSize() const override { return m_bytes.size(); }
+
+private:
+    std::string_view m_bytes;
+    std::size_t m_pos = 0;
+};
+
+// Inflates gzip (several members in a row included, as `cat a.gz b.gz` makes) from a raw source.
+class GzipSource final : public ByteSource {
+public:
+    GzipSource(std::unique_ptr<ByteSource> raw, std::string_view prefix)
+        : m_raw(std::move(raw)), m_in(kInputBytes) {
+        std::memset(&m_stream, 0, sizeof(m_stream));
+        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK)
+            throw LoadError("cannot start gzip decompression");
+        std::memcpy(m_in.data(), prefix.data(), prefix.size());
+        m_stream.next_in = reinterpret_cast<Bytef*>(m_in.data());
+        m_stream.avail_in = static_cast<uInt>(prefix.size());
+    }
+    ~GzipSource() override { inflateEnd(&m_stream); }
+
+    std::size_t read(char* dst, std::size_t n) override {
+        std::size_t total = 0;
+        while (total < n && !m_done) {
+            if (m_stream.avail_in == 0) {
+                const std::size_t got = m_raw->read(m_in.data(), m_in.size());
+                if (got == 0) {
+                    if (m_memberOpen)
+                        throw LoadError("gzip data is truncated: the compressed stream ends early",
+                                        m_raw->rawPosition());
+                    m_done = true;
+                    break;
+                }
+                m_stream.next_in = reinterpret_cast<Bytef*>(m_in.data());
+                m_stream.avail_in = static_cast<uInt>(got);
+            }
+            const std::size_t chunk = std::min<std::size_t>(n - total, 1u << 30);
+            m_stream.next_out = reinterpret_cast<Bytef*>(dst + total);
+            m_stream.avail_out = static_cast<uInt>(chunk);
+            m_memberOpen = true;
+            const int rc = inflate(&m_stream, Z_NO_FLUSH);
+            total += chunk - m_stream.avail_out;
+            if (rc == Z_STREAM_END) {
+                m_memberOpen = false;
+                // Another member may follow; trailing zero padding is tolerated.
+                skipZeroPadding();
+                if (m_stream.avail_in == 0 && !refill()) {
+                    m_done = true;
+                    break;
+                }
+                if (inflateReset(&m_stream) != Z_OK) throw LoadError("gzip reset failed");
+            } else if (rc == Z_BUF_ERROR) {
+                continue; // needs more input
+            } else if (rc != Z_OK) {
+                const std::uint64_t at = m_raw->rawPosition() - m_stream.avail_in;
+                throw LoadError(std::string("corrupt gzip data: ") +
+                                    (m_stream.msg ? m_stream.msg : "inflate failed"),
+                                at);
+            }
+        }
+        return total;
+    }
+    std::uint64_t rawPosition() const override { return m_raw->rawPosition(); }
+    std::uint64_t rawSize() const override { return m_raw->rawSize(); }
+    bool compressed() const override { return true; }
+
+private:
+    static constexpr std::size_t kInputBytes = 1u << 20;
+
+    bool refill() {
+        const std::size_t got = m_raw->read(m_in.data(), m_in.size());
+        m_stream.next_in = reinterpret_cast<Bytef*>(m_in.data());
+        m_stream.avail_in = static_cast<uInt>(got);
+        skipZeroPadding();
+        return m_stream.avail_in > 0;
+    }
+    void skipZeroPadding() {
+        while (m_stream.avail_in > 0 && *m_stream.next_in == 0) {
+            ++m_stream.next_in;
+            --m_stream.avail_in;
+        }
+    }
+
+    std::unique_ptr<ByteSource> m_raw;
+    std::vector<char> m_in;
+    z_stream m_stream;
+    bool m_memberOpen = false;
+    bool m_done = false;
+};
+
+// Runs another source on a thread of its own, a few MB ahead of the reader: inflating gzip costs
+// about as much as parsing, so the two overlap. Errors reach the reader where they happened.
+class PrefetchSource final : public ByteSource {
+public:
+    explicit PrefetchSource(std::unique_ptr<ByteSource> inner) : m_inner(std::move(inner)) {
+        m_thread = std::thread([this] { produce(); });
+    }
+    ~PrefetchSource() override {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_changed.notify_all();
+        m_thread.join();
+    }
+
+    std::size_t read(char* dst, std::size_t n) override {
+        std::size_t total = 0;
+        while (total < n && !m_ended) {
+            if (m_current.data.empty() || m_currentPos == m_current.data.size()) {
+                std::unique_lock lock(m_mutex);
+                if (!m_current.data.empty()) m_free.push_back(std::move(m_current.data));
+                m_current = {};
+                m_currentPos = 0;
+                m_changed.notify_all();
+                m_changed.wait(lock, [&] { return !m_ready.empty(); });
+                m_current = std::move(m_ready.front());
+                m_ready.pop_front();
+                m_rawPosition = m_current.rawPosition;
+                m_changed.notify_all();
+                if (m_current.error) {
+                    m_ended = true;
+                    std::rethrow_exception(m_current.error);
+                }
+                if (m_current.data.empty()) m_ended = true; // the end
+            }
+            const std::size_t k = std::min(n - total, m_current.data.size() - m_currentPos);
+            std::memcpy(dst + total, m_current.data.data() + m_currentPos, k);
+            m_currentPos += k;
+            total += k;
+        }
+        return total;
+    }
+    std::uint64_t rawPosition() const override { return m_rawPosition; }
+    std::uint64_t rawSize() const override { return m_size; }
+    bool compressed() const override { return m_inner->compressed(); }
+
+private:
+    static constexpr std::size_t kBlockBytes = 4u << 20;
+    static constexpr std::size_t kBlocksAhead = 3;
+    struct Block {
+        std::vector<char> data; // empty: the end (or an error)
+        std::exception_ptr error;
+        std::uint64_t rawPosition = 0;
+    };
+
+    void produce() {
+        m_size = m_inner->rawSize();
+        while (true) {
+            std::vector<char> buffer;
+            {
+                std::unique_lock lock(m_mutex);
+                m_changed.wait(lock, [&] { return m_stop || m_ready.size() < kBlocksAhead; });
+                if (m_stop) return;
+                if (!m_free.empty()) {
+                    buffer = std::move(m_free.back());
+                    m_free.pop_back();
+                }
+            }
+            buffer.resize(kBlockBytes);
+            Block block;
+            try {
+                buffer.resize(m_inner->read(buffer.data(), buffer.size()));
+                block.data = std::move(buffer);
+            } catch (...) {
+                block.error = std::current_exception();
+            }
+            block.rawPosition = m_inner->rawPosition();
+            const bool last = block.data.empty();
+            {
+                std::lock_guard lock(m_mutex);
+                m_ready.push_back(std::move(block));
+            }
+            m_changed.notify_all();
+            if (last) return;
+        }
+    }
+
+    std::unique_ptr<ByteSource> m_inner;
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<Block> m_ready;
+    std::vector<std::vector<char>> m_free;
+    bool m_stop = false;
+    Block m_current;
+    std::size_t m_currentPos = 0;
+    bool m_ended = false; // the end or an error was handed over: nothing more will come
+    std::atomic<std::uint64_t> m_rawPosition{0};
+    std::atomic<std::uint64_t> m_size{0};
+};
+
+std::unique_ptr<ByteSource> wrapIfGzip(std::unique_ptr<ByteSource> raw) {
+    char magic[2] = {0, 0};
+    const std::size_t got = raw->read(magic, 2);
+    if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+        static_cast<unsigned char>(magic[1]) == 0x8b)
+        return std::make_unique<PrefetchSource>(
+            std::make_unique<GzipSource>(std::move(raw), std::string_view(magic, 2)));
+    // Not gzip: hand the two bytes back in front of the rest.
+    class Prefixed final : public ByteSource {
+    public:
+        Prefixed(std::unique_ptr<ByteSource> raw, std::string_view prefix)
+            : m_raw(std::move(raw)), m_prefix(prefix) {}
+        std::size_t read(char* dst, std::size_t n) override {
+            std::size_t k = 0;
+            while (m_prefixPos < m_prefix.size() && k < n)
+                dst[k++] = m_prefix[m_prefixPos++];
+            return k + m_raw->read(dst + k, n - k);
+        }
+        std::uint64_t rawPosition() const override { return m_raw->rawPosition(); }
+        std::uint64_t rawSize() const override { return m_raw->rawSize(); }
+
+    private:
+        std::unique_ptr<ByteSource> m_raw;
+        std::string m_prefix;
+        std::size_t m_prefixPos = 0;
+    };
+    return std::make_unique<Prefixed>(std::move(raw), std::string_view(magic, got));
+}
+
+} // namespace
+
+std::unique_ptr<ByteSource> openFileSource(const std::string& path) {
+    return wrapIfGzip(std::make_unique<FileSource>(path));
+}
+
+std::unique_ptr<ByteSource> openMemorySource(std::string_view bytes) {
+    return wrapIfGzip(std::make_unique<MemorySource>(bytes));
+}
+
+} // namespace attnscope

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/model/trace.h"
+
+#include <string>
+
+namespace attnscope {
+
+// Writes the trace as Chrome trace JSON (what Perfetto and chrome://tracing open): processes and
+// tracks as M events, slices as X, instants as i, counters as C, flows as s/f pairs, args as they
+// were read, timestamps as microseconds with three decimals. Gzipped when the path ends in .gz.
+// The file appears whole or not at all.
+void writeChromeTrace(const Trace& trace, const std::string& path);
+
+// The same into a string (tests, small traces).
+std::string chromeTraceJson(const Trace& trace);
+
+} // namespace attnscope

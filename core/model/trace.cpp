@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include "core/model/trace.h"
+
+#include "core/model/args_codec.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace attnscope {
+
+bool isKernelCategory(std::string_view cat) {
+    return cat == "kernel" || cat == "Kernel";
+}
+
+bool isCopyCategory(std::string_view cat) {
+    return cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" || cat == "Memset";
+}
+
+bool isCpuOpCategory(std::string_view cat) {
+    return cat == "cpu_op" || cat == "Operator";
+}
+
+bool isGpuCategory(std::string_view cat) {
+    return isKernelCategory(cat) || isCopyCategory(cat) || cat == "cuda_sync" ||
+           cat == "gpu_user_annotation" || cat == "cuda_profiler_range" || cat == "mtia_ccp_events";
+}
+
+bool isLaunchCategory(std::string_view cat) {
+    return cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "mtia_runtime";
+}
+
+std::size_t Trace::eventCount() const {
+    std::size_t n = 0;
+    for (const Track& t : m_tracks)
+        n += t.size();
+    return n;
+}
+
+std::string Trace::argsJson(EventRef e) const {
+    return encodedArgsToJson(m_strings, encodedArgs(e));
+}
+
+void Trace::forEachArg(EventRef e, const std::function<void(std::string_view, std::string_view)>& f) const {
+    forEachEncodedArg(m_strings, encodedArgs(e), f);
+}
+
+std::string_view Trace::encodedArgs(EventRef e) const {
+    const char* p = m_tracks[e.track.value].events.args[e.index];
+    if (!p) return {};
+    std::uint32_t len = 0;
+    std::memcpy(&len, p, sizeof(len));
+    return {p + sizeof(len), len};
+}
+
+std::string Trace::trackLabel(TrackId id) const {
+    const Track& t = m_tracks[id.value];
+    const ProcessInfo& p = m_processes[t.process.value];
+    std::string processName = p.name;
+    // GPU processes are named after the host program; the label tells the devices apart.
+    if (p.isGpu && p.deviceIndex >= 0 && processName.rfind("GPU", 0) != 0)
+        processName = (p.rank >= 0 ? "rank " + std::to_string(p.rank) + " · " : std::string()) + "GPU " +
+                      std::to_string(p.deviceIndex);
+    if (t.kind == TrackKind::Global) return t.name;
+    return processName + " \u00b7 " + t.name;
+}
+
+namespace {
+template <class Entries> auto equalRange(const Entries& entries, std::uint64_t correlation) {
+    return std::equal_range(entries.begin(), entries.end(), correlation, [](const auto& a, const auto& b) {
+        if constexpr (std::is_integral_v<std::decay_t<decltype(a)>>)
+            return a < b.correlation;
+        else
+            return a.correlation < b;
+    });
+}
+} // namespace
+
+std::optional<EventRef> Trace::launchOf(EventRef gpuEvent) const {
+    const std::uint64_t corr = m_tracks[gpuEvent.track.value].events.correlation[gpuEvent.index];
+    if (!corr) return std::nullopt;
+    auto [lo, hi] = equalRange(m_launches, corr);
+    if (lo == hi || lo->event == gpuEvent) return std::nullopt; // a launch is not its own launch
+    return lo->event;
+}
+
+std::vector<EventRef> Trace::gpuWorkOf(EventRef launch) const {
+    std::vector<EventRef> out;
+    const std::uint64_t corr = m_tracks[launch.track.value].events.correlation[launch.index];
+    if (!corr) return out;
+    auto [lo, hi] = equalRange(m_gpuWork, corr);
+    // GPU work launches nothing, not even the other kernels of its graph (one correlation id for all).
+    if (std::any_of(lo, hi, [&](const CorrelationEntry& c) { return c.event == launch; })) return out;
+    for (auto it = lo; it != hi; ++it)
+        out.push_back(it->event);
+    return out;
+}
+
+std::vector<Flow> Trace::flowsOf(EventRef e) const {
+    std::vector<Flow> out;
+    for (const Flow& f : m_flows)
+        if (f.from == e || f.to == e) out.push_back(f);
+    return out;
+}
+
+std::size_t Trace::memoryBytes() const {
+    std::size_t total = m_strings.bytesUsed() + m_argsArena.bytesReserved();
+    for (const Track& t : m_tracks) {
+        const EventColumns& c = t.events;
+        total += c.start.bytes() + c.duration.bytes() + c.name.bytes() + c.category.bytes() +
+                 c.depth.bytes() + c.flags.bytes() + c.correlation.bytes() + c.args.bytes();
+    }
+    total += (m_launches.capacity() + m_gpuWork.capacity()) * sizeof(CorrelationEntry);
+    for (const CounterSeries& c : m_counters)
+        total += c.time.capacity() * (sizeof(TimeNs) + sizeof(double));
+    total += m_flows.capacity() * sizeof(Flow);
+    return total;
+}
+
+} // namespace attnscope

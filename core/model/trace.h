@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/model/block_arena.h"
+#include "core/model/string_pool.h"
+#include "core/model/types.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnscope {
+
+enum class TrackKind : std::uint8_t { CpuThread, GpuStream, Global };
+
+// Per-event flags.
+enum EventFlag : std::uint8_t {
+    kInstant = 1,    // zero-duration marker (ph i/I), not a slice
+    kUnfinished = 2, // a B without its E: ends where the trace ends
+};
+
+struct ProcessInfo {
+    StringId key;       // pid exactly as the file wrote it ("0", "Spans", "")
+    std::string name;   // process_name metadata, or a generated name
+    std::string labels; // process_labels metadata ("CPU", "GPU 3")
+    std::int64_t sortIndex = 0;
+    bool isGpu = false;
+    std::int64_t deviceIndex = -1; // GPU processes: the device index (pid)
+    // GPU processes: the device's model ("NVIDIA H100 80GB HBM3") from the trace's device list — the
+    // entry with this index, or the one model listed when no entry has it (a warning says so).
+    std::string deviceModel;
+    std::int64_t rank = -1; // the rank's group when several files are open as one job
+};
+
+// The events of one track, sorted by start (longer first on ties), as parallel arrays.
+struct EventColumns {
+    PodArray<TimeNs> start;
+    PodArray<TimeNs> duration;
+    PodArray<StringId> name;
+    PodArray<StringId> category;
+    PodArray<std::uint16_t> depth;
+    PodArray<std::uint8_t> flags;
+    PodArray<std::uint64_t> correlation; // 0 when the event has none
+    PodArray<const char*> args;          // encoded args (args_codec.h) in the trace's arena, or nullptr
+};
+
+struct Track {
+    ProcessId process;
+    StringId tidKey; // tid exactly as the file wrote it
+    std::string name;
+    std::int64_t sortIndex = 0;
+    TrackKind kind = TrackKind::CpuThread;
+    std::uint16_t maxDepth = 0;
+    EventColumns events;
+
+    std::size_t size() const { return events.start.size(); }
+    TimeNs end(std::size_t i) const { return events.start[i] + events.duration[i]; }
+};
+
+struct CounterSeries {
+    ProcessId process;
+    std::string name; // "counter" or "counter.series" when an event carries several values
+    std::vector<TimeNs> time;
+    std::vector<double> value;
+};
+
+// A resolved flow arrow between two events.
+struct Flow {
+    EventRef from;
+    EventRef to;
+    StringId category;
+};
+
+struct DeviceInfo {
+    std::int64_t id = -1;
+    std::string name;
+    int computeMajor = 0;
+    int computeMinor = 0;
+    int numSms = 0;
+    std::uint64_t totalGlobalMem = 0;
+    std::string json; // the whole entry as the file had it, minified
+};
+
+struct DistributedInfo {
+    std::optional<std::int64_t> rank;
+    std::optional<std::int64_t> worldSize;
+    std::string backend;
+};
+
+struct TraceInfo {
+    std::string path;
+    std::string format;           // "kineto-json", "chrome-json"
+    std::uint64_t eventsRead = 0; // trace event objects read, all phases
+    std::uint64_t bytesRead = 0;  // uncompressed JSON bytes
+    std::optional<std::int64_t> baseTimeNs;
+    std::optional<std::int64_t> schemaVersion;
+    std::string displayTimeUnit;
+    std::vector<std::string> warnings;
+};
+
+// An immutable, loaded trace. Built by TraceBuilder; shared as std::shared_ptr<const Trace>.
+class Trace {
+public:
+    Trace() = default;
+    Trace(const Trace&) = delete;
+    Trace& operator=(const Trace&) = delete;
+
+    const StringPool& strings() const { return m_strings; }
+    std::string_view str(StringId id) const { return m_strings.get(id); }
+    const std::vector<ProcessInfo>& processes() const { return m_processes; }
+    const ProcessInfo& process(ProcessId id) const { return m_processes[id.value]; }
+    const std::vector<Track>& tracks() const { return m_tracks; }
+    const Track& track(TrackId id) const { return m_tracks[id.value]; }
+    const std::vector<CounterSeries>& counters() const { return m_counters; }
+    const std::vector<Flow>& flows() const { return m_flows; }
+    const std::vector<DeviceInfo>& devices() const { return m_devices; }
+    const DistributedInfo& distributed() const { return m_distributed; }
+    const TraceInfo& info() const { return m_info; }
+
+    // Events on tracks (slices and instants).
+    std::size_t eventCount() const;
+    // Earliest start and latest end over all timed events (metadata excluded); 0,0 when empty.
+    TimeNs startNs() const { return m_startNs; }
+    TimeNs endNs() const { return m_endNs; }
+
+    // The event's args as a minified JSON object ("{}" when it has none).
+    std::string argsJson(EventRef e) const;
+    // Calls f(key as escaped in JSON, value as minified JSON) for each of the event's args.
+    void forEachArg(EventRef e, const std::function<void(std::string_view, std::string_view)>& f) const;
+    // The encoded args blob (args_codec.h); empty when the event has none.
+    std::string_view encodedArgs(EventRef e) const;
+    // "GPU 0 · stream 7", "python3 · thread 25286".
+    std::string trackLabel(TrackId id) const;
+
+    // CPU runtime/driver call that launched this GPU event (same correlation id), if any.
+    std::optional<EventRef> launchOf(EventRef gpuEvent) const;
+    // GPU work launched by this CPU runtime/driver call.
+    std::vector<EventRef> gpuWorkOf(EventRef launch) const;
+    // The flow arrows that leave or reach this event (a scan of all flows: for one selection).
+    std::vector<Flow> flowsOf(EventRef e) const;
+
+    // Bytes the model holds (arrays, strings, args), for the memory figures.
+    std::size_t memoryBytes() const;
+
+private:
+    friend class TraceBuilder;
+    struct CorrelationEntry {
+        std::uint64_t correlation;
+        EventRef event;
+    };
+
+    StringPool m_strings;
+    BlockArena m_argsArena{4u << 20};
+    std::vector<ProcessInfo> m_processes;
+    std::vector<Track> m_tracks;
+    std::vector<CounterSeries> m_counters;
+    std::vector<Flow> m_flows;
+    std::vector<DeviceInfo> m_devices;
+    DistributedInfo m_distributed;
+    TraceInfo m_info;
+    TimeNs m_startNs = 0;
+    TimeNs m_endNs = 0;
+    BigVector<CorrelationEntry> m_launches; // sorted by correlation
+    BigVector<CorrelationEntry> m_gpuWork;  // sorted by correlation
+};
+
+// Categories with a meaning to the model.
+bool isKernelCategory(std::string_view cat); // "kernel", legacy "Kernel"
+bool isGpuCategory(std::string_view cat);    // anything that runs on a GPU stream
+bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", legacy "Runtime"
+bool isCpuOpCategory(std::string_view cat);  // "cpu_op", legacy "Operator" (2021 traces)
+bool isCopyCategory(std::string_view cat);   // "gpu_memcpy", "gpu_memset", legacy "Memcpy", "Memset"
+
+} // namespace attnscope

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+#include "core/report/summary.h"
+
+#include "core/analysis/analysis.h"
+
+#include "core/model/timeline_index.h"
+#include "core/io/timestamp.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+namespace attnscope {
+
+TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
+    std::sort(intervals.begin(), intervals.end());
+    TimeNs total = 0;
+    bool open = false;
+    TimeNs curStart = 0, curEnd = 0;
+    for (const auto& [s, e] : intervals) {
+        if (!open || s > curEnd) {
+            if (open) total += curEnd - curStart;
+            curStart = s;
+            curEnd = e;
+            open = true;
+        } else {
+            curEnd = std::max(curEnd, e);
+        }
+    }
+    if (open) total += curEnd - curStart;
+    return total;
+}
+
+namespace {
+
+// Kernel statistics by name, as events are met.
+class KernelAccumulator {
+public:
+    // dur: the whole kernel; counted: the part of it that counts towards the total (inside a range).
+    void add(StringId name, TimeNs dur, TimeNs counted) {
+        KernelStats& k = m_byName[name.value];
+        if (k.count == 0) {
+            k.nameId = name;
+            k.minNs = k.maxNs = dur;
+        } else {
+            k.minNs = std::min(k.minNs, dur);
+            k.maxNs = std::max(k.maxNs, dur);
+        }
+        ++k.count;
+        k.totalNs += counted;
+        k.wholeNs += dur;
+    }
+    void add(StringId name, TimeNs dur) { add(name, dur, dur); }
+    // By total time, then name.
+    std::vector<KernelStats> sorted(const Trace& trace) {
+        std::vector<KernelStats> out;
+        out.reserve(m_byName.size());
+        for (auto& [nameId, k] : m_byName) {
+            k.name = std::string(trace.str(k.nameId));
+            out.push_back(std::move(k));
+        }
+        std::sort(out.begin(), out.end(), [](const KernelStats& a, const KernelStats& b) {
+            return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+        });
+        return out;
+    }
+
+private:
+    std::unordered_map<std::uint32_t, KernelStats> m_byName;
+};
+
+} // namespace
+
+TraceSummary summarize(const Trace& trace, std::size_t topN) {
+    TraceSummary s;
+    const TraceInfo& info = trace.info();
+    s.path = info.path;
+    s.format = info.format;
+    s.events = info.eventsRead;
+    s.spanNs = saturatingSub(trace.endNs(), trace.startNs());
+    s.warnings = info.warnings;
+
+    KernelAccumulator kernels;
+    std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id
+    struct DeviceAccumulator {
+        DeviceSummary summary;
+        std::vector<std::pair<TimeNs, TimeNs>> intervals;
+    };
+    std::map<std::uint32_t, DeviceAccumulator> devices; // by process
+
+    for (std::uint32_t ti = 0; ti < trace.tracks().size(); ++ti) {
+        const Track& track = trace.tracks()[ti];
+        const EventColumns& c = track.events;
+        for (std::size_t i = 0; i < track.size(); ++i) {
+            if (c.flags[i] & kInstant) continue;
+            const TimeNs dur = c.duration[i];
+            CategoryStats& cs = categories[c.category[i].value];
+            ++cs.count;
+            cs.totalNs += dur;
+            if (!isKernelCategory(trace.str(c.category[i]))) continue;
+            kernels.add(c.name[i], dur);
+            DeviceAccumulator& d = devices[track.process.value];
+            ++d.summary.kernels;
+            d.summary.kernelNs += dur;
+            d.intervals.emplace_back(c.start[i], c.start[i] + dur);
+        }
+    }
+
+    s.topKernels = kernels.sorted(trace);
+    for (const KernelStats& k : s.topKernels) {
+        s.kernelCount += k.count;
+        s.kernelNs += k.totalNs;
+    }
+    if (topN && s.topKernels.size() > topN) s.topKernels.resize(topN);
+
+    for (auto& [catId, c] : categories) {
+        c.name = std::string(trace.str(StringId(catId)));
+        s.categories.push_back(std::move(c));
+    }
+    std::sort(s.categories.begin(), s.categories.end(), [](const CategoryStats& a, const CategoryStats& b) {
+        return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+    });
+
+    for (auto& [processId, d] : devices) {
+        const ProcessInfo& p = trace.process(ProcessId(processId));
+        d.summary.id = std::string(trace.str(p.key));
+        d.summary.name = p.name;
+        if (!p.deviceModel.empty()) d.summary.name = p.deviceModel;
+        d.summary.busyNs = unionLength(d.intervals);
+        s.devices.push_back(std::move(d.summary));
+    }
+    std::sort(s.devices.begin(), s.devices.end(), [](const DeviceSummary& a, const DeviceSummary& b) {
+        if (a.id.size() != b.id.size()) return a.id.size() < b.id.size(); // numeric order for numeric ids
+        return a.id < b.id;
+    });
+    return s;
+}
+
+std::string formatDuration(TimeNs ns) {
+    char buf[64];
+    const double v = static_cast<double>(ns);
+    const TimeNs a = ns < 0 ? -ns : ns;
+    if (a >= 1'000'000'000)
+        std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+    else if (a >= 1'000'000)
+        std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+    else if (a >= 1'000)
+        std::snprintf(buf, sizeof buf, "%.3f \u00b5s", v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+    return buf;
+}
+
+std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+        out.push_back(digits[i]);
+    }
+    out.push_back(' ');
+    out += n == 1 ? one : many;
+    return out;
+}
+
+namespace {
+
+using nlohmann::json;
+
+json analysisJson(const TraceSummary& s) {
+    json roles = json::array();
+    for (const auto& r : s.roles)
+        roles.push_back({{"role", r.role}, {"count", r.count}, {"total_ns", r.totalNs}});
+    json verdicts = json::array();
+    for (const auto& v : s.verdicts)
+        verdicts.push_back({{"verdict", v.verdict}, {"count", v.count}, {"total_ns", v.totalNs}});
+    json impls = json::array();
+    for (const auto& a : s.attention)
+        impls.push_back(
+            {{"impl", a.impl}, {"calls", a.calls}, {"mean_ns", a.meanNs()}, {"total_ns", a.totalNs}});
+    return {{"roles", roles},
+            {"verdicts", verdicts},
+            {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
+}
+
+json toJson(const SummaryResult& r) {
+    if (!r.summary) return json{{"path", r.path}, {"error", r.error}};
+    const TraceSummary& s = *r.summary;
+    json devices = json::array();
+    for (const auto& d : s.devices)
+        devices.push_back({{"id", d.id},
+                           {"name", d.name},
+                           {"kernels", d.kernels},
+                           {"kernel_ns", d.kernelNs},
+                           {"busy_ns", d.busyNs}});
+    json top = json::array();
+    for (const auto& k : s.topKernels)
+        top.push_back({{"name", k.name},
+                       {"count", k.count},
+                       {"total_ns", k.totalNs},
+                       {"mean_ns", k.meanNs()},
+                       {"min_ns", k.minNs},
+                       {"max_ns", k.maxNs}});
+    json cats = json::array();
+    for (const auto& c : s.categories)
+        cats.push_back({{"name", c.name}, {"count", c.count}, {"total_ns", c.totalNs}});
+    json out{{"path", s.path},
+             {"format", s.format},
+             {"events", s.events},
+             {"span_ns", s.spanNs},
+             {"kernels", {{"count", s.kernelCount}, {"total_ns", s.kernelNs}}},
+             {"devices", devices},
+             {"top_kernels", top},
+             {"categories", cats}};
+    if (s.analyzed) out.update(analysisJson(s));
+    out["warnings"] = s.warnings;
+    return out;
+}
+
+std::string toCsv(const std::vector<SummaryResult>& results) {
+    std::ostringstream out;
+    out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns\n";
+    for (const SummaryResult& r : results) {
+        const std::string file = csvField(r.path);
+        if (!r.summary) {
+            out << file << ",error,," << csvField(r.error) << ",,,,,,\n";
+            continue;
+        }
+        const TraceSummary& s = *r.summary;
+        out << file << ",trace,," << csvField(s.format) << ',' << s.events << ',' << s.spanNs << ",,,,\n";
+        out << file << ",kernels,,," << s.kernelCount << ',' << s.kernelNs << ",,,,\n";
+        for (const auto& d : s.devices)
+            out << file << ",device," << csvField(d.id) << ',' << csvField(d.name) << ',' << d.kernels << ','
+                << d.kernelNs << ",,,," << d.busyNs << '\n';
+        for (const auto& k : s.topKernels)
+            out << file << ",kernel,," << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ','
+                << k.meanNs() << ',' << k.minNs << ',' << k.maxNs << ",\n";
+        for (const auto& c : s.categories)
+            out << file << ",category,," << csvField(c.name) << ',' << c.count << ',' << c.totalNs
+                << ",,,,\n";
+        for (const auto& role : s.roles)
+            out << file << ",role,," << role.role << ',' << role.count << ',' << role.totalNs << ",,,,\n";
+        for (const auto& v : s.verdicts)
+            out << file << ",verdict,," << v.verdict << ',' << v.count << ',' << v.totalNs << ",,,,\n";
+        if (s.analyzed) out << file << ",attention_calls,,," << s.attentionCalls << ",,,,,\n";
+        for (const auto& a : s.attention)
+            out << file << ",attention,," << csvField(a.impl) << ',' << a.calls << ',' << a.totalNs << ','
+                << a.meanNs() << ",,,\n";
+    }
+    return out.str();
+}
+
+// Long kernel names are cut for the terminal; JSON and CSV keep them whole.
+std::string clip(std::string_view s, std::size_t width) {
+    if (s.size() <= width) return std::string(s);
+    return std::string(s.substr(0, width - 3)) + "...";
+}
+
+std::string toText(const std::vector<SummaryResult>& results) {
+    std::ostringstream out;
+    char line[512];
+    for (const SummaryResult& r : results) {
+        if (!r.summary) {
+            out << r.path << ": error: " << r.error << "\n\n";
+            continue;
+        }
+        const TraceSummary& s = *r.summary;
+        out << s.path << "  (" << s.format << ")\n";
+        out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
+            << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
+        if (!s.devices.empty()) {
+            std::snprintf(line, sizeof line, "\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels",
+                          "kernel time", "busy");
+            out << line;
+            for (const auto& d : s.devices) {
+                std::snprintf(line, sizeof line, "  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
+                              clip(d.name, 28).c_str(), static_cast<unsigned long long>(d.kernels),
+                              formatDuration(d.kernelNs).c_str(), formatDuration(d.busyNs).c_str());
+                out << line;
+            }
+        }
+        if (!s.topKernels.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean",
+                          "min", "max", "kernel");
+            out << line;
+            for (const auto& k : s.topKernels) {
+                std::snprintf(line, sizeof line, "  %14s %8llu %12s %12s %12s  %s\n",
+                              formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                              formatDuration(k.meanNs()).c_str(), formatDuration(k.minNs).c_str(),
+                              formatDuration(k.maxNs).c_str(), clip(k.name, 100).c_str());
+                out << line;
+            }
+        }
+        if (!s.categories.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s  %s\n", "total", "count", "category");
+            out << line;
+            for (const auto& c : s.categories) {
+                std::snprintf(line, sizeof line, "  %14s %8llu  %s\n", formatDuration(c.totalNs).c_str(),
+                              static_cast<unsigned long long>(c.count),
+                              c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
+                out << line;
+            }
+        }
+        if (!s.roles.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "role");
+            out << line;
+            for (const auto& role : s.roles) {
+                std::snprintf(
+                    line, sizeof line, "  %14s %8llu %6.1f%%  %s\n", formatDuration(role.totalNs).c_str(),
+                    static_cast<unsigned long long>(role.count),
+                    s.kernelNs ? 100.0 * double(role.totalNs) / double(s.kernelNs) : 0.0, role.role.c_str());
+                out << line;
+            }
+        }
+        if (!s.verdicts.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "roofline");
+            out << line;
+            for (const auto& v : s.verdicts) {
+                std::snprintf(line, sizeof line, "  %14s %8llu %6.1f%%  %s\n",
+                              formatDuration(v.totalNs).c_str(), static_cast<unsigned long long>(v.count),
+                              s.kernelNs ? 100.0 * double(v.totalNs) / double(s.kernelNs) : 0.0,
+                              v.verdict.c_str());
+                out << line;
+            }
+        }
+        if (s.analyzed) {
+            out << "\n  attention calls: " << s.attentionCalls << '\n';
+            for (const auto& a : s.attention) {
+                std::snprintf(line, sizeof line, "  %14s mean  %8llu calls  %s\n",
+                              formatDuration(a.meanNs()).c_str(), static_cast<unsigned long long>(a.calls),
+                              a.impl.c_str());
+                out << line;
+            }
+        }
+        for (const auto& w : s.warnings)
+            out << "  warning: " << w << '\n';
+        out << '\n';
+    }
+    return out.str();
+}
+
+} // namespace
+
+std::string csvField(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs) {
+    std::ostringstream out;
+    out << "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n";
+    char share[32];
+    for (const KernelStats& k : rows) {
+        std::snprintf(share, sizeof share, "%.2f",
+                      totalKernelNs ? 100.0 * double(k.totalNs) / double(totalKernelNs) : 0.0);
+        out << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs
+            << ',' << k.maxNs << ',' << share << '\n';
+    }
+    return out.str();
+}
+
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
+                                            TimeNs to) {
+    KernelAccumulator kernels;
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const TrackId track(t);
+        const EventColumns& c = trace.track(track).events;
+        // Per lane only the events that overlap the range: a cost that follows the range, not the trace.
+        for (std::uint16_t depth = 0; depth < index.laneCount(track); ++depth) {
+            const TimelineIndex::Lane lane = index.lane(track, depth);
+            for (std::size_t k = lane.firstEndingAfter(from); k < lane.size() && lane.start(k) < to; ++k) {
+                const std::uint32_t i = lane[k];
+                if (c.flags[i] & kInstant) continue;
+                const TimeNs s = std::max(lane.start(k), from), e = std::min(lane.end(k), to);
+                if (e > s && isKernelCategory(trace.str(c.category[i])))
+                    kernels.add(c.name[i], c.duration[i], e - s);
+            }
+        }
+    }
+    return kernels.sorted(trace);
+}
+
+void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
+    s.analyzed = true;
+    std::vector<RoleStats> roles(static_cast<std::size_t>(KernelRole::Count));
+    std::vector<VerdictStats> verdicts(std::size_t(Verdict::LatencyBound) + 1);
+    for (const KernelAnalysis& k : a.kernels) {
+        const Track& t = trace.track(k.event.track);
+        const std::string_view category = trace.str(t.events.category[k.event.index]);
+        if (!isKernelCategory(category)) continue;
+        const TimeNs d = t.events.duration[k.event.index];
+        RoleStats& r = roles[std::size_t(k.role)];
+        ++r.count;
+        r.totalNs += d;
+        VerdictStats& v = verdicts[std::size_t(k.verdict)];
+        ++v.count;
+        v.totalNs += d;
+    }
+    s.verdicts.clear();
+    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+        if (verdicts[std::size_t(v)].count) {
+            verdicts[std::size_t(v)].verdict = std::string(verdictName(v));
+            s.verdicts.push_back(verdicts[std::size_t(v)]);
+        }
+    s.roles.clear();
+    for (std::size_t i = 0; i < roles.size(); ++i)
+        if (roles[i].count) {
+            roles[i].role = std::string(roleName(KernelRole(i)));
+            s.roles.push_back(roles[i]);
+        }
+    std::map<std::string, AttentionImplStats> impls;
+    for (const AttentionCall& c : a.calls) {
+        AttentionImplStats& st = impls[c.impl];
+        st.impl = c.impl;
+        ++st.calls;
+        st.totalNs += c.duration();
+    }
+    s.attentionCalls = a.calls.size();
+    s.attention.clear();
+    for (auto& [name, st] : impls)
+        s.attention.push_back(st);
+    std::sort(s.attention.begin(), s.attention.end(), [](const auto& x, const auto& y) {
+        return x.calls != y.calls ? x.calls > y.calls : x.impl < y.impl;
+    });
+}
+
+std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format) {
+    switch (format) {
+    case SummaryFormat::Json: {
+        json files = json::array();
+        for (const auto& r : results)
+            files.push_back(toJson(r));
+        return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    case SummaryFormat::Csv:
+        return toCsv(results);
+    case SummaryFormat::Text:
+        break;
+    }
+    return toText(results);
+}
+
+} // namespace attnscope

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/model/trace.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+class TimelineIndex;
+
+struct KernelStats {
+    std::string name;
+    StringId nameId;
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+    TimeNs minNs = 0;
+    TimeNs maxNs = 0;
+    // Whole kernels' time. It differs from totalNs only for a range, where totalNs is the time inside
+    // the range while the mean, min and max stay those of the whole kernels that overlap it.
+    TimeNs wholeNs = 0;
+    TimeNs meanNs() const { return count ? wholeNs / static_cast<TimeNs>(count) : 0; }
+};
+
+struct DeviceSummary {
+    std::string id;   // the device's pid as the file wrote it
+    std::string name; // from deviceProperties, else the process name
+    std::uint64_t kernels = 0;
+    TimeNs kernelNs = 0;
+    TimeNs busyNs = 0; // union of the device's kernel intervals: overlaps count once
+};
+
+struct CategoryStats {
+    std::string name;
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
+struct RoleStats {
+    std::string role; // "qk_gemm", … (kernel_role.h)
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
+struct VerdictStats {
+    std::string verdict; // "memory-bound", "compute-bound", "latency-bound", "unknown"
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+};
+
+struct AttentionImplStats {
+    std::string impl; // "naive", "flash", …
+    std::uint64_t calls = 0;
+    TimeNs totalNs = 0; // first kernel's start to last kernel's end, summed over calls
+    TimeNs meanNs() const { return calls ? totalNs / static_cast<TimeNs>(calls) : 0; }
+};
+
+// What `attnscope summary` prints for one file.
+struct TraceSummary {
+    std::string path;
+    std::string format;
+    std::uint64_t events = 0; // trace event objects in the file, all phases
+    TimeNs spanNs = 0;
+    std::uint64_t kernelCount = 0;
+    TimeNs kernelNs = 0;
+    std::vector<DeviceSummary> devices;
+    std::vector<KernelStats> topKernels;   // by total time, then name
+    std::vector<CategoryStats> categories; // complete events per category, by total time, then name
+    std::vector<std::string> warnings;
+    // From the analysis (addAnalysis): kernels per role (in role order, roles with none left out),
+    // per roofline verdict (the same verdicts the window shows), attention calls per implementation
+    // (by calls, then name).
+    bool analyzed = false;
+    std::vector<RoleStats> roles;
+    std::vector<VerdictStats> verdicts;
+    std::uint64_t attentionCalls = 0;
+    std::vector<AttentionImplStats> attention;
+};
+
+// A file's summary, or why it could not be read.
+struct SummaryResult {
+    std::string path;
+    std::optional<TraceSummary> summary;
+    std::string error;
+};
+
+// A kernel is a complete event of category "kernel" (legacy "Kernel"). topN 0 keeps all kernels.
+TraceSummary summarize(const Trace& trace, std::size_t topN);
+// Adds the roles and attention sections from an analysis of the same trace.
+struct TraceAnalysis;
+void addAnalysis(TraceSummary& summary, const Trace& trace, const TraceAnalysis& analysis);
+
+// Kernels by name over the kernels that overlap [from, to): their count, their time inside the range
+// (totalNs), and the mean, min and max of their whole durations. By time in the range, then name.
+std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
+                                            TimeNs to);
+
+// Union length of [start, end) intervals; sorts the input.
+TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);
+
+enum class SummaryFormat { Text, Json, Csv };
+std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format);
+
+// A kernel table as CSV: kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent.
+std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs);
+
+// A CSV field: quoted (with quotes doubled) when it holds a comma, a quote or a line break.
+std::string csvField(std::string_view s);
+
+// "1.234 ms", "56.700 µs": durations for people, the same spelling on every screen and in every
+// text report.
+std::string formatDuration(TimeNs ns);
+// "1 kernel", "1,566 kernels": a count with its noun in the right number, thousands grouped.
+std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many);
+
+} // namespace attnscope
