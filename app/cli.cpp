@@ -6,15 +6,13 @@
 
 #include "kernels/cuda_backend.h"
 
-#include "core/analysis/analysis.h"
-#include "core/report/diff.h"
-#include "core/report/ranks.h"
-#include "kernels/cpu/cpu_peak.h"
 #include "kernels/run_session.h"
 
+#include "core/document/document.h"
 #include "core/io/chrome_writer.h"
+#include "core/report/diff.h"
+#include "core/report/ranks.h"
 #include "core/report/summary.h"
-#include "core/io/trace_loader.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -174,16 +172,16 @@ int summary(int argc, char** argv) {
     }
     if (ranks) {
         // The files are the ranks of one job: per rank the GPU busy time and its spread.
-        std::vector<RankInput> inputs;
-        for (const std::string& path : files) {
-            try {
-                inputs.push_back({path, loadTraceFile(path)});
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
-                return kFileError;
-            }
+        std::shared_ptr<const Document> doc;
+        try {
+            DocumentOptions options;
+            options.parts = 0;
+            doc = openDocument(DocumentSource::ranks(files), options);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "summary: %s\n", e.what());
+            return kFileError;
         }
-        const std::string out = formatRankReport(rankReport(inputs), format);
+        const std::string out = formatRankReport(*doc->ranks, format);
         std::fwrite(out.data(), 1, out.size(), stdout);
         return kOk;
     }
@@ -193,9 +191,10 @@ int summary(int argc, char** argv) {
         SummaryResult r;
         r.path = path;
         try {
-            const auto trace = loadTraceFile(path);
-            r.summary = summarize(*trace, top);
-            addAnalysis(*r.summary, *trace, kernels::analyzeWithMachineRoofs(*trace));
+            DocumentOptions options;
+            options.parts = SummaryPart | AnalysisPart;
+            options.summaryTop = top;
+            r.summary = *openDocument(DocumentSource::file(path), options)->summary;
         } catch (const std::exception& e) {
             r.error = e.what();
             std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
@@ -233,17 +232,18 @@ int diff(int argc, char** argv) {
         printUsage(argv[0]);
         return kUsage;
     }
-    std::shared_ptr<const Trace> traces[2];
+    std::shared_ptr<const Document> docs[2];
     for (int i = 0; i < 2; ++i) {
         try {
-            traces[i] = loadTraceFile(files[std::size_t(i)]);
+            DocumentOptions options;
+            options.parts = AnalysisPart;
+            docs[i] = openDocument(DocumentSource::file(files[std::size_t(i)]), options);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", files[std::size_t(i)].c_str(), e.what());
             return kFileError;
         }
     }
-    const TraceDiff d = diffTraces(*traces[0], kernels::analyzeWithMachineRoofs(*traces[0]), *traces[1],
-                                   kernels::analyzeWithMachineRoofs(*traces[1]));
+    const TraceDiff d = diffTraces(*docs[0]->trace, *docs[0]->analysis, *docs[1]->trace, *docs[1]->analysis);
     const std::string out = formatDiff(d, files[0], files[1], format, top);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kOk;
@@ -272,7 +272,9 @@ int convert(int argc, char** argv) {
     }
     std::shared_ptr<const Trace> trace;
     try {
-        trace = loadTraceFile(in);
+        DocumentOptions options;
+        options.parts = 0; // the trace as read, nothing computed
+        trace = openDocument(DocumentSource::file(in), options)->trace;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", in.c_str(), e.what());
         return kFileError;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "charts.h"
 
+#include "core/document/document.h"
+
 #include "qt_text.h"
 #include "timeline_export.h"
 #include "timeline_renderer.h"
 
-#include "kernels/cpu/cpu_peak.h"
 
 #include "core/model/demangle.h"
 
@@ -304,9 +305,8 @@ QString exportChart(QChart* chart, QSize size, double scale, const QString& path
     return error;
 }
 
-QString exportTraceChart(const Trace& trace, ChartKind kind, QSize size, double scale, const QString& path) {
-    const TraceAnalysis analysis = kernels::analyzeWithMachineRoofs(trace);
-    std::unique_ptr<QChart> chart(makeChart(kind, {{&trace, &analysis, QString()}}));
+QString exportTraceChart(const Document& doc, ChartKind kind, QSize size, double scale, const QString& path) {
+    std::unique_ptr<QChart> chart(makeChart(kind, {{doc.trace.get(), doc.analysis.get(), QString()}}));
     return exportChart(chart.get(), size, scale, path);
 }
 

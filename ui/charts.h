@@ -17,6 +17,10 @@ class QChart;
 class QChartView;
 class QTabWidget;
 
+namespace attnscope {
+struct Document;
+}
+
 namespace attnscope::ui {
 
 enum class ChartKind { Breakdown, Roofline, Share };
@@ -39,7 +43,7 @@ QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs);
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path);
 
 // `attnscope export FILE --chart KIND OUT`: the trace analyzed (own CPU runs with the CPU's roofs).
-QString exportTraceChart(const Trace& trace, ChartKind kind, QSize size, double scale, const QString& path);
+QString exportTraceChart(const Document& doc, ChartKind kind, QSize size, double scale, const QString& path);
 
 // The Charts dock: a tab per chart for the trace on screen.
 class ChartsPanel : public QWidget {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "compare_window.h"
 
+#include "core/document/document.h"
+
 #include "charts.h"
 #include "job_runner.h"
 #include "qt_text.h"
@@ -8,7 +10,6 @@
 
 #include "core/analysis/kernel_role.h"
 #include "core/report/summary.h"
-#include "kernels/cpu/cpu_peak.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -46,7 +47,7 @@ public:
 
 } // namespace
 
-CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA, QWidget* parent)
+CompareWindow::CompareWindow(std::shared_ptr<const Document> a, QString nameA, QWidget* parent)
     : QMainWindow(parent), m_a(std::move(a)), m_nameA(std::move(nameA)) {
     setAttribute(Qt::WA_DeleteOnClose);
     setWindowTitle(tr("Compare — %1").arg(m_nameA));
@@ -97,70 +98,61 @@ CompareWindow::CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA
 
 CompareWindow::~CompareWindow() = default;
 
+const TraceAnalysis* CompareWindow::analysisA() const {
+    return m_b ? m_a->analysis.get() : nullptr;
+}
+
+const TraceAnalysis* CompareWindow::analysisB() const {
+    return m_b ? m_b->analysis.get() : nullptr;
+}
+
 bool CompareWindow::loading() const {
-    return m_jobs->running("load") || m_jobs->running("compare");
+    return m_jobs->running("compare");
 }
 
 void CompareWindow::openB(const QString& path) {
     statusBar()->showMessage(tr("Loading %1…").arg(path));
     const QString name = path.section('/', -1);
-    JobRunner::Callbacks<std::shared_ptr<const LoadedTrace>> callbacks;
-    callbacks.done = [this, name](std::shared_ptr<const LoadedTrace> loaded) {
-        compareWith(std::move(loaded), name);
+    // B opened, both documents analysed (A keeps its analysis if it has one) and their difference,
+    // all off the UI thread: big traces take seconds.
+    struct Compared {
+        std::shared_ptr<const Document> a, b;
+        TraceDiff diff;
+    };
+    JobRunner::Callbacks<Compared> callbacks;
+    callbacks.done = [this, name](Compared c) {
+        m_diff = std::move(c.diff);
+        setB(std::move(c.a), std::move(c.b), name);
     };
     callbacks.failed = [this](const QString& message) {
         m_labelB->setText(tr("B: could not be opened: %1").arg(message));
         statusBar()->showMessage(tr("Could not open B"));
     };
-    m_jobs->start<std::shared_ptr<const LoadedTrace>>(
-        "load",
-        [file = path.toStdString(), display = name.toStdString()](JobControl& control) {
-            return loadForViews(file, {}, display, control);
+    m_jobs->start<Compared>(
+        "compare",
+        [a = m_a, file = path.toStdString()](JobControl& control) {
+            DocumentOptions options;
+            options.load.cancel = control.cancelFlag();
+            const auto b = openDocument(DocumentSource::file(file), options);
+            const auto analysedA = completeDocument(a, AllParts);
+            TraceDiff diff = diffTraces(*analysedA->trace, *analysedA->analysis, *b->trace, *b->analysis);
+            return Compared{analysedA, b, std::move(diff)};
         },
         std::move(callbacks));
 }
 
-void CompareWindow::compareWith(std::shared_ptr<const LoadedTrace> loaded, const QString& name) {
-    // Both analyses and their difference off the UI thread: big traces take seconds.
-    struct Compared {
-        std::shared_ptr<const TraceAnalysis> a, b;
-        TraceDiff diff;
-    };
-    statusBar()->showMessage(tr("Analysing %1 and %2…").arg(m_nameA, name));
-    auto a = m_a;
-    m_jobs->start<Compared>(
-        "compare",
-        [a, loaded] {
-            auto analysisA =
-                std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*a->trace));
-            auto analysisB =
-                std::make_shared<const TraceAnalysis>(kernels::analyzeWithMachineRoofs(*loaded->trace));
-            TraceDiff diff = diffTraces(*a->trace, *analysisA, *loaded->trace, *analysisB);
-            return Compared{analysisA, analysisB, std::move(diff)};
-        },
-        [this, loaded, name](Compared c) {
-            m_analysisA = std::move(c.a);
-            m_analysisB = std::move(c.b);
-            m_diff = std::move(c.diff);
-            setB(loaded, name);
-        },
-        [this](const QString& message) {
-            m_labelB->setText(tr("B: could not be compared: %1").arg(message));
-            statusBar()->showMessage(tr("Could not compare"));
-        });
-}
-
-void CompareWindow::setB(std::shared_ptr<const LoadedTrace> b, QString nameB) {
+void CompareWindow::setB(std::shared_ptr<const Document> a, std::shared_ptr<const Document> b, QString nameB) {
+    m_a = std::move(a);
     m_b = std::move(b);
     m_nameB = std::move(nameB);
     setWindowTitle(tr("Compare — %1 vs %2").arg(m_nameA, m_nameB));
     m_labelB->setText(tr("B: %1").arg(m_nameB));
-    m_viewA->setAnalysis(m_analysisA);
+    m_viewA->setAnalysis(m_a->analysis);
     m_viewB->setTrace(m_b->trace, m_b->index);
-    m_viewB->setAnalysis(m_analysisB);
+    m_viewB->setAnalysis(m_b->analysis);
     fillTable();
-    m_charts->setInputs({{m_a->trace.get(), m_analysisA.get(), tr("A: %1").arg(m_nameA)},
-                         {m_b->trace.get(), m_analysisB.get(), tr("B: %1").arg(m_nameB)}});
+    m_charts->setInputs({{m_a->trace.get(), m_a->analysis.get(), tr("A: %1").arg(m_nameA)},
+                         {m_b->trace.get(), m_b->analysis.get(), tr("B: %1").arg(m_nameB)}});
     m_offset = m_b->trace->startNs() - m_a->trace->startNs();
     follow(m_viewA, m_viewB, m_offset);
     statusBar()->showMessage(tr("Compared %1 with %2").arg(m_nameA, m_nameB), 5000);

@@ -5,9 +5,6 @@
 // name with count, total time in each, delta and ratio, sorted by absolute delta, regressions in
 // red; the time by role of each trace; and the two timelines one above the other on a shared time
 // axis, aligned at their starts or at the events selected in each (Align Selections).
-#include "loaded_trace.h"
-
-#include "core/analysis/analysis.h"
 #include "core/report/diff.h"
 
 #include <QMainWindow>
@@ -16,6 +13,10 @@
 
 class QLabel;
 class QTableWidget;
+
+namespace attnscope {
+struct Document;
+}
 
 namespace attnscope::ui {
 
@@ -27,15 +28,15 @@ class TimelineView;
 class CompareWindow : public QMainWindow {
     Q_OBJECT
 public:
-    CompareWindow(std::shared_ptr<const LoadedTrace> a, QString nameA, QWidget* parent = nullptr);
+    CompareWindow(std::shared_ptr<const Document> a, QString nameA, QWidget* parent = nullptr);
     ~CompareWindow() override;
 
-    // Loads B from a file, then analyses both and compares them, on worker threads.
+    // Opens B from a file, completes both documents' analyses and compares them, on a worker thread.
     void openB(const QString& path);
     bool loading() const;
     // The analyses the compare window shows, once B is open and compared.
-    const TraceAnalysis* analysisA() const { return m_analysisA.get(); }
-    const TraceAnalysis* analysisB() const { return m_analysisB.get(); }
+    const TraceAnalysis* analysisA() const;
+    const TraceAnalysis* analysisB() const;
 
     const TraceDiff& diff() const { return m_diff; }
     QTableWidget* table() const { return m_table; }
@@ -50,14 +51,11 @@ Q_SIGNALS:
     void compared();
 
 private:
-    // B loaded: both analysed and compared on a worker, then shown by setB.
-    void compareWith(std::shared_ptr<const LoadedTrace> loaded, const QString& name);
-    void setB(std::shared_ptr<const LoadedTrace> b, QString nameB);
+    void setB(std::shared_ptr<const Document> a, std::shared_ptr<const Document> b, QString nameB);
     void follow(TimelineView* from, TimelineView* to, TimeNs shift);
     void fillTable();
 
-    std::shared_ptr<const LoadedTrace> m_a, m_b;
-    std::shared_ptr<const TraceAnalysis> m_analysisA, m_analysisB;
+    std::shared_ptr<const Document> m_a, m_b;
 
     QString m_nameA, m_nameB;
     TraceDiff m_diff;

@@ -7,7 +7,7 @@
 #include "timeline_export.h"
 #include "timeline_view.h"
 
-#include "core/io/trace_loader.h"
+#include "core/document/document.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -52,16 +52,15 @@ int attnscope_gui_main(int argc, char** argv) {
         sinceBeat.start();
         heartbeat.start();
         QObject::connect(window.timeline(), &attnscope::ui::TimelineView::tracePainted, [&] {
-            const auto loaded = window.loaded();
+            const auto doc = window.document();
             std::printf("load_s=%.3f index_s=%.3f first_paint_s=%.3f max_event_loop_gap_ms=%lld\n",
-                        loaded ? loaded->loadSeconds : 0.0,
-                        loaded ? loaded->totalSeconds - loaded->loadSeconds : 0.0,
+                        doc ? doc->loadSeconds : 0.0, doc ? doc->totalSeconds - doc->loadSeconds : 0.0,
                         sinceStart.elapsed() / 1000.0, static_cast<long long>(longestGapMs));
             std::fflush(stdout);
             QTimer::singleShot(0, &app, [] { QApplication::exit(0); });
         });
         QObject::connect(&window, &attnscope::ui::MainWindow::loadFinished, [&] {
-            if (!window.loaded()) QApplication::exit(1);
+            if (!window.document()) QApplication::exit(1);
         });
     }
     window.show();
@@ -109,22 +108,24 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
         app = std::make_unique<QApplication>(argc, argv);
     else
         app = std::make_unique<QGuiApplication>(argc, argv);
-    std::shared_ptr<const Trace> trace;
+    std::shared_ptr<const Document> doc;
     try {
-        trace = loadTraceFile(file);
+        DocumentOptions options;
+        options.parts = chart ? AnalysisPart : TimelinePart;
+        doc = openDocument(DocumentSource::file(file), options);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "attnscope export: %s: %s\n", file.c_str(), e.what());
         return 1;
     }
+    const Trace& trace = *doc->trace;
     if (r.range)
-        picture.range = ui::TimeRange{trace->startNs() + r.range->first, trace->startNs() + r.range->second};
+        picture.range = ui::TimeRange{trace.startNs() + r.range->first, trace.startNs() + r.range->second};
     QString error;
     if (chart) {
-        error = ui::exportTraceChart(*trace, *chart, picture.size.isEmpty() ? QSize(1200, 800) : picture.size,
+        error = ui::exportTraceChart(*doc, *chart, picture.size.isEmpty() ? QSize(1200, 800) : picture.size,
                                      picture.scale, picture.path);
     } else {
-        const TimelineIndex index(*trace);
-        error = ui::exportTracePicture(*trace, index, picture);
+        error = ui::exportTracePicture(trace, *doc->index, picture);
     }
     if (!error.isEmpty()) {
         std::fprintf(stderr, "attnscope export: %s\n", qPrintable(error));

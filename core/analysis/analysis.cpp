@@ -314,21 +314,6 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
     return out;
 }
 
-std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
-    std::vector<EventRef> out;
-    const Track& t = trace.track(event.track);
-    const TimeNs start = t.events.start[event.index], end = t.end(event.index);
-    // Events are in start order: walking back, the first event at each shallower depth that
-    // encloses this one is its ancestor at that depth.
-    int want = int(t.events.depth[event.index]) - 1;
-    for (std::uint32_t i = event.index; i-- > 0 && want >= 0;) {
-        if (t.events.depth[i] != want || t.events.start[i] > start || t.end(i) < end) continue;
-        out.push_back({event.track, i});
-        --want;
-    }
-    return out;
-}
-
 std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
                              std::string_view concreteInputs) {
     const auto dims = parseDims(inputDims);

@@ -121,7 +121,4 @@ struct OpCost {
 std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
                              std::string_view concreteInputs);
 
-// The events that enclose an event on its track, innermost first.
-std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event);
-
 } // namespace attnscope

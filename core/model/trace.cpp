@@ -116,4 +116,46 @@ std::size_t Trace::memoryBytes() const {
     return total;
 }
 
+std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
+    std::vector<EventRef> out;
+    const Track& t = trace.track(event.track);
+    const TimeNs start = t.events.start[event.index], end = t.end(event.index);
+    // Events are in start order: walking back, the first event at each shallower depth that
+    // encloses this one is its ancestor at that depth.
+    int want = int(t.events.depth[event.index]) - 1;
+    for (std::uint32_t i = event.index; i-- > 0 && want >= 0;) {
+        if (t.events.depth[i] != want || t.events.start[i] > start || t.end(i) < end) continue;
+        out.push_back({event.track, i});
+        --want;
+    }
+    return out;
+}
+
+std::optional<EventRef> longestEventNamed(const Trace& trace, StringId name, TimeNs from, TimeNs to) {
+    std::optional<EventRef> longest;
+    TimeNs longestNs = -1;
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const Track& track = trace.tracks()[t];
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            if (track.events.name[i] != name) continue;
+            if (to > from && (track.events.start[i] >= to || track.end(i) <= from)) continue;
+            if (track.events.duration[i] > longestNs) {
+                longestNs = track.events.duration[i];
+                longest = EventRef{TrackId(t), i};
+            }
+        }
+    }
+    return longest;
+}
+
+std::optional<ProcessId> firstProcessOfRank(const Trace& trace, std::int64_t rank) {
+    std::optional<ProcessId> first;
+    for (std::uint32_t p = 0; p < trace.processes().size(); ++p) {
+        const ProcessInfo& info = trace.processes()[p];
+        if (info.rank != rank) continue;
+        if (!first || (info.isGpu && !trace.process(*first).isGpu)) first = ProcessId(p);
+    }
+    return first;
+}
+
 } // namespace attnscope

@@ -174,4 +174,12 @@ bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", l
 bool isCpuOpCategory(std::string_view cat);  // "cpu_op", legacy "Operator" (2021 traces)
 bool isCopyCategory(std::string_view cat);   // "gpu_memcpy", "gpu_memset", legacy "Memcpy", "Memset"
 
+// Walks over the trace, for the views and the analysis.
+// The events that enclose an event on its track, innermost first.
+std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event);
+// The longest event named `name` that overlaps [from, to) (any time when to <= from).
+std::optional<EventRef> longestEventNamed(const Trace& trace, StringId name, TimeNs from = 0, TimeNs to = 0);
+// The process to show first for a rank: its first GPU, else its first process.
+std::optional<ProcessId> firstProcessOfRank(const Trace& trace, std::int64_t rank);
+
 } // namespace attnscope

@@ -5,7 +5,7 @@
 #include "core/analysis/analysis.h"
 #include "core/report/summary.h"
 #include "core/io/trace_loader.h"
-#include "kernels/cpu/cpu_peak.h"
+#include "core/document/document.h"
 
 #include <gtest/gtest.h>
 
@@ -309,8 +309,8 @@ TEST(Cli, NsysExportsSummarizeAndConvert) {
     EXPECT_NE(bad.out.find("notes.sqlite"), std::string::npos) << bad.out;
 }
 
-// The command line's verdicts are the window's: one analysis with roofs chosen in one place
-// (kernels::analyzeWithMachineRoofs), on a GPU trace and on AttnScope's own CPU run, whose kernels
+// The command line's verdicts are the window's: one document pipeline (openDocument) with roofs
+// chosen in one place, on a GPU trace and on AttnScope's own CPU run, whose kernels
 // are held to this machine's measured roofs (the command line once left them without a verdict).
 TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
     TempDir dir;
@@ -319,9 +319,8 @@ TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
     const std::vector<std::string> files = verdictTraces(dir);
     for (const std::string& path : files) {
         SCOPED_TRACE(path);
-        const auto trace = attnscope::loadTraceFile(path);
-        attnscope::TraceSummary expected = attnscope::summarize(*trace, 0);
-        attnscope::addAnalysis(expected, *trace, attnscope::kernels::analyzeWithMachineRoofs(*trace));
+        const attnscope::TraceSummary expected =
+            *attnscope::openDocument(attnscope::DocumentSource::file(path))->summary;
         ASSERT_FALSE(expected.verdicts.empty());
         const CliRun r = run("summary --format json " + path);
         ASSERT_EQ(r.exitCode, 0);

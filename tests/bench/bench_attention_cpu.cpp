@@ -6,7 +6,7 @@
 //
 //   attnscope_bench_attention_cpu [--seq N] [--heads H] [--dim D] [--iters I] [--threads T]
 #include "kernels/cpu/cpu_attention.h"
-#include "kernels/cpu/cpu_peak.h"
+#include "core/analysis/machine_roofs.h"
 #include "kernels/run_session.h"
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+using namespace attnscope;
 using namespace attnscope::kernels;
 int main(int argc, char** argv) {
     RunConfig config;
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
     const unsigned threads =
         config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
     WorkerPool pool(threads);
-    const CpuPeak measured = measureCpuPeak(pool);
+    const CpuPeak measured = measureCpuPeak(pool.size());
     const double peak = measured.flops / 1e9, bandwidth = measured.bandwidth / 1e9;
     std::printf("machine: %u workers, measured peak %.1f GFLOP/s fp32 (AVX2 FMA), %.1f GB/s read bandwidth\n",
                 threads, peak, bandwidth);

@@ -3,7 +3,7 @@
 // trace and statistics made from a run.
 #include "kernels/run_session.h"
 
-#include "kernels/cpu/cpu_peak.h"
+#include "core/analysis/machine_roofs.h"
 #include "kernels/cuda_backend.h"
 
 #include "core/analysis/analysis.h"

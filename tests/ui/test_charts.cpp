@@ -2,7 +2,7 @@
 // The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
 // roofline in the details, and the charts exported as PNG, SVG and PDF.
 #include "core/io/trace_loader.h"
-#include "kernels/cpu/cpu_peak.h"
+#include "core/document/document.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/compare_window.h"
@@ -133,11 +133,11 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
 
 TEST(Charts, HeadlessExportOfEachChart) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
-    const auto trace = loadTraceFile(path);
+    const auto doc = openDocument(DocumentSource::file(path));
     TempDir dir;
     for (ChartKind kind : {ChartKind::Breakdown, ChartKind::Roofline, ChartKind::Share}) {
         const QString out = QString::fromStdString(dir.path(chartKindName(kind).toStdString() + ".svg"));
-        EXPECT_EQ(exportTraceChart(*trace, kind, QSize(900, 600), 1, out), "");
+        EXPECT_EQ(exportTraceChart(*doc, kind, QSize(900, 600), 1, out), "");
         QFile f(out);
         ASSERT_TRUE(f.open(QIODevice::ReadOnly));
         const QByteArray svg = f.readAll();
@@ -254,9 +254,10 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
     c->close();
 }
 
-// One trace, one set of verdicts: the window, the compare window and what the command line and chart
-// exports compute (kernels::analyzeWithMachineRoofs) agree kernel by kernel — on AttnScope's own CPU
-// run, whose kernels the compare window once left without a verdict, and on the H100 trace.
+// One trace, one set of verdicts: the window, the compare window and the document `summary` and
+// `export --chart` open (openDocument) agree kernel by kernel, and the exported roofline is drawn
+// against the roofs the window used — on AttnScope's own CPU run, whose kernels the compare window
+// once left without a verdict, and on the H100 trace.
 TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
     TempDir dir;
     const std::vector<std::string> files = verdictTraces(dir);
@@ -264,7 +265,10 @@ TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
         SCOPED_TRACE(path);
         MainWindow w;
         ASSERT_TRUE(openAndAnalyse(w, path));
-        const TraceAnalysis shared = kernels::analyzeWithMachineRoofs(*w.trace());
+        DocumentOptions headless;
+        headless.parts = AnalysisPart; // what `summary` and `export --chart` ask for
+        const auto doc = openDocument(DocumentSource::file(path), headless);
+        const TraceAnalysis& shared = *doc->analysis;
         CompareWindow* c = w.compareWith(QString::fromStdString(path));
         ASSERT_NE(c, nullptr);
         QElapsedTimer timer;
@@ -285,5 +289,14 @@ TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
             withVerdict += k.verdict != Verdict::Unknown;
         EXPECT_GT(withVerdict, 0);
         c->close();
+        // The chart `export --chart roofline` writes names the roofs the window's analysis used.
+        const QString svg = QString::fromStdString(dir.path("roofline.svg"));
+        ASSERT_EQ(exportTraceChart(*doc, ChartKind::Roofline, QSize(1200, 800), 1, svg), QString());
+        QFile file(svg);
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        const DeviceSpec& roofs = w.analysis()->device ? *w.analysis()->device : *w.analysis()->cpuShare;
+        EXPECT_TRUE(text.contains(QStringLiteral("%1 GB/s").arg(roofs.bandwidth / 1e9, 0, 'g', 4)))
+            << roofs.bandwidth;
     }
 }

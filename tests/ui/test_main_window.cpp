@@ -3,6 +3,7 @@
 #include "support/test_support.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
+#include "ui/trace_header.h"
 #include "ui/ui_test_support.h"
 
 #include <QAbstractItemModelTester>

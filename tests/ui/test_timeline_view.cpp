@@ -5,6 +5,7 @@
 #include "ui/details_panel.h"
 #include "ui/find_bar.h"
 #include "ui/kernel_table_model.h"
+#include "core/document/document.h"
 #include "ui/main_window.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
@@ -253,7 +254,7 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
     ASSERT_TRUE(range);
     EXPECT_NEAR(double(range->from), double(v.viewport().xToTime(first.left() - 2 - v.style().labelWidth)),
                 1);
-    const auto expected = kernelStatsInRange(t, *win.w.loaded()->index, range->from, range->to);
+    const auto expected = kernelStatsInRange(t, *win.w.document()->index, range->from, range->to);
     KernelTableModel* model = win.w.kernelModel();
     ASSERT_EQ(model->rowCount(), int(expected.size()));
     ASSERT_EQ(expected.size(), 3u); // QK GEMM, softmax and part of the PV GEMM

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "cpu_peak.h"
+#include "core/analysis/machine_roofs.h"
 
 #include <immintrin.h>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace attnscope::kernels {
+namespace attnscope {
 
 namespace {
 
@@ -40,29 +40,39 @@ __attribute__((target("avx2,fma"))) double fmaChains(std::size_t rounds) {
     return double(out[0]);
 }
 
-double peakFlops(WorkerPool& pool) {
+// Runs fn(t) on `threads` threads at once and waits for them.
+template <typename Fn> void onThreads(unsigned threads, const Fn& fn) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&fn, t] { fn(t); });
+    for (std::thread& th : pool)
+        th.join();
+}
+
+double peakFlops(unsigned threads) {
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 0;
     const std::size_t rounds = 20'000'000;
-    std::vector<double> sink(pool.size());
+    std::vector<double> sink(threads);
     double best = 0;
     for (int pass = 0; pass < 2; ++pass) {
         const auto t0 = Clock::now();
-        pool.run(pool.size(), [&](unsigned w, std::size_t, std::size_t) { sink[w] = fmaChains(rounds); });
-        best = std::max(best, 2.0 * 8 * 10 * double(rounds) * pool.size() / secondsSince(t0));
+        onThreads(threads, [&](unsigned t) { sink[t] = fmaChains(rounds); });
+        best = std::max(best, 2.0 * 8 * 10 * double(rounds) * threads / secondsSince(t0));
     }
     if (sink[0] == 12345.0) std::printf(" "); // keeps the chains from being optimized away
     return best;
 }
 
-double readBandwidth(WorkerPool& pool) {
+double readBandwidth(unsigned threads) {
     // Each worker sums its part of a buffer far larger than the caches; the best of three passes.
     const std::size_t floats = std::size_t(256) << 20 >> 2;
     std::vector<float> buffer(floats, 1.0f);
-    std::vector<double> sums(pool.size());
+    std::vector<double> sums(threads);
     double best = 0;
     for (int pass = 0; pass < 3; ++pass) {
         const auto t0 = Clock::now();
-        pool.run(floats, [&](unsigned w, std::size_t begin, std::size_t end) {
+        onThreads(threads, [&](unsigned w) {
+            const std::size_t begin = floats * w / threads, end = floats * (w + 1) / threads;
             float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
             for (std::size_t i = begin; i + 4 <= end; i += 4) {
                 s0 += buffer[i];
@@ -95,8 +105,9 @@ std::string cacheFile() {
 
 } // namespace
 
-CpuPeak measureCpuPeak(WorkerPool& pool) {
-    return {peakFlops(pool), readBandwidth(pool)};
+CpuPeak measureCpuPeak(unsigned threads) {
+    threads = std::max(1u, threads);
+    return {peakFlops(threads), readBandwidth(threads)};
 }
 
 DeviceSpec cpuDeviceSpec() {
@@ -118,8 +129,7 @@ DeviceSpec cpuDeviceSpec() {
                 return d;
             }
         }
-        WorkerPool pool(cores);
-        const CpuPeak peak = measureCpuPeak(pool);
+        const CpuPeak peak = measureCpuPeak(cores);
         d.fp32 = peak.flops;
         d.bandwidth = peak.bandwidth;
         if (!path.empty() && peak.flops > 0) {
@@ -139,4 +149,4 @@ TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {
     return analyzeTrace(trace, cpu.fp32 > 0 ? &cpu : nullptr);
 }
 
-} // namespace attnscope::kernels
+} // namespace attnscope

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "core/document/document.h"
+
+#include "core/analysis/machine_roofs.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace attnscope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string ranksName(const std::vector<std::string>& paths) {
+    const std::string& first = paths.front();
+    const std::size_t slash = first.find_last_of('/');
+    return std::to_string(paths.size()) + " ranks: " +
+           (slash == std::string::npos ? first : first.substr(slash + 1)) + ", …";
+}
+
+std::string fileName(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Computes into `doc` the parts of `parts` it lacks.
+void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
+    const Trace& trace = *doc.trace;
+    if ((parts & TimelinePart) && !doc.index) doc.index = std::make_shared<const TimelineIndex>(trace);
+    if ((parts & AnalysisPart) && !doc.analysis)
+        doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithMachineRoofs(trace));
+    const bool wantSummary = parts & SummaryPart;
+    if (wantSummary && (!doc.summary || (doc.analysis && !doc.summary->analyzed))) {
+        auto summary = doc.summary ? std::make_shared<TraceSummary>(*doc.summary)
+                                   : std::make_shared<TraceSummary>(summarize(trace, summaryTop));
+        if (doc.analysis && !summary->analyzed) addAnalysis(*summary, trace, *doc.analysis);
+        doc.summary = std::move(summary);
+    }
+}
+
+} // namespace
+
+DocumentSource DocumentSource::file(std::string path) {
+    DocumentSource s;
+    s.paths.push_back(std::move(path));
+    return s;
+}
+
+DocumentSource DocumentSource::ranks(std::vector<std::string> paths) {
+    DocumentSource s;
+    s.paths = std::move(paths);
+    s.asRanks = true;
+    return s;
+}
+
+DocumentSource DocumentSource::memory(std::string_view bytes, std::string name) {
+    DocumentSource s;
+    s.bytes = bytes;
+    s.name = std::move(name);
+    return s;
+}
+
+DocumentSource DocumentSource::built(std::shared_ptr<const Trace> trace, std::string name) {
+    DocumentSource s;
+    s.trace = std::move(trace);
+    s.name = std::move(name);
+    return s;
+}
+
+unsigned Document::parts() const {
+    return (index ? unsigned(TimelinePart) : 0u) | (summary ? unsigned(SummaryPart) : 0u) |
+           (analysis ? unsigned(AnalysisPart) : 0u);
+}
+
+std::shared_ptr<const Document> openDocument(const DocumentSource& source, const DocumentOptions& options) {
+    const auto t0 = Clock::now();
+    auto doc = std::make_shared<Document>();
+    if (source.trace) {
+        doc->trace = source.trace;
+        doc->name = source.name;
+    } else if (source.paths.empty()) {
+        auto bytes = openMemorySource(source.bytes);
+        doc->trace = readJsonTrace(*bytes, source.name, options.load);
+        doc->name = source.name;
+    } else if (!source.asRanks) {
+        if (source.paths.size() != 1) throw std::invalid_argument("one file, or several as ranks");
+        doc->trace = loadTraceFile(source.paths.front(), options.load);
+        doc->name = fileName(source.paths.front());
+    } else {
+        // Progress over all the files: each file's share by its position.
+        const std::size_t n = source.paths.size();
+        std::vector<RankInput> ranks;
+        for (std::size_t i = 0; i < n; ++i) {
+            LoadOptions load = options.load;
+            if (options.load.progress)
+                load.progress = [&options, i, n](std::uint64_t done, std::uint64_t total) {
+                    if (total) options.load.progress(i * total + done, n * total);
+                };
+            try {
+                ranks.push_back({source.paths[i], loadTraceFile(source.paths[i], load)});
+            } catch (const LoadError& e) {
+                throw LoadError(source.paths[i] + ": " + e.what()); // which of the files
+            }
+        }
+        doc->trace = mergeRanks(ranks);
+        doc->ranks = std::make_shared<const RankReport>(rankReport(ranks));
+        doc->name = ranksName(source.paths);
+    }
+    doc->loadSeconds = secondsSince(t0);
+    compute(*doc, options.parts, options.summaryTop);
+    doc->totalSeconds = secondsSince(t0);
+    return doc;
+}
+
+std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Document>& document,
+                                                 unsigned parts, std::size_t summaryTop) {
+    if ((document->parts() & parts) == parts &&
+        (!(parts & SummaryPart) || !(parts & AnalysisPart) || document->summary->analyzed))
+        return document;
+    const auto t0 = Clock::now();
+    auto doc = std::make_shared<Document>(*document);
+    compute(*doc, parts, summaryTop);
+    doc->totalSeconds += secondsSince(t0);
+    return doc;
+}
+
+} // namespace attnscope

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The one way a trace is opened, for every view and every verb: the window, File → Compare With,
+// several files as ranks, a live run's snapshot, `summary`, `diff`, `export`, `convert`. What it
+// returns is immutable — the trace and what was computed from it — so the same file gets the same
+// roles, costs and roofline verdicts wherever it is shown, and a document can be handed between
+// threads freely.
+#include "core/analysis/analysis.h"
+#include "core/io/trace_loader.h"
+#include "core/model/timeline_index.h"
+#include "core/model/trace.h"
+#include "core/report/ranks.h"
+#include "core/report/summary.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnscope {
+
+// Where a document comes from: one file, several files as the ranks of one job, JSON bytes in
+// memory (the embedded sample), or a trace already built (a live run's snapshot).
+struct DocumentSource {
+    std::vector<std::string> paths;
+    std::string_view bytes; // memory: must outlive openDocument
+    std::string name;       // memory and built: the name in messages
+    std::shared_ptr<const Trace> trace;
+    bool asRanks = false; // the paths are the ranks of one job (even just one)
+
+    static DocumentSource file(std::string path);
+    static DocumentSource ranks(std::vector<std::string> paths);
+    static DocumentSource memory(std::string_view bytes, std::string name);
+    static DocumentSource built(std::shared_ptr<const Trace> trace, std::string name);
+};
+
+// What is computed beyond the trace: a headless verb asks only for what it prints; the window asks
+// for the index and summary first (the timeline can paint), then completes the analysis.
+enum DocumentPart : unsigned {
+    TimelinePart = 1u << 0, // the timeline's lanes
+    SummaryPart = 1u << 1,  // counts, devices, kernels by name (all of them: topN in summaryTop)
+    AnalysisPart = 1u << 2, // roles, calls, costs, roofline verdicts (and their summary sections)
+    AllParts = TimelinePart | SummaryPart | AnalysisPart,
+};
+
+struct DocumentOptions {
+    LoadOptions load; // progress, cancel, threads
+    unsigned parts = AllParts;
+    std::size_t summaryTop = 0; // kernels by name kept in the summary; 0 keeps all
+};
+
+struct Document {
+    std::string name;                            // the file, "N ranks: …", or the source's name
+    std::shared_ptr<const Trace> trace;          // always
+    std::shared_ptr<const TimelineIndex> index;  // with TimelinePart
+    std::shared_ptr<const TraceSummary> summary; // with SummaryPart; analysis sections with AnalysisPart
+    std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
+    std::shared_ptr<const RankReport> ranks;     // opened as ranks: each rank's GPU busy time
+    double loadSeconds = 0;                      // reading the files
+    double totalSeconds = 0;                     // and computing the parts
+    unsigned parts() const;
+};
+
+// Opens the source and computes the parts asked for. Throws LoadError (bad input, with where),
+// LoadCancelled, or std::invalid_argument (two files claiming one rank).
+std::shared_ptr<const Document> openDocument(const DocumentSource& source, const DocumentOptions& options = {});
+
+// The same document with the missing parts of `parts` computed; shares everything it had.
+std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Document>& document,
+                                                 unsigned parts, std::size_t summaryTop = 0);
+
+} // namespace attnscope

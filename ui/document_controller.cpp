@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "document_controller.h"
+
+#include "core/document/document.h"
+
+#include "job_runner.h"
+
+#include <QFileInfo>
+#include <QStringList>
+
+namespace attnscope::ui {
+
+DocumentController::DocumentController(QObject* parent) : QObject(parent), m_jobs(new JobRunner(this)) {}
+
+DocumentController::~DocumentController() = default; // the job runner waits for the jobs under way
+
+void DocumentController::openFile(const QString& path) {
+    start(DocumentSource::file(path.toStdString()), QFileInfo(path).fileName(), {});
+}
+
+void DocumentController::openRanks(const QStringList& paths) {
+    std::vector<std::string> files;
+    for (const QString& p : paths)
+        files.push_back(p.toStdString());
+    start(DocumentSource::ranks(std::move(files)),
+          tr("%1 ranks: %2").arg(paths.size()).arg(QFileInfo(paths.front()).fileName() + ", …"), {});
+}
+
+void DocumentController::openBytes(const QByteArray& bytes, const QString& name) {
+    start(DocumentSource::memory(std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                 name.toStdString()),
+          name, bytes);
+}
+
+void DocumentController::start(DocumentSource source, const QString& name, const QByteArray& keepAlive) {
+    m_jobs->cancel("load"); // one load at a time; the document on show stays
+    Q_EMIT loadStarted(name, !source.asRanks);
+    JobRunner::Callbacks<std::shared_ptr<const Document>> callbacks;
+    callbacks.done = [this, name](std::shared_ptr<const Document> doc) {
+        setDocument(std::move(doc), name, false);
+        Q_EMIT loadEnded();
+    };
+    callbacks.failed = [this, name](const QString& message) {
+        Q_EMIT loadFailed(name, message);
+        Q_EMIT loadEnded();
+    };
+    callbacks.cancelled = [this] {
+        Q_EMIT loadCancelled();
+        Q_EMIT loadEnded();
+    };
+    callbacks.progress = [this](double f) { Q_EMIT loadProgress(f); };
+    m_jobs->start<std::shared_ptr<const Document>>(
+        "load",
+        [source = std::move(source), keepAlive](JobControl& control) {
+            DocumentOptions options;
+            options.load.cancel = control.cancelFlag();
+            options.load.progress = [&](std::uint64_t done, std::uint64_t total) {
+                if (total) control.progress(double(done) / double(total));
+            };
+            options.parts = TimelinePart | SummaryPart; // the analysis follows the first paint
+            return openDocument(source, options);
+        },
+        std::move(callbacks));
+}
+
+void DocumentController::showBuilt(std::shared_ptr<const Trace> trace, const QString& name, bool sameRun) {
+    DocumentOptions options;
+    options.parts = TimelinePart | SummaryPart;
+    if (!sameRun) m_jobs->cancel("load"); // a run's first snapshot takes the view
+    setDocument(openDocument(DocumentSource::built(std::move(trace), name.toStdString()), options), name,
+                sameRun);
+}
+
+void DocumentController::setDocument(std::shared_ptr<const Document> doc, const QString& name, bool sameRun) {
+    m_jobs->invalidate("analysis"); // the analysis of the document it replaces is not wanted
+    m_document = std::move(doc);
+    m_name = name;
+    Q_EMIT documentChanged(sameRun);
+}
+
+void DocumentController::analyse() {
+    if (!m_document || m_document->analysis) return;
+    const auto doc = m_document;
+    m_jobs->start<std::shared_ptr<const Document>>(
+        "analysis", [doc] { return completeDocument(doc, AllParts); },
+        [this, doc](std::shared_ptr<const Document> complete) {
+            if (m_document != doc) return; // replaced meanwhile: its own analysis follows
+            m_document = std::move(complete);
+            Q_EMIT analysed();
+        });
+}
+
+void DocumentController::cancelLoad() {
+    m_jobs->cancel("load");
+}
+
+bool DocumentController::loading() const {
+    return m_jobs->running("load");
+}
+
+bool DocumentController::analysing() const {
+    return m_jobs->running("analysis");
+}
+
+} // namespace attnscope::ui

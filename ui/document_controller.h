@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/model/trace.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace attnscope {
+struct Document;
+struct DocumentSource;
+}
+
+namespace attnscope::ui {
+
+class JobRunner;
+
+// The window's document: the trace on show and the background work that makes it. Files, ranks and
+// the embedded sample open through openDocument on a worker (one load at a time: a new one cancels
+// the old, and the document on show stays until the new one is ready); a live run's snapshots are
+// documents too. Each new document is shown as soon as its timeline and summary exist; its analysis
+// (roles, calls, costs, roofline) completes after, on a worker, into a new document.
+class DocumentController : public QObject {
+    Q_OBJECT
+public:
+    explicit DocumentController(QObject* parent = nullptr);
+    ~DocumentController() override;
+
+    void openFile(const QString& path);
+    void openRanks(const QStringList& paths);
+    void openBytes(const QByteArray& bytes, const QString& name);
+    // A trace built on the UI thread (a run's snapshot); sameRun: a later snapshot of the one on show.
+    void showBuilt(std::shared_ptr<const Trace> trace, const QString& name, bool sameRun);
+    // Completes the analysis of the document on show, on a worker; analysed() follows.
+    void analyse();
+    void cancelLoad();
+
+    bool loading() const;
+    bool analysing() const;
+    std::shared_ptr<const Document> document() const { return m_document; }
+    QString name() const { return m_name; }
+
+Q_SIGNALS:
+    // A load began; measurable: progress will follow (else the load reports none).
+    void loadStarted(const QString& name, bool measurable);
+    void loadProgress(double fraction);
+    // A new document is on show (sameRun: a run's later snapshot, the views keep their state).
+    void documentChanged(bool sameRun);
+    // The document on show now has its analysis.
+    void analysed();
+    void loadFailed(const QString& name, const QString& message);
+    void loadCancelled();
+    // A load ended: shown, failed or cancelled (after the signal that says which).
+    void loadEnded();
+
+private:
+    void start(DocumentSource source, const QString& name, const QByteArray& keepAlive);
+    void setDocument(std::shared_ptr<const Document> doc, const QString& name, bool sameRun);
+
+    JobRunner* m_jobs = nullptr; // "load" and "analysis"
+    std::shared_ptr<const Document> m_document;
+    QString m_name;
+};
+
+} // namespace attnscope::ui

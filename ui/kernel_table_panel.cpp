@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include "kernel_table_panel.h"
+
+#include "core/document/document.h"
+
+#include "kernel_table_model.h"
+#include "qt_text.h"
+
+#include "core/io/atomic_file.h"
+#include "core/report/summary.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace attnscope::ui {
+
+KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_title = new QLabel(this);
+    m_title->setTextFormat(Qt::PlainText);
+    m_filter = new QLineEdit(this);
+    m_filter->setPlaceholderText(tr("Filter kernels by name"));
+    m_filter->setClearButtonEnabled(true);
+    m_roleFilter = new QComboBox(this);
+    m_roleFilter->setObjectName("roleFilter");
+    m_roleFilter->addItem(tr("All roles"));
+    for (int r = 0; r < int(KernelRole::Count); ++r)
+        m_roleFilter->addItem(qs(roleLabel(KernelRole(r))), r);
+    m_roleFilter->setToolTip(tr("Show the kernels of one role (known once the analysis is done)"));
+    m_model = new KernelTableModel(this);
+    m_proxy = new KernelFilterProxy(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(KernelTableModel::SortRole);
+    m_table = new QTableView(this);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_title, 1);
+    filterRow->addWidget(m_roleFilter);
+    filterRow->addWidget(m_filter, 1);
+    layout->addLayout(filterRow);
+    layout->addWidget(m_table, 1);
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setNameFilter);
+    connect(m_roleFilter, &QComboBox::currentIndexChanged, this, [this] {
+        const QVariant role = m_roleFilter->currentData();
+        m_proxy->setRoleFilter(role.isValid() ? std::optional(KernelRole(role.toInt())) : std::nullopt);
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &KernelTablePanel::selectionChanged);
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex& index) {
+        if (index.isValid()) Q_EMIT nameActivated(m_model->nameIdAt(m_proxy->mapToSource(index).row()));
+    });
+}
+
+void KernelTablePanel::show(const Document* doc, std::optional<TimeRange> range) {
+    if (!doc || !doc->summary) {
+        m_model->setRows({}, 0);
+        m_title->clear();
+        return;
+    }
+    const TraceSummary& summary = *doc->summary;
+    if (!range) {
+        m_model->setRows(summary.topKernels, summary.kernelNs);
+        m_title->setText(tr("All kernels: %1, %2")
+                             .arg(qs(formatCount(summary.topKernels.size(), "name", "names")),
+                                  qs(formatDuration(summary.kernelNs))));
+        return;
+    }
+    std::vector<KernelStats> rows = kernelStatsInRange(*doc->trace, *doc->index, range->from, range->to);
+    TimeNs total = 0;
+    std::uint64_t count = 0;
+    for (const KernelStats& k : rows) {
+        total += k.totalNs;
+        count += k.count;
+    }
+    const TimeNs base = doc->trace->startNs();
+    m_title->setText(tr("Range +%1 … +%2 (%3): %4, %5 in range")
+                         .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
+                              qs(formatDuration(range->length())), qs(formatCount(count, "kernel", "kernels")),
+                              qs(formatDuration(total))));
+    m_model->setRows(std::move(rows), total, true);
+}
+
+void KernelTablePanel::setRoles(std::vector<std::optional<KernelRole>> roleByName) {
+    m_model->setRoles(std::move(roleByName));
+}
+
+std::vector<StringId> KernelTablePanel::selectedNames() const {
+    std::vector<StringId> names;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
+        names.push_back(m_model->nameIdAt(m_proxy->mapToSource(index).row()));
+    return names;
+}
+
+QString KernelTablePanel::exportCsv(const QString& path) const {
+    std::vector<KernelStats> rows;
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        rows.push_back(m_model->rows()[std::size_t(m_proxy->mapToSource(m_proxy->index(r, 0)).row())]);
+    try {
+        AtomicFile file(path.toStdString(), false);
+        file.write(formatKernelCsv(rows, m_model->totalKernelNs()));
+        file.commit();
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QByteArray KernelTablePanel::columnState() const {
+    return m_table->horizontalHeader()->saveState();
+}
+
+void KernelTablePanel::restoreColumnState(const QByteArray& state) {
+    m_table->horizontalHeader()->restoreState(state);
+}
+
+} // namespace attnscope::ui

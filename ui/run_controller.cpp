@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "run_controller.h"
+
+#include "run_panel.h"
+
+#include "kernels/cuda_backend.h"
+#include "kernels/run_session.h"
+
+#include <QDateTime>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace attnscope::ui {
+
+RunController::RunController(RunPanel* panel, QObject* parent) : QObject(parent), m_panel(panel) {
+    m_timer = new QTimer(this);
+    m_timer->setInterval(33); // records reach the view in batches, ~30 times a second
+    connect(m_timer, &QTimer::timeout, this, &RunController::tick);
+}
+
+RunController::~RunController() = default;
+
+bool RunController::ended() const {
+    return !m_run || m_run->finished();
+}
+
+QString RunController::name() const {
+    return m_run && m_run->config().backend == "cuda" ? tr("CUDA run") : tr("CPU run");
+}
+
+QString RunController::start(kernels::RunConfig config, const QString& backend) {
+    if (m_active) return tr("A run is under way");
+    std::string notice;
+    const std::string problem = kernels::chooseBackend(config, backend.toStdString(), notice);
+    if (!problem.empty())
+        return QString::fromStdString(problem) +
+               (backend == "cuda" && config.backend != "cuda" ? tr(". Choose the CPU backend.") : QString());
+    const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";
+    m_run = std::make_unique<kernels::RunSession>(config);
+    m_events.clear();
+    m_shown = false;
+    m_ownsView = true;
+    m_active = true;
+    m_snapshotDue = false;
+    m_startMs = m_nextSnapshotMs = QDateTime::currentMSecsSinceEpoch();
+    m_run->start();
+    m_timer->start();
+    m_panel->setRunning(true);
+    m_panel->setState(note + (config.backend == "cuda" ? tr("Running on the GPU…")
+                                                       : tr("Running on %1 CPU workers…").arg(m_run->workers())));
+    return {};
+}
+
+void RunController::stop() {
+    if (!m_active) return;
+    m_run->stop(); // ends after the call under way; the timer sees the end
+    m_panel->setState(tr("Stopping after the call under way…"));
+}
+
+void RunController::tick() {
+    if (!m_run) return;
+    const bool ended = m_run->finished(); // read before draining: nothing is queued after the end
+    std::vector<kernels::RunEvent> batch = m_run->takeEvents();
+    if (!batch.empty()) {
+        m_events.insert(m_events.end(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
+        m_snapshotDue = true;
+    }
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (m_snapshotDue && m_ownsView && (ended || now >= m_nextSnapshotMs)) {
+        m_snapshotDue = false;
+        const bool first = !m_shown;
+        m_shown = true;
+        Q_EMIT snapshot(kernels::buildRunTrace(m_events, m_run->config().backend, m_run->deviceName()), first,
+                        ended);
+        const qint64 cost = QDateTime::currentMSecsSinceEpoch() - now;
+        m_nextSnapshotMs = now + 4 * cost;
+    }
+    const double seconds = std::max(0.001, double(now - m_startMs) / 1000.0);
+    const QString counts = tr("%1 records, %2 records/s, %3 dropped")
+                               .arg(m_events.size())
+                               .arg(double(m_events.size()) / seconds, 0, 'f', 0)
+                               .arg(m_run->dropped());
+    for (const std::string& line : m_run->takeNotices())
+        m_panel->setState(QString::fromStdString(line));
+    if (!ended) {
+        Q_EMIT status(tr("Running: %1").arg(counts));
+        return;
+    }
+    m_timer->stop();
+    m_active = false;
+    m_panel->setRunning(false);
+    const QString error = QString::fromStdString(m_run->error());
+    const QString how = !error.isEmpty()   ? tr("Run failed: %1").arg(error)
+                        : m_run->stopped() ? tr("Run stopped: %1").arg(counts)
+                                           : tr("Run finished: %1").arg(counts);
+    m_panel->setState(how);
+    Q_EMIT status(how);
+    if (!error.isEmpty()) Q_EMIT failed(error);
+    Q_EMIT finished();
+}
+
+} // namespace attnscope::ui
