@@ -2,7 +2,7 @@
 #include "cli.h"
 
 #include "gui_module.h"
-#include "ui/gui_export.h"
+#include "ui/gui_requests.h"
 
 #include "kernels/cuda_backend.h"
 
@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace attnscope::cli {
@@ -462,27 +463,36 @@ int exportPicture(int argc, char** argv) {
 } // namespace
 
 int window(int argc, char** argv) {
-    std::vector<std::string> files; // the window's own options (--screenshot OUT, --timing) aside
+    // Anything that is not a verb: trace files, and the window's own options.
+    ui::WindowRequest request;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc)
-            ++i;
-        else if (std::strcmp(argv[i], "--timing"))
-            files.emplace_back(argv[i]);
+        const std::string arg = argv[i];
+        if (arg == "--screenshot" && i + 1 < argc) {
+            request.screenshot = argv[++i];
+        } else if (arg == "--timing") {
+            request.timing = true;
+        } else if (struct stat st {}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
+            request.files.push_back(arg);
+        } else {
+            std::fprintf(stderr, "attnscope: '%s' is neither a command nor a trace file\n", argv[i]);
+            printUsage(argv[0]);
+            return kUsage;
+        }
     }
     if (!app::haveDisplay()) {
         // No window to open: say so, and print what it would show through the verbs' own code.
         std::fprintf(stderr,
                      "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
                      "window would show. Use xvfb-run or a desktop session for the window.\n");
-        std::vector<char*> args = {argv[0], const_cast<char*>(files.empty() ? "run" : "summary")};
-        for (std::string& f : files)
+        std::vector<char*> args = {argv[0], const_cast<char*>(request.files.empty() ? "run" : "summary")};
+        for (std::string& f : request.files)
             args.push_back(f.data());
         args.push_back(nullptr);
-        return files.empty() ? run(int(args.size()) - 1, args.data())
-                             : summary(int(args.size()) - 1, args.data());
+        return request.files.empty() ? run(int(args.size()) - 1, args.data())
+                                     : summary(int(args.size()) - 1, args.data());
     }
     std::string error;
-    using Main = int (*)(int, char**);
+    using Main = int (*)(const char*, const ui::WindowRequest*);
     auto entry = reinterpret_cast<Main>(app::guiEntry(argv[0], "attnscope_gui_main", error));
     if (!entry) {
         std::fprintf(stderr,
@@ -491,7 +501,7 @@ int window(int argc, char** argv) {
         printUsage(argv[0]);
         return kUsage;
     }
-    return entry(argc, argv);
+    return entry(argv[0], &request);
 }
 
 } // namespace attnscope::cli

@@ -19,20 +19,15 @@
 #include <string>
 #include <vector>
 
-int attnscope_gui_main(int argc, char** argv) {
+int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* request) {
     QElapsedTimer sinceStart;
     sinceStart.start();
-    std::vector<std::string> files;
-    QString screenshot;
-    bool timing = false;
-    for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc)
-            screenshot = QString::fromLocal8Bit(argv[++i]);
-        else if (!std::strcmp(argv[i], "--timing"))
-            timing = true;
-        else
-            files.emplace_back(argv[i]);
-    }
+    const std::vector<std::string>& files = request->files;
+    const QString screenshot = QString::fromLocal8Bit(request->screenshot.c_str());
+    const bool timing = request->timing;
+    int argc = 1;
+    std::string program = argv0;
+    char* argv[] = {program.data(), nullptr};
     QApplication app(argc, argv);
     QApplication::setOrganizationName("AttnScope");
     QApplication::setApplicationName("AttnScope");

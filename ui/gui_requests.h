@@ -5,11 +5,14 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace attnscope::ui {
 
-// What `attnscope export` asks for, parsed by the command line (app/) and drawn by the GUI module:
-// plain values, so the module parses no arguments of its own.
+// The requests the executable hands the GUI module: plain values, so the module parses no arguments
+// of its own.
+
+// What `attnscope export` asks for, drawn by the GUI module.
 struct ExportRequest {
     std::string file;                                           // the trace
     std::string out;                                            // .png, .svg or .pdf
@@ -18,6 +21,13 @@ struct ExportRequest {
     int width = 0, height = 0;                                  // 0: the picture's default size
     double scale = 1;                                           // 1 or 2
     std::string tracks;                                         // a regular expression on track labels
+};
+
+// What the window is opened with, parsed by the command line (app/).
+struct WindowRequest {
+    std::vector<std::string> files; // none: a live run; several: the ranks of one job
+    std::string screenshot;         // save a picture of the window once loaded, then quit
+    bool timing = false;            // print the time to the first painted timeline, then quit
 };
 
 } // namespace attnscope::ui
