@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
-#include "core/document/document.h"
-
 #include "charts.h"
 #include "compare_window.h"
 #include "details_panel.h"
@@ -12,47 +10,35 @@
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
 #include "ranks_panel.h"
+#include "recent_files.h"
 #include "run_controller.h"
 #include "run_panel.h"
-#include "timeline_export.h"
 #include "timeline_view.h"
 #include "trace_header.h"
 
 #include "kernels/run_session.h"
 
-#include "core/io/chrome_writer.h"
+#include "core/document/document.h"
 
-#include <QAction>
-#include <QActionGroup>
 #include <QApplication>
-#include <QChart>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
 #include <QTimer>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 namespace attnscope::ui {
-
-namespace {
-constexpr int kMaxRecent = 10;
-} // namespace
 
 MainWindow::MainWindow() {
     setWindowTitle(tr("AttnScope"));
@@ -160,7 +146,6 @@ MainWindow::MainWindow() {
     connect(m_cancel, &QPushButton::clicked, m_documents, &DocumentController::cancelLoad);
 
     buildMenus();
-    rebuildRecentMenu();
 
     QSettings settings;
     if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
@@ -180,135 +165,6 @@ QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget
     dock->setWidget(widget);
     addDockWidget(area, dock);
     return dock;
-}
-
-void MainWindow::buildMenus() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open…"), this, [this] {
-        QSettings settings;
-        const QString path =
-            QFileDialog::getOpenFileName(this, tr("Open trace"), settings.value("lastOpenDir").toString(),
-                                         tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"));
-        if (path.isEmpty()) return;
-        settings.setValue("lastOpenDir", QFileInfo(path).absolutePath());
-        openFile(path);
-    });
-    open->setShortcut(QKeySequence::Open);
-    file->addAction(tr("&Compare With…"), this, [this] {
-        if (!document())
-            return warn(tr("Nothing to compare"), tr("Open a trace first: it is A, the file you pick is B."));
-        QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Compare with (B)"), settings.value("lastOpenDir").toString(),
-            tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"));
-        if (path.isEmpty()) return;
-        compareWith(path);
-    });
-    file->addAction(tr("Open Several as &Ranks…"), this, [this] {
-        QSettings settings;
-        const QStringList paths = QFileDialog::getOpenFileNames(
-            this, tr("Open the ranks of one job"), settings.value("lastOpenDir").toString(),
-            tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"));
-        if (paths.isEmpty()) return;
-        settings.setValue("lastOpenDir", QFileInfo(paths.front()).absolutePath());
-        openRanks(paths);
-    });
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
-    QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
-        if (!document()) return;
-        saveWithDialog(tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"),
-                       [this](const QString& path) { return saveTrace(path); });
-    });
-    save->setShortcut(QKeySequence::Save);
-    file->addSeparator();
-    QMenu* exportMenu = file->addMenu(tr("&Export Timeline"));
-    exportMenu->addAction(tr("PNG…"), this, [this] { exportTimelineDialog("png", 1); });
-    exportMenu->addAction(tr("PNG at 2× …"), this, [this] { exportTimelineDialog("png", 2); });
-    exportMenu->addAction(tr("SVG…"), this, [this] { exportTimelineDialog("svg", 1); });
-    exportMenu->addAction(tr("PDF…"), this, [this] { exportTimelineDialog("pdf", 1); });
-    QMenu* chartMenu = file->addMenu(tr("Export &Chart"));
-    for (const auto& [label, format, scale] : {std::tuple{tr("PNG…"), QStringLiteral("png"), 1.0},
-                                               std::tuple{tr("PNG at 2× …"), QStringLiteral("png"), 2.0},
-                                               std::tuple{tr("SVG…"), QStringLiteral("svg"), 1.0},
-                                               std::tuple{tr("PDF…"), QStringLiteral("pdf"), 1.0}})
-        chartMenu->addAction(label, this, [this, format = format, scale = scale] {
-            if (!document()) return;
-            saveWithDialog(tr("Export chart"), chartKindName(m_charts->currentKind()) + "." + format,
-                           tr("%1 files (*.%2)").arg(format.toUpper(), format),
-                           [this, scale](const QString& path) { return exportChart(path, scale); });
-        });
-    file->addAction(tr("Export &Kernel Table as CSV…"), this, [this] {
-        saveWithDialog(tr("Export kernel table"), "kernels.csv", tr("CSV files (*.csv)"),
-                       [this](const QString& path) { return exportKernelTable(path); });
-    });
-    file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
-    quit->setShortcut(QKeySequence::Quit);
-
-    // The single-letter keys belong to the timeline (typing in the find box must not zoom); the menu
-    // shows them and works from anywhere.
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    auto add = [&](QMenu* menu, const QString& text, const QString& keyHint, auto fn) {
-        return menu->addAction(text + '\t' + keyHint, this, fn);
-    };
-    add(view, tr("Zoom In"), "W", [this] { m_timeline->zoomBy(0.8); });
-    add(view, tr("Zoom Out"), "S", [this] { m_timeline->zoomBy(1.25); });
-    add(view, tr("Pan Left"), "A", [this] { m_timeline->panBy(-m_timeline->viewport().width() * 0.15); });
-    add(view, tr("Pan Right"), "D", [this] { m_timeline->panBy(m_timeline->viewport().width() * 0.15); });
-    add(view, tr("Fit Selection"), "F", [this] { m_timeline->fitSelection(); });
-    add(view, tr("Fit All"), "0", [this] { m_timeline->fitAll(); });
-    view->addSeparator();
-    QAction* back = view->addAction(tr("Back"), this, [this] { m_timeline->back(); });
-    back->setShortcut(QKeySequence::Back);
-    QAction* forward = view->addAction(tr("Forward"), this, [this] { m_timeline->forward(); });
-    forward->setShortcut(QKeySequence::Forward);
-    QAction* find = view->addAction(tr("&Find…"), this, [this] { m_findBar->activate(); });
-    find->setShortcut(QKeySequence::Find);
-    add(view, tr("Clear Range"), "Esc", [this] { m_timeline->setRange(std::nullopt); });
-    view->addSeparator();
-    QAction* legend = view->addAction(tr("Legend"));
-    legend->setCheckable(true);
-    legend->setChecked(QSettings().value("view/legend", true).toBool());
-    m_timeline->setLegendVisible(legend->isChecked());
-    connect(legend, &QAction::toggled, this, [this](bool on) {
-        m_timeline->setLegendVisible(on);
-        QSettings().setValue("view/legend", on);
-    });
-    QAction* fold = view->addAction(tr("Fold Attention Calls"));
-    fold->setCheckable(true);
-    fold->setToolTip(tr("Each attention call as one block labelled with its implementation and time"));
-    connect(fold, &QAction::toggled, this, [this](bool on) { m_timeline->setFoldCalls(on); });
-    QMenu* colours = view->addMenu(tr("Colour Kernels By"));
-    auto* colourGroup = new QActionGroup(this);
-    const int savedMode = QSettings().value("view/colorMode", 0).toInt();
-    for (const auto& [label, mode] :
-         {std::pair{tr("Role"), ColorMode::Role}, std::pair{tr("Roofline Verdict"), ColorMode::Verdict},
-          std::pair{tr("Name"), ColorMode::Name}}) {
-        QAction* a = colours->addAction(label, this, [this, mode = mode] {
-            m_timeline->setColorMode(mode);
-            QSettings().setValue("view/colorMode", int(mode));
-        });
-        a->setCheckable(true);
-        a->setChecked(int(mode) == savedMode);
-        colourGroup->addAction(a);
-    }
-    m_timeline->setColorMode(ColorMode(std::clamp(savedMode, 0, 2)));
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        view->addAction(dock->toggleViewAction());
-
-    QToolBar* bar = addToolBar(tr("Navigation"));
-    bar->setObjectName("navigationToolBar");
-    bar->addAction(back);
-    bar->addAction(forward);
-    bar->addAction(tr("Fit All"), this, [this] { m_timeline->fitAll(); });
-    bar->addAction(find);
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About AttnScope"), this, [this] {
-        QMessageBox::about(this, tr("About AttnScope"),
-                           tr("AttnScope %1\nA profiler for transformer attention.").arg(ATTNSCOPE_VERSION));
-    });
 }
 
 std::shared_ptr<const Document> MainWindow::document() const {
@@ -352,7 +208,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::openFile(const QString& path) {
     m_run->releaseView(); // a file opened during a run takes the view; the run goes on
     m_documents->openFile(path);
-    rememberRecent(QFileInfo(path).absoluteFilePath());
+    m_recentMenu->remember(QFileInfo(path).absoluteFilePath());
 }
 
 void MainWindow::openRanks(const QStringList& paths) {
@@ -461,35 +317,6 @@ void MainWindow::highlightTableSelection() {
     m_timeline->setHighlight(std::move(mask));
 }
 
-QString MainWindow::exportChart(const QString& path, double scale) {
-    if (!document()) return tr("no trace is open");
-    if (!analysis()) return tr("the analysis of this trace is not done yet");
-    // A chart of its own, outside the dock's view (which lays its chart out to its own size).
-    const std::unique_ptr<QChart> chart(makeChart(m_charts->currentKind(), m_charts->inputs()));
-    return ui::exportChart(chart.get(), QSize(1200, 800), scale, path);
-}
-
-QString MainWindow::saveTrace(const QString& path) {
-    if (!document()) return tr("no trace is open");
-    try {
-        writeChromeTrace(*trace(), path.toStdString());
-    } catch (const std::exception& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-QString MainWindow::exportTimeline(const QString& path, double scale) {
-    if (!document()) return tr("no trace is open");
-    TimelineScene scene = m_timeline->scene();
-    return ui::exportTimeline(*m_timeline->renderer(), scene, m_timeline->style(),
-                              QSize(m_timeline->width(), m_timeline->height()), scale, path);
-}
-
-QString MainWindow::exportKernelTable(const QString& path) {
-    return m_kernels->exportCsv(path);
-}
-
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (m_layoutRestored) return;
@@ -497,56 +324,6 @@ void MainWindow::showEvent(QShowEvent* event) {
     // A first start: the kernel table, charts and ranks share the bottom, tall enough for a chart.
     if (auto* bottom = findChild<QDockWidget*>("kernelsDock"))
         resizeDocks({bottom}, {std::max(300, height() * 2 / 5)}, Qt::Vertical);
-}
-
-void MainWindow::exportTimelineDialog(const QString& format, double scale) {
-    if (!document()) return;
-    saveWithDialog(tr("Export timeline"), traceBaseName(m_documents->name()) + "-timeline." + format,
-                   tr("%1 files (*.%2)").arg(format.toUpper(), format),
-                   [this, scale](const QString& path) { return exportTimeline(path, scale); });
-}
-
-void MainWindow::saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
-                                const std::function<QString(const QString&)>& write) {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, title, QDir(settings.value("lastExportDir").toString()).filePath(suggestedName), filter);
-    if (path.isEmpty()) return;
-    settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
-    const QString error = write(path);
-    if (!error.isEmpty())
-        warn(tr("Could not save"), error);
-    else
-        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-}
-
-void MainWindow::warn(const QString& title, const QString& text, const QString& details) {
-    // Window-modal and not blocking: what is on show stays usable behind it. Plain text: messages
-    // quote file contents.
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setTextFormat(Qt::PlainText);
-    if (!details.isEmpty()) box->setInformativeText(details);
-    box->open();
-}
-
-void MainWindow::rememberRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue("recentFiles", recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value("recentFiles").toStringList();
-    for (const QString& path : recent)
-        m_recentMenu->addAction(path, this, [this, path] { openFile(path); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

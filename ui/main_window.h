@@ -9,7 +9,6 @@
 #include <memory>
 
 class QLabel;
-class QMenu;
 class QProgressBar;
 class QPushButton;
 class QDockWidget;
@@ -34,6 +33,7 @@ class FindController;
 class KernelTablePanel;
 class KernelTableModel;
 class RanksPanel;
+class RecentFilesMenu;
 class RunController;
 class RunPanel;
 class TimelineView;
@@ -111,9 +111,7 @@ private:
     void loadEnded();
     void screenshotIfAsked();
     void highlightTableSelection();
-    void rememberRecent(const QString& path);
-    void rebuildRecentMenu();
-    void exportTimelineDialog(const QString& format, double scale);
+    QStringList pickTraces(const QString& title, bool several);
     // Asks where (starting in the last export folder), remembers the folder, writes with `write`
     // (which returns an error or ""), and says how it went.
     void saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
@@ -134,7 +132,7 @@ private:
     QLabel* m_header = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
-    QMenu* m_recentMenu = nullptr;
+    RecentFilesMenu* m_recentMenu = nullptr;
     QString m_screenshotPath;
     bool m_layoutRestored = false; // a saved dock layout was restored: its sizes stay
 };

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// The window's menus and the commands behind them: open, compare, ranks, save, the exports.
+#include "main_window.h"
+
+#include "charts.h"
+#include "document_controller.h"
+#include "find_bar.h"
+#include "kernel_table_panel.h"
+#include "recent_files.h"
+#include "timeline_actions.h"
+#include "timeline_export.h"
+#include "timeline_view.h"
+#include "trace_header.h"
+
+#include "core/document/document.h"
+#include "core/io/chrome_writer.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+
+namespace attnscope::ui {
+
+// Asks for trace files (several: the ranks of one job), starting in the folder last opened from.
+QStringList MainWindow::pickTraces(const QString& title, bool several) {
+    QSettings settings;
+    const QString dir = settings.value("lastOpenDir").toString();
+    const QString filter = tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)");
+    const QStringList paths = several ? QFileDialog::getOpenFileNames(this, title, dir, filter)
+                                      : QStringList{QFileDialog::getOpenFileName(this, title, dir, filter)};
+    if (paths.isEmpty() || paths.front().isEmpty()) return {};
+    settings.setValue("lastOpenDir", QFileInfo(paths.front()).absolutePath());
+    return paths;
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, [this] {
+        if (const QStringList paths = pickTraces(tr("Open trace"), false); !paths.isEmpty()) openFile(paths.front());
+    });
+    open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("&Compare With…"), this, [this] {
+        if (!document())
+            return warn(tr("Nothing to compare"), tr("Open a trace first: it is A, the file you pick is B."));
+        if (const QStringList paths = pickTraces(tr("Compare with (B)"), false); !paths.isEmpty())
+            compareWith(paths.front());
+    });
+    file->addAction(tr("Open Several as &Ranks…"), this, [this] {
+        if (const QStringList paths = pickTraces(tr("Open the ranks of one job"), true); !paths.isEmpty())
+            openRanks(paths);
+    });
+    m_recentMenu = new RecentFilesMenu(this);
+    connect(m_recentMenu, &RecentFilesMenu::openRequested, this, &MainWindow::openFile);
+    file->addMenu(m_recentMenu);
+    file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
+    QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
+        if (!document()) return;
+        saveWithDialog(tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"),
+                       [this](const QString& path) { return saveTrace(path); });
+    });
+    save->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    // Pictures: PNG at scale 1 or 2, SVG, PDF.
+    auto addPictureMenu = [&](const QString& title, const QString& dialogTitle, auto suggestedName, auto write) {
+        QMenu* menu = file->addMenu(title);
+        for (const auto& [label, format, scale] : {std::tuple{tr("PNG…"), QStringLiteral("png"), 1.0},
+                                                   std::tuple{tr("PNG at 2× …"), QStringLiteral("png"), 2.0},
+                                                   std::tuple{tr("SVG…"), QStringLiteral("svg"), 1.0},
+                                                   std::tuple{tr("PDF…"), QStringLiteral("pdf"), 1.0}})
+            menu->addAction(label, this, [=, this, format = format, scale = scale] {
+                if (!document()) return;
+                saveWithDialog(dialogTitle, suggestedName() + "." + format,
+                               tr("%1 files (*.%2)").arg(format.toUpper(), format),
+                               [=, this](const QString& path) { return (this->*write)(path, scale); });
+            });
+    };
+    addPictureMenu(tr("&Export Timeline"), tr("Export timeline"),
+                   [this] { return traceBaseName(m_documents->name()) + "-timeline"; }, &MainWindow::exportTimeline);
+    addPictureMenu(tr("Export &Chart"), tr("Export chart"),
+                   [this] { return chartKindName(m_charts->currentKind()); }, &MainWindow::exportChart);
+    file->addAction(tr("Export &Kernel Table as CSV…"), this, [this] {
+        saveWithDialog(tr("Export kernel table"), "kernels.csv", tr("CSV files (*.csv)"),
+                       [this](const QString& path) { return exportKernelTable(path); });
+    });
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const TimelineActions timelineActions = addTimelineActions(view, m_timeline);
+    QAction* find = view->addAction(tr("&Find…"), m_findBar, &FindBar::activate);
+    find->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QToolBar* bar = addToolBar(tr("Navigation"));
+    bar->setObjectName("navigationToolBar");
+    bar->addAction(timelineActions.back);
+    bar->addAction(timelineActions.forward);
+    bar->addAction(tr("Fit All"), m_timeline, &TimelineView::fitAll);
+    bar->addAction(find);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About AttnScope"), this, [this] {
+        QMessageBox::about(this, tr("About AttnScope"),
+                           tr("AttnScope %1\nA profiler for transformer attention.").arg(ATTNSCOPE_VERSION));
+    });
+}
+
+QString MainWindow::exportChart(const QString& path, double scale) {
+    if (!document()) return tr("no trace is open");
+    if (!analysis()) return tr("the analysis of this trace is not done yet");
+    // A chart of its own, outside the dock's view (which lays its chart out to its own size).
+    const std::unique_ptr<QChart> chart(makeChart(m_charts->currentKind(), m_charts->inputs()));
+    return ui::exportChart(chart.get(), QSize(1200, 800), scale, path);
+}
+
+QString MainWindow::saveTrace(const QString& path) {
+    if (!document()) return tr("no trace is open");
+    try {
+        writeChromeTrace(*trace(), path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QString MainWindow::exportTimeline(const QString& path, double scale) {
+    if (!document()) return tr("no trace is open");
+    TimelineScene scene = m_timeline->scene();
+    return ui::exportTimeline(*m_timeline->renderer(), scene, m_timeline->style(),
+                              QSize(m_timeline->width(), m_timeline->height()), scale, path);
+}
+
+QString MainWindow::exportKernelTable(const QString& path) {
+    return m_kernels->exportCsv(path);
+}
+
+void MainWindow::saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
+                                const std::function<QString(const QString&)>& write) {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, title, QDir(settings.value("lastExportDir").toString()).filePath(suggestedName), filter);
+    if (path.isEmpty()) return;
+    settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
+    const QString error = write(path);
+    if (!error.isEmpty())
+        warn(tr("Could not save"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+void MainWindow::warn(const QString& title, const QString& text, const QString& details) {
+    // Window-modal and not blocking: what is on show stays usable behind it. Plain text: messages
+    // quote file contents.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextFormat(Qt::PlainText);
+    if (!details.isEmpty()) box->setInformativeText(details);
+    box->open();
+}
+
+} // namespace attnscope::ui
