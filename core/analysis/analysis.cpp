@@ -3,6 +3,7 @@
 
 #include "core/analysis/attention_math.h"
 #include "core/analysis/resources.h"
+#include "core/model/args_codec.h"
 #include "core/model/text_match.h"
 
 #include <algorithm>
@@ -110,6 +111,33 @@ std::string fusedImpl(std::string_view name) {
     std::string impl = RoleRules::standard().implementation(name);
     return impl.empty() ? "fused" : impl;
 }
+
+// Which args shapes (args_codec.h) hold any of some keys: events of one kind share a shape, so the
+// walk over an event's args is skipped when its shape has none of the keys wanted (a PyTorch kernel's
+// fifteen args hold none of the keys of AttnScope's own runs).
+class ArgShapes {
+public:
+    ArgShapes(const Trace& trace, std::initializer_list<std::string_view> keys) : m_trace(trace), m_keys(keys) {}
+    bool has(EventRef e) const {
+        const StringId shape = encodedArgsShape(m_trace.encodedArgs(e));
+        if (!shape.valid() || shape.value >= m_trace.strings().size()) return false;
+        auto [it, added] = m_known.try_emplace(shape.value, false);
+        if (added) {
+            std::string_view keys = m_trace.strings().get(shape);
+            while (!keys.empty() && !it->second) {
+                const std::size_t end = std::min(keys.find('\0'), keys.size());
+                it->second = std::find(m_keys.begin(), m_keys.end(), keys.substr(0, end)) != m_keys.end();
+                keys.remove_prefix(std::min(keys.size(), end + 1));
+            }
+        }
+        return it->second;
+    }
+
+private:
+    const Trace& m_trace;
+    std::vector<std::string_view> m_keys;
+    mutable std::unordered_map<std::uint32_t, bool> m_known;
+};
 
 // Kernels on a CPU: AttnScope's CPU runs label their process "CPU" (its kernels make it look like a GPU's).
 bool isCpuTrack(const Trace& trace, TrackId t) {
@@ -314,6 +342,38 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
     return out;
 }
 
+namespace {
+
+// The attention ops opCost models: where the heads sit in the shapes, and which input says causal.
+struct Sdpa {
+    std::string_view name;
+    bool headsSecond; // [B, H, N, D] (else [B, N, H, D])
+    std::size_t causalAt;
+    bool causalIsMaskType; // _efficient_attention_forward: custom_mask_type != 0
+};
+constexpr Sdpa kSdpa[] = {
+    {"aten::scaled_dot_product_attention", true, 5, false},
+    {"aten::_scaled_dot_product_flash_attention", true, 4, false},
+    {"aten::_scaled_dot_product_flash_attention_for_cpu", true, 4, false},
+    {"aten::_scaled_dot_product_efficient_attention", true, 6, false},
+    {"aten::_scaled_dot_product_cudnn_attention", true, 6, false},
+    {"aten::_flash_attention_forward", false, 8, false},
+    {"aten::_efficient_attention_forward", false, 9, true},
+};
+
+constexpr std::string_view kGemmAndSoftmaxOps[] = {"aten::mm",     "aten::addmm",  "aten::bmm",      "aten::baddbmm",
+                                                   "aten::matmul", "aten::linear", "aten::_softmax", "aten::softmax"};
+
+} // namespace
+
+bool opCostModels(std::string_view op) {
+    for (std::string_view name : kGemmAndSoftmaxOps)
+        if (op == name) return true;
+    for (const Sdpa& s : kSdpa)
+        if (op == s.name) return true;
+    return false;
+}
+
 std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
                              std::string_view concreteInputs) {
     const auto dims = parseDims(inputDims);
@@ -367,21 +427,6 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
         return c;
     }
     // Attention: 2·B·H·N·S·D for Q·Kᵀ plus 2·B·H·N·S·Dv for P·V, halved when causal; Q, K, V, O moved once.
-    struct Sdpa {
-        std::string_view name;
-        bool headsSecond; // [B, H, N, D] (else [B, N, H, D])
-        std::size_t causalAt;
-        bool causalIsMaskType; // _efficient_attention_forward: custom_mask_type != 0
-    };
-    static constexpr Sdpa kSdpa[] = {
-        {"aten::scaled_dot_product_attention", true, 5, false},
-        {"aten::_scaled_dot_product_flash_attention", true, 4, false},
-        {"aten::_scaled_dot_product_flash_attention_for_cpu", true, 4, false},
-        {"aten::_scaled_dot_product_efficient_attention", true, 6, false},
-        {"aten::_scaled_dot_product_cudnn_attention", true, 6, false},
-        {"aten::_flash_attention_forward", false, 8, false},
-        {"aten::_efficient_attention_forward", false, 9, true},
-    };
     for (const Sdpa& s : kSdpa) {
         if (op != s.name) continue;
         if (!rank(0, 4) || !rank(1, 4) || !rank(2, 4)) return std::nullopt;
@@ -442,30 +487,75 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
 
     // Role names, classified once per name and category.
     std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRole> byName;
-    // Per op event: the kernels its cost is shared out to.
-    std::map<EventRef, std::vector<std::uint32_t>> byOp;
-    std::map<EventRef, OpCost> opCosts;
+    // Per op event: the kernels its cost is shared out to, and its cost (none: not an op modelled).
+    std::map<EventRef, std::pair<std::uint32_t, std::vector<std::uint32_t>>> byOp; // op → (cost, kernels)
+    // Op costs per op event, as slots per track (0: not looked at yet, 1: not modelled, n: costs[n - 2]).
+    std::vector<std::vector<std::uint32_t>> opSlots(trace.tracks().size());
+    std::vector<OpCost> costs;
     // AttnScope's own runs: (impl, call) → kernels.
     std::map<std::pair<std::string, long>, std::vector<std::uint32_t>> ownCalls;
+    const ArgShapes ownArgs(trace, {"role", "impl", "call", "flops", "bytes", "dtype"});
+    std::vector<std::int8_t> modelledOp(trace.strings().size(), -1); // per op name: -1 not known yet
+    // Per category string: 1 kernel or copy, 2 cpu_op (with the legacy spellings), 0 other.
+    std::vector<std::uint8_t> categoryKind(trace.strings().size(), 0);
+    for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
+        const std::string_view c = trace.strings().get(StringId(id));
+        categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
+    }
+
+    // The cost of the op that launched a kernel: kernel → runtime call (correlation) → the innermost
+    // enclosing cpu_op; cached per op (many kernels share one, most ops are not modelled).
+    auto launchingOpCost = [&](EventRef kernel) -> std::optional<std::pair<EventRef, std::uint32_t>> {
+        const auto launch = trace.launchOf(kernel);
+        if (!launch) return std::nullopt;
+        std::optional<std::pair<EventRef, std::uint32_t>> found; // the op and its cost's index
+        forEachEnclosingEvent(trace, *launch, [&](EventRef op) {
+            const Track& ot = trace.track(op.track);
+            if (categoryKind[ot.events.category[op.index].value] != 2) return false;
+            const StringId name = ot.events.name[op.index];
+            std::int8_t& modelled = modelledOp[name.value];
+            if (modelled < 0) modelled = opCostModels(trace.str(name));
+            if (!modelled) return false;
+            std::vector<std::uint32_t>& slots = opSlots[op.track.value];
+            if (slots.empty()) slots.resize(ot.size(), 0);
+            std::uint32_t& slot = slots[op.index];
+            if (slot == 0) {
+                std::string dims, types, concrete;
+                trace.forEachArg(op, [&](std::string_view k, std::string_view v) {
+                    if (k == "Input Dims") dims = v;
+                    else if (k == "Input type") types = v;
+                    else if (k == "Concrete Inputs") concrete = v;
+                });
+                const auto c = opCost(trace.str(name), dims, types, concrete);
+                slot = c ? std::uint32_t(costs.size() + 2) : 1;
+                if (c) costs.push_back(*c);
+            }
+            if (slot == 1) return false;
+            found = std::pair{op, slot - 2};
+            return true;
+        });
+        return found;
+    };
 
     for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
         const Track& track = trace.tracks()[t];
         const bool cpuTrack = isCpuTrack(trace, TrackId{t});
         for (std::uint32_t i = 0; i < track.size(); ++i) {
+            if (categoryKind[track.events.category[i].value] != 1) continue;
             const std::string_view category = trace.str(track.events.category[i]);
-            if (!isKernelCategory(category) && !isCopyCategory(category)) continue;
             const EventRef ref{TrackId{t}, i};
             KernelAnalysis k;
             k.event = ref;
             std::string role, impl, call, flops, bytes, dtype;
-            trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
-                if (key == "role") role = jsonUnquote(value);
-                if (key == "impl") impl = jsonUnquote(value);
-                if (key == "call") call = value;
-                if (key == "flops") flops = value;
-                if (key == "bytes") bytes = value;
-                if (key == "dtype") dtype = jsonUnquote(value);
-            });
+            if (ownArgs.has(ref))
+                trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
+                    if (key == "role") role = jsonUnquote(value);
+                    if (key == "impl") impl = jsonUnquote(value);
+                    if (key == "call") call = value;
+                    if (key == "flops") flops = value;
+                    if (key == "bytes") bytes = value;
+                    if (key == "dtype") dtype = jsonUnquote(value);
+                });
             if (const auto own = roleNamed(role)) {
                 k.role = *own;
             } else {
@@ -485,32 +575,20 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
             }
             const auto index = std::uint32_t(a.kernels.size());
             if (!impl.empty() && !call.empty()) ownCalls[{impl, std::atol(call.c_str())}].push_back(index);
-            if (k.cost == CostSource::Unknown && !cpuTrack) {
-                // The op that launched it: kernel → runtime call (correlation) → enclosing ops.
-                if (const auto launch = trace.launchOf(ref)) {
-                    for (const EventRef& op : enclosingEvents(trace, *launch)) {
-                        const Track& ot = trace.track(op.track);
-                        if (!isCpuOpCategory(trace.str(ot.events.category[op.index]))) continue;
-                        auto known = opCosts.find(op);
-                        if (known == opCosts.end()) {
-                            const auto c = opCost(
-                                trace.str(ot.events.name[op.index]), argValue(trace, op, "Input Dims"),
-                                argValue(trace, op, "Input type"), argValue(trace, op, "Concrete Inputs"));
-                            if (!c) continue;
-                            known = opCosts.emplace(op, *c).first;
-                        }
-                        byOp[op].push_back(index);
-                        break;
-                    }
+            if (k.cost == CostSource::Unknown && !cpuTrack)
+                if (const auto op = launchingOpCost(ref)) {
+                    auto& [cost, kernels] = byOp[op->first];
+                    cost = op->second;
+                    kernels.push_back(index);
                 }
-            }
             a.kernels.push_back(std::move(k));
         }
     }
 
     // An op's cost goes to its one kernel of the op's role; with none or several, it stays unknown.
-    for (const auto& [op, kernels] : byOp) {
-        const OpCost& c = opCosts.at(op);
+    for (const auto& [op, costAndKernels] : byOp) {
+        const auto& [cost, kernels] = costAndKernels;
+        const OpCost& c = costs[cost];
         std::uint32_t chosen = 0, matches = 0;
         for (std::uint32_t k : kernels)
             if (a.kernels[k].role == c.role ||
@@ -543,12 +621,16 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
         for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
             if (a.kernels[k].role != KernelRole::Copy) perTrack[a.kernels[k].event.track].push_back(k);
         constexpr int kMaxBetween = 4;
+        std::unordered_map<std::uint32_t, std::string> implByName; // a fused kernel's name → its impl
         for (auto& [track, list] : perTrack) {
             for (std::size_t p = 0; p < list.size(); ++p) {
                 KernelAnalysis& k = a.kernels[list[p]];
                 if (k.role == KernelRole::FusedAttention) {
                     AttentionCall call;
-                    call.impl = fusedImpl(trace.str(trace.track(k.event.track).events.name[k.event.index]));
+                    const StringId name = trace.track(k.event.track).events.name[k.event.index];
+                    auto [impl, added] = implByName.try_emplace(name.value);
+                    if (added) impl->second = fusedImpl(trace.str(name));
+                    call.impl = impl->second;
                     call.kernels = {list[p]};
                     a.calls.push_back(std::move(call));
                     continue;

@@ -118,6 +118,8 @@ struct OpCost {
     Precision precision = Precision::Unknown;
     KernelRole role = KernelRole::Other; // the role of the kernel that does the op's work
 };
+// Whether opCost models the op at all (by its name).
+bool opCostModels(std::string_view op);
 std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
                              std::string_view concreteInputs);
 

@@ -123,6 +123,13 @@ void ArgsEncoder::encode(StringPool& pool, std::string& out) {
     }
 }
 
+StringId encodedArgsShape(std::string_view encoded) {
+    std::uint32_t shapeId = 0;
+    if (encoded.size() < sizeof shapeId) return {};
+    std::memcpy(&shapeId, encoded.data(), sizeof shapeId);
+    return StringId(shapeId);
+}
+
 void forEachEncodedArg(const StringPool& pool, std::string_view encoded,
                        const std::function<void(std::string_view, std::string_view)>& f) {
     std::uint32_t shapeId = 0;

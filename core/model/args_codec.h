@@ -59,6 +59,10 @@ private:
     std::array<ShapeSlot, 256> m_shapes{};
 };
 
+// The shape (the key list, keys separated by '\0') of an encoded blob; invalid when it has none.
+// Events of one kind share it, so what a reader learns about one shape holds for all of them.
+StringId encodedArgsShape(std::string_view encoded);
+
 // Calls f(escapedKey, valueJson) for each arg of an encoded blob.
 void forEachEncodedArg(const StringPool& pool, std::string_view encoded,
                        const std::function<void(std::string_view, std::string_view)>& f);

@@ -116,8 +116,7 @@ std::size_t Trace::memoryBytes() const {
     return total;
 }
 
-std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
-    std::vector<EventRef> out;
+bool forEachEnclosingEvent(const Trace& trace, EventRef event, const std::function<bool(EventRef)>& f) {
     const Track& t = trace.track(event.track);
     const TimeNs start = t.events.start[event.index], end = t.end(event.index);
     // Events are in start order: walking back, the first event at each shallower depth that
@@ -125,9 +124,18 @@ std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
     int want = int(t.events.depth[event.index]) - 1;
     for (std::uint32_t i = event.index; i-- > 0 && want >= 0;) {
         if (t.events.depth[i] != want || t.events.start[i] > start || t.end(i) < end) continue;
-        out.push_back({event.track, i});
+        if (f({event.track, i})) return true;
         --want;
     }
+    return false;
+}
+
+std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event) {
+    std::vector<EventRef> out;
+    forEachEnclosingEvent(trace, event, [&](EventRef e) {
+        out.push_back(e);
+        return false;
+    });
     return out;
 }
 

@@ -177,6 +177,9 @@ bool isCopyCategory(std::string_view cat);   // "gpu_memcpy", "gpu_memset", lega
 // Walks over the trace, for the views and the analysis.
 // The events that enclose an event on its track, innermost first.
 std::vector<EventRef> enclosingEvents(const Trace& trace, EventRef event);
+// The same, one at a time, until f returns true (then true; false when none did): the innermost
+// ancestors are found without walking back to the outermost one, which may be far.
+bool forEachEnclosingEvent(const Trace& trace, EventRef event, const std::function<bool(EventRef)>& f);
 // The longest event named `name` that overlaps [from, to) (any time when to <= from).
 std::optional<EventRef> longestEventNamed(const Trace& trace, StringId name, TimeNs from = 0, TimeNs to = 0);
 // The process to show first for a rank: its first GPU, else its first process.

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Load benchmark: generates a realistic Kineto trace, loads it into the model in a child process
-// (so its peak memory is its own), and times python3's json.load on the same file in the same run.
+// (so its peak memory is its own), times what the document pipeline adds for `summary` (the summary
+// and the analysis), runs `attnscope summary --format json` on it as a user would, and times python3's
+// json.load on the same file in the same run.
 //
 //   attnscope_bench_load [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] [--runs N]
+//                        [--attnscope PATH]   (default: the attnscope beside the bench folder)
 #include "kineto_generator.h"
 
+#include "core/analysis/machine_roofs.h"
 #include "core/io/atomic_file.h"
+#include "core/report/summary.h"
 #include "core/io/trace_loader.h"
 
 #include <algorithm>
@@ -43,6 +48,8 @@ struct ChildResult {
     std::uint64_t residentAfter = 0;
     std::uint64_t modelBytes = 0;
     std::uint64_t peakRss = 0;
+    double summarySeconds = 0;  // the summary part, after the last load
+    double analysisSeconds = 0; // the analysis part
     bool ok = false;
 };
 
@@ -51,6 +58,7 @@ struct ChildResult {
 ChildResult loadInChild(const std::string& path, unsigned threads, int runs) {
     int fds[2];
     if (pipe(fds) != 0) return {};
+    std::fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
@@ -67,6 +75,15 @@ ChildResult loadInChild(const std::string& path, unsigned threads, int runs) {
                 r.jsonBytes = trace->info().bytesRead;
                 r.residentAfter = residentBytes();
                 r.modelBytes = trace->memoryBytes();
+                if (run + 1 == runs) {
+                    double t1 = now();
+                    const TraceSummary summary = summarize(*trace, 20);
+                    r.summarySeconds = now() - t1;
+                    t1 = now();
+                    const TraceAnalysis analysis = analyzeWithMachineRoofs(*trace);
+                    r.analysisSeconds = now() - t1;
+                    if (summary.events + analysis.kernels.size() == 0) r.events = 0;
+                }
             }
             r.ok = true;
         } catch (const std::exception& e) {
@@ -92,14 +109,19 @@ struct PeerResult {
     bool ok = false;
 };
 
-PeerResult pythonJsonLoad(const std::string& path, bool gzip) {
+// Runs argv to the end with its output thrown away; its wall time and peak RSS.
+PeerResult runProcess(const std::vector<std::string>& args) {
     PeerResult r;
-    const std::string code = gzip ? "import gzip, json, sys; json.load(gzip.open(sys.argv[1], 'rt'))"
-                                  : "import json, sys; json.load(open(sys.argv[1]))";
+    std::fflush(stdout); // the child must not print what is still buffered here
     const double t0 = now();
     const pid_t pid = fork();
     if (pid == 0) {
-        execlp("python3", "python3", "-c", code.c_str(), path.c_str(), static_cast<char*>(nullptr));
+        if (!freopen("/dev/null", "w", stdout)) _exit(126);
+        std::vector<char*> argv;
+        for (const std::string& a : args)
+            argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        execvp(argv[0], argv.data());
         _exit(127);
     }
     int status = 0;
@@ -111,6 +133,12 @@ PeerResult pythonJsonLoad(const std::string& path, bool gzip) {
     return r;
 }
 
+PeerResult pythonJsonLoad(const std::string& path, bool gzip) {
+    const std::string code = gzip ? "import gzip, json, sys; json.load(gzip.open(sys.argv[1], 'rt'))"
+                                  : "import json, sys; json.load(open(sys.argv[1]))";
+    return runProcess({"python3", "-c", code, path});
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +146,7 @@ int main(int argc, char** argv) {
     bool gzip = false, keep = false, python = true;
     int runs = 3;
     std::string file, dir = "/tmp";
+    std::string attnscope = std::string(argv[0]).substr(0, std::string(argv[0]).find_last_of('/') + 1) + "../attnscope";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--size-mb" && i + 1 < argc)
@@ -132,12 +161,14 @@ int main(int argc, char** argv) {
             file = argv[++i];
         else if (a == "--dir" && i + 1 < argc)
             dir = argv[++i];
+        else if (a == "--attnscope" && i + 1 < argc)
+            attnscope = argv[++i];
         else if (a == "--runs" && i + 1 < argc)
             runs = std::max(1, std::atoi(argv[++i]));
         else {
             std::fprintf(stderr,
                          "usage: %s [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] "
-                         "[--runs N]\n",
+                         "[--runs N] [--attnscope PATH]\n",
                          argv[0]);
             return 2;
         }
@@ -181,6 +212,25 @@ int main(int argc, char** argv) {
     };
     report("single-threaded", single);
     report("default threads", r);
+    std::printf("document parts after the load: summary %.3f s, analysis %.3f s\n", r.summarySeconds,
+                r.analysisSeconds);
+    // The verb as a user runs it (best of runs), with a cache of its own for the CPU's roofs.
+    char cacheDir[] = "/tmp/attnscope-bench-cache-XXXXXX";
+    if (mkdtemp(cacheDir)) setenv("XDG_CACHE_HOME", cacheDir, 1);
+    PeerResult verb;
+    verb.seconds = 1e30;
+    for (int run = 0; run < runs; ++run) {
+        const PeerResult v = runProcess({attnscope, "summary", "--format", "json", file});
+        verb.ok = v.ok;
+        if (!v.ok) break;
+        verb.seconds = std::min(verb.seconds, v.seconds);
+        verb.peakRss = std::max(verb.peakRss, v.peakRss);
+    }
+    if (verb.ok)
+        std::printf("attnscope summary --format json: %.3f s (best of %d), peak RSS %.0f MB (%.2fx the JSON)\n",
+                    verb.seconds, runs, double(verb.peakRss) / 1e6, double(verb.peakRss) / double(r.jsonBytes));
+    else
+        std::printf("attnscope summary --format json failed (%s)\n", attnscope.c_str());
     char line[512];
     std::snprintf(
         line, sizeof line,
@@ -198,6 +248,11 @@ int main(int argc, char** argv) {
             std::snprintf(line, sizeof line, " python_MB/s=%.0f ratio=%.1fx ratio_single_thread=%.1fx",
                           mb / p.seconds, p.seconds / r.seconds, p.seconds / single.seconds);
             summary += line;
+            if (verb.ok) {
+                std::snprintf(line, sizeof line, " summary_s=%.3f summary_ratio=%.1fx summary_rss_x_json=%.2f",
+                              verb.seconds, p.seconds / verb.seconds, double(verb.peakRss) / double(r.jsonBytes));
+                summary += line;
+            }
         } else {
             std::printf("python3 json.load failed (is python3 installed?)\n");
         }

@@ -237,8 +237,8 @@ TEST(NsysReader, NvtxRangesMarksMemsetsAndDriverCallsAreRead) {
             if (cat == "user_annotation") {
                 ++nvtx;
                 ++byName[name];
-                if (name == "checkpoint") EXPECT_TRUE(track.events.flags[i] & kInstant);
-                if (name == "step (from a string id)") EXPECT_EQ(track.events.duration[i], 1000);
+                if (name == "checkpoint") { EXPECT_TRUE(track.events.flags[i] & kInstant); }
+                if (name == "step (from a string id)") { EXPECT_EQ(track.events.duration[i], 1000); }
             }
             if (cat == "gpu_memset") {
                 ++memsets;
