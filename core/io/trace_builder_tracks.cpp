@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// The builder's stages that make tracks: each track's events sorted and nested into depths, and
+// processes, tracks and GPUs named.
+#include "core/io/trace_builder_stages.h"
+
+#include "core/io/timestamp.h"
+#include "core/model/radix_sort.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cstring>
+#include <numeric>
+#include <thread>
+
+namespace attnscope {
+
+void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
+                                    TimeNs traceEnd, TimeNs timeOffset,
+                                    std::vector<std::string>& warningsOut) {
+    BigVector<RawEvent> events;
+    events.reserve(staged.events.size());
+    staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
+    staged.events.clear();
+
+    if (staged.hasBeginEnd) {
+        // B/E pair up in time order on their track; file order breaks ties.
+        std::vector<RawEvent> marks;
+        std::erase_if(events, [&](const RawEvent& e) {
+            if (e.kind != RawKind::Begin && e.kind != RawKind::End) return false;
+            marks.push_back(e);
+            return true;
+        });
+        std::sort(marks.begin(), marks.end(), [](const RawEvent& a, const RawEvent& b) {
+            return a.start != b.start ? a.start < b.start : a.order < b.order;
+        });
+        std::vector<RawEvent> open;
+        for (const RawEvent& e : marks) {
+            if (e.kind == RawKind::Begin) {
+                open.push_back(e);
+            } else if (open.empty()) {
+                warningsOut.emplace_back("an E event has no matching B event; ignored");
+            } else {
+                RawEvent slice = open.back();
+                open.pop_back();
+                slice.duration = e.start - slice.start;
+                slice.kind = RawKind::Slice;
+                if (!slice.args) slice.args = e.args;
+                events.push_back(slice);
+            }
+        }
+        for (RawEvent slice : open) {
+            warningsOut.emplace_back(
+                "a B event has no matching E event; it is shown as lasting to the end of the trace");
+            slice.duration = std::max<TimeNs>(0, traceEnd - slice.start);
+            slice.kind = RawKind::Slice;
+            slice.unfinished = true;
+            events.push_back(slice);
+        }
+    }
+
+    const std::size_t n = events.size();
+    BigVector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    auto before = [&](std::uint32_t a, std::uint32_t b) {
+        const RawEvent& x = events[a];
+        const RawEvent& y = events[b];
+        if (x.start != y.start) return x.start < y.start;
+        if (x.duration != y.duration) return x.duration > y.duration; // the enclosing slice first
+        return x.order < y.order;
+    };
+    if (!std::is_sorted(order.begin(), order.end(), before)) {
+        // Linear in the number of events: radix by start, then the rare runs of equal starts.
+        struct Key {
+            std::uint64_t start;
+            std::uint32_t index;
+        };
+        TimeNs minStart = std::numeric_limits<TimeNs>::max();
+        for (const RawEvent& e : events)
+            minStart = std::min(minStart, e.start);
+        BigVector<Key> keys(n);
+        for (std::uint32_t i = 0; i < n; ++i)
+            keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
+        radixSortByKey(keys, [](const Key& k) { return k.start; });
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = keys[i].index;
+        for (std::size_t runStart = 0; runStart < n;) {
+            std::size_t runEnd = runStart + 1;
+            while (runEnd < n && keys[runEnd].start == keys[runStart].start)
+                ++runEnd;
+            if (runEnd - runStart > 1)
+                std::sort(order.begin() + std::ptrdiff_t(runStart), order.begin() + std::ptrdiff_t(runEnd),
+                          before);
+            runStart = runEnd;
+        }
+    }
+
+    EventColumns& c = out.events;
+    c.start = PodArray<TimeNs>(n);
+    c.duration = PodArray<TimeNs>(n);
+    c.name = PodArray<StringId>(n);
+    c.category = PodArray<StringId>(n);
+    c.depth = PodArray<std::uint16_t>(n);
+    c.flags = PodArray<std::uint8_t>(n);
+    c.correlation = PodArray<std::uint64_t>(n);
+    c.args = PodArray<const char*>(n);
+    if (seqToIndex) seqToIndex->assign(n, 0);
+
+    // Depth: a stack of open ends; partial overlaps go one level deeper instead of being lost.
+    std::vector<TimeNs> openEnds;
+    std::uint16_t maxDepth = 0;
+    bool depthClamped = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const RawEvent& e = events[order[i]];
+        c.start[i] = saturatingAdd(e.start, timeOffset);
+        c.duration[i] = c.start[i] > 0 ? std::min(e.duration, std::numeric_limits<TimeNs>::max() - c.start[i])
+                                       : e.duration;
+        c.name[i] = e.name;
+        c.category[i] = e.category;
+        c.correlation[i] = e.correlation;
+        c.args[i] = e.args;
+        std::uint8_t flags = 0;
+        if (e.kind == RawKind::Instant) flags |= kInstant;
+        if (e.unfinished) flags |= kUnfinished;
+        c.flags[i] = flags;
+        if (seqToIndex && e.seq < n) (*seqToIndex)[e.seq] = std::uint32_t(i);
+
+        while (!openEnds.empty() && openEnds.back() <= e.start)
+            openEnds.pop_back();
+        std::size_t depth = openEnds.size();
+        if (depth > 0xffff) {
+            depth = 0xffff;
+            depthClamped = true;
+        }
+        c.depth[i] = static_cast<std::uint16_t>(depth);
+        maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
+        if (openEnds.size() <= 0xffff) openEnds.push_back(e.start + e.duration);
+    }
+    if (depthClamped)
+        warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");
+    out.maxDepth = maxDepth;
+}
+
+void TraceBuilder::Impl::nameProcessesAndTracks() {
+    Trace& t = *trace;
+    std::vector<bool> gpuWork(processes.size(), false);
+    for (const StagedTrack& track : tracks)
+        if (track.gpu) gpuWork[track.process.value] = true;
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+        const StagedProcess& p = processes[i];
+        ProcessInfo info;
+        info.key = p.key;
+        info.labels = p.labels.value;
+        const std::string_view key = t.m_strings.get(p.key);
+        // A process is a GPU when its label says so or when its tracks carry GPU work.
+        info.isGpu = gpuWork[i] || info.labels.rfind("GPU", 0) == 0;
+        if (info.isGpu) {
+            if (auto index = asInteger(key))
+                info.deviceIndex = *index;
+            else if (info.labels.size() > 4)
+                info.deviceIndex = asInteger(std::string_view(info.labels).substr(4)).value_or(-1);
+        }
+        if (p.name.set)
+            info.name = p.name.value;
+        else if (key.empty())
+            info.name = "(no process)";
+        else if (info.isGpu && info.deviceIndex >= 0)
+            info.name = "GPU " + std::to_string(info.deviceIndex);
+        else
+            info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
+        info.sortIndex = p.sortIndex.set ? p.sortIndex.value
+                                         : asInteger(key).value_or(std::numeric_limits<std::int64_t>::max());
+        info.rank = p.rank.set ? p.rank.value : -1;
+        t.m_processes.push_back(std::move(info));
+    }
+    nameDeviceModels(gpuWork);
+}
+
+void TraceBuilder::Impl::nameDeviceModels(const std::vector<bool>& gpuWork) {
+    Trace& t = *trace;
+    // A trace from a process that saw its GPUs renumbered (HIP/CUDA_VISIBLE_DEVICES) lists device 0
+    // while its kernels run on "device 2": with one model listed, that model is the GPU's.
+    std::string oneModel, listedIds;
+    bool several = false;
+    for (const DeviceInfo& d : t.m_devices) {
+        if (d.name.empty()) continue;
+        if (!oneModel.empty() && d.name != oneModel) several = true;
+        oneModel = d.name;
+        listedIds += (listedIds.empty() ? "" : ", ") + std::to_string(d.id);
+    }
+    std::string unmatched;
+    for (std::size_t i = 0; i < t.m_processes.size(); ++i) {
+        ProcessInfo& p = t.m_processes[i];
+        if (!p.isGpu || p.deviceIndex < 0) continue;
+        auto listed = std::find_if(t.m_devices.begin(), t.m_devices.end(), [&](const DeviceInfo& d) {
+            return d.id == p.deviceIndex && !d.name.empty();
+        });
+        if (listed != t.m_devices.end()) {
+            p.deviceModel = listed->name;
+        } else if (!oneModel.empty() && gpuWork[i]) {
+            // Only a GPU that ran something is named after a guess (Kineto labels every GPU it saw).
+            unmatched += (unmatched.empty() ? "" : ", ") + std::to_string(p.deviceIndex);
+            if (!several) p.deviceModel = oneModel;
+        }
+    }
+    if (unmatched.empty()) return;
+    warn("kernels run on GPU " + unmatched + " but the trace lists properties only for device " + listedIds +
+             (several ? "; the models differ, so no model is assumed"
+                      : "; taken as " + oneModel + ", the only model it lists"),
+         std::nullopt);
+}
+
+void TraceBuilder::Impl::buildCounters() {
+    // Samples in time order; file order among equal times.
+    for (StagedCounter& c : counters) {
+        std::sort(c.samples.begin(), c.samples.end(), [](const CounterSample& a, const CounterSample& b) {
+            return a.time != b.time ? a.time < b.time : a.order < b.order;
+        });
+        CounterSeries series;
+        series.process = c.process;
+        series.name = std::move(c.name);
+        series.time.reserve(c.samples.size());
+        series.value.reserve(c.samples.size());
+        for (const CounterSample& sample : c.samples) {
+            series.time.push_back(sample.time);
+            series.value.push_back(sample.value);
+        }
+        trace->m_counters.push_back(std::move(series));
+    }
+    counters.clear();
+}
+
+} // namespace attnscope
