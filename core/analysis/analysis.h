@@ -5,7 +5,9 @@
 // to, its FLOPs and bytes (exact for AttnScope's own runs, inferred from the launching op's input
 // shapes for PyTorch traces, else unknown — never a guess), and where it sits on the device's
 // roofline.
+#include "core/analysis/device_specs.h"
 #include "core/analysis/kernel_role.h"
+#include "core/analysis/op_cost.h"
 #include "core/model/trace.h"
 
 #include <optional>
@@ -14,32 +16,6 @@
 #include <vector>
 
 namespace attnscope {
-
-enum class Precision : std::uint8_t { Unknown, F32, TF32, F16, BF16, F8 };
-std::string_view precisionName(Precision p); // "fp32", …, "unknown"
-
-// A device's roofs: peak FLOP/s per precision (0: none; a narrower type falls back to the wider
-// one's figure) and memory bandwidth in bytes/s.
-struct DeviceSpec {
-    std::string name;   // the spec's pattern ("H100 80GB HBM3"), or "CPU (measured)"
-    std::string source; // "datasheet", "measured"
-    double fp32 = 0, tf32 = 0, fp16 = 0, fp8 = 0;
-    double bandwidth = 0;
-    double peak(Precision p) const;
-};
-
-// Device specs as data: resources/device_specs.txt, built in, after the user's own file.
-class DeviceSpecs {
-public:
-    static DeviceSpecs parse(std::string_view text, std::vector<std::string>* problems = nullptr);
-    static const DeviceSpecs& standard();
-    // The spec whose pattern is the longest one the device name contains (any case).
-    std::optional<DeviceSpec> match(std::string_view deviceName) const;
-    std::size_t size() const { return m_specs.size(); }
-
-private:
-    std::vector<DeviceSpec> m_specs;
-};
 
 enum class CostSource : std::uint8_t { Unknown, Exact, Inferred };
 std::string_view costSourceLabel(CostSource s); // "unknown", "exact", "inferred from shapes"
@@ -109,18 +85,5 @@ bool hasCpuKernels(const Trace& trace);
 
 // Roofline numbers and verdict for one kernel of known cost that took durationNs on spec.
 void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec);
-
-// FLOPs and bytes of a PyTorch op from its "Input Dims", "Input type" and "Concrete Inputs" args
-// (as JSON); nullopt when the op is not one AttnScope models or its shapes are missing.
-struct OpCost {
-    double flops = 0;
-    double bytes = 0;
-    Precision precision = Precision::Unknown;
-    KernelRole role = KernelRole::Other; // the role of the kernel that does the op's work
-};
-// Whether opCost models the op at all (by its name).
-bool opCostModels(std::string_view op);
-std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
-                             std::string_view concreteInputs);
 
 } // namespace attnscope

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+#include "core/analysis/op_cost.h"
+
+#include "core/analysis/attention_math.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace attnscope {
+
+namespace {
+
+// "[[16,559,1024],[1024,1024],[]]" → {{16,559,1024},{1024,1024},{}}; nullopt when not that shape.
+std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s) {
+    std::vector<std::vector<std::int64_t>> out;
+    std::size_t i = 0;
+    auto skip = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == ','))
+            ++i;
+    };
+    skip();
+    if (i >= s.size() || s[i] != '[') return std::nullopt;
+    ++i;
+    for (;;) {
+        skip();
+        if (i >= s.size()) return std::nullopt;
+        if (s[i] == ']') return out;
+        if (s[i] != '[') return std::nullopt;
+        ++i;
+        std::vector<std::int64_t> dims;
+        for (;;) {
+            skip();
+            if (i >= s.size()) return std::nullopt;
+            if (s[i] == ']') {
+                ++i;
+                break;
+            }
+            std::int64_t v = 0;
+            const auto [end, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
+            if (ec != std::errc() || v < 0) return std::nullopt;
+            dims.push_back(v);
+            i = std::size_t(end - s.data());
+        }
+        out.push_back(std::move(dims));
+    }
+}
+
+// ["c10::BFloat16","",'True'] → strings; JSON escapes are not expected in these args.
+std::vector<std::string> parseStrings(std::string_view s) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while ((i = s.find('"', i)) != std::string_view::npos) {
+        const std::size_t end = s.find('"', i + 1);
+        if (end == std::string_view::npos) break;
+        out.emplace_back(s.substr(i + 1, end - i - 1));
+        i = end + 1;
+    }
+    return out;
+}
+
+Precision precisionOfType(std::string_view t) {
+    if (t == "c10::BFloat16") return Precision::BF16;
+    if (t == "c10::Half") return Precision::F16;
+    if (t == "float") return Precision::F32;
+    if (t.find("Float8") != std::string_view::npos) return Precision::F8;
+    return Precision::Unknown;
+}
+
+double bytesOf(Precision p) {
+    switch (p) {
+    case Precision::F8:
+        return 1;
+    case Precision::F16:
+    case Precision::BF16:
+        return 2;
+    default:
+        return 4;
+    }
+}
+
+double product(const std::vector<std::int64_t>& dims, std::size_t from = 0,
+               std::size_t to = std::string::npos) {
+    double p = 1;
+    for (std::size_t i = from; i < std::min(to, dims.size()); ++i)
+        p *= double(dims[i]);
+    return p;
+}
+
+bool isTrue(const std::vector<std::string>& concrete, std::size_t index) {
+    return index < concrete.size() && (concrete[index] == "True" || concrete[index] == "true");
+}
+
+} // namespace
+
+namespace {
+
+// The attention ops opCost models: where the heads sit in the shapes, and which input says causal.
+struct Sdpa {
+    std::string_view name;
+    bool headsSecond; // [B, H, N, D] (else [B, N, H, D])
+    std::size_t causalAt;
+    bool causalIsMaskType; // _efficient_attention_forward: custom_mask_type != 0
+};
+constexpr Sdpa kSdpa[] = {
+    {"aten::scaled_dot_product_attention", true, 5, false},
+    {"aten::_scaled_dot_product_flash_attention", true, 4, false},
+    {"aten::_scaled_dot_product_flash_attention_for_cpu", true, 4, false},
+    {"aten::_scaled_dot_product_efficient_attention", true, 6, false},
+    {"aten::_scaled_dot_product_cudnn_attention", true, 6, false},
+    {"aten::_flash_attention_forward", false, 8, false},
+    {"aten::_efficient_attention_forward", false, 9, true},
+};
+
+constexpr std::string_view kGemmAndSoftmaxOps[] = {"aten::mm",     "aten::addmm",  "aten::bmm",      "aten::baddbmm",
+                                                   "aten::matmul", "aten::linear", "aten::_softmax", "aten::softmax"};
+
+} // namespace
+
+bool opCostModels(std::string_view op) {
+    for (std::string_view name : kGemmAndSoftmaxOps)
+        if (op == name) return true;
+    for (const Sdpa& s : kSdpa)
+        if (op == s.name) return true;
+    return false;
+}
+
+std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
+                             std::string_view concreteInputs) {
+    const auto dims = parseDims(inputDims);
+    if (!dims || dims->empty()) return std::nullopt;
+    const std::vector<std::string> types = parseStrings(inputTypes);
+    const std::vector<std::string> concrete = parseStrings(concreteInputs);
+    auto precisionAt = [&](std::size_t i) {
+        return i < types.size() ? precisionOfType(types[i]) : Precision::Unknown;
+    };
+    const auto& d = *dims;
+    auto rank = [&](std::size_t i, std::size_t r) { return i < d.size() && d[i].size() == r; };
+    OpCost c;
+    auto gemm = [&](double batch, double m, double k, double n, double extraOutputs, Precision p) {
+        c.precision = p;
+        c.role = KernelRole::Gemm;
+        c.flops = 2 * batch * m * n * k;
+        c.bytes = batch * (m * k + k * n + m * n * (1 + extraOutputs)) * bytesOf(p);
+        return c;
+    };
+    if (op == "aten::mm" && rank(0, 2) && rank(1, 2) && d[0][1] == d[1][0])
+        return gemm(1, double(d[0][0]), double(d[0][1]), double(d[1][1]), 0, precisionAt(0));
+    if (op == "aten::addmm" && rank(1, 2) && rank(2, 2) && d[1][1] == d[2][0]) {
+        OpCost g = gemm(1, double(d[1][0]), double(d[1][1]), double(d[2][1]), 0, precisionAt(1));
+        g.bytes += product(d[0]) * bytesOf(g.precision); // the bias read
+        return g;
+    }
+    if (op == "aten::bmm" && rank(0, 3) && rank(1, 3) && d[0][2] == d[1][1])
+        return gemm(double(d[0][0]), double(d[0][1]), double(d[0][2]), double(d[1][2]), 0, precisionAt(0));
+    if (op == "aten::baddbmm" && rank(1, 3) && rank(2, 3) && d[1][2] == d[2][1])
+        return gemm(double(d[1][0]), double(d[1][1]), double(d[1][2]), double(d[2][2]), 1, precisionAt(1));
+    if (op == "aten::matmul" && d.size() >= 2 && d[0].size() >= 2 && d[1].size() >= 2 &&
+        d[0].back() == d[1][d[1].size() - 2]) {
+        // Batched over the leading dims of the first operand (a 2-D second operand is broadcast).
+        const auto& a = d[0];
+        return gemm(product(a, 0, a.size() - 2), double(a[a.size() - 2]), double(a.back()),
+                    double(d[1].back()), 0, precisionAt(0));
+    }
+    if (op == "aten::linear" && d.size() >= 2 && !d[0].empty() && rank(1, 2) && d[0].back() == d[1][1]) {
+        OpCost g = gemm(1, product(d[0], 0, d[0].size() - 1), double(d[0].back()), double(d[1][0]), 0,
+                        precisionAt(0));
+        if (d.size() > 2) g.bytes += product(d[2]) * bytesOf(g.precision);
+        return g;
+    }
+    if ((op == "aten::_softmax" || op == "aten::softmax") && !d[0].empty()) {
+        // 5 operations per element (scale, max, exp, sum, divide), one read and one write.
+        const double n = product(d[0]);
+        c.precision = precisionAt(0);
+        c.role = KernelRole::Softmax;
+        c.flops = softmaxFlops(n);
+        c.bytes = 2 * n * bytesOf(c.precision);
+        return c;
+    }
+    // Attention: 2·B·H·N·S·D for Q·Kᵀ plus 2·B·H·N·S·Dv for P·V, halved when causal; Q, K, V, O moved once.
+    for (const Sdpa& s : kSdpa) {
+        if (op != s.name) continue;
+        if (!rank(0, 4) || !rank(1, 4) || !rank(2, 4)) return std::nullopt;
+        const auto& q = d[0];
+        const auto& k = d[1];
+        const auto& v = d[2];
+        const double b = double(q[0]), h = double(s.headsSecond ? q[1] : q[2]);
+        const double n = double(s.headsSecond ? q[2] : q[1]), sk = double(s.headsSecond ? k[2] : k[1]);
+        const double dq = double(q[3]), dv = double(v[3]);
+        bool causal = isTrue(concrete, s.causalAt);
+        if (s.causalIsMaskType)
+            causal =
+                s.causalAt < concrete.size() && !concrete[s.causalAt].empty() && concrete[s.causalAt] != "0";
+        c.precision = precisionAt(0);
+        c.role = KernelRole::FusedAttention;
+        c.flops = attentionFlops(b * h, n, sk, dq, dv, causal);
+        c.bytes = (product(q) + product(k) + product(v) + b * h * n * dv) * bytesOf(c.precision);
+        return c;
+    }
+    return std::nullopt;
+}
+
+} // namespace attnscope

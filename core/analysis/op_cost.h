@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// FLOPs and bytes of the PyTorch ops AttnScope models (GEMMs, softmax, scaled-dot-product
+// attention and its fused variants), from the shapes the profiler records with record_shapes.
+#include "core/analysis/device_specs.h"
+#include "core/model/role.h"
+
+#include <optional>
+#include <string_view>
+
+namespace attnscope {
+
+// FLOPs and bytes of a PyTorch op from its "Input Dims", "Input type" and "Concrete Inputs" args
+// (as JSON); nullopt when the op is not one AttnScope models or its shapes are missing.
+struct OpCost {
+    double flops = 0;
+    double bytes = 0;
+    Precision precision = Precision::Unknown;
+    KernelRole role = KernelRole::Other; // the role of the kernel that does the op's work
+};
+// Whether opCost models the op at all (by its name).
+bool opCostModels(std::string_view op);
+std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
+                             std::string_view concreteInputs);
+
+} // namespace attnscope
