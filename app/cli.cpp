@@ -471,7 +471,7 @@ int window(int argc, char** argv) {
             request.screenshot = argv[++i];
         } else if (arg == "--timing") {
             request.timing = true;
-        } else if (struct stat st {}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
+        } else if (struct stat st{}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
             request.files.push_back(arg);
         } else {
             std::fprintf(stderr, "attnscope: '%s' is neither a command nor a trace file\n", argv[i]);

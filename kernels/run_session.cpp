@@ -4,8 +4,8 @@
 #include "kernels/cpu/cpu_attention.h"
 #include "kernels/cuda_backend.h"
 
-#include "core/model/args_codec.h"
 #include "core/io/trace_builder.h"
+#include "core/model/args_codec.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -33,7 +33,7 @@ std::vector<std::pair<std::string, std::string>> shapeArgs(const AttentionShape&
 }
 
 constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::PvGemm,
-                                   KernelRole::FusedAttention};
+                                 KernelRole::FusedAttention};
 
 } // namespace
 

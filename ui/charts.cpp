@@ -7,7 +7,6 @@
 #include "timeline_export.h"
 #include "timeline_renderer.h"
 
-
 #include "core/model/demangle.h"
 
 #include <QBarCategoryAxis>

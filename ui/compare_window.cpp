@@ -141,7 +141,8 @@ void CompareWindow::openB(const QString& path) {
         std::move(callbacks));
 }
 
-void CompareWindow::setB(std::shared_ptr<const Document> a, std::shared_ptr<const Document> b, QString nameB) {
+void CompareWindow::setB(std::shared_ptr<const Document> a, std::shared_ptr<const Document> b,
+                         QString nameB) {
     m_a = std::move(a);
     m_b = std::move(b);
     m_nameB = std::move(nameB);

@@ -3,9 +3,9 @@
 
 #include "qt_text.h"
 
+#include "core/io/timestamp.h"
 #include "core/model/demangle.h"
 #include "core/report/summary.h"
-#include "core/io/timestamp.h"
 
 #include <QFormLayout>
 #include <QHeaderView>

@@ -12,7 +12,7 @@
 namespace attnscope {
 struct Document;
 struct DocumentSource;
-}
+} // namespace attnscope
 
 namespace attnscope::ui {
 

@@ -90,8 +90,8 @@ void KernelTablePanel::show(const Document* doc, std::optional<TimeRange> range)
     const TimeNs base = doc->trace->startNs();
     m_title->setText(tr("Range +%1 … +%2 (%3): %4, %5 in range")
                          .arg(qs(formatDuration(range->from - base)), qs(formatDuration(range->to - base)),
-                              qs(formatDuration(range->length())), qs(formatCount(count, "kernel", "kernels")),
-                              qs(formatDuration(total))));
+                              qs(formatDuration(range->length())),
+                              qs(formatCount(count, "kernel", "kernels")), qs(formatDuration(total))));
     m_model->setRows(std::move(rows), total, true);
 }
 

@@ -85,13 +85,14 @@ MainWindow::MainWindow() {
     m_run = new RunController(m_runPanel, this);
     m_find = new FindController(m_findBar, m_timeline, this);
 
-    connect(m_documents, &DocumentController::loadStarted, this, [this](const QString& name, bool measurable) {
-        m_progress->setRange(0, measurable ? 1000 : 0); // ranks: busy, no progress to report
-        m_progress->setValue(0);
-        m_progress->show();
-        m_cancel->show();
-        statusBar()->showMessage(tr("Loading %1…").arg(name));
-    });
+    connect(m_documents, &DocumentController::loadStarted, this,
+            [this](const QString& name, bool measurable) {
+                m_progress->setRange(0, measurable ? 1000 : 0); // ranks: busy, no progress to report
+                m_progress->setValue(0);
+                m_progress->show();
+                m_cancel->show();
+                statusBar()->showMessage(tr("Loading %1…").arg(name));
+            });
     connect(m_documents, &DocumentController::loadProgress, this,
             [this](double f) { m_progress->setValue(int(f * 1000)); });
     connect(m_documents, &DocumentController::documentChanged, this, &MainWindow::showDocument);
@@ -104,11 +105,11 @@ MainWindow::MainWindow() {
     connect(m_runPanel, &RunPanel::runRequested, this,
             [this] { startRun(m_runPanel->config(), m_runPanel->backend()); });
     connect(m_runPanel, &RunPanel::stopRequested, this, &MainWindow::stopRun);
-    connect(m_run, &RunController::snapshot, this,
-            [this](std::shared_ptr<const Trace> trace, bool first) {
-                m_documents->showBuilt(std::move(trace), m_run->name(), !first);
-            });
-    connect(m_run, &RunController::status, this, [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(m_run, &RunController::snapshot, this, [this](std::shared_ptr<const Trace> trace, bool first) {
+        m_documents->showBuilt(std::move(trace), m_run->name(), !first);
+    });
+    connect(m_run, &RunController::status, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
     connect(m_run, &RunController::failed, this, [this](const QString& error) {
         if (m_screenshotPath.isEmpty()) warn(tr("Run failed"), error);
     });
@@ -134,7 +135,8 @@ MainWindow::MainWindow() {
             [this] { m_details->showEvent(m_timeline->selected()); });
     connect(m_timeline, &TimelineView::rangeChanged, this,
             [this] { m_kernels->show(document().get(), m_timeline->range()); });
-    connect(m_details, &DetailsPanel::linkActivated, this, [this](EventRef e) { m_timeline->selectEvent(e, true); });
+    connect(m_details, &DetailsPanel::linkActivated, this,
+            [this](EventRef e) { m_timeline->selectEvent(e, true); });
 
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(240);
@@ -159,7 +161,8 @@ MainWindow::MainWindow() {
 
 MainWindow::~MainWindow() = default;
 
-QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area) {
+QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* widget,
+                                 Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(name);
     dock->setWidget(widget);
@@ -281,7 +284,8 @@ void MainWindow::showAnalysis() {
 
 void MainWindow::showLoadFailed(const QString& name, const QString& message) {
     statusBar()->showMessage(tr("Could not open %1").arg(name));
-    if (m_screenshotPath.isEmpty()) warn(tr("Could not open trace"), tr("%1 could not be opened.").arg(name), message);
+    if (m_screenshotPath.isEmpty())
+        warn(tr("Could not open trace"), tr("%1 could not be opened.").arg(name), message);
 }
 
 void MainWindow::loadEnded() {
@@ -295,7 +299,8 @@ void MainWindow::screenshotIfAsked() {
     if (m_screenshotPath.isEmpty()) return;
     // The charts and the details' roofline follow the analysis: the picture waits for it.
     if (document() && !analysis() && m_documents->analysing()) {
-        connect(this, &MainWindow::analysisReady, this, &MainWindow::screenshotIfAsked, Qt::SingleShotConnection);
+        connect(this, &MainWindow::analysisReady, this, &MainWindow::screenshotIfAsked,
+                Qt::SingleShotConnection);
         return;
     }
     const QString path = m_screenshotPath;

@@ -45,7 +45,8 @@ QStringList MainWindow::pickTraces(const QString& title, bool several) {
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, [this] {
-        if (const QStringList paths = pickTraces(tr("Open trace"), false); !paths.isEmpty()) openFile(paths.front());
+        if (const QStringList paths = pickTraces(tr("Open trace"), false); !paths.isEmpty())
+            openFile(paths.front());
     });
     open->setShortcut(QKeySequence::Open);
     file->addAction(tr("&Compare With…"), this, [this] {
@@ -70,7 +71,8 @@ void MainWindow::buildMenus() {
     save->setShortcut(QKeySequence::Save);
     file->addSeparator();
     // Pictures: PNG at scale 1 or 2, SVG, PDF.
-    auto addPictureMenu = [&](const QString& title, const QString& dialogTitle, auto suggestedName, auto write) {
+    auto addPictureMenu = [&](const QString& title, const QString& dialogTitle, auto suggestedName,
+                              auto write) {
         QMenu* menu = file->addMenu(title);
         for (const auto& [label, format, scale] : {std::tuple{tr("PNG…"), QStringLiteral("png"), 1.0},
                                                    std::tuple{tr("PNG at 2× …"), QStringLiteral("png"), 2.0},
@@ -83,10 +85,12 @@ void MainWindow::buildMenus() {
                                [=, this](const QString& path) { return (this->*write)(path, scale); });
             });
     };
-    addPictureMenu(tr("&Export Timeline"), tr("Export timeline"),
-                   [this] { return traceBaseName(m_documents->name()) + "-timeline"; }, &MainWindow::exportTimeline);
-    addPictureMenu(tr("Export &Chart"), tr("Export chart"),
-                   [this] { return chartKindName(m_charts->currentKind()); }, &MainWindow::exportChart);
+    addPictureMenu(
+        tr("&Export Timeline"), tr("Export timeline"),
+        [this] { return traceBaseName(m_documents->name()) + "-timeline"; }, &MainWindow::exportTimeline);
+    addPictureMenu(
+        tr("Export &Chart"), tr("Export chart"), [this] { return chartKindName(m_charts->currentKind()); },
+        &MainWindow::exportChart);
     file->addAction(tr("Export &Kernel Table as CSV…"), this, [this] {
         saveWithDialog(tr("Export kernel table"), "kernels.csv", tr("CSV files (*.csv)"),
                        [this](const QString& path) { return exportKernelTable(path); });

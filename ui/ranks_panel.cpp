@@ -26,7 +26,8 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_note);
     layout->addWidget(m_table, 1);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row) {
-        if (const QTableWidgetItem* item = m_table->item(row, 0)) Q_EMIT rankActivated(item->text().toLongLong());
+        if (const QTableWidgetItem* item = m_table->item(row, 0))
+            Q_EMIT rankActivated(item->text().toLongLong());
     });
 }
 
@@ -39,7 +40,8 @@ void RanksPanel::showReport(const RankReport& report) {
     m_table->setRowCount(int(report.ranks.size()));
     for (int row = 0; row < int(report.ranks.size()); ++row) {
         const RankStats& s = report.ranks[std::size_t(row)];
-        const double vs = report.meanBusyNs ? 100.0 * (double(s.gpuBusyNs) / double(report.meanBusyNs) - 1) : 0;
+        const double vs =
+            report.meanBusyNs ? 100.0 * (double(s.gpuBusyNs) / double(report.meanBusyNs) - 1) : 0;
         const QStringList cells = {QString::number(s.rank),
                                    QString::number(s.kernels),
                                    qs(formatDuration(s.kernelNs)),

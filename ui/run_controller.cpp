@@ -47,8 +47,9 @@ QString RunController::start(kernels::RunConfig config, const QString& backend) 
     m_run->start();
     m_timer->start();
     m_panel->setRunning(true);
-    m_panel->setState(note + (config.backend == "cuda" ? tr("Running on the GPU…")
-                                                       : tr("Running on %1 CPU workers…").arg(m_run->workers())));
+    m_panel->setState(note + (config.backend == "cuda"
+                                  ? tr("Running on the GPU…")
+                                  : tr("Running on %1 CPU workers…").arg(m_run->workers())));
     return {};
 }
 
@@ -63,7 +64,8 @@ void RunController::tick() {
     const bool ended = m_run->finished(); // read before draining: nothing is queued after the end
     std::vector<kernels::RunEvent> batch = m_run->takeEvents();
     if (!batch.empty()) {
-        m_events.insert(m_events.end(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
+        m_events.insert(m_events.end(), std::make_move_iterator(batch.begin()),
+                        std::make_move_iterator(batch.end()));
         m_snapshotDue = true;
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();

@@ -37,7 +37,8 @@ std::string fusedImpl(std::string_view name) {
 // fifteen args hold none of the keys of AttnScope's own runs).
 class ArgShapes {
 public:
-    ArgShapes(const Trace& trace, std::initializer_list<std::string_view> keys) : m_trace(trace), m_keys(keys) {}
+    ArgShapes(const Trace& trace, std::initializer_list<std::string_view> keys)
+        : m_trace(trace), m_keys(keys) {}
     bool has(EventRef e) const {
         const StringId shape = encodedArgsShape(m_trace.encodedArgs(e));
         if (!shape.valid() || shape.value >= m_trace.strings().size()) return false;
@@ -229,9 +230,12 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
             if (slot == 0) {
                 std::string dims, types, concrete;
                 trace.forEachArg(op, [&](std::string_view k, std::string_view v) {
-                    if (k == "Input Dims") dims = v;
-                    else if (k == "Input type") types = v;
-                    else if (k == "Concrete Inputs") concrete = v;
+                    if (k == "Input Dims")
+                        dims = v;
+                    else if (k == "Input type")
+                        types = v;
+                    else if (k == "Concrete Inputs")
+                        concrete = v;
                 });
                 const auto c = opCost(trace.str(name), dims, types, concrete);
                 slot = c ? std::uint32_t(costs.size() + 2) : 1;

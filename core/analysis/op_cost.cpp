@@ -113,8 +113,9 @@ constexpr Sdpa kSdpa[] = {
     {"aten::_efficient_attention_forward", false, 9, true},
 };
 
-constexpr std::string_view kGemmAndSoftmaxOps[] = {"aten::mm",     "aten::addmm",  "aten::bmm",      "aten::baddbmm",
-                                                   "aten::matmul", "aten::linear", "aten::_softmax", "aten::softmax"};
+constexpr std::string_view kGemmAndSoftmaxOps[] = {"aten::mm",       "aten::addmm",  "aten::bmm",
+                                                   "aten::baddbmm",  "aten::matmul", "aten::linear",
+                                                   "aten::_softmax", "aten::softmax"};
 
 } // namespace
 

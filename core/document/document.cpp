@@ -19,8 +19,8 @@ double secondsSince(Clock::time_point t0) {
 std::string ranksName(const std::vector<std::string>& paths) {
     const std::string& first = paths.front();
     const std::size_t slash = first.find_last_of('/');
-    return std::to_string(paths.size()) + " ranks: " +
-           (slash == std::string::npos ? first : first.substr(slash + 1)) + ", …";
+    return std::to_string(paths.size()) +
+           " ranks: " + (slash == std::string::npos ? first : first.substr(slash + 1)) + ", …";
 }
 
 std::string fileName(const std::string& path) {

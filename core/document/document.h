@@ -51,20 +51,21 @@ struct DocumentOptions {
 };
 
 struct Document {
-    std::string name;                            // the file, "N ranks: …", or the source's name
-    std::shared_ptr<const Trace> trace;          // always
-    std::shared_ptr<const TimelineIndex> index;  // with TimelinePart
-    std::shared_ptr<const TraceSummary> summary; // with SummaryPart; analysis sections with AnalysisPart
+    std::string name;                              // the file, "N ranks: …", or the source's name
+    std::shared_ptr<const Trace> trace;            // always
+    std::shared_ptr<const TimelineIndex> index;    // with TimelinePart
+    std::shared_ptr<const TraceSummary> summary;   // with SummaryPart; analysis sections with AnalysisPart
     std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
-    std::shared_ptr<const RankReport> ranks;     // opened as ranks: each rank's GPU busy time
-    double loadSeconds = 0;                      // reading the files
-    double totalSeconds = 0;                     // and computing the parts
+    std::shared_ptr<const RankReport> ranks;       // opened as ranks: each rank's GPU busy time
+    double loadSeconds = 0;                        // reading the files
+    double totalSeconds = 0;                       // and computing the parts
     unsigned parts() const;
 };
 
 // Opens the source and computes the parts asked for. Throws LoadError (bad input, with where),
 // LoadCancelled, or std::invalid_argument (two files claiming one rank).
-std::shared_ptr<const Document> openDocument(const DocumentSource& source, const DocumentOptions& options = {});
+std::shared_ptr<const Document> openDocument(const DocumentSource& source,
+                                             const DocumentOptions& options = {});
 
 // The same document with the missing parts of `parts` computed; shares everything it had.
 std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Document>& document,

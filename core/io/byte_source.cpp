@@ -88,13 +88,19 @@ class Inflater {
 public:
     enum class Step { Ok, MemberEnd, NeedInput, Error };
 #if ATTNSCOPE_HAVE_ISAL
-    Inflater() { reset(); }
+    Inflater() {
+        reset();
+    }
     void setInput(const char* in, std::size_t n) {
         m_state.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(in));
         m_state.avail_in = static_cast<std::uint32_t>(n);
     }
-    const char* nextIn() const { return reinterpret_cast<const char*>(m_state.next_in); }
-    std::size_t availIn() const { return m_state.avail_in; }
+    const char* nextIn() const {
+        return reinterpret_cast<const char*>(m_state.next_in);
+    }
+    std::size_t availIn() const {
+        return m_state.avail_in;
+    }
     // Inflates into out[0, n); produced: the bytes written.
     Step inflate(char* out, std::size_t n, std::size_t& produced, std::string& error) {
         m_state.next_out = reinterpret_cast<std::uint8_t*>(out);
@@ -124,15 +130,22 @@ private:
 #else
     Inflater() {
         std::memset(&m_stream, 0, sizeof(m_stream));
-        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK) throw LoadError("cannot start gzip decompression");
+        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK)
+            throw LoadError("cannot start gzip decompression");
     }
-    ~Inflater() { inflateEnd(&m_stream); }
+    ~Inflater() {
+        inflateEnd(&m_stream);
+    }
     void setInput(const char* in, std::size_t n) {
         m_stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in));
         m_stream.avail_in = static_cast<uInt>(n);
     }
-    const char* nextIn() const { return reinterpret_cast<const char*>(m_stream.next_in); }
-    std::size_t availIn() const { return m_stream.avail_in; }
+    const char* nextIn() const {
+        return reinterpret_cast<const char*>(m_stream.next_in);
+    }
+    std::size_t availIn() const {
+        return m_stream.avail_in;
+    }
     Step inflate(char* out, std::size_t n, std::size_t& produced, std::string& error) {
         m_stream.next_out = reinterpret_cast<Bytef*>(out);
         m_stream.avail_out = static_cast<uInt>(n);

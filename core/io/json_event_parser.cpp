@@ -12,8 +12,8 @@
 
 namespace attnscope::json {
 
-void EventParser::parseChunk(char* data, std::size_t from, std::size_t to, std::size_t readable, std::uint64_t offset,
-                std::uint32_t chunkIndex) {
+void EventParser::parseChunk(char* data, std::size_t from, std::size_t to, std::size_t readable,
+                             std::uint64_t offset, std::uint32_t chunkIndex) {
     from = skipSeparators(data, from, to);
     if (from >= to) return;
     m_b.beginChunk(chunkIndex);
@@ -33,8 +33,9 @@ void EventParser::parseChunk(char* data, std::size_t from, std::size_t to, std::
     if (err) throwChunkError(err, data, from, offset);
 }
 
-EventParser::OpenChunk EventParser::parseOpenChunk(char* data, std::size_t from, std::size_t to, std::size_t readable,
-                         std::uint64_t offset, std::uint32_t chunkIndex) {
+EventParser::OpenChunk EventParser::parseOpenChunk(char* data, std::size_t from, std::size_t to,
+                                                   std::size_t readable, std::uint64_t offset,
+                                                   std::uint32_t chunkIndex) {
     const std::size_t end = to;
     from = skipSeparators(data, from, to);
     // The separator before the cut goes too, or the array would end in ",]".
@@ -79,12 +80,11 @@ void EventParser::throwChunkError(simdjson::error_code err, const char* data, st
 }
 
 simdjson::error_code EventParser::parseArray(const char* json, std::size_t len, std::size_t capacity,
-                                bool* atEnd, std::size_t* completed,
-                                const char** failedElement) {
+                                             bool* atEnd, std::size_t* completed,
+                                             const char** failedElement) {
     m_errorLocation = nullptr;
     od::document doc;
-    if (auto err = m_parser.iterate(simdjson::padded_string_view(json, len, capacity)).get(doc))
-        return err;
+    if (auto err = m_parser.iterate(simdjson::padded_string_view(json, len, capacity)).get(doc)) return err;
     od::array array;
     if (auto err = doc.get_array().get(array)) return err;
     for (auto element : array) {
@@ -118,8 +118,7 @@ simdjson::error_code EventParser::scalarText(od::value& v, std::string_view& out
     isString = first == '"';
     if (isString) {
         const std::string_view quoted = trimRight(raw);
-        if (quoted.size() >= 2 && quoted.back() == '"' &&
-            !std::memchr(quoted.data(), '\\', quoted.size())) {
+        if (quoted.size() >= 2 && quoted.back() == '"' && !std::memchr(quoted.data(), '\\', quoted.size())) {
             out = quoted.substr(1, quoted.size() - 2);
             return simdjson::SUCCESS;
         }
@@ -319,7 +318,8 @@ simdjson::error_code EventParser::readEvent(od::value& value) {
     return simdjson::SUCCESS;
 }
 
-void EventParser::addV2Flow(TrackId track, TimeNs ts, std::uint64_t bindId, bool in, bool out, std::uint32_t seq) {
+void EventParser::addV2Flow(TrackId track, TimeNs ts, std::uint64_t bindId, bool in, bool out,
+                            std::uint32_t seq) {
     if (!in && !out) return;
     FlowPoint p;
     p.id = bindId;
@@ -383,8 +383,7 @@ simdjson::error_code EventParser::readArgs(od::value& v, std::uint64_t& correlat
                 valid = isJsonNumber(text);
         }
         if (!valid) {
-            m_b.warn(
-                "an arg value is not valid JSON (NaN, Infinity or a bad literal); the arg is left out");
+            m_b.warn("an arg value is not valid JSON (NaN, Infinity or a bad literal); the arg is left out");
             continue;
         }
         if (key == "correlation" && first != '"') correlation = parseUnsigned(text).value_or(0);

@@ -26,7 +26,7 @@ ParallelEventParser::~ParallelEventParser() {
 }
 
 void ParallelEventParser::submit(const char* data, std::size_t from, std::size_t to, std::uint64_t offset,
-            std::uint32_t chunkIndex) {
+                                 std::uint32_t chunkIndex) {
     Chunk chunk;
     {
         std::unique_lock lock(m_mutex);
@@ -42,8 +42,7 @@ void ParallelEventParser::submit(const char* data, std::size_t from, std::size_t
             m_spare.pop_back();
         }
     }
-    if (chunk.buffer.size() < to - from + 1 + kPadding)
-        chunk.buffer = BigBuffer(to - from + 1 + kPadding);
+    if (chunk.buffer.size() < to - from + 1 + kPadding) chunk.buffer = BigBuffer(to - from + 1 + kPadding);
     std::memcpy(chunk.buffer.data() + 1, data + from, to - from);
     chunk.length = to - from;
     chunk.offset = offset + from - 1; // file offset of buffer byte 0

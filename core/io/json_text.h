@@ -20,7 +20,6 @@ inline constexpr std::uint32_t kSerialChunks = 4;
 // Relative Kineto timestamps are far below any epoch-based one (2001 in ns is 1e18).
 inline constexpr TimeNs kRelativeTimeLimit = 100'000'000'000'000'000; // 1e17 ns
 
-
 inline bool isSpace(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/ranks.h"
 
+#include "core/io/trace_builder.h"
 #include "core/model/args_codec.h"
 #include "core/report/summary.h"
-#include "core/io/trace_builder.h"
 
 #include <nlohmann/json.hpp>
 

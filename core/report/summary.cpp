@@ -3,8 +3,8 @@
 
 #include "core/analysis/analysis.h"
 
-#include "core/model/timeline_index.h"
 #include "core/io/timestamp.h"
+#include "core/model/timeline_index.h"
 
 #include <nlohmann/json.hpp>
 

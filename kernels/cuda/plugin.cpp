@@ -28,8 +28,8 @@
 
 namespace {
 
-using attnscope::kernels::AttentionShape;
 using attnscope::KernelRole;
+using attnscope::kernels::AttentionShape;
 using attnscope_cuda::Problem;
 
 void say(char* message, int size, const char* format, ...) {
