@@ -175,45 +175,103 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
                                            : Verdict::ComputeBound;
 }
 
-TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
-                           const RoleRules& rules) {
-    TraceAnalysis a;
-    // The roofs of the GPU the kernels ran on (its model as the trace builder matched it), else of
-    // the first device the trace lists.
-    std::vector<std::string> models;
-    for (const ProcessInfo& p : trace.processes())
-        if (p.isGpu && !p.deviceModel.empty()) models.push_back(p.deviceModel);
-    for (const DeviceInfo& dev : trace.devices())
-        if (!dev.name.empty()) models.push_back(dev.name);
-    for (const std::string& model : models) {
-        if (a.device) break;
-        a.device = specs.match(model);
-        a.deviceNote = a.device ? model + ": " + a.device->name + " (" + a.device->source + ")"
-                                : "no roofs known for '" + model + "' (add it to device_specs.txt)";
-    }
-    if (models.empty()) a.deviceNote = "the trace names no GPU";
+namespace {
 
-    // Role names, classified once per name and category.
-    std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRole> byName;
-    // Per op event: the kernels its cost is shared out to, and its cost (none: not an op modelled).
-    std::map<EventRef, std::pair<std::uint32_t, std::vector<std::uint32_t>>> byOp; // op → (cost, kernels)
-    // Op costs per op event, as slots per track (0: not looked at yet, 1: not modelled, n: costs[n - 2]).
-    std::vector<std::vector<std::uint32_t>> opSlots(trace.tracks().size());
-    std::vector<OpCost> costs;
-    // AttnScope's own runs: (impl, call) → kernels.
-    std::map<std::pair<std::string, long>, std::vector<std::uint32_t>> ownCalls;
-    const ArgShapes ownArgs(trace, {"role", "impl", "call", "flops", "bytes", "dtype"});
-    std::vector<std::int8_t> modelledOp(trace.strings().size(), -1); // per op name: -1 not known yet
-    // Per category string: 1 kernel or copy, 2 cpu_op (with the legacy spellings), 0 other.
-    std::vector<std::uint8_t> categoryKind(trace.strings().size(), 0);
-    for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
-        const std::string_view c = trace.strings().get(StringId(id));
-        categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
+// One analysis, in passes over the trace's kernels; the caches of the first pass are members.
+class Analyzer {
+public:
+    Analyzer(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs, const RoleRules& rules)
+        : trace(trace), cpu(cpu), specs(specs), rules(rules), opSlots(trace.tracks().size()),
+          modelledOp(trace.strings().size(), -1), categoryKind(trace.strings().size(), 0) {
+        for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
+            const std::string_view c = trace.strings().get(StringId(id));
+            categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
+        }
+    }
+
+    TraceAnalysis run() {
+        chooseDevice();
+        readKernels();
+        assignOpCosts();
+        findCalls();
+        numberCalls();
+        placeOnRoofs();
+        return std::move(a);
+    }
+
+private:
+    void chooseDevice() {
+        // The roofs of the GPU the kernels ran on (its model as the trace builder matched it), else of
+        // the first device the trace lists.
+        std::vector<std::string> models;
+        for (const ProcessInfo& p : trace.processes())
+            if (p.isGpu && !p.deviceModel.empty()) models.push_back(p.deviceModel);
+        for (const DeviceInfo& dev : trace.devices())
+            if (!dev.name.empty()) models.push_back(dev.name);
+        for (const std::string& model : models) {
+            if (a.device) break;
+            a.device = specs.match(model);
+            a.deviceNote = a.device ? model + ": " + a.device->name + " (" + a.device->source + ")"
+                                    : "no roofs known for '" + model + "' (add it to device_specs.txt)";
+        }
+        if (models.empty()) a.deviceNote = "the trace names no GPU";
+    }
+
+    // Each kernel's role, its exact cost (own runs) or the op whose cost it may get, its call (own runs).
+    void readKernels() {
+        for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+            const Track& track = trace.tracks()[t];
+            const bool cpuTrack = isCpuTrack(trace, TrackId{t});
+            for (std::uint32_t i = 0; i < track.size(); ++i) {
+                if (categoryKind[track.events.category[i].value] != 1) continue;
+                const std::string_view category = trace.str(track.events.category[i]);
+                const EventRef ref{TrackId{t}, i};
+                KernelAnalysis k;
+                k.event = ref;
+                std::string role, impl, call, flops, bytes, dtype;
+                if (ownArgs.has(ref))
+                    trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
+                        if (key == "role") role = jsonUnquote(value);
+                        if (key == "impl") impl = jsonUnquote(value);
+                        if (key == "call") call = value;
+                        if (key == "flops") flops = value;
+                        if (key == "bytes") bytes = value;
+                        if (key == "dtype") dtype = jsonUnquote(value);
+                    });
+                if (const auto own = roleNamed(role)) {
+                    k.role = *own;
+                } else {
+                    auto [it, added] =
+                        byName.try_emplace({track.events.name[i].value, track.events.category[i].value});
+                    if (added) it->second = rules.classify(trace.str(track.events.name[i]), category);
+                    k.role = it->second;
+                }
+                if (!flops.empty() && !bytes.empty()) {
+                    k.cost = CostSource::Exact;
+                    k.flops = std::atof(flops.c_str());
+                    k.bytes = std::atof(bytes.c_str());
+                    k.precision = dtype == "bf16"   ? Precision::BF16
+                                  : dtype == "fp16" ? Precision::F16
+                                                    : Precision::F32;
+                    k.costBasis = "the run's own numbers";
+                }
+                const auto index = std::uint32_t(a.kernels.size());
+                if (!impl.empty() && !call.empty())
+                    ownCalls[{impl, std::atol(call.c_str())}].push_back(index);
+                if (k.cost == CostSource::Unknown && !cpuTrack)
+                    if (const auto op = launchingOpCost(ref)) {
+                        auto& [cost, kernels] = byOp[op->first];
+                        cost = op->second;
+                        kernels.push_back(index);
+                    }
+                a.kernels.push_back(std::move(k));
+            }
+        }
     }
 
     // The cost of the op that launched a kernel: kernel → runtime call (correlation) → the innermost
     // enclosing cpu_op; cached per op (many kernels share one, most ops are not modelled).
-    auto launchingOpCost = [&](EventRef kernel) -> std::optional<std::pair<EventRef, std::uint32_t>> {
+    std::optional<std::pair<EventRef, std::uint32_t>> launchingOpCost(EventRef kernel) {
         const auto launch = trace.launchOf(kernel);
         if (!launch) return std::nullopt;
         std::optional<std::pair<EventRef, std::uint32_t>> found; // the op and its cost's index
@@ -246,181 +304,168 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const Devi
             return true;
         });
         return found;
-    };
+    }
 
-    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
-        const Track& track = trace.tracks()[t];
-        const bool cpuTrack = isCpuTrack(trace, TrackId{t});
-        for (std::uint32_t i = 0; i < track.size(); ++i) {
-            if (categoryKind[track.events.category[i].value] != 1) continue;
-            const std::string_view category = trace.str(track.events.category[i]);
-            const EventRef ref{TrackId{t}, i};
-            KernelAnalysis k;
-            k.event = ref;
-            std::string role, impl, call, flops, bytes, dtype;
-            if (ownArgs.has(ref))
-                trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
-                    if (key == "role") role = jsonUnquote(value);
-                    if (key == "impl") impl = jsonUnquote(value);
-                    if (key == "call") call = value;
-                    if (key == "flops") flops = value;
-                    if (key == "bytes") bytes = value;
-                    if (key == "dtype") dtype = jsonUnquote(value);
-                });
-            if (const auto own = roleNamed(role)) {
-                k.role = *own;
-            } else {
-                auto [it, added] =
-                    byName.try_emplace({track.events.name[i].value, track.events.category[i].value});
-                if (added) it->second = rules.classify(trace.str(track.events.name[i]), category);
-                k.role = it->second;
-            }
-            if (!flops.empty() && !bytes.empty()) {
-                k.cost = CostSource::Exact;
-                k.flops = std::atof(flops.c_str());
-                k.bytes = std::atof(bytes.c_str());
-                k.precision = dtype == "bf16"   ? Precision::BF16
-                              : dtype == "fp16" ? Precision::F16
-                                                : Precision::F32;
-                k.costBasis = "the run's own numbers";
-            }
-            const auto index = std::uint32_t(a.kernels.size());
-            if (!impl.empty() && !call.empty()) ownCalls[{impl, std::atol(call.c_str())}].push_back(index);
-            if (k.cost == CostSource::Unknown && !cpuTrack)
-                if (const auto op = launchingOpCost(ref)) {
-                    auto& [cost, kernels] = byOp[op->first];
-                    cost = op->second;
-                    kernels.push_back(index);
+    void assignOpCosts() {
+        // An op's cost goes to its one kernel of the op's role; with none or several, it stays unknown.
+        for (const auto& [op, costAndKernels] : byOp) {
+            const auto& [cost, kernels] = costAndKernels;
+            const OpCost& c = costs[cost];
+            std::uint32_t chosen = 0, matches = 0;
+            for (std::uint32_t k : kernels)
+                if (a.kernels[k].role == c.role ||
+                    (c.role == KernelRole::Gemm && a.kernels[k].role == KernelRole::Gemm)) {
+                    chosen = k;
+                    ++matches;
                 }
-            a.kernels.push_back(std::move(k));
+            if (matches != 1) continue;
+            KernelAnalysis& k = a.kernels[chosen];
+            k.cost = CostSource::Inferred;
+            k.flops = c.flops;
+            k.bytes = c.bytes;
+            k.precision = c.precision;
+            const Track& ot = trace.track(op.track);
+            k.costBasis = std::string(trace.str(ot.events.name[op.index])) + " " +
+                          argValue(trace, op, "Input Dims") + " " + std::string(precisionName(c.precision));
         }
     }
 
-    // An op's cost goes to its one kernel of the op's role; with none or several, it stays unknown.
-    for (const auto& [op, costAndKernels] : byOp) {
-        const auto& [cost, kernels] = costAndKernels;
-        const OpCost& c = costs[cost];
-        std::uint32_t chosen = 0, matches = 0;
-        for (std::uint32_t k : kernels)
-            if (a.kernels[k].role == c.role ||
-                (c.role == KernelRole::Gemm && a.kernels[k].role == KernelRole::Gemm)) {
-                chosen = k;
-                ++matches;
-            }
-        if (matches != 1) continue;
-        KernelAnalysis& k = a.kernels[chosen];
-        k.cost = CostSource::Inferred;
-        k.flops = c.flops;
-        k.bytes = c.bytes;
-        k.precision = c.precision;
-        const Track& ot = trace.track(op.track);
-        k.costBasis = std::string(trace.str(ot.events.name[op.index])) + " " +
-                      argValue(trace, op, "Input Dims") + " " + std::string(precisionName(c.precision));
-    }
-
-    // Attention calls. Own runs say which kernels make a call.
-    for (auto& [key, kernels] : ownCalls) {
-        AttentionCall call;
-        call.impl = key.first;
-        call.kernels = kernels;
-        a.calls.push_back(std::move(call));
-    }
-    // Fused kernels are a call each; naive chains are found per GPU track: a softmax with a GEMM
-    // before it and one after, with only elementwise kernels (scale, mask, dropout) between.
-    if (ownCalls.empty()) {
-        std::map<TrackId, std::vector<std::uint32_t>> perTrack;
-        for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
-            if (a.kernels[k].role != KernelRole::Copy) perTrack[a.kernels[k].event.track].push_back(k);
-        constexpr int kMaxBetween = 4;
-        std::unordered_map<std::uint32_t, std::string> implByName; // a fused kernel's name → its impl
-        for (auto& [track, list] : perTrack) {
-            for (std::size_t p = 0; p < list.size(); ++p) {
-                KernelAnalysis& k = a.kernels[list[p]];
-                if (k.role == KernelRole::FusedAttention) {
+    void findCalls() {
+        // Attention calls. Own runs say which kernels make a call.
+        for (auto& [key, kernels] : ownCalls) {
+            AttentionCall call;
+            call.impl = key.first;
+            call.kernels = kernels;
+            a.calls.push_back(std::move(call));
+        }
+        // Fused kernels are a call each; naive chains are found per GPU track: a softmax with a GEMM
+        // before it and one after, with only elementwise kernels (scale, mask, dropout) between.
+        if (ownCalls.empty()) {
+            std::map<TrackId, std::vector<std::uint32_t>> perTrack;
+            for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
+                if (a.kernels[k].role != KernelRole::Copy) perTrack[a.kernels[k].event.track].push_back(k);
+            constexpr int kMaxBetween = 4;
+            std::unordered_map<std::uint32_t, std::string> implByName; // a fused kernel's name → its impl
+            for (auto& [track, list] : perTrack) {
+                for (std::size_t p = 0; p < list.size(); ++p) {
+                    KernelAnalysis& k = a.kernels[list[p]];
+                    if (k.role == KernelRole::FusedAttention) {
+                        AttentionCall call;
+                        const StringId name = trace.track(k.event.track).events.name[k.event.index];
+                        auto [impl, added] = implByName.try_emplace(name.value);
+                        if (added) impl->second = fusedImpl(trace.str(name));
+                        call.impl = impl->second;
+                        call.kernels = {list[p]};
+                        a.calls.push_back(std::move(call));
+                        continue;
+                    }
+                    if (k.role != KernelRole::Softmax) continue;
+                    std::size_t before = p, after = p;
+                    int between = 0;
+                    while (before > 0 && a.kernels[list[before - 1]].role == KernelRole::Elementwise &&
+                           between < kMaxBetween) {
+                        --before;
+                        ++between;
+                    }
+                    between = 0;
+                    while (after + 1 < list.size() &&
+                           a.kernels[list[after + 1]].role == KernelRole::Elementwise &&
+                           between < kMaxBetween) {
+                        ++after;
+                        ++between;
+                    }
+                    if (before == 0 || after + 1 >= list.size()) continue;
+                    KernelAnalysis& qk = a.kernels[list[before - 1]];
+                    KernelAnalysis& pv = a.kernels[list[after + 1]];
+                    if ((qk.role != KernelRole::Gemm && qk.role != KernelRole::QkGemm) ||
+                        pv.role != KernelRole::Gemm || qk.call >= 0)
+                        continue;
+                    qk.role = KernelRole::QkGemm;
+                    pv.role = KernelRole::PvGemm;
                     AttentionCall call;
-                    const StringId name = trace.track(k.event.track).events.name[k.event.index];
-                    auto [impl, added] = implByName.try_emplace(name.value);
-                    if (added) impl->second = fusedImpl(trace.str(name));
-                    call.impl = impl->second;
-                    call.kernels = {list[p]};
+                    call.impl = "naive";
+                    for (std::size_t q = before - 1; q <= after + 1; ++q) {
+                        // Scale and mask before the softmax are part of it.
+                        if (q >= before && q < p) a.kernels[list[q]].role = KernelRole::Softmax;
+                        call.kernels.push_back(list[q]);
+                    }
                     a.calls.push_back(std::move(call));
-                    continue;
+                    qk.call = 0; // marks it taken until the calls are numbered below
                 }
-                if (k.role != KernelRole::Softmax) continue;
-                std::size_t before = p, after = p;
-                int between = 0;
-                while (before > 0 && a.kernels[list[before - 1]].role == KernelRole::Elementwise &&
-                       between < kMaxBetween) {
-                    --before;
-                    ++between;
-                }
-                between = 0;
-                while (after + 1 < list.size() &&
-                       a.kernels[list[after + 1]].role == KernelRole::Elementwise && between < kMaxBetween) {
-                    ++after;
-                    ++between;
-                }
-                if (before == 0 || after + 1 >= list.size()) continue;
-                KernelAnalysis& qk = a.kernels[list[before - 1]];
-                KernelAnalysis& pv = a.kernels[list[after + 1]];
-                if ((qk.role != KernelRole::Gemm && qk.role != KernelRole::QkGemm) ||
-                    pv.role != KernelRole::Gemm || qk.call >= 0)
-                    continue;
-                qk.role = KernelRole::QkGemm;
-                pv.role = KernelRole::PvGemm;
-                AttentionCall call;
-                call.impl = "naive";
-                for (std::size_t q = before - 1; q <= after + 1; ++q) {
-                    // Scale and mask before the softmax are part of it.
-                    if (q >= before && q < p) a.kernels[list[q]].role = KernelRole::Softmax;
-                    call.kernels.push_back(list[q]);
-                }
-                a.calls.push_back(std::move(call));
-                qk.call = 0; // marks it taken until the calls are numbered below
             }
         }
     }
-    for (AttentionCall& call : a.calls) {
-        call.start = INT64_MAX;
-        call.end = INT64_MIN;
-        for (std::uint32_t k : call.kernels) {
-            const EventRef e = a.kernels[k].event;
-            const Track& t = trace.track(e.track);
-            call.start = std::min(call.start, t.events.start[e.index]);
-            call.end = std::max(call.end, t.end(e.index));
-        }
-    }
-    std::sort(a.calls.begin(), a.calls.end(), [](const AttentionCall& x, const AttentionCall& y) {
-        return x.start != y.start ? x.start < y.start : x.impl < y.impl;
-    });
-    for (KernelAnalysis& k : a.kernels)
-        k.call = -1;
-    for (std::size_t c = 0; c < a.calls.size(); ++c)
-        for (std::uint32_t k : a.calls[c].kernels)
-            a.kernels[k].call = int(c);
 
-    // The roofline: GPU kernels on the trace's device, CPU kernels on the measured CPU. A CPU run
-    // records each worker's share of a kernel, run at the same time as the other workers' shares:
-    // each is held to its worker's share of the machine's roofs.
-    std::map<ProcessId, std::set<TrackId>> cpuWorkers;
-    for (const KernelAnalysis& k : a.kernels)
-        if (isCpuTrack(trace, k.event.track))
-            cpuWorkers[trace.track(k.event.track).process].insert(k.event.track);
-    for (KernelAnalysis& k : a.kernels) {
-        const Track& t = trace.track(k.event.track);
-        if (!isCpuTrack(trace, k.event.track)) {
-            if (a.device) placeOnRoofline(k, t.events.duration[k.event.index], *a.device);
-        } else if (cpu) {
-            DeviceSpec share = *cpu;
-            const double workers = double(std::max<std::size_t>(1, cpuWorkers[t.process].size()));
-            share.fp32 /= workers;
-            share.bandwidth /= workers;
-            share.name = cpu->name + " ÷ " + std::to_string(int(workers)) + " workers";
-            if (!a.cpuShare) a.cpuShare = share;
-            placeOnRoofline(k, t.events.duration[k.event.index], share);
+    // Calls by start, and each kernel's call.
+    void numberCalls() {
+        for (AttentionCall& call : a.calls) {
+            call.start = INT64_MAX;
+            call.end = INT64_MIN;
+            for (std::uint32_t k : call.kernels) {
+                const EventRef e = a.kernels[k].event;
+                const Track& t = trace.track(e.track);
+                call.start = std::min(call.start, t.events.start[e.index]);
+                call.end = std::max(call.end, t.end(e.index));
+            }
+        }
+        std::sort(a.calls.begin(), a.calls.end(), [](const AttentionCall& x, const AttentionCall& y) {
+            return x.start != y.start ? x.start < y.start : x.impl < y.impl;
+        });
+        for (KernelAnalysis& k : a.kernels)
+            k.call = -1;
+        for (std::size_t c = 0; c < a.calls.size(); ++c)
+            for (std::uint32_t k : a.calls[c].kernels)
+                a.kernels[k].call = int(c);
+    }
+
+    void placeOnRoofs() {
+        // The roofline: GPU kernels on the trace's device, CPU kernels on the measured CPU. A CPU run
+        // records each worker's share of a kernel, run at the same time as the other workers' shares:
+        // each is held to its worker's share of the machine's roofs.
+        std::map<ProcessId, std::set<TrackId>> cpuWorkers;
+        for (const KernelAnalysis& k : a.kernels)
+            if (isCpuTrack(trace, k.event.track))
+                cpuWorkers[trace.track(k.event.track).process].insert(k.event.track);
+        for (KernelAnalysis& k : a.kernels) {
+            const Track& t = trace.track(k.event.track);
+            if (!isCpuTrack(trace, k.event.track)) {
+                if (a.device) placeOnRoofline(k, t.events.duration[k.event.index], *a.device);
+            } else if (cpu) {
+                DeviceSpec share = *cpu;
+                const double workers = double(std::max<std::size_t>(1, cpuWorkers[t.process].size()));
+                share.fp32 /= workers;
+                share.bandwidth /= workers;
+                share.name = cpu->name + " ÷ " + std::to_string(int(workers)) + " workers";
+                if (!a.cpuShare) a.cpuShare = share;
+                placeOnRoofline(k, t.events.duration[k.event.index], share);
+            }
         }
     }
-    return a;
+
+    const Trace& trace;
+    const DeviceSpec* cpu;
+    const DeviceSpecs& specs;
+    const RoleRules& rules;
+    TraceAnalysis a;
+    // Role names, classified once per name and category.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRole> byName;
+    // Per op event: its cost (an index into costs) and the kernels it may go to.
+    std::map<EventRef, std::pair<std::uint32_t, std::vector<std::uint32_t>>> byOp;
+    // Op costs per op event, as slots per track (0: not looked at yet, 1: not modelled, n: costs[n - 2]).
+    std::vector<std::vector<std::uint32_t>> opSlots;
+    std::vector<OpCost> costs;
+    // AttnScope's own runs: (impl, call) → kernels.
+    std::map<std::pair<std::string, long>, std::vector<std::uint32_t>> ownCalls;
+    const ArgShapes ownArgs{trace, {"role", "impl", "call", "flops", "bytes", "dtype"}};
+    std::vector<std::int8_t> modelledOp;    // per op name: -1 not known yet
+    std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
+};
+
+} // namespace
+
+TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
+                           const RoleRules& rules) {
+    return Analyzer(trace, cpu, specs, rules).run();
 }
 
 } // namespace attnscope
