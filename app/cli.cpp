@@ -310,6 +310,8 @@ std::vector<std::string> splitCommas(const std::string& s) {
     return out;
 }
 
+// Long on purpose: the verb's options parsed in line (each refusal names its option), the run, and
+// its table.
 int run(int argc, char** argv) {
     using namespace attnscope::kernels;
     RunConfig config;

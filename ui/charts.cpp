@@ -120,6 +120,8 @@ QChart* share(const std::vector<ChartInput>& inputs) {
     return chart;
 }
 
+// Long on purpose: one chart's parts in the order Qt Charts needs them (axes before the series
+// attached to them, roofs before the points drawn over them).
 QChart* roofline(const std::vector<ChartInput>& inputs) {
     auto* chart = new QChart;
     const ChartInput& in = inputs.front();

@@ -170,6 +170,7 @@ void DetailsPanel::addLink(const QString& relation, EventRef event, const QStrin
     m_links->addWidget(button);
 }
 
+// Long on purpose: the panel's rows in the order it shows them.
 void DetailsPanel::showEvent(std::optional<EventRef> event) {
     // Later, not now: this may run inside a link button's own clicked() (a link followed).
     while (QLayoutItem* item = m_links->takeAt(0)) {

@@ -40,6 +40,8 @@
 
 namespace attnscope::ui {
 
+// Long on purpose: the window built top to bottom (centre, docks, controllers, their wiring), as it
+// looks.
 MainWindow::MainWindow() {
     setWindowTitle(tr("AttnScope"));
     setAcceptDrops(true);

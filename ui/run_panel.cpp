@@ -25,6 +25,7 @@ QSpinBox* spin(QWidget* parent, kernels::RunLimit limit) {
 
 } // namespace
 
+// Long on purpose: the form built top to bottom, as the panel looks.
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;

@@ -353,6 +353,7 @@ std::optional<int> TimelineRenderer::laneY(const TimelineScene& scene, const Tim
            depth * style.metrics.laneHeight;
 }
 
+// Long on purpose: one frame drawn back to front; the order of the steps is the order of painting.
 void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene,
                              const TimelineStyle& style) {
     const int w = size.width(), h = size.height();

@@ -98,6 +98,8 @@ private:
     simdjson::dom::parser m_parser;
 };
 
+// Long on purpose: the file is written top to bottom in the order of its sections (metadata, each
+// track's events, flows, counters), so the JSON's layout can be read off the code.
 void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sink) {
     EventWriter w(sink);
     ArgsWriter args;

@@ -7,6 +7,8 @@
 
 namespace attnscope {
 
+// Long on purpose: every timestamp of a JSON trace goes through here; digits are read in place
+// with no allocation.
 std::optional<TimeNs> parseMicrosToNs(std::string_view s) {
     // Fast path for what traces hold: [-]digits[.digits] with at most three decimals.
     {

@@ -114,6 +114,8 @@ void TraceBuilder::beginEvent() {
     m->order = m->chunkBase | m->inChunk++;
 }
 
+// Long on purpose: the workers' builders merged in one pass in file order (strings, processes,
+// tracks, counters, flows), which must match what a single-threaded load builds.
 void TraceBuilder::absorb(const std::vector<TraceBuilder*>& others, unsigned threads) {
     Impl& a = *m;
     Trace& ta = *a.trace;
@@ -236,6 +238,7 @@ std::optional<TimeNs> TraceBuilder::minTime() const {
     return m->minTime;
 }
 
+// Long on purpose: the stages in their order, each its own method, with the bookkeeping between.
 std::shared_ptr<const Trace> TraceBuilder::finish() {
     Impl& d = *m;
     Trace& t = *d.trace;

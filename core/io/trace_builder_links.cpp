@@ -50,6 +50,7 @@ std::optional<std::uint32_t> nextSlice(const Track& track, TimeNs t) {
 
 } // namespace
 
+// Long on purpose: three sweeps over the flow points that share their sorted arrays.
 void TraceBuilder::Impl::resolveFlows() {
     Trace& t = *trace;
     struct Bound {

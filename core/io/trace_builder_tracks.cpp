@@ -15,6 +15,8 @@
 
 namespace attnscope {
 
+// Long on purpose: one track's stages in order (sort, pair begins with ends, clamp, nest into
+// depths), sharing the sorted arrays; it runs for many tracks at once.
 void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
                                     TimeNs traceEnd, TimeNs timeOffset,
                                     std::vector<std::string>& warningsOut) {

@@ -33,6 +33,8 @@ std::int64_t rankOf(const RankInput& input, std::size_t position) {
     return d.rank ? *d.rank : std::int64_t(position);
 }
 
+// Long on purpose: one pass per rank that keeps each file's processes, tracks, flows and
+// correlation ids together and apart from the other ranks'.
 std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
     TraceBuilder b;
     StringPool& pool = b.strings();

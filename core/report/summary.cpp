@@ -259,6 +259,7 @@ std::string clip(std::string_view s, std::size_t width) {
     return std::string(s.substr(0, width - 3)) + "...";
 }
 
+// Long on purpose: the text report in the order it prints.
 std::string toText(const std::vector<SummaryResult>& results) {
     std::ostringstream out;
     char line[512];

@@ -83,6 +83,7 @@ template <class T, int D> __device__ void loadTransposed(T* dst, const T* src, i
 
 } // namespace
 
+// Long on purpose: a GPU kernel is one body, so its fragments stay in registers across the loop.
 template <class T, int D>
 __global__ void __launch_bounds__(kThreads)
     flashForwardKernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,

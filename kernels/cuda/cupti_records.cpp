@@ -113,6 +113,7 @@ double theoreticalOccupancy(const DeviceLimits& l, int blockThreads, int registe
     return std::max(0, blocks) * warpsPerBlock / double(maxWarps);
 }
 
+// Long on purpose: one switch over CUPTI's activity kinds, a few fields per case.
 bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, const CallbackNames& names,
                      GpuRecord& out) {
     switch (record->kind) {

@@ -254,6 +254,8 @@ ATTNSCOPE_EXPORT int attnscope_cuda_attention(const char* impl, int dtype, int b
     return 1;
 }
 
+// Long on purpose: the run on the device as one sequence (set up, every call of every implementation,
+// the records, tear down) with its error paths, readable against the CUDA calls it makes.
 ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, char* message, int size) {
     const AttnscopeCudaRunRequest& r = *request;
     auto notice = [&](const std::string& text) {
