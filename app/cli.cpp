@@ -350,11 +350,11 @@ int run(int argc, char** argv) {
         } else if (arg == "--dtype" && value) {
             const std::string d = argv[++i];
             if (d == "fp32")
-                config.shape.dtype = DType::F32;
+                config.shape.dtype = Precision::F32;
             else if (d == "fp16")
-                config.shape.dtype = DType::F16;
+                config.shape.dtype = Precision::F16;
             else if (d == "bf16")
-                config.shape.dtype = DType::BF16;
+                config.shape.dtype = Precision::BF16;
             else {
                 std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", d.c_str());
                 return kUsage;

@@ -69,7 +69,7 @@ const std::vector<std::string>& cudaImpls() {
     return impls;
 }
 
-std::string runCudaAttention(const std::string& impl, DType dtype, int batch, int heads, int seq, int dim,
+std::string runCudaAttention(const std::string& impl, Precision dtype, int batch, int heads, int seq, int dim,
                              bool causal, const float* q, const float* k, const float* v, float* o) {
     std::string why;
     void* plugin = loadPlugin(why);
@@ -77,7 +77,7 @@ std::string runCudaAttention(const std::string& impl, DType dtype, int batch, in
     auto run = reinterpret_cast<AttnscopeCudaAttention>(dlsym(plugin, ATTNSCOPE_CUDA_ATTENTION));
     if (!run) return "the CUDA backend has no " ATTNSCOPE_CUDA_ATTENTION;
     std::vector<char> message(512, '\0');
-    if (run(impl.c_str(), int(dtype), batch, heads, seq, dim, causal ? 1 : 0, q, k, v, o, message.data(),
+    if (run(impl.c_str(), abiDtype(dtype), batch, heads, seq, dim, causal ? 1 : 0, q, k, v, o, message.data(),
             int(message.size())))
         return message.data();
     return {};
@@ -142,7 +142,7 @@ std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks) {
     const AttentionShape& s = config.shape;
     AttnscopeCudaRunRequest request{};
     request.impls = impls.c_str();
-    request.dtype = int(s.dtype);
+    request.dtype = abiDtype(s.dtype);
     request.batch = s.batch;
     request.heads = s.heads;
     request.seq = s.seq;

@@ -6,6 +6,7 @@
 
 #include "core/io/trace_builder.h"
 #include "core/model/args_codec.h"
+#include "core/model/run_args.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,21 +17,6 @@
 namespace attnscope::kernels {
 
 namespace {
-
-std::string jsonNumber(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-std::vector<std::pair<std::string, std::string>> shapeArgs(const AttentionShape& s) {
-    return {{"batch", std::to_string(s.batch)},
-            {"heads", std::to_string(s.heads)},
-            {"seq", std::to_string(s.seq)},
-            {"dim", std::to_string(s.dim)},
-            {"dtype", "\"" + std::string(dtypeName(s.dtype)) + "\""},
-            {"causal", s.causal ? "true" : "false"}};
-}
 
 constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::PvGemm,
                                  KernelRole::FusedAttention};
@@ -47,7 +33,7 @@ std::string checkRunConfig(const RunConfig& c) {
                    "' (the CUDA backend has: naive, naive_simt, flash, flash_simt)";
         if (!cuda && impl != "naive" && impl != "flash")
             return "unknown implementation '" + impl + "' (the CPU backend has: naive, flash)";
-        const bool fp32 = c.shape.dtype == DType::F32;
+        const bool fp32 = c.shape.dtype == Precision::F32;
         if (cuda && impl == "flash" && (fp32 || (c.shape.dim != 64 && c.shape.dim != 128)))
             return "flash on CUDA (tensor cores) runs fp16 and bf16 at head dims 64 and 128; flash_simt runs "
                    "fp32";
@@ -194,7 +180,7 @@ void RunSession::runCpu() {
     for (auto* t : {&q, &k, &v}) {
         for (float& x : *t)
             x = u(rng);
-        roundToDType(*t, s.dtype);
+        roundToPrecision(*t, s.dtype);
     }
     std::vector<float> scores;
     const auto shape = shapeArgs(s);
@@ -213,9 +199,8 @@ void RunSession::runCpu() {
                 e.role = std::string(roleName(span.role));
                 e.call = call;
                 e.warmup = warmup;
-                e.args = {{"role", "\"" + e.role + "\""},         {"flops", jsonNumber(span.cost.flops)},
-                          {"bytes", jsonNumber(span.cost.bytes)}, {"impl", "\"" + impl + "\""},
-                          {"call", std::to_string(call)},         {"worker", std::to_string(span.worker)}};
+                e.args = kernelArgs(span.role, impl, call, span.cost);
+                e.args.emplace_back(runargs::kWorker, std::to_string(span.worker));
                 e.args.insert(e.args.end(), shape.begin(), shape.end());
                 push(std::move(e));
             };
@@ -232,8 +217,8 @@ void RunSession::runCpu() {
             range.impl = impl;
             range.call = call;
             range.warmup = warmup;
-            range.args = {{"impl", "\"" + impl + "\""},
-                          {"call", std::to_string(call)},
+            range.args = {{std::string(runargs::kImpl), "\"" + impl + "\""},
+                          {std::string(runargs::kCall), std::to_string(call)},
                           {"warmup", warmup ? "true" : "false"}};
             range.args.insert(range.args.end(), shape.begin(), shape.end());
             push(std::move(range));
@@ -358,7 +343,7 @@ std::string runHeadline(const RunConfig& config, unsigned workers) {
     char line[256];
     std::snprintf(line, sizeof line,
                   "attnscope run: %s · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n", where,
-                  s.batch, s.heads, s.seq, s.dim, std::string(dtypeName(s.dtype)).c_str(),
+                  s.batch, s.heads, s.seq, s.dim, std::string(precisionName(s.dtype)).c_str(),
                   s.causal ? " causal" : "", config.warmup, config.iters);
     return line;
 }

@@ -100,9 +100,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     c.collect = s.value("run/cupti", c.collect).toBool();
     m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.value("run/backend", "auto"))));
     const QString dtype = s.value("run/dtype", "fp32").toString();
-    c.shape.dtype = dtype == "fp16"   ? kernels::DType::F16
-                    : dtype == "bf16" ? kernels::DType::BF16
-                                      : kernels::DType::F32;
+    c.shape.dtype = dtype == "fp16"   ? Precision::F16
+                    : dtype == "bf16" ? Precision::BF16
+                                      : Precision::F32;
     c.impls.clear();
     for (const QString& i : s.value("run/impls", QStringList{"naive", "flash"}).toStringList())
         c.impls.push_back(i.toStdString());
@@ -121,9 +121,9 @@ kernels::RunConfig RunPanel::config() const {
     c.shape.dim = m_dim->value();
     c.shape.causal = m_causal->isChecked();
     const QString dtype = m_dtype->currentText();
-    c.shape.dtype = dtype == "fp16"   ? kernels::DType::F16
-                    : dtype == "bf16" ? kernels::DType::BF16
-                                      : kernels::DType::F32;
+    c.shape.dtype = dtype == "fp16"   ? Precision::F16
+                    : dtype == "bf16" ? Precision::BF16
+                                      : Precision::F32;
     c.warmup = m_warmup->value();
     c.iters = m_iters->value();
     return c;
@@ -138,8 +138,8 @@ void RunPanel::setConfig(const kernels::RunConfig& c) {
     m_seq->setValue(c.shape.seq);
     m_dim->setValue(c.shape.dim);
     m_causal->setChecked(c.shape.causal);
-    m_dtype->setCurrentText(QString::fromLatin1(kernels::dtypeName(c.shape.dtype).data(),
-                                                qsizetype(kernels::dtypeName(c.shape.dtype).size())));
+    m_dtype->setCurrentText(QString::fromLatin1(precisionName(c.shape.dtype).data(),
+                                                qsizetype(precisionName(c.shape.dtype).size())));
     m_warmup->setValue(c.warmup);
     m_iters->setValue(c.iters);
 }

@@ -4,6 +4,7 @@
 #include "core/analysis/attention_math.h"
 #include "core/analysis/resources.h"
 #include "core/model/args_codec.h"
+#include "core/model/run_args.h"
 #include "core/model/text_match.h"
 
 #include <algorithm>
@@ -231,12 +232,12 @@ private:
                 std::string role, impl, call, flops, bytes, dtype;
                 if (ownArgs.has(ref))
                     trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
-                        if (key == "role") role = jsonUnquote(value);
-                        if (key == "impl") impl = jsonUnquote(value);
-                        if (key == "call") call = value;
-                        if (key == "flops") flops = value;
-                        if (key == "bytes") bytes = value;
-                        if (key == "dtype") dtype = jsonUnquote(value);
+                        if (key == runargs::kRole) role = jsonUnquote(value);
+                        if (key == runargs::kImpl) impl = jsonUnquote(value);
+                        if (key == runargs::kCall) call = value;
+                        if (key == runargs::kFlops) flops = value;
+                        if (key == runargs::kBytes) bytes = value;
+                        if (key == runargs::kDtype) dtype = jsonUnquote(value);
                     });
                 if (const auto own = roleNamed(role)) {
                     k.role = *own;
@@ -250,9 +251,8 @@ private:
                     k.cost = CostSource::Exact;
                     k.flops = std::atof(flops.c_str());
                     k.bytes = std::atof(bytes.c_str());
-                    k.precision = dtype == "bf16"   ? Precision::BF16
-                                  : dtype == "fp16" ? Precision::F16
-                                                    : Precision::F32;
+                    const Precision named = precisionNamed(dtype);
+                    k.precision = named == Precision::Unknown ? Precision::F32 : named;
                     k.costBasis = "the run's own numbers";
                 }
                 const auto index = std::uint32_t(a.kernels.size());
@@ -456,7 +456,9 @@ private:
     std::vector<OpCost> costs;
     // AttnScope's own runs: (impl, call) → kernels.
     std::map<std::pair<std::string, long>, std::vector<std::uint32_t>> ownCalls;
-    const ArgShapes ownArgs{trace, {"role", "impl", "call", "flops", "bytes", "dtype"}};
+    const ArgShapes ownArgs{
+        trace,
+        {runargs::kRole, runargs::kImpl, runargs::kCall, runargs::kFlops, runargs::kBytes, runargs::kDtype}};
     std::vector<std::int8_t> modelledOp;    // per op name: -1 not known yet
     std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
 };

@@ -10,23 +10,6 @@
 
 namespace attnscope {
 
-std::string_view precisionName(Precision p) {
-    switch (p) {
-    case Precision::F32:
-        return "fp32";
-    case Precision::TF32:
-        return "tf32";
-    case Precision::F16:
-        return "fp16";
-    case Precision::BF16:
-        return "bf16";
-    case Precision::F8:
-        return "fp8";
-    default:
-        return "unknown";
-    }
-}
-
 double DeviceSpec::peak(Precision p) const {
     // A type the device has no path for runs on the next wider one.
     switch (p) {

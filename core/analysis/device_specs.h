@@ -3,15 +3,14 @@
 
 // The roofs of the devices kernels run on: datasheet peaks per precision and memory bandwidth,
 // from resources/device_specs.txt (the user's own file first), matched by device name.
+#include "core/model/precision.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace attnscope {
-
-enum class Precision : std::uint8_t { Unknown, F32, TF32, F16, BF16, F8 };
-std::string_view precisionName(Precision p); // "fp32", …, "unknown"
 
 // A device's roofs: peak FLOP/s per precision (0: none; a narrower type falls back to the wider
 // one's figure) and memory bandwidth in bytes/s.

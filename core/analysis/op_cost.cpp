@@ -60,26 +60,6 @@ std::vector<std::string> parseStrings(std::string_view s) {
     return out;
 }
 
-Precision precisionOfType(std::string_view t) {
-    if (t == "c10::BFloat16") return Precision::BF16;
-    if (t == "c10::Half") return Precision::F16;
-    if (t == "float") return Precision::F32;
-    if (t.find("Float8") != std::string_view::npos) return Precision::F8;
-    return Precision::Unknown;
-}
-
-double bytesOf(Precision p) {
-    switch (p) {
-    case Precision::F8:
-        return 1;
-    case Precision::F16:
-    case Precision::BF16:
-        return 2;
-    default:
-        return 4;
-    }
-}
-
 double product(const std::vector<std::int64_t>& dims, std::size_t from = 0,
                std::size_t to = std::string::npos) {
     double p = 1;
@@ -134,7 +114,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
     const std::vector<std::string> types = parseStrings(inputTypes);
     const std::vector<std::string> concrete = parseStrings(concreteInputs);
     auto precisionAt = [&](std::size_t i) {
-        return i < types.size() ? precisionOfType(types[i]) : Precision::Unknown;
+        return i < types.size() ? precisionNamed(types[i]) : Precision::Unknown;
     };
     const auto& d = *dims;
     auto rank = [&](std::size_t i, std::size_t r) { return i < d.size() && d[i].size() == r; };
@@ -143,14 +123,14 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
         c.precision = p;
         c.role = KernelRole::Gemm;
         c.flops = 2 * batch * m * n * k;
-        c.bytes = batch * (m * k + k * n + m * n * (1 + extraOutputs)) * bytesOf(p);
+        c.bytes = batch * (m * k + k * n + m * n * (1 + extraOutputs)) * double(precisionBytes(p));
         return c;
     };
     if (op == "aten::mm" && rank(0, 2) && rank(1, 2) && d[0][1] == d[1][0])
         return gemm(1, double(d[0][0]), double(d[0][1]), double(d[1][1]), 0, precisionAt(0));
     if (op == "aten::addmm" && rank(1, 2) && rank(2, 2) && d[1][1] == d[2][0]) {
         OpCost g = gemm(1, double(d[1][0]), double(d[1][1]), double(d[2][1]), 0, precisionAt(1));
-        g.bytes += product(d[0]) * bytesOf(g.precision); // the bias read
+        g.bytes += product(d[0]) * double(precisionBytes(g.precision)); // the bias read
         return g;
     }
     if (op == "aten::bmm" && rank(0, 3) && rank(1, 3) && d[0][2] == d[1][1])
@@ -167,7 +147,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
     if (op == "aten::linear" && d.size() >= 2 && !d[0].empty() && rank(1, 2) && d[0].back() == d[1][1]) {
         OpCost g = gemm(1, product(d[0], 0, d[0].size() - 1), double(d[0].back()), double(d[1][0]), 0,
                         precisionAt(0));
-        if (d.size() > 2) g.bytes += product(d[2]) * bytesOf(g.precision);
+        if (d.size() > 2) g.bytes += product(d[2]) * double(precisionBytes(g.precision));
         return g;
     }
     if ((op == "aten::_softmax" || op == "aten::softmax") && !d[0].empty()) {
@@ -176,7 +156,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
         c.precision = precisionAt(0);
         c.role = KernelRole::Softmax;
         c.flops = softmaxFlops(n);
-        c.bytes = 2 * n * bytesOf(c.precision);
+        c.bytes = 2 * n * double(precisionBytes(c.precision));
         return c;
     }
     // Attention: 2·B·H·N·S·D for Q·Kᵀ plus 2·B·H·N·S·Dv for P·V, halved when causal; Q, K, V, O moved once.
@@ -196,7 +176,8 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
         c.precision = precisionAt(0);
         c.role = KernelRole::FusedAttention;
         c.flops = attentionFlops(b * h, n, sk, dq, dv, causal);
-        c.bytes = (product(q) + product(k) + product(v) + b * h * n * dv) * bytesOf(c.precision);
+        c.bytes =
+            (product(q) + product(k) + product(v) + b * h * n * dv) * double(precisionBytes(c.precision));
         return c;
     }
     return std::nullopt;

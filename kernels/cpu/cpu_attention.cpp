@@ -282,10 +282,10 @@ void referenceAttention(const AttentionShape& s, const float* q, const float* k,
     }
 }
 
-void roundToDType(std::vector<float>& values, DType dtype) {
-    if (dtype == DType::F32) return;
+void roundToPrecision(std::vector<float>& values, Precision dtype) {
+    if (dtype == Precision::F32) return;
     for (float& f : values) {
-        if (dtype == DType::F16) {
+        if (dtype == Precision::F16) {
             f = float(static_cast<_Float16>(f));
         } else {
             std::uint32_t bits;

@@ -40,6 +40,6 @@ void referenceAttention(const AttentionShape& shape, const float* q, const float
 
 // Rounds values to what the dtype can hold (fp16, bf16: round to nearest even), for inputs and
 // outputs of the CPU kernels, which compute in fp32.
-void roundToDType(std::vector<float>& values, DType dtype);
+void roundToPrecision(std::vector<float>& values, Precision dtype);
 
 } // namespace attnscope::kernels

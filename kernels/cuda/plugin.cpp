@@ -65,7 +65,7 @@ AttentionShape shapeOf(const Problem& p) {
     s.seq = p.seq;
     s.dim = p.dim;
     s.causal = p.causal;
-    s.dtype = attnscope::kernels::DType(p.dtype);
+    s.dtype = precisionOfAbi(p.dtype);
     return s;
 }
 
@@ -166,23 +166,8 @@ std::string checkImpls(const std::vector<std::string>& impls, const Problem& p) 
     return {};
 }
 
-std::string jsonNumber(double v) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", v);
-    return text;
-}
-
-using Args = std::vector<std::pair<std::string, std::string>>;
-
-Args shapeArgs(const Problem& p) {
-    static const char* names[] = {"fp32", "fp16", "bf16"};
-    return {{"batch", std::to_string(p.batch)},
-            {"heads", std::to_string(p.heads)},
-            {"seq", std::to_string(p.seq)},
-            {"dim", std::to_string(p.dim)},
-            {"dtype", std::string("\"") + names[p.dtype] + "\""},
-            {"causal", p.causal ? "true" : "false"}};
-}
+using Args = attnscope::kernels::RunArgs;
+using attnscope::kernels::jsonNumber;
 
 std::string quoted(const std::string& s) {
     return "\"" + s + "\""; // names of our own: nothing to escape
@@ -350,7 +335,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
         }
 
     const AttentionShape shape = shapeOf(p);
-    const Args shapeArgList = shapeArgs(p);
+    const Args shapeArgList = attnscope::kernels::shapeArgs(shapeOf(p));
     for (const std::string& impl : impls) {
         if (!why.empty()) break;
         const std::string range = impl + ": " + std::to_string(r.warmup) + " warm-up + " +
@@ -370,11 +355,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
                 tag.call = call;
                 tag.warmup = warmup;
                 const auto cost = attnscope::kernels::kernelCost(shape, role, p.elementBytes());
-                tag.args = {{"role", quoted(tag.role)},
-                            {"impl", quoted(impl)},
-                            {"call", std::to_string(call)},
-                            {"flops", jsonNumber(cost.flops)},
-                            {"bytes", jsonNumber(cost.bytes)}};
+                tag.args = attnscope::kernels::kernelArgs(role, impl, call, cost);
                 tag.args.insert(tag.args.end(), shapeArgList.begin(), shapeArgList.end());
                 std::uint64_t id;
                 {

@@ -5,6 +5,8 @@
 // a CUDA run is asked for: the executable never links libcuda, libcudart, libcublas or libcupti,
 // so it starts on machines without the NVIDIA driver. These are the plugin's entry points. The
 // plugin is built from the same tree with the same compiler, so plain structs cross the boundary.
+#include "core/model/precision.h"
+
 #include <cstdint>
 
 extern "C" {
@@ -14,7 +16,7 @@ extern "C" {
 typedef int (*AttnscopeCudaProbe)(char* message, int size);
 #define ATTNSCOPE_CUDA_PROBE "attnscope_cuda_probe"
 
-// Element types, as kernels::DType numbers them.
+// Element types: the ABI's own numbering (attnscope::Precision converts with abiDtype / precisionOfAbi).
 enum { ATTNSCOPE_CUDA_F32 = 0, ATTNSCOPE_CUDA_F16 = 1, ATTNSCOPE_CUDA_BF16 = 2 };
 
 // Runs one attention call of implementation impl ("naive", "naive_simt", "flash", "flash_simt") on
@@ -73,4 +75,16 @@ struct AttnscopeCudaRunRequest {
 // with the reason in message (no device, out of memory at the shape, a kernel failed).
 typedef int (*AttnscopeCudaRun)(const AttnscopeCudaRunRequest* request, char* message, int size);
 #define ATTNSCOPE_CUDA_RUN "attnscope_cuda_run"
+}
+
+// The ABI's element type numbers and the one Precision type, each way (fp32 for anything else).
+inline int abiDtype(attnscope::Precision p) {
+    return p == attnscope::Precision::F16    ? ATTNSCOPE_CUDA_F16
+           : p == attnscope::Precision::BF16 ? ATTNSCOPE_CUDA_BF16
+                                             : ATTNSCOPE_CUDA_F32;
+}
+inline attnscope::Precision precisionOfAbi(int dtype) {
+    return dtype == ATTNSCOPE_CUDA_F16    ? attnscope::Precision::F16
+           : dtype == ATTNSCOPE_CUDA_BF16 ? attnscope::Precision::BF16
+                                          : attnscope::Precision::F32;
 }

@@ -21,7 +21,7 @@ using namespace attnscope;
 using namespace attnscope::kernels;
 int main(int argc, char** argv) {
     RunConfig config;
-    config.shape = {1, 8, 2048, 64, false, DType::F32};
+    config.shape = {1, 8, 2048, 64, false, Precision::F32};
     config.warmup = 1;
     config.iters = 3;
     for (int i = 1; i < argc; ++i) {

@@ -65,7 +65,7 @@ Result measure(const std::string& impl, AttentionShape shape, int warmup, int it
 } // namespace
 
 int main(int argc, char** argv) {
-    AttentionShape shape{4, 16, 4096, 128, false, DType::BF16};
+    AttentionShape shape{4, 16, 4096, 128, false, Precision::BF16};
     int iters = 20;
     double peak = -1;
     for (int i = 1; i + 1 < argc; i += 2) {

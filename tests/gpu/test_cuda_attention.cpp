@@ -41,7 +41,7 @@ double errorOf(const char* impl, const AttentionShape& s, std::string& error) {
     for (auto* t : {&q, &k, &v}) {
         for (float& x : *t)
             x = u(rng);
-        roundToDType(*t, s.dtype);
+        roundToPrecision(*t, s.dtype);
     }
     std::vector<double> ref(s.elements());
     referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
@@ -53,13 +53,13 @@ double errorOf(const char* impl, const AttentionShape& s, std::string& error) {
 
 // The tolerance per dtype: fp32 accumulates in fp32; fp16 and bf16 round the probabilities (and
 // for naive the scores) to 11 and 8 significant bits before the second product.
-double tolerance(DType t) {
-    return t == DType::F32 ? 1e-4 : t == DType::F16 ? 5e-3 : 3e-2;
+double tolerance(Precision t) {
+    return t == Precision::F32 ? 1e-4 : t == Precision::F16 ? 5e-3 : 3e-2;
 }
 
 std::string describe(const AttentionShape& s) {
     return "B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) + " N=" + std::to_string(s.seq) +
-           " D=" + std::to_string(s.dim) + " " + std::string(dtypeName(s.dtype)) +
+           " D=" + std::to_string(s.dim) + " " + std::string(precisionName(s.dtype)) +
            (s.causal ? " causal" : "");
 }
 
@@ -93,24 +93,24 @@ std::vector<AttentionShape> withEveryMask(std::vector<AttentionShape> shapes) {
 
 TEST(CudaAttention, SimtImplementationsMatchTheReference) {
     ATTNSCOPE_REQUIRE_CUDA_DEVICE();
-    const auto shapes = withEveryMask({{2, 3, 67, 32, false, DType::F32},
-                                       {1, 2, 130, 64, false, DType::F32},
-                                       {1, 1, 1, 16, false, DType::F32},
-                                       {1, 4, 257, 128, false, DType::F32}});
+    const auto shapes = withEveryMask({{2, 3, 67, 32, false, Precision::F32},
+                                       {1, 2, 130, 64, false, Precision::F32},
+                                       {1, 1, 1, 16, false, Precision::F32},
+                                       {1, 4, 257, 128, false, Precision::F32}});
     expectMatches("naive_simt", shapes);
     expectMatches("flash_simt", shapes);
 }
 
 TEST(CudaAttention, CublasNaiveMatchesTheReferenceInEveryDtype) {
     ATTNSCOPE_REQUIRE_CUDA_DEVICE();
-    for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (Precision t : {Precision::F32, Precision::F16, Precision::BF16})
         expectMatches("naive", withEveryMask({{2, 3, 67, 32, false, t}, {1, 2, 130, 128, false, t}}));
 }
 
 TEST(CudaAttention, TensorCoreFlashMatchesTheReference) {
     ATTNSCOPE_REQUIRE_CUDA_DEVICE();
     // Lengths that are not multiples of the 64-row tiles, one shorter than a tile, and several tiles.
-    for (DType t : {DType::F16, DType::BF16})
+    for (Precision t : {Precision::F16, Precision::BF16})
         for (int dim : {64, 128})
             expectMatches("flash", withEveryMask({{2, 3, 67, dim, false, t},
                                                   {1, 2, 1, dim, false, t},
@@ -121,13 +121,13 @@ TEST(CudaAttention, TensorCoreFlashMatchesTheReference) {
 TEST(CudaAttention, UnsupportedImplementationsAndShapesAreRefused) {
     ATTNSCOPE_REQUIRE_CUDA_DEVICE();
     std::string error;
-    errorOf("fancy", {1, 1, 4, 64, false, DType::F32}, error);
+    errorOf("fancy", {1, 1, 4, 64, false, Precision::F32}, error);
     EXPECT_NE(error.find("unknown"), std::string::npos) << error;
-    errorOf("flash_simt", {1, 1, 4, 256, false, DType::F32}, error);
+    errorOf("flash_simt", {1, 1, 4, 256, false, Precision::F32}, error);
     EXPECT_NE(error.find("head dims up to 128"), std::string::npos) << error;
-    errorOf("flash", {1, 1, 4, 64, false, DType::F32}, error);
+    errorOf("flash", {1, 1, 4, 64, false, Precision::F32}, error);
     EXPECT_NE(error.find("fp16 and bf16"), std::string::npos) << error;
-    errorOf("flash", {1, 1, 4, 96, false, DType::BF16}, error);
+    errorOf("flash", {1, 1, 4, 96, false, Precision::BF16}, error);
     EXPECT_NE(error.find("64 and 128"), std::string::npos) << error;
 }
 
@@ -136,7 +136,7 @@ TEST(CudaRun, RecordsKernelsWithRolesLaunchesAndCalls) {
     RunConfig c;
     c.backend = "cuda";
     c.impls = {"naive", "flash"};
-    c.shape = {1, 4, 256, 64, true, DType::BF16};
+    c.shape = {1, 4, 256, 64, true, Precision::BF16};
     c.warmup = 1;
     c.iters = 2;
     RunSession session(c);
@@ -192,7 +192,7 @@ TEST(CudaRun, StopEndsARunWithinASecond) {
     RunConfig c;
     c.backend = "cuda";
     c.impls = {"flash"};
-    c.shape = {4, 16, 4096, 128, false, DType::BF16};
+    c.shape = {4, 16, 4096, 128, false, Precision::BF16};
     c.warmup = 0;
     c.iters = 10000;
     RunSession session(c);
@@ -213,12 +213,12 @@ TEST(CudaRun, WithoutADeviceTheRunSaysWhy) {
     EXPECT_EQ(cuda.message.rfind("no CUDA", 0), 0u) << cuda.message;
     std::vector<float> t(16, 0.5f), o(16);
     EXPECT_FALSE(
-        runCudaAttention("naive_simt", DType::F32, 1, 1, 4, 4, false, t.data(), t.data(), t.data(), o.data())
+        runCudaAttention("naive_simt", Precision::F32, 1, 1, 4, 4, false, t.data(), t.data(), t.data(), o.data())
             .empty());
     RunConfig c;
     c.backend = "cuda";
     c.impls = {"naive_simt"};
-    c.shape = {1, 1, 16, 16, false, DType::F32};
+    c.shape = {1, 1, 16, 16, false, Precision::F32};
     RunSession session(c);
     session.start();
     session.wait();

@@ -32,18 +32,18 @@ Inputs randomInputs(const AttentionShape& s, unsigned seed) {
         t->resize(s.elements());
         for (float& x : *t)
             x = u(rng);
-        roundToDType(*t, s.dtype);
+        roundToPrecision(*t, s.dtype);
     }
     return in;
 }
 
 // Largest |out - ref| over the outputs, and the tolerance stated per dtype: the kernels compute in
 // fp32 from inputs rounded to the dtype; outputs are rounded to the dtype (values are within ±1).
-double tolerance(DType t) {
+double tolerance(Precision t) {
     switch (t) {
-    case DType::F16:
+    case Precision::F16:
         return 1e-3; // half a ulp of fp16 at 1 is 4.9e-4
-    case DType::BF16:
+    case Precision::BF16:
         return 8e-3; // half a ulp of bf16 at 1 is 3.9e-3
     default:
         return 2e-5;
@@ -51,7 +51,7 @@ double tolerance(DType t) {
 }
 
 double maxError(const AttentionShape& s, std::vector<float> out, const std::vector<double>& ref) {
-    roundToDType(out, s.dtype);
+    roundToPrecision(out, s.dtype);
     double worst = 0;
     for (std::size_t i = 0; i < out.size(); ++i)
         worst = std::max(worst, std::abs(double(out[i]) - ref[i]));
@@ -74,14 +74,14 @@ struct Recorded {
 TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
     WorkerPool pool(3);
     const AttentionShape shapes[] = {
-        {2, 3, 67, 32, false, DType::F32},  {2, 3, 67, 32, true, DType::F32},
-        {1, 2, 130, 64, true, DType::F32},  {1, 1, 1, 16, false, DType::F32},
-        {1, 4, 64, 128, false, DType::F16}, {1, 4, 64, 128, true, DType::F16},
-        {1, 2, 96, 64, false, DType::BF16}, {1, 2, 96, 64, true, DType::BF16},
+        {2, 3, 67, 32, false, Precision::F32},  {2, 3, 67, 32, true, Precision::F32},
+        {1, 2, 130, 64, true, Precision::F32},  {1, 1, 1, 16, false, Precision::F32},
+        {1, 4, 64, 128, false, Precision::F16}, {1, 4, 64, 128, true, Precision::F16},
+        {1, 2, 96, 64, false, Precision::BF16}, {1, 2, 96, 64, true, Precision::BF16},
     };
     for (const AttentionShape& s : shapes) {
         SCOPED_TRACE(testing::Message() << "B=" << s.batch << " H=" << s.heads << " N=" << s.seq << " D="
-                                        << s.dim << (s.causal ? " causal " : " ") << dtypeName(s.dtype));
+                                        << s.dim << (s.causal ? " causal " : " ") << precisionName(s.dtype));
         const Inputs in = randomInputs(s, unsigned(s.seq * 7 + s.dim));
         std::vector<double> ref(s.elements());
         referenceAttention(s, in.q.data(), in.k.data(), in.v.data(), ref.data());
@@ -98,7 +98,7 @@ TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
 TEST(CpuAttention, CausalOutputsIgnoreLaterKeys) {
     // Changing the last key and value must not change any output row but the last.
     WorkerPool pool(2);
-    const AttentionShape s{1, 1, 40, 16, true, DType::F32};
+    const AttentionShape s{1, 1, 40, 16, true, Precision::F32};
     Inputs in = randomInputs(s, 5);
     std::vector<float> before(s.elements()), after(s.elements());
     cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), before.data(), pool, {});
@@ -115,7 +115,7 @@ TEST(CpuAttention, CausalOutputsIgnoreLaterKeys) {
 
 TEST(CpuAttention, EachWorkersShareOfEachKernelIsRecordedWithItsCost) {
     WorkerPool pool(2);
-    const AttentionShape s{1, 4, 64, 32, false, DType::F32};
+    const AttentionShape s{1, 4, 64, 32, false, Precision::F32};
     const Inputs in = randomInputs(s, 9);
     std::vector<float> out(s.elements()), scores(std::size_t(s.heads) * s.seq * s.seq);
     Recorded naive, flash;
@@ -150,7 +150,7 @@ TEST(CpuAttention, EachWorkersShareOfEachKernelIsRecordedWithItsCost) {
 }
 
 TEST(KernelCost, FormulasFromTheShape) {
-    AttentionShape s{4, 16, 4096, 128, false, DType::BF16};
+    AttentionShape s{4, 16, 4096, 128, false, Precision::BF16};
     const double fwd = 4.0 * 4 * 16 * 4096.0 * 4096 * 128;
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).flops, fwd);
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::QkGemm).flops + kernelCost(s, KernelRole::PvGemm).flops,
@@ -160,14 +160,14 @@ TEST(KernelCost, FormulasFromTheShape) {
     s.causal = true;
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).flops, fwd / 2);
     EXPECT_EQ(roleName(KernelRole::PvGemm), "pv_gemm");
-    EXPECT_EQ(dtypeName(DType::BF16), "bf16");
+    EXPECT_EQ(precisionName(Precision::BF16), "bf16");
 }
 
 // One attention FLOP formula: what AttnScope's own runs write for a call equals what the analysis
 // infers for PyTorch's SDPA op of the same shape, causal or not; softmax likewise.
 TEST(KernelCost, OwnRunsAndInferredPyTorchOpsCountAlike) {
     for (const bool causal : {false, true}) {
-        AttentionShape s{2, 8, 1024, 64, causal, DType::BF16};
+        AttentionShape s{2, 8, 1024, 64, causal, Precision::BF16};
         const auto sdpa = opCost("aten::scaled_dot_product_attention",
                                             "[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[],[],[],[]]",
                                             "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
@@ -177,7 +177,7 @@ TEST(KernelCost, OwnRunsAndInferredPyTorchOpsCountAlike) {
         EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, KernelRole::QkGemm).flops +
                                           kernelCost(s, KernelRole::PvGemm).flops);
     }
-    AttentionShape s{2, 8, 1024, 64, false, DType::F32};
+    AttentionShape s{2, 8, 1024, 64, false, Precision::F32};
     const auto softmax = opCost("aten::_softmax", "[[2,8,1024,1024],[],[]]", "[\"float\"]", "");
     ASSERT_TRUE(softmax);
     EXPECT_DOUBLE_EQ(softmax->flops, kernelCost(s, KernelRole::Softmax).flops);
@@ -199,11 +199,11 @@ TEST(WorkerPool, SplitsItemsIntoContiguousSharesOncePerRun) {
     }
 }
 
-TEST(RoundToDType, KeepsWhatTheTypeHolds) {
+TEST(RoundToPrecision, KeepsWhatTheTypeHolds) {
     std::vector<float> v{1.0f, 1.0f + 1.0f / 1024, 1.0f + 1.0f / 4096, 3.14159265f, -0.0f, INFINITY};
     std::vector<float> bf = v, h = v;
-    roundToDType(bf, DType::BF16);
-    roundToDType(h, DType::F16);
+    roundToPrecision(bf, Precision::BF16);
+    roundToPrecision(h, Precision::F16);
     EXPECT_EQ(h[1], 1.0f + 1.0f / 1024); // fp16 has 10 mantissa bits
     EXPECT_EQ(h[2], 1.0f);
     EXPECT_EQ(bf[1], 1.0f); // bf16 has 7

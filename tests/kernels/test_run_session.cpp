@@ -24,7 +24,7 @@ namespace {
 
 RunConfig smallRun() {
     RunConfig c;
-    c.shape = {1, 4, 96, 32, false, DType::F32};
+    c.shape = {1, 4, 96, 32, false, Precision::F32};
     c.warmup = 1;
     c.iters = 2;
     c.threads = 2;
@@ -135,7 +135,7 @@ TEST(RunSession, BadConfigurationsSayWhy) {
     c.shape.dim = 0;
     EXPECT_NE(checkRunConfig(c).find("shape out of range"), std::string::npos);
     c = smallRun();
-    c.shape = {64, 64, 65536, 128, false, DType::F32}; // N×N scores alone: 64·64·65536²·4 bytes
+    c.shape = {64, 64, 65536, 128, false, Precision::F32}; // N×N scores alone: 64·64·65536²·4 bytes
     EXPECT_NE(checkRunConfig(c).find("out of memory at this shape"), std::string::npos) << checkRunConfig(c);
     c = smallRun();
     c.iters = 0;
@@ -175,11 +175,11 @@ TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {
     RunConfig c;
     c.backend = "cuda";
     c.impls = {"naive", "naive_simt", "flash_simt"};
-    c.shape = {1, 2, 64, 64, false, DType::F32};
+    c.shape = {1, 2, 64, 64, false, Precision::F32};
     EXPECT_EQ(checkRunConfig(c), "");
     c.impls = {"flash"};
     EXPECT_NE(checkRunConfig(c).find("fp16 and bf16"), std::string::npos);
-    c.shape.dtype = DType::BF16;
+    c.shape.dtype = Precision::BF16;
     EXPECT_EQ(checkRunConfig(c), "");
     c.shape.dim = 96;
     EXPECT_NE(checkRunConfig(c).find("64 and 128"), std::string::npos);
@@ -278,7 +278,7 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
 // workload wrote them, and naive attention's softmax is memory-bound on this machine's measured roofs.
 TEST(RunSession, OwnCpuRunOnTheRoofline) {
     RunConfig c;
-    c.shape = {1, 8, 1024, 64, false, DType::F32};
+    c.shape = {1, 8, 1024, 64, false, Precision::F32};
     c.warmup = 0;
     c.iters = 2;
     RunSession session(c);
@@ -319,7 +319,7 @@ TEST(RunSession, OwnCpuSoftmaxIsMemoryBound) {
     GTEST_SKIP() << "an unoptimized build: the CPU kernels' speed says nothing about this machine's roofs";
 #endif
     RunConfig c;
-    c.shape = {1, 8, 1024, 64, false, DType::F32};
+    c.shape = {1, 8, 1024, 64, false, Precision::F32};
     c.impls = {"naive"};
     c.warmup = 0;
     c.iters = 2;

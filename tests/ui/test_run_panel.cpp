@@ -34,7 +34,7 @@ QPushButton* button(RunPanel* panel, const QString& text) {
 
 kernels::RunConfig smallRun(int iters) {
     kernels::RunConfig c;
-    c.shape = {1, 4, 384, 32, false, kernels::DType::F32};
+    c.shape = {1, 4, 384, 32, false, Precision::F32};
     c.warmup = 0;
     c.iters = iters;
     return c;
