@@ -376,7 +376,7 @@ int run(int argc, char** argv) {
     if (!problem.empty()) {
         std::fprintf(stderr, "run: %s\n", problem.c_str());
         // No device for --backend cuda is this machine's state, not a usage error.
-        return backend == "cuda" && config.backend != "cuda" ? kFileError : kUsage;
+        return backend == "cuda" && config.backend != kernels::Backend::Cuda ? kFileError : kUsage;
     }
 
     RunSession session(config);

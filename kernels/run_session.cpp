@@ -25,8 +25,7 @@ constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, Kernel
 
 std::string checkRunConfig(const RunConfig& c) {
     if (c.impls.empty()) return "no implementation to run";
-    const bool cuda = c.backend == "cuda";
-    if (!cuda && c.backend != "cpu") return "unknown backend '" + c.backend + "' (there are: cpu, cuda)";
+    const bool cuda = c.backend == Backend::Cuda;
     for (const std::string& impl : c.impls) {
         if (cuda && std::find(cudaImpls().begin(), cudaImpls().end(), impl) == cudaImpls().end())
             return "unknown implementation '" + impl +
@@ -65,19 +64,19 @@ std::string checkRunConfig(const RunConfig& c) {
 
 std::string chooseBackend(RunConfig& config, const std::string& requested, std::string& notice) {
     notice.clear();
-    config.backend = "cpu";
+    config.backend = Backend::Cpu;
     if (requested != "cpu" && requested != "cuda" && requested != "auto")
         return "the backend is cpu, cuda or auto, not '" + requested + "'";
     if (requested != "cpu") {
         const CudaAvailability cuda = probeCuda();
         if (requested == "cuda") {
             if (!cuda.runnable) return cuda.message;
-            config.backend = "cuda";
+            config.backend = Backend::Cuda;
         } else if (cuda.runnable) {
             RunConfig onGpu = config;
-            onGpu.backend = "cuda";
+            onGpu.backend = Backend::Cuda;
             if (const std::string why = checkRunConfig(onGpu); why.empty())
-                config.backend = "cuda";
+                config.backend = Backend::Cuda;
             else
                 notice = "CUDA: " + why + ": using the CPU backend";
         } else {
@@ -145,7 +144,7 @@ std::vector<RunEvent> RunSession::takeEvents() {
 }
 
 void RunSession::run() {
-    if (m_config.backend != "cuda") return runCpu();
+    if (m_config.backend != Backend::Cuda) return runCpu();
     CudaRunHooks hooks;
     hooks.events = [this](std::vector<RunEvent>&& batch) {
         std::lock_guard lock(m_mutex);
@@ -227,11 +226,11 @@ void RunSession::runCpu() {
     }
 }
 
-std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, const std::string& backend,
+std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, Backend backend,
                                            const std::string& deviceName) {
     TraceBuilder b;
     StringPool& pool = b.strings();
-    const bool cuda = backend == "cuda";
+    const bool cuda = backend == Backend::Cuda;
     const StringId pid = pool.intern(cuda ? "attnscope-host" : "attnscope-cpu");
     b.setProcessName(pid, cuda ? "CUDA run" : "CPU run");
     b.setProcessLabels(pid, cuda ? "host" : "CPU");
@@ -336,7 +335,7 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
 std::string runHeadline(const RunConfig& config, unsigned workers) {
     const AttentionShape& s = config.shape;
     char where[64];
-    if (config.backend == "cuda")
+    if (config.backend == Backend::Cuda)
         std::snprintf(where, sizeof where, "CUDA backend, device 0%s", config.collect ? "" : ", CUPTI off");
     else
         std::snprintf(where, sizeof where, "CPU backend, %u workers", workers);

@@ -25,8 +25,11 @@ constexpr RunLimit kBatch{1, 4096}, kHeads{1, 4096}, kSeq{1, 1 << 20}, kDim{1, 1
 constexpr RunLimit kWarmup{0, 10000}, kIters{1, 10000}, kThreads{1, 1024};
 } // namespace limits
 
+// Where a run's kernels run.
+enum class Backend : std::uint8_t { Cpu, Cuda };
+
 struct RunConfig {
-    std::string backend = "cpu";                      // "cpu" or "cuda"
+    Backend backend = Backend::Cpu;
     std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls()
     AttentionShape shape;
     int warmup = 1;
@@ -122,7 +125,7 @@ private:
 // runtime calls and GPU work their correlation ids.
 // deviceName: the GPU of a CUDA run, recorded as the trace's device 0 so the roofline finds its specs.
 std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events,
-                                           const std::string& backend = "cpu",
+                                           Backend backend = Backend::Cpu,
                                            const std::string& deviceName = {});
 
 // Per implementation: the measured calls' times and, per role, the time of its kernels per call.

@@ -26,7 +26,7 @@ bool RunController::ended() const {
 }
 
 QString RunController::name() const {
-    return m_run && m_run->config().backend == "cuda" ? tr("CUDA run") : tr("CPU run");
+    return m_run && m_run->config().backend == kernels::Backend::Cuda ? tr("CUDA run") : tr("CPU run");
 }
 
 QString RunController::start(kernels::RunConfig config, const QString& backend) {
@@ -35,7 +35,9 @@ QString RunController::start(kernels::RunConfig config, const QString& backend) 
     const std::string problem = kernels::chooseBackend(config, backend.toStdString(), notice);
     if (!problem.empty())
         return QString::fromStdString(problem) +
-               (backend == "cuda" && config.backend != "cuda" ? tr(". Choose the CPU backend.") : QString());
+               (backend == "cuda" && config.backend != kernels::Backend::Cuda
+                    ? tr(". Choose the CPU backend.")
+                    : QString());
     const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";
     m_run = std::make_unique<kernels::RunSession>(config);
     m_events.clear();
@@ -47,7 +49,7 @@ QString RunController::start(kernels::RunConfig config, const QString& backend) 
     m_run->start();
     m_timer->start();
     m_panel->setRunning(true);
-    m_panel->setState(note + (config.backend == "cuda"
+    m_panel->setState(note + (config.backend == kernels::Backend::Cuda
                                   ? tr("Running on the GPU…")
                                   : tr("Running on %1 CPU workers…").arg(m_run->workers())));
     return {};

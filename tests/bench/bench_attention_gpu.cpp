@@ -44,7 +44,7 @@ struct Result {
 
 Result measure(const std::string& impl, AttentionShape shape, int warmup, int iters, bool collect) {
     RunConfig c;
-    c.backend = "cuda";
+    c.backend = Backend::Cuda;
     c.impls = {impl};
     c.shape = shape;
     c.warmup = warmup;

@@ -134,7 +134,7 @@ TEST(CudaAttention, UnsupportedImplementationsAndShapesAreRefused) {
 TEST(CudaRun, RecordsKernelsWithRolesLaunchesAndCalls) {
     ATTNSCOPE_REQUIRE_CUDA_DEVICE();
     RunConfig c;
-    c.backend = "cuda";
+    c.backend = Backend::Cuda;
     c.impls = {"naive", "flash"};
     c.shape = {1, 4, 256, 64, true, Precision::BF16};
     c.warmup = 1;
@@ -172,7 +172,7 @@ TEST(CudaRun, RecordsKernelsWithRolesLaunchesAndCalls) {
     EXPECT_EQ(calls, 2 * (c.warmup + c.iters));
     EXPECT_GT(launches, 0);
     // In the trace, a kernel links back to the runtime call that launched it.
-    const auto trace = buildRunTrace(events, "cuda");
+    const auto trace = buildRunTrace(events, Backend::Cuda);
     bool linked = false;
     for (std::uint32_t t = 0; t < trace->tracks().size() && !linked; ++t) {
         const Track& track = trace->tracks()[t];
@@ -190,7 +190,7 @@ TEST(CudaRun, RecordsKernelsWithRolesLaunchesAndCalls) {
 TEST(CudaRun, StopEndsARunWithinASecond) {
     ATTNSCOPE_REQUIRE_CUDA_DEVICE();
     RunConfig c;
-    c.backend = "cuda";
+    c.backend = Backend::Cuda;
     c.impls = {"flash"};
     c.shape = {4, 16, 4096, 128, false, Precision::BF16};
     c.warmup = 0;
@@ -216,7 +216,7 @@ TEST(CudaRun, WithoutADeviceTheRunSaysWhy) {
         runCudaAttention("naive_simt", Precision::F32, 1, 1, 4, 4, false, t.data(), t.data(), t.data(), o.data())
             .empty());
     RunConfig c;
-    c.backend = "cuda";
+    c.backend = Backend::Cuda;
     c.impls = {"naive_simt"};
     c.shape = {1, 1, 16, 16, false, Precision::F32};
     RunSession session(c);

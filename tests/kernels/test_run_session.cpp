@@ -173,7 +173,7 @@ TEST(RunSession, ARunIsATraceLikeAnyOther) {
 
 TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {
     RunConfig c;
-    c.backend = "cuda";
+    c.backend = Backend::Cuda;
     c.impls = {"naive", "naive_simt", "flash_simt"};
     c.shape = {1, 2, 64, 64, false, Precision::F32};
     EXPECT_EQ(checkRunConfig(c), "");
@@ -187,7 +187,7 @@ TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {
     EXPECT_NE(checkRunConfig(c).find("fp32 only"), std::string::npos);
     c.impls = {"cutlass"};
     EXPECT_NE(checkRunConfig(c).find("naive_simt"), std::string::npos); // lists what there is
-    c.backend = "cpu";
+    c.backend = Backend::Cpu;
     c.impls = {"flash_simt"};
     EXPECT_NE(checkRunConfig(c).find("CPU backend has"), std::string::npos);
 }
@@ -198,7 +198,7 @@ TEST(RunSession, ChoosingTheBackendWithoutAGpu) {
     c.shape.seq = 64;
     std::string notice;
     EXPECT_EQ(chooseBackend(c, "auto", notice), "");
-    EXPECT_EQ(c.backend, "cpu");
+    EXPECT_EQ(c.backend, Backend::Cpu);
     EXPECT_NE(notice.find("using the CPU backend"), std::string::npos) << notice;
     const std::string problem = chooseBackend(c, "cuda", notice);
     EXPECT_TRUE(problem.rfind("no CUDA", 0) == 0 || problem.find("CUDA backend") != std::string::npos)
@@ -247,7 +247,7 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     call.measuredNs = 50000;
     events.push_back(call);
 
-    const auto trace = buildRunTrace(events, "cuda", "NVIDIA H200");
+    const auto trace = buildRunTrace(events, Backend::Cuda, "NVIDIA H200");
     std::map<std::string, std::string> labels; // track label → first event's name
     std::optional<EventRef> kernelRef;
     for (std::uint32_t t = 0; t < trace->tracks().size(); ++t) {
@@ -264,7 +264,7 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
               "cudaLaunchKernel");
 
     RunConfig c;
-    c.backend = "cuda";
+    c.backend = Backend::Cuda;
     c.impls = {"flash"};
     const auto stats = runStats(c, events);
     ASSERT_EQ(stats.size(), 1u);
