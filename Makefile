@@ -6,7 +6,8 @@ JOBS ?= $(shell nproc)
 # The core and reader test suites (what `make test` also runs under the sanitizers).
 CORE_SUITES = BadInput|JsonReader|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|NsysReader|Demangle
 FUZZ_SECONDS ?= 60
-BENCH_MB ?= 1024
+BENCH_MB ?= 400
+PAINT_MB ?= 1024
 
 .PHONY: deps build run test bench asan-test fuzz package install-check clean
 
@@ -45,9 +46,11 @@ package: deps
 install-check: package
 	tests/packaging/clean_install.sh build/release/attnscope_*.deb build/clean-root-cache
 
-# The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain and gzipped),
-# with python3's json.load on the same file for comparison; the timeline's frame benchmark
-# (10M events, 1920x1080); time to the first painted timeline vs. `attnscope summary`. Release build.
+# The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain, then gzipped): the bare
+# load (single-threaded and on every core), the document parts `summary` adds, `attnscope summary
+# --format json` as a user runs it, and python3's json.load on the same file for comparison; the
+# timeline's frame benchmark (10M events, 1920x1080); the CPU attention kernels; the time to the
+# first painted timeline of a PAINT_MB trace vs. `attnscope summary`. Release build.
 bench: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
@@ -55,7 +58,7 @@ bench: deps
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB) --gzip --no-python
 	./build/release/bench/attnscope_bench_frame
 	./build/release/bench/attnscope_bench_attention_cpu
-	tests/bench/first_paint.sh $(BENCH_MB)
+	tests/bench/first_paint.sh $(PAINT_MB)
 
 # The core and reader tests, the CPU kernels and run session, and the widget tests (the timeline
 # writes pixels itself), under AddressSanitizer + UndefinedBehaviorSanitizer.

@@ -6,6 +6,7 @@
 //
 //   attnscope_bench_load [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] [--runs N]
 //                        [--attnscope PATH]   (default: the attnscope beside the bench folder)
+//                        [--generate-only]    (write the trace, keep it, measure nothing)
 #include "kineto_generator.h"
 
 #include "core/analysis/machine_roofs.h"
@@ -143,7 +144,7 @@ PeerResult pythonJsonLoad(const std::string& path, bool gzip) {
 
 int main(int argc, char** argv) {
     std::uint64_t sizeMb = 1024;
-    bool gzip = false, keep = false, python = true;
+    bool gzip = false, keep = false, python = true, generateOnly = false;
     int runs = 3;
     std::string file, dir = "/tmp";
     std::string attnscope = std::string(argv[0]).substr(0, std::string(argv[0]).find_last_of('/') + 1) + "../attnscope";
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
             gzip = true;
         else if (a == "--keep")
             keep = true;
+        else if (a == "--generate-only")
+            generateOnly = keep = true;
         else if (a == "--no-python")
             python = false;
         else if (a == "--file" && i + 1 < argc)
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
         else {
             std::fprintf(stderr,
                          "usage: %s [--size-mb N] [--gzip] [--file PATH] [--keep] [--no-python] [--dir DIR] "
-                         "[--runs N] [--attnscope PATH]\n",
+                         "[--runs N] [--attnscope PATH] [--generate-only]\n",
                          argv[0]);
             return 2;
         }
@@ -186,6 +189,7 @@ int main(int argc, char** argv) {
                     double(stats.bytes) / 1e6, static_cast<unsigned long long>(stats.events),
                     static_cast<unsigned long long>(stats.kernels), now() - t0);
     }
+    if (generateOnly) return 0;
     struct stat st {};
     stat(file.c_str(), &st);
     // Warm the page cache so both loaders read from memory, as a second open would.
