@@ -397,7 +397,11 @@ private:
 
     std::shared_ptr<const Trace> finish() {
         bool kineto = m_events.sawKinetoCategory();
-        if (m_parallel) m_parallel->finishInto(m_b, kineto);
+        if (m_parallel) {
+            m_parallel->finishInto(m_b, kineto);
+            m_parallel.reset(); // its parsers, buffers and threads are done: free them before the build
+        }
+        m_buffer = BigBuffer(); // the same for the reading buffer
         TraceInfo& info = m_b.info();
         info.format = kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
         // Current libkineto writes each ts relative to baseTimeNanoseconds (an epoch in ns at the top
