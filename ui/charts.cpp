@@ -150,7 +150,11 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     }
     const DeviceSpec* spec = a.device ? &*a.device : a.cpuShare ? &*a.cpuShare : nullptr;
     if (a.cpuShare && !a.device) spec = &*a.cpuShare;
-    chart->setTitle(spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
+    chart->setTitle(spec ? QObject::tr("Roofline · %1%2")
+                               .arg(QString::fromStdString(spec->name),
+                                    spec->raised.empty()
+                                        ? QString()
+                                        : QStringLiteral(" · ") + QString::fromStdString(spec->raised))
                          : QObject::tr("Roofline · no roofs known for this trace's device"));
     auto* x = new QLogValueAxis;
     x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));

@@ -285,10 +285,12 @@ void DetailsPanel::showWhy(EventRef e) {
         const bool cpu =
             !m_analysis->device || m_trace->process(m_trace->track(e.track).process).labels == "CPU";
         const std::optional<DeviceSpec>& roofs = cpu ? m_analysis->cpuShare : m_analysis->device;
-        const QString source =
+        QString source =
             roofs ? QStringLiteral(" · roofs: %1 (%2)")
                         .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))
                   : QString();
+        if (roofs && !roofs->raised.empty())
+            source += QStringLiteral(" · ") + QString::fromStdString(roofs->raised);
         m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 TFLOP/s (%4% of peak) · %5 GB/s (%6% of bandwidth)%7")
                                 .arg(qs(verdictName(k->verdict)))
                                 .arg(k->intensity, 0, 'g', 4)

@@ -11,6 +11,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -181,9 +182,11 @@ namespace {
 // One analysis, in passes over the trace's kernels; the caches of the first pass are members.
 class Analyzer {
 public:
-    Analyzer(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs, const RoleRules& rules)
-        : trace(trace), cpu(cpu), specs(specs), rules(rules), opSlots(trace.tracks().size()),
-          modelledOp(trace.strings().size(), -1), categoryKind(trace.strings().size(), 0) {
+    Analyzer(const Trace& trace, const DeviceSpec* cpu, const DeviceSpec* cpuCore, const DeviceSpecs& specs,
+             const RoleRules& rules)
+        : trace(trace), cpu(cpu), cpuCore(cpuCore), specs(specs), rules(rules),
+          opSlots(trace.tracks().size()), modelledOp(trace.strings().size(), -1),
+          categoryKind(trace.strings().size(), 0) {
         for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
             const std::string_view c = trace.strings().get(StringId(id));
             categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
@@ -418,32 +421,75 @@ private:
                 a.kernels[k].call = int(c);
     }
 
+    // The roofline: GPU kernels on the trace's device, a CPU run's kernels on the measured CPU. A CPU
+    // run records each worker's share of a kernel, run at the same time as the other workers' shares:
+    // each is held to its share of all cores' roofs, and to no more than one core's. A kernel above
+    // its roof is evidence the roof is low: the roof is raised to what was achieved, so no share
+    // exceeds 1.
     void placeOnRoofs() {
-        // The roofline: GPU kernels on the trace's device, CPU kernels on the measured CPU. A CPU run
-        // records each worker's share of a kernel, run at the same time as the other workers' shares:
-        // each is held to its worker's share of the machine's roofs.
-        std::map<ProcessId, std::set<TrackId>> cpuWorkers;
+        std::set<TrackId> workers;
         for (const KernelAnalysis& k : a.kernels)
-            if (isCpuTrack(trace, k.event.track))
-                cpuWorkers[trace.track(k.event.track).process].insert(k.event.track);
-        for (KernelAnalysis& k : a.kernels) {
-            const Track& t = trace.track(k.event.track);
-            if (!isCpuTrack(trace, k.event.track)) {
-                if (a.device) placeOnRoofline(k, t.events.duration[k.event.index], *a.device);
-            } else if (cpu) {
-                DeviceSpec share = *cpu;
-                const double workers = double(std::max<std::size_t>(1, cpuWorkers[t.process].size()));
-                share.fp32 /= workers;
-                share.bandwidth /= workers;
-                share.name = cpu->name + " ÷ " + std::to_string(int(workers)) + " workers";
-                if (!a.cpuShare) a.cpuShare = share;
-                placeOnRoofline(k, t.events.duration[k.event.index], share);
-            }
+            if (isCpuTrack(trace, k.event.track)) workers.insert(k.event.track);
+        if (cpu && !workers.empty()) {
+            DeviceSpec share = *cpu;
+            const double n = double(workers.size());
+            auto each = [&](double all, double core) { return core > 0 ? std::min(core, all / n) : all / n; };
+            share.fp32 = each(cpu->fp32, cpuCore ? cpuCore->fp32 : 0);
+            share.fp16 = each(cpu->fp16, cpuCore ? cpuCore->fp16 : 0);
+            share.bandwidth = each(cpu->bandwidth, cpuCore ? cpuCore->bandwidth : 0);
+            share.name = cpu->name + " ÷ " + std::to_string(workers.size()) + " workers";
+            a.cpuShare = share;
         }
+        placeAll();
+        bool raised = false;
+        if (a.device) raised = raiseRoofs(*a.device, false) || raised;
+        if (a.cpuShare) raised = raiseRoofs(*a.cpuShare, true) || raised;
+        if (raised) placeAll();
+    }
+
+    void placeAll() {
+        for (KernelAnalysis& k : a.kernels) {
+            const DeviceSpec* spec = isCpuTrack(trace, k.event.track) ? (a.cpuShare ? &*a.cpuShare : nullptr)
+                                                                      : (a.device ? &*a.device : nullptr);
+            if (spec) placeOnRoofline(k, trace.track(k.event.track).events.duration[k.event.index], *spec);
+        }
+    }
+
+    // Raises the spec's roofs to the highest rates its kernels achieved; whether any was raised.
+    bool raiseRoofs(DeviceSpec& spec, bool onCpu) {
+        std::map<double*, std::pair<double, Precision>> achieved; // roof → the highest rate on it
+        double bytesPerSec = 0;
+        for (const KernelAnalysis& k : a.kernels) {
+            if (k.verdict == Verdict::Unknown || isCpuTrack(trace, k.event.track) != onCpu) continue;
+            const Precision p = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
+            auto& [rate, precision] = achieved[&spec.peakField(p)];
+            if (k.flopsPerSec > rate) rate = k.flopsPerSec, precision = p;
+            bytesPerSec = std::max(bytesPerSec, k.bytesPerSec);
+        }
+        std::string notes;
+        auto note = [&](const std::string& what, double from, double to, double unit, const char* units) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%s roof raised from %.4g to %.4g %s", what.c_str(), from / unit,
+                          to / unit, units);
+            notes += (notes.empty() ? "" : ", ") + std::string(text);
+        };
+        for (auto& [roof, best] : achieved)
+            if (best.first > *roof) {
+                note(std::string(precisionName(best.second)), *roof, best.first, 1e9, "GFLOP/s");
+                *roof = best.first;
+            }
+        if (bytesPerSec > spec.bandwidth) {
+            note("memory", spec.bandwidth, bytesPerSec, 1e9, "GB/s");
+            spec.bandwidth = bytesPerSec;
+        }
+        if (notes.empty()) return false;
+        spec.raised = notes + " by this trace";
+        return true;
     }
 
     const Trace& trace;
     const DeviceSpec* cpu;
+    const DeviceSpec* cpuCore;
     const DeviceSpecs& specs;
     const RoleRules& rules;
     TraceAnalysis a;
@@ -466,8 +512,8 @@ private:
 } // namespace
 
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
-                           const RoleRules& rules) {
-    return Analyzer(trace, cpu, specs, rules).run();
+                           const RoleRules& rules, const DeviceSpec* cpuCore) {
+    return Analyzer(trace, cpu, cpuCore, specs, rules).run();
 }
 
 } // namespace attnscope

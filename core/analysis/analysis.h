@@ -73,12 +73,14 @@ struct NameClasses {
 };
 NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
 
-// Analyzes a trace. cpu: the roofs for kernels that ran on the CPU (AttnScope's own CPU runs, whose
-// events are each worker's share of a kernel: each is held to its worker's share of the roofs);
-// without it those get no verdict.
+// Analyzes a trace. cpu: the roofs of the CPU, all cores at once, for kernels that ran on it
+// (AttnScope's own CPU runs, whose events are each one worker's share of a kernel: each worker is held
+// to the CPU's roofs over the workers, and to no more than cpuCore's, one core's, when given); without
+// it those get no verdict. A kernel above its roof raises the roof (DeviceSpec::raised says by how much).
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const DeviceSpecs& specs = DeviceSpecs::standard(),
-                           const RoleRules& rules = RoleRules::standard());
+                           const RoleRules& rules = RoleRules::standard(),
+                           const DeviceSpec* cpuCore = nullptr);
 
 // Whether the trace has kernels that ran on a CPU (AttnScope's CPU runs): they need the CPU's roofs.
 bool hasCpuKernels(const Trace& trace);

@@ -10,8 +10,7 @@
 
 namespace attnscope {
 
-double DeviceSpec::peak(Precision p) const {
-    // A type the device has no path for runs on the next wider one.
+double& DeviceSpec::peakField(Precision p) {
     switch (p) {
     case Precision::F8:
         if (fp8 > 0) return fp8;
@@ -26,6 +25,10 @@ double DeviceSpec::peak(Precision p) const {
     default:
         return fp32;
     }
+}
+
+double DeviceSpec::peak(Precision p) const {
+    return const_cast<DeviceSpec*>(this)->peakField(p);
 }
 
 DeviceSpecs DeviceSpecs::parse(std::string_view text, std::vector<std::string>* problems) {

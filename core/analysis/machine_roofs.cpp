@@ -7,9 +7,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <map>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -23,22 +26,86 @@ double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Ten independent chains of 8-wide fused multiply-adds: the most a core does per cycle with AVX2.
-__attribute__((target("avx2,fma"))) double fmaChains(std::size_t rounds) {
-    __m256 acc[10];
-    for (int i = 0; i < 10; ++i)
+// Independent chains of fused multiply-adds, enough to cover the FMA units' latency: the most a core
+// does per cycle. Each returns the FLOPs it did (2 per multiply-add, or per bf16 product-and-add).
+// The chains must stay in registers: the loops over them are unrolled, or the compiler keeps the
+// accumulators in memory and the chains measure store-to-load latency instead (a quarter of the peak).
+constexpr int kChains = 12;
+
+__attribute__((target("avx512f"))) double fmaChainsAvx512(std::size_t rounds, float* sink) {
+    __m512 acc[kChains];
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i)
+        acc[i] = _mm512_set1_ps(float(i));
+    const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
+    for (std::size_t r = 0; r < rounds; ++r)
+#pragma GCC unroll 12
+        for (int i = 0; i < kChains; ++i)
+            acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+#pragma GCC unroll 12
+    for (int i = 1; i < kChains; ++i)
+        acc[0] = _mm512_add_ps(acc[0], acc[i]);
+    float out[16];
+    _mm512_storeu_ps(out, acc[0]);
+    *sink += out[0];
+    return 2.0 * 16 * kChains * double(rounds);
+}
+
+__attribute__((target("avx512f,avx512bf16"))) double bf16DotChains(std::size_t rounds, float* sink) {
+    __m512 acc[kChains];
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i)
+        acc[i] = _mm512_set1_ps(float(i));
+    const __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.5f), _mm512_set1_ps(0.25f));
+    for (std::size_t r = 0; r < rounds; ++r)
+#pragma GCC unroll 12
+        for (int i = 0; i < kChains; ++i)
+            acc[i] = _mm512_dpbf16_ps(acc[i], a, a); // 32 products summed pairwise into 16 lanes
+#pragma GCC unroll 12
+    for (int i = 1; i < kChains; ++i)
+        acc[0] = _mm512_add_ps(acc[0], acc[i]);
+    float out[16];
+    _mm512_storeu_ps(out, acc[0]);
+    *sink += out[0];
+    return 2.0 * 32 * kChains * double(rounds);
+}
+
+__attribute__((target("avx2,fma"))) double fmaChainsAvx2(std::size_t rounds, float* sink) {
+    __m256 acc[kChains];
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i)
         acc[i] = _mm256_set1_ps(float(i));
     const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.001f);
     for (std::size_t r = 0; r < rounds; ++r)
-        for (int i = 0; i < 10; ++i)
+#pragma GCC unroll 12
+        for (int i = 0; i < kChains; ++i)
             acc[i] = _mm256_fmadd_ps(acc[i], a, b);
-    __m256 sum = acc[0];
-    for (int i = 1; i < 10; ++i)
-        sum = _mm256_add_ps(sum, acc[i]);
     float out[8];
-    _mm256_storeu_ps(out, sum);
-    return double(out[0]);
+#pragma GCC unroll 12
+    for (int i = 1; i < kChains; ++i)
+        acc[0] = _mm256_add_ps(acc[0], acc[i]);
+    _mm256_storeu_ps(out, acc[0]);
+    *sink += out[0];
+    return 2.0 * 8 * kChains * double(rounds);
 }
+
+double scalarChains(std::size_t rounds, float* sink) {
+    float acc[kChains];
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i)
+        acc[i] = float(i);
+    for (std::size_t r = 0; r < rounds; ++r)
+#pragma GCC unroll 12
+        for (int i = 0; i < kChains; ++i)
+            acc[i] = acc[i] * 0.999f + 0.001f;
+#pragma GCC unroll 12
+    for (int i = 1; i < kChains; ++i)
+        acc[0] += acc[i];
+    *sink += acc[0];
+    return 2.0 * kChains * double(rounds);
+}
+
+using Chains = double (*)(std::size_t, float*);
 
 // Runs fn(t) on `threads` threads at once and waits for them.
 template <typename Fn> void onThreads(unsigned threads, const Fn& fn) {
@@ -49,27 +116,33 @@ template <typename Fn> void onThreads(unsigned threads, const Fn& fn) {
         th.join();
 }
 
-double peakFlops(unsigned threads) {
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 0;
-    const std::size_t rounds = 20'000'000;
-    std::vector<double> sink(threads);
+// The best of several short trials (a busy moment on the machine only lowers a trial, never raises
+// it), on `threads` threads at once: FLOP/s.
+double peakOf(Chains chains, unsigned threads, std::size_t rounds) {
+    constexpr int kTrials = 7;
+    std::vector<float> sinks(threads * 16);
     double best = 0;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int trial = 0; trial < kTrials; ++trial) {
+        std::vector<double> flops(threads);
         const auto t0 = Clock::now();
-        onThreads(threads, [&](unsigned t) { sink[t] = fmaChains(rounds); });
-        best = std::max(best, 2.0 * 8 * 10 * double(rounds) * threads / secondsSince(t0));
+        onThreads(threads, [&](unsigned t) { flops[t] = chains(rounds, &sinks[t * 16]); });
+        const double seconds = secondsSince(t0);
+        double total = 0;
+        for (double f : flops)
+            total += f;
+        best = std::max(best, total / seconds);
     }
-    if (sink[0] == 12345.0) std::printf(" "); // keeps the chains from being optimized away
+    if (sinks[0] == 12345.0f) std::printf(" "); // keeps the chains from being optimized away
     return best;
 }
 
+// Read bandwidth: each thread sums its part of a buffer far larger than the caches; best of trials.
 double readBandwidth(unsigned threads) {
-    // Each worker sums its part of a buffer far larger than the caches; the best of three passes.
     const std::size_t floats = std::size_t(256) << 20 >> 2;
     std::vector<float> buffer(floats, 1.0f);
     std::vector<double> sums(threads);
     double best = 0;
-    for (int pass = 0; pass < 3; ++pass) {
+    for (int trial = 0; trial < 4; ++trial) {
         const auto t0 = Clock::now();
         onThreads(threads, [&](unsigned w) {
             const std::size_t begin = floats * w / threads, end = floats * (w + 1) / threads;
@@ -97,56 +170,173 @@ std::string cpuModel() {
 
 std::string cacheFile() {
     if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-        return std::string(cache) + "/attnscope/cpu_peak.txt";
+        return std::string(cache) + "/attnscope/cpu_roofs.txt";
     if (const char* home = std::getenv("HOME"); home && *home)
-        return std::string(home) + "/.cache/attnscope/cpu_peak.txt";
+        return std::string(home) + "/.cache/attnscope/cpu_roofs.txt";
     return {};
 }
 
+std::string today() {
+    const std::time_t now = std::time(nullptr);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", std::localtime(&now));
+    return text;
+}
+
+// What the cache is keyed by: it is measured again when any of these change.
+std::string cacheKey(const CpuRoofs& r) {
+    return r.model + " | " + std::to_string(r.cores) + " cores | " + r.isa + " | AttnScope " +
+           ATTNSCOPE_VERSION;
+}
+
+// The cache file: the key, then "measured DATE", then the six numbers.
+std::optional<CpuRoofs> readCache(const std::string& path, const CpuRoofs& want) {
+    std::ifstream in(path);
+    std::string key, measured;
+    CpuRoofs r = want;
+    if (!std::getline(in, key) || key != cacheKey(want) || !std::getline(in, measured) ||
+        measured.rfind("measured ", 0) != 0)
+        return std::nullopt;
+    r.date = measured.substr(9);
+    if (!(in >> r.fp32Core >> r.fp32All >> r.bf16Core >> r.bf16All >> r.bandwidthCore >> r.bandwidthAll) ||
+        r.fp32Core <= 0 || r.fp32All <= 0 || r.bandwidthCore <= 0 || r.bandwidthAll <= 0)
+        return std::nullopt;
+    std::string raised;
+    std::getline(in >> std::ws, raised);
+    r.note = raised;
+    return r;
+}
+
+void writeCache(const std::string& path, const CpuRoofs& r) {
+    if (path.empty()) return;
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << cacheKey(r) << "\nmeasured " << r.date << '\n'
+            << r.fp32Core << ' ' << r.fp32All << ' ' << r.bf16Core << ' ' << r.bf16All << ' '
+            << r.bandwidthCore << ' ' << r.bandwidthAll << '\n'
+            << r.note << '\n';
+        if (!out) return;
+    }
+    std::filesystem::rename(tmp, path, ignored);
+}
+
+std::mutex g_mutex; // the roofs are shared by every analysis in the process
+std::optional<CpuRoofs> g_roofs;
+
 } // namespace
+
+std::string cpuIsa() {
+    if (__builtin_cpu_supports("avx512f"))
+        return __builtin_cpu_supports("avx512bf16") ? "AVX-512+BF16" : "AVX-512";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "AVX2";
+    return "scalar";
+}
+
+CpuRoofs measureCpuRoofs() {
+    CpuRoofs r;
+    r.model = cpuModel();
+    r.cores = std::max(1u, std::thread::hardware_concurrency());
+    r.isa = cpuIsa();
+    r.date = today();
+    const Chains fp32 = r.isa.rfind("AVX-512", 0) == 0 ? fmaChainsAvx512
+                        : r.isa == "AVX2"              ? fmaChainsAvx2
+                                                       : scalarChains;
+    // Rounds sized for trials of a few milliseconds each.
+    const std::size_t rounds = r.isa == "scalar" ? 400'000 : 1'000'000;
+    r.fp32Core = peakOf(fp32, 1, rounds);
+    r.fp32All = peakOf(fp32, r.cores, rounds);
+    if (r.isa == "AVX-512+BF16") {
+        r.bf16Core = peakOf(bf16DotChains, 1, rounds);
+        r.bf16All = peakOf(bf16DotChains, r.cores, rounds);
+    }
+    r.bandwidthCore = readBandwidth(1);
+    r.bandwidthAll = readBandwidth(r.cores);
+    return r;
+}
 
 CpuPeak measureCpuPeak(unsigned threads) {
     threads = std::max(1u, threads);
-    return {peakFlops(threads), readBandwidth(threads)};
+    const std::string isa = cpuIsa();
+    const Chains fp32 = isa.rfind("AVX-512", 0) == 0 ? fmaChainsAvx512
+                        : isa == "AVX2"              ? fmaChainsAvx2
+                                                     : scalarChains;
+    return {peakOf(fp32, threads, 1'000'000), readBandwidth(threads)};
 }
 
-DeviceSpec cpuDeviceSpec() {
-    static const DeviceSpec spec = [] {
-        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        const std::string key = cpuModel() + " x" + std::to_string(cores);
-        DeviceSpec d;
-        d.name = "CPU (measured)";
-        d.source = "measured";
-        const std::string path = cacheFile();
-        // The file: the key on the first line, then FLOP/s and bytes/s.
-        if (!path.empty()) {
-            std::ifstream in(path);
-            std::string first;
-            double flops = 0, bytes = 0;
-            if (std::getline(in, first) && first == key && (in >> flops >> bytes) && flops > 0 && bytes > 0) {
-                d.fp32 = flops;
-                d.bandwidth = bytes;
-                return d;
-            }
-        }
-        const CpuPeak peak = measureCpuPeak(cores);
-        d.fp32 = peak.flops;
-        d.bandwidth = peak.bandwidth;
-        if (!path.empty() && peak.flops > 0) {
-            std::error_code ignored;
-            std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
-            std::ofstream out(path);
-            out << key << '\n' << peak.flops << ' ' << peak.bandwidth << '\n';
-        }
-        return d;
-    }();
-    return spec;
+CpuRoofs cpuRoofs() {
+    std::lock_guard lock(g_mutex);
+    if (g_roofs) return *g_roofs;
+    CpuRoofs want;
+    want.model = cpuModel();
+    want.cores = std::max(1u, std::thread::hardware_concurrency());
+    want.isa = cpuIsa();
+    const std::string path = cacheFile();
+    if (auto cached = path.empty() ? std::nullopt : readCache(path, want)) {
+        g_roofs = cached;
+    } else {
+        g_roofs = measureCpuRoofs();
+        writeCache(path, *g_roofs);
+    }
+    return *g_roofs;
+}
+
+DeviceSpec CpuRoofs::coreSpec() const {
+    DeviceSpec d;
+    d.name = "CPU core (" + isa + ")";
+    d.source =
+        "measured on " + date + ", one core of " + std::to_string(cores) + (note.empty() ? "" : "; " + note);
+    d.fp32 = fp32Core;
+    // 16-bit work runs on the faster of the bf16 dot products and the fp32 path.
+    d.fp16 = std::max(bf16Core, fp32Core);
+    d.bandwidth = bandwidthCore;
+    return d;
+}
+
+DeviceSpec CpuRoofs::allCoresSpec() const {
+    DeviceSpec d = coreSpec();
+    d.name = "CPU, " + std::to_string(cores) + " cores (" + isa + ")";
+    d.source = "measured on " + date + ", all " + std::to_string(cores) + " cores at once" +
+               (note.empty() ? "" : "; " + note);
+    d.fp32 = fp32All;
+    d.fp16 = std::max(bf16All, fp32All);
+    d.bandwidth = bandwidthAll;
+    return d;
+}
+
+void raiseCpuRoofs(const DeviceSpec& raised, unsigned workers, const std::string& note) {
+    std::lock_guard lock(g_mutex);
+    if (!g_roofs) return;
+    // raised is one worker's share: one core does at least that, all cores at least that per worker.
+    auto raise = [&](double& core, double& all, double share) {
+        core = std::max(core, share);
+        all = std::max(all, share * workers);
+    };
+    raise(g_roofs->fp32Core, g_roofs->fp32All, raised.fp32);
+    raise(g_roofs->bandwidthCore, g_roofs->bandwidthAll, raised.bandwidth);
+    if (g_roofs->bf16Core > 0) raise(g_roofs->bf16Core, g_roofs->bf16All, raised.fp16);
+    g_roofs->note = note;
+    writeCache(cacheFile(), *g_roofs);
 }
 
 TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {
     if (!hasCpuKernels(trace)) return analyzeTrace(trace);
-    const DeviceSpec cpu = cpuDeviceSpec();
-    return analyzeTrace(trace, cpu.fp32 > 0 ? &cpu : nullptr);
+    const CpuRoofs roofs = cpuRoofs();
+    const DeviceSpec all = roofs.allCoresSpec(), core = roofs.coreSpec();
+    TraceAnalysis a = analyzeTrace(trace, all.fp32 > 0 ? &all : nullptr, DeviceSpecs::standard(),
+                                   RoleRules::standard(), core.fp32 > 0 ? &core : nullptr);
+    // A point above its roof raised the roof: the cache keeps the higher roof for the next analysis.
+    if (a.cpuShare && !a.cpuShare->raised.empty()) {
+        std::set<std::uint32_t> workers;
+        for (const KernelAnalysis& k : a.kernels)
+            if (!trace.process(trace.track(k.event.track).process).isGpu ||
+                trace.process(trace.track(k.event.track).process).labels == "CPU")
+                workers.insert(k.event.track.value);
+        raiseCpuRoofs(*a.cpuShare, unsigned(std::max<std::size_t>(1, workers.size())), a.cpuShare->raised);
+    }
+    return a;
 }
 
 } // namespace attnscope

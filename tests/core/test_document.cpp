@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <map>
 
 using namespace attnscope;
@@ -14,11 +13,10 @@ using namespace attnscope::test;
 
 namespace {
 
-// The CPU run's kernels need this machine's roofs: measured into a cache of the test's own.
+// The CPU run's kernels need this machine's roofs: measured into the test process's own cache
+// (isolated_main.cpp).
 class OpenDocument : public ::testing::Test {
 protected:
-    void SetUp() override { setenv("XDG_CACHE_HOME", dir.path("cache").c_str(), 1); }
-    void TearDown() override { unsetenv("XDG_CACHE_HOME"); }
     TempDir dir;
 };
 

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <thread>
@@ -286,7 +287,7 @@ TEST(RunSession, OwnCpuRunOnTheRoofline) {
     session.wait();
     ASSERT_EQ(session.error(), "");
     const auto trace = buildRunTrace(session.takeEvents());
-    const DeviceSpec cpu = cpuDeviceSpec();
+    const DeviceSpec cpu = cpuRoofs().coreSpec();
     ASSERT_GT(cpu.fp32, 0);
     ASSERT_GT(cpu.bandwidth, 0);
     const TraceAnalysis a = analyzeTrace(*trace, &cpu);
@@ -328,7 +329,7 @@ TEST(RunSession, OwnCpuSoftmaxIsMemoryBound) {
     session.wait();
     ASSERT_EQ(session.error(), "");
     const auto trace = buildRunTrace(session.takeEvents());
-    const DeviceSpec cpu = cpuDeviceSpec();
+    const DeviceSpec cpu = cpuRoofs().coreSpec();
     const TraceAnalysis a = analyzeTrace(*trace, &cpu);
     std::map<KernelRole, std::vector<Verdict>> verdicts;
     for (const KernelAnalysis& k : a.kernels)
@@ -345,4 +346,75 @@ TEST(RunSession, OwnCpuSoftmaxIsMemoryBound) {
     // Each worker's share of the softmax: most of them at a tenth of the bandwidth or more.
     EXPECT_GT(memoryBound * 2, int(verdicts[KernelRole::Softmax].size()))
         << "softmax shares memory-bound: " << memoryBound << " of " << verdicts[KernelRole::Softmax].size();
+}
+
+// No kernel is ever above its roof: measured roofs that a run beats are raised to what it achieved
+// (and say so), so every share stays within 1 — with the machine's own roofs, and with roofs far too
+// low, as a cache measured on a busy machine would hold.
+TEST(RunSession, NoKernelExceedsItsRoofAndBeatenRoofsAreRaised) {
+    RunConfig c;
+    c.shape = {1, 4, 512, 64, false, Precision::F32};
+    c.warmup = 0;
+    c.iters = 1;
+    c.threads = 2;
+    RunSession session(c);
+    session.start();
+    session.wait();
+    ASSERT_EQ(session.error(), "");
+    const auto trace = buildRunTrace(session.takeEvents());
+    auto withinRoofs = [](const TraceAnalysis& a) {
+        int placed = 0;
+        for (const KernelAnalysis& k : a.kernels) {
+            if (k.verdict == Verdict::Unknown) continue;
+            ++placed;
+            EXPECT_LE(k.computeShare, 1.0 + 1e-9);
+            EXPECT_LE(k.memoryShare, 1.0 + 1e-9);
+        }
+        return placed;
+    };
+    const TraceAnalysis machine = analyzeWithMachineRoofs(*trace);
+    ASSERT_TRUE(machine.cpuShare);
+    EXPECT_EQ(withinRoofs(machine), int(machine.kernels.size()));
+
+    DeviceSpec low = cpuRoofs().allCoresSpec();
+    low.fp32 = 1e6; // 1 MFLOP/s and 1 MB/s for all cores: every kernel beats its workers' share
+    low.bandwidth = 1e6;
+    low.fp16 = 0;
+    const TraceAnalysis raised = analyzeTrace(*trace, &low);
+    ASSERT_TRUE(raised.cpuShare);
+    EXPECT_GT(raised.cpuShare->fp32, 1e6);
+    EXPECT_GT(raised.cpuShare->bandwidth, 1e6);
+    // Each of the two workers was held to half of it before.
+    EXPECT_NE(raised.cpuShare->raised.find("fp32 roof raised from 0.0005 to"), std::string::npos)
+        << raised.cpuShare->raised;
+    EXPECT_NE(raised.cpuShare->raised.find("memory roof raised from 0.0005 to"), std::string::npos);
+    EXPECT_EQ(withinRoofs(raised), int(raised.kernels.size()));
+    // The kernel that set a roof sits on it.
+    double topCompute = 0;
+    for (const KernelAnalysis& k : raised.kernels)
+        topCompute = std::max(topCompute, k.computeShare);
+    EXPECT_NEAR(topCompute, 1.0, 1e-9);
+}
+
+// The roofs are measured with the widest vectors the CPU has, on one core and on all, and cached with
+// what they depend on: a cache from another CPU, ISA or version is measured again.
+TEST(CpuRoofs, MeasuredPerCoreAndCachedWithWhatTheyDependOn) {
+    const CpuRoofs r = cpuRoofs();
+    EXPECT_EQ(r.isa, cpuIsa());
+    EXPECT_GT(r.fp32Core, 0);
+    EXPECT_GE(r.fp32All, r.fp32Core * 0.9); // all cores at once do at least about what one does
+    EXPECT_GT(r.bandwidthCore, 0);
+    if (__builtin_cpu_supports("avx512bf16")) {
+        EXPECT_GT(r.bf16Core, 0); // measured where the CPU has bf16 dot products
+    }
+    const std::string path = std::string(std::getenv("XDG_CACHE_HOME")) + "/attnscope/cpu_roofs.txt";
+    std::ifstream in(path);
+    std::string key;
+    ASSERT_TRUE(std::getline(in, key)) << path;
+    EXPECT_NE(key.find(r.isa), std::string::npos) << key;
+    EXPECT_NE(key.find(std::to_string(r.cores) + " cores"), std::string::npos) << key;
+    EXPECT_NE(key.find("AttnScope "), std::string::npos) << key;
+    const DeviceSpec core = r.coreSpec();
+    EXPECT_EQ(core.fp32, r.fp32Core);
+    EXPECT_NE(core.source.find("measured on " + r.date), std::string::npos) << core.source;
 }
