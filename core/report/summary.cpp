@@ -181,9 +181,35 @@ json analysisJson(const TraceSummary& s) {
     for (const auto& a : s.attention)
         impls.push_back(
             {{"impl", a.impl}, {"calls", a.calls}, {"mean_ns", a.meanNs()}, {"total_ns", a.totalNs}});
-    return {{"roles", roles},
-            {"verdicts", verdicts},
-            {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
+    json out{{"roles", roles},
+             {"verdicts", verdicts},
+             {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
+    if (s.roofline) {
+        const RooflineSummary& r = *s.roofline;
+        json roofs = json::array();
+        for (const auto& roof : r.roofs)
+            roofs.push_back(
+                {{"precision", roof.precision}, {"flops_per_s", roof.flopsPerSec}, {"source", r.source}});
+        json kernels = json::array();
+        for (const auto& k : r.kernels) {
+            json j{{"name", k.name},   {"role", k.role},        {"precision", k.precision},
+                   {"count", k.count}, {"total_ns", k.totalNs}, {"verdict", k.verdict}};
+            if (k.costed) {
+                j["flops"] = k.flops;
+                j["bytes"] = k.bytes;
+                j["flops_per_s"] = k.flopsPerSec;
+                j["bytes_per_s"] = k.bytesPerSec;
+                j["compute_share"] = k.computeShare;
+                j["memory_share"] = k.memoryShare;
+            }
+            kernels.push_back(std::move(j));
+        }
+        out["roofline"] = {{"device", r.device},
+                           {"roofs", roofs},
+                           {"bandwidth_bytes_per_s", r.bandwidth},
+                           {"kernels", kernels}};
+    }
+    return out;
 }
 
 json toJson(const SummaryResult& r) {
@@ -221,34 +247,61 @@ json toJson(const SummaryResult& r) {
 }
 
 std::string toCsv(const std::vector<SummaryResult>& results) {
+    static constexpr std::size_t kColumns = 18;
     std::ostringstream out;
-    out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns\n";
+    out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,"
+           "flops,bytes,flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision\n";
+    // A row of fields already quoted where they need it, the columns it lacks left empty.
+    auto row = [&](std::vector<std::string> fields) {
+        fields.resize(kColumns);
+        for (std::size_t i = 0; i < kColumns; ++i)
+            out << (i ? "," : "") << fields[i];
+        out << '\n';
+    };
+    auto n = [](auto v) { return std::to_string(v); };
+    auto g = [](double v) {
+        std::ostringstream text;
+        text << v;
+        return text.str();
+    };
     for (const SummaryResult& r : results) {
         const std::string file = csvField(r.path);
         if (!r.summary) {
-            out << file << ",error,," << csvField(r.error) << ",,,,,,\n";
+            row({file, "error", "", csvField(r.error)});
             continue;
         }
         const TraceSummary& s = *r.summary;
-        out << file << ",trace,," << csvField(s.format) << ',' << s.events << ',' << s.spanNs << ",,,,\n";
-        out << file << ",kernels,,," << s.kernelCount << ',' << s.kernelNs << ",,,,\n";
+        row({file, "trace", "", csvField(s.format), n(s.events), n(s.spanNs)});
+        row({file, "kernels", "", "", n(s.kernelCount), n(s.kernelNs)});
         for (const auto& d : s.devices)
-            out << file << ",device," << csvField(d.id) << ',' << csvField(d.name) << ',' << d.kernels << ','
-                << d.kernelNs << ",,,," << d.busyNs << '\n';
+            row({file, "device", csvField(d.id), csvField(d.name), n(d.kernels), n(d.kernelNs), "", "", "",
+                 n(d.busyNs)});
         for (const auto& k : s.topKernels)
-            out << file << ",kernel,," << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ','
-                << k.meanNs() << ',' << k.minNs << ',' << k.maxNs << ",\n";
+            row({file, "kernel", "", csvField(k.name), n(k.count), n(k.totalNs), n(k.meanNs()), n(k.minNs),
+                 n(k.maxNs)});
         for (const auto& c : s.categories)
-            out << file << ",category,," << csvField(c.name) << ',' << c.count << ',' << c.totalNs
-                << ",,,,\n";
+            row({file, "category", "", csvField(c.name), n(c.count), n(c.totalNs)});
         for (const auto& role : s.roles)
-            out << file << ",role,," << role.role << ',' << role.count << ',' << role.totalNs << ",,,,\n";
+            row({file, "role", "", role.role, n(role.count), n(role.totalNs)});
         for (const auto& v : s.verdicts)
-            out << file << ",verdict,," << v.verdict << ',' << v.count << ',' << v.totalNs << ",,,,\n";
-        if (s.analyzed) out << file << ",attention_calls,,," << s.attentionCalls << ",,,,,\n";
+            row({file, "verdict", "", v.verdict, n(v.count), n(v.totalNs)});
+        if (s.analyzed) row({file, "attention_calls", "", "", n(s.attentionCalls)});
         for (const auto& a : s.attention)
-            out << file << ",attention,," << csvField(a.impl) << ',' << a.calls << ',' << a.totalNs << ','
-                << a.meanNs() << ",,,\n";
+            row({file, "attention", "", csvField(a.impl), n(a.calls), n(a.totalNs), n(a.meanNs())});
+        if (s.roofline)
+            for (const auto& k : s.roofline->kernels) {
+                std::vector<std::string> f = {file,       "roofline",  csvField(k.role), csvField(k.name),
+                                              n(k.count), n(k.totalNs)};
+                f.resize(10);
+                if (k.costed)
+                    for (double v :
+                         {k.flops, k.bytes, k.flopsPerSec, k.bytesPerSec, k.computeShare, k.memoryShare})
+                        f.push_back(g(v));
+                f.resize(16);
+                f.push_back(k.verdict);
+                f.push_back(k.precision);
+                row(std::move(f));
+            }
     }
     return out.str();
 }
@@ -327,6 +380,32 @@ std::string toText(const std::vector<SummaryResult>& results) {
                 out << line;
             }
         }
+        if (s.roofline && !s.roofline->kernels.empty()) {
+            const RooflineSummary& r = *s.roofline;
+            out << "\n  roofline: " << r.device << " (" << r.source << "): memory "
+                << formatRate(r.bandwidth, "B/s");
+            for (const auto& roof : r.roofs)
+                out << ", " << roof.precision << ' ' << formatRate(roof.flopsPerSec, "FLOP/s");
+            out << '\n';
+            std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %s\n", "total", "count",
+                          "achieved", "bandwidth", "compute", "memory", "verdict", "kernel");
+            out << line;
+            std::size_t shown = 0;
+            for (const auto& k : r.kernels) {
+                if (++shown > 20) break;
+                if (k.costed)
+                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %s\n",
+                                  formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                                  formatRate(k.flopsPerSec, "FLOP/s").c_str(),
+                                  formatRate(k.bytesPerSec, "B/s").c_str(), 100 * k.computeShare,
+                                  100 * k.memoryShare, k.verdict.c_str(), clip(k.name, 60).c_str());
+                else
+                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %8s %8s  %-8s %s\n",
+                                  formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                                  "-", "-", "-", "-", k.verdict.c_str(), clip(k.name, 60).c_str());
+                out << line;
+            }
+        }
         if (s.analyzed) {
             out << "\n  attention calls: " << s.attentionCalls << '\n';
             for (const auto& a : s.attention) {
@@ -389,6 +468,95 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
     return kernels.sorted(trace);
 }
 
+std::string formatRate(double perSecond, std::string_view unit) {
+    static constexpr std::pair<double, const char*> kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"},
+                                                                   {1e6, "M"},  {1e3, "k"},  {1, ""}};
+    for (const auto& [scale, prefix] : kPrefixes)
+        if (perSecond >= scale || scale == 1) {
+            char text[64];
+            std::snprintf(text, sizeof text, "%.4g %s%.*s", perSecond / scale, prefix, int(unit.size()),
+                          unit.data());
+            return text;
+        }
+    return {};
+}
+
+namespace {
+
+std::string shortVerdict(Verdict v) {
+    switch (v) {
+    case Verdict::MemoryBound:
+        return "memory";
+    case Verdict::ComputeBound:
+        return "compute";
+    case Verdict::LatencyBound:
+        return "latency";
+    default:
+        return "unknown";
+    }
+}
+
+// Per kernel name: its kernels' count and time, and over the costed ones their FLOPs, bytes and rates
+// against the roofs they were held to (a rate over several kernels never exceeds the fastest's, so no
+// share exceeds the kernels' own).
+std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysis& a) {
+    const std::optional<DeviceSpec>& spec = a.device ? a.device : a.cpuShare;
+    if (!spec) return std::nullopt;
+    RooflineSummary r;
+    r.device = spec->name;
+    r.source = spec->source + (spec->raised.empty() ? "" : "; " + spec->raised);
+    r.bandwidth = spec->bandwidth;
+    for (Precision p : {Precision::F32, Precision::TF32, Precision::F16, Precision::BF16, Precision::F8}) {
+        const double peak = spec->peak(p);
+        if (peak > 0) r.roofs.push_back({std::string(precisionName(p)), peak});
+    }
+    struct Acc {
+        RooflineKernel k;
+        double costedNs = 0, peak = 0, bandwidth = 0;
+    };
+    std::map<std::uint32_t, Acc> byName;
+    const NameClasses classes = classesByName(trace, a);
+    for (const KernelAnalysis& k : a.kernels) {
+        const Track& t = trace.track(k.event.track);
+        if (!isKernelCategory(trace.str(t.events.category[k.event.index]))) continue;
+        const StringId name = t.events.name[k.event.index];
+        Acc& acc = byName[name.value];
+        acc.k.name = std::string(trace.str(name));
+        acc.k.role = std::string(roleName(k.role));
+        ++acc.k.count;
+        acc.k.totalNs += t.events.duration[k.event.index];
+        if (k.verdict == Verdict::Unknown || k.flopsPerSec <= 0 || k.computeShare <= 0) continue;
+        acc.k.costed = true;
+        acc.k.precision =
+            std::string(precisionName(k.precision == Precision::Unknown ? Precision::F32 : k.precision));
+        acc.k.flops += k.flops;
+        acc.k.bytes += k.bytes;
+        acc.costedNs += double(t.events.duration[k.event.index]);
+        // The roofs this kernel was held to, from its own rates and shares.
+        acc.peak = k.flopsPerSec / k.computeShare;
+        acc.bandwidth = k.memoryShare > 0 ? k.bytesPerSec / k.memoryShare : 0;
+    }
+    for (auto& [name, acc] : byName) {
+        RooflineKernel& k = acc.k;
+        if (k.costed && acc.costedNs > 0) {
+            k.flopsPerSec = k.flops / (acc.costedNs * 1e-9);
+            k.bytesPerSec = k.bytes / (acc.costedNs * 1e-9);
+            k.computeShare = acc.peak > 0 ? k.flopsPerSec / acc.peak : 0;
+            k.memoryShare = acc.bandwidth > 0 ? k.bytesPerSec / acc.bandwidth : 0;
+        } else {
+            k.precision = "unknown";
+        }
+        k.verdict = shortVerdict(name < classes.verdict.size() ? classes.verdict[name] : Verdict::Unknown);
+        r.kernels.push_back(std::move(k));
+    }
+    std::sort(r.kernels.begin(), r.kernels.end(), [](const RooflineKernel& x, const RooflineKernel& y) {
+        return x.totalNs != y.totalNs ? x.totalNs > y.totalNs : x.name < y.name;
+    });
+    return r;
+}
+
+} // namespace
+
 void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     s.analyzed = true;
     std::vector<RoleStats> roles(static_cast<std::size_t>(KernelRole::Count));
@@ -431,6 +599,7 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     std::sort(s.attention.begin(), s.attention.end(), [](const auto& x, const auto& y) {
         return x.calls != y.calls ? x.calls > y.calls : x.impl < y.impl;
     });
+    s.roofline = rooflineOf(trace, a);
 }
 
 std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format) {

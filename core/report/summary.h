@@ -58,6 +58,32 @@ struct AttentionImplStats {
     TimeNs meanNs() const { return calls ? totalNs / static_cast<TimeNs>(calls) : 0; }
 };
 
+// The roofline of a trace's kernels, per kernel name: what `summary` prints in its roofline section,
+// with the same numbers the window and `export --chart roofline` use.
+struct RooflineKernel {
+    std::string name;
+    std::string role;      // "qk_gemm", …
+    std::string precision; // "fp32", "bf16", … ("unknown" without a cost)
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+    bool costed = false; // FLOPs and bytes known for its kernels (the figures below are of those)
+    double flops = 0, bytes = 0;
+    double flopsPerSec = 0, bytesPerSec = 0;
+    double computeShare = 0, memoryShare = 0; // fractions of the roofs its kernels were held to
+    std::string verdict; // "memory", "compute", "latency", "unknown": the one that holds most of its time
+};
+struct RooflineRoof {
+    std::string precision;
+    double flopsPerSec = 0;
+};
+struct RooflineSummary {
+    std::string device; // the roofs' name
+    std::string source; // "datasheet", "measured on …", and how a trace raised them
+    std::vector<RooflineRoof> roofs;
+    double bandwidth = 0;                // bytes/s
+    std::vector<RooflineKernel> kernels; // by total time, then name
+};
+
 // What `attnscope summary` prints for one file.
 struct TraceSummary {
     std::string path;
@@ -78,6 +104,7 @@ struct TraceSummary {
     std::vector<VerdictStats> verdicts;
     std::uint64_t attentionCalls = 0;
     std::vector<AttentionImplStats> attention;
+    std::optional<RooflineSummary> roofline; // when the trace's kernels had roofs
 };
 
 // A file's summary, or why it could not be read.
@@ -113,6 +140,8 @@ std::string csvField(std::string_view s);
 // "1.234 ms", "56.700 µs": durations for people, the same spelling on every screen and in every
 // text report.
 std::string formatDuration(TimeNs ns);
+// "989.4 TFLOP/s", "3.35 TB/s", "175.6 GFLOP/s": a rate for people, with an SI prefix.
+std::string formatRate(double perSecond, std::string_view unit);
 // "1 kernel", "1,566 kernels": a count with its noun in the right number, thousands grouped.
 std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many);
 

@@ -3,9 +3,9 @@
 #include "support/test_support.h"
 
 #include "core/analysis/analysis.h"
-#include "core/report/summary.h"
-#include "core/io/trace_loader.h"
 #include "core/document/document.h"
+#include "core/io/trace_loader.h"
+#include "core/report/summary.h"
 
 #include <gtest/gtest.h>
 
@@ -108,7 +108,10 @@ TEST(Cli, TextAndCsvSummaries) {
     EXPECT_NE(text.out.find("Tesla V100-SXM2-32GB"), std::string::npos);
     const CliRun csv = run("summary --format csv " + path);
     EXPECT_EQ(csv.exitCode, 0);
-    EXPECT_EQ(csv.out.rfind("file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns\n", 0), 0u);
+    EXPECT_EQ(csv.out.rfind("file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,flops,bytes,"
+                            "flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision\n",
+                            0),
+              0u);
 }
 
 TEST(Cli, ConvertWritesWhatPerfettoOpensAndReadsBack) {
@@ -335,5 +338,38 @@ TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
             for (const auto& v : verdicts)
                 EXPECT_NE(v.at("verdict"), "unknown")
                     << "every kernel of a CPU run has its exact cost and roofs";
+    }
+}
+
+// The summary's roofline section on AttnScope's own CPU run: per kernel name the rates and shares of
+// the roofs its kernels were held to — never above 1 — and the verdict the window shows for that
+// name (classesByName of the same document).
+TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
+    TempDir dir;
+    const std::string path = dir.path("run.json");
+    ASSERT_EQ(
+        run("run --backend cpu --heads 4 --seq 256 --dim 64 --warmup 0 --iters 2 --threads 2 -o " + path)
+            .exitCode,
+        0);
+    const CliRun r = run("summary --format json " + path);
+    ASSERT_EQ(r.exitCode, 0);
+    const auto roofline = nlohmann::json::parse(r.out).at("files").at(0).at("roofline");
+    EXPECT_NE(roofline.at("device").get<std::string>().find("CPU"), std::string::npos);
+    EXPECT_GT(roofline.at("bandwidth_bytes_per_s").get<double>(), 0);
+    const auto doc = attnscope::openDocument(attnscope::DocumentSource::file(path));
+    const attnscope::NameClasses classes = attnscope::classesByName(*doc->trace, *doc->analysis);
+    const auto& kernels = roofline.at("kernels");
+    ASSERT_EQ(kernels.size(), 4u); // naive's three kernels and flash's one
+    for (const auto& k : kernels) {
+        SCOPED_TRACE(k.dump());
+        ASSERT_TRUE(k.contains("compute_share")); // every kernel of an own run has its exact cost
+        EXPECT_GT(k.at("compute_share").get<double>(), 0);
+        EXPECT_LE(k.at("compute_share").get<double>(), 1.0 + 1e-9);
+        EXPECT_LE(k.at("memory_share").get<double>(), 1.0 + 1e-9);
+        EXPECT_GT(k.at("flops").get<double>(), 0);
+        const attnscope::StringId name = doc->trace->strings().find(k.at("name").get<std::string>());
+        ASSERT_TRUE(name.valid());
+        const std::string window(attnscope::verdictName(classes.verdict[name.value]));
+        EXPECT_EQ(window.substr(0, window.find('-')), k.at("verdict").get<std::string>());
     }
 }
