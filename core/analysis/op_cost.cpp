@@ -93,6 +93,68 @@ constexpr Sdpa kSdpa[] = {
     {"aten::_efficient_attention_forward", false, 9, true},
 };
 
+constexpr std::string_view kConvolutionOps[] = {"aten::convolution", "aten::_convolution",
+                                                "aten::conv2d",      "aten::conv1d",
+                                                "aten::conv3d",      "aten::cudnn_convolution"};
+
+// "[1, 1]" → {1, 1}; "2" → {2}.
+std::vector<std::int64_t> parseInts(std::string_view s) {
+    std::vector<std::int64_t> out;
+    const char* p = s.data();
+    const char* end = p + s.size();
+    while (p < end) {
+        if ((*p >= '0' && *p <= '9') || *p == '-') {
+            std::int64_t v = 0;
+            const auto [next, ec] = std::from_chars(p, end, v);
+            if (ec != std::errc()) break;
+            out.push_back(v);
+            p = next;
+        } else {
+            ++p;
+        }
+    }
+    return out;
+}
+
+// A convolution's FLOPs and bytes: input [N, C, spatial…], weight [K, C/groups, kernel…] (so grouped
+// convolutions count each group's channels once); the output's spatial size from stride, padding and
+// dilation. 2·N·K·(C/groups)·∏kernel·∏output FLOPs; input, weight and output moved once. Where the op
+// keeps stride, padding and dilation among its inputs differs per op; without them: stride 1, no
+// padding, dilation 1.
+std::optional<OpCost> convolutionCost(std::string_view op, const std::vector<std::vector<std::int64_t>>& d,
+                                      const std::vector<std::string>& concrete, Precision precision) {
+    if (d.size() < 2 || d[0].size() < 3 || d[0].size() != d[1].size()) return std::nullopt;
+    const std::size_t spatial = d[0].size() - 2;
+    // Positions of stride, padding and dilation in the op's inputs.
+    int strideAt = 3, paddingAt = 4, dilationAt = 5;
+    if (op == "aten::cudnn_convolution") paddingAt = 2, strideAt = 3, dilationAt = 4;
+    auto ints = [&](int at) {
+        return at >= 0 && std::size_t(at) < concrete.size() ? parseInts(concrete[std::size_t(at)])
+                                                            : std::vector<std::int64_t>{};
+    };
+    auto per = [&](const std::vector<std::int64_t>& v, std::size_t i, std::int64_t fallback) {
+        return v.empty() ? fallback : v[std::min(i, v.size() - 1)];
+    };
+    const auto stride = ints(strideAt), padding = ints(paddingAt), dilation = ints(dilationAt);
+    const double n = double(d[0][0]), k = double(d[1][0]), cPerGroup = double(d[1][1]);
+    double kernel = 1, output = 1;
+    for (std::size_t i = 0; i < spatial; ++i) {
+        const std::int64_t in = d[0][2 + i], r = d[1][2 + i];
+        const std::int64_t out = (in + 2 * per(padding, i, 0) - per(dilation, i, 1) * (r - 1) - 1) /
+                                     std::max<std::int64_t>(1, per(stride, i, 1)) +
+                                 1;
+        if (out <= 0 || r <= 0) return std::nullopt;
+        kernel *= double(r);
+        output *= double(out);
+    }
+    OpCost c;
+    c.precision = precision;
+    c.role = KernelRole::Gemm;
+    c.flops = 2 * n * k * cPerGroup * kernel * output;
+    c.bytes = (product(d[0]) + product(d[1]) + n * k * output) * double(precisionBytes(precision));
+    return c;
+}
+
 constexpr std::string_view kGemmAndSoftmaxOps[] = {"aten::mm",       "aten::addmm",  "aten::bmm",
                                                    "aten::baddbmm",  "aten::matmul", "aten::linear",
                                                    "aten::_softmax", "aten::softmax"};
@@ -101,6 +163,8 @@ constexpr std::string_view kGemmAndSoftmaxOps[] = {"aten::mm",       "aten::addm
 
 bool opCostModels(std::string_view op) {
     for (std::string_view name : kGemmAndSoftmaxOps)
+        if (op == name) return true;
+    for (std::string_view name : kConvolutionOps)
         if (op == name) return true;
     for (const Sdpa& s : kSdpa)
         if (op == s.name) return true;
@@ -150,6 +214,8 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
         if (d.size() > 2) g.bytes += product(d[2]) * double(precisionBytes(g.precision));
         return g;
     }
+    for (std::string_view name : kConvolutionOps)
+        if (op == name) return convolutionCost(op, d, concrete, precisionAt(0));
     if ((op == "aten::_softmax" || op == "aten::softmax") && !d[0].empty()) {
         // 5 operations per element (scale, max, exp, sum, divide), one read and one write.
         const double n = product(d[0]);

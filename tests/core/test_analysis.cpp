@@ -3,11 +3,11 @@
 #include "support/test_support.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/resources.h"
+#include "core/io/trace_loader.h"
 #include "core/report/diff.h"
 #include "core/report/ranks.h"
-#include "core/analysis/resources.h"
 #include "core/report/summary.h"
-#include "core/io/trace_loader.h"
 
 #include <gtest/gtest.h>
 
@@ -380,7 +380,7 @@ TEST(CostModel, OpsFromTheirInputShapes) {
     EXPECT_DOUBLE_EQ(c->flops, 16384);
     EXPECT_DOUBLE_EQ(c->bytes, 8192);
     // Unknown ops, mismatched or missing shapes: no guess.
-    EXPECT_FALSE(opCost("aten::conv2d", "[[1, 3, 8, 8], [4, 3, 3, 3]]", "", ""));
+    EXPECT_FALSE(opCost("aten::layer_norm", "[[1, 3, 8, 8], [8], [8], [8]]", "", ""));
     EXPECT_FALSE(opCost("aten::mm", "[[4, 8], [9, 16]]", "", ""));
     EXPECT_FALSE(opCost("aten::mm", "", "", ""));
     EXPECT_FALSE(opCost("aten::mm", "[[4, 8], [8", "", ""));
@@ -637,4 +637,50 @@ TEST(Ranks, TwoDlrmRanksMergeWithoutCrossingLinks) {
                 1e-12);
     // The same rank twice is refused.
     EXPECT_THROW(mergeRanks({inputs[0], inputs[0]}), std::invalid_argument);
+}
+
+// Convolutions, worked by hand: the GEMM-and-conv traces users also open are not mostly "unknown".
+TEST(CostModel, ConvolutionsFromTheirInputShapes) {
+    // aten::convolution, input [2, 3, 32, 32], weight [16, 3, 3, 3], stride 1, padding 1, dilation 1:
+    // output [2, 16, 32, 32]; 2·2·16·3·9·1024 = 1,769,472 FLOPs; (6144 + 432 + 32768)·4 = 157,376 bytes.
+    auto c = opCost(
+        "aten::convolution", "[[2, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], [], [], []]",
+        R"(["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])",
+        R"(["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 1769472);
+    EXPECT_DOUBLE_EQ(c->bytes, 157376);
+    EXPECT_EQ(c->role, KernelRole::Gemm);
+    EXPECT_EQ(c->precision, Precision::F32);
+    // Stride 2, no padding, bf16: output 15×15 (⌊(32 − 3) / 2⌋ + 1); 2·2·16·3·9·225 = 388,800 FLOPs;
+    // (6144 + 432 + 2·16·225)·2 = 27,552 bytes.
+    c = opCost(
+        "aten::_convolution", "[[2, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], [], [], [], [], [], [], []]",
+        R"(["c10::BFloat16", "c10::BFloat16"])",
+        R"(["", "", "", "[2, 2]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1", "False", "False", "True", "True"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 388800);
+    EXPECT_DOUBLE_EQ(c->bytes, 27552);
+    EXPECT_EQ(c->precision, Precision::BF16);
+    // cudnn_convolution keeps padding before stride: padding 1, stride 2 → output 16×16.
+    c = opCost("aten::cudnn_convolution", "[[1, 8, 32, 32], [8, 8, 3, 3], [], [], [], [], [], [], []]",
+               R"(["c10::Half", "c10::Half"])",
+               R"(["", "", "[1, 1]", "[2, 2]", "[1, 1]", "1", "False", "False", "True"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 2.0 * 1 * 8 * 8 * 9 * 256);
+    // A grouped (depthwise) convolution: weight [8, 1, 3, 3] counts one channel per output channel.
+    c = opCost("aten::conv2d", "[[1, 8, 32, 32], [8, 1, 3, 3], [], [], [], [], []]", R"(["float", "float"])",
+               R"(["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "8"])");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 2.0 * 1 * 8 * 1 * 9 * 1024);
+    // Shapes that do not make a convolution are not guessed at.
+    EXPECT_FALSE(opCost("aten::convolution", "[[2, 3], [16, 3, 3, 3]]", "", ""));
+    EXPECT_FALSE(opCost("aten::convolution", "[[2, 3, 2, 2], [16, 3, 5, 5]]", R"(["float"])", ""));
+    EXPECT_TRUE(opCostModels("aten::cudnn_convolution"));
+    // And cuDNN's convolution kernels take the op's cost: they are GEMMs to the role rules.
+    EXPECT_EQ(RoleRules::standard().classify("sm80_xmma_fprop_implicit_gemm_indexed_f16f16", "kernel"),
+              KernelRole::Gemm);
+    EXPECT_EQ(RoleRules::standard().classify("implicit_convolve_sgemm", "kernel"), KernelRole::Gemm);
+    EXPECT_EQ(RoleRules::standard().classify("cudnn::winograd_nonfused::winogradForwardData4x4", "kernel"),
+              KernelRole::Gemm);
 }
