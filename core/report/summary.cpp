@@ -483,17 +483,10 @@ std::string formatRate(double perSecond, std::string_view unit) {
 
 namespace {
 
+// "memory", "compute", "latency", "unknown": the verdict's name without "-bound".
 std::string shortVerdict(Verdict v) {
-    switch (v) {
-    case Verdict::MemoryBound:
-        return "memory";
-    case Verdict::ComputeBound:
-        return "compute";
-    case Verdict::LatencyBound:
-        return "latency";
-    default:
-        return "unknown";
-    }
+    const std::string_view name = verdictName(v);
+    return std::string(name.substr(0, name.find('-')));
 }
 
 // Per kernel name: its kernels' count and time, and over the costed ones their FLOPs, bytes and rates
