@@ -98,6 +98,7 @@ std::string_view verdictName(Verdict v) {
         return "unknown";
     }
 }
+
 bool hasCpuKernels(const Trace& trace) {
     for (const ProcessInfo& p : trace.processes())
         if (p.isGpu && p.labels == "CPU") return true;
