@@ -160,10 +160,14 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));
     x->setBase(10);
     x->setLabelFormat("%g");
+    // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so the
+    // decades read 1, 10, 100 instead of 1e+10.
+    const double unit = spec && spec->peak(Precision::F16) >= 1e12 ? 1e12 : 1e9;
+    const QString unitName = unit == 1e12 ? QStringLiteral("TFLOP/s") : QStringLiteral("GFLOP/s");
     auto* y = new QLogValueAxis;
-    y->setTitleText(QObject::tr("achieved (FLOP/s)"));
+    y->setTitleText(QObject::tr("achieved (%1)").arg(unitName));
     y->setBase(10);
-    y->setLabelFormat("%.0e");
+    y->setLabelFormat("%g");
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double xMin = 0.1, xMax = 1000, yMin = 1e9, yMax = 1e15;
@@ -177,14 +181,13 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
         for (const auto& [precision, unused] : precisions) {
             const double peak = spec->peak(precision);
             auto* roof = new QLineSeries;
-            roof->setName(QObject::tr("%1 roof (%2 TFLOP/s, %3 GB/s)")
-                              .arg(QString::fromUtf8(precisionName(precision).data()))
-                              .arg(peak / 1e12, 0, 'g', 4)
-                              .arg(spec->bandwidth / 1e9, 0, 'g', 4));
+            roof->setName(QObject::tr("%1 roof (%2, %3)")
+                              .arg(QString::fromUtf8(precisionName(precision).data()),
+                                   qs(formatRate(peak, "FLOP/s")), qs(formatRate(spec->bandwidth, "B/s"))));
             const double ridge = peak / spec->bandwidth;
-            roof->append(xMin, spec->bandwidth * xMin);
-            roof->append(ridge, peak);
-            roof->append(xMax * 100, peak);
+            roof->append(xMin, spec->bandwidth * xMin / unit);
+            roof->append(ridge, peak / unit);
+            roof->append(xMax * 100, peak / unit);
             QPen pen(precision == Precision::F32 ? QColor(90, 90, 90) : QColor(30, 30, 30));
             pen.setWidthF(1.5);
             if (precision == Precision::F32 && precisions.size() > 1) pen.setStyle(Qt::DashLine);
@@ -217,18 +220,16 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
         xMin = std::min(xMin, intensity / 2);
         xMax = std::max(xMax, intensity * 2);
         yMin = std::min(yMin, achieved / 2);
-        c.series->append(intensity, achieved);
+        c.series->append(intensity, achieved / unit);
         const std::string shortName(shortKernelName(name));
         c.tips.push_back(
-            QObject::tr("%1\n%2 · %3 · %4% of the costed kernel time\n%5 FLOP/byte, %6 TFLOP/s, %7 GB/s\n"
-                        "total %8 ms")
+            QObject::tr("%1\n%2 · %3 · %4% of the costed kernel time\n%5 FLOP/byte, %6, %7\ntotal %8")
                 .arg(QString::fromStdString(shortName), roleText(p.role),
                      QString::fromUtf8(precisionName(p.precision).data()))
                 .arg(100 * share, 0, 'f', 1)
                 .arg(intensity, 0, 'g', 4)
-                .arg(achieved / 1e12, 0, 'g', 4)
-                .arg(p.bytes / (p.ns * 1e-9) / 1e9, 0, 'g', 4)
-                .arg(p.ns / 1e6, 0, 'f', 3));
+                .arg(qs(formatRate(achieved, "FLOP/s")), qs(formatRate(p.bytes / (p.ns * 1e-9), "B/s")),
+                     qs(formatDuration(TimeNs(p.ns)))));
     }
     std::map<KernelRole, bool> inLegend;
     for (auto& [key, cloud] : clouds) {
@@ -250,7 +251,7 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
                          });
     }
     x->setRange(xMin, xMax);
-    y->setRange(yMin, yMax);
+    y->setRange(yMin / unit, yMax / unit);
     return chart;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
 // roofline in the details, and the charts exported as PNG, SVG and PDF.
-#include "core/io/trace_loader.h"
 #include "core/document/document.h"
+#include "core/io/trace_loader.h"
+#include "core/report/summary.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/compare_window.h"
@@ -296,7 +297,7 @@ TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
         ASSERT_TRUE(file.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(file.readAll());
         const DeviceSpec& roofs = w.analysis()->device ? *w.analysis()->device : *w.analysis()->cpuShare;
-        EXPECT_TRUE(text.contains(QStringLiteral("%1 GB/s").arg(roofs.bandwidth / 1e9, 0, 'g', 4)))
+        EXPECT_TRUE(text.contains(QString::fromStdString(formatRate(roofs.bandwidth, "B/s"))))
             << roofs.bandwidth;
     }
 }
