@@ -282,9 +282,7 @@ void DetailsPanel::showWhy(EventRef e) {
                                 : tr("unknown: %1").arg(QString::fromStdString(m_analysis->deviceNote)));
     } else {
         // The roofs it was held to: a datasheet's, or the CPU's as measured here.
-        const bool cpu =
-            !m_analysis->device || m_trace->process(m_trace->track(e.track).process).labels == "CPU";
-        const std::optional<DeviceSpec>& roofs = cpu ? m_analysis->cpuShare : m_analysis->device;
+        const DeviceSpec* roofs = m_analysis->roofsOf(*m_trace, e);
         QString source =
             roofs ? QStringLiteral(" · roofs: %1 (%2)")
                         .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))

@@ -111,6 +111,11 @@ const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
     return it != kernels.end() && it->event == e ? &*it : nullptr;
 }
 
+const DeviceSpec* TraceAnalysis::roofsOf(const Trace& trace, EventRef kernel) const {
+    const std::optional<DeviceSpec>& spec = isCpuTrack(trace, kernel.track) ? cpuShare : device;
+    return spec ? &*spec : nullptr;
+}
+
 Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& call) const {
     std::array<TimeNs, std::size_t(Verdict::LatencyBound) + 1> time{}; // by verdict
     for (std::uint32_t k : call.kernels) {
@@ -431,6 +436,7 @@ private:
         std::set<TrackId> workers;
         for (const KernelAnalysis& k : a.kernels)
             if (isCpuTrack(trace, k.event.track)) workers.insert(k.event.track);
+        a.cpuWorkers = unsigned(workers.size());
         if (cpu && !workers.empty()) {
             DeviceSpec share = *cpu;
             const double n = double(workers.size());
@@ -449,11 +455,9 @@ private:
     }
 
     void placeAll() {
-        for (KernelAnalysis& k : a.kernels) {
-            const DeviceSpec* spec = isCpuTrack(trace, k.event.track) ? (a.cpuShare ? &*a.cpuShare : nullptr)
-                                                                      : (a.device ? &*a.device : nullptr);
-            if (spec) placeOnRoofline(k, trace.track(k.event.track).events.duration[k.event.index], *spec);
-        }
+        for (KernelAnalysis& k : a.kernels)
+            if (const DeviceSpec* spec = a.roofsOf(trace, k.event))
+                placeOnRoofline(k, trace.track(k.event.track).events.duration[k.event.index], *spec);
     }
 
     // Raises the spec's roofs to the highest rates its kernels achieved; whether any was raised.

@@ -59,7 +59,10 @@ struct TraceAnalysis {
     std::optional<DeviceSpec> device;    // the roofs used for GPU kernels
     std::string deviceNote;              // which spec was matched, or why none was
     std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
+    unsigned cpuWorkers = 0;             // the CPU tracks whose kernels share the CPU's roofs
     const KernelAnalysis* find(EventRef e) const;
+    // The roofs the kernel was held to (the CPU's share for kernels that ran on a CPU), or null.
+    const DeviceSpec* roofsOf(const Trace& trace, EventRef kernel) const;
     // The verdict that holds most of the call's kernel time (unknown only when no kernel has one).
     Verdict dominantVerdict(const Trace& trace, const AttentionCall& call) const;
 };

@@ -12,7 +12,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -106,6 +105,11 @@ double scalarChains(std::size_t rounds, float* sink) {
 }
 
 using Chains = double (*)(std::size_t, float*);
+
+// The fp32 chains for an ISA as cpuIsa() names it.
+Chains fp32Chains(const std::string& isa) {
+    return isa.rfind("AVX-512", 0) == 0 ? fmaChainsAvx512 : isa == "AVX2" ? fmaChainsAvx2 : scalarChains;
+}
 
 // Runs fn(t) on `threads` threads at once and waits for them.
 template <typename Fn> void onThreads(unsigned threads, const Fn& fn) {
@@ -241,9 +245,7 @@ CpuRoofs measureCpuRoofs() {
     r.cores = std::max(1u, std::thread::hardware_concurrency());
     r.isa = cpuIsa();
     r.date = today();
-    const Chains fp32 = r.isa.rfind("AVX-512", 0) == 0 ? fmaChainsAvx512
-                        : r.isa == "AVX2"              ? fmaChainsAvx2
-                                                       : scalarChains;
+    const Chains fp32 = fp32Chains(r.isa);
     // Rounds sized for trials of a few milliseconds each.
     const std::size_t rounds = r.isa == "scalar" ? 400'000 : 1'000'000;
     r.fp32Core = peakOf(fp32, 1, rounds);
@@ -259,11 +261,7 @@ CpuRoofs measureCpuRoofs() {
 
 CpuPeak measureCpuPeak(unsigned threads) {
     threads = std::max(1u, threads);
-    const std::string isa = cpuIsa();
-    const Chains fp32 = isa.rfind("AVX-512", 0) == 0 ? fmaChainsAvx512
-                        : isa == "AVX2"              ? fmaChainsAvx2
-                                                     : scalarChains;
-    return {peakOf(fp32, threads, 1'000'000), readBandwidth(threads)};
+    return {peakOf(fp32Chains(cpuIsa()), threads, 1'000'000), readBandwidth(threads)};
 }
 
 CpuRoofs cpuRoofs() {
@@ -328,14 +326,8 @@ TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {
     TraceAnalysis a = analyzeTrace(trace, all.fp32 > 0 ? &all : nullptr, DeviceSpecs::standard(),
                                    RoleRules::standard(), core.fp32 > 0 ? &core : nullptr);
     // A point above its roof raised the roof: the cache keeps the higher roof for the next analysis.
-    if (a.cpuShare && !a.cpuShare->raised.empty()) {
-        std::set<std::uint32_t> workers;
-        for (const KernelAnalysis& k : a.kernels)
-            if (!trace.process(trace.track(k.event.track).process).isGpu ||
-                trace.process(trace.track(k.event.track).process).labels == "CPU")
-                workers.insert(k.event.track.value);
-        raiseCpuRoofs(*a.cpuShare, unsigned(std::max<std::size_t>(1, workers.size())), a.cpuShare->raised);
-    }
+    if (a.cpuShare && !a.cpuShare->raised.empty())
+        raiseCpuRoofs(*a.cpuShare, std::max(1u, a.cpuWorkers), a.cpuShare->raised);
     return a;
 }
 

@@ -505,7 +505,8 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     }
     struct Acc {
         RooflineKernel k;
-        double costedNs = 0, peak = 0, bandwidth = 0;
+        double costedNs = 0;
+        const DeviceSpec* roofs = nullptr; // what its kernels were held to
     };
     std::map<std::uint32_t, Acc> byName;
     const NameClasses classes = classesByName(trace, a);
@@ -515,7 +516,6 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         const StringId name = t.events.name[k.event.index];
         Acc& acc = byName[name.value];
         acc.k.name = std::string(trace.str(name));
-        acc.k.role = std::string(roleName(k.role));
         ++acc.k.count;
         acc.k.totalNs += t.events.duration[k.event.index];
         if (k.verdict == Verdict::Unknown || k.flopsPerSec <= 0 || k.computeShare <= 0) continue;
@@ -525,21 +525,23 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         acc.k.flops += k.flops;
         acc.k.bytes += k.bytes;
         acc.costedNs += double(t.events.duration[k.event.index]);
-        // The roofs this kernel was held to, from its own rates and shares.
-        acc.peak = k.flopsPerSec / k.computeShare;
-        acc.bandwidth = k.memoryShare > 0 ? k.bytesPerSec / k.memoryShare : 0;
+        acc.roofs = a.roofsOf(trace, k.event);
     }
     for (auto& [name, acc] : byName) {
         RooflineKernel& k = acc.k;
         if (k.costed && acc.costedNs > 0) {
             k.flopsPerSec = k.flops / (acc.costedNs * 1e-9);
             k.bytesPerSec = k.bytes / (acc.costedNs * 1e-9);
-            k.computeShare = acc.peak > 0 ? k.flopsPerSec / acc.peak : 0;
-            k.memoryShare = acc.bandwidth > 0 ? k.bytesPerSec / acc.bandwidth : 0;
+            const double peak = acc.roofs ? acc.roofs->peak(precisionNamed(k.precision)) : 0;
+            k.computeShare = peak > 0 ? k.flopsPerSec / peak : 0;
+            k.memoryShare = acc.roofs && acc.roofs->bandwidth > 0 ? k.bytesPerSec / acc.roofs->bandwidth : 0;
         } else {
             k.precision = "unknown";
         }
         k.verdict = shortVerdict(name < classes.verdict.size() ? classes.verdict[name] : Verdict::Unknown);
+        // The role that holds most of the name's time, as the kernel table shows it.
+        const auto role = name < classes.role.size() ? classes.role[name] : std::nullopt;
+        k.role = std::string(roleName(role.value_or(KernelRole::Other)));
         r.kernels.push_back(std::move(k));
     }
     std::sort(r.kernels.begin(), r.kernels.end(), [](const RooflineKernel& x, const RooflineKernel& y) {
