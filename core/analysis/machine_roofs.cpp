@@ -218,6 +218,7 @@ void writeCache(const std::string& path, const CpuRoofs& r) {
     const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp);
+        out.precision(17); // read back exactly: every process then holds kernels to the same roofs
         out << cacheKey(r) << "\nmeasured " << r.date << '\n'
             << r.fp32Core << ' ' << r.fp32All << ' ' << r.bf16Core << ' ' << r.bf16All << ' '
             << r.bandwidthCore << ' ' << r.bandwidthAll << '\n'

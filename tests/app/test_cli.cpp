@@ -369,6 +369,19 @@ TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
         EXPECT_GT(k.at("flops").get<double>(), 0);
         const attnscope::StringId name = doc->trace->strings().find(k.at("name").get<std::string>());
         ASSERT_TRUE(name.valid());
+        // The name's shares are its kernels' shares averaged over their time (share = rate / roof).
+        double weighted = 0, memoryWeighted = 0, ns = 0;
+        for (const attnscope::KernelAnalysis& ka : doc->analysis->kernels) {
+            const attnscope::Track& t = doc->trace->track(ka.event.track);
+            if (t.events.name[ka.event.index] != name) continue;
+            const double d = double(t.events.duration[ka.event.index]);
+            weighted += ka.computeShare * d;
+            memoryWeighted += ka.memoryShare * d;
+            ns += d;
+        }
+        ASSERT_GT(ns, 0);
+        EXPECT_NEAR(k.at("compute_share").get<double>(), weighted / ns, 1e-9);
+        EXPECT_NEAR(k.at("memory_share").get<double>(), memoryWeighted / ns, 1e-9);
         const std::string window(attnscope::verdictName(classes.verdict[name.value]));
         EXPECT_EQ(window.substr(0, window.find('-')), k.at("verdict").get<std::string>());
     }
