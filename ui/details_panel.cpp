@@ -274,7 +274,7 @@ void DetailsPanel::showWhy(EventRef e) {
                             .arg(k->flops / 1e9, 0, 'g', 4)
                             .arg(k->bytes / 1e6, 0, 'g', 4)
                             .arg(qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
-                                 QString::fromStdString(k->costBasis)));
+                                 QString::fromStdString(costBasis(*m_trace, *k))));
     }
     if (k->verdict == Verdict::Unknown) {
         m_roofline->setText(k->cost == CostSource::Unknown

@@ -4,6 +4,7 @@
 #include "core/analysis/attention_math.h"
 #include "core/analysis/resources.h"
 #include "core/model/args_codec.h"
+#include "core/model/parallel_for.h"
 #include "core/model/run_args.h"
 #include "core/model/text_match.h"
 
@@ -13,7 +14,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 namespace attnscope {
@@ -97,6 +100,14 @@ std::string_view verdictName(Verdict v) {
     default:
         return "unknown";
     }
+}
+
+std::string costBasis(const Trace& trace, const KernelAnalysis& k) {
+    if (k.cost == CostSource::Exact) return "the run's own numbers";
+    if (k.cost != CostSource::Inferred || !k.costOp) return {};
+    const EventRef op = *k.costOp;
+    return std::string(trace.str(trace.track(op.track).events.name[op.index])) + " " +
+           argValue(trace, op, "Input Dims") + " " + std::string(precisionName(k.precision));
 }
 
 bool hasCpuKernels(const Trace& trace) {
@@ -185,13 +196,118 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
 
 namespace {
 
-// One analysis, in passes over the trace's kernels; the caches of the first pass are members.
+// A contiguous range of the trace's kernels read on one thread, with caches of its own: each
+// kernel's role, its exact cost (own runs), its call (own runs) and the modelled op that launched it.
+class KernelReader {
+public:
+    struct Finding {
+        std::optional<std::pair<std::string, long>> ownCall; // (impl, call) of an own run's kernel
+        std::optional<std::pair<EventRef, OpCost>> op;       // the modelled op that launched it
+    };
+    std::vector<KernelAnalysis> kernels;
+    std::vector<Finding> findings; // one per kernel
+
+    KernelReader(const Trace& trace, const RoleRules& rules, const std::vector<std::uint8_t>& categoryKind)
+        : trace(trace), rules(rules), categoryKind(categoryKind), modelledOp(trace.strings().size(), -1) {}
+
+    void read(const std::vector<EventRef>& refs, std::size_t from, std::size_t to) {
+        kernels.reserve(to - from);
+        findings.reserve(to - from);
+        for (std::size_t r = from; r < to; ++r)
+            readOne(refs[r]);
+    }
+
+private:
+    void readOne(EventRef ref) {
+        const Track& track = trace.track(ref.track);
+        const StringId name = track.events.name[ref.index], category = track.events.category[ref.index];
+        KernelAnalysis k;
+        k.event = ref;
+        Finding f;
+        std::string role, impl, call, flops, bytes, dtype;
+        if (ownArgs.has(ref))
+            trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
+                if (key == runargs::kRole) role = jsonUnquote(value);
+                if (key == runargs::kImpl) impl = jsonUnquote(value);
+                if (key == runargs::kCall) call = value;
+                if (key == runargs::kFlops) flops = value;
+                if (key == runargs::kBytes) bytes = value;
+                if (key == runargs::kDtype) dtype = jsonUnquote(value);
+            });
+        if (const auto own = roleNamed(role)) {
+            k.role = *own;
+        } else {
+            auto [it, added] = byName.try_emplace(std::uint64_t(name.value) << 32 | category.value);
+            if (added) it->second = rules.classify(trace.str(name), trace.str(category));
+            k.role = it->second;
+        }
+        if (!flops.empty() && !bytes.empty()) {
+            k.cost = CostSource::Exact;
+            k.flops = std::atof(flops.c_str());
+            k.bytes = std::atof(bytes.c_str());
+            const Precision named = precisionNamed(dtype);
+            k.precision = named == Precision::Unknown ? Precision::F32 : named;
+        }
+        if (!impl.empty() && !call.empty()) f.ownCall = std::pair{impl, std::atol(call.c_str())};
+        if (k.cost == CostSource::Unknown && !isCpuTrack(trace, ref.track)) f.op = launchingOp(ref);
+        kernels.push_back(std::move(k));
+        findings.push_back(std::move(f));
+    }
+
+    // The op that launched a kernel, with its cost: kernel → runtime call (correlation) → the
+    // innermost enclosing cpu_op the cost model knows; costs cached per op (many kernels share one).
+    std::optional<std::pair<EventRef, OpCost>> launchingOp(EventRef kernel) {
+        const auto launch = trace.launchOf(kernel);
+        if (!launch) return std::nullopt;
+        std::optional<std::pair<EventRef, OpCost>> found;
+        forEachEnclosingEvent(trace, *launch, [&](EventRef op) {
+            const Track& ot = trace.track(op.track);
+            if (categoryKind[ot.events.category[op.index].value] != 2) return false;
+            const StringId name = ot.events.name[op.index];
+            std::int8_t& modelled = modelledOp[name.value];
+            if (modelled < 0) modelled = opCostModels(trace.str(name));
+            if (!modelled) return false;
+            auto [it, added] = opCosts.try_emplace(std::uint64_t(op.track.value) << 32 | op.index);
+            if (added) {
+                std::string_view dims, types, concrete;
+                trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
+                    if (key == "Input Dims")
+                        dims = value;
+                    else if (key == "Input type")
+                        types = value;
+                    else if (key == "Concrete Inputs")
+                        concrete = value;
+                });
+                it->second = opCost(trace.str(name), dims, types, concrete);
+            }
+            if (!it->second) return false;
+            found = std::pair{op, *it->second};
+            return true;
+        });
+        return found;
+    }
+
+    const Trace& trace;
+    const RoleRules& rules;
+    const std::vector<std::uint8_t>& categoryKind;
+    std::unordered_map<std::uint64_t, KernelRole> byName;             // (name, category) → role
+    std::unordered_map<std::uint64_t, std::optional<OpCost>> opCosts; // op event → its cost
+    std::vector<std::int8_t> modelledOp;                              // per op name: -1 not known yet
+    const ArgShapes ownArgs{
+        trace,
+        {runargs::kRole, runargs::kImpl, runargs::kCall, runargs::kFlops, runargs::kBytes, runargs::kDtype}};
+};
+
+// Below this many kernels one thread reads them all.
+constexpr std::size_t kKernelsPerThread = 16384;
+
+// One analysis, in passes over the trace's kernels.
 class Analyzer {
 public:
     Analyzer(const Trace& trace, const DeviceSpec* cpu, const DeviceSpec* cpuCore, const DeviceSpecs& specs,
-             const RoleRules& rules)
+             const RoleRules& rules, unsigned threads)
         : trace(trace), cpu(cpu), cpuCore(cpuCore), specs(specs), rules(rules),
-          opSlots(trace.tracks().size()), modelledOp(trace.strings().size(), -1),
+          maxThreads(threads ? threads : std::max(1u, std::thread::hardware_concurrency())),
           categoryKind(trace.strings().size(), 0) {
         for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
             const std::string_view c = trace.strings().get(StringId(id));
@@ -227,115 +343,68 @@ private:
         if (models.empty()) a.deviceNote = "the trace names no GPU";
     }
 
-    // Each kernel's role, its exact cost (own runs) or the op whose cost it may get, its call (own runs).
+    // The kernels, read in contiguous ranges on several threads and joined in order, so the result
+    // does not depend on how many threads read them.
     void readKernels() {
+        std::vector<EventRef> refs;
         for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
             const Track& track = trace.tracks()[t];
-            const bool cpuTrack = isCpuTrack(trace, TrackId{t});
-            for (std::uint32_t i = 0; i < track.size(); ++i) {
-                if (categoryKind[track.events.category[i].value] != 1) continue;
-                const std::string_view category = trace.str(track.events.category[i]);
-                const EventRef ref{TrackId{t}, i};
-                KernelAnalysis k;
-                k.event = ref;
-                std::string role, impl, call, flops, bytes, dtype;
-                if (ownArgs.has(ref))
-                    trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
-                        if (key == runargs::kRole) role = jsonUnquote(value);
-                        if (key == runargs::kImpl) impl = jsonUnquote(value);
-                        if (key == runargs::kCall) call = value;
-                        if (key == runargs::kFlops) flops = value;
-                        if (key == runargs::kBytes) bytes = value;
-                        if (key == runargs::kDtype) dtype = jsonUnquote(value);
-                    });
-                if (const auto own = roleNamed(role)) {
-                    k.role = *own;
-                } else {
-                    auto [it, added] =
-                        byName.try_emplace({track.events.name[i].value, track.events.category[i].value});
-                    if (added) it->second = rules.classify(trace.str(track.events.name[i]), category);
-                    k.role = it->second;
-                }
-                if (!flops.empty() && !bytes.empty()) {
-                    k.cost = CostSource::Exact;
-                    k.flops = std::atof(flops.c_str());
-                    k.bytes = std::atof(bytes.c_str());
-                    const Precision named = precisionNamed(dtype);
-                    k.precision = named == Precision::Unknown ? Precision::F32 : named;
-                    k.costBasis = "the run's own numbers";
-                }
-                const auto index = std::uint32_t(a.kernels.size());
-                if (!impl.empty() && !call.empty())
-                    ownCalls[{impl, std::atol(call.c_str())}].push_back(index);
-                if (k.cost == CostSource::Unknown && !cpuTrack)
-                    if (const auto op = launchingOpCost(ref)) {
-                        auto& [cost, kernels] = byOp[op->first];
-                        cost = op->second;
-                        kernels.push_back(index);
-                    }
-                a.kernels.push_back(std::move(k));
-            }
+            for (std::uint32_t i = 0; i < track.size(); ++i)
+                if (categoryKind[track.events.category[i].value] == 1) refs.push_back({TrackId{t}, i});
         }
-    }
-
-    // The cost of the op that launched a kernel: kernel → runtime call (correlation) → the innermost
-    // enclosing cpu_op; cached per op (many kernels share one, most ops are not modelled).
-    std::optional<std::pair<EventRef, std::uint32_t>> launchingOpCost(EventRef kernel) {
-        const auto launch = trace.launchOf(kernel);
-        if (!launch) return std::nullopt;
-        std::optional<std::pair<EventRef, std::uint32_t>> found; // the op and its cost's index
-        forEachEnclosingEvent(trace, *launch, [&](EventRef op) {
-            const Track& ot = trace.track(op.track);
-            if (categoryKind[ot.events.category[op.index].value] != 2) return false;
-            const StringId name = ot.events.name[op.index];
-            std::int8_t& modelled = modelledOp[name.value];
-            if (modelled < 0) modelled = opCostModels(trace.str(name));
-            if (!modelled) return false;
-            std::vector<std::uint32_t>& slots = opSlots[op.track.value];
-            if (slots.empty()) slots.resize(ot.size(), 0);
-            std::uint32_t& slot = slots[op.index];
-            if (slot == 0) {
-                std::string dims, types, concrete;
-                trace.forEachArg(op, [&](std::string_view k, std::string_view v) {
-                    if (k == "Input Dims")
-                        dims = v;
-                    else if (k == "Input type")
-                        types = v;
-                    else if (k == "Concrete Inputs")
-                        concrete = v;
-                });
-                const auto c = opCost(trace.str(name), dims, types, concrete);
-                slot = c ? std::uint32_t(costs.size() + 2) : 1;
-                if (c) costs.push_back(*c);
-            }
-            if (slot == 1) return false;
-            found = std::pair{op, slot - 2};
-            return true;
+        const unsigned threads =
+            unsigned(std::clamp<std::size_t>(refs.size() / kKernelsPerThread, 1, std::min(maxThreads, 8u)));
+        std::vector<std::unique_ptr<KernelReader>> readers;
+        for (unsigned p = 0; p < threads; ++p)
+            readers.push_back(std::make_unique<KernelReader>(trace, rules, categoryKind));
+        parallelFor(threads, threads, [&](std::size_t p) {
+            readers[p]->read(refs, refs.size() * p / threads, refs.size() * (p + 1) / threads);
         });
-        return found;
+        a.kernels.reserve(refs.size());
+        kernelOp.reserve(refs.size());
+        std::unordered_map<std::uint64_t, std::uint32_t> opIndex; // op event → index into ops
+        for (auto& reader : readers) {
+            for (std::size_t j = 0; j < reader->kernels.size(); ++j) {
+                const auto index = std::uint32_t(a.kernels.size());
+                KernelReader::Finding& f = reader->findings[j];
+                if (f.ownCall) ownCalls[std::move(*f.ownCall)].push_back(index);
+                std::uint32_t op = kNoOp;
+                if (f.op) {
+                    auto [it, added] =
+                        opIndex.try_emplace(std::uint64_t(f.op->first.track.value) << 32 | f.op->first.index,
+                                            std::uint32_t(ops.size()));
+                    if (added) ops.push_back(*f.op);
+                    op = it->second;
+                }
+                kernelOp.push_back(op);
+                a.kernels.push_back(std::move(reader->kernels[j]));
+            }
+            reader.reset();
+        }
     }
 
     void assignOpCosts() {
         // An op's cost goes to its one kernel of the op's role; with none or several, it stays unknown.
-        for (const auto& [op, costAndKernels] : byOp) {
-            const auto& [cost, kernels] = costAndKernels;
-            const OpCost& c = costs[cost];
-            std::uint32_t chosen = 0, matches = 0;
-            for (std::uint32_t k : kernels)
-                if (a.kernels[k].role == c.role ||
-                    (c.role == KernelRole::Gemm && a.kernels[k].role == KernelRole::Gemm)) {
-                    chosen = k;
-                    ++matches;
-                }
-            if (matches != 1) continue;
-            KernelAnalysis& k = a.kernels[chosen];
+        std::vector<std::uint32_t> matches(ops.size(), 0), chosen(ops.size(), 0);
+        for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
+            const std::uint32_t op = kernelOp[k];
+            if (op == kNoOp) continue;
+            const KernelRole role = ops[op].second.role;
+            if (a.kernels[k].role == role ||
+                (role == KernelRole::Gemm && a.kernels[k].role == KernelRole::Gemm)) {
+                chosen[op] = k;
+                ++matches[op];
+            }
+        }
+        for (std::uint32_t op = 0; op < ops.size(); ++op) {
+            if (matches[op] != 1) continue;
+            const OpCost& c = ops[op].second;
+            KernelAnalysis& k = a.kernels[chosen[op]];
             k.cost = CostSource::Inferred;
             k.flops = c.flops;
             k.bytes = c.bytes;
             k.precision = c.precision;
-            const Track& ot = trace.track(op.track);
-            k.costBasis = std::string(trace.str(ot.events.name[op.index])) + " " +
-                          argValue(trace, op, "Input Dims") + " " + std::string(precisionName(c.precision));
+            k.costOp = ops[op].first;
         }
     }
 
@@ -497,28 +566,22 @@ private:
     const DeviceSpec* cpuCore;
     const DeviceSpecs& specs;
     const RoleRules& rules;
+    const unsigned maxThreads;
     TraceAnalysis a;
-    // Role names, classified once per name and category.
-    std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRole> byName;
-    // Per op event: its cost (an index into costs) and the kernels it may go to.
-    std::map<EventRef, std::pair<std::uint32_t, std::vector<std::uint32_t>>> byOp;
-    // Op costs per op event, as slots per track (0: not looked at yet, 1: not modelled, n: costs[n - 2]).
-    std::vector<std::vector<std::uint32_t>> opSlots;
-    std::vector<OpCost> costs;
+    std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
+    // The modelled ops that launched kernels, with their costs, and each kernel's op (or kNoOp).
+    static constexpr std::uint32_t kNoOp = UINT32_MAX;
+    std::vector<std::pair<EventRef, OpCost>> ops;
+    std::vector<std::uint32_t> kernelOp;
     // AttnScope's own runs: (impl, call) → kernels.
     std::map<std::pair<std::string, long>, std::vector<std::uint32_t>> ownCalls;
-    const ArgShapes ownArgs{
-        trace,
-        {runargs::kRole, runargs::kImpl, runargs::kCall, runargs::kFlops, runargs::kBytes, runargs::kDtype}};
-    std::vector<std::int8_t> modelledOp;    // per op name: -1 not known yet
-    std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
 };
 
 } // namespace
 
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
-                           const RoleRules& rules, const DeviceSpec* cpuCore) {
-    return Analyzer(trace, cpu, cpuCore, specs, rules).run();
+                           const RoleRules& rules, const DeviceSpec* cpuCore, unsigned threads) {
+    return Analyzer(trace, cpu, cpuCore, specs, rules, threads).run();
 }
 
 } // namespace attnscope

@@ -33,7 +33,7 @@ struct KernelAnalysis {
     double flops = 0;
     double bytes = 0;
     Precision precision = Precision::Unknown;
-    std::string costBasis; // how the cost was obtained: "aten::mm [[8944,1024],[1024,1024]] bf16", "run args"
+    std::optional<EventRef> costOp; // the op whose input shapes gave an inferred cost
     // Roofline (when the cost and the device's roofs are known).
     double intensity = 0;   // FLOPs per byte
     double flopsPerSec = 0; // achieved
@@ -80,13 +80,18 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
 // (AttnScope's own CPU runs, whose events are each one worker's share of a kernel: each worker is held
 // to the CPU's roofs over the workers, and to no more than cpuCore's, one core's, when given); without
 // it those get no verdict. A kernel above its roof raises the roof (DeviceSpec::raised says by how much).
+// Large traces are read on up to `threads` threads (0: the machine's); the result is the same.
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const DeviceSpecs& specs = DeviceSpecs::standard(),
                            const RoleRules& rules = RoleRules::standard(),
-                           const DeviceSpec* cpuCore = nullptr);
+                           const DeviceSpec* cpuCore = nullptr, unsigned threads = 0);
 
 // Whether the trace has kernels that ran on a CPU (AttnScope's CPU runs): they need the CPU's roofs.
 bool hasCpuKernels(const Trace& trace);
+
+// How a kernel's cost was obtained: "aten::mm [[8944,1024],[1024,1024]] bf16", "the run's own numbers",
+// or empty when it is unknown.
+std::string costBasis(const Trace& trace, const KernelAnalysis& k);
 
 // Roofline numbers and verdict for one kernel of known cost that took durationNs on spec.
 void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec);

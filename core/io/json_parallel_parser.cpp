@@ -7,7 +7,8 @@
 
 namespace attnscope::json {
 
-ParallelEventParser::ParallelEventParser(unsigned threads) {
+ParallelEventParser::ParallelEventParser(unsigned threads, std::size_t usualChunkBytes)
+    : m_usualBytes(usualChunkBytes + 1 + kPadding) {
     m_workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
         m_workers.push_back(std::make_unique<Worker>());
@@ -30,19 +31,21 @@ void ParallelEventParser::submit(const char* data, std::size_t from, std::size_t
     Chunk chunk;
     {
         std::unique_lock lock(m_mutex);
-        m_room.wait(lock, [&] { return m_queue.size() < 2 * m_workers.size(); });
+        m_room.wait(lock, [&] { return m_queue.size() < queueLimit(); });
         // After an error nothing more is read: wait for the chunks in flight, then report the
         // earliest error, as a single reader would have stopped there.
         if (!m_errors.empty()) {
             m_idle.wait(lock, [&] { return m_pending == 0; });
             throw LoadError(m_errors.begin()->second);
         }
-        if (!m_spare.empty() && m_spare.back().size() >= to - from + 1 + kPadding) {
+        // Any spare fits a usual chunk; an unusually long one takes a buffer of its own.
+        if (!m_spare.empty()) {
             chunk.buffer = std::move(m_spare.back());
             m_spare.pop_back();
         }
     }
-    if (chunk.buffer.size() < to - from + 1 + kPadding) chunk.buffer = BigBuffer(to - from + 1 + kPadding);
+    if (chunk.buffer.size() < to - from + 1 + kPadding)
+        chunk.buffer = BigBuffer(std::max(to - from + 1 + kPadding, m_usualBytes));
     std::memcpy(chunk.buffer.data() + 1, data + from, to - from);
     chunk.length = to - from;
     chunk.offset = offset + from - 1; // file offset of buffer byte 0
@@ -53,6 +56,11 @@ void ParallelEventParser::submit(const char* data, std::size_t from, std::size_t
         ++m_pending;
     }
     m_wake.notify_one();
+}
+
+std::size_t ParallelEventParser::spareBuffers() {
+    std::lock_guard lock(m_mutex);
+    return m_spare.size();
 }
 
 void ParallelEventParser::finishInto(TraceBuilder& main, bool& kineto) {

@@ -22,7 +22,9 @@ namespace attnscope::json {
 // thread keeps reading and cutting while they parse.
 class ParallelEventParser {
 public:
-    explicit ParallelEventParser(unsigned threads);
+    // Chunks are usually at most `usualChunkBytes`; every buffer is made at least that big, so any
+    // spare one fits the next chunk.
+    ParallelEventParser(unsigned threads, std::size_t usualChunkBytes);
 
     ~ParallelEventParser();
 
@@ -33,6 +35,11 @@ public:
     // Waits for every chunk, merges what the workers built into main, and throws the error of the
     // earliest chunk that had one, as a single reader would have.
     void finishInto(TraceBuilder& main, bool& kineto);
+
+    // Buffers kept for the next chunks: never more than the queue and the workers held at once, as
+    // every spare fits a usual chunk (a spare too small once stayed forever and another was made).
+    std::size_t spareBuffers();
+    std::size_t queueLimit() const { return 2 * m_workers.size(); }
 
 private:
     struct Chunk {
@@ -54,6 +61,7 @@ private:
     std::condition_variable m_wake, m_room, m_idle;
     std::deque<Chunk> m_queue;
     std::vector<BigBuffer> m_spare;
+    std::size_t m_usualBytes;
     std::map<std::uint32_t, LoadError> m_errors;
     std::size_t m_pending = 0;
     bool m_stop = false;

@@ -311,7 +311,7 @@ private:
             return;
         }
         threads = std::min(threads, 8u);
-        m_parallel = std::make_unique<ParallelEventParser>(threads);
+        m_parallel = std::make_unique<ParallelEventParser>(threads, 2 * m_readBytes);
         m_b.setThreads(threads);
     }
 

@@ -6,6 +6,7 @@
 // tracks sorted and nested (trace_builder_tracks.cpp), flows bound and correlation links built
 // (trace_builder_links.cpp), processes and tracks named. Internal to core/io.
 #include "core/io/trace_builder.h"
+#include "core/model/parallel_for.h"
 
 #include "core/model/block_arena.h"
 
@@ -153,21 +154,6 @@ inline std::optional<std::int64_t> asInteger(std::string_view s) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
     return v;
-}
-
-// Runs f(0) … f(count - 1) on up to `threads` threads (the caller's included).
-template <class F> void parallelFor(std::size_t count, unsigned threads, F&& f) {
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t i = next++; i < count; i = next++)
-            f(i);
-    };
-    std::vector<std::thread> helpers;
-    for (unsigned k = 1; k < threads && k < count; ++k)
-        helpers.emplace_back(work);
-    work();
-    for (std::thread& h : helpers)
-        h.join();
 }
 
 } // namespace build

@@ -444,7 +444,7 @@ TEST(Analysis, H100FlashTraceRolesCostsAndVerdicts) {
             if (k.cost == CostSource::Inferred) {
                 ++gemmsCosted;
                 if (!handGemm && durationOf(*trace, k.event) == 85727 &&
-                    k.costBasis.rfind("aten::mm [[8944,1024],[1024,2816]]", 0) == 0)
+                    costBasis(*trace, k).rfind("aten::mm [[8944,1024],[1024,2816]]", 0) == 0)
                     handGemm = &k;
             }
         }
@@ -529,6 +529,65 @@ TEST(Analysis, NaiveChainsBecomeCallsWithQkAndPvGemms) {
         EXPECT_EQ(k.cost, CostSource::Unknown);
         EXPECT_EQ(k.verdict, Verdict::Unknown);
     }
+}
+
+// Large traces are read on several threads and joined in order: the same analysis as one thread,
+// also where the two kernels of one op fall to different threads (op 16,666 on three threads: its cost
+// goes to its one GEMM, or to none when both are GEMMs, only once both halves are joined).
+TEST(Analysis, ReadOnSeveralThreadsAsOnOne) {
+    constexpr int kOps = 25000; // two kernels each: 50,000 kernels, split 16,666 | 16,667 | 16,667 on 3
+    auto twoGemms = [](int op) { return op % 3 == 1; }; // op 16,666 among them
+    std::string events;
+    events.reserve(std::size_t(kOps) * 600);
+    for (int op = 0; op < kOps; ++op) {
+        const long t = 1000L + 100L * op;
+        const int m = 64 + op % 7 * 64; // several shapes, so costs differ between ops
+        char text[900];
+        std::snprintf(
+            text, sizeof text,
+            R"(%s{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":%ld,"dur":20,"args":{"Input Dims":[[%d,512],[512,256]],"Input type":["float","float"]}},)"
+            R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%ld,"dur":3,"args":{"correlation":%d}},)"
+            R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%ld,"dur":3,"args":{"correlation":%d}},)"
+            R"({"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":0,"tid":7,"ts":%ld,"dur":30,"args":{"device":0,"stream":7,"correlation":%d}},)"
+            R"({"ph":"X","cat":"kernel","name":"%s","pid":0,"tid":7,"ts":%ld,"dur":5,"args":{"device":0,"stream":7,"correlation":%d}})",
+            op ? "," : "", t, m, t + 1, 2 * op + 1, t + 10, 2 * op + 2, t + 40, 2 * op + 1,
+            twoGemms(op) ? "ampere_sgemm_64x64_nn"
+                         : "void at::native::vectorized_elementwise_kernel<4, AddFunctor>",
+            t + 80, 2 * op + 2);
+        events += text;
+    }
+    const auto trace = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" + events + "]}");
+    const TraceAnalysis one =
+        analyzeTrace(*trace, nullptr, DeviceSpecs::standard(), RoleRules::standard(), nullptr, 1);
+    const TraceAnalysis three =
+        analyzeTrace(*trace, nullptr, DeviceSpecs::standard(), RoleRules::standard(), nullptr, 3);
+    ASSERT_EQ(one.kernels.size(), std::size_t(2 * kOps));
+    ASSERT_EQ(three.kernels.size(), one.kernels.size());
+    int inferred = 0;
+    for (std::size_t i = 0; i < one.kernels.size(); ++i) {
+        const KernelAnalysis &x = one.kernels[i], &y = three.kernels[i];
+        ASSERT_EQ(x.event, y.event) << i;
+        ASSERT_EQ(x.role, y.role) << i;
+        ASSERT_EQ(x.cost, y.cost) << i;
+        ASSERT_EQ(x.flops, y.flops) << i;
+        ASSERT_EQ(x.bytes, y.bytes) << i;
+        ASSERT_EQ(x.costOp, y.costOp) << i;
+        ASSERT_EQ(x.verdict, y.verdict) << i;
+        ASSERT_EQ(x.computeShare, y.computeShare) << i;
+        if (x.role == KernelRole::Gemm && !twoGemms(int(i / 2))) {
+            // Each op's cost went to its GEMM, the one kernel of the op's role, on either side of a split.
+            ASSERT_EQ(x.cost, CostSource::Inferred) << i;
+            const int m = 64 + int(i / 2) % 7 * 64;
+            ASSERT_DOUBLE_EQ(x.flops, 2.0 * m * 512 * 256) << i;
+            ++inferred;
+        } else {
+            ASSERT_EQ(x.cost, CostSource::Unknown) << i;
+        }
+    }
+    EXPECT_EQ(inferred, kOps - kOps / 3);
+    EXPECT_EQ(costBasis(*trace, one.kernels[2 * 16665]),
+              "aten::mm [[" + std::to_string(64 + 16665 % 7 * 64) + ",512],[512,256]] fp32");
 }
 
 // Two made traces with a known answer: B's GEMM got 30 µs slower, its softmax 10 µs faster, and a
