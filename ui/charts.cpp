@@ -15,9 +15,11 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QGraphicsScene>
+#include <QHelpEvent>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPieSeries>
 #include <QPieSlice>
@@ -30,6 +32,9 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <set>
+#include <tuple>
 
 namespace attnscope::ui {
 
@@ -47,16 +52,30 @@ TimeNs durationOf(const Trace& t, EventRef e) {
     return t.track(e.track).events.duration[e.index];
 }
 
-// Time per role for each bar: the implementations of one trace, or one bar per trace.
+// A duration axis' unit for values up to maxNs: the one a person reads (µs, ms or s).
+std::pair<double, QString> timeUnit(double maxNs) {
+    if (maxNs >= 1e9) return {1e9, QStringLiteral("s")};
+    if (maxNs >= 1e6) return {1e6, QStringLiteral("ms")};
+    return {1e3, QStringLiteral("µs")};
+}
+
+// Why a chart has nothing to draw, as its title's second line.
+void sayEmpty(QChart* chart, const QString& why) {
+    chart->setTitle(chart->title() + QStringLiteral("\n") + why);
+}
+
+// Time per role for each bar: the implementations of one trace, or one bar per trace. Each bar's
+// total is written under it.
 QChart* breakdown(const std::vector<ChartInput>& inputs) {
+    using RoleTimes = std::array<double, std::size_t(KernelRole::Count)>;
     std::vector<QString> bars;
-    std::vector<std::array<double, std::size_t(KernelRole::Count)>> ms;
-    auto bar = [&](const QString& name) -> std::array<double, std::size_t(KernelRole::Count)>& {
+    std::vector<RoleTimes> ns;
+    auto bar = [&](const QString& name) -> RoleTimes& {
         for (std::size_t i = 0; i < bars.size(); ++i)
-            if (bars[i] == name) return ms[i];
+            if (bars[i] == name) return ns[i];
         bars.push_back(name);
-        ms.push_back({});
-        return ms.back();
+        ns.push_back({});
+        return ns.back();
     };
     for (const ChartInput& in : inputs) {
         for (const KernelAnalysis& k : in.analysis->kernels) {
@@ -65,34 +84,42 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
             if (inputs.size() == 1)
                 name = k.call >= 0 ? QString::fromStdString(in.analysis->calls[std::size_t(k.call)].impl)
                                    : QObject::tr("outside attention");
-            bar(name)[std::size_t(k.role)] += double(durationOf(*in.trace, k.event)) / 1e6;
+            bar(name)[std::size_t(k.role)] += double(durationOf(*in.trace, k.event));
         }
     }
+    double maxNs = 0;
+    for (const RoleTimes& times : ns)
+        maxNs = std::max(maxNs, std::accumulate(times.begin(), times.end(), 0.0));
+    const auto [unit, unitName] = timeUnit(maxNs);
     auto* series = new QStackedBarSeries;
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         bool any = false;
-        for (const auto& m : ms)
-            any = any || m[std::size_t(r)] > 0;
+        for (const RoleTimes& times : ns)
+            any = any || times[std::size_t(r)] > 0;
         if (!any) continue;
         auto* set = new QBarSet(roleText(KernelRole(r)));
         set->setColor(EventColors::roleColor(KernelRole(r)));
-        for (const auto& m : ms)
-            *set << m[std::size_t(r)];
+        for (const RoleTimes& times : ns)
+            *set << times[std::size_t(r)] / unit;
         series->append(set);
     }
     auto* chart = new QChart;
-    chart->setTitle(QObject::tr("Kernel time by role"));
+    chart->setTitle(QObject::tr("Kernel time by role, summed over streams and workers"));
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
-    for (const QString& b : bars)
-        x->append(b);
+    for (std::size_t i = 0; i < bars.size(); ++i)
+        x->append(QStringLiteral("%1 · %2").arg(
+            bars[i], qs(formatDuration(TimeNs(std::accumulate(ns[i].begin(), ns[i].end(), 0.0))))));
     auto* y = new QValueAxis;
-    y->setTitleText(QObject::tr("kernel time (ms, summed over streams and workers)"));
-    y->setLabelFormat("%.3g");
+    y->setTitleText(QObject::tr("kernel time (%1)").arg(unitName));
+    y->setRange(0, std::max(maxNs / unit, 1e-9) * 1.05);
+    y->applyNiceNumbers(); // round ticks: 0, 10, 20 … instead of 0, 10.4, 20.8
+    y->setLabelFormat("%g");
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
+    if (bars.empty()) sayEmpty(chart, QObject::tr("no kernels in this trace"));
     return chart;
 }
 
@@ -115,47 +142,118 @@ QChart* share(const std::vector<ChartInput>& inputs) {
         slice->setLabelVisible(pct >= 2);
     }
     auto* chart = new QChart;
-    chart->setTitle(QObject::tr("Share of kernel time by role"));
+    chart->setTitle(inputs.size() > 1 ? QObject::tr("Share of kernel time by role, both traces together")
+                                      : QObject::tr("Share of kernel time by role"));
     chart->addSeries(series);
+    if (total <= 0) sayEmpty(chart, QObject::tr("no kernels in this trace"));
     return chart;
 }
 
-// Long on purpose: one chart's parts in the order Qt Charts needs them (axes before the series
-// attached to them, roofs before the points drawn over them).
-QChart* roofline(const std::vector<ChartInput>& inputs) {
-    auto* chart = new QChart;
-    const ChartInput& in = inputs.front();
-    const TraceAnalysis& a = *in.analysis;
-    // Points: one per kernel name with a known cost (its kernels' FLOPs over their time), on the roofs
-    // its kernels were held to.
-    struct Point {
-        KernelRole role = KernelRole::Other;
-        double flops = 0, bytes = 0, ns = 0;
-        Precision precision = Precision::Unknown;
-        bool gpu = true;
-    };
-    std::map<std::string, Point> byName;
-    double totalNs = 0;
-    for (const KernelAnalysis& k : a.kernels) {
+// A scatter series' tooltips, one per point (chartTipAt reads them).
+constexpr const char* kTipsProperty = "attnscopeTips";
+
+// One roofline point: a kernel name of one input, its kernels' FLOPs over their time.
+struct RoofPoint {
+    std::string name;
+    std::size_t input = 0;
+    KernelRole role = KernelRole::Other;
+    double flops = 0, bytes = 0, ns = 0;
+    Precision precision = Precision::Unknown;
+    const DeviceSpec* roofs = nullptr; // the roofs its kernels were held to
+    double intensity() const { return flops / bytes; }
+    double flopsPerSec() const { return flops / (ns * 1e-9); }
+    double bytesPerSec() const { return bytes / (ns * 1e-9); }
+};
+
+std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
+    std::map<std::string, RoofPoint> byName;
+    for (const KernelAnalysis& k : in.analysis->kernels) {
         if (k.cost == CostSource::Unknown || k.bytes <= 0 || !isKernel(*in.trace, k.event)) continue;
-        Point& p =
-            byName[std::string(in.trace->str(in.trace->track(k.event.track).events.name[k.event.index]))];
+        const std::string name(in.trace->str(in.trace->track(k.event.track).events.name[k.event.index]));
+        RoofPoint& p = byName[name];
+        p.name = name;
+        p.input = input;
         p.role = k.role;
         p.flops += k.flops;
         p.bytes += k.bytes;
         p.ns += double(durationOf(*in.trace, k.event));
         p.precision = k.precision;
-        p.gpu = k.verdict != Verdict::Unknown || !a.cpuShare;
-        totalNs += double(durationOf(*in.trace, k.event));
+        p.roofs = in.analysis->roofsOf(*in.trace, k.event);
     }
+    std::vector<RoofPoint> out;
+    for (auto& [name, p] : byName)
+        if (p.ns > 0) out.push_back(std::move(p));
+    return out;
+}
+
+// The tooltip of a point: everything the point stands for, and its share of each roof.
+QString roofTip(const RoofPoint& p, double shareOfTime, const QString& inputLabel) {
+    QString tip =
+        QObject::tr("%1%2\n%3 · %4 · %5% of the costed kernel time · %6")
+            .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "),
+                 QString::fromUtf8(shortKernelName(p.name).data(), qsizetype(shortKernelName(p.name).size())),
+                 roleText(p.role), QString::fromUtf8(precisionName(p.precision).data()))
+            .arg(100 * shareOfTime, 0, 'f', 1)
+            .arg(qs(formatDuration(TimeNs(p.ns))));
+    tip += QObject::tr("\n%1, %2 · %3 FLOP/byte")
+               .arg(qs(formatRate(p.flops, "FLOP")), qs(formatRate(p.bytes, "B")))
+               .arg(p.intensity(), 0, 'g', 4);
+    tip += QObject::tr("\nachieved %1, %2")
+               .arg(qs(formatRate(p.flopsPerSec(), "FLOP/s")), qs(formatRate(p.bytesPerSec(), "B/s")));
+    if (p.roofs) {
+        const Precision precision = p.precision == Precision::Unknown ? Precision::F32 : p.precision;
+        tip += QObject::tr("\n%1% of the %2 compute roof, %3% of the memory roof")
+                   .arg(100 * p.flopsPerSec() / p.roofs->peak(precision), 0, 'f', 1)
+                   .arg(QString::fromUtf8(precisionName(precision).data()))
+                   .arg(100 * p.bytesPerSec() / p.roofs->bandwidth, 0, 'f', 1);
+    }
+    return tip;
+}
+
+// A one-point series that draws a label beside its point (Qt 6.4 has no per-point label text).
+QScatterSeries* labelledPoint(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at,
+                              const QString& text, QColor color, double size) {
+    auto* s = new QScatterSeries;
+    s->append(at);
+    s->setColor(color);
+    s->setBorderColor(color.darker(140));
+    s->setMarkerSize(size);
+    QString format = text;
+    format.replace('@', QStringLiteral("(at)")); // '@' starts Qt's label tags
+    s->setPointLabelsFormat(format);
+    s->setPointLabelsVisible(true);
+    s->setPointLabelsClipping(false);
+    s->setPointLabelsColor(QColor(40, 40, 40));
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+    for (QLegendMarker* m : chart->legend()->markers(s))
+        m->setVisible(false);
+    return s;
+}
+
+// Long on purpose: one chart's parts in the order Qt Charts needs them (axes before the series
+// attached to them, roofs before the points drawn over them). With two inputs (Compare) both traces'
+// points share the first one's roofs: A as circles, B as squares.
+QChart* roofline(const std::vector<ChartInput>& inputs) {
+    auto* chart = new QChart;
+    std::vector<RoofPoint> points;
+    std::size_t kernels = 0;
+    for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
+        for (RoofPoint& p : roofPoints(inputs[i], i))
+            points.push_back(std::move(p));
+        kernels += inputs[i].analysis->kernels.size();
+    }
+    const TraceAnalysis& a = *inputs.front().analysis;
     const DeviceSpec* spec = a.device ? &*a.device : a.cpuShare ? &*a.cpuShare : nullptr;
-    if (a.cpuShare && !a.device) spec = &*a.cpuShare;
-    chart->setTitle(spec ? QObject::tr("Roofline · %1%2")
-                               .arg(QString::fromStdString(spec->name),
-                                    spec->raised.empty()
-                                        ? QString()
-                                        : QStringLiteral(" · ") + QString::fromStdString(spec->raised))
-                         : QObject::tr("Roofline · no roofs known for this trace's device"));
+    QString title = spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
+                         : QObject::tr("Roofline · no roofs known for this trace's device");
+    if (spec && !spec->raised.empty()) title += QStringLiteral("\n") + QString::fromStdString(spec->raised);
+    if (inputs.size() > 1 && inputs[1].analysis->device && a.device &&
+        inputs[1].analysis->device->name != a.device->name)
+        title += QObject::tr("\nB ran on %1: its points are drawn on A's roofs")
+                     .arg(QString::fromStdString(inputs[1].analysis->device->name));
+    chart->setTitle(title);
     auto* x = new QLogValueAxis;
     x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));
     x->setBase(10);
@@ -165,93 +263,142 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     const double unit = spec && spec->peak(Precision::F16) >= 1e12 ? 1e12 : 1e9;
     const QString unitName = unit == 1e12 ? QStringLiteral("TFLOP/s") : QStringLiteral("GFLOP/s");
     auto* y = new QLogValueAxis;
-    y->setTitleText(QObject::tr("achieved (%1)").arg(unitName));
+    y->setTitleText(unitName); // achieved; short, so a low chart still shows all of it
     y->setBase(10);
     y->setLabelFormat("%g");
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double xMin = 0.1, xMax = 1000, yMin = 1e9, yMax = 1e15;
-    if (spec) yMin = spec->peak(Precision::F32) / 1e4;
+    double totalNs = 0;
+    for (const RoofPoint& p : points) {
+        totalNs += p.ns;
+        xMin = std::min(xMin, p.intensity() / 3);
+        xMax = std::max(xMax, p.intensity() * 3);
+        yMin = std::min(yMin, p.flopsPerSec() / 3);
+    }
     if (spec) {
-        yMax = spec->peak(Precision::F16) * 2;
-        // The memory roof and each precision's compute roof present among the points.
+        yMin = std::min(yMin, spec->peak(Precision::F32) / 1e4);
+        // The memory roof and each precision's compute roof present among the points, the ridge (where
+        // the roofs meet) marked and labelled with the roof's rate.
         std::map<Precision, bool> precisions{{Precision::F32, true}};
-        for (const auto& [name, p] : byName)
+        for (const RoofPoint& p : points)
             if (p.precision != Precision::Unknown) precisions[p.precision] = true;
+        double highest = 0;
+        for (const auto& [precision, unused] : precisions)
+            highest = std::max(highest, spec->peak(precision));
+        yMax = highest * 3;
+        xMax = std::max(xMax, highest / spec->bandwidth * 3);
         for (const auto& [precision, unused] : precisions) {
             const double peak = spec->peak(precision);
+            const double ridge = peak / spec->bandwidth;
             auto* roof = new QLineSeries;
             roof->setName(QObject::tr("%1 roof (%2, %3)")
                               .arg(QString::fromUtf8(precisionName(precision).data()),
                                    qs(formatRate(peak, "FLOP/s")), qs(formatRate(spec->bandwidth, "B/s"))));
-            const double ridge = peak / spec->bandwidth;
-            roof->append(xMin, spec->bandwidth * xMin / unit);
+            roof->append(xMin / 10, spec->bandwidth * xMin / 10 / unit);
             roof->append(ridge, peak / unit);
-            roof->append(xMax * 100, peak / unit);
-            QPen pen(precision == Precision::F32 ? QColor(90, 90, 90) : QColor(30, 30, 30));
+            roof->append(xMax * 10, peak / unit);
+            const QColor color = precision == Precision::F32 ? QColor(90, 90, 90) : QColor(30, 30, 30);
+            QPen pen(color);
             pen.setWidthF(1.5);
             if (precision == Precision::F32 && precisions.size() > 1) pen.setStyle(Qt::DashLine);
             roof->setPen(pen);
             chart->addSeries(roof);
             roof->attachAxis(x);
             roof->attachAxis(y);
+            labelledPoint(
+                chart, x, y, {ridge, peak / unit},
+                QObject::tr("%1 %2 · ridge %3 FLOP/B")
+                    .arg(QString::fromUtf8(precisionName(precision).data()), qs(formatRate(peak, "FLOP/s")))
+                    .arg(ridge, 0, 'g', 3),
+                color, 7);
         }
+        // The memory roof's own label, on its slope a decade in from the left.
+        const double at = xMin * 10;
+        labelledPoint(chart, x, y, {at, spec->bandwidth * at * 1.7 / unit},
+                      QObject::tr("memory %1").arg(qs(formatRate(spec->bandwidth, "B/s"))),
+                      QColor(90, 90, 90), 1);
     }
     // Qt 6.4 draws no scatter point given a size of its own: points are sized in three classes by
-    // the name's share of the costed kernel time, a series per role and class (one legend entry per role).
+    // the name's share of the costed kernel time, a series per role, class and input (one legend entry
+    // per role and input).
     constexpr double kSizes[] = {8, 14, 22};
     struct Cloud {
         QScatterSeries* series = nullptr;
-        std::vector<QString> tips;
+        QStringList tips;
     };
-    std::map<std::pair<KernelRole, int>, Cloud> clouds;
-    for (const auto& [name, p] : byName) {
-        const double intensity = p.flops / p.bytes, achieved = p.flops / (p.ns * 1e-9);
+    std::map<std::tuple<std::size_t, KernelRole, int>, Cloud> clouds;
+    for (const RoofPoint& p : points) {
         const double share = p.ns / std::max(1.0, totalNs);
         const int sizeClass = share >= 0.2 ? 2 : share >= 0.02 ? 1 : 0;
-        Cloud& c = clouds[{p.role, sizeClass}];
+        Cloud& c = clouds[{p.input, p.role, sizeClass}];
         if (!c.series) {
             c.series = new QScatterSeries;
-            c.series->setName(roleText(p.role));
+            c.series->setName(inputs.size() > 1
+                                  ? QStringLiteral("%1 (%2)").arg(
+                                        roleText(p.role), p.input ? QStringLiteral("B") : QStringLiteral("A"))
+                                  : roleText(p.role));
             c.series->setColor(EventColors::roleColor(p.role));
             c.series->setBorderColor(EventColors::roleColor(p.role).darker(140));
             c.series->setMarkerSize(kSizes[sizeClass]);
+            if (p.input == 1) c.series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
         }
-        xMin = std::min(xMin, intensity / 2);
-        xMax = std::max(xMax, intensity * 2);
-        yMin = std::min(yMin, achieved / 2);
-        c.series->append(intensity, achieved / unit);
-        const std::string shortName(shortKernelName(name));
-        c.tips.push_back(
-            QObject::tr("%1\n%2 · %3 · %4% of the costed kernel time\n%5 FLOP/byte, %6, %7\ntotal %8")
-                .arg(QString::fromStdString(shortName), roleText(p.role),
-                     QString::fromUtf8(precisionName(p.precision).data()))
-                .arg(100 * share, 0, 'f', 1)
-                .arg(intensity, 0, 'g', 4)
-                .arg(qs(formatRate(achieved, "FLOP/s")), qs(formatRate(p.bytes / (p.ns * 1e-9), "B/s")),
-                     qs(formatDuration(TimeNs(p.ns)))));
+        c.series->append(p.intensity(), p.flopsPerSec() / unit);
+        c.tips.push_back(roofTip(
+            p, share, inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
     }
-    std::map<KernelRole, bool> inLegend;
+    std::set<std::pair<std::size_t, KernelRole>> inLegend;
     for (auto& [key, cloud] : clouds) {
         QScatterSeries* s = cloud.series;
         chart->addSeries(s);
         s->attachAxis(x);
         s->attachAxis(y);
-        if (inLegend[key.first])
+        if (!inLegend.insert({std::get<0>(key), std::get<1>(key)}).second)
             for (QLegendMarker* m : chart->legend()->markers(s))
                 m->setVisible(false);
-        inLegend[key.first] = true;
-        QObject::connect(s, &QScatterSeries::hovered, s,
-                         [s, tips = cloud.tips](const QPointF& point, bool state) {
-                             if (!state) return QToolTip::hideText();
-                             const auto pts = s->points();
-                             for (qsizetype i = 0; i < pts.size(); ++i)
-                                 if (pts[i] == point)
-                                     QToolTip::showText(QCursor::pos(), tips[std::size_t(i)]);
-                         });
+        s->setProperty(kTipsProperty, cloud.tips);
     }
+    // The names of the points that hold most of the time, above them; names of points that lie
+    // together share one label.
+    std::vector<const RoofPoint*> biggest;
+    for (const RoofPoint& p : points)
+        biggest.push_back(&p);
+    std::sort(biggest.begin(), biggest.end(),
+              [](const RoofPoint* l, const RoofPoint* r) { return l->ns > r->ns; });
+    struct Label {
+        QPointF at;
+        QString text;
+    };
+    std::vector<Label> labels;
+    for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
+        const RoofPoint& p = *biggest[i];
+        if (p.ns < 0.02 * totalNs) break;
+        QString name =
+            QString::fromUtf8(shortKernelName(p.name).data(), qsizetype(shortKernelName(p.name).size()));
+        if (name.size() > 28) name = name.left(27) + QChar(0x2026);
+        if (inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
+        // Above the marker: its radius is a fraction of a decade on the plot's log scale.
+        const double lift = p.ns >= 0.2 * totalNs ? 1.35 : 1.15;
+        const QPointF at(p.intensity(), p.flopsPerSec() * lift / unit);
+        auto near = std::find_if(labels.begin(), labels.end(), [&](const Label& l) {
+            return std::abs(std::log10(l.at.x() / at.x())) < 0.3 &&
+                   std::abs(std::log10(l.at.y() / at.y())) < 0.15;
+        });
+        if (near != labels.end())
+            near->text += QStringLiteral(", ") + name;
+        else
+            labels.push_back({at, name});
+    }
+    for (const Label& l : labels)
+        labelledPoint(chart, x, y, l.at, l.text, Qt::transparent, 1);
     x->setRange(xMin, xMax);
     y->setRange(yMin / unit, yMax / unit);
+    if (points.empty())
+        sayEmpty(chart, kernels == 0
+                            ? QObject::tr("no kernels in this trace")
+                            : QObject::tr("none of its %1 kernels could be costed: the ops that launched "
+                                          "them carry no input shapes AttnScope models")
+                                  .arg(kernels));
     return chart;
 }
 
@@ -290,6 +437,27 @@ QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs) {
     return chart;
 }
 
+QString chartTipAt(QChart* chart, QPointF position) {
+    QString tip;
+    double best = 0;
+    for (QAbstractSeries* series : chart->series()) {
+        auto* scatter = qobject_cast<QScatterSeries*>(series);
+        if (!scatter || !scatter->isVisible()) continue;
+        const QStringList tips = scatter->property(kTipsProperty).toStringList();
+        const QList<QPointF> points = scatter->points();
+        const double reach = scatter->markerSize() / 2 + 3;
+        for (qsizetype i = 0; i < points.size() && i < tips.size(); ++i) {
+            const QPointF at = chart->mapToPosition(points[i], scatter);
+            const double distance = std::hypot(at.x() - position.x(), at.y() - position.y());
+            if (distance <= reach && (tip.isEmpty() || distance < best)) {
+                tip = tips[i];
+                best = distance;
+            }
+        }
+    }
+    return tip;
+}
+
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path) {
     // A chart draws through a graphics scene: give it one of the picture's size.
     QGraphicsScene scene;
@@ -324,6 +492,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
     for (ChartKind kind : {ChartKind::Breakdown, ChartKind::Roofline, ChartKind::Share}) {
         auto* view = new QChartView(makeChart(kind, {}), this);
         view->setRenderHint(QPainter::Antialiasing);
+        view->setMouseTracking(true);
+        view->viewport()->installEventFilter(this);
         m_views.push_back(view);
         m_tabs->addTab(view, kind == ChartKind::Breakdown  ? tr("Breakdown")
                              : kind == ChartKind::Roofline ? tr("Roofline")
@@ -338,6 +508,25 @@ void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
         m_views[i]->setChart(makeChart(ChartKind(i), inputs));
         old->deleteLater(); // the view gave it back; events for it may still be on their way
     }
+}
+
+bool ChartsPanel::eventFilter(QObject* watched, QEvent* event) {
+    // Tooltips found by distance from each point's centre (Qt Charts' own hover signal did not
+    // reach a tooltip reliably); the nearest point within its marker wins.
+    if (event->type() == QEvent::MouseMove || event->type() == QEvent::ToolTip) {
+        for (QChartView* view : m_views) {
+            if (view->viewport() != watched) continue;
+            const QPoint at = event->type() == QEvent::MouseMove ? static_cast<QMouseEvent*>(event)->pos()
+                                                                 : static_cast<QHelpEvent*>(event)->pos();
+            const QString tip = chartTipAt(view->chart(), view->mapToScene(at));
+            if (tip.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(view->viewport()->mapToGlobal(at), tip, view->viewport());
+            return event->type() == QEvent::ToolTip;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 ChartKind ChartsPanel::currentKind() const {

@@ -6,6 +6,7 @@
 // tooltips), and the share of kernel time by role. Each is exportable as PNG, SVG or PDF.
 #include "core/analysis/analysis.h"
 
+#include <QPointF>
 #include <QSize>
 #include <QString>
 #include <QWidget>
@@ -39,6 +40,9 @@ struct ChartInput {
 // several inputs a bar per trace.
 QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs);
 
+// The tooltip of the point under `position` (chart coordinates), or "" when none is there.
+QString chartTipAt(QChart* chart, QPointF position);
+
 // Draws the chart into a file (PNG at scale × size, SVG or PDF by suffix); "" or what went wrong.
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path);
 
@@ -54,6 +58,9 @@ public:
     ChartKind currentKind() const;
     QChart* currentChart() const;
     const std::vector<ChartInput>& inputs() const { return m_inputs; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     QTabWidget* m_tabs = nullptr;

@@ -14,17 +14,21 @@
 
 #include <QAbstractSeries>
 #include <QApplication>
+#include <QBarCategoryAxis>
 #include <QChart>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QGraphicsScene>
 #include <QImage>
 #include <QLabel>
 #include <QScatterSeries>
 #include <QScrollBar>
 #include <QTableWidget>
+#include <QValueAxis>
 
+#include <cmath>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -146,6 +150,77 @@ TEST(Charts, HeadlessExportOfEachChart) {
     }
     EXPECT_EQ(chartKindNamed("roofline"), ChartKind::Roofline);
     EXPECT_FALSE(chartKindNamed("pie"));
+}
+
+// The charts read as figures: round ticks, bars with their totals, each roof labelled with its rate at
+// its ridge, the biggest points named, a tooltip for each point (with its share of each roof) found by
+// where the pointer is, a reason when there is nothing to draw, and in Compare both traces' points.
+TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    const std::vector<ChartInput> input{{doc->trace.get(), doc->analysis.get(), "h100"}};
+    QGraphicsScene scene;
+    std::unique_ptr<QChart> roofline(makeChart(ChartKind::Roofline, input));
+    scene.addItem(roofline.get());
+    roofline->resize(1200, 800);
+    QApplication::processEvents();
+    QStringList labels;
+    const QScatterSeries* flash = nullptr;
+    for (QAbstractSeries* s : roofline->series()) {
+        auto* scatter = qobject_cast<QScatterSeries*>(s);
+        if (!scatter) continue;
+        if (scatter->pointLabelsVisible()) labels << scatter->pointLabelsFormat();
+        if (scatter->name() == "fused attention") flash = scatter;
+    }
+    EXPECT_TRUE(labels.contains("bf16 989.4 TFLOP/s · ridge 295 FLOP/B")) << labels.join(" | ").toStdString();
+    EXPECT_TRUE(labels.contains("fp32 67 TFLOP/s · ridge 20 FLOP/B")) << labels.join(" | ").toStdString();
+    EXPECT_TRUE(labels.contains("memory 3.35 TB/s")) << labels.join(" | ").toStdString();
+    EXPECT_TRUE(labels.contains("flash_fwd_kernel")) << labels.join(" | ").toStdString();
+    ASSERT_NE(flash, nullptr);
+    ASSERT_EQ(flash->count(), 1);
+    const QPointF at = roofline->mapToPosition(flash->at(0), const_cast<QScatterSeries*>(flash));
+    const QString tip = chartTipAt(roofline.get(), at + QPointF(2, -2));
+    EXPECT_TRUE(tip.startsWith("flash_fwd_kernel\nfused attention · bf16")) << tip.toStdString();
+    EXPECT_TRUE(tip.contains("% of the bf16 compute roof, ")) << tip.toStdString();
+    EXPECT_TRUE(tip.contains("% of the memory roof")) << tip.toStdString();
+    EXPECT_EQ(chartTipAt(roofline.get(), at + QPointF(40, 40)), "");
+    scene.removeItem(roofline.get());
+
+    // The breakdown: ticks on round numbers, each bar's total under it.
+    std::unique_ptr<QChart> breakdown(makeChart(ChartKind::Breakdown, input));
+    auto* y = qobject_cast<QValueAxis*>(breakdown->axes(Qt::Vertical).front());
+    ASSERT_NE(y, nullptr);
+    const double step = (y->max() - y->min()) / (y->tickCount() - 1);
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+    EXPECT_TRUE(std::abs(mantissa - 1) < 1e-9 || std::abs(mantissa - 2) < 1e-9 ||
+                std::abs(mantissa - 5) < 1e-9 || std::abs(mantissa - 2.5) < 1e-9)
+        << step;
+    EXPECT_EQ(y->titleText(), "kernel time (ms)");
+    auto* x = qobject_cast<QBarCategoryAxis*>(breakdown->axes(Qt::Horizontal).front());
+    ASSERT_NE(x, nullptr);
+    EXPECT_TRUE(x->categories().contains("flash · 3.855 ms")) << x->categories().join(" | ").toStdString();
+
+    // Nothing costed: the roofline says why it is empty.
+    const auto bare = loadText(
+        R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":7,"ts":1,"dur":100,"args":{"device":0}}]})");
+    const TraceAnalysis bareAnalysis = analyzeTrace(*bare);
+    std::unique_ptr<QChart> empty(makeChart(ChartKind::Roofline, {{bare.get(), &bareAnalysis, "bare"}}));
+    EXPECT_TRUE(empty->title().contains("none of its 1 kernels could be costed"))
+        << empty->title().toStdString();
+
+    // Compare: A's points as circles, B's as squares, each named in the legend.
+    std::unique_ptr<QChart> both(
+        makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "A"},
+                                        {doc->trace.get(), doc->analysis.get(), "B"}}));
+    std::set<QString> names;
+    int squares = 0;
+    for (QAbstractSeries* s : both->series())
+        if (auto* scatter = qobject_cast<QScatterSeries*>(s); scatter && !scatter->name().isEmpty()) {
+            names.insert(scatter->name());
+            squares += scatter->markerShape() == QScatterSeries::MarkerShapeRectangle;
+        }
+    EXPECT_TRUE(names.count("fused attention (A)") && names.count("fused attention (B)"));
+    EXPECT_GT(squares, 0);
 }
 
 TEST(Ranks, SeveralFilesOpenAsTheRanksOfOneJob) {
