@@ -21,7 +21,7 @@ QString timelineFormatOf(const QString& path) {
 }
 
 int fullTimelineHeight(const TimelineLayout& layout, const TimelineStyle& style) {
-    const int legend = int(KernelRole::Count) * QFontMetrics(style.font).height() + 34;
+    const int legend = 2 * QFontMetrics(style.font).height() + 8; // the legend's strip, in two rows at most
     return style.rulerHeight + layout.totalHeight() + legend;
 }
 

@@ -353,9 +353,17 @@ std::optional<int> TimelineRenderer::laneY(const TimelineScene& scene, const Tim
            depth * style.metrics.laneHeight;
 }
 
-// Long on purpose: one frame drawn back to front; the order of the steps is the order of painting.
 void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene,
                              const TimelineStyle& style) {
+    // The legend has a strip of its own under the tracks, so it never hides an event.
+    const int strip = scene.legend && scene.trace ? legendHeight(style, size.width()) : 0;
+    paintTracks(p, QSize(size.width(), size.height() - strip), scene, style);
+    if (strip) paintLegend(p, QRect(0, size.height() - strip, size.width(), strip), style);
+}
+
+// Long on purpose: one frame drawn back to front; the order of the steps is the order of painting.
+void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene& scene,
+                                   const TimelineStyle& style) {
     const int w = size.width(), h = size.height();
     const int top = style.rulerHeight, left = style.labelWidth;
     const TimeViewport& vp = scene.viewport;
@@ -482,7 +490,6 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
     p.drawLine(left, top, left, h);
 
     paintRuler(p, size, scene, style);
-    if (scene.legend) paintLegend(p, size, style);
     p.restore();
 }
 
@@ -629,8 +636,7 @@ void TimelineRenderer::paintFolds(QPainter& p, QSize size, const TimelineScene& 
     }
 }
 
-void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle& style) {
-    const QFontMetrics fm(style.font);
+std::vector<std::pair<QString, QColor>> TimelineRenderer::legendEntries() const {
     std::vector<std::pair<QString, QColor>> entries;
     if (m_colors.mode() == ColorMode::Role)
         for (int r = 0; r < int(KernelRole::Count); ++r)
@@ -639,37 +645,73 @@ void TimelineRenderer::paintLegend(QPainter& p, QSize size, const TimelineStyle&
         for (Verdict v :
              {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
             entries.emplace_back(qs(verdictName(v)), EventColors::verdictColor(v));
-    else
-        return; // by name: a colour per name, nothing to key
-    const int n = int(entries.size());
-    const int swatch = fm.height() - 4;
+    return entries; // by name: a colour per name, nothing to key
+}
+
+QString TimelineRenderer::legendTitle() const {
     // The legend says what the colours mean: the two modes share no colour, but a reader should not
     // have to remember which mode is on.
-    const QString title = m_colors.mode() == ColorMode::Role ? QStringLiteral("Colour: role")
-                                                             : QStringLiteral("Colour: verdict");
-    int textWidth = fm.horizontalAdvance(title) - swatch - 6;
-    for (const auto& [label, color] : entries)
-        textWidth = std::max(textWidth, fm.horizontalAdvance(label));
-    const int boxW = swatch + 18 + textWidth, boxH = (n + 1) * fm.height() + 10;
-    const QRect box(size.width() - boxW - 12, size.height() - boxH - 12, boxW, boxH);
-    QColor bg = style.background;
-    bg.setAlpha(230);
-    p.fillRect(box, bg);
+    return m_colors.mode() == ColorMode::Role ? QStringLiteral("Colour: role")
+                                              : QStringLiteral("Colour: verdict");
+}
+
+// The legend's title and entries laid out left to right in rows of `width`: where each starts (x, row).
+std::vector<QPoint> TimelineRenderer::legendPlaces(const TimelineStyle& style, int width, int& rows) const {
+    const QFontMetrics fm(style.font);
+    QFont bold = style.font;
+    bold.setBold(true);
+    const int swatch = fm.height() - 4, gap = 16;
+    std::vector<int> widths{QFontMetrics(bold).horizontalAdvance(legendTitle())};
+    for (const auto& [label, color] : legendEntries())
+        widths.push_back(swatch + 4 + fm.horizontalAdvance(label));
+    std::vector<QPoint> places;
+    int x = 8, row = 0;
+    for (int w : widths) {
+        if (x > 8 && x + w > width - 8) {
+            x = 8;
+            ++row;
+        }
+        places.emplace_back(x, row);
+        x += w + gap;
+    }
+    rows = row + 1;
+    return places;
+}
+
+int TimelineRenderer::legendHeight(const TimelineStyle& style, int width) const {
+    if (legendEntries().empty()) return 0;
+    int rows = 0;
+    legendPlaces(style, width, rows);
+    return rows * QFontMetrics(style.font).height() + 8;
+}
+
+void TimelineRenderer::paintLegend(QPainter& p, const QRect& strip, const TimelineStyle& style) {
+    const QFontMetrics fm(style.font);
+    const auto entries = legendEntries();
+    int rows = 0;
+    const std::vector<QPoint> places = legendPlaces(style, strip.width(), rows);
+    const int swatch = fm.height() - 4;
+    p.save();
+    p.fillRect(strip, style.background);
     p.setPen(style.grid);
-    p.drawRect(box);
+    p.drawLine(strip.topLeft(), strip.topRight());
+    auto top = [&](const QPoint& place) { return strip.top() + 4 + place.y() * fm.height(); };
     QFont bold = style.font;
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(style.text);
-    p.drawText(QRect(box.left() + 6, box.top() + 5, boxW - 8, fm.height()), Qt::AlignVCenter, title);
+    p.drawText(QRect(places[0].x(), top(places[0]), strip.width(), fm.height()), Qt::AlignVCenter,
+               legendTitle());
     p.setFont(style.font);
-    for (int r = 0; r < n; ++r) {
-        const int y = box.top() + 5 + (r + 1) * fm.height();
-        p.fillRect(QRect(box.left() + 6, y + 2, swatch, swatch), entries[std::size_t(r)].second);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const QPoint& place = places[i + 1];
+        const int y = top(place);
+        p.fillRect(QRect(place.x(), y + 2, swatch, swatch), entries[i].second);
         p.setPen(style.text);
-        p.drawText(QRect(box.left() + 12 + swatch, y, textWidth + 4, fm.height()), Qt::AlignVCenter,
-                   entries[std::size_t(r)].first);
+        p.drawText(QRect(place.x() + swatch + 4, y, strip.width(), fm.height()), Qt::AlignVCenter,
+                   entries[i].first);
     }
+    p.restore();
 }
 
 } // namespace attnscope::ui

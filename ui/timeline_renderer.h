@@ -119,7 +119,10 @@ class TimelineRenderer {
 public:
     explicit TimelineRenderer(const Trace& trace) : m_colors(trace) {}
 
+    // The tracks, the ruler and (scene.legend) the legend in a strip of its own at the bottom.
     void paint(QPainter& painter, QSize size, const TimelineScene& scene, const TimelineStyle& style);
+    // The height of the legend's strip in a picture `width` wide (0 when the colours key nothing).
+    int legendHeight(const TimelineStyle& style, int width) const;
 
     // The y of a lane's top on screen, for a shown track.
     static std::optional<int> laneY(const TimelineScene& scene, const TimelineStyle& style, TrackId track,
@@ -153,7 +156,11 @@ private:
     void flushBoxes(QPainter& p, QImage* direct, const QRect& clip);
     void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
     void paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style);
-    void paintLegend(QPainter& p, QSize size, const TimelineStyle& style);
+    void paintTracks(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
+    std::vector<std::pair<QString, QColor>> legendEntries() const;
+    QString legendTitle() const;
+    std::vector<QPoint> legendPlaces(const TimelineStyle& style, int width, int& rows) const;
+    void paintLegend(QPainter& p, const QRect& strip, const TimelineStyle& style);
     void paintFolds(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
 
     EventColors m_colors;

@@ -78,11 +78,18 @@ int TimelineView::eventsWidth() const {
     return std::max(1, width() - m_style.labelWidth - m_scrollBar->sizeHint().width());
 }
 
+int TimelineView::tracksBottom() const {
+    const int strip = m_trace && m_legend && m_renderer
+                          ? m_renderer->legendHeight(m_style, m_style.labelWidth + eventsWidth())
+                          : 0;
+    return height() - strip;
+}
+
 void TimelineView::updateScrollBar() {
     const int sb = m_scrollBar->sizeHint().width();
     m_scrollBar->setGeometry(width() - sb, m_style.rulerHeight, sb,
-                             std::max(0, height() - m_style.rulerHeight));
-    const int page = std::max(1, height() - m_style.rulerHeight);
+                             std::max(0, tracksBottom() - m_style.rulerHeight));
+    const int page = std::max(1, tracksBottom() - m_style.rulerHeight);
     m_scrollBar->setPageStep(page);
     m_scrollBar->setSingleStep(m_style.metrics.laneHeight);
     m_scrollBar->setRange(0, std::max(0, m_layout.totalHeight() - page + m_style.metrics.laneHeight));
@@ -289,6 +296,7 @@ void TimelineView::setColorMode(ColorMode mode) {
     if (m_renderer) m_renderer->setColorMode(m_colorMode, m_analysis.get());
     if (m_foldCalls) setFoldCalls(true); // folded calls take the mode's colours too
     m_paintPending = true;
+    updateScrollBar(); // each mode's legend has a height of its own
     update();
 }
 
@@ -307,6 +315,7 @@ void TimelineView::setFoldCalls(bool fold) {
 
 void TimelineView::setLegendVisible(bool visible) {
     m_legend = visible;
+    updateScrollBar(); // the legend's strip takes room from the tracks
     update();
 }
 
@@ -336,8 +345,8 @@ void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
         }
         if (auto y = TimelineRenderer::laneY(scene(), m_style, event->track, t.events.depth[event->index])) {
             const int top = m_style.rulerHeight;
-            if (*y < top || *y + m_style.metrics.laneHeight > height())
-                setScrollY(m_scrollY + *y - top - (height() - top) / 3);
+            if (*y < top || *y + m_style.metrics.laneHeight > tracksBottom())
+                setScrollY(m_scrollY + *y - top - (tracksBottom() - top) / 3);
         }
     }
     update();
@@ -375,7 +384,9 @@ std::optional<QRect> TimelineView::eventRect(EventRef event) const {
 }
 
 std::optional<EventRef> TimelineView::eventAt(QPoint pos) const {
-    if (!m_trace || pos.x() < m_style.labelWidth || pos.y() < m_style.rulerHeight) return std::nullopt;
+    if (!m_trace || pos.x() < m_style.labelWidth || pos.y() < m_style.rulerHeight ||
+        pos.y() >= tracksBottom())
+        return std::nullopt;
     const int ly = pos.y() - m_style.rulerHeight + m_scrollY;
     const auto row = m_layout.rowAt(ly);
     if (!row) return std::nullopt;
@@ -494,7 +505,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
     if (drag == Drag::Range && m_range && m_range->length() == 0) setRange(std::nullopt);
     if (drag != Drag::PanOrClick) return;
     const QPoint pos = event->position().toPoint();
-    if (pos.y() >= m_style.rulerHeight) {
+    if (pos.y() >= m_style.rulerHeight && pos.y() < tracksBottom()) {
         if (auto row = m_layout.rowAt(pos.y() - m_style.rulerHeight + m_scrollY)) {
             const TimelineRow& r = m_layout.rows()[*row];
             if (r.kind == TimelineRow::Kind::Group) {

@@ -71,6 +71,8 @@ public:
     void revealProcess(ProcessId process);
     const TimelineLayout& rows() const { return m_layout; }
     QScrollBar* scrollBar() const { return m_scrollBar; }
+    const TimelineLayout& layout() const { return m_layout; }
+    int tracksBottom() const; // where the tracks end: the legend's strip is below
 
     // Where an event's box is on the widget, when it is shown (for tests and tooltips).
     std::optional<QRect> eventRect(EventRef event) const;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The timeline as a user drives it, offscreen: pixels where known kernels are, keys and mouse,
 // click → details with the launching call, range → kernel table, Ctrl+F.
+#include "core/document/document.h"
 #include "support/test_support.h"
 #include "ui/details_panel.h"
 #include "ui/find_bar.h"
 #include "ui/kernel_table_model.h"
-#include "core/document/document.h"
 #include "ui/main_window.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
@@ -440,6 +440,44 @@ TEST(TimelineView, TheTrackNameColumnResizesAndNamesShowWholeInTooltips) {
     QToolTip::hideText();
 }
 
+// The legend has a strip of its own under the tracks: scrolled to the bottom, the last lane ends above
+// it, a click on it selects nothing, and without the legend the tracks take the whole height.
+TEST(TimelineView, TheLegendNeverHidesEvents) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    Window win(path);
+    ASSERT_TRUE(waitForTrace(win.w));
+    TimelineView& view = win.view();
+    view.resize(900, 300); // fewer rows than the trace has
+    QApplication::processEvents();
+    view.setLegendVisible(true);
+    const int strip = view.height() - view.tracksBottom();
+    EXPECT_GT(strip, view.style().metrics.laneHeight / 2);
+    EXPECT_LT(strip, 3 * view.style().metrics.laneHeight); // one or two rows, not a box of ten
+    view.scrollBar()->setValue(view.scrollBar()->maximum());
+    QApplication::processEvents();
+    const QImage image = win.frame();
+    // Every role's swatch is in the strip, and no event's colour is drawn over it.
+    int swatches = 0;
+    for (int r = 0; r < int(KernelRole::Count); ++r) {
+        const QRgb color = EventColors::roleColor(KernelRole(r)).rgb();
+        bool found = false;
+        for (int y = view.tracksBottom(); y < image.height() && !found; ++y)
+            for (int x = 0; x < image.width() && !found; ++x)
+                found = image.pixel(x, y) == color;
+        swatches += found;
+    }
+    EXPECT_EQ(swatches, int(KernelRole::Count));
+    const auto& rows = view.layout().rows();
+    ASSERT_FALSE(rows.empty());
+    const TimelineRow& last = rows.back();
+    const int lastBottom = view.style().rulerHeight + last.y + last.height - view.scrollBar()->value();
+    EXPECT_LE(lastBottom, view.tracksBottom());
+    EXPECT_FALSE(view.eventAt(QPoint(view.style().labelWidth + 50, view.height() - 3)));
+    view.setLegendVisible(false);
+    EXPECT_EQ(view.tracksBottom(), view.height());
+    view.setLegendVisible(true);
+}
+
 TEST(TimelineView, FollowsADarkPalette) {
     Window win;
     ASSERT_TRUE(waitForTrace(win.w));
@@ -456,8 +494,9 @@ TEST(TimelineView, FollowsADarkPalette) {
     const QImage image = win.frame();
     const QRect a = *win.view().eventRect(all[0]);
     // Below the last track the events area is the dark background (but for grid lines), and the
-    // label column is the dark window colour.
-    const int y = image.height() - 4;
+    // label column is the dark window colour; the legend's strip under them is dark too.
+    EXPECT_EQ(image.pixel(image.width() - 30, image.height() - 3), QColor(30, 30, 30).rgb());
+    const int y = win.view().tracksBottom() - 4;
     int dark30 = 0, width = 0;
     for (int x = win.view().style().labelWidth + 1; x < image.width() / 2; ++x, ++width)
         dark30 += image.pixel(x, y) == QColor(30, 30, 30).rgb();
