@@ -183,8 +183,27 @@ void RunSession::runCpu() {
     }
     std::vector<float> scores;
     const auto shape = shapeArgs(s);
+    // What the run holds, as PyTorch's profiler records it ("[memory]" after each allocation or free):
+    // Q, K, V and O throughout, naive attention's N×N scores while it runs.
+    double held = 0;
+    auto memory = [&](double bytes) {
+        held += bytes;
+        RunEvent e;
+        e.name = "[memory]";
+        e.category = "cpu_instant_event";
+        e.startNs = e.endNs = steadyClockNs() - origin;
+        e.args = {{"Total Allocated", jsonNumber(held)},
+                  {"Bytes", jsonNumber(bytes)},
+                  {"Device Type", "0"},
+                  {"Device Id", "-1"}};
+        push(std::move(e));
+    };
+    memory(4.0 * double(s.elements()) * sizeof(float));
     for (const std::string& impl : m_config.impls) {
-        if (impl == "naive" && scores.empty()) scores.resize(std::size_t(s.batch) * s.heads * s.seq * s.seq);
+        if (impl == "naive" && scores.empty()) {
+            scores.resize(std::size_t(s.batch) * s.heads * s.seq * s.seq);
+            memory(double(scores.size()) * sizeof(float));
+        }
         for (int call = 0; call < m_config.warmup + m_config.iters && !m_stop; ++call) {
             const bool warmup = call < m_config.warmup;
             const SpanSink sink = [&](const CpuKernelSpan& span) {
@@ -222,7 +241,10 @@ void RunSession::runCpu() {
             range.args.insert(range.args.end(), shape.begin(), shape.end());
             push(std::move(range));
         }
-        if (impl == "naive") std::vector<float>().swap(scores);
+        if (impl == "naive" && !scores.empty()) {
+            memory(-double(scores.size()) * sizeof(float));
+            std::vector<float>().swap(scores);
+        }
     }
 }
 
@@ -249,7 +271,7 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
         if (it != tracks.end()) return it->second;
         StringId owner = pid, tid = callsTid;
         if (e.device >= 0) {
-            owner = pool.intern("gpu" + std::to_string(e.device));
+            owner = pool.intern(std::to_string(e.device)); // numbered by device, as Kineto numbers GPUs
             const std::string gpu = "GPU " + std::to_string(e.device);
             b.setProcessName(owner, gpu);
             b.setProcessLabels(owner, gpu);
@@ -274,6 +296,14 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
             encoder.add(key, value);
         encoded.clear();
         encoder.encode(pool, encoded);
+        if (e.name == "[memory]") {
+            b.addInstant(trackOf(e), e.startNs, pool.intern(e.name), pool.intern(e.category), encoded);
+            double total = 0;
+            for (const auto& [key, value] : e.args)
+                if (key == "Total Allocated") total = std::atof(value.c_str());
+            b.addMemoryTotals(pid, e.startNs, 0, -1, total, std::nullopt);
+            continue;
+        }
         b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs), pool.intern(e.name),
                    pool.intern(e.category), e.correlation, encoded);
     }

@@ -47,11 +47,18 @@ void TimelineLayout::build(const Trace& trace, const Metrics& metrics,
             continue;
         tracksOf[track.process.value].push_back(t);
     }
+    std::vector<std::vector<std::uint32_t>> countersOf(processes.size());
+    for (std::uint32_t c = 0; c < trace.counters().size(); ++c) {
+        const CounterSeries& series = trace.counters()[c];
+        if (series.time.empty()) continue;
+        if (filtering && !trackFilter.match(QString::fromStdString(series.name)).hasMatch()) continue;
+        countersOf[series.process.value].push_back(c);
+    }
 
     int y = 0;
     for (std::uint32_t p : processes) {
         std::vector<std::uint32_t>& tracks = tracksOf[p];
-        if (tracks.empty()) continue;
+        if (tracks.empty() && countersOf[p].empty()) continue;
         std::stable_sort(tracks.begin(), tracks.end(), [&](std::uint32_t a, std::uint32_t b) {
             return trace.tracks()[a].sortIndex < trace.tracks()[b].sortIndex;
         });
@@ -76,6 +83,18 @@ void TimelineLayout::build(const Trace& trace, const Metrics& metrics,
             row.label = QString::fromStdString(trace.trackLabel(TrackId(t)));
             y += row.height;
             m_trackRow[t] = std::int32_t(m_rows.size());
+            m_rows.push_back(row);
+        }
+        for (std::uint32_t c : countersOf[p]) {
+            TimelineRow row;
+            row.kind = TimelineRow::Kind::Counter;
+            row.process = ProcessId(p);
+            row.counter = c;
+            row.y = y;
+            row.lanes = 2;
+            row.height = row.lanes * metrics.laneHeight + metrics.trackGap;
+            row.label = QString::fromStdString(trace.counters()[c].name);
+            y += row.height;
             m_rows.push_back(row);
         }
     }

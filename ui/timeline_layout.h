@@ -12,13 +12,15 @@
 
 namespace attnscope::ui {
 
-// One row of the timeline: a process / GPU header, or a track with its lanes (one per depth).
+// One row of the timeline: a process / GPU header, a track with its lanes (one per depth), or a
+// counter of the process drawn as a step line.
 struct TimelineRow {
-    enum class Kind { Group, Track };
+    enum class Kind { Group, Track, Counter };
     Kind kind = Kind::Group;
     ProcessId process;
-    TrackId track; // Track rows only
-    int y = 0;     // top, in layout coordinates (0 = first row)
+    TrackId track;             // Track rows only
+    std::uint32_t counter = 0; // Counter rows: the index into Trace::counters()
+    int y = 0;                 // top, in layout coordinates (0 = first row)
     int height = 0;
     int lanes = 0;
     bool collapsed = false; // Group rows: its tracks are hidden
@@ -26,7 +28,7 @@ struct TimelineRow {
 };
 
 // Where rows go: GPU devices first, then processes in their sort order, each a collapsible group
-// of its tracks.
+// of its tracks and then its counters.
 class TimelineLayout {
 public:
     struct Metrics {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_renderer.h"
 
+#include "counter_tracks.h"
 #include "qt_text.h"
 
 #include "core/model/demangle.h"
@@ -86,6 +87,7 @@ TimelineStyle TimelineStyle::from(const QPalette& palette, const QFont& font) {
     s.highlight = QColor(255, 196, 0);
     s.range = palette.color(QPalette::Highlight);
     s.range.setAlpha(48);
+    s.counter = QColor(0, 137, 123); // teal: no role's hue, readable on light and dark bases
     s.font = font;
     const QFontMetrics fm(font);
     s.metrics.laneHeight = fm.height() + 5;
@@ -388,11 +390,16 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
     auto firstRow = std::partition_point(
         rows.begin(), rows.end(), [&](const TimelineRow& r) { return r.y + r.height <= scene.scrollY; });
     const int laneHeight = style.metrics.laneHeight;
+    std::vector<const TimelineRow*> counterRows;
     p.setClipRect(QRect(left, top, w - left, h - top));
     for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it) {
         const int y = top + it->y - scene.scrollY;
         if (it->kind == TimelineRow::Kind::Group) {
             p.fillRect(QRect(left, y, w - left, it->height), style.header);
+            continue;
+        }
+        if (it->kind == TimelineRow::Kind::Counter) {
+            counterRows.push_back(&*it);
             continue;
         }
         const int firstLane = std::max(0, (top - y) / laneHeight);
@@ -435,6 +442,12 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
         }
         boxes.labels.clear();
     }
+
+    for (const TimelineRow* row : counterRows)
+        paintCounter(
+            p, scene.trace->counters()[row->counter],
+            QRect(left, top + row->y - scene.scrollY, w - left, row->height - style.metrics.trackGap), vp,
+            scene.trace->endNs(), style.counter);
 
     if (scene.folds) paintFolds(p, QSize(w, h), scene, style);
 
@@ -483,6 +496,14 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
             p.setPen(style.text);
             p.drawText(QRect(18, y, left - 22, laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
                        fm.elidedText(it->label, Qt::ElideMiddle, left - 22));
+            if (it->kind == TimelineRow::Kind::Counter) {
+                // A counter's range under its name: what the step line is scaled to.
+                p.setPen(style.dimText);
+                p.drawText(QRect(18, y + laneHeight, left - 22, laneHeight),
+                           Qt::AlignVCenter | Qt::TextSingleLine,
+                           fm.elidedText(counterRangeText(scene.trace->counters()[it->counter]),
+                                         Qt::ElideRight, left - 22));
+            }
         }
     }
     p.setClipping(false);

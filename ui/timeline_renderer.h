@@ -37,7 +37,7 @@ struct TimeRange {
 // Colours, font and sizes of a timeline, from the widget's palette and font (light or dark theme,
 // high-DPI text sizes follow the font).
 struct TimelineStyle {
-    QColor background, text, dimText, grid, header, labelColumn, selection, highlight, range;
+    QColor background, text, dimText, grid, header, labelColumn, selection, highlight, range, counter;
     QFont font;
     int labelWidth = 240;
     int rulerHeight = 24;

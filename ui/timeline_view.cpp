@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_view.h"
 
+#include "counter_tracks.h"
+
 #include "core/report/summary.h"
 
 #include <QHelpEvent>
@@ -531,16 +533,39 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
     event->accept();
 }
 
+QString TimelineView::counterTipAt(QPoint pos) const {
+    if (!m_trace || pos.x() < m_style.labelWidth || pos.y() < m_style.rulerHeight ||
+        pos.y() >= tracksBottom())
+        return {};
+    const auto row = m_layout.rowAt(pos.y() - m_style.rulerHeight + m_scrollY);
+    if (!row || m_layout.rows()[*row].kind != TimelineRow::Kind::Counter) return {};
+    const CounterSeries& series = m_trace->counters()[m_layout.rows()[*row].counter];
+    const TimeNs t = m_viewport.xToTime(pos.x() - m_style.labelWidth);
+    const auto sample = counterSampleAt(series, t);
+    if (!sample) return QStringLiteral("%1: no value yet").arg(QString::fromStdString(series.name));
+    return QStringLiteral("%1: %2\nsince +%3")
+        .arg(QString::fromStdString(series.name), counterValueText(series, series.value[*sample]),
+             QString::fromStdString(formatDuration(series.time[*sample] - m_trace->startNs())));
+}
+
 bool TimelineView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         // Over the track-name column: the whole name, which the column may cut.
         if (m_trace && help->pos().x() < m_style.labelWidth && help->pos().y() >= m_style.rulerHeight)
             if (auto row = m_layout.rowAt(help->pos().y() - m_style.rulerHeight + m_scrollY)) {
-                QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(m_layout.rows()[*row].label),
-                                   this);
+                QString text = m_layout.rows()[*row].label;
+                if (m_layout.rows()[*row].kind == TimelineRow::Kind::Counter)
+                    text += QStringLiteral("\n") +
+                            counterRangeText(m_trace->counters()[m_layout.rows()[*row].counter]);
+                QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(text), this);
                 return true;
             }
+        // Over a counter: its value at that time.
+        if (const QString tip = counterTipAt(help->pos()); !tip.isEmpty()) {
+            QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(tip), this);
+            return true;
+        }
         if (auto e = eventAt(help->pos())) {
             const Track& t = m_trace->track(e->track);
             const std::string name(m_trace->str(t.events.name[e->index]));

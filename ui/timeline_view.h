@@ -73,6 +73,8 @@ public:
     QScrollBar* scrollBar() const { return m_scrollBar; }
     const TimelineLayout& layout() const { return m_layout; }
     int tracksBottom() const; // where the tracks end: the legend's strip is below
+    // A counter's value under the pointer ("GPU memory allocated: 1.003 GB\nsince +12.3 ms"), or "".
+    QString counterTipAt(QPoint pos) const;
 
     // Where an event's box is on the widget, when it is shown (for tests and tooltips).
     std::optional<QRect> eventRect(EventRef event) const;

@@ -181,6 +181,7 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
         }
     }
     for (const CounterSeries& s : t.counters()) {
+        if (s.fromMemoryEvents) continue; // the "[memory]" instants written with the events make them again
         for (std::size_t i = 0; i < s.time.size(); ++i) {
             std::string& o = w.begin();
             o += "{\"ph\":\"C\",\"name\":";

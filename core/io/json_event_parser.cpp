@@ -287,6 +287,7 @@ simdjson::error_code EventParser::readEvent(od::value& value) {
         else
             track = m_b.track(pid, tid);
         m_b.addInstant(track, *ts, name, cat, encoded);
+        if (m_b.strings().get(name) == "[memory]") readMemoryCounters(pid, *ts, encoded);
         break;
     }
     case 'C':
@@ -451,6 +452,21 @@ void EventParser::readMetadata(StringId nameId, StringId pid, StringId tid, std:
     } else if (name == "thread_sort_index") {
         if (auto v = integer("sort_index")) m_b.setThreadSortIndex(pid, tid, *v);
     }
+}
+
+void EventParser::readMemoryCounters(StringId pid, TimeNs ts, std::string_view args) {
+    simdjson::dom::object a;
+    if (!parseArgs(args, a)) return;
+    auto number = [&](const char* key) -> std::optional<double> {
+        simdjson::dom::element v;
+        if (a.at_key(key).get(v) || !v.is_number()) return std::nullopt;
+        return v.get_double().value_unsafe();
+    };
+    const auto deviceType = number("Device Type"), deviceId = number("Device Id");
+    const auto allocated = number("Total Allocated");
+    if (!deviceType || !allocated) return;
+    m_b.addMemoryTotals(pid, ts, int(*deviceType), deviceId ? std::int64_t(*deviceId) : -1, *allocated,
+                        number("Total Reserved"));
 }
 
 void EventParser::readCounter(StringId pid, StringId nameId, TimeNs ts, std::string_view args) {

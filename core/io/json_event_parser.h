@@ -117,6 +117,7 @@ private:
 
     void readMetadata(StringId nameId, StringId pid, StringId tid, std::string_view args);
 
+    void readMemoryCounters(StringId pid, TimeNs ts, std::string_view args);
     void readCounter(StringId pid, StringId nameId, TimeNs ts, std::string_view args);
 
     TraceBuilder& m_b;

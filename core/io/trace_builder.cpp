@@ -69,9 +69,25 @@ void TraceBuilder::addInstant(TrackId track, TimeNs time, StringId name, StringI
     m->push(track, {time, 0, name, category, 0, m->storeArgs(encodedArgs), 0, 0, RawKind::Instant, false});
 }
 
-void TraceBuilder::addCounter(StringId pid, std::string_view name, TimeNs time, double value) {
+void TraceBuilder::addCounter(StringId pid, std::string_view name, TimeNs time, double value,
+                              std::string_view unit) {
     m->seeTime(time, time);
-    m->counter(m->process(pid), name).samples.push_back({m->order, time, value});
+    StagedCounter& c = m->counter(m->process(pid), name);
+    if (c.unit.empty()) c.unit = unit;
+    c.samples.push_back({m->order, time, value});
+}
+
+void TraceBuilder::addMemoryTotals(StringId pid, TimeNs time, int deviceType, std::int64_t deviceId,
+                                   double allocated, std::optional<double> reserved) {
+    auto add = [&](StringId owner, std::string_view name, double value) {
+        addCounter(owner, name, time, value, "B");
+        m->counter(m->process(owner), name).fromMemoryEvents = true;
+    };
+    if (deviceType == 0) return add(pid, "CPU memory allocated", allocated);
+    if (deviceId < 0) return;
+    const StringId gpu = strings().intern(std::to_string(deviceId));
+    add(gpu, "GPU memory allocated", allocated);
+    if (reserved) add(gpu, "GPU memory reserved", *reserved);
 }
 
 void TraceBuilder::addFlowPoint(const FlowPoint& point) {
@@ -190,6 +206,8 @@ void TraceBuilder::absorb(const std::vector<TraceBuilder*>& others, unsigned thr
             a.tracks[plan.tracks[i].value].events.append(std::move(b.tracks[i].events));
         for (StagedCounter& c : b.counters) {
             StagedCounter& dst = a.counter(a.process(remap(b.processes[c.process.value].key)), c.name);
+            if (dst.unit.empty()) dst.unit = c.unit;
+            dst.fromMemoryEvents = dst.fromMemoryEvents || c.fromMemoryEvents;
             dst.samples.insert(dst.samples.end(), c.samples.begin(), c.samples.end());
         }
         for (FlowPoint p : b.flowPoints) {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -58,7 +59,14 @@ public:
     void addEnd(TrackId track, TimeNs time, std::string_view encodedArgs);
     void addInstant(TrackId track, TimeNs time, StringId name, StringId category,
                     std::string_view encodedArgs);
-    void addCounter(StringId pid, std::string_view name, TimeNs time, double value);
+    void addCounter(StringId pid, std::string_view name, TimeNs time, double value,
+                    std::string_view unit = {});
+    // What a PyTorch "[memory]" instant says (profile_memory=True): the allocator's totals after an
+    // allocation or free, as counters. CUDA memory (deviceType 1) goes under its GPU, whose Kineto
+    // process is numbered by the device; CPU memory (0) under the host process `pid`, and only what it
+    // holds (the CPU allocator reserves nothing). A saved trace carries the instants, not these counters.
+    void addMemoryTotals(StringId pid, TimeNs time, int deviceType, std::int64_t deviceId, double allocated,
+                         std::optional<double> reserved);
     void addFlowPoint(const FlowPoint& point);
 
     void setProcessName(StringId pid, std::string_view name);

@@ -125,7 +125,9 @@ struct CounterSample {
 struct StagedCounter {
     ProcessId process;
     std::string name;
+    std::string unit;
     std::vector<CounterSample> samples;
+    bool fromMemoryEvents = false;
 };
 
 struct PairHash {
@@ -191,7 +193,7 @@ struct TraceBuilder::Impl {
 
     StagedCounter& counter(ProcessId process, std::string_view name) {
         auto [it, inserted] = counterIndex.try_emplace({process.value, std::string(name)}, counters.size());
-        if (inserted) counters.push_back({process, std::string(name), {}});
+        if (inserted) counters.push_back({process, std::string(name), {}, {}, false});
         return counters[it->second];
     }
 

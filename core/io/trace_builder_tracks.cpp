@@ -221,6 +221,8 @@ void TraceBuilder::Impl::buildCounters() {
         CounterSeries series;
         series.process = c.process;
         series.name = std::move(c.name);
+        series.unit = std::move(c.unit);
+        series.fromMemoryEvents = c.fromMemoryEvents;
         series.time.reserve(c.samples.size());
         series.value.reserve(c.samples.size());
         for (const CounterSample& sample : c.samples) {

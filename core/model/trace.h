@@ -62,7 +62,9 @@ struct Track {
 
 struct CounterSeries {
     ProcessId process;
-    std::string name; // "counter" or "counter.series" when an event carries several values
+    std::string name;              // "counter" or "counter.series" when an event carries several values
+    std::string unit;              // "B" for memory; "" when the trace does not say
+    bool fromMemoryEvents = false; // made from "[memory]" instants, which a saved trace carries instead
     std::vector<TimeNs> time;
     std::vector<double> value;
 };

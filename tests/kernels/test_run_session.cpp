@@ -7,6 +7,8 @@
 #include "kernels/cuda_backend.h"
 
 #include "core/analysis/analysis.h"
+#include "core/io/chrome_writer.h"
+#include "support/test_support.h"
 
 #include "core/report/summary.h"
 
@@ -20,6 +22,7 @@
 
 using namespace attnscope;
 using namespace attnscope::kernels;
+using attnscope::test::loadText;
 
 namespace {
 
@@ -52,8 +55,9 @@ std::vector<RunEvent> runToEnd(RunSession& session) {
 TEST(RunSession, RecordsEveryKernelOfEveryCallPerWorker) {
     RunSession session(smallRun());
     const std::vector<RunEvent> events = runToEnd(session);
-    // naive: 3 kernels × 2 workers × 3 calls; flash: 1 × 2 × 3; plus 6 call ranges.
-    ASSERT_EQ(events.size(), 18u + 6u + 6u);
+    // naive: 3 kernels × 2 workers × 3 calls; flash: 1 × 2 × 3; 6 call ranges; 3 memory events (the
+    // inputs, naive's scores allocated and freed).
+    ASSERT_EQ(events.size(), 18u + 6u + 6u + 3u);
     EXPECT_EQ(session.recorded(), events.size());
     std::map<std::string, int> byName;
     for (const RunEvent& e : events) {
@@ -62,6 +66,8 @@ TEST(RunSession, RecordsEveryKernelOfEveryCallPerWorker) {
         if (e.category == "kernel") {
             EXPECT_TRUE(e.track == 0 || e.track == 1);
             EXPECT_FALSE(e.role.empty());
+        } else if (e.name == "[memory]") {
+            EXPECT_EQ(e.category, "cpu_instant_event");
         } else {
             EXPECT_EQ(e.category, "user_annotation");
             EXPECT_EQ(e.track, -1);
@@ -170,6 +176,45 @@ TEST(RunSession, ARunIsATraceLikeAnyOther) {
         }
     }
     FAIL() << "no softmax kernel in the run's trace";
+}
+
+// What a run holds is a counter, as PyTorch records it: Q, K, V and O throughout, naive attention's
+// N×N scores while naive runs, and nothing more for flash — and a saved run keeps it.
+TEST(RunSession, MemoryHeldIsACounterThatShowsTheScores) {
+    const RunConfig config = smallRun();
+    RunSession session(config);
+    const auto trace = buildRunTrace(runToEnd(session));
+    const CounterSeries* memory = nullptr;
+    for (const CounterSeries& c : trace->counters())
+        if (c.name == "CPU memory allocated") memory = &c;
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(memory->unit, "B");
+    EXPECT_EQ(trace->process(memory->process).labels, "CPU");
+    const double inputs = 4.0 * 1 * 4 * 96 * 32 * 4, scores = 1.0 * 4 * 96 * 96 * 4;
+    ASSERT_EQ(memory->value.size(), 3u);
+    EXPECT_EQ(memory->value[0], inputs);
+    EXPECT_EQ(memory->value[1], inputs + scores);
+    EXPECT_EQ(memory->value[2], inputs);
+    // The scores are held over every naive call and freed before the first flash call.
+    TimeNs naiveStart = INT64_MAX, naiveEnd = 0, flashStart = INT64_MAX;
+    for (const Track& track : trace->tracks())
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const std::string_view name = trace->str(track.events.name[i]);
+            if (name == "naive attention") naiveStart = std::min(naiveStart, track.events.start[i]);
+            if (name == "naive attention") naiveEnd = std::max(naiveEnd, track.end(i));
+            if (name == "flash attention") flashStart = std::min(flashStart, track.events.start[i]);
+        }
+    EXPECT_LE(memory->time[1], naiveStart);
+    EXPECT_GE(memory->time[2], naiveEnd);
+    EXPECT_LE(memory->time[2], flashStart);
+    // Saved and opened again: the same counter, made again from the "[memory]" events, not doubled.
+    const auto again = loadText(chromeTraceJson(*trace));
+    const CounterSeries* reloaded = nullptr;
+    for (const CounterSeries& c : again->counters())
+        if (c.name == "CPU memory allocated") reloaded = &c;
+    ASSERT_NE(reloaded, nullptr);
+    EXPECT_EQ(reloaded->value, memory->value);
+    EXPECT_EQ(reloaded->unit, "B");
 }
 
 TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {

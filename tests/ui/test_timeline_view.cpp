@@ -3,10 +3,12 @@
 // click → details with the launching call, range → kernel table, Ctrl+F.
 #include "core/document/document.h"
 #include "support/test_support.h"
+#include "ui/counter_tracks.h"
 #include "ui/details_panel.h"
 #include "ui/find_bar.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
+#include "ui/qt_text.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
@@ -476,6 +478,46 @@ TEST(TimelineView, TheLegendNeverHidesEvents) {
     view.setLegendVisible(false);
     EXPECT_EQ(view.tracksBottom(), view.height());
     view.setLegendVisible(true);
+}
+
+// Counters are drawn as tracks under their process: the H100 trace's CUDA memory under GPU 0, right
+// after its streams, its range under its name, its value and time on hover, the step line in teal.
+TEST(TimelineView, MemoryCountersAreTracksWithTheirValuesOnHover) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    Window win(path);
+    ASSERT_TRUE(waitForTrace(win.w));
+    TimelineView& view = win.view();
+    const auto& rows = view.layout().rows();
+    std::optional<std::size_t> at;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].kind == TimelineRow::Kind::Counter && rows[i].label == "GPU memory allocated") at = i;
+    ASSERT_TRUE(at);
+    const TimelineRow& row = rows[*at];
+    ASSERT_GT(*at, 0u);
+    EXPECT_EQ(rows[*at - 1].kind, TimelineRow::Kind::Track);
+    EXPECT_EQ(rows[*at - 1].process, row.process); // under GPU 0, after its tracks
+    const CounterSeries& series = win.trace().counters()[row.counter];
+    EXPECT_EQ(counterRangeText(series), "984.7 MB – 2.089 GB");
+    // Hover over the 101st sample's time: its value, and when it was set.
+    const std::size_t k = 100;
+    const int x = view.style().labelWidth + int(std::ceil(view.viewport().timeToX(series.time[k]))) + 1;
+    const int y = view.style().rulerHeight + row.y - view.scrollBar()->value() + row.height / 2;
+    ASSERT_LT(y, view.tracksBottom());
+    const TimeNs t = view.viewport().xToTime(x - view.style().labelWidth);
+    const std::size_t inForce = *counterSampleAt(series, t);
+    EXPECT_GE(inForce, k);
+    EXPECT_EQ(view.counterTipAt(QPoint(x, y)),
+              QStringLiteral("GPU memory allocated: %1\nsince +%2")
+                  .arg(qs(formatRate(series.value[inForce], "B")),
+                       qs(formatDuration(series.time[inForce] - win.trace().startNs()))));
+    EXPECT_EQ(view.counterTipAt(QPoint(x, view.style().rulerHeight + rows[*at - 1].y + 2)), "");
+    // The step line is drawn in the counter colour inside the row.
+    const QImage image = win.frame();
+    int teal = 0;
+    for (int py = y - row.height / 2; py < y + row.height / 2; ++py)
+        for (int px = view.style().labelWidth; px < image.width() - 20; ++px)
+            teal += image.pixel(px, py) == view.style().counter.rgb();
+    EXPECT_GT(teal, 50);
 }
 
 TEST(TimelineView, FollowsADarkPalette) {
