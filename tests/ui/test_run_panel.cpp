@@ -2,21 +2,31 @@
 // A run from the Run panel, as a user starts it: kernels appear while it runs, Stop ends it, the
 // finished run is a trace like a loaded one, and what cannot run says why.
 #include "support/test_support.h"
+#include "ui/charts.h"
+#include "ui/details_panel.h"
 #include "ui/kernel_table_model.h"
 #include "ui/run_panel.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
-#include "core/report/summary.h"
+#include "core/analysis/analysis.h"
+#include "core/document/document.h"
 #include "core/io/trace_loader.h"
+#include "core/report/summary.h"
 
+#include <QAbstractSeries>
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QStatusBar>
+
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -136,4 +146,78 @@ TEST(RunPanel, ItsRangesAreTheRunLimits) {
         EXPECT_EQ(spins[i]->minimum(), expected[i].lo) << i;
         EXPECT_EQ(spins[i]->maximum(), expected[i].hi) << i;
     }
+}
+
+// A CPU attention run from the Run panel, as a user starts it: no kernel is above its roofs, and each
+// kernel name has one verdict in the Details panel, on the roofline chart (its point under both roofs)
+// and in `summary --format json` of the saved run.
+TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.runPanel()->setConfig(smallRun(3));
+    button(w.runPanel(), "Run")->click();
+    ASSERT_TRUE(w.running());
+    QElapsedTimer timer;
+    timer.start();
+    while ((w.running() || !w.analysis()) && timer.elapsed() < 60000)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    QApplication::processEvents(QEventLoop::AllEvents, 100);
+    ASSERT_FALSE(w.running());
+    ASSERT_TRUE(w.analysis());
+    const Trace& trace = *w.trace();
+    const TraceAnalysis& a = *w.analysis();
+    // Saved and summarized headless, as `attnscope summary --format json run.json` does.
+    TempDir dir;
+    const std::string saved = dir.path("run.json");
+    ASSERT_EQ(w.saveTrace(QString::fromStdString(saved)), "");
+    DocumentOptions options;
+    options.parts = SummaryPart | AnalysisPart;
+    const auto doc = openDocument(DocumentSource::file(saved), options);
+    const nlohmann::json json =
+        nlohmann::json::parse(formatSummaries({{saved, *doc->summary, ""}}, SummaryFormat::Json));
+    std::map<std::string, std::string> summaryVerdict;
+    for (const auto& k : json.at("files").at(0).at("roofline").at("kernels")) {
+        summaryVerdict[k.at("name")] = k.at("verdict");
+        EXPECT_LE(k.at("compute_share").get<double>(), 1.0) << k.dump();
+        EXPECT_LE(k.at("memory_share").get<double>(), 1.0) << k.dump();
+    }
+    ASSERT_EQ(summaryVerdict.size(), 4u);
+    const NameClasses classes = classesByName(trace, a);
+    std::map<std::string, int> detailsChecked;
+    for (const KernelAnalysis& k : a.kernels) {
+        const std::string name(trace.str(trace.track(k.event.track).events.name[k.event.index]));
+        EXPECT_LE(k.computeShare, 1.0 + 1e-12) << name;
+        EXPECT_LE(k.memoryShare, 1.0 + 1e-12) << name;
+        ASSERT_NE(k.verdict, Verdict::Unknown) << name;
+        // The summary gives a name the verdict that holds most of its time, as the window's colours do.
+        const Verdict named = classes.verdict[trace.track(k.event.track).events.name[k.event.index].value];
+        const std::string word(verdictName(named));
+        EXPECT_EQ(summaryVerdict[name], word.substr(0, word.find('-'))) << name;
+        // The Details panel of the kernel says its own verdict and a share of peak no more than 100%.
+        if (detailsChecked[name]++ >= 3) continue;
+        w.timeline()->selectEvent(k.event, true);
+        QApplication::processEvents();
+        const QString roofline = w.details()->field("roofline");
+        EXPECT_TRUE(roofline.startsWith(QString::fromUtf8(verdictName(k.verdict).data())))
+            << roofline.toStdString();
+        const QRegularExpression peak(QStringLiteral("\\(([0-9.]+)% of peak\\)"));
+        const auto match = peak.match(roofline);
+        ASSERT_TRUE(match.hasMatch()) << roofline.toStdString();
+        EXPECT_LE(match.captured(1).toDouble(), 100.0) << roofline.toStdString();
+    }
+    // The chart: each name's point is under both of its roofs (its tooltip's shares no more than 100%).
+    std::unique_ptr<QChart> chart(makeChart(ChartKind::Roofline, {{&trace, &a, "run"}}));
+    int points = 0;
+    const QRegularExpression shares(
+        QStringLiteral("([0-9.]+)% of the fp32 compute roof, ([0-9.]+)% of the memory roof"));
+    for (QAbstractSeries* series : chart->series())
+        for (const QString& tip : series->property("attnscopeTips").toStringList()) {
+            const auto match = shares.match(tip);
+            ASSERT_TRUE(match.hasMatch()) << tip.toStdString();
+            EXPECT_LE(match.captured(1).toDouble(), 100.0) << tip.toStdString();
+            EXPECT_LE(match.captured(2).toDouble(), 100.0) << tip.toStdString();
+            ++points;
+        }
+    EXPECT_EQ(points, 4);
 }
