@@ -59,9 +59,9 @@ std::pair<double, QString> timeUnit(double maxNs) {
     return {1e3, QStringLiteral("µs")};
 }
 
-// Why a chart has nothing to draw, as its title's second line.
-void sayEmpty(QChart* chart, const QString& why) {
-    chart->setTitle(chart->title() + QStringLiteral("\n") + why);
+// A line under a chart's title (Qt Charts draws titles as rich text: a line break is <br>).
+void addTitleLine(QChart* chart, const QString& line) {
+    chart->setTitle(chart->title() + QStringLiteral("<br>") + line.toHtmlEscaped());
 }
 
 // Time per role for each bar: the implementations of one trace, or one bar per trace. Each bar's
@@ -119,7 +119,7 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    if (bars.empty()) sayEmpty(chart, QObject::tr("no kernels in this trace"));
+    if (bars.empty()) addTitleLine(chart, QObject::tr("no kernels in this trace"));
     return chart;
 }
 
@@ -145,7 +145,7 @@ QChart* share(const std::vector<ChartInput>& inputs) {
     chart->setTitle(inputs.size() > 1 ? QObject::tr("Share of kernel time by role, both traces together")
                                       : QObject::tr("Share of kernel time by role"));
     chart->addSeries(series);
-    if (total <= 0) sayEmpty(chart, QObject::tr("no kernels in this trace"));
+    if (total <= 0) addTitleLine(chart, QObject::tr("no kernels in this trace"));
     return chart;
 }
 
@@ -246,14 +246,16 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     }
     const TraceAnalysis& a = *inputs.front().analysis;
     const DeviceSpec* spec = a.device ? &*a.device : a.cpuShare ? &*a.cpuShare : nullptr;
-    QString title = spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
-                         : QObject::tr("Roofline · no roofs known for this trace's device");
-    if (spec && !spec->raised.empty()) title += QStringLiteral("\n") + QString::fromStdString(spec->raised);
+    chart->setTitle((spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
+                          : QObject::tr("Roofline · no roofs known for this trace's device"))
+                        .toHtmlEscaped());
+    if (spec && !spec->raised.empty()) addTitleLine(chart, QString::fromStdString(spec->raised));
     if (inputs.size() > 1 && inputs[1].analysis->device && a.device &&
         inputs[1].analysis->device->name != a.device->name)
-        title += QObject::tr("\nB ran on %1: its points are drawn on A's roofs")
-                     .arg(QString::fromStdString(inputs[1].analysis->device->name));
-    chart->setTitle(title);
+        addTitleLine(chart, QObject::tr("B ran on %1: its points are drawn on A's roofs")
+                                .arg(QString::fromStdString(inputs[1].analysis->device->name)));
+    if (inputs.size() > 1)
+        addTitleLine(chart, QObject::tr("● %1 · ■ %2").arg(inputs[0].label, inputs[1].label));
     auto* x = new QLogValueAxis;
     x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));
     x->setBase(10);
@@ -321,7 +323,7 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     }
     // Qt 6.4 draws no scatter point given a size of its own: points are sized in three classes by
     // the name's share of the costed kernel time, a series per role, class and input (one legend entry
-    // per role and input).
+    // per role).
     constexpr double kSizes[] = {8, 14, 22};
     struct Cloud {
         QScatterSeries* series = nullptr;
@@ -334,10 +336,7 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
         Cloud& c = clouds[{p.input, p.role, sizeClass}];
         if (!c.series) {
             c.series = new QScatterSeries;
-            c.series->setName(inputs.size() > 1
-                                  ? QStringLiteral("%1 (%2)").arg(
-                                        roleText(p.role), p.input ? QStringLiteral("B") : QStringLiteral("A"))
-                                  : roleText(p.role));
+            c.series->setName(roleText(p.role));
             c.series->setColor(EventColors::roleColor(p.role));
             c.series->setBorderColor(EventColors::roleColor(p.role).darker(140));
             c.series->setMarkerSize(kSizes[sizeClass]);
@@ -347,13 +346,13 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
         c.tips.push_back(roofTip(
             p, share, inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
     }
-    std::set<std::pair<std::size_t, KernelRole>> inLegend;
+    std::set<KernelRole> inLegend; // one entry per role; in Compare the title says which shape is which
     for (auto& [key, cloud] : clouds) {
         QScatterSeries* s = cloud.series;
         chart->addSeries(s);
         s->attachAxis(x);
         s->attachAxis(y);
-        if (!inLegend.insert({std::get<0>(key), std::get<1>(key)}).second)
+        if (!inLegend.insert(std::get<1>(key)).second)
             for (QLegendMarker* m : chart->legend()->markers(s))
                 m->setVisible(false);
         s->setProperty(kTipsProperty, cloud.tips);
@@ -394,11 +393,11 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     x->setRange(xMin, xMax);
     y->setRange(yMin / unit, yMax / unit);
     if (points.empty())
-        sayEmpty(chart, kernels == 0
-                            ? QObject::tr("no kernels in this trace")
-                            : QObject::tr("none of its %1 kernels could be costed: the ops that launched "
-                                          "them carry no input shapes AttnScope models")
-                                  .arg(kernels));
+        addTitleLine(chart, kernels == 0
+                                ? QObject::tr("no kernels in this trace")
+                                : QObject::tr("none of its %1 kernels could be costed: the ops that launched "
+                                              "them carry no input shapes AttnScope models")
+                                      .arg(kernels));
     return chart;
 }
 

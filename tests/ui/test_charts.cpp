@@ -208,19 +208,19 @@ TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
     EXPECT_TRUE(empty->title().contains("none of its 1 kernels could be costed"))
         << empty->title().toStdString();
 
-    // Compare: A's points as circles, B's as squares, each named in the legend.
+    // Compare: A's points as circles, B's as squares, as the title says; both traces' points drawn.
     std::unique_ptr<QChart> both(
-        makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "A"},
-                                        {doc->trace.get(), doc->analysis.get(), "B"}}));
-    std::set<QString> names;
-    int squares = 0;
+        makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "A: h100"},
+                                        {doc->trace.get(), doc->analysis.get(), "B: h100"}}));
+    int circles = 0, squares = 0;
     for (QAbstractSeries* s : both->series())
         if (auto* scatter = qobject_cast<QScatterSeries*>(s); scatter && !scatter->name().isEmpty()) {
-            names.insert(scatter->name());
-            squares += scatter->markerShape() == QScatterSeries::MarkerShapeRectangle;
+            squares += scatter->markerShape() == QScatterSeries::MarkerShapeRectangle ? scatter->count() : 0;
+            circles += scatter->markerShape() == QScatterSeries::MarkerShapeCircle ? scatter->count() : 0;
         }
-    EXPECT_TRUE(names.count("fused attention (A)") && names.count("fused attention (B)"));
     EXPECT_GT(squares, 0);
+    EXPECT_EQ(squares, circles); // the same trace twice: every point of A has its square
+    EXPECT_TRUE(both->title().endsWith("<br>● A: h100 · ■ B: h100")) << both->title().toStdString();
 }
 
 TEST(Ranks, SeveralFilesOpenAsTheRanksOfOneJob) {
