@@ -15,6 +15,7 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QHelpEvent>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -232,6 +233,57 @@ QScatterSeries* labelledPoint(QChart* chart, QAbstractAxis* x, QAbstractAxis* y,
     return s;
 }
 
+// Names beside points, placed in pixels once the chart is laid out (and again whenever its plot
+// moves): right of the marker, else left of it, else above it, whichever first stays inside the plot
+// and clear of the other named markers and the names placed before it.
+struct PointName {
+    QPointF value; // in the axes' units
+    double markerSize;
+    QString text;
+};
+void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointName>& names) {
+    std::vector<QGraphicsSimpleTextItem*> items;
+    for (const PointName& n : names) {
+        auto* item = new QGraphicsSimpleTextItem(n.text, chart);
+        item->setBrush(QColor(40, 40, 40));
+        item->setZValue(10);
+        items.push_back(item);
+    }
+    auto place = [chart, series, names, items] {
+        const QRectF plot = chart->plotArea();
+        std::vector<QRectF> taken;
+        for (const PointName& n : names) {
+            const QPointF at = chart->mapToPosition(n.value, series);
+            taken.emplace_back(at.x() - n.markerSize / 2, at.y() - n.markerSize / 2, n.markerSize,
+                               n.markerSize);
+        }
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            const QPointF at = chart->mapToPosition(names[i].value, series);
+            const QSizeF box = items[i]->boundingRect().size();
+            const double r = names[i].markerSize / 2 + 4;
+            const QRectF choices[] = {{QPointF(at.x() + r, at.y() - box.height() / 2), box},
+                                      {QPointF(at.x() - r - box.width(), at.y() - box.height() / 2), box},
+                                      {QPointF(at.x() - box.width() / 2, at.y() - r - box.height()), box}};
+            QRectF chosen = choices[0];
+            for (const QRectF& c : choices) {
+                const bool clear =
+                    plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
+                        return t != taken[i] && t.intersects(c);
+                    });
+                if (clear) {
+                    chosen = c;
+                    break;
+                }
+            }
+            items[i]->setPos(chosen.topLeft());
+            items[i]->setVisible(plot.contains(at));
+            taken.push_back(chosen);
+        }
+    };
+    QObject::connect(chart, &QChart::plotAreaChanged, chart, place);
+    place();
+}
+
 // Long on purpose: one chart's parts in the order Qt Charts needs them (axes before the series
 // attached to them, roofs before the points drawn over them). With two inputs (Compare) both traces'
 // points share the first one's roofs: A as circles, B as squares.
@@ -357,18 +409,14 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
                 m->setVisible(false);
         s->setProperty(kTipsProperty, cloud.tips);
     }
-    // The names of the points that hold most of the time, above them; names of points that lie
+    // The names of the points that hold most of the time, beside them; names of points that lie
     // together share one label.
     std::vector<const RoofPoint*> biggest;
     for (const RoofPoint& p : points)
         biggest.push_back(&p);
     std::sort(biggest.begin(), biggest.end(),
               [](const RoofPoint* l, const RoofPoint* r) { return l->ns > r->ns; });
-    struct Label {
-        QPointF at;
-        QString text;
-    };
-    std::vector<Label> labels;
+    std::vector<PointName> labels;
     for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
         const RoofPoint& p = *biggest[i];
         if (p.ns < 0.02 * totalNs) break;
@@ -376,20 +424,18 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
             QString::fromUtf8(shortKernelName(p.name).data(), qsizetype(shortKernelName(p.name).size()));
         if (name.size() > 28) name = name.left(27) + QChar(0x2026);
         if (inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
-        // Above the marker: its radius is a fraction of a decade on the plot's log scale.
-        const double lift = p.ns >= 0.2 * totalNs ? 1.35 : 1.15;
-        const QPointF at(p.intensity(), p.flopsPerSec() * lift / unit);
-        auto near = std::find_if(labels.begin(), labels.end(), [&](const Label& l) {
-            return std::abs(std::log10(l.at.x() / at.x())) < 0.3 &&
-                   std::abs(std::log10(l.at.y() / at.y())) < 0.15;
+        const QPointF at(p.intensity(), p.flopsPerSec() / unit);
+        auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {
+            return std::abs(std::log10(l.value.x() / at.x())) < 0.3 &&
+                   std::abs(std::log10(l.value.y() / at.y())) < 0.15;
         });
+        const double size = kSizes[p.ns >= 0.2 * totalNs ? 2 : p.ns >= 0.02 * totalNs ? 1 : 0];
         if (near != labels.end())
             near->text += QStringLiteral(", ") + name;
         else
-            labels.push_back({at, name});
+            labels.push_back({at, size, name});
     }
-    for (const Label& l : labels)
-        labelledPoint(chart, x, y, l.at, l.text, Qt::transparent, 1);
+    if (!clouds.empty()) nameBeside(chart, clouds.begin()->second.series, labels);
     x->setRange(xMin, xMax);
     y->setRange(yMin / unit, yMax / unit);
     if (points.empty())
