@@ -298,10 +298,11 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
         encoder.encode(pool, encoded);
         if (e.name == "[memory]") {
             b.addInstant(trackOf(e), e.startNs, pool.intern(e.name), pool.intern(e.category), encoded);
-            double total = 0;
+            std::map<std::string, double> number;
             for (const auto& [key, value] : e.args)
-                if (key == "Total Allocated") total = std::atof(value.c_str());
-            b.addMemoryTotals(pid, e.startNs, 0, -1, total, std::nullopt);
+                number[key] = std::atof(value.c_str());
+            b.addMemoryTotals(pid, e.startNs, int(number["Device Type"]), std::int64_t(number["Device Id"]),
+                              number["Total Allocated"], std::nullopt);
             continue;
         }
         b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs), pool.intern(e.name),

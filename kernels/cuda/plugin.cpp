@@ -84,7 +84,9 @@ struct DeviceArrays {
         for (void* p : {q, k, v, o, scores})
             cudaFree(p);
     }
-    std::string allocate(const Problem& p, bool naive) {
+    // Checks that Q, K, V, O and (naive) the scores fit, allocates the four, and the scores too unless
+    // the caller allocates them when the naive calls start (scoresNow false).
+    std::string allocate(const Problem& p, bool naive, bool scoresNow = true) {
         const std::size_t bytes = p.elements() * std::size_t(p.elementBytes());
         std::size_t freeBytes = 0, totalBytes = 0;
         cudaMemGetInfo(&freeBytes, &totalBytes);
@@ -100,10 +102,23 @@ struct DeviceArrays {
         for (void** target : {&q, &k, &v, &o})
             if (const cudaError_t e = cudaMalloc(target, bytes))
                 return cudaWhy(e, "out of memory at this shape");
-        if (naive && !scores)
-            if (const cudaError_t e = cudaMalloc(&scores, p.scoreElements() * std::size_t(p.elementBytes())))
+        return naive && scoresNow ? allocateScores(p) : std::string();
+    }
+    std::string allocateScores(const Problem& p) {
+        if (!scores)
+            if (const cudaError_t e = cudaMalloc(&scores, scoreBytes(p)))
                 return cudaWhy(e, "out of memory at this shape (the N×N scores)");
         return {};
+    }
+    void freeScores() {
+        cudaFree(scores);
+        scores = nullptr;
+    }
+    static std::size_t inputBytes(const Problem& p) {
+        return 4 * p.elements() * std::size_t(p.elementBytes());
+    }
+    static std::size_t scoreBytes(const Problem& p) {
+        return p.scoreElements() * std::size_t(p.elementBytes());
     }
 };
 
@@ -318,7 +333,31 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     bool naiveWanted = false;
     for (const std::string& impl : impls)
         naiveWanted = naiveWanted || isNaive(impl);
-    if (why.empty()) why = arrays.allocate(p, naiveWanted);
+    // What the run holds on the device, as PyTorch's profiler records it ("[memory]" after each
+    // allocation or free): Q, K, V and O throughout, the N×N scores while naive calls run.
+    int device = 0;
+    cudaGetDevice(&device);
+    double held = 0;
+    const auto memory = [&](double bytes) {
+        held += bytes;
+        const std::string total = jsonNumber(held), delta = jsonNumber(bytes), id = std::to_string(device);
+        const char* args[] = {"Total Allocated", total.c_str(), "Bytes",     delta.c_str(),
+                              "Device Type",     "1",           "Device Id", id.c_str()};
+        AttnscopeCudaRecord record{};
+        record.kind = ATTNSCOPE_RECORD_CALL;
+        record.name = "[memory]";
+        record.category = "cpu_instant_event";
+        record.startNs = record.endNs = std::int64_t(now() - origin);
+        record.device = -1;
+        record.args = args;
+        record.argCount = 4;
+        record.impl = "";
+        record.role = "";
+        record.call = -1;
+        r.records(r.user, &record, 1);
+    };
+    if (why.empty()) why = arrays.allocate(p, naiveWanted, false);
+    if (why.empty()) memory(double(DeviceArrays::inputBytes(p)));
     if (why.empty()) {
         if (collecting) collector.push(1);
         std::uint32_t seed = 1;
@@ -338,6 +377,11 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     const Args shapeArgList = attnscope::kernels::shapeArgs(shapeOf(p));
     for (const std::string& impl : impls) {
         if (!why.empty()) break;
+        if (isNaive(impl)) {
+            why = arrays.allocateScores(p);
+            if (!why.empty()) break;
+            memory(double(DeviceArrays::scoreBytes(p)));
+        }
         const std::string range = impl + ": " + std::to_string(r.warmup) + " warm-up + " +
                                   std::to_string(r.iters) + " measured calls";
         nvtxRangePushA(range.c_str());
@@ -401,6 +445,11 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
             r.records(r.user, &record, 1);
         }
         nvtxRangePop();
+        if (isNaive(impl) && arrays.scores) {
+            if (stream) cudaStreamSynchronize(stream);
+            arrays.freeScores();
+            memory(-double(DeviceArrays::scoreBytes(p)));
+        }
     }
     if (stream) cudaStreamSynchronize(stream);
     collector.stop(); // the last records arrive before the run returns

@@ -292,6 +292,17 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     call.endNs = 60000;
     call.measuredNs = 50000;
     events.push_back(call);
+    // What the plugin records after a naive implementation's calls, when it frees the scores and
+    // holds Q, K, V and O on device 0 (cudaRecords makes it a host record on the calls track).
+    RunEvent memory;
+    memory.name = "[memory]";
+    memory.category = "cpu_instant_event";
+    memory.track = -1;
+    memory.startNs = memory.endNs = 61000;
+    memory.call = -1;
+    memory.args = {
+        {"Total Allocated", "33554432"}, {"Bytes", "-8388608"}, {"Device Type", "1"}, {"Device Id", "0"}};
+    events.push_back(memory);
 
     const auto trace = buildRunTrace(events, Backend::Cuda, "NVIDIA H200");
     std::map<std::string, std::string> labels; // track label → first event's name
@@ -308,6 +319,12 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     ASSERT_TRUE(launchRef);
     EXPECT_EQ(trace->str(trace->tracks()[launchRef->track.value].events.name[launchRef->index]),
               "cudaLaunchKernel");
+    // The device memory is a counter under the GPU the kernel ran on.
+    ASSERT_EQ(trace->counters().size(), 1u);
+    const CounterSeries& held = trace->counters()[0];
+    EXPECT_EQ(held.name, "GPU memory allocated");
+    EXPECT_EQ(held.process, trace->track(kernelRef->track).process);
+    EXPECT_EQ(held.value, std::vector<double>{33554432});
 
     RunConfig c;
     c.backend = Backend::Cuda;
