@@ -22,10 +22,16 @@ build: deps
 run: build
 	./build/attnscope
 
-# Builds and runs the whole test suite; then the core and reader tests again under AddressSanitizer
-# + UndefinedBehaviorSanitizer (the asan preset), since the readers take files from strangers.
+# Builds and runs the whole test suite; the fast binaries again in one process each, shuffled and
+# three times over, so no test leans on another's state or order; then the core and reader tests
+# under AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset), since the readers take files
+# from strangers.
+SHUFFLED = core kernels cli
 test: build
 	ctest --preset dev -j $(JOBS)
+	@for t in $(SHUFFLED); do log=build/dev/tests/shuffled-$$t.log; \
+	  if build/dev/tests/attnscope_$${t}_tests --gtest_shuffle --gtest_repeat=3 --gtest_brief=1 >$$log 2>&1; \
+	  then echo "attnscope_$${t}_tests, shuffled, 3 times: $$(tail -1 $$log)"; else cat $$log; exit 1; fi; done
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests
 	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES))\.'
