@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -160,6 +161,16 @@ TEST(KernelRoles, AttentionFamiliesAreNamedByTheirRealKernelNames) {
         {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4>>",
          "flash"},
         {"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>", "flash"},
+        // FlashAttention 2's backward pass (flash-attn's csrc/flash_attn/src/flash_bwd_kernel.h).
+        {"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, "
+         "2, "
+         "false, false, cutlass::bfloat16_t>, true, false, false, false, false, true, "
+         "false>(Flash_bwd_params)",
+         "flash"},
+        {"void pytorch_flash::flash_bwd_dot_do_o_kernel<true, pytorch_flash::Flash_bwd_kernel_traits<64, "
+         "128, "
+         "128, 8, 2, 4, 4, true, false, cutlass::half_t>>(pytorch_flash::Flash_bwd_params)",
+         "flash"},
         {"fmha_cutlassF_bf16_aligned_64x128_rf_sm80", "mem-efficient"},
         {"fmha_cutlassB_f16_aligned_64x64_k64_sm80", "mem-efficient"},
         {"_attn_fwd", "Triton"},
@@ -387,6 +398,33 @@ TEST(CostModel, OpsFromTheirInputShapes) {
 }
 
 // Kernels on both sides of the ridge point, and one well under both roofs.
+// Each line tested on both sides, with numbers worked by hand (ridge at 100 FLOP/byte; the latency
+// line at a tenth of the roof that limits a kernel): just either side of the ridge, and 9.9% and
+// 10.1% of each roof.
+TEST(Roofline, JustEitherSideOfTheRidgeAndTheLatencyLine) {
+    DeviceSpec spec;
+    spec.fp32 = 100e12;
+    spec.bandwidth = 1e12;
+    KernelAnalysis k;
+    k.cost = CostSource::Exact;
+    k.precision = Precision::F32;
+    auto verdictOf = [&](double flops, double bytes, TimeNs ns) {
+        k.flops = flops;
+        k.bytes = bytes;
+        placeOnRoofline(k, ns, spec);
+        return k.verdict;
+    };
+    // AI 99 and 101 at full speed on the roof that limits each: memory-, then compute-bound.
+    EXPECT_EQ(verdictOf(99e9, 1e9, 1'000'000), Verdict::MemoryBound);   // 1 GB in 1 ms: 100%
+    EXPECT_EQ(verdictOf(101e9, 1e9, 1'010'000), Verdict::ComputeBound); // 101 GFLOP in 1.01 ms: 100%
+    // Memory side, AI 10: 1 GB at 101 GB/s (10.1%) and at 99 GB/s (9.9%).
+    EXPECT_EQ(verdictOf(10e9, 1e9, TimeNs(1e9 / 101e9 * 1e9)), Verdict::MemoryBound);
+    EXPECT_EQ(verdictOf(10e9, 1e9, TimeNs(1e9 / 99e9 * 1e9)), Verdict::LatencyBound);
+    // Compute side, AI 1000: 1 TFLOP at 10.1 and at 9.9 TFLOP/s.
+    EXPECT_EQ(verdictOf(1e12, 1e9, TimeNs(1e12 / 10.1e12 * 1e9)), Verdict::ComputeBound);
+    EXPECT_EQ(verdictOf(1e12, 1e9, TimeNs(1e12 / 9.9e12 * 1e9)), Verdict::LatencyBound);
+}
+
 TEST(Roofline, VerdictsOnEitherSideOfTheRidge) {
     DeviceSpec spec; // ridge at 100 FLOP/byte
     spec.fp32 = 100e12;
@@ -590,6 +628,38 @@ TEST(Analysis, ReadOnSeveralThreadsAsOnOne) {
               "aten::mm [[" + std::to_string(64 + 16665 % 7 * 64) + ",512],[512,256]] fp32");
 }
 
+// A naive chain is found on one stream: a QKᵀ GEMM on one stream and the softmax and PV GEMM on
+// another are not one call. And dropout after the softmax is not the softmax: only the scale and mask
+// before it are folded into it.
+TEST(Analysis, NaiveChainsStayOnTheirStreamAndDropoutStaysElementwise) {
+    auto traceOf = [](const std::vector<std::tuple<const char*, int, int>>& kernels) {
+        std::string events;
+        int t = 1000;
+        for (const auto& [name, stream, dur] : kernels) {
+            events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"kernel","name":")" + name +
+                      R"(","pid":0,"tid":)" + std::to_string(stream) + R"(,"ts":)" + std::to_string(t) +
+                      R"(,"dur":)" + std::to_string(dur) + R"(,"args":{"device":0,"stream":)" +
+                      std::to_string(stream) + "}}";
+            t += dur + 1;
+        }
+        return loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" +
+                        events + "]}");
+    };
+    const char* gemm = "ampere_sgemm_128x64_tn";
+    const char* softmax = "void at::native::cunn_SoftMaxForward<4, float>";
+    const char* dropout = "void at::native::fused_dropout_kernel_vec<float, float, unsigned int, 1, 4>";
+    const auto split = traceOf({{gemm, 7, 50}, {softmax, 8, 20}, {gemm, 8, 50}});
+    EXPECT_TRUE(analyzeTrace(*split).calls.empty());
+    const auto withDropout = traceOf({{gemm, 7, 50}, {softmax, 7, 20}, {dropout, 7, 5}, {gemm, 7, 50}});
+    const TraceAnalysis a = analyzeTrace(*withDropout);
+    ASSERT_EQ(a.calls.size(), 1u);
+    ASSERT_EQ(a.calls[0].kernels.size(), 4u);
+    const KernelRole expected[] = {KernelRole::QkGemm, KernelRole::Softmax, KernelRole::Elementwise,
+                                   KernelRole::PvGemm};
+    for (std::size_t i = 0; i < 4; ++i)
+        EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, expected[i]) << i;
+}
+
 // Two made traces with a known answer: B's GEMM got 30 µs slower, its softmax 10 µs faster, and a
 // fused kernel appeared; the copy did not change.
 TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
@@ -647,6 +717,27 @@ TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
 }
 
 // The issue's check: the two DLRM ranks open as one job with two rank groups, and no link crosses ranks.
+// A rank's GPU busy time is the union of its streams' kernels, not their sum. By hand: rank 0 runs
+// [0,40) on stream 7 and [30,60) on stream 8 (busy 60 µs, kernel time 70 µs); rank 1 runs [0,20) and
+// [100,110) on one stream (busy 30 µs). The slowest rank is rank 0; the spread is (60 − 30) / 45.
+TEST(Ranks, BusyTimeIsTheUnionOfTheStreams) {
+    auto rank = [](int r, const std::string& kernels) {
+        return loadText(R"({"distributedInfo":{"rank":)" + std::to_string(r) +
+                        R"(,"world_size":2},"traceEvents":[)" + kernels + "]}");
+    };
+    const std::string k = R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":)";
+    const auto r0 = rank(0, k + R"(7,"ts":0,"dur":40},)" + k + R"(8,"ts":30,"dur":30})");
+    const auto r1 = rank(1, k + R"(7,"ts":0,"dur":20},)" + k + R"(7,"ts":100,"dur":10})");
+    const RankReport report = rankReport({{"r0.json", r0}, {"r1.json", r1}});
+    ASSERT_EQ(report.ranks.size(), 2u);
+    EXPECT_EQ(report.ranks[0].gpuBusyNs, 60'000);
+    EXPECT_EQ(report.ranks[0].kernelNs, 70'000);
+    EXPECT_EQ(report.ranks[1].gpuBusyNs, 30'000);
+    EXPECT_EQ(report.slowestRank, 0);
+    EXPECT_EQ(report.meanBusyNs, 45'000);
+    EXPECT_DOUBLE_EQ(report.spread(), 30.0 / 45.0);
+}
+
 TEST(Ranks, TwoDlrmRanksMergeWithoutCrossingLinks) {
     ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
     ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");

@@ -2,9 +2,9 @@
 // Every input is untrusted: each case gets a clear error (what and where) or a documented
 // tolerant reading, never a crash, a hang or unbounded memory.
 #include "core/analysis/analysis.h"
-#include "core/report/summary.h"
-#include "core/model/timeline_index.h"
 #include "core/io/trace_loader.h"
+#include "core/model/timeline_index.h"
+#include "core/report/summary.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -214,6 +214,27 @@ TEST(BadInput, GarbageInsideTheArrayNamesTheOffset) {
         EXPECT_GT(*e.offset(), std::string_view(kEvent).size());
         EXPECT_LE(*e.offset(), json.size());
     }
+}
+
+// Garbage after the traceEvents array: its events are kept and the user is told the rest was not read.
+TEST(BadInput, GarbageAfterTheEventsIsIgnoredWithAWarning) {
+    const auto t = loadText(std::string(R"({"traceEvents": [)") + kEvent + R"(], "x": nonsense!!)");
+    EXPECT_EQ(t->eventCount(), 1u);
+    bool told = false;
+    for (const std::string& w : t->info().warnings)
+        told = told || w.find("after traceEvents") != std::string::npos;
+    EXPECT_TRUE(told) << (t->info().warnings.empty() ? "no warning" : t->info().warnings[0]);
+}
+
+// Tools that write gzip in blocks pad the file with zero bytes after the last member: the trace loads
+// whole, with no error and no warning.
+TEST(BadInput, GzipPaddedWithZerosLoadsWhole) {
+    TempDir dir;
+    const std::string json = std::string(R"({"traceEvents": [)") + kEvent + "]}";
+    writeFile(dir.path("padded.json.gz"), gzipBytes(json) + std::string(4096, '\0'));
+    const auto t = loadTraceFile(dir.path("padded.json.gz"));
+    EXPECT_EQ(t->eventCount(), 1u);
+    EXPECT_TRUE(t->info().warnings.empty()) << t->info().warnings[0];
 }
 
 TEST(BadInput, MissingFileAndDirectory) {

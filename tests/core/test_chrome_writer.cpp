@@ -117,7 +117,7 @@ TEST(JsonEscape, ControlCharactersQuotesBackslashesAndBrokenUtf8) {
     // Not UTF-8: a lone continuation byte, a truncated sequence, an overlong '/', a surrogate, a
     // byte that never starts a sequence.
     for (const std::string& bad : {std::string("\x80"), std::string("\xE2\x82"), std::string("\xC0\xAF"),
-                                  std::string("\xED\xA0\x80"), std::string("\xFF")}) {
+                                   std::string("\xED\xA0\x80"), std::string("\xFF")}) {
         const std::string quoted = jsonQuoted("k" + bad + "x");
         const auto parsed = nlohmann::json::parse(quoted); // throws on invalid JSON or UTF-8
         EXPECT_EQ(parsed.get<std::string>().front(), 'k');
@@ -125,7 +125,7 @@ TEST(JsonEscape, ControlCharactersQuotesBackslashesAndBrokenUtf8) {
         EXPECT_EQ(parsed.get<std::string>().back(), 'x');
     }
     for (const std::string& name : {std::string("a\x01"
-                                               "\"\\b"),
-                                   std::string("tab\there"), std::string("µs")})
+                                                "\"\\b"),
+                                    std::string("tab\there"), std::string("µs")})
         EXPECT_EQ(nlohmann::json::parse(jsonQuoted(name)).get<std::string>(), name);
 }

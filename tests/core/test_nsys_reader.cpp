@@ -5,8 +5,8 @@
 
 #include "core/analysis/analysis.h"
 #include "core/io/chrome_writer.h"
-#include "core/report/diff.h"
 #include "core/io/nsys_reader.h"
+#include "core/report/diff.h"
 #include "core/report/summary.h"
 
 #include <gtest/gtest.h>
@@ -237,8 +237,12 @@ TEST(NsysReader, NvtxRangesMarksMemsetsAndDriverCallsAreRead) {
             if (cat == "user_annotation") {
                 ++nvtx;
                 ++byName[name];
-                if (name == "checkpoint") { EXPECT_TRUE(track.events.flags[i] & kInstant); }
-                if (name == "step (from a string id)") { EXPECT_EQ(track.events.duration[i], 1000); }
+                if (name == "checkpoint") {
+                    EXPECT_TRUE(track.events.flags[i] & kInstant);
+                }
+                if (name == "step (from a string id)") {
+                    EXPECT_EQ(track.events.duration[i], 1000);
+                }
             }
             if (cat == "gpu_memset") {
                 ++memsets;

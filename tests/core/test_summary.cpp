@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "core/report/summary.h"
 #include "core/io/trace_loader.h"
+#include "core/report/summary.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -145,4 +145,30 @@ TEST(Summary, FormatsJsonTextAndCsv) {
     const std::string text = formatSummaries({ok}, SummaryFormat::Text);
     EXPECT_NE(text.find("1.500 µs"), std::string::npos) << text;
     EXPECT_NE(text.find("k, \"quoted\""), std::string::npos);
+}
+
+// Each number in its own field, checked against values worked by hand: a kernel name with instances of
+// 10 and 30 µs (min, max and mean differ), a device whose streams overlap (busy 50 µs: stream 7 runs
+// [0,10) and [20,50), stream 13 [5,25), union [0,50); kernel time 60 µs).
+TEST(Summary, EachNumberInItsOwnFieldInJsonAndCsv) {
+    const auto t = loadText(R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 30},
+      {"ph": "X", "cat": "kernel", "name": "softmax", "pid": 0, "tid": 13, "ts": 5, "dur": 20}]})");
+    const SummaryResult r{"t.json", summarize(*t, 20), {}};
+    const nlohmann::json j = nlohmann::json::parse(formatSummaries({r}, SummaryFormat::Json)).at("files")[0];
+    const auto& gemm = j.at("top_kernels")[0];
+    EXPECT_EQ(gemm.at("name"), "gemm");
+    EXPECT_EQ(gemm.at("count"), 2);
+    EXPECT_EQ(gemm.at("total_ns"), 40000);
+    EXPECT_EQ(gemm.at("mean_ns"), 20000);
+    EXPECT_EQ(gemm.at("min_ns"), 10000);
+    EXPECT_EQ(gemm.at("max_ns"), 30000);
+    const auto& device = j.at("devices")[0];
+    EXPECT_EQ(device.at("kernel_ns"), 60000);
+    EXPECT_EQ(device.at("busy_ns"), 50000);
+    const std::string csv = formatSummaries({r}, SummaryFormat::Csv);
+    // file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,…
+    EXPECT_NE(csv.find("\nt.json,kernel,,gemm,2,40000,20000,10000,30000,,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\nt.json,device,0,GPU 0,3,60000,,,,50000,"), std::string::npos) << csv;
 }

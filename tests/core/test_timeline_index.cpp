@@ -3,12 +3,12 @@
 // the names and roles shown on boxes.
 #include "support/test_support.h"
 
-#include "core/model/demangle.h"
 #include "core/analysis/kernel_role.h"
-#include "core/report/summary.h"
+#include "core/io/trace_loader.h"
+#include "core/model/demangle.h"
 #include "core/model/text_match.h"
 #include "core/model/timeline_index.h"
-#include "core/io/trace_loader.h"
+#include "core/report/summary.h"
 
 #include <gtest/gtest.h>
 

@@ -95,6 +95,35 @@ TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
     }
 }
 
+// A case worked by hand, independent of the reference (which shares the kernels' scale): D = 4, so
+// scores are scaled by 1/√4 = 1/2. Row 0's scores 2·1/2 = 1 and 0 give weights e/(e+1) = 0.7310585786
+// and 0.2689414214 on V's rows; row 1's are the other way round. Causal, row 0 sees only key 0.
+TEST(CpuAttention, AHandWorkedCaseScaledByOneOverRootD) {
+    EXPECT_DOUBLE_EQ((AttentionShape{1, 1, 8, 64, false, Precision::F32}.scale()), 0.125);
+    const std::vector<float> q = {2, 0, 0, 0, 0, 2, 0, 0}, k = {1, 0, 0, 0, 0, 1, 0, 0},
+                             v = {1, 2, 3, 4, 5, 6, 7, 8};
+    const double a = 0.7310585786300049, b = 0.2689414213699951;
+    const double full[] = {1 * a + 5 * b, 2 * a + 6 * b, 3 * a + 7 * b, 4 * a + 8 * b,
+                           1 * b + 5 * a, 2 * b + 6 * a, 3 * b + 7 * a, 4 * b + 8 * a};
+    const double causal[] = {1, 2, 3, 4, 1 * b + 5 * a, 2 * b + 6 * a, 3 * b + 7 * a, 4 * b + 8 * a};
+    WorkerPool pool(2);
+    for (bool isCausal : {false, true}) {
+        SCOPED_TRACE(isCausal ? "causal" : "full");
+        const AttentionShape s{1, 1, 2, 4, isCausal, Precision::F32};
+        const double* expected = isCausal ? causal : full;
+        std::vector<float> naive(8), flash(8), scores(4);
+        std::vector<double> ref(8);
+        cpuNaiveAttention(s, q.data(), k.data(), v.data(), naive.data(), scores.data(), pool, {});
+        cpuFlashAttention(s, q.data(), k.data(), v.data(), flash.data(), pool, {});
+        referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
+        for (int i = 0; i < 8; ++i) {
+            EXPECT_NEAR(naive[i], expected[i], 2e-6) << i;
+            EXPECT_NEAR(flash[i], expected[i], 2e-6) << i;
+            EXPECT_NEAR(ref[i], expected[i], 1e-12) << i;
+        }
+    }
+}
+
 TEST(CpuAttention, CausalOutputsIgnoreLaterKeys) {
     // Changing the last key and value must not change any output row but the last.
     WorkerPool pool(2);
@@ -153,8 +182,7 @@ TEST(KernelCost, FormulasFromTheShape) {
     AttentionShape s{4, 16, 4096, 128, false, Precision::BF16};
     const double fwd = 4.0 * 4 * 16 * 4096.0 * 4096 * 128;
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).flops, fwd);
-    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::QkGemm).flops + kernelCost(s, KernelRole::PvGemm).flops,
-                     fwd);
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::QkGemm).flops + kernelCost(s, KernelRole::PvGemm).flops, fwd);
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).bytes, 4.0 * 4 * 16 * 4096 * 128 * 2);
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::Softmax).bytes, 2.0 * 4 * 16 * 4096.0 * 4096 * 4);
     s.causal = true;
@@ -169,13 +197,13 @@ TEST(KernelCost, OwnRunsAndInferredPyTorchOpsCountAlike) {
     for (const bool causal : {false, true}) {
         AttentionShape s{2, 8, 1024, 64, causal, Precision::BF16};
         const auto sdpa = opCost("aten::scaled_dot_product_attention",
-                                            "[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[],[],[],[]]",
-                                            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
-                                            causal ? "[\"\",\"\",\"\",\"\",\"0.\",\"True\"]" : "");
+                                 "[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[],[],[],[]]",
+                                 "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]",
+                                 causal ? "[\"\",\"\",\"\",\"\",\"0.\",\"True\"]" : "");
         ASSERT_TRUE(sdpa) << causal;
         EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, KernelRole::FusedAttention).flops) << causal;
-        EXPECT_DOUBLE_EQ(sdpa->flops, kernelCost(s, KernelRole::QkGemm).flops +
-                                          kernelCost(s, KernelRole::PvGemm).flops);
+        EXPECT_DOUBLE_EQ(sdpa->flops,
+                         kernelCost(s, KernelRole::QkGemm).flops + kernelCost(s, KernelRole::PvGemm).flops);
     }
     AttentionShape s{2, 8, 1024, 64, false, Precision::F32};
     const auto softmax = opCost("aten::_softmax", "[[2,8,1024,1024],[],[]]", "[\"float\"]", "");
