@@ -260,10 +260,21 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
     KernelTableModel* model = win.w.kernelModel();
     ASSERT_EQ(model->rowCount(), int(expected.size()));
     ASSERT_EQ(expected.size(), 3u); // QK GEMM, softmax and part of the PV GEMM
+    TimeNs inRange = 0;
+    for (const KernelStats& k : expected)
+        inRange += k.totalNs;
+    double shares = 0;
     for (int r = 0; r < model->rowCount(); ++r) {
         EXPECT_EQ(model->rows()[std::size_t(r)].name, expected[std::size_t(r)].name);
         EXPECT_EQ(model->rows()[std::size_t(r)].totalNs, expected[std::size_t(r)].totalNs);
+        // Each share is of the kernel time in the range, not of the whole trace's.
+        const QString share = model->index(r, KernelTableModel::Share).data().toString();
+        EXPECT_EQ(share, QString::number(100.0 * double(expected[std::size_t(r)].totalNs) / double(inRange),
+                                         'f', 1) +
+                             QStringLiteral(" %"));
+        shares += share.chopped(2).toDouble();
     }
+    EXPECT_NEAR(shares, 100.0, 0.2);
     // F fits the range; Escape clears it and the table shows every kernel again.
     v.setFocus();
     QTest::keyClick(&v, Qt::Key_F);
@@ -347,6 +358,44 @@ TEST(TimelineView, ActivatingATableRowShowsThatKernelsLongestInstance) {
     EXPECT_EQ(t.track(e->track).events.duration[e->index], 543'825); // the table's max
     EXPECT_TRUE(win.view().eventRect(*e));
     EXPECT_TRUE(win.w.details()->field("links").contains("Launched by: cudaLaunchKernel"));
+}
+
+// With a range selected, activating a row shows that kernel's longest instance in the range, not the
+// longest of the whole trace.
+TEST(TimelineView, ActivatingATableRowWithARangeStaysInTheRange) {
+    Window win;
+    ASSERT_TRUE(waitForTrace(win.w));
+    const Trace& t = win.trace();
+    const StringId softmax = [&] {
+        for (const EventRef& k : gpuKernels(t))
+            if (nameOf(t, k).find("SoftMax") != std::string::npos)
+                return t.track(k.track).events.name[k.index];
+        return StringId();
+    }();
+    // The range: around a softmax instance that is not the longest.
+    std::vector<EventRef> instances;
+    for (const EventRef& k : gpuKernels(t))
+        if (t.track(k.track).events.name[k.index] == softmax) instances.push_back(k);
+    ASSERT_GE(instances.size(), 2u);
+    auto duration = [&](EventRef e) { return t.track(e.track).events.duration[e.index]; };
+    const auto longest = *std::max_element(instances.begin(), instances.end(),
+                                           [&](EventRef a, EventRef b) { return duration(a) < duration(b); });
+    const EventRef other = instances[0] == longest ? instances[1] : instances[0];
+    const TimeNs start = t.track(other.track).events.start[other.index];
+    win.view().setRange(TimeRange{start - 1, start + duration(other) + 1});
+    QApplication::processEvents();
+    QTableView* table = win.w.kernelTable();
+    int row = -1;
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        if (table->model()->index(r, KernelTableModel::Name).data().toString().contains("SoftMax")) row = r;
+    ASSERT_GE(row, 0);
+    table->setFocus();
+    table->setCurrentIndex(table->model()->index(row, KernelTableModel::Name));
+    QTest::keyClick(table, Qt::Key_Return);
+    const auto e = win.view().selected();
+    ASSERT_TRUE(e);
+    EXPECT_EQ(*e, other);
+    EXPECT_NE(*e, longest);
 }
 
 TEST(TimelineView, HoverShowsNameAndDurationAsPlainText) {
