@@ -89,9 +89,12 @@ TEST(BadInput, TruncatedGzipIsAnErrorWithAnOffset) {
 TEST(BadInput, TruncatedJsonOutsideTheArray) {
     EXPECT_NE(errorOf(R"({"traceEv)").find("ends inside a key"), std::string::npos);
     EXPECT_NE(errorOf(R"({"deviceProperties": [{"id": 0)").find("truncated"), std::string::npos);
-    // After the array: what was read is kept, with a warning.
+    // After the array: what was read is kept, with a warning that says where the file ends.
     const auto t = loadText(std::string(R"({"traceEvents": [)") + kEvent + "], \"x\": ");
     EXPECT_EQ(t->eventCount(), 1u);
+    ASSERT_EQ(t->info().warnings.size(), 1u);
+    EXPECT_NE(t->info().warnings[0].find("the file ends after top-level key \"x\""), std::string::npos)
+        << t->info().warnings[0];
 }
 
 TEST(BadInput, WrongTypes) {
