@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 BENCH_MB ?= 400
 PAINT_MB ?= 1024
 
-.PHONY: deps build run test bench asan-test fuzz package install-check clean
+.PHONY: mutate deps build run test bench asan-test fuzz package install-check clean
 
 deps:
 	@bash packaging/install-deps.sh
@@ -72,6 +72,18 @@ asan-test: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests attnscope_kernels_tests
 	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES)|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare|CuptiRecords|RecordAssembler)\.'
+
+# Mutation testing (tests/mutate/mutate.py, universalmutator from PyPI in build/mutate-venv): the
+# analysis, summary/diff formatting, timestamps, the gzip reader and the ranks merge, each mutant
+# rebuilt into the one test binary that covers the file and run against those tests only. Prints
+# killed / survived / equivalent per file and the survivors; reports in build/mutants/.
+# MUTATE_MINUTES (default 60) bounds the run, MUTATE_MAX samples that many mutants per file (default
+# 60, the same ones each run; 0: all — universalmutator makes about 15 per line),
+# MUTATE_ONLY keeps the files whose path contains it.
+mutate: build
+	@test -x build/mutate-venv/bin/mutate || \
+	  (python3 -m venv build/mutate-venv && build/mutate-venv/bin/pip install -q universalmutator)
+	build/mutate-venv/bin/python tests/mutate/mutate.py
 
 # Runs the readers' libFuzzer targets for FUZZ_SECONDS each (clang-14): JSON (plain or gzip, then the
 # summary, the analysis, diff and the rank merge) seeded from tests/fuzz/corpus and the fixtures; the

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 using attnscope::formatNsAsMicros;
 using attnscope::parseMicrosToNs;
 
@@ -37,6 +40,21 @@ TEST(Timestamp, ParsesOtherNumberShapes) {
     EXPECT_EQ(parseMicrosToNs("0.0005"), 1);
     EXPECT_EQ(parseMicrosToNs("12.3456789"), 12346);
     EXPECT_EQ(parseMicrosToNs("0.18181819"), 182);
+}
+
+// The edges of int64 nanoseconds, reached through the general path (an exponent), worked by hand:
+// 9.223372036854775807e15 µs is INT64_MAX ns; one more does not fit; the negative side holds one more.
+// A mantissa longer than the 100 bits kept still scales by its dropped integer digits.
+TEST(Timestamp, TheEdgesOfInt64AndLongMantissas) {
+    constexpr long long kMax = 9223372036854775807LL;
+    EXPECT_EQ(parseMicrosToNs("9.223372036854775807e15"), kMax);
+    EXPECT_EQ(parseMicrosToNs("9.223372036854775808e15"), std::nullopt);
+    EXPECT_EQ(parseMicrosToNs("-9.223372036854775807e15"), -kMax);
+    EXPECT_EQ(parseMicrosToNs("-9.223372036854775808e15"), -kMax - 1);
+    EXPECT_EQ(parseMicrosToNs("-9.223372036854775809e15"), std::nullopt);
+    // 10^33 × 10^-30 µs = 1000 µs, with 34 integer digits (more than 2^100 holds).
+    EXPECT_EQ(parseMicrosToNs("1" + std::string(33, '0') + "e-30"), 1'000'000);
+    EXPECT_EQ(parseMicrosToNs("1" + std::string(33, '0') + ".5e-30"), 1'000'000);
 }
 
 TEST(Timestamp, RejectsWhatIsNotAFiniteNumber) {
