@@ -736,6 +736,24 @@ TEST(Ranks, BusyTimeIsTheUnionOfTheStreams) {
     EXPECT_EQ(report.slowestRank, 0);
     EXPECT_EQ(report.meanBusyNs, 45'000);
     EXPECT_DOUBLE_EQ(report.spread(), 30.0 / 45.0);
+    // The text marks the slowest rank, and only it: on rank 0's line.
+    const std::string text = formatRankReport(report, SummaryFormat::Text);
+    const std::size_t mark = text.find("<- slowest");
+    ASSERT_NE(mark, std::string::npos) << text;
+    EXPECT_EQ(mark, text.rfind("<- slowest")) << text;
+    EXPECT_EQ(text.substr(text.rfind('\n', mark) + 1, 7), "     0 ") << text;
+}
+
+// Files without a distributedInfo rank are ranks by their position, their processes grouped under
+// the file's name (not its folders).
+TEST(Ranks, FilesWithoutARankAreGroupedByTheirFileName) {
+    const auto t =
+        loadText(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1}]})");
+    const auto merged = mergeRanks({{"/data/run/a.json", t}, {"/data/run/b.json", t}});
+    std::set<std::string> names;
+    for (const ProcessInfo& p : merged->processes())
+        names.insert(p.name.substr(0, p.name.find(" · ")));
+    EXPECT_EQ(names, (std::set<std::string>{"a.json", "b.json"}));
 }
 
 TEST(Ranks, TwoDlrmRanksMergeWithoutCrossingLinks) {

@@ -3,8 +3,8 @@
 
 // What every test process does first: nothing of the user's or another test's state reaches a
 // result. A home, configuration and cache of its own (removed at the end), and no ATTNSCOPE_* variable
-// from the environment (kernel rules, device specs, …), so a user's settings or rule files cannot
-// change what a test sees and the tests write nothing into the user's folders.
+// from the environment (kernel rules, device specs, …) but those that steer the tests, so a user's settings
+// or rule files cannot change what a test sees and the tests write nothing into the user's folders.
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +17,9 @@ extern char** environ;
 namespace attnscope::test {
 
 class IsolatedEnvironment {
+    // Variables that steer the tests themselves stay (ATTNSCOPE_TEST_*, e.g. the random-input seed).
+    static constexpr const char* kTestVariables = "ATTNSCOPE_TEST_";
+
 public:
     IsolatedEnvironment() {
         m_home = (std::filesystem::temp_directory_path() / "attnscope-test-XXXXXX").string();
@@ -29,7 +32,8 @@ public:
         setenv("XDG_DATA_HOME", (root + "/data").c_str(), 1);
         std::vector<std::string> ours;
         for (char** e = environ; e && *e; ++e)
-            if (std::strncmp(*e, "ATTNSCOPE_", 10) == 0) ours.emplace_back(*e, std::strcspn(*e, "="));
+            if (std::strncmp(*e, "ATTNSCOPE_", 10) == 0 && std::strncmp(*e, kTestVariables, 15) != 0)
+                ours.emplace_back(*e, std::strcspn(*e, "="));
         for (const std::string& name : ours)
             unsetenv(name.c_str());
     }

@@ -252,7 +252,7 @@ void runMonkey(MainWindow& w, std::uint32_t seed, int actions) {
 }
 
 std::uint32_t seedFromEnvironment(std::uint32_t fallback) {
-    const char* s = std::getenv("ATTNSCOPE_RANDOM_INPUT_SEED");
+    const char* s = std::getenv("ATTNSCOPE_TEST_RANDOM_SEED");
     return s ? std::uint32_t(std::strtoul(s, nullptr, 10)) : fallback;
 }
 
