@@ -660,6 +660,30 @@ TEST(Analysis, NaiveChainsStayOnTheirStreamAndDropoutStaysElementwise) {
         EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, expected[i]) << i;
 }
 
+// In the text report a kernel only B has is "new" and one B lost is "gone", not a ratio of 0.00x.
+TEST(Diff, NewAndGoneKernelsAreSaidSoInText) {
+    auto traceOf = [](const std::string& kernels) {
+        return loadText(R"({"traceEvents":[)" + kernels + "]}");
+    };
+    const std::string gemm =
+        R"({"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":7,"ts":0,"dur":100})";
+    const auto a =
+        traceOf(gemm + R"(,{"ph":"X","cat":"kernel","name":"old_kernel","pid":0,"tid":7,"ts":200,"dur":10})");
+    const auto b =
+        traceOf(gemm + R"(,{"ph":"X","cat":"kernel","name":"new_kernel","pid":0,"tid":7,"ts":200,"dur":10})");
+    const TraceDiff d = diffTraces(*a, analyzeTrace(*a), *b, analyzeTrace(*b));
+    const std::string text = formatDiff(d, "a.json", "b.json", DiffFormat::Text);
+    auto lineOf = [&](const std::string& name) {
+        const std::size_t at = text.find(name);
+        if (at == std::string::npos) return std::string();
+        const std::size_t start = text.rfind('\n', at) + 1;
+        return text.substr(start, text.find('\n', at) - start);
+    };
+    EXPECT_NE(lineOf("old_kernel").find(" gone "), std::string::npos) << text;
+    EXPECT_NE(lineOf("new_kernel").find(" new "), std::string::npos) << text;
+    EXPECT_EQ(lineOf("old_kernel").find("0.00x"), std::string::npos) << text;
+}
+
 // Two made traces with a known answer: B's GEMM got 30 µs slower, its softmax 10 µs faster, and a
 // fused kernel appeared; the copy did not change.
 TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
