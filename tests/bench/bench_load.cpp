@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <sys/resource.h>
@@ -220,7 +221,8 @@ int main(int argc, char** argv) {
                 r.analysisSeconds);
     // The verb as a user runs it (best of runs), with a cache of its own for the CPU's roofs.
     char cacheDir[] = "/tmp/attnscope-bench-cache-XXXXXX";
-    if (mkdtemp(cacheDir)) setenv("XDG_CACHE_HOME", cacheDir, 1);
+    const bool ownCache = mkdtemp(cacheDir) != nullptr;
+    if (ownCache) setenv("XDG_CACHE_HOME", cacheDir, 1);
     PeerResult verb;
     verb.seconds = 1e30;
     for (int run = 0; run < runs; ++run) {
@@ -230,6 +232,7 @@ int main(int argc, char** argv) {
         verb.seconds = std::min(verb.seconds, v.seconds);
         verb.peakRss = std::max(verb.peakRss, v.peakRss);
     }
+    if (ownCache) std::filesystem::remove_all(cacheDir); // it was left behind in /tmp before
     if (verb.ok)
         std::printf(
             "attnscope summary --format json: %.3f s (best of %d), peak RSS %.0f MB (%.2fx the JSON)\n",
