@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "core/analysis/analysis.h"
 #include "core/io/trace_loader.h"
 #include "core/report/summary.h"
 #include "support/test_support.h"
@@ -171,4 +172,46 @@ TEST(Summary, EachNumberInItsOwnFieldInJsonAndCsv) {
     // file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,…
     EXPECT_NE(csv.find("\nt.json,kernel,,gemm,2,40000,20000,10000,30000,,"), std::string::npos) << csv;
     EXPECT_NE(csv.find("\nt.json,device,0,GPU 0,3,60000,,,,50000,"), std::string::npos) << csv;
+}
+
+// The roofline section against numbers worked by hand: aten::mm [4096,4096]·[4096,4096] bf16 is
+// 2·4096³ = 137,438,953,472 FLOPs on 3·4096²·2 = 100,663,296 bytes; its kernel took 200 µs on an H100
+// (989.4 TFLOP/s bf16, 3.35 TB/s): 687.19 TFLOP/s = 69.46% of the compute roof, 503.3 GB/s = 15.02% of
+// the memory roof, intensity 1365 above the ridge 295: compute-bound. JSON, CSV and text say so, each in
+// its own field, with SI units in the text; and the text goes on to the attention calls.
+TEST(Summary, RooflineSectionAgainstHandWorkedNumbers) {
+    const auto t = loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":50,
+       "args":{"Input Dims":[[4096,4096],[4096,4096]],"Input type":["c10::BFloat16","c10::BFloat16"]}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n","pid":0,"tid":7,"ts":100,"dur":200,
+       "args":{"device":0,"stream":7,"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"flash_fwd_kernel","pid":0,"tid":7,"ts":400,"dur":40,"args":{"device":0}},
+      {"ph":"X","cat":"kernel","name":"flash_fwd_kernel","pid":0,"tid":7,"ts":500,"dur":60,"args":{"device":0}}]})");
+    TraceSummary summary = summarize(*t, 20);
+    addAnalysis(summary, *t, analyzeTrace(*t));
+    const SummaryResult r{"t.json", summary, {}};
+    const nlohmann::json j = nlohmann::json::parse(formatSummaries({r}, SummaryFormat::Json)).at("files")[0];
+    const auto& k = j.at("roofline").at("kernels").at(0);
+    EXPECT_EQ(k.at("flops").get<double>(), 137438953472.0);
+    EXPECT_EQ(k.at("bytes").get<double>(), 100663296.0);
+    EXPECT_NEAR(k.at("flops_per_s").get<double>(), 137438953472.0 / 200e-6, 1);
+    EXPECT_NEAR(k.at("compute_share").get<double>(), 137438953472.0 / 200e-6 / 989.4e12, 1e-12);
+    EXPECT_NEAR(k.at("memory_share").get<double>(), 100663296.0 / 200e-6 / 3.35e12, 1e-12);
+    EXPECT_EQ(k.at("verdict"), "compute");
+    EXPECT_EQ(k.at("precision"), "bf16");
+    EXPECT_EQ(k.at("role"), "gemm");
+    const std::string csv = formatSummaries({r}, SummaryFormat::Csv);
+    EXPECT_NE(csv.find("\nt.json,role,,gemm,1,200000,"), std::string::npos) << csv;
+    EXPECT_NE(
+        csv.find("\nt.json,roofline,gemm,sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n,1,200000,,,,,1.37439e+11,"
+                 "1.00663e+08,6.87195e+14,5.03316e+11,0.694557,0.150244,compute,bf16\n"),
+        std::string::npos)
+        << csv;
+    const std::string text = formatSummaries({r}, SummaryFormat::Text);
+    EXPECT_NE(text.find("687.2 TFLOP/s   503.3 GB/s    69.5%    15.0%  compute"), std::string::npos) << text;
+    EXPECT_NE(text.find("memory 3.35 TB/s, fp32 67 TFLOP/s"), std::string::npos) << text;
+    // Two flash calls of 40 and 60 µs (no cost: no op launched them): 50 µs each on average.
+    EXPECT_NE(text.find("attention calls: 2\n"), std::string::npos) << text;
+    EXPECT_NE(text.find(" 50.000 µs mean         2 calls  flash"), std::string::npos) << text;
 }
