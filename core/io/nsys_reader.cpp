@@ -282,6 +282,20 @@ private:
         }
     }
 
+    // A row of a GPU activity table selected as start, end, deviceId, streamId, correlationId, …: a
+    // slice on its stream, with those as its first args and the table's own after them.
+    void addGpuSlice(sqlite3_stmt* s, const std::string& name, StringId category,
+                     std::vector<std::pair<std::string, std::string>> own) {
+        const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+        const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
+        const std::int64_t correlation = sqlite3_column_int64(s, 4);
+        own.insert(own.begin(), {{"device", std::to_string(device)},
+                                 {"stream", std::to_string(stream)},
+                                 {"correlation", std::to_string(correlation)}});
+        b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
+                   pool.intern(name), category, std::uint64_t(correlation), encode(own));
+    }
+
     std::string_view encode(const std::vector<std::pair<std::string, std::string>>& args) {
         encoder.clear();
         for (const auto& [key, value] : args)
@@ -321,11 +335,6 @@ private:
                         ", " + orZero(cols, "dynamicSharedMemory") + ", " + orZero(cols, "contextId") +
                         " FROM CUPTI_ACTIVITY_KIND_KERNEL",
                     {}, [&](sqlite3_stmt* s) {
-                        const std::int64_t start = sqlite3_column_int64(s, 0),
-                                           end = sqlite3_column_int64(s, 1);
-                        const std::int64_t device = sqlite3_column_int64(s, 2),
-                                           stream = sqlite3_column_int64(s, 3);
-                        const std::int64_t correlation = sqlite3_column_int64(s, 4);
                         std::string name;
                         for (int c = 5; c < 8; ++c) {
                             if (sqlite3_column_type(s, c) == SQLITE_NULL) continue;
@@ -336,18 +345,13 @@ private:
                             if (!placeholder) break;
                         }
                         if (name.empty()) name = "(unnamed kernel)";
-                        const auto args =
-                            encode({{"device", std::to_string(device)},
-                                    {"stream", std::to_string(stream)},
-                                    {"correlation", std::to_string(correlation)},
-                                    {"context", std::to_string(sqlite3_column_int64(s, 17))},
-                                    {"grid", triple(s, 8)},
-                                    {"block", triple(s, 11)},
-                                    {"registers per thread", std::to_string(sqlite3_column_int64(s, 14))},
-                                    {"shared memory", std::to_string(sqlite3_column_int64(s, 15) +
-                                                                     sqlite3_column_int64(s, 16))}});
-                        b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
-                                   pool.intern(name), kernelCat, std::uint64_t(correlation), args);
+                        addGpuSlice(s, name, kernelCat,
+                                    {{"context", std::to_string(sqlite3_column_int64(s, 17))},
+                                     {"grid", triple(s, 8)},
+                                     {"block", triple(s, 11)},
+                                     {"registers per thread", std::to_string(sqlite3_column_int64(s, 14))},
+                                     {"shared memory", std::to_string(sqlite3_column_int64(s, 15) +
+                                                                      sqlite3_column_int64(s, 16))}});
                         ++events;
                         ++rows;
                     });
@@ -373,23 +377,13 @@ private:
                         orZero(cols, "copyKind") + ", " + orZero(cols, "srcKind") + ", " +
                         orZero(cols, "dstKind") + " FROM CUPTI_ACTIVITY_KIND_MEMCPY",
                     {}, [&](sqlite3_stmt* s) {
-                        const std::int64_t start = sqlite3_column_int64(s, 0),
-                                           end = sqlite3_column_int64(s, 1);
-                        const std::int64_t device = sqlite3_column_int64(s, 2),
-                                           stream = sqlite3_column_int64(s, 3);
-                        const std::int64_t correlation = sqlite3_column_int64(s, 4);
                         const std::string name = std::string("Memcpy ") +
                                                  copyKindName(sqlite3_column_int64(s, 6)) + " (" +
                                                  memoryKindName(sqlite3_column_int64(s, 7)) + " -> " +
                                                  memoryKindName(sqlite3_column_int64(s, 8)) + ")";
-                        const auto args =
-                            encode({{"device", std::to_string(device)},
-                                    {"stream", std::to_string(stream)},
-                                    {"correlation", std::to_string(correlation)},
-                                    {"bytes", std::to_string(sqlite3_column_int64(s, 5))},
-                                    {"kind", jsonQuoted(copyKindName(sqlite3_column_int64(s, 6)))}});
-                        b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
-                                   pool.intern(name), memcpyCat, std::uint64_t(correlation), args);
+                        addGpuSlice(s, name, memcpyCat,
+                                    {{"bytes", std::to_string(sqlite3_column_int64(s, 5))},
+                                     {"kind", jsonQuoted(copyKindName(sqlite3_column_int64(s, 6)))}});
                         ++events;
                     });
         }
@@ -406,20 +400,11 @@ private:
             db.each("SELECT start, end, deviceId, streamId, correlationId, " + orZero(cols, "bytes") + ", " +
                         orZero(cols, "value") + ", " + kindColumn + " FROM CUPTI_ACTIVITY_KIND_MEMSET",
                     {}, [&](sqlite3_stmt* s) {
-                        const std::int64_t start = sqlite3_column_int64(s, 0),
-                                           end = sqlite3_column_int64(s, 1);
-                        const std::int64_t device = sqlite3_column_int64(s, 2),
-                                           stream = sqlite3_column_int64(s, 3);
-                        const std::int64_t correlation = sqlite3_column_int64(s, 4);
-                        const auto args = encode({{"device", std::to_string(device)},
-                                                  {"stream", std::to_string(stream)},
-                                                  {"correlation", std::to_string(correlation)},
-                                                  {"bytes", std::to_string(sqlite3_column_int64(s, 5))},
-                                                  {"value", std::to_string(sqlite3_column_int64(s, 6))}});
-                        b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
-                                   pool.intern(std::string("Memset (") +
-                                               memoryKindName(sqlite3_column_int64(s, 7)) + ")"),
-                                   memsetCat, std::uint64_t(correlation), args);
+                        addGpuSlice(
+                            s, std::string("Memset (") + memoryKindName(sqlite3_column_int64(s, 7)) + ")",
+                            memsetCat,
+                            {{"bytes", std::to_string(sqlite3_column_int64(s, 5))},
+                             {"value", std::to_string(sqlite3_column_int64(s, 6))}});
                         ++events;
                     });
         }
