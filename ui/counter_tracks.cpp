@@ -28,16 +28,19 @@ std::optional<std::size_t> counterSampleAt(const CounterSeries& series, TimeNs t
     return std::size_t(it - series.time.begin()) - 1;
 }
 
-QString counterRangeText(const CounterSeries& series) {
-    const auto [lo, hi] = counterRange(series);
-    return QStringLiteral("%1 – %2").arg(counterValueText(series, lo), counterValueText(series, hi));
+QString counterRangeText(const CounterSeries& series, double low, double high) {
+    return QStringLiteral("%1 – %2").arg(counterValueText(series, low), counterValueText(series, high));
 }
 
-void paintCounter(QPainter& p, const CounterSeries& series, const QRect& area, const TimeViewport& viewport,
-                  TimeNs until, QColor color) {
+QString counterRangeText(const CounterSeries& series) {
+    const auto [low, high] = counterRange(series);
+    return counterRangeText(series, low, high);
+}
+
+void paintCounter(QPainter& p, const CounterSeries& series, double low, double high, const QRect& area,
+                  const TimeViewport& viewport, TimeNs until, QColor color) {
     if (series.time.empty() || area.height() < 3) return;
-    const auto [lo, hi] = counterRange(series);
-    const double base = std::min(0.0, lo), span = hi > base ? hi - base : 1.0;
+    const double base = std::min(0.0, low), span = high > base ? high - base : 1.0;
     const double bottom = area.bottom() - 1.0, height = area.height() - 3.0;
     auto yOf = [&](double v) { return bottom - (v - base) / span * height; };
     // From the sample in force at the left edge to the first one past the right edge, one step per

@@ -25,13 +25,14 @@ std::pair<double, double> counterRange(const CounterSeries& series);
 // The sample in force at time t: the last one at or before it.
 std::optional<std::size_t> counterSampleAt(const CounterSeries& series, TimeNs t);
 
-// The label column's second line: "0 B – 1.2 GB".
+// The label column's second line: "0 B – 1.2 GB" (low, high: counterRange, when already known).
+QString counterRangeText(const CounterSeries& series, double low, double high);
 QString counterRangeText(const CounterSeries& series);
 
-// Draws the series as a filled step line in `area`, scaled from min(0, smallest) to the largest value,
+// Draws the series as a filled step line in `area`, scaled from min(0, low) to high (its range),
 // for the time the viewport shows (several samples on one pixel column: a stroke over their range),
 // from its first sample to `until` (the trace's end), which the last value holds to.
-void paintCounter(QPainter& p, const CounterSeries& series, const QRect& area, const TimeViewport& viewport,
-                  TimeNs until, QColor color);
+void paintCounter(QPainter& p, const CounterSeries& series, double low, double high, const QRect& area,
+                  const TimeViewport& viewport, TimeNs until, QColor color);
 
 } // namespace attnscope::ui

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_layout.h"
 
+#include "counter_tracks.h"
+
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace attnscope::ui {
 
@@ -90,6 +93,7 @@ void TimelineLayout::build(const Trace& trace, const Metrics& metrics,
             row.kind = TimelineRow::Kind::Counter;
             row.process = ProcessId(p);
             row.counter = c;
+            std::tie(row.low, row.high) = counterRange(trace.counters()[c]); // once, not every frame
             row.y = y;
             row.lanes = 2;
             row.height = row.lanes * metrics.laneHeight + metrics.trackGap;

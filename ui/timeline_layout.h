@@ -20,6 +20,7 @@ struct TimelineRow {
     ProcessId process;
     TrackId track;             // Track rows only
     std::uint32_t counter = 0; // Counter rows: the index into Trace::counters()
+    double low = 0, high = 0;  // Counter rows: the series' smallest and largest value
     int y = 0;                 // top, in layout coordinates (0 = first row)
     int height = 0;
     int lanes = 0;

@@ -445,7 +445,7 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
 
     for (const TimelineRow* row : counterRows)
         paintCounter(
-            p, scene.trace->counters()[row->counter],
+            p, scene.trace->counters()[row->counter], row->low, row->high,
             QRect(left, top + row->y - scene.scrollY, w - left, row->height - style.metrics.trackGap), vp,
             scene.trace->endNs(), style.counter);
 
@@ -499,10 +499,10 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
             if (it->kind == TimelineRow::Kind::Counter) {
                 // A counter's range under its name: what the step line is scaled to.
                 p.setPen(style.dimText);
-                p.drawText(QRect(18, y + laneHeight, left - 22, laneHeight),
-                           Qt::AlignVCenter | Qt::TextSingleLine,
-                           fm.elidedText(counterRangeText(scene.trace->counters()[it->counter]),
-                                         Qt::ElideRight, left - 22));
+                p.drawText(
+                    QRect(18, y + laneHeight, left - 22, laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
+                    fm.elidedText(counterRangeText(scene.trace->counters()[it->counter], it->low, it->high),
+                                  Qt::ElideRight, left - 22));
             }
         }
     }
