@@ -7,6 +7,7 @@
 #include "job_runner.h"
 #include "qt_text.h"
 #include "timeline_view.h"
+#include "trace_header.h"
 
 #include "core/analysis/kernel_role.h"
 #include "core/report/summary.h"
@@ -36,6 +37,13 @@ QWidget* titled(QLabel* label, QWidget* content, QWidget* parent) {
     return box;
 }
 
+// "A: name (format) · events · span · kernels …" with the trace's warnings on lines below: a B
+// that loaded only in part says so where its timeline is.
+QString sideLabel(const QString& side, const QString& name, const Document& doc) {
+    return doc.summary ? QStringLiteral("%1: %2").arg(side, traceHeaderText(name, *doc.summary))
+                       : QStringLiteral("%1: %2").arg(side, name);
+}
+
 // Sorts by the number it holds rather than its text.
 class NumberItem : public QTableWidgetItem {
 public:
@@ -55,8 +63,12 @@ CompareWindow::CompareWindow(std::shared_ptr<const Document> a, QString nameA, Q
     auto* split = new QSplitter(Qt::Vertical, this);
     m_viewA = new TimelineView(split);
     m_viewB = new TimelineView(split);
-    m_labelA = new QLabel(tr("A: %1").arg(m_nameA), this);
+    m_labelA = new QLabel(sideLabel(tr("A"), m_nameA, *m_a), this);
     m_labelB = new QLabel(tr("B: opening…"), this);
+    m_labelA->setObjectName("compareLabelA");
+    m_labelB->setObjectName("compareLabelB");
+    m_labelA->setTextFormat(Qt::PlainText); // names and warnings quote the files
+    m_labelB->setTextFormat(Qt::PlainText);
     split->addWidget(titled(m_labelA, m_viewA, split));
     split->addWidget(titled(m_labelB, m_viewB, split));
     m_viewA->setTrace(m_a->trace, m_a->index);
@@ -147,7 +159,8 @@ void CompareWindow::setB(std::shared_ptr<const Document> a, std::shared_ptr<cons
     m_b = std::move(b);
     m_nameB = std::move(nameB);
     setWindowTitle(tr("Compare — %1 vs %2").arg(m_nameA, m_nameB));
-    m_labelB->setText(tr("B: %1").arg(m_nameB));
+    m_labelA->setText(sideLabel(tr("A"), m_nameA, *m_a));
+    m_labelB->setText(sideLabel(tr("B"), m_nameB, *m_b));
     m_viewA->setAnalysis(m_a->analysis);
     m_viewB->setTrace(m_b->trace, m_b->index);
     m_viewB->setAnalysis(m_b->analysis);
