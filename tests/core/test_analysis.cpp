@@ -29,6 +29,26 @@ TimeNs durationOf(const Trace& t, EventRef e) {
     return t.track(e.track).events.duration[e.index];
 }
 
+// Kernels one after another on an A100 (name, stream, µs), 1 µs apart.
+std::shared_ptr<const Trace> a100Kernels(const std::vector<std::tuple<const char*, int, int>>& kernels) {
+    std::string events;
+    int t = 1000;
+    for (const auto& [name, stream, dur] : kernels) {
+        events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"kernel","name":")" + name +
+                  R"(","pid":0,"tid":)" + std::to_string(stream) + R"(,"ts":)" + std::to_string(t) +
+                  R"(,"dur":)" + std::to_string(dur) + R"(,"args":{"device":0,"stream":)" +
+                  std::to_string(stream) + "}}";
+        t += dur + 1;
+    }
+    return loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" +
+                    events + "]}");
+}
+
+const char* const gemm = "ampere_sgemm_128x64_tn";
+const char* const softmax = "void at::native::cunn_SoftMaxForward<4, float>";
+const char* const dropout = "void at::native::fused_dropout_kernel_vec<float, float, unsigned int, 1, 4>";
+const char* const scale = "void at::native::vectorized_elementwise_kernel<4, MulFunctor<float>>";
+
 } // namespace
 
 // Kernel names from the fixtures (AMD, NVIDIA, Triton traces) and from public traces and code.
@@ -632,25 +652,9 @@ TEST(Analysis, ReadOnSeveralThreadsAsOnOne) {
 // another are not one call. And dropout after the softmax is not the softmax: only the scale and mask
 // before it are folded into it.
 TEST(Analysis, NaiveChainsStayOnTheirStreamAndDropoutStaysElementwise) {
-    auto traceOf = [](const std::vector<std::tuple<const char*, int, int>>& kernels) {
-        std::string events;
-        int t = 1000;
-        for (const auto& [name, stream, dur] : kernels) {
-            events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"kernel","name":")" + name +
-                      R"(","pid":0,"tid":)" + std::to_string(stream) + R"(,"ts":)" + std::to_string(t) +
-                      R"(,"dur":)" + std::to_string(dur) + R"(,"args":{"device":0,"stream":)" +
-                      std::to_string(stream) + "}}";
-            t += dur + 1;
-        }
-        return loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" +
-                        events + "]}");
-    };
-    const char* gemm = "ampere_sgemm_128x64_tn";
-    const char* softmax = "void at::native::cunn_SoftMaxForward<4, float>";
-    const char* dropout = "void at::native::fused_dropout_kernel_vec<float, float, unsigned int, 1, 4>";
-    const auto split = traceOf({{gemm, 7, 50}, {softmax, 8, 20}, {gemm, 8, 50}});
+    const auto split = a100Kernels({{gemm, 7, 50}, {softmax, 8, 20}, {gemm, 8, 50}});
     EXPECT_TRUE(analyzeTrace(*split).calls.empty());
-    const auto withDropout = traceOf({{gemm, 7, 50}, {softmax, 7, 20}, {dropout, 7, 5}, {gemm, 7, 50}});
+    const auto withDropout = a100Kernels({{gemm, 7, 50}, {softmax, 7, 20}, {dropout, 7, 5}, {gemm, 7, 50}});
     const TraceAnalysis a = analyzeTrace(*withDropout);
     ASSERT_EQ(a.calls.size(), 1u);
     ASSERT_EQ(a.calls[0].kernels.size(), 4u);
@@ -658,6 +662,130 @@ TEST(Analysis, NaiveChainsStayOnTheirStreamAndDropoutStaysElementwise) {
                                    KernelRole::PvGemm};
     for (std::size_t i = 0; i < 4; ++i)
         EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, expected[i]) << i;
+}
+
+// Scale and mask kernels between the QKᵀ GEMM and the softmax belong to the call, up to four of them;
+// a GEMM five elementwise kernels back is some other GEMM.
+TEST(Analysis, UpToFourElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
+    const auto four = a100Kernels({{gemm, 7, 50},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {softmax, 7, 20},
+                                   {gemm, 7, 50}});
+    const TraceAnalysis a = analyzeTrace(*four);
+    ASSERT_EQ(a.calls.size(), 1u);
+    ASSERT_EQ(a.calls[0].kernels.size(), 7u);
+    EXPECT_EQ(a.kernels[a.calls[0].kernels[0]].role, KernelRole::QkGemm);
+    for (std::size_t i = 1; i <= 5; ++i) // the scale and mask count as the softmax's
+        EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, KernelRole::Softmax) << i;
+    EXPECT_EQ(a.kernels[a.calls[0].kernels[6]].role, KernelRole::PvGemm);
+    const auto five = a100Kernels({{gemm, 7, 50},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {scale, 7, 5},
+                                   {softmax, 7, 20},
+                                   {gemm, 7, 50}});
+    const TraceAnalysis b = analyzeTrace(*five);
+    EXPECT_TRUE(b.calls.empty());
+    EXPECT_EQ(b.kernels.front().role, KernelRole::Gemm);
+    // The same after the softmax: four elementwise kernels (dropout…) before the PV GEMM, not five.
+    const auto after = a100Kernels({{gemm, 7, 50},
+                                    {softmax, 7, 20},
+                                    {dropout, 7, 5},
+                                    {dropout, 7, 5},
+                                    {dropout, 7, 5},
+                                    {dropout, 7, 5},
+                                    {dropout, 7, 5},
+                                    {gemm, 7, 50}});
+    EXPECT_TRUE(analyzeTrace(*after).calls.empty());
+}
+
+// A kernel name's role in the table and the timeline's colours is the one most of its time has; a
+// name whose instances all last 0 ns still gets its own.
+TEST(Analysis, ANameOfZeroLengthKernelsKeepsItsRole) {
+    const auto t = a100Kernels({{softmax, 7, 0}, {softmax, 7, 0}, {gemm, 7, 5}});
+    const TraceAnalysis a = analyzeTrace(*t);
+    const NameClasses classes = classesByName(*t, a);
+    const StringId softmaxName = t->track(a.kernels[0].event.track).events.name[a.kernels[0].event.index];
+    ASSERT_EQ(t->str(softmaxName), softmax);
+    ASSERT_TRUE(classes.role[softmaxName.value]);
+    EXPECT_EQ(*classes.role[softmaxName.value], KernelRole::Softmax);
+}
+
+// AttnScope's CPU runs record each worker's share of a kernel, all run at once: with roofs of
+// 100 GFLOP/s and 20 GB/s over all cores and 60 GFLOP/s and 8 GB/s on one, each of the two workers is
+// held to min(60, 100/2) = 50 GFLOP/s and min(8, 20/2) = 8 GB/s (ridge 6.25 FLOP/byte).
+TEST(Roofline, EachCpuWorkerIsHeldToItsShareOfTheCpuAndNoMoreThanOneCore) {
+    const auto t = loadText(cpuRunTraceText());
+    DeviceSpec cpu, core;
+    cpu.name = "test CPU";
+    cpu.fp32 = 100e9;
+    cpu.bandwidth = 20e9;
+    core.fp32 = 60e9;
+    core.bandwidth = 8e9;
+    const TraceAnalysis a = analyzeTrace(*t, &cpu, DeviceSpecs::standard(), RoleRules::standard(), &core);
+    EXPECT_EQ(a.cpuWorkers, 2u);
+    ASSERT_TRUE(a.cpuShare);
+    EXPECT_EQ(a.cpuShare->name, "test CPU ÷ 2 workers");
+    EXPECT_DOUBLE_EQ(a.cpuShare->fp32, 50e9);
+    // The softmax moved 33.6 MB in 3 ms: 11.2 GB/s, above 8: the memory roof is raised to it.
+    EXPECT_NEAR(a.cpuShare->bandwidth, 11.2e9, 1e3);
+    EXPECT_EQ(a.cpuShare->raised, "memory roof raised from 8 to 11.2 GB/s by this trace");
+    ASSERT_EQ(a.kernels.size(), 8u);
+    for (const KernelAnalysis& k : a.kernels) {
+        const Track& track = t->track(k.event.track);
+        const std::string_view name = t->str(track.events.name[k.event.index]);
+        const double seconds = double(track.events.duration[k.event.index]) * 1e-9;
+        if (name == "naive_qk_gemm") {
+            // 0.1 GFLOP in 9 ms = 11.1 GFLOP/s, 22.2% of 50; 11.2 FLOP/byte is past the ridge.
+            EXPECT_EQ(k.verdict, Verdict::ComputeBound);
+            EXPECT_NEAR(k.computeShare, 0.1e9 / seconds / 50e9, 1e-9);
+            EXPECT_NEAR(k.computeShare, 0.2222, 1e-4);
+        } else if (name == "naive_softmax") {
+            EXPECT_EQ(k.verdict, Verdict::MemoryBound);
+            EXPECT_NEAR(k.memoryShare, 1.0, 1e-9);
+        } else if (name == "flash_forward") {
+            // 0.2 GFLOP in 15 ms = 13.3 GFLOP/s: 26.7% of 50.
+            EXPECT_EQ(k.verdict, Verdict::ComputeBound);
+            EXPECT_NEAR(k.computeShare, 0.2667, 1e-4);
+        }
+    }
+    // Without one core's roofs each worker has half of all cores': 50 GFLOP/s and 10 GB/s.
+    const TraceAnalysis halves = analyzeTrace(*t, &cpu);
+    ASSERT_TRUE(halves.cpuShare);
+    EXPECT_DOUBLE_EQ(halves.cpuShare->fp32, 50e9);
+    EXPECT_EQ(halves.cpuShare->raised, "memory roof raised from 10 to 11.2 GB/s by this trace");
+    // Without the CPU's roofs a CPU run's kernels get no verdict.
+    for (const KernelAnalysis& k : analyzeTrace(*t).kernels)
+        EXPECT_EQ(k.verdict, Verdict::Unknown);
+}
+
+// A GEMM whose cost is inferred from an op that does not say its types has no known precision: it
+// is held to the fp32 roof, and the note says so when it raises it. aten::mm of two 4096² matrices
+// is 2·4096³ = 137.4 GFLOP; in 1 µs that is 137.4 PFLOP/s, above the A100's 19.5 TFLOP/s.
+TEST(Roofline, KernelsOfUnknownPrecisionRaiseTheFp32Roof) {
+    const auto t = loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":10,
+       "args":{"Input Dims":[[4096,4096],[4096,4096]]}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,
+       "args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_tn","pid":0,"tid":7,"ts":5,"dur":1,
+       "args":{"device":0,"stream":7,"correlation":1}}]})");
+    const TraceAnalysis a = analyzeTrace(*t);
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_EQ(a.kernels[0].cost, CostSource::Inferred);
+    EXPECT_EQ(a.kernels[0].precision, Precision::Unknown);
+    EXPECT_DOUBLE_EQ(a.kernels[0].flops, 2.0 * 4096 * 4096 * 4096);
+    ASSERT_TRUE(a.device);
+    // Its three 4096² matrices of 4 bytes, 201.3 MB in 1 µs, are above the 2039 GB/s memory roof too.
+    EXPECT_EQ(a.device->raised,
+              "fp32 roof raised from 1.95e+04 to 1.374e+08 GFLOP/s, memory roof raised from "
+              "2039 to 2.013e+05 GB/s by this trace");
+    EXPECT_NEAR(a.kernels[0].computeShare, 1.0, 1e-12);
 }
 
 // In the text report a kernel only B has is "new" and one B lost is "gone", not a ratio of 0.00x.
