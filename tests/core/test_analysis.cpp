@@ -410,7 +410,27 @@ TEST(CostModel, OpsFromTheirInputShapes) {
     ASSERT_TRUE(c);
     EXPECT_DOUBLE_EQ(c->flops, 16384);
     EXPECT_DOUBLE_EQ(c->bytes, 8192);
+    // _efficient_attention_forward is [B, N, H, D] and causal when its custom_mask_type (Concrete
+    // Inputs 9) is not 0: 1 is causal (half of 16384 · 2 = 32768 FLOPs), 0 or an empty or missing
+    // value is not.
+    auto efficient = [](const char* maskType) {
+        return opCost("aten::_efficient_attention_forward",
+                      "[[2, 8, 4, 16], [2, 8, 4, 16], [2, 8, 4, 16], [], [], [], [], [], [], []]",
+                      R"(["float", "float", "float"])",
+                      std::string(R"(["", "", "", "", "", "", "", "0.", "False", )") + maskType + "]");
+    };
+    ASSERT_TRUE(efficient(R"("1")"));
+    EXPECT_DOUBLE_EQ(efficient(R"("1")")->flops, 16384);
+    EXPECT_DOUBLE_EQ(efficient(R"("0")")->flops, 32768);
+    EXPECT_DOUBLE_EQ(efficient(R"("")")->flops, 32768);
+    const auto noMaskType =
+        opCost("aten::_efficient_attention_forward", "[[2, 8, 4, 16], [2, 8, 4, 16], [2, 8, 4, 16]]",
+               R"(["float"])", R"(["", ""])");
+    ASSERT_TRUE(noMaskType);
+    EXPECT_DOUBLE_EQ(noMaskType->flops, 32768);
     // Unknown ops, mismatched or missing shapes: no guess.
+    EXPECT_FALSE(opCost("aten::linear", "[[], [16, 8]]", "", ""));
+    EXPECT_FALSE(opCost("aten::convolution", "[[2, 3], [16, 3]]", "", "")); // no spatial dimension
     EXPECT_FALSE(opCost("aten::layer_norm", "[[1, 3, 8, 8], [8], [8], [8]]", "", ""));
     EXPECT_FALSE(opCost("aten::mm", "[[4, 8], [9, 16]]", "", ""));
     EXPECT_FALSE(opCost("aten::mm", "", "", ""));
