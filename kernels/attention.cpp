@@ -14,22 +14,27 @@ double AttentionShape::scale() const {
     return 1.0 / std::sqrt(double(dim));
 }
 
+double AttentionShape::visiblePairs() const {
+    const double n = seq, s = keys();
+    return causal ? n * s - n * n / 2 : n * s;
+}
+
 KernelCost kernelCost(const AttentionShape& s, KernelRole role, int scoreBytes) {
     const double bh = double(s.batch) * s.heads;
-    const double n = s.seq, d = s.dim;
+    const double pairs = bh * s.visiblePairs(), d = s.dim;
     const double elem = precisionBytes(s.dtype);
-    const double scores = bh * n * n * scoreBytes; // N×N per head
-    const double tensor = bh * n * d * elem;
+    const double scores = double(s.scoreElements()) * scoreBytes; // seq × keys per head, all of them
+    const double q = double(s.elements()) * elem, kv = double(s.kvElements()) * elem;
     switch (role) {
     case KernelRole::QkGemm:
-        return {scoreGemmFlops(bh, n, n, d, s.causal), 2 * tensor + scores};
+        return {2 * pairs * d, q + kv + scores};
     case KernelRole::Softmax:
-        return {softmaxFlops(bh * n * n * (s.causal ? 0.5 : 1.0)), 2 * scores};
+        return {softmaxFlops(pairs), 2 * scores};
     case KernelRole::PvGemm:
-        return {scoreGemmFlops(bh, n, n, d, s.causal), scores + 2 * tensor};
+        return {2 * pairs * d, scores + kv + q};
     case KernelRole::FusedAttention:
     default:
-        return {attentionFlops(bh, n, n, d, d, s.causal), 4 * tensor};
+        return {4 * pairs * d, 2 * q + 2 * kv};
     }
 }
 
@@ -52,7 +57,9 @@ RunArgs shapeArgs(const AttentionShape& s) {
             {std::string(kSeq), std::to_string(s.seq)},
             {std::string(kDim), std::to_string(s.dim)},
             {std::string(kDtype), "\"" + std::string(precisionName(s.dtype)) + "\""},
-            {std::string(kCausal), s.causal ? "true" : "false"}};
+            {std::string(kCausal), s.causal ? "true" : "false"},
+            {std::string(kKvHeads), std::to_string(s.kvHeadCount())},
+            {std::string(kKvLen), std::to_string(s.keys())}};
 }
 
 RunArgs kernelArgs(KernelRole role, const std::string& impl, long call, const KernelCost& cost) {

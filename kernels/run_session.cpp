@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "run_session.h"
 
+#include "kernels/cpu/blas.h"
 #include "kernels/cpu/cpu_attention.h"
 #include "kernels/cuda_backend.h"
 
@@ -23,6 +24,10 @@ constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, Kernel
 
 } // namespace
 
+void prepareCpuRuns() {
+    loadBlas();
+}
+
 std::string checkRunConfig(const RunConfig& c) {
     if (c.impls.empty()) return "no implementation to run";
     const bool cuda = c.backend == Backend::Cuda;
@@ -42,15 +47,26 @@ std::string checkRunConfig(const RunConfig& c) {
     }
     const AttentionShape& s = c.shape;
     if (s.batch < 1 || s.heads < 1 || s.seq < 1 || s.dim < 1 || s.batch > 4096 || s.heads > 4096 ||
-        s.seq > (1 << 20) || s.dim > 1024)
-        return "shape out of range (batch and heads 1–4096, seq 1–1048576, dim 1–1024)";
+        s.seq > (1 << 20) || s.dim > 1024 || s.kvHeads < 0 || s.kvLen < 0 || s.kvLen > (1 << 24))
+        return "shape out of range (batch and heads 1–4096, seq 1–1048576, dim 1–1024, kv-len up to "
+               "16777216)";
+    if (s.heads % s.kvHeadCount() != 0)
+        return "kv-heads (" + std::to_string(s.kvHeadCount()) + ") must divide heads (" +
+               std::to_string(s.heads) + "): each K/V head serves the same number of query heads";
+    if (s.keys() < s.seq)
+        return "kv-len (" + std::to_string(s.keys()) + ") is shorter than the queries (" +
+               std::to_string(s.seq) + "): the KV cache holds at least the tokens being decoded";
     if (c.warmup < 0 || c.iters < 1 || c.warmup > 10000 || c.iters > 10000)
         return "warm-up 0–10000 and iterations 1–10000";
+    if (cuda && (s.kvHeadCount() != s.heads || s.keys() != s.seq))
+        return "the CUDA kernels run one K/V head per query head and prefill shapes only (kv-heads = heads, "
+               "kv-len = seq); GQA and decode run on the CPU backend";
     if (cuda) return {}; // the device checks its own memory
-    // Q, K, V, O in fp32, and for naive the N×N scores of every head.
-    double bytes = 4.0 * 4 * double(s.elements());
+    if (std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end() && !blas()) return blasProblem();
+    // Q, K, V, O in fp32, and for naive the seq × keys scores of every head.
+    double bytes = 4.0 * 2 * (double(s.elements()) + double(s.kvElements()));
     if (std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end())
-        bytes += 4.0 * s.batch * s.heads * double(s.seq) * s.seq;
+        bytes += 4.0 * double(s.scoreElements());
     const double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
     if (physical > 0 && bytes > physical * 0.75) {
         char msg[200];
@@ -175,7 +191,7 @@ void RunSession::runCpu() {
     const std::int64_t origin = steadyClockNs();
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> q(s.elements()), k(s.elements()), v(s.elements()), o(s.elements());
+    std::vector<float> q(s.elements()), k(s.kvElements()), v(s.kvElements()), o(s.elements());
     for (auto* t : {&q, &k, &v}) {
         for (float& x : *t)
             x = u(rng);
@@ -198,10 +214,10 @@ void RunSession::runCpu() {
                   {"Device Id", "-1"}};
         push(std::move(e));
     };
-    memory(4.0 * double(s.elements()) * sizeof(float));
+    memory(2.0 * double(s.elements() + s.kvElements()) * sizeof(float));
     for (const std::string& impl : m_config.impls) {
         if (impl == "naive" && scores.empty()) {
-            scores.resize(std::size_t(s.batch) * s.heads * s.seq * s.seq);
+            scores.resize(s.scoreElements());
             memory(double(scores.size()) * sizeof(float));
         }
         for (int call = 0; call < m_config.warmup + m_config.iters && !m_stop; ++call) {

@@ -61,6 +61,10 @@ struct RunEvent {
     bool warmup = false;
 };
 
+// Opens what CPU runs use (OpenBLAS, cpu/blas.h). Call from main() before any thread starts: it may
+// set an environment variable.
+void prepareCpuRuns();
+
 // Says what is wrong with a configuration ("" when it can run): unknown implementations, shapes
 // out of range, or more memory than the machine has (CUDA: the device checks its own memory).
 std::string checkRunConfig(const RunConfig& config);

@@ -17,6 +17,6 @@ inline constexpr std::string_view kDtype = "dtype";   // a precisionName ("fp32"
 inline constexpr std::string_view kWorker = "worker"; // the CPU worker that ran this share
 // The shape of the workload, on the run's own metadata.
 inline constexpr std::string_view kBatch = "batch", kHeads = "heads", kSeq = "seq", kDim = "dim",
-                                  kCausal = "causal";
+                                  kCausal = "causal", kKvHeads = "kv_heads", kKvLen = "kv_len";
 
 } // namespace attnscope::runargs

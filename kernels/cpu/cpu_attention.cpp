@@ -1,32 +1,35 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_attention.h"
 
+#include "flash_rows.h"
+
+#include "blas.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 namespace attnscope::kernels {
 
 namespace {
 
-// Runs one kernel over all (batch, head) pairs on the pool; each worker's share is one span.
+// Runs one kernel over `items` on the pool; each worker's share is one span, costed by its share of
+// the items.
 template <class Body>
-void runKernel(const AttentionShape& shape, std::string_view name, KernelRole role, WorkerPool& pool,
-               const SpanSink& sink, Body body) {
-    const std::size_t heads = std::size_t(shape.batch) * shape.heads;
+void runKernel(const AttentionShape& shape, std::size_t items, std::string_view name, KernelRole role,
+               WorkerPool& pool, const SpanSink& sink, Body body) {
     const KernelCost whole = kernelCost(shape, role);
-    pool.run(heads, [&](unsigned worker, std::size_t begin, std::size_t end) {
+    pool.run(items, [&](unsigned worker, std::size_t begin, std::size_t end) {
         const std::int64_t start = steadyClockNs();
-        for (std::size_t bh = begin; bh < end; ++bh)
-            body(bh);
-        const double share = double(end - begin) / double(heads);
+        for (std::size_t item = begin; item < end; ++item)
+            body(worker, item);
+        const double share = double(end - begin) / double(items);
         if (sink)
             sink({name, role, worker, start, steadyClockNs(), {whole.flops * share, whole.bytes * share}});
     });
 }
-
-constexpr int kBlock = 64; // rows of Q and K per block: two blocks of 64×64 floats stay in L1/L2
 
 // The hot loops are built twice, for AVX2+FMA and for the baseline, and the loader picks one: the
 // binary runs anywhere and uses the wide units where they exist.
@@ -106,159 +109,110 @@ ATTNSCOPE_HOT void scaleRow(float* row, std::size_t count, float factor) {
         row[j] *= factor;
 }
 
-// kt[c][j] = K[j0 + j][c] for a block of up to kBlock keys (zeros past `keys`): with keys along
-// the fast axis, one query row's scores against the block are 64-wide multiply-adds.
-void transposeKeys(const float* k, std::size_t keys, std::size_t d, float* kt) {
-    for (std::size_t c = 0; c < d; ++c)
-        for (std::size_t j = 0; j < std::size_t(kBlock); ++j)
-            kt[c * kBlock + j] = j < keys ? k[j * d + c] : 0.0f;
-}
-
-// s[j] = q · K[j0 + j] for the block's keys, from its transposed tile.
-ATTNSCOPE_HOT void blockScores(const float* q, const float* kt, std::size_t d, float* s) {
-    float acc[kBlock] = {};
-    for (std::size_t c = 0; c < d; ++c) {
-        const float qc = q[c];
-        const float* row = kt + c * kBlock;
-        for (int j = 0; j < kBlock; ++j)
-            acc[j] += qc * row[j];
-    }
-    std::copy(acc, acc + kBlock, s);
-}
-
-// out += Σ_j p[j] · v[j] over `rows` consecutive rows of V (one call per row of output, not per
-// element: the loop over the head dimension is the wide one).
-ATTNSCOPE_HOT void addWeightedRows(float* out, const float* p, const float* v, std::size_t rows,
-                                   std::size_t d) {
-    std::size_t c0 = 0;
-    // 64 columns at a time held in a local block the compiler keeps in vector registers.
-    for (; c0 + kBlock <= d; c0 += kBlock) {
-        float acc[kBlock];
-        std::copy(out + c0, out + c0 + kBlock, acc);
-        for (std::size_t j = 0; j < rows; ++j) {
-            const float w = p[j];
-            const float* vr = v + j * d + c0;
-            for (int x = 0; x < kBlock; ++x)
-                acc[x] += w * vr[x];
-        }
-        std::copy(acc, acc + kBlock, out + c0);
-    }
-    for (std::size_t j = 0; j < rows; ++j)
-        for (std::size_t c = c0; c < d; ++c)
-            out[c] += p[j] * v[j * d + c];
-}
-
 } // namespace
 
 void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, const float* v, float* o,
                        float* scores, WorkerPool& pool, const SpanSink& sink) {
-    const std::size_t n = std::size_t(s.seq), d = std::size_t(s.dim);
+    const Blas* gemm = blas();
+    if (!gemm) throw std::runtime_error(blasProblem());
+    const std::size_t n = std::size_t(s.seq), keys = std::size_t(s.keys()), d = std::size_t(s.dim);
+    const std::size_t heads = std::size_t(s.batch) * s.heads, group = std::size_t(s.heads / s.kvHeadCount());
     const float scale = float(s.scale());
-    // QKᵀ: S = Q·Kᵀ for every head, blocked so a block of K rows is reused by a block of Q rows.
-    runKernel(s, "naive_qk_gemm", KernelRole::QkGemm, pool, sink, [&](std::size_t bh) {
-        const float* qh = q + bh * n * d;
-        const float* kh = k + bh * n * d;
-        float* sh = scores + bh * n * n;
-        std::vector<float> kt(std::size_t(kBlock) * d);
-        float block[kBlock];
-        for (std::size_t j0 = 0; j0 < n; j0 += kBlock) {
-            const std::size_t cols = std::min<std::size_t>(kBlock, n - j0);
-            transposeKeys(kh + j0 * d, cols, d, kt.data());
-            for (std::size_t i = 0; i < n; ++i) {
-                blockScores(qh + i * d, kt.data(), d, block);
-                std::copy(block, block + cols, sh + i * n + j0);
-            }
-        }
+    // Query head bh reads K/V head bh / group (the heads of a group are consecutive).
+    auto kvOf = [&](const float* base, std::size_t bh) { return base + bh / group * keys * d; };
+    // QKᵀ: S = Q·Kᵀ per head, one BLAS call each.
+    runKernel(s, heads, "naive_qk_gemm", KernelRole::QkGemm, pool, sink, [&](unsigned, std::size_t bh) {
+        gemm->sgemm(kBlasRowMajor, kBlasNoTrans, kBlasTrans, int(n), int(keys), int(d), 1.0f, q + bh * n * d,
+                    int(d), kvOf(k, bh), int(d), 0.0f, scores + bh * n * keys, int(keys));
     });
     // Scale, mask and softmax each row in place.
-    runKernel(s, "naive_softmax", KernelRole::Softmax, pool, sink, [&](std::size_t bh) {
-        float* sh = scores + bh * n * n;
+    runKernel(s, heads, "naive_softmax", KernelRole::Softmax, pool, sink, [&](unsigned, std::size_t bh) {
+        float* sh = scores + bh * n * keys;
         for (std::size_t i = 0; i < n; ++i) {
-            float* row = sh + i * n;
-            const std::size_t valid = s.causal ? i + 1 : n;
+            float* row = sh + i * keys;
+            const std::size_t valid = s.causal ? i + 1 + (keys - n) : keys;
             const float max = scaleAndMax(row, valid, scale);
             scaleRow(row, valid, 1.0f / expShifted(row, valid, max));
-            std::fill(row + valid, row + n, 0.0f);
+            std::fill(row + valid, row + keys, 0.0f);
         }
     });
-    // P·V: each output row accumulates rows of V weighted by P (contiguous in the head dimension).
-    runKernel(s, "naive_pv_gemm", KernelRole::PvGemm, pool, sink, [&](std::size_t bh) {
-        const float* ph = scores + bh * n * n;
-        const float* vh = v + bh * n * d;
-        float* oh = o + bh * n * d;
-        for (std::size_t i = 0; i < n; ++i) {
-            float* out = oh + i * d;
-            std::fill(out, out + d, 0.0f);
-            const std::size_t valid = s.causal ? i + 1 : n;
-            addWeightedRows(out, ph + i * n, vh, valid, d);
-        }
+    // P·V: O = P·V per head.
+    runKernel(s, heads, "naive_pv_gemm", KernelRole::PvGemm, pool, sink, [&](unsigned, std::size_t bh) {
+        gemm->sgemm(kBlasRowMajor, kBlasNoTrans, kBlasNoTrans, int(n), int(d), int(keys), 1.0f,
+                    scores + bh * n * keys, int(keys), kvOf(v, bh), int(d), 0.0f, o + bh * n * d, int(d));
     });
+}
+
+CpuIsa bestCpuIsa() {
+    static const CpuIsa best = [] {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f")) return CpuIsa::Avx512;
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuIsa::Avx2;
+        return CpuIsa::Scalar;
+    }();
+    return best;
+}
+
+std::string_view isaName(CpuIsa isa) {
+    switch (isa) {
+    case CpuIsa::Avx512:
+        return "AVX-512";
+    case CpuIsa::Avx2:
+        return "AVX2";
+    default:
+        return "scalar";
+    }
 }
 
 void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, const float* v, float* o,
-                       WorkerPool& pool, const SpanSink& sink) {
-    const std::size_t n = std::size_t(s.seq), d = std::size_t(s.dim);
-    const float scale = float(s.scale());
-    runKernel(s, "flash_attention_fwd", KernelRole::FusedAttention, pool, sink, [&](std::size_t bh) {
-        const float* qh = q + bh * n * d;
-        const float* kh = k + bh * n * d;
-        const float* vh = v + bh * n * d;
-        float* oh = o + bh * n * d;
-        std::vector<float> tile(std::size_t(kBlock) * kBlock), acc(std::size_t(kBlock) * d);
-        std::vector<float> kt(std::size_t(kBlock) * d);
-        std::vector<float> rowMax(kBlock), rowSum(kBlock);
-        for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
-            const std::size_t rows = std::min<std::size_t>(kBlock, n - i0);
-            std::fill(rowMax.begin(), rowMax.end(), -std::numeric_limits<float>::infinity());
-            std::fill(rowSum.begin(), rowSum.end(), 0.0f);
-            std::fill(acc.begin(), acc.end(), 0.0f);
-            const std::size_t keysEnd = s.causal ? i0 + rows : n; // tiles wholly above the diagonal: skipped
-            for (std::size_t j0 = 0; j0 < keysEnd; j0 += kBlock) {
-                const std::size_t cols = std::min<std::size_t>(kBlock, keysEnd - j0);
-                transposeKeys(kh + j0 * d, cols, d, kt.data());
-                for (std::size_t r = 0; r < rows; ++r) {
-                    const std::size_t i = i0 + r;
-                    float* t = tile.data() + r * kBlock;
-                    std::size_t valid = cols;
-                    if (s.causal) valid = i >= j0 ? std::min(cols, i - j0 + 1) : 0;
-                    if (valid == 0) continue;
-                    blockScores(qh + i * d, kt.data(), d, t);
-                    float tileMax = -std::numeric_limits<float>::infinity();
-                    for (std::size_t c = 0; c < valid; ++c) {
-                        t[c] *= scale;
-                        tileMax = std::max(tileMax, t[c]);
-                    }
-                    // Online softmax: rescale what was summed so far to the new maximum.
-                    const float newMax = std::max(rowMax[r], tileMax);
-                    const float correction = std::exp(rowMax[r] - newMax);
-                    rowSum[r] = rowSum[r] * correction + expShifted(t, valid, newMax);
-                    rowMax[r] = newMax;
-                    float* a = acc.data() + r * d;
-                    for (std::size_t x = 0; x < d; ++x)
-                        a[x] *= correction;
-                    addWeightedRows(a, t, vh + j0 * d, valid, d);
-                }
-            }
-            for (std::size_t r = 0; r < rows; ++r) {
-                const float inv = 1.0f / rowSum[r];
-                for (std::size_t x = 0; x < d; ++x)
-                    oh[(i0 + r) * d + x] = acc[r * d + x] * inv;
-            }
-        }
-    });
+                       WorkerPool& pool, const SpanSink& sink, CpuIsa isa) {
+    const std::size_t n = std::size_t(s.seq), keys = std::size_t(s.keys()), d = std::size_t(s.dim);
+    const std::size_t groups = std::size_t(s.batch) * s.kvHeadCount(),
+                      group = std::size_t(s.heads / s.kvHeadCount());
+    // Tasks: runs of up to 64 rows of one K/V head's group of query heads (a decode step's group is
+    // one task). Causal rows late in a head see more keys: tasks are dealt from both ends of each
+    // group in turn, so the workers' contiguous shares carry about the same work.
+    constexpr std::size_t kRows = 64;
+    const std::size_t rows = group * n, perGroup = (rows + kRows - 1) / kRows;
+    void (*kernel)(const FlashRows&) = isa == CpuIsa::Avx512 ? flashRowsAvx512
+                                       : isa == CpuIsa::Avx2 ? flashRowsAvx2
+                                                             : flashRowsScalar;
+    if (isa > bestCpuIsa()) kernel = flashRowsScalar; // never instructions this CPU does not have
+    std::vector<std::vector<float>> scratch(pool.size());
+    runKernel(s, groups * perGroup, "flash_attention_fwd", KernelRole::FusedAttention, pool, sink,
+              [&](unsigned worker, std::size_t item) {
+                  if (scratch[worker].empty()) scratch[worker].resize(flashScratchFloats(d));
+                  const std::size_t g = item / perGroup, turn = item % perGroup;
+                  const std::size_t block = turn % 2 == 0 ? turn / 2 : perGroup - 1 - turn / 2;
+                  FlashRows in;
+                  in.q = q + g * rows * d;
+                  in.o = o + g * rows * d;
+                  in.k = k + g * keys * d;
+                  in.v = v + g * keys * d;
+                  in.first = block * kRows;
+                  in.count = std::min(kRows, rows - in.first);
+                  in.seq = n;
+                  in.keys = keys;
+                  in.dim = d;
+                  in.causal = s.causal;
+                  in.scaleLog2e = float(s.scale() * 1.4426950408889634);
+                  in.scratch = scratch[worker].data();
+                  kernel(in);
+              });
 }
 
 void referenceAttention(const AttentionShape& s, const float* q, const float* k, const float* v, double* o) {
-    const std::size_t n = std::size_t(s.seq), d = std::size_t(s.dim);
+    const std::size_t n = std::size_t(s.seq), keys = std::size_t(s.keys()), d = std::size_t(s.dim);
+    const std::size_t group = std::size_t(s.heads / s.kvHeadCount());
     const double scale = s.scale();
-    std::vector<double> p(n);
+    std::vector<double> p(keys);
     for (std::size_t bh = 0; bh < std::size_t(s.batch) * s.heads; ++bh) {
         const float* qh = q + bh * n * d;
-        const float* kh = k + bh * n * d;
-        const float* vh = v + bh * n * d;
+        const float* kh = k + bh / group * keys * d;
+        const float* vh = v + bh / group * keys * d;
         double* oh = o + bh * n * d;
         for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t valid = s.causal ? i + 1 : n;
+            const std::size_t valid = s.causal ? i + 1 + (keys - n) : keys;
             double max = -std::numeric_limits<double>::infinity();
             for (std::size_t j = 0; j < valid; ++j) {
                 double dotp = 0;

@@ -23,16 +23,25 @@ struct CpuKernelSpan {
 };
 using SpanSink = std::function<void(const CpuKernelSpan&)>; // called from the workers, concurrently
 
-// Naive attention as three separately timed kernels over all heads, each split between the
-// workers by (batch, head): QKᵀ into the N×N scores (cache-blocked), scale + causal mask + softmax
-// in place, then P·V. scores must hold batch·heads·seq·seq floats.
+// Naive attention as PyTorch computes it, three separately timed kernels over all heads, each split
+// between the workers by (batch, head): QKᵀ into the seq×keys scores (OpenBLAS's sgemm, one
+// single-threaded call per head on each worker: the workers are the parallelism, and each worker's
+// share of a kernel stays one span), scale + causal mask + softmax in place (AttnScope's own
+// vectorized loop), then P·V (sgemm). scores must hold shape.scoreElements() floats.
 void cpuNaiveAttention(const AttentionShape& shape, const float* q, const float* k, const float* v, float* o,
                        float* scores, WorkerPool& pool, const SpanSink& sink);
 
-// FlashAttention-style fused kernel: tiles of queries against tiles of keys with an online softmax,
-// never holding more than a tile of scores. Causal tiles above the diagonal are skipped.
+// The instruction sets the fused kernel is built for, chosen at run time: the binary runs on any x86-64.
+enum class CpuIsa : std::uint8_t { Scalar, Avx2, Avx512 };
+CpuIsa bestCpuIsa(); // the widest this CPU has
+std::string_view isaName(CpuIsa isa);
+
+// FlashAttention-style fused kernel (flash_kernel.h): blocks of 64 query rows against blocks of 64
+// keys with an online softmax, never holding more than a block of scores; keys past a block's last
+// visible one (causal) are not computed. The query heads sharing a K/V head (GQA) go through it
+// together. isa: the kernel to use (a set this CPU lacks falls back to scalar).
 void cpuFlashAttention(const AttentionShape& shape, const float* q, const float* k, const float* v, float* o,
-                       WorkerPool& pool, const SpanSink& sink);
+                       WorkerPool& pool, const SpanSink& sink, CpuIsa isa = bestCpuIsa());
 
 // The double-precision reference both are checked against.
 void referenceAttention(const AttentionShape& shape, const float* q, const float* k, const float* v,

@@ -29,7 +29,7 @@ Inputs randomInputs(const AttentionShape& s, unsigned seed) {
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     Inputs in;
     for (auto* t : {&in.q, &in.k, &in.v}) {
-        t->resize(s.elements());
+        t->resize(t == &in.q ? s.elements() : s.kvElements());
         for (float& x : *t)
             x = u(rng);
         roundToPrecision(*t, s.dtype);
@@ -71,27 +71,48 @@ struct Recorded {
 
 } // namespace
 
+// Every shape against the double-precision reference, naive and flash, the fused kernel built for each
+// instruction set this CPU has (scalar, AVX2, AVX-512): ragged lengths, causal and not, each dtype,
+// grouped-query (8 query heads on 2 K/V heads) and multi-query heads, and decode steps (1 and 3
+// queries against a longer KV cache; causal: the queries are the cache's last).
 TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
     WorkerPool pool(3);
-    const AttentionShape shapes[] = {
-        {2, 3, 67, 32, false, Precision::F32},  {2, 3, 67, 32, true, Precision::F32},
-        {1, 2, 130, 64, true, Precision::F32},  {1, 1, 1, 16, false, Precision::F32},
-        {1, 4, 64, 128, false, Precision::F16}, {1, 4, 64, 128, true, Precision::F16},
-        {1, 2, 96, 64, false, Precision::BF16}, {1, 2, 96, 64, true, Precision::BF16},
+    auto shape = [](int batch, int heads, int seq, int dim, bool causal, Precision dtype, int kvHeads = 0,
+                    int kvLen = 0) {
+        AttentionShape s{batch, heads, seq, dim, causal, dtype};
+        s.kvHeads = kvHeads;
+        s.kvLen = kvLen;
+        return s;
     };
+    const AttentionShape shapes[] = {
+        shape(2, 3, 67, 32, false, Precision::F32),        shape(2, 3, 67, 32, true, Precision::F32),
+        shape(1, 2, 130, 64, true, Precision::F32),        shape(1, 1, 1, 16, false, Precision::F32),
+        shape(1, 4, 64, 128, false, Precision::F16),       shape(1, 4, 64, 128, true, Precision::F16),
+        shape(1, 2, 96, 64, false, Precision::BF16),       shape(1, 2, 96, 64, true, Precision::BF16),
+        shape(1, 8, 70, 64, true, Precision::F32, 2),      shape(2, 4, 33, 24, false, Precision::F32, 1),
+        shape(1, 8, 1, 64, false, Precision::F32, 2, 300), shape(1, 4, 3, 128, true, Precision::F32, 1, 200),
+        shape(1, 2, 5, 7, true, Precision::F32, 2, 70),
+    };
+    std::vector<CpuIsa> isas;
+    for (CpuIsa isa : {CpuIsa::Scalar, CpuIsa::Avx2, CpuIsa::Avx512})
+        if (isa <= bestCpuIsa()) isas.push_back(isa);
     for (const AttentionShape& s : shapes) {
-        SCOPED_TRACE(testing::Message() << "B=" << s.batch << " H=" << s.heads << " N=" << s.seq << " D="
-                                        << s.dim << (s.causal ? " causal " : " ") << precisionName(s.dtype));
+        SCOPED_TRACE(testing::Message()
+                     << "B=" << s.batch << " H=" << s.heads << " KV heads=" << s.kvHeadCount()
+                     << " N=" << s.seq << " keys=" << s.keys() << " D=" << s.dim
+                     << (s.causal ? " causal " : " ") << precisionName(s.dtype));
         const Inputs in = randomInputs(s, unsigned(s.seq * 7 + s.dim));
         std::vector<double> ref(s.elements());
         referenceAttention(s, in.q.data(), in.k.data(), in.v.data(), ref.data());
 
-        std::vector<float> naive(s.elements()), flash(s.elements());
-        std::vector<float> scores(std::size_t(s.batch) * s.heads * s.seq * s.seq);
+        std::vector<float> naive(s.elements()), scores(s.scoreElements());
         cpuNaiveAttention(s, in.q.data(), in.k.data(), in.v.data(), naive.data(), scores.data(), pool, {});
-        cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), flash.data(), pool, {});
         EXPECT_LE(maxError(s, naive, ref), tolerance(s.dtype));
-        EXPECT_LE(maxError(s, flash, ref), tolerance(s.dtype));
+        for (CpuIsa isa : isas) {
+            std::vector<float> flash(s.elements(), NAN);
+            cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), flash.data(), pool, {}, isa);
+            EXPECT_LE(maxError(s, flash, ref), tolerance(s.dtype)) << isaName(isa);
+        }
     }
 }
 

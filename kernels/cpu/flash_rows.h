@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+
+namespace attnscope::kernels {
+
+// A run of query rows of one KV head's group for the fused CPU kernel. The query heads that share a
+// K/V head are consecutive, so their rows are too: row t of the group is query t % seq of the group's
+// head t / seq, at q + t·dim (and its output at o + t·dim).
+struct FlashRows {
+    const float* q = nullptr; // the group's first row
+    float* o = nullptr;
+    const float* k = nullptr; // the KV head: keys × dim, row-major
+    const float* v = nullptr;
+    std::size_t first = 0, count = 0; // rows [first, first + count) of the group
+    std::size_t seq = 0;              // query rows per head
+    std::size_t keys = 0;
+    std::size_t dim = 0;
+    bool causal = false;      // query i sees keys up to i + keys − seq (the last query sees them all)
+    float scaleLog2e = 0;     // 1/√dim · log2(e): the kernel works in powers of 2
+    float* scratch = nullptr; // flashScratchFloats(dim) floats, one worker's own
+};
+
+// The scratch one worker needs for rows of this head dimension, in floats (for any instruction set).
+constexpr std::size_t flashScratchFloats(std::size_t dim) {
+    constexpr std::size_t rows = 64, keys = 64; // the widest block: 4 vectors of 16 rows
+    return 2 * dim * rows + keys * rows + 4 * rows;
+}
+
+// The fused kernel over rows, per instruction set (flash_avx512.cpp, flash_avx2.cpp, flash_scalar.cpp).
+void flashRowsAvx512(const FlashRows& rows);
+void flashRowsAvx2(const FlashRows& rows);
+void flashRowsScalar(const FlashRows& rows);
+
+} // namespace attnscope::kernels
