@@ -69,12 +69,15 @@ const std::vector<Verb>& verbs() {
          exportPicture},
         {"run",
          "[--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N] [--dim D]\n"
-         "         [--dtype fp32|fp16|bf16] [--causal] [--warmup W] [--iters I] [--threads T] [--no-cupti]\n"
-         "         [-o RUN.json[.gz]]",
+         "         [--kv-heads K] [--decode --kv-len L] [--dtype fp32|fp16|bf16] [--causal] [--warmup W]\n"
+         "         [--iters I] [--threads T] [--no-cupti] [--preset NAME] [-o RUN.json[.gz]]",
          "run attention on the CPU or a GPU and print time per call; -o saves the run as a trace",
          "  --backend B   cpu, cuda or auto (default: cuda when a GPU is found)\n"
          "  --impl LIST   naive, flash (CUDA also naive_simt, flash_simt)\n"
          "  --batch, --heads, --seq, --dim   the shape; --dtype fp32, fp16 or bf16; --causal\n"
+         "  --kv-heads K  K/V heads (GQA: heads/K query heads share one; 1: MQA); default: heads\n"
+         "  --kv-len L    keys per head (the KV cache); --decode: one query (or --seq N) against it\n"
+         "  --preset NAME first-look, naive-flash, prefill-decode or mha-gqa-mqa: several shapes in one run\n"
          "  --warmup W, --iters I            calls before and while measuring\n"
          "  --threads T   CPU workers; --no-cupti: CUDA without CUPTI\n"
          "  -o OUT        save the run as Chrome trace JSON\n",
@@ -317,6 +320,7 @@ int run(int argc, char** argv) {
     prepareCpuRuns();
     RunConfig config;
     std::string backend = "auto", out;
+    bool decode = false, seqGiven = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool value = i + 1 < argc;
@@ -338,8 +342,25 @@ int run(int argc, char** argv) {
             if (!intArg(config.shape.heads, limits::kHeads)) return kUsage;
         } else if (arg == "--seq" && value) {
             if (!intArg(config.shape.seq, limits::kSeq)) return kUsage;
+            seqGiven = true;
         } else if (arg == "--dim" && value) {
             if (!intArg(config.shape.dim, limits::kDim)) return kUsage;
+        } else if (arg == "--kv-heads" && value) {
+            if (!intArg(config.shape.kvHeads, limits::kKvHeads)) return kUsage;
+        } else if (arg == "--kv-len" && value) {
+            if (!intArg(config.shape.kvLen, limits::kKvLen)) return kUsage;
+        } else if (arg == "--decode") {
+            decode = true;
+        } else if (arg == "--preset" && value) {
+            const RunPreset* preset = findRunPreset(argv[++i]);
+            if (!preset) {
+                std::string keys;
+                for (const RunPreset& p : runPresets())
+                    keys += (keys.empty() ? "" : ", ") + p.key;
+                std::fprintf(stderr, "run: --preset is one of %s, got '%s'\n", keys.c_str(), argv[i]);
+                return kUsage;
+            }
+            config.variants = preset->variants;
         } else if (arg == "--warmup" && value) {
             if (!intArg(config.warmup, limits::kWarmup)) return kUsage;
         } else if (arg == "--iters" && value) {
@@ -370,6 +391,14 @@ int run(int argc, char** argv) {
             std::fprintf(stderr, "run: unknown option or missing value '%s'\n", arg.c_str());
             return kUsage;
         }
+    }
+    if (decode) {
+        // A decode step: one query (or --seq a few) against the KV cache.
+        if (!config.shape.kvLen) {
+            std::fprintf(stderr, "run: --decode needs --kv-len, the KV cache's length\n");
+            return kUsage;
+        }
+        if (!seqGiven) config.shape.seq = 1;
     }
     std::string notice;
     const std::string problem = chooseBackend(config, backend, notice);

@@ -38,6 +38,18 @@ KernelCost kernelCost(const AttentionShape& s, KernelRole role, int scoreBytes) 
     }
 }
 
+std::string describeShape(const AttentionShape& s) {
+    std::string text = "B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
+                       " N=" + std::to_string(s.seq) + " D=" + std::to_string(s.dim) + " " +
+                       std::string(precisionName(s.dtype)) + (s.causal ? " causal" : "");
+    if (s.kvHeadCount() == 1 && s.heads > 1)
+        text += " · MQA";
+    else if (s.kvHeadCount() != s.heads)
+        text += " · GQA " + std::to_string(s.heads) + ":" + std::to_string(s.kvHeadCount());
+    if (s.keys() != s.seq) text += " · " + std::to_string(s.keys()) + " keys";
+    return text;
+}
+
 std::int64_t steadyClockNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())

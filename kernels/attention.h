@@ -37,6 +37,9 @@ struct AttentionShape {
     double scale() const; // 1 / sqrt(dim)
 };
 
+// "B=1 H=8 N=2048 D=64 fp32 causal", then " · GQA 8:2" or " · MQA" and " · 32768 keys" when set.
+std::string describeShape(const AttentionShape& shape);
+
 // A workload kernel's role (written into its events' args) is one of the analysis' roles: QkGemm,
 // Softmax, PvGemm or FusedAttention (core/model/role.h). Its element type is the analysis Precision
 // (fp32, fp16 or bf16 for a workload).

@@ -28,24 +28,61 @@ void prepareCpuRuns() {
     loadBlas();
 }
 
-std::string checkRunConfig(const RunConfig& c) {
-    if (c.impls.empty()) return "no implementation to run";
-    const bool cuda = c.backend == Backend::Cuda;
-    for (const std::string& impl : c.impls) {
-        if (cuda && std::find(cudaImpls().begin(), cudaImpls().end(), impl) == cudaImpls().end())
-            return "unknown implementation '" + impl +
-                   "' (the CUDA backend has: naive, naive_simt, flash, flash_simt)";
-        if (!cuda && impl != "naive" && impl != "flash")
-            return "unknown implementation '" + impl + "' (the CPU backend has: naive, flash)";
-        const bool fp32 = c.shape.dtype == Precision::F32;
-        if (cuda && impl == "flash" && (fp32 || (c.shape.dim != 64 && c.shape.dim != 128)))
-            return "flash on CUDA (tensor cores) runs fp16 and bf16 at head dims 64 and 128; flash_simt runs "
-                   "fp32";
-        if (cuda && (impl == "naive_simt" || impl == "flash_simt") && !fp32) return impl + " runs fp32 only";
-        if (cuda && impl == "flash_simt" && c.shape.dim > 128)
-            return "flash_simt handles head dims up to 128";
-    }
-    const AttentionShape& s = c.shape;
+std::vector<RunCase> runCases(const RunConfig& config) {
+    std::vector<RunCase> cases;
+    if (config.variants.empty())
+        for (const std::string& impl : config.impls)
+            cases.push_back({impl, impl, config.shape});
+    for (const RunVariant& v : config.variants)
+        for (const std::string& impl : v.impls)
+            cases.push_back({impl + " " + v.name, impl, v.shape});
+    return cases;
+}
+
+const std::vector<RunPreset>& runPresets() {
+    static const std::vector<RunPreset> presets = [] {
+        auto shape = [](int heads, int seq, int dim, int kvHeads, int kvLen) {
+            AttentionShape s;
+            s.heads = heads;
+            s.seq = seq;
+            s.dim = dim;
+            s.kvHeads = kvHeads;
+            s.kvLen = kvLen;
+            return s;
+        };
+        const AttentionShape prefill = shape(8, 2048, 64, 0, 0);
+        const AttentionShape decode = shape(8, 1, 64, 0, 32768);
+        return std::vector<RunPreset>{
+            // The window's first run: the N×N scores naive attention writes and reads (its softmax
+            // memory-bound), the fused kernel compute-bound, and a decode step bound by reading its KV cache.
+            {"first-look",
+             "naive vs flash, prefill and decode",
+             {{"prefill", prefill, {"naive", "flash"}}, {"decode", decode, {"flash"}}}},
+            {"naive-flash", "naive vs flash", {{"prefill", prefill, {"naive", "flash"}}}},
+            {"prefill-decode",
+             "prefill vs decode",
+             {{"prefill", prefill, {"flash"}}, {"decode", decode, {"naive", "flash"}}}},
+            // A decode step reads the whole KV cache: sharing K/V heads divides what it reads.
+            {"mha-gqa-mqa",
+             "MHA vs GQA vs MQA (decode)",
+             {{"MHA", shape(32, 1, 128, 0, 16384), {"flash"}},
+              {"GQA", shape(32, 1, 128, 8, 16384), {"flash"}},
+              {"MQA", shape(32, 1, 128, 1, 16384), {"flash"}}}},
+        };
+    }();
+    return presets;
+}
+
+const RunPreset* findRunPreset(const std::string& key) {
+    for (const RunPreset& p : runPresets())
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
+namespace {
+
+// What is wrong with one case's shape ("" when it can run).
+std::string checkShape(const AttentionShape& s, bool cuda, bool naive) {
     if (s.batch < 1 || s.heads < 1 || s.seq < 1 || s.dim < 1 || s.batch > 4096 || s.heads > 4096 ||
         s.seq > (1 << 20) || s.dim > 1024 || s.kvHeads < 0 || s.kvLen < 0 || s.kvLen > (1 << 24))
         return "shape out of range (batch and heads 1–4096, seq 1–1048576, dim 1–1024, kv-len up to "
@@ -56,17 +93,13 @@ std::string checkRunConfig(const RunConfig& c) {
     if (s.keys() < s.seq)
         return "kv-len (" + std::to_string(s.keys()) + ") is shorter than the queries (" +
                std::to_string(s.seq) + "): the KV cache holds at least the tokens being decoded";
-    if (c.warmup < 0 || c.iters < 1 || c.warmup > 10000 || c.iters > 10000)
-        return "warm-up 0–10000 and iterations 1–10000";
     if (cuda && (s.kvHeadCount() != s.heads || s.keys() != s.seq))
         return "the CUDA kernels run one K/V head per query head and prefill shapes only (kv-heads = heads, "
                "kv-len = seq); GQA and decode run on the CPU backend";
     if (cuda) return {}; // the device checks its own memory
-    if (std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end() && !blas()) return blasProblem();
     // Q, K, V, O in fp32, and for naive the seq × keys scores of every head.
     double bytes = 4.0 * 2 * (double(s.elements()) + double(s.kvElements()));
-    if (std::find(c.impls.begin(), c.impls.end(), "naive") != c.impls.end())
-        bytes += 4.0 * double(s.scoreElements());
+    if (naive) bytes += 4.0 * double(s.scoreElements());
     const double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
     if (physical > 0 && bytes > physical * 0.75) {
         char msg[200];
@@ -75,6 +108,36 @@ std::string checkRunConfig(const RunConfig& c) {
                       physical / 1e9);
         return msg;
     }
+    return {};
+}
+
+} // namespace
+
+std::string checkRunConfig(const RunConfig& c) {
+    const bool cuda = c.backend == Backend::Cuda;
+    const std::vector<RunCase> cases = runCases(c);
+    if (cases.empty()) return "no implementation to run";
+    if (cuda && !c.variants.empty()) return "presets run on the CPU backend";
+    for (const RunCase& rc : cases) {
+        const std::string& impl = rc.impl;
+        if (cuda && std::find(cudaImpls().begin(), cudaImpls().end(), impl) == cudaImpls().end())
+            return "unknown implementation '" + impl +
+                   "' (the CUDA backend has: naive, naive_simt, flash, flash_simt)";
+        if (!cuda && impl != "naive" && impl != "flash")
+            return "unknown implementation '" + impl + "' (the CPU backend has: naive, flash)";
+        const bool fp32 = rc.shape.dtype == Precision::F32;
+        if (cuda && impl == "flash" && (fp32 || (rc.shape.dim != 64 && rc.shape.dim != 128)))
+            return "flash on CUDA (tensor cores) runs fp16 and bf16 at head dims 64 and 128; flash_simt runs "
+                   "fp32";
+        if (cuda && (impl == "naive_simt" || impl == "flash_simt") && !fp32) return impl + " runs fp32 only";
+        if (cuda && impl == "flash_simt" && rc.shape.dim > 128)
+            return "flash_simt handles head dims up to 128";
+        if (const std::string why = checkShape(rc.shape, cuda, impl == "naive"); !why.empty())
+            return c.variants.empty() ? why : rc.label + ": " + why;
+        if (!cuda && impl == "naive" && !blas()) return blasProblem();
+    }
+    if (c.warmup < 0 || c.iters < 1 || c.warmup > 10000 || c.iters > 10000)
+        return "warm-up 0–10000 and iterations 1–10000";
     return {};
 }
 
@@ -186,21 +249,10 @@ void RunSession::run() {
 }
 
 void RunSession::runCpu() {
-    const AttentionShape& s = m_config.shape;
     WorkerPool pool(m_workers);
     const std::int64_t origin = steadyClockNs();
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> q(s.elements()), k(s.kvElements()), v(s.kvElements()), o(s.elements());
-    for (auto* t : {&q, &k, &v}) {
-        for (float& x : *t)
-            x = u(rng);
-        roundToPrecision(*t, s.dtype);
-    }
-    std::vector<float> scores;
-    const auto shape = shapeArgs(s);
     // What the run holds, as PyTorch's profiler records it ("[memory]" after each allocation or free):
-    // Q, K, V and O throughout, naive attention's N×N scores while it runs.
+    // Q, K, V and O while a case runs, naive attention's scores too.
     double held = 0;
     auto memory = [&](double bytes) {
         held += bytes;
@@ -214,12 +266,33 @@ void RunSession::runCpu() {
                   {"Device Id", "-1"}};
         push(std::move(e));
     };
-    memory(2.0 * double(s.elements() + s.kvElements()) * sizeof(float));
-    for (const std::string& impl : m_config.impls) {
-        if (impl == "naive" && scores.empty()) {
+    std::vector<float> q, k, v, o, scores;
+    const AttentionShape* inputsOf = nullptr; // the shape q, k and v were made for
+    for (const RunCase& rc : runCases(m_config)) {
+        if (m_stop) break;
+        const AttentionShape& s = rc.shape;
+        if (!inputsOf || describeShape(*inputsOf) != describeShape(s)) {
+            if (inputsOf) memory(-double(q.size() + k.size() + v.size() + o.size()) * sizeof(float));
+            std::mt19937 rng(1);
+            std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+            q.assign(s.elements(), 0.0f);
+            k.assign(s.kvElements(), 0.0f);
+            v.assign(s.kvElements(), 0.0f);
+            o.assign(s.elements(), 0.0f);
+            for (auto* t : {&q, &k, &v}) {
+                for (float& x : *t)
+                    x = u(rng);
+                roundToPrecision(*t, s.dtype);
+            }
+            memory(double(q.size() + k.size() + v.size() + o.size()) * sizeof(float));
+            inputsOf = &s;
+        }
+        const bool naive = rc.impl == "naive";
+        if (naive) {
             scores.resize(s.scoreElements());
             memory(double(scores.size()) * sizeof(float));
         }
+        const auto shape = shapeArgs(s);
         for (int call = 0; call < m_config.warmup + m_config.iters && !m_stop; ++call) {
             const bool warmup = call < m_config.warmup;
             const SpanSink sink = [&](const CpuKernelSpan& span) {
@@ -229,35 +302,35 @@ void RunSession::runCpu() {
                 e.track = int(span.worker);
                 e.startNs = span.startNs - origin;
                 e.endNs = span.endNs - origin;
-                e.impl = impl;
+                e.impl = rc.label;
                 e.role = std::string(roleName(span.role));
                 e.call = call;
                 e.warmup = warmup;
-                e.args = kernelArgs(span.role, impl, call, span.cost);
+                e.args = kernelArgs(span.role, rc.label, call, span.cost);
                 e.args.emplace_back(runargs::kWorker, std::to_string(span.worker));
                 e.args.insert(e.args.end(), shape.begin(), shape.end());
                 push(std::move(e));
             };
             const std::int64_t start = steadyClockNs();
-            if (impl == "naive")
+            if (naive)
                 cpuNaiveAttention(s, q.data(), k.data(), v.data(), o.data(), scores.data(), pool, sink);
             else
                 cpuFlashAttention(s, q.data(), k.data(), v.data(), o.data(), pool, sink);
             RunEvent range;
-            range.name = impl + " attention";
+            range.name = rc.label + " attention";
             range.category = "user_annotation";
             range.startNs = start - origin;
             range.endNs = steadyClockNs() - origin;
-            range.impl = impl;
+            range.impl = rc.label;
             range.call = call;
             range.warmup = warmup;
-            range.args = {{std::string(runargs::kImpl), "\"" + impl + "\""},
+            range.args = {{std::string(runargs::kImpl), "\"" + rc.label + "\""},
                           {std::string(runargs::kCall), std::to_string(call)},
                           {"warmup", warmup ? "true" : "false"}};
             range.args.insert(range.args.end(), shape.begin(), shape.end());
             push(std::move(range));
         }
-        if (impl == "naive" && !scores.empty()) {
+        if (naive) {
             memory(-double(scores.size()) * sizeof(float));
             std::vector<float>().swap(scores);
         }
@@ -345,10 +418,11 @@ double ImplStats::meanMs() const {
 
 std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEvent>& events) {
     std::vector<ImplStats> out;
-    for (const std::string& impl : config.impls) {
+    for (const RunCase& rc : runCases(config)) {
+        const std::string& impl = rc.label;
         ImplStats st;
         st.impl = impl;
-        st.flopsPerCall = kernelCost(config.shape, KernelRole::FusedAttention).flops;
+        st.flopsPerCall = kernelCost(rc.shape, KernelRole::FusedAttention).flops;
         // A kernel's time in a call: from its first worker's start to its last worker's end.
         std::map<std::pair<int, std::string>, std::pair<std::int64_t, std::int64_t>> kernelSpan;
         for (const RunEvent& e : events) {
@@ -386,12 +460,15 @@ std::string runHeadline(const RunConfig& config, unsigned workers) {
         std::snprintf(where, sizeof where, "CUDA backend, device 0%s", config.collect ? "" : ", CUPTI off");
     else
         std::snprintf(where, sizeof where, "CPU backend, %u workers", workers);
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "attnscope run: %s · B=%d H=%d N=%d D=%d %s%s · warm-up %d, %d measured calls\n", where,
-                  s.batch, s.heads, s.seq, s.dim, std::string(precisionName(s.dtype)).c_str(),
-                  s.causal ? " causal" : "", config.warmup, config.iters);
-    return line;
+    std::string shapes = describeShape(s);
+    if (!config.variants.empty()) {
+        shapes.clear();
+        for (const RunVariant& v : config.variants)
+            shapes += (shapes.empty() ? "" : "; ") + v.name + " " + describeShape(v.shape);
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, " · warm-up %d, %d measured calls\n", config.warmup, config.iters);
+    return "attnscope run: " + std::string(where) + " · " + shapes + line;
 }
 
 std::string formatRunStats(const std::vector<ImplStats>& stats) {
@@ -401,17 +478,21 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
         std::snprintf(cell, sizeof cell, format, values...);
         out += cell;
     };
-    add("\n%-10s %12s %22s %10s", "impl", "mean/call", "spread (min - max)", "GFLOP/s");
+    int width = 10;
+    for (const ImplStats& st : stats)
+        width = std::max(width, int(st.impl.size()));
+    add("\n%-*s %12s %22s %10s", width, "impl", "mean/call", "spread (min - max)", "GFLOP/s");
     for (KernelRole role : kRoles)
         add(" %16s", std::string(roleName(role)).c_str());
     out += '\n';
     for (const ImplStats& st : stats) {
         if (st.callMs.empty()) {
-            add("%-10s %12s\n", st.impl.c_str(), "no measured call (stopped)");
+            add("%-*s %12s\n", width, st.impl.c_str(), "no measured call (stopped)");
             continue;
         }
         const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
-        add("%-10s %9.3f ms %9.3f - %7.3f ms %10.2f", st.impl.c_str(), st.meanMs(), *lo, *hi, st.gflops());
+        add("%-*s %9.3f ms %9.3f - %7.3f ms %10.2f", width, st.impl.c_str(), st.meanMs(), *lo, *hi,
+            st.gflops());
         for (KernelRole role : kRoles) {
             auto it = std::find_if(st.roleMs.begin(), st.roleMs.end(),
                                    [&](const auto& p) { return p.first == roleName(role); });

@@ -22,16 +22,26 @@ struct RunLimit {
 };
 namespace limits {
 constexpr RunLimit kBatch{1, 4096}, kHeads{1, 4096}, kSeq{1, 1 << 20}, kDim{1, 1024};
+constexpr RunLimit kKvHeads{0, 4096}, kKvLen{0, 1 << 24}; // 0: as many as heads, as long as seq
 constexpr RunLimit kWarmup{0, 10000}, kIters{1, 10000}, kThreads{1, 1024};
 } // namespace limits
 
 // Where a run's kernels run.
 enum class Backend : std::uint8_t { Cpu, Cuda };
 
+// A named shape with the implementations to run at it, one of a preset's cases ("prefill", "decode").
+struct RunVariant {
+    std::string name;
+    AttentionShape shape;
+    std::vector<std::string> impls;
+};
+
 struct RunConfig {
     Backend backend = Backend::Cpu;
     std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls()
     AttentionShape shape;
+    // A preset's variants, run one after another instead of impls × shape (the CPU backend).
+    std::vector<RunVariant> variants;
     int warmup = 1;
     int iters = 3;
     unsigned threads = 0; // CPU workers; 0: one per core
@@ -64,6 +74,24 @@ struct RunEvent {
 // Opens what CPU runs use (OpenBLAS, cpu/blas.h). Call from main() before any thread starts: it may
 // set an environment variable.
 void prepareCpuRuns();
+
+// What a run runs, in order: each implementation at the shape, or each variant's. label names the
+// case in the statistics and the trace ("flash", or "flash decode" in a preset).
+struct RunCase {
+    std::string label;
+    std::string impl;
+    AttentionShape shape;
+};
+std::vector<RunCase> runCases(const RunConfig& config);
+
+// The Run panel's presets (and `run --preset`), each a contrast the roofline shows at a glance.
+struct RunPreset {
+    std::string key;   // "naive-flash", …
+    std::string title; // "naive vs flash", …
+    std::vector<RunVariant> variants;
+};
+const std::vector<RunPreset>& runPresets();
+const RunPreset* findRunPreset(const std::string& key);
 
 // Says what is wrong with a configuration ("" when it can run): unknown implementations, shapes
 // out of range, or more memory than the machine has (CUDA: the device checks its own memory).

@@ -31,6 +31,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
@@ -81,7 +82,12 @@ MainWindow::MainWindow() {
     m_ranksDock->hide();
     tableDock->raise();
     m_runPanel = new RunPanel(this);
-    tabifyDockWidget(addDock(tr("Run"), "runDock", m_runPanel, Qt::RightDockWidgetArea), detailsDock);
+    // In a scroll area: the panel's form is taller than the dock needs to be.
+    auto* runScroll = new QScrollArea(this);
+    runScroll->setWidget(m_runPanel);
+    runScroll->setWidgetResizable(true);
+    runScroll->setFrameShape(QFrame::NoFrame);
+    tabifyDockWidget(addDock(tr("Run"), "runDock", runScroll, Qt::RightDockWidgetArea), detailsDock);
 
     m_documents = new DocumentController(this);
     m_run = new RunController(m_runPanel, this);

@@ -29,7 +29,18 @@ QSpinBox* spin(QWidget* parent, kernels::RunLimit limit) {
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
+    m_preset = new QComboBox(this);
+    m_preset->setObjectName("runPreset");
+    m_preset->addItem(tr("Custom (the fields below)"), QString());
+    for (const kernels::RunPreset& p : kernels::runPresets())
+        m_preset->addItem(QString::fromStdString(p.title), QString::fromStdString(p.key));
+    form->addRow(tr("Preset"), m_preset);
+    m_presetCases = new QLabel(this);
+    m_presetCases->setWordWrap(true);
+    m_presetCases->setTextFormat(Qt::PlainText);
+    form->addRow(QString(), m_presetCases);
     m_backend = new QComboBox(this);
+    m_backend->setObjectName("runBackend");
     m_backend->addItem(tr("auto (CPU without a GPU)"), "auto");
     m_backend->addItem(tr("CPU"), "cpu");
     m_backend->addItem(tr("CUDA"), "cuda");
@@ -51,16 +62,28 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_heads = spin(this, kernels::limits::kHeads);
     m_seq = spin(this, kernels::limits::kSeq);
     m_dim = spin(this, kernels::limits::kDim);
+    m_kvHeads = spin(this, kernels::limits::kKvHeads);
+    m_kvHeads->setSpecialValueText(tr("= heads"));
+    m_kvHeads->setToolTip(tr("Grouped-query attention: heads / K/V heads query heads share one K/V head (1: "
+                             "multi-query)"));
+    m_kvLen = spin(this, kernels::limits::kKvLen);
+    m_kvLen->setSpecialValueText(tr("= sequence"));
+    m_kvLen->setToolTip(tr("Keys per head: a decode step is a sequence of 1 against a long KV cache"));
     form->addRow(tr("Batch"), m_batch);
     form->addRow(tr("Heads"), m_heads);
     form->addRow(tr("Sequence length"), m_seq);
     form->addRow(tr("Head dim"), m_dim);
+    form->addRow(tr("K/V heads"), m_kvHeads);
+    form->addRow(tr("KV length"), m_kvLen);
     m_dtype = new QComboBox(this);
     for (const char* d : {"fp32", "fp16", "bf16"})
         m_dtype->addItem(QString::fromLatin1(d));
     form->addRow(tr("Dtype"), m_dtype);
     m_causal = new QCheckBox(tr("causal mask"), this);
     form->addRow(QString(), m_causal);
+    m_custom = {m_batch, m_heads, m_seq, m_dim, m_kvHeads, m_kvLen, m_dtype, m_causal};
+    for (const auto& [name, box] : m_impls)
+        m_custom.push_back(box);
     m_warmup = spin(this, kernels::limits::kWarmup);
     m_iters = spin(this, kernels::limits::kIters);
     form->addRow(tr("Warm-up calls"), m_warmup);
@@ -86,6 +109,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         Q_EMIT runRequested();
     });
     connect(m_stop, &QPushButton::clicked, this, &RunPanel::stopRequested);
+    connect(m_preset, &QComboBox::currentIndexChanged, this, &RunPanel::presetChanged);
 
     // The last settings, else the defaults (B=1, H=8, N=2048, D=64, fp32, naive and flash).
     kernels::RunConfig c;
@@ -94,19 +118,45 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     c.shape.heads = s.value("run/heads", c.shape.heads).toInt();
     c.shape.seq = s.value("run/seq", c.shape.seq).toInt();
     c.shape.dim = s.value("run/dim", c.shape.dim).toInt();
+    c.shape.kvHeads = s.value("run/kvHeads", c.shape.kvHeads).toInt();
+    c.shape.kvLen = s.value("run/kvLen", c.shape.kvLen).toInt();
     c.shape.causal = s.value("run/causal", c.shape.causal).toBool();
     c.warmup = s.value("run/warmup", c.warmup).toInt();
     c.iters = s.value("run/iters", c.iters).toInt();
     c.collect = s.value("run/cupti", c.collect).toBool();
     m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.value("run/backend", "auto"))));
     const QString dtype = s.value("run/dtype", "fp32").toString();
-    c.shape.dtype = dtype == "fp16"   ? Precision::F16
-                    : dtype == "bf16" ? Precision::BF16
-                                      : Precision::F32;
+    c.shape.dtype = dtype == "fp16" ? Precision::F16 : dtype == "bf16" ? Precision::BF16 : Precision::F32;
     c.impls.clear();
     for (const QString& i : s.value("run/impls", QStringList{"naive", "flash"}).toStringList())
         c.impls.push_back(i.toStdString());
     setConfig(c);
+    // The first start shows the contrasts the product is about (the window runs it at once).
+    setPreset(s.value("run/preset", QStringLiteral("first-look")).toString());
+}
+
+void RunPanel::setPreset(const QString& key) {
+    m_preset->setCurrentIndex(std::max(0, m_preset->findData(key)));
+    presetChanged();
+}
+
+void RunPanel::presetChanged() {
+    const kernels::RunPreset* preset =
+        kernels::findRunPreset(m_preset->currentData().toString().toStdString());
+    for (QWidget* w : m_custom)
+        w->setEnabled(!preset);
+    QString cases;
+    if (preset)
+        for (const kernels::RunVariant& v : preset->variants) {
+            QString impls;
+            for (const std::string& i : v.impls)
+                impls += (impls.isEmpty() ? "" : ", ") + QString::fromStdString(i);
+            cases += tr("%1%2: %3 (%4)")
+                         .arg(cases.isEmpty() ? "" : "\n", QString::fromStdString(v.name),
+                              QString::fromStdString(kernels::describeShape(v.shape)), impls);
+        }
+    m_presetCases->setText(cases);
+    m_presetCases->setVisible(preset != nullptr);
 }
 
 kernels::RunConfig RunPanel::config() const {
@@ -119,13 +169,16 @@ kernels::RunConfig RunPanel::config() const {
     c.shape.heads = m_heads->value();
     c.shape.seq = m_seq->value();
     c.shape.dim = m_dim->value();
+    c.shape.kvHeads = m_kvHeads->value();
+    c.shape.kvLen = m_kvLen->value();
     c.shape.causal = m_causal->isChecked();
     const QString dtype = m_dtype->currentText();
-    c.shape.dtype = dtype == "fp16"   ? Precision::F16
-                    : dtype == "bf16" ? Precision::BF16
-                                      : Precision::F32;
+    c.shape.dtype = dtype == "fp16" ? Precision::F16 : dtype == "bf16" ? Precision::BF16 : Precision::F32;
     c.warmup = m_warmup->value();
     c.iters = m_iters->value();
+    if (const kernels::RunPreset* preset =
+            kernels::findRunPreset(m_preset->currentData().toString().toStdString()))
+        c.variants = preset->variants;
     return c;
 }
 
@@ -137,11 +190,20 @@ void RunPanel::setConfig(const kernels::RunConfig& c) {
     m_heads->setValue(c.shape.heads);
     m_seq->setValue(c.shape.seq);
     m_dim->setValue(c.shape.dim);
+    m_kvHeads->setValue(c.shape.kvHeads);
+    m_kvLen->setValue(c.shape.kvLen);
     m_causal->setChecked(c.shape.causal);
     m_dtype->setCurrentText(QString::fromLatin1(precisionName(c.shape.dtype).data(),
                                                 qsizetype(precisionName(c.shape.dtype).size())));
     m_warmup->setValue(c.warmup);
     m_iters->setValue(c.iters);
+    QString preset;
+    for (const kernels::RunPreset& p : kernels::runPresets())
+        if (!c.variants.empty() && p.variants.size() == c.variants.size() &&
+            std::equal(p.variants.begin(), p.variants.end(), c.variants.begin(),
+                       [](const auto& a, const auto& b) { return a.name == b.name; }))
+            preset = QString::fromStdString(p.key);
+    setPreset(preset);
 }
 
 QString RunPanel::backend() const {
@@ -164,6 +226,9 @@ void RunPanel::save() const {
     s.setValue("run/heads", c.shape.heads);
     s.setValue("run/seq", c.shape.seq);
     s.setValue("run/dim", c.shape.dim);
+    s.setValue("run/kvHeads", c.shape.kvHeads);
+    s.setValue("run/kvLen", c.shape.kvLen);
+    s.setValue("run/preset", m_preset->currentData().toString());
     s.setValue("run/causal", c.shape.causal);
     s.setValue("run/warmup", c.warmup);
     s.setValue("run/iters", c.iters);

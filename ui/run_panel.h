@@ -20,8 +20,10 @@ class QSpinBox;
 
 namespace attnscope::ui {
 
-// The Run panel: backend, implementations (the SIMT ones are CUDA's), shape, dtype, causal, warm-up
-// and measured calls, CUPTI on or off, and Run / Stop. The window runs what it asks for; the last
+// The Run panel: a preset (several shapes in one run: naive vs flash, prefill vs decode, MHA vs GQA
+// vs MQA) or the fields below it — backend, implementations (the SIMT ones are CUDA's), shape with K/V
+// heads and KV-cache length, dtype, causal — then warm-up and measured calls, CUPTI on or off, and
+// Run / Stop. The window runs what it asks for; the last
 // settings are kept (QSettings).
 class RunPanel : public QWidget {
     Q_OBJECT
@@ -29,7 +31,10 @@ public:
     explicit RunPanel(QWidget* parent = nullptr);
 
     kernels::RunConfig config() const;
+    // The fields from a configuration; "Custom" unless it has a preset's variants.
     void setConfig(const kernels::RunConfig& config);
+    // A preset by key (runPresets()), or "" for the fields.
+    void setPreset(const QString& key);
     QString backend() const; // "auto", "cpu", "cuda"
     void setRunning(bool running);
     void setState(const QString& text);
@@ -40,6 +45,7 @@ Q_SIGNALS:
 
 private:
     void save() const;
+    void presetChanged();
 
     QComboBox* m_backend = nullptr;
     std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, naive_simt, flash_simt
@@ -48,6 +54,11 @@ private:
     QSpinBox* m_heads = nullptr;
     QSpinBox* m_seq = nullptr;
     QSpinBox* m_dim = nullptr;
+    QSpinBox* m_kvHeads = nullptr;
+    QSpinBox* m_kvLen = nullptr;
+    QComboBox* m_preset = nullptr;
+    QLabel* m_presetCases = nullptr;
+    std::vector<QWidget*> m_custom; // the fields a preset replaces
     QComboBox* m_dtype = nullptr;
     QCheckBox* m_causal = nullptr;
     QSpinBox* m_warmup = nullptr;

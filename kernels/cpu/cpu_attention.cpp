@@ -169,36 +169,92 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
     const std::size_t n = std::size_t(s.seq), keys = std::size_t(s.keys()), d = std::size_t(s.dim);
     const std::size_t groups = std::size_t(s.batch) * s.kvHeadCount(),
                       group = std::size_t(s.heads / s.kvHeadCount());
-    // Tasks: runs of up to 64 rows of one K/V head's group of query heads (a decode step's group is
-    // one task). Causal rows late in a head see more keys: tasks are dealt from both ends of each
-    // group in turn, so the workers' contiguous shares carry about the same work.
-    constexpr std::size_t kRows = 64;
-    const std::size_t rows = group * n, perGroup = (rows + kRows - 1) / kRows;
     void (*kernel)(const FlashRows&) = isa == CpuIsa::Avx512 ? flashRowsAvx512
                                        : isa == CpuIsa::Avx2 ? flashRowsAvx2
                                                              : flashRowsScalar;
     if (isa > bestCpuIsa()) kernel = flashRowsScalar; // never instructions this CPU does not have
+    const std::size_t rows = group * n;
     std::vector<std::vector<float>> scratch(pool.size());
-    runKernel(s, groups * perGroup, "flash_attention_fwd", KernelRole::FusedAttention, pool, sink,
+    auto rowsOf = [&](unsigned worker, std::size_t g) {
+        if (scratch[worker].empty()) scratch[worker].resize(flashScratchFloats(d));
+        FlashRows in;
+        in.q = q + g * rows * d;
+        in.o = o + g * rows * d;
+        in.k = k + g * keys * d;
+        in.v = v + g * keys * d;
+        in.count = rows;
+        in.seq = n;
+        in.keys = keys;
+        in.dim = d;
+        in.causal = s.causal;
+        in.scaleLog2e = float(s.scale() * 1.4426950408889634);
+        in.scratch = scratch[worker].data();
+        return in;
+    };
+    constexpr std::size_t kRows = 64;
+    if (n > 16) {
+        // Tasks: runs of up to 64 rows of one K/V head's group of query heads. Causal rows late in a
+        // head see more keys: tasks are dealt from both ends of each group in turn, so the workers'
+        // contiguous shares carry about the same work.
+        const std::size_t perGroup = (rows + kRows - 1) / kRows;
+        runKernel(s, groups * perGroup, "flash_attention_fwd", KernelRole::FusedAttention, pool, sink,
+                  [&](unsigned worker, std::size_t item) {
+                      const std::size_t g = item / perGroup, turn = item % perGroup;
+                      const std::size_t block = turn % 2 == 0 ? turn / 2 : perGroup - 1 - turn / 2;
+                      FlashRows in = rowsOf(worker, g);
+                      in.first = block * kRows;
+                      in.count = std::min(kRows, rows - in.first);
+                      kernel(in);
+                  });
+        return;
+    }
+    // A decode step: a few queries per head, and the whole KV cache to read. With fewer K/V heads
+    // than twice the workers, each head's keys are split so every worker reads its part of the cache
+    // (FlashAttention's split-KV); the splits' partial sums are combined after, by their maxima.
+    const std::size_t workers = pool.size();
+    std::size_t splits = groups >= 2 * workers ? 1 : (2 * workers + groups - 1) / groups;
+    splits = std::max<std::size_t>(1, std::min(splits, keys / 512));
+    const std::size_t perSplit = (keys + splits - 1) / splits;
+    std::vector<float> partial(splits > 1 ? groups * splits * rows * (d + 2) : 0);
+    runKernel(s, groups * splits, "flash_decode_fwd", KernelRole::FusedAttention, pool, sink,
               [&](unsigned worker, std::size_t item) {
-                  if (scratch[worker].empty()) scratch[worker].resize(flashScratchFloats(d));
-                  const std::size_t g = item / perGroup, turn = item % perGroup;
-                  const std::size_t block = turn % 2 == 0 ? turn / 2 : perGroup - 1 - turn / 2;
-                  FlashRows in;
-                  in.q = q + g * rows * d;
-                  in.o = o + g * rows * d;
-                  in.k = k + g * keys * d;
-                  in.v = v + g * keys * d;
-                  in.first = block * kRows;
-                  in.count = std::min(kRows, rows - in.first);
-                  in.seq = n;
-                  in.keys = keys;
-                  in.dim = d;
-                  in.causal = s.causal;
-                  in.scaleLog2e = float(s.scale() * 1.4426950408889634);
-                  in.scratch = scratch[worker].data();
+                  const std::size_t g = item / splits, split = item % splits;
+                  FlashRows in = rowsOf(worker, g);
+                  if (splits > 1) {
+                      const std::size_t begin = split * perSplit, end = std::min(keys, begin + perSplit);
+                      float* out = partial.data() + item * rows * (d + 2);
+                      in.k += begin * d;
+                      in.v += begin * d;
+                      in.keys = end - begin;
+                      in.keyBegin = begin;
+                      in.totalKeys = keys;
+                      in.o = out;
+                      in.q = q + g * rows * d;
+                      in.partialMax = out + rows * d;
+                      in.partialSum = in.partialMax + rows;
+                  }
                   kernel(in);
               });
+    for (std::size_t g = 0; splits > 1 && g < groups; ++g)
+        for (std::size_t r = 0; r < rows; ++r) {
+            float top = -INFINITY;
+            for (std::size_t split = 0; split < splits; ++split)
+                top = std::max(top, partial[(g * splits + split) * rows * (d + 2) + rows * d + r]);
+            float* out = o + (g * rows + r) * d;
+            std::fill(out, out + d, 0.0f);
+            float sum = 0;
+            for (std::size_t split = 0; split < splits; ++split) {
+                const float* part = partial.data() + (g * splits + split) * rows * (d + 2);
+                const float m = part[rows * d + r], l = part[rows * d + rows + r];
+                if (l == 0) continue; // a split wholly after this row's last visible key
+                const float w = std::exp2(m - top);
+                sum += l * w;
+                for (std::size_t c = 0; c < d; ++c)
+                    out[c] += part[r * d + c] * w;
+            }
+            for (std::size_t c = 0; c < d; ++c)
+                out[c] /= sum;
+        }
 }
 
 void referenceAttention(const AttentionShape& s, const float* q, const float* k, const float* v, double* o) {

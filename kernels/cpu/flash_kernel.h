@@ -151,7 +151,9 @@ template <class V, int NV> struct FlashBlock {
         float* l = m + BR;
         float* corr = l + BR;
         float* lim = corr + BR;
-        const std::size_t shift = in.keys - in.seq; // the causal diagonal's offset
+        // Row t's last visible key, counted from k's first: (t % seq) + shift (below 0: none).
+        const double shift =
+            double(in.totalKeys ? in.totalKeys : in.keys) - double(in.seq) - double(in.keyBegin);
         for (std::size_t t0 = in.first; t0 < in.first + in.count; t0 += BR) {
             const std::size_t rows =
                 in.first + in.count - t0 < std::size_t(BR) ? in.first + in.count - t0 : BR;
@@ -161,8 +163,10 @@ template <class V, int NV> struct FlashBlock {
                 const float* q = in.q + (t0 + r) * dim;
                 for (std::size_t c = 0; c < dim; ++c)
                     qt[c * BR + r] = r < rows ? q[c] * in.scaleLog2e : 0.0f;
-                lim[r] =
-                    r < rows ? (in.causal ? float((t0 + r) % in.seq + shift) : float(in.keys - 1)) : -1.0f;
+                const double last = in.causal
+                                        ? std::fmin(double((t0 + r) % in.seq) + shift, double(in.keys - 1))
+                                        : double(in.keys - 1);
+                lim[r] = r < rows ? float(last < -1 ? -1 : last) : -1.0f;
                 if (r < rows) {
                     lowest = lim[r] < lowest ? lim[r] : lowest;
                     highest = lim[r] > highest ? lim[r] : highest;
@@ -172,7 +176,7 @@ template <class V, int NV> struct FlashBlock {
             }
             for (std::size_t i = 0; i < dim * BR; ++i)
                 ot[i] = 0;
-            const std::size_t end = std::size_t(highest) + 1; // keys any row of the block sees
+            const std::size_t end = std::size_t(highest + 1); // keys any row of the block sees (0: none)
             for (std::size_t j0 = 0; j0 < end; j0 += KB) {
                 const std::size_t kb = end - j0 < std::size_t(KB) ? end - j0 : KB;
                 scores<RK>(in.k + j0 * dim, kb, dim, qt, st);
@@ -184,9 +188,13 @@ template <class V, int NV> struct FlashBlock {
             }
             for (std::size_t r = 0; r < rows; ++r) {
                 float* o = in.o + (t0 + r) * dim;
-                const float inv = 1.0f / l[r];
+                const float inv = in.partialSum ? 1.0f : 1.0f / l[r];
                 for (std::size_t c = 0; c < dim; ++c)
                     o[c] = ot[c * BR + r] * inv;
+                if (in.partialSum) {
+                    in.partialMax[t0 + r - in.first] = m[r];
+                    in.partialSum[t0 + r - in.first] = l[r];
+                }
             }
         }
     }

@@ -15,11 +15,17 @@ struct FlashRows {
     const float* v = nullptr;
     std::size_t first = 0, count = 0; // rows [first, first + count) of the group
     std::size_t seq = 0;              // query rows per head
-    std::size_t keys = 0;
+    std::size_t keys = 0;             // keys at k and v
+    std::size_t keyBegin = 0;  // the position of k's first key among all of the head's (a split's start)
+    std::size_t totalKeys = 0; // all of the head's keys (0: keys)
     std::size_t dim = 0;
-    bool causal = false;      // query i sees keys up to i + keys − seq (the last query sees them all)
+    bool causal = false;      // query i sees keys up to i + totalKeys − seq (the last query sees them all)
     float scaleLog2e = 0;     // 1/√dim · log2(e): the kernel works in powers of 2
     float* scratch = nullptr; // flashScratchFloats(dim) floats, one worker's own
+    // A split of the keys (decode): o gets the unnormalized sums, and each row's maximum (in powers of
+    // 2) and sum of probabilities go to partialMax and partialSum (indexed from first), to be combined.
+    float* partialMax = nullptr;
+    float* partialSum = nullptr;
 };
 
 // The scratch one worker needs for rows of this head dimension, in floats (for any instruction set).

@@ -74,7 +74,8 @@ struct Recorded {
 // Every shape against the double-precision reference, naive and flash, the fused kernel built for each
 // instruction set this CPU has (scalar, AVX2, AVX-512): ragged lengths, causal and not, each dtype,
 // grouped-query (8 query heads on 2 K/V heads) and multi-query heads, and decode steps (1 and 3
-// queries against a longer KV cache; causal: the queries are the cache's last).
+// queries against a longer KV cache; causal: the queries are the cache's last), split between the
+// workers when the cache is long.
 TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
     WorkerPool pool(3);
     auto shape = [](int batch, int heads, int seq, int dim, bool causal, Precision dtype, int kvHeads = 0,
@@ -85,13 +86,22 @@ TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
         return s;
     };
     const AttentionShape shapes[] = {
-        shape(2, 3, 67, 32, false, Precision::F32),        shape(2, 3, 67, 32, true, Precision::F32),
-        shape(1, 2, 130, 64, true, Precision::F32),        shape(1, 1, 1, 16, false, Precision::F32),
-        shape(1, 4, 64, 128, false, Precision::F16),       shape(1, 4, 64, 128, true, Precision::F16),
-        shape(1, 2, 96, 64, false, Precision::BF16),       shape(1, 2, 96, 64, true, Precision::BF16),
-        shape(1, 8, 70, 64, true, Precision::F32, 2),      shape(2, 4, 33, 24, false, Precision::F32, 1),
-        shape(1, 8, 1, 64, false, Precision::F32, 2, 300), shape(1, 4, 3, 128, true, Precision::F32, 1, 200),
+        shape(2, 3, 67, 32, false, Precision::F32),
+        shape(2, 3, 67, 32, true, Precision::F32),
+        shape(1, 2, 130, 64, true, Precision::F32),
+        shape(1, 1, 1, 16, false, Precision::F32),
+        shape(1, 4, 64, 128, false, Precision::F16),
+        shape(1, 4, 64, 128, true, Precision::F16),
+        shape(1, 2, 96, 64, false, Precision::BF16),
+        shape(1, 2, 96, 64, true, Precision::BF16),
+        shape(1, 8, 70, 64, true, Precision::F32, 2),
+        shape(2, 4, 33, 24, false, Precision::F32, 1),
+        shape(1, 8, 1, 64, false, Precision::F32, 2, 300),
+        shape(1, 4, 3, 128, true, Precision::F32, 1, 200),
         shape(1, 2, 5, 7, true, Precision::F32, 2, 70),
+        // Few K/V heads and a long cache: the keys are split between the workers and combined.
+        shape(1, 4, 1, 64, false, Precision::F32, 1, 2000),
+        shape(1, 2, 3, 32, true, Precision::F32, 1, 1600),
     };
     std::vector<CpuIsa> isas;
     for (CpuIsa isa : {CpuIsa::Scalar, CpuIsa::Avx2, CpuIsa::Avx512})

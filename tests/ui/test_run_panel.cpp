@@ -125,7 +125,7 @@ TEST(RunPanel, WhatCannotRunSaysWhy) {
     QApplication::processEvents();
 
     w.runPanel()->setConfig(smallRun(1));
-    w.runPanel()->findChild<QComboBox*>()->setCurrentIndex(2); // CUDA
+    w.runPanel()->findChild<QComboBox*>("runBackend")->setCurrentIndex(2); // CUDA
     button(w.runPanel(), "Run")->click();
     EXPECT_FALSE(w.running());
     bool said = false;
@@ -138,11 +138,12 @@ TEST(RunPanel, WhatCannotRunSaysWhy) {
 TEST(RunPanel, ItsRangesAreTheRunLimits) {
     RunPanel panel;
     const QList<QSpinBox*> spins = panel.findChildren<QSpinBox*>();
-    ASSERT_EQ(spins.size(), 6);
-    const kernels::RunLimit expected[] = {kernels::limits::kBatch,  kernels::limits::kHeads,
-                                          kernels::limits::kSeq,    kernels::limits::kDim,
-                                          kernels::limits::kWarmup, kernels::limits::kIters};
-    for (int i = 0; i < 6; ++i) {
+    ASSERT_EQ(spins.size(), 8);
+    const kernels::RunLimit expected[] = {kernels::limits::kBatch,   kernels::limits::kHeads,
+                                          kernels::limits::kSeq,     kernels::limits::kDim,
+                                          kernels::limits::kKvHeads, kernels::limits::kKvLen,
+                                          kernels::limits::kWarmup,  kernels::limits::kIters};
+    for (int i = 0; i < 8; ++i) {
         EXPECT_EQ(spins[i]->minimum(), expected[i].lo) << i;
         EXPECT_EQ(spins[i]->maximum(), expected[i].hi) << i;
     }
