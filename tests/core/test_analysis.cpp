@@ -320,6 +320,21 @@ TEST(KernelRoles, RulesAreDataAndUserRulesComeFirst) {
     EXPECT_EQ(problems[1], "line 4: no pattern");
     EXPECT_EQ(user.classify("MY_ATTENTION_KERNEL_v2", "kernel"), KernelRole::FusedAttention);
     EXPECT_EQ(user.classify("something_else", "kernel"), KernelRole::Other);
+    // A rule that names an implementation where only fused attention may is kept without it, and the
+    // lines after it are read; "@" matches the event's category, not its name.
+    problems.clear();
+    const RoleRules more =
+        RoleRules::parse("gemm  my_gemm = cutlass\nsoftmax  @my_category\nreduction  my_reduce\n", &problems);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0], "line 1: only fused_attention rules name an implementation");
+    EXPECT_EQ(more.size(), 3u);
+    EXPECT_EQ(more.classify("my_gemm_128x64", "kernel"), KernelRole::Gemm);
+    EXPECT_EQ(more.classify("anything", "my_category"), KernelRole::Softmax);
+    EXPECT_EQ(more.classify("my_category_kernel", "kernel"), KernelRole::Other);
+    EXPECT_EQ(more.classify("my_reduce_sum", "kernel"), KernelRole::Reduction);
+    // The standard rules: copies by their category, whatever their name.
+    EXPECT_EQ(RoleRules::standard().classify("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy"),
+              KernelRole::Copy);
     EXPECT_GT(RoleRules::standard().size(), 40u);
     for (int r = 0; r < int(KernelRole::Count); ++r)
         EXPECT_EQ(roleNamed(roleName(KernelRole(r))), KernelRole(r));
