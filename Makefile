@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 BENCH_MB ?= 400
 PAINT_MB ?= 1024
 
-.PHONY: mutate deps build run test bench asan-test fuzz package install-check clean
+.PHONY: mutate deps build run test bench bench-torch asan-test fuzz package install-check clean
 
 deps:
 	@bash packaging/install-deps.sh
@@ -65,6 +65,19 @@ bench: deps
 	./build/release/bench/attnscope_bench_frame
 	./build/release/bench/attnscope_bench_attention_cpu
 	tests/bench/first_paint.sh $(PAINT_MB)
+
+# AttnScope's CPU attention beside PyTorch's in one run (tests/bench/torch_compare.py): naive, SDPA math
+# and SDPA flash at N 2048/4096, D 64/128, fp32/bf16, causal or not, and a GQA decode step. PyTorch
+# comes from PyPI into build/torch-venv (pip's cache is used; nothing else is downloaded).
+# BENCH_TORCH_ARGS=--quick keeps the N=2048 D=64 rows and the decode step.
+bench-torch: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target attnscope_bench_attention_cpu
+	@test -x build/torch-venv/bin/python || python3 -m venv build/torch-venv
+	@build/torch-venv/bin/python -c 'import torch' 2>/dev/null || build/torch-venv/bin/pip install -q torch
+	tmp=$$(mktemp -d) && XDG_CONFIG_HOME=$$tmp XDG_CACHE_HOME=$$tmp build/torch-venv/bin/python \
+	  tests/bench/torch_compare.py build/release/bench/attnscope_bench_attention_cpu $(BENCH_TORCH_ARGS); \
+	  status=$$?; rm -rf $$tmp; exit $$status
 
 # The core and reader tests, the CPU kernels and run session, and the widget tests (the timeline
 # writes pixels itself), under AddressSanitizer + UndefinedBehaviorSanitizer.
