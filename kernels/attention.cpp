@@ -19,10 +19,10 @@ double AttentionShape::visiblePairs() const {
     return causal ? n * s - n * n / 2 : n * s;
 }
 
-KernelCost kernelCost(const AttentionShape& s, KernelRole role, int scoreBytes) {
+KernelCost kernelCost(const AttentionShape& s, KernelRole role, int scoreBytes, int elementBytes) {
     const double bh = double(s.batch) * s.heads;
     const double pairs = bh * s.visiblePairs(), d = s.dim;
-    const double elem = precisionBytes(s.dtype);
+    const double elem = elementBytes ? elementBytes : precisionBytes(s.dtype);
     const double scores = double(s.scoreElements()) * scoreBytes; // seq × keys per head, all of them
     const double q = double(s.elements()) * elem, kv = double(s.kvElements()) * elem;
     switch (role) {

@@ -55,7 +55,9 @@ struct KernelCost {
     double flops = 0;
     double bytes = 0;
 };
-KernelCost kernelCost(const AttentionShape& shape, KernelRole role, int scoreBytes = 4);
+// elementBytes: what one element of Q, K, V and O takes where the kernel reads it (0: the dtype's size;
+// the CPU kernels hold every dtype in fp32, 4).
+KernelCost kernelCost(const AttentionShape& shape, KernelRole role, int scoreBytes = 4, int elementBytes = 0);
 
 // The clock CPU kernels and runs are timed with (steady, in ns).
 std::int64_t steadyClockNs();

@@ -216,7 +216,6 @@ public:
     }
     std::uint64_t rawPosition() const override { return m_raw->rawPosition(); }
     std::uint64_t rawSize() const override { return m_raw->rawSize(); }
-    bool compressed() const override { return true; }
 
 private:
     static constexpr std::size_t kInputBytes = 1u << 20;
@@ -288,7 +287,6 @@ public:
     }
     std::uint64_t rawPosition() const override { return m_rawPosition; }
     std::uint64_t rawSize() const override { return m_size; }
-    bool compressed() const override { return m_inner->compressed(); }
 
 private:
     static constexpr std::size_t kBlockBytes = 4u << 20;

@@ -20,7 +20,6 @@ public:
     virtual std::uint64_t rawPosition() const = 0;
     // Size of the underlying file, 0 when unknown.
     virtual std::uint64_t rawSize() const = 0;
-    virtual bool compressed() const { return false; }
 };
 
 // Opens a file; gzip is recognised by its magic bytes (1f 8b), not by the file name.

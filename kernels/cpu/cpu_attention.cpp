@@ -20,7 +20,8 @@ namespace {
 template <class Body>
 void runKernel(const AttentionShape& shape, std::size_t items, std::string_view name, KernelRole role,
                WorkerPool& pool, const SpanSink& sink, Body body) {
-    const KernelCost whole = kernelCost(shape, role);
+    // fp16 and bf16 inputs are held as the fp32 values they round to: every element moved is 4 bytes.
+    const KernelCost whole = kernelCost(shape, role, 4, 4);
     pool.run(items, [&](unsigned worker, std::size_t begin, std::size_t end) {
         const std::int64_t start = steadyClockNs();
         for (std::size_t item = begin; item < end; ++item)

@@ -145,7 +145,9 @@ TEST(Cli, VersionAndHelp) {
         {"diff", {"--format", "--top"}},
         {"convert", {"-o OUT"}},
         {"export", {"--timeline", "--chart", "--range", "--size", "--scale", "--tracks"}},
-        {"run", {"--backend", "--impl", "--batch", "--dtype", "--causal", "--warmup", "--threads", "-o OUT"}},
+        {"run",
+         {"--backend", "--impl", "--batch", "--dtype", "--causal", "--warmup", "--threads", "--kv-heads",
+          "--kv-len", "--decode", "--preset", "-o OUT"}},
     };
     for (const auto& [verb, names] : options) {
         const CliRun r = run(verb + " --help");
@@ -241,6 +243,49 @@ TEST(Cli, RunRefusesWhatItCannotDo) {
     const CliRun huge = run("run --batch 64 --heads 64 --seq 1048576 --dim 128", true);
     EXPECT_EQ(huge.exitCode, 2);
     EXPECT_NE(huge.out.find("out of memory at this shape"), std::string::npos) << huge.out;
+    // Bad shapes are refused before anything is allocated, each saying what is wrong.
+    const std::pair<const char*, const char*> refused[] = {
+        {"run --backend cpu --heads 8 --kv-heads 3", "run: kv-heads (3) must divide heads (8)"},
+        {"run --backend cpu --decode", "run: --decode needs --kv-len"},
+        {"run --backend cpu --seq 64 --kv-len 32", "run: kv-len (32) is shorter than the queries (64)"},
+        {"run --backend cpu --decode --kv-len 1000000000",
+         "run: --kv-len wants a whole number from 0 to 16777216"},
+        {"run --backend cpu --decode --kv-len 16777216 --heads 4096 --dim 1024",
+         "out of memory at this shape"},
+        {"run --backend cpu --preset nope",
+         "run: --preset is one of first-look, naive-flash, prefill-decode, "
+         "mha-gqa-mqa, got 'nope'"},
+    };
+    for (const auto& [args, says] : refused) {
+        const CliRun r = run(args, true);
+        EXPECT_EQ(r.exitCode, 2) << args;
+        EXPECT_NE(r.out.find(says), std::string::npos) << args << "\n" << r.out;
+    }
+}
+
+// A decode step with grouped-query heads, and a run of several shapes: each case its own row and its
+// own attention calls in the saved trace.
+TEST(Cli, RunDecodeStepsAndGroupedHeads) {
+    TempDir dir;
+    const CliRun r =
+        run("run --backend cpu --heads 8 --kv-heads 2 --decode --kv-len 4096 --dim 64 --warmup 0 "
+            "--iters 2 --threads 2 -o " +
+                dir.path("decode.json"),
+            true);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_NE(r.out.find("B=1 H=8 N=1 D=64 fp32 · GQA 8:2 · 4096 keys"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(run("summary --format json " + dir.path("decode.json")).out);
+    // The fused decode kernel is its own name, and it reads the KV cache: 4·8·4096·64 = 8,388,608 FLOPs
+    // for K and V's 2·2·4096·64·4 = 4,194,304 bytes and Q and O's 4,096: 1.998 FLOP/byte.
+    bool decodeKernel = false;
+    for (const auto& k : j.at("files").at(0).at("roofline").at("kernels"))
+        if (k.at("name") == "flash_decode_fwd") {
+            decodeKernel = true;
+            EXPECT_NEAR(k.at("flops").get<double>() / k.at("bytes").get<double>(), 8388608.0 / 4198400.0,
+                        1e-9)
+                << k;
+        }
+    EXPECT_TRUE(decodeKernel) << j.dump(1);
 }
 
 TEST(Cli, TheProgramLinksNoCudaLibrary) {

@@ -44,6 +44,29 @@ constexpr const char* kEvent =
 
 } // namespace
 
+// A program started with its standard input closed (by a desktop launcher or a service manager) gets
+// file descriptor 0 for the first file it opens: that is a file like any other.
+TEST(BadInput, AFileOpenedAsDescriptorZeroLoads) {
+    TempDir dir;
+    writeFile(dir.path("t.json"),
+              R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]})");
+    const int savedStdin = ::dup(0);
+    ASSERT_GE(savedStdin, 0);
+    ::close(0);
+    std::shared_ptr<const Trace> trace;
+    std::string error;
+    try {
+        trace = loadTraceFile(dir.path("t.json"));
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    ::dup2(savedStdin, 0); // stdin back before anything can fail
+    ::close(savedStdin);
+    EXPECT_EQ(error, "");
+    ASSERT_TRUE(trace);
+    EXPECT_EQ(trace->eventCount(), 1u);
+}
+
 TEST(BadInput, EmptyFile) {
     EXPECT_NE(errorOf("").find("empty"), std::string::npos);
     EXPECT_NE(errorOf(" \n\t ").find("empty"), std::string::npos);

@@ -218,6 +218,25 @@ TEST(KernelCost, FormulasFromTheShape) {
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::Softmax).bytes, 2.0 * 4 * 16 * 4096.0 * 4096 * 4);
     s.causal = true;
     EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention).flops, fwd / 2);
+    // Held in fp32 (the CPU kernels): 4 bytes an element whatever the dtype.
+    EXPECT_DOUBLE_EQ(kernelCost(s, KernelRole::FusedAttention, 4, 4).bytes, 4.0 * 4 * 16 * 4096 * 128 * 4);
+    // A decode step, one query against 32768 keys, 8 query heads on 1 K/V head, D=128, fp32: 4·8·32768·128
+    // = 134,217,728 FLOPs; Q and O 2·8·128·4 = 8,192 bytes, K and V 2·32768·128·4 = 33,554,432 bytes:
+    // 4 FLOP/byte, far under any CPU's or GPU's ridge.
+    AttentionShape decode{1, 8, 1, 128, false, Precision::F32};
+    decode.kvHeads = 1;
+    decode.kvLen = 32768;
+    EXPECT_DOUBLE_EQ(kernelCost(decode, KernelRole::FusedAttention).flops, 134217728.0);
+    EXPECT_DOUBLE_EQ(kernelCost(decode, KernelRole::FusedAttention).bytes, 8192.0 + 33554432.0);
+    // Its scores: 8 heads × 32768, written by QKᵀ, read and written by softmax, read by PV.
+    EXPECT_DOUBLE_EQ(kernelCost(decode, KernelRole::Softmax).bytes, 2.0 * 8 * 32768 * 4);
+    EXPECT_DOUBLE_EQ(kernelCost(decode, KernelRole::QkGemm).bytes, 4096.0 + 16777216.0 + 8 * 32768 * 4.0);
+    // Causal, the query is the cache's last and sees every key but counts as 32768 − ½ pairs.
+    decode.causal = true;
+    EXPECT_DOUBLE_EQ(kernelCost(decode, KernelRole::FusedAttention).flops, 4.0 * 8 * 32767.5 * 128);
+    EXPECT_EQ(describeShape(decode), "B=1 H=8 N=1 D=128 fp32 causal · MQA · 32768 keys");
+    decode.kvHeads = 2;
+    EXPECT_EQ(describeShape(decode), "B=1 H=8 N=1 D=128 fp32 causal · GQA 8:2 · 32768 keys");
     EXPECT_EQ(roleName(KernelRole::PvGemm), "pv_gemm");
     EXPECT_EQ(precisionName(Precision::BF16), "bf16");
 }

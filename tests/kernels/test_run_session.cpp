@@ -18,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 using namespace attnscope;
@@ -113,6 +114,46 @@ TEST(RunSession, StatsLeaveOutWarmupAndAddUpRoles) {
     EXPECT_EQ(stats[1].roleMs[0].first, "fused_attention");
     EXPECT_DOUBLE_EQ(stats[1].flopsPerCall, 4.0 * 4 * 96 * 96 * 32);
     EXPECT_GT(stats[1].gflops(), 0);
+}
+
+// A preset's variants run one after another, each case named "impl variant" in the statistics and
+// on the trace's calls, with its own shape's FLOPs; what cannot run names its case.
+TEST(RunSession, VariantsRunInTurnUnderTheirOwnNames) {
+    RunConfig config = smallRun();
+    AttentionShape decode = config.shape;
+    decode.seq = 1;
+    decode.kvLen = 700;
+    decode.kvHeads = 1;
+    config.variants = {{"prefill", config.shape, {"naive", "flash"}}, {"decode", decode, {"flash"}}};
+    ASSERT_EQ(checkRunConfig(config), "");
+    RunSession session(config);
+    const auto events = runToEnd(session);
+    const auto stats = runStats(config, events);
+    ASSERT_EQ(stats.size(), 3u);
+    EXPECT_EQ(stats[0].impl, "naive prefill");
+    EXPECT_EQ(stats[1].impl, "flash prefill");
+    EXPECT_EQ(stats[2].impl, "flash decode");
+    // 4·H·pairs·D: the prefill's 96² pairs, the decode step's 700 keys for each of its 4 heads.
+    EXPECT_DOUBLE_EQ(stats[1].flopsPerCall, 4.0 * 4 * 96 * 96 * 32);
+    EXPECT_DOUBLE_EQ(stats[2].flopsPerCall, 4.0 * 4 * 700 * 32);
+    std::set<std::string> kernels;
+    for (const RunEvent& e : events)
+        if (e.category == "kernel" && e.impl == "flash decode") kernels.insert(e.name);
+    EXPECT_EQ(kernels, (std::set<std::string>{"flash_decode_fwd"}));
+    EXPECT_EQ(stats[2].callMs.size(), 2u);
+
+    config.variants[1].shape.kvHeads = 3;
+    EXPECT_EQ(checkRunConfig(config),
+              "flash decode: kv-heads (3) must divide heads (4): each K/V head serves the "
+              "same number of query heads");
+    config.backend = Backend::Cuda;
+    EXPECT_EQ(checkRunConfig(config), "presets run on the CPU backend");
+    for (const RunPreset& preset : runPresets()) {
+        RunConfig c;
+        c.variants = preset.variants;
+        EXPECT_EQ(checkRunConfig(c), "") << preset.key;
+        EXPECT_EQ(findRunPreset(preset.key), &preset);
+    }
 }
 
 TEST(RunSession, StopEndsTheRunAfterTheCallUnderWay) {

@@ -19,6 +19,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -56,7 +57,10 @@ TEST(RunPanel, KernelsArriveWhileItRunsAndTheRunIsATrace) {
     MainWindow w;
     w.resize(1200, 800);
     w.show();
-    w.runPanel()->setConfig(smallRun(6));
+    // Long enough (some hundreds of ms) for snapshots to arrive while it runs.
+    kernels::RunConfig config = smallRun(40);
+    config.shape.seq = 1024;
+    w.runPanel()->setConfig(config);
     button(w.runPanel(), "Run")->click();
     if (auto* box = w.findChild<QMessageBox*>()) ADD_FAILURE() << box->text().toStdString();
     ASSERT_TRUE(w.running());
@@ -72,12 +76,12 @@ TEST(RunPanel, KernelsArriveWhileItRunsAndTheRunIsATrace) {
     EXPECT_TRUE(seenWhileRunning) << "the timeline showed kernels before the run ended";
     ASSERT_TRUE(w.trace());
     const TraceSummary s = summarize(*w.trace(), 0);
-    // 6 calls of naive (3 kernels) and flash (1), each split over the workers.
+    // 40 calls of naive (3 kernels) and flash (1), each split over the workers.
     EXPECT_EQ(s.topKernels.size(), 4u);
     std::uint64_t flash = 0;
     for (const KernelStats& k : s.topKernels)
         if (k.name == "flash_attention_fwd") flash = k.count;
-    EXPECT_GE(flash, 6u);
+    EXPECT_GE(flash, 40u);
     EXPECT_EQ(w.kernelModel()->rowCount(), 4);
     EXPECT_TRUE(w.statusBar()->currentMessage().startsWith("Run finished"))
         << w.statusBar()->currentMessage().toStdString();
@@ -132,6 +136,36 @@ TEST(RunPanel, WhatCannotRunSaysWhy) {
     for (QMessageBox* b : w.findChildren<QMessageBox*>())
         said = said || b->text().startsWith("no CUDA");
     EXPECT_TRUE(said);
+}
+
+// A first start offers the first look (naive vs flash, prefill and decode), the run the window starts
+// with; a preset replaces the shape fields, which are greyed out while it is chosen, and is kept.
+TEST(RunPanel, PresetsReplaceTheShapeFieldsAndAreKept) {
+    auto* panel = new RunPanel;
+    auto* preset = panel->findChild<QComboBox*>("runPreset");
+    ASSERT_NE(preset, nullptr);
+    EXPECT_EQ(preset->currentData().toString(), "first-look");
+    const kernels::RunConfig first = panel->config();
+    ASSERT_EQ(first.variants.size(), 2u);
+    EXPECT_EQ(first.variants[1].name, "decode");
+    EXPECT_EQ(first.variants[1].shape.keys(), 32768);
+    QSpinBox* seq = panel->findChildren<QSpinBox*>()[2];
+    EXPECT_FALSE(seq->isEnabled());
+    preset->setCurrentIndex(preset->findData(QString()));
+    EXPECT_TRUE(panel->config().variants.empty());
+    EXPECT_TRUE(seq->isEnabled());
+    preset->setCurrentIndex(preset->findData("prefill-decode"));
+    QString shown;
+    for (QLabel* label : panel->findChildren<QLabel*>())
+        shown += label->text() + "\n";
+    EXPECT_TRUE(shown.contains("decode: B=1 H=8 N=1 D=64 fp32 · 32768 keys (naive, flash)"))
+        << shown.toStdString();
+    // Run saves it; the next panel (a restart) has it again.
+    button(panel, "Run")->click();
+    delete panel;
+    RunPanel again;
+    EXPECT_EQ(again.findChild<QComboBox*>("runPreset")->currentData().toString(), "prefill-decode");
+    EXPECT_EQ(again.config().variants.size(), 2u);
 }
 
 // The Run panel offers exactly the shapes the command line's `run` takes: one set of limits.
