@@ -26,6 +26,16 @@ constexpr float kExp2C1 = 0.6931471805599453f, kExp2C2 = 0.2402265069591007f, kE
                 kExp2C4 = 0.009618129107628477f, kExp2C5 = 0.0013333558146428443f,
                 kExp2C6 = 0.00015403530393381608f;
 
+// 2^f for f in [−½, ½], by Horner's rule on any of the vector types below.
+template <class V> typename V::T exp2Fraction(typename V::T f) {
+    typename V::T p = V::set1(kExp2C6);
+    constexpr float rest[] = {kExp2C5, kExp2C4, kExp2C3, kExp2C2, kExp2C1, 1.0f};
+#pragma GCC unroll 8
+    for (float c : rest)
+        p = V::fma(p, f, V::set1(c));
+    return p;
+}
+
 #if defined(__AVX512F__)
 struct Avx512 {
     static constexpr int W = 16;
@@ -50,14 +60,7 @@ struct Avx512 {
     static T exp2(T x) {
         x = _mm512_max_ps(x, set1(-150.0f)); // 2^-150 is 0 in fp32; keeps −∞ out of the arithmetic
         const T n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const T f = sub(x, n);
-        T p = set1(kExp2C6);
-        p = fma(p, f, set1(kExp2C5));
-        p = fma(p, f, set1(kExp2C4));
-        p = fma(p, f, set1(kExp2C3));
-        p = fma(p, f, set1(kExp2C2));
-        p = fma(p, f, set1(kExp2C1));
-        p = fma(p, f, set1(1.0f));
+        const T p = exp2Fraction<Avx512>(sub(x, n));
         return _mm512_scalef_ps(p, n);
     }
 };
@@ -85,14 +88,7 @@ struct Avx2 {
     static T exp2(T x) {
         x = _mm256_max_ps(x, set1(-126.0f)); // 2^-126 and below: the smallest normal, a rounding error here
         const T n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const T f = sub(x, n);
-        T p = set1(kExp2C6);
-        p = fma(p, f, set1(kExp2C5));
-        p = fma(p, f, set1(kExp2C4));
-        p = fma(p, f, set1(kExp2C3));
-        p = fma(p, f, set1(kExp2C2));
-        p = fma(p, f, set1(kExp2C1));
-        p = fma(p, f, set1(1.0f));
+        const T p = exp2Fraction<Avx2>(sub(x, n));
         const __m256i bits =
             _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
         return mul(p, _mm256_castsi256_ps(bits));
@@ -118,14 +114,7 @@ struct Scalar {
     static T exp2(T x) {
         if (x < -126.0f) return 0.0f;
         const float n = std::nearbyint(x);
-        const float f = x - n;
-        float p = kExp2C6;
-        p = p * f + kExp2C5;
-        p = p * f + kExp2C4;
-        p = p * f + kExp2C3;
-        p = p * f + kExp2C2;
-        p = p * f + kExp2C1;
-        p = p * f + 1.0f;
+        const float p = exp2Fraction<Scalar>(x - n);
         const std::uint32_t bits = std::uint32_t(std::int32_t(n) + 127) << 23;
         float scale;
         std::memcpy(&scale, &bits, sizeof scale);

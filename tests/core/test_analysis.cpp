@@ -702,41 +702,28 @@ TEST(Analysis, NaiveChainsStayOnTheirStreamAndDropoutStaysElementwise) {
 // Scale and mask kernels between the QKᵀ GEMM and the softmax belong to the call, up to four of them;
 // a GEMM five elementwise kernels back is some other GEMM.
 TEST(Analysis, UpToFourElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
-    const auto four = a100Kernels({{gemm, 7, 50},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {softmax, 7, 20},
-                                   {gemm, 7, 50}});
-    const TraceAnalysis a = analyzeTrace(*four);
+    // GEMM, `before` scale kernels, softmax, `after` dropout kernels, GEMM, on one stream.
+    auto chain = [](int before, int after) {
+        std::vector<std::tuple<const char*, int, int>> kernels{{gemm, 7, 50}};
+        kernels.insert(kernels.end(), std::size_t(before), {scale, 7, 5});
+        kernels.emplace_back(softmax, 7, 20);
+        kernels.insert(kernels.end(), std::size_t(after), {dropout, 7, 5});
+        kernels.emplace_back(gemm, 7, 50);
+        return a100Kernels(kernels);
+    };
+    const TraceAnalysis a = analyzeTrace(*chain(4, 0));
     ASSERT_EQ(a.calls.size(), 1u);
     ASSERT_EQ(a.calls[0].kernels.size(), 7u);
     EXPECT_EQ(a.kernels[a.calls[0].kernels[0]].role, KernelRole::QkGemm);
     for (std::size_t i = 1; i <= 5; ++i) // the scale and mask count as the softmax's
         EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, KernelRole::Softmax) << i;
     EXPECT_EQ(a.kernels[a.calls[0].kernels[6]].role, KernelRole::PvGemm);
-    const auto five = a100Kernels({{gemm, 7, 50},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {scale, 7, 5},
-                                   {softmax, 7, 20},
-                                   {gemm, 7, 50}});
-    const TraceAnalysis b = analyzeTrace(*five);
+    const TraceAnalysis b = analyzeTrace(*chain(5, 0));
     EXPECT_TRUE(b.calls.empty());
     EXPECT_EQ(b.kernels.front().role, KernelRole::Gemm);
     // The same after the softmax: four elementwise kernels (dropout…) before the PV GEMM, not five.
-    const auto after = a100Kernels({{gemm, 7, 50},
-                                    {softmax, 7, 20},
-                                    {dropout, 7, 5},
-                                    {dropout, 7, 5},
-                                    {dropout, 7, 5},
-                                    {dropout, 7, 5},
-                                    {dropout, 7, 5},
-                                    {gemm, 7, 50}});
-    EXPECT_TRUE(analyzeTrace(*after).calls.empty());
+    EXPECT_EQ(analyzeTrace(*chain(0, 4)).calls.size(), 1u);
+    EXPECT_TRUE(analyzeTrace(*chain(0, 5)).calls.empty());
 }
 
 // A kernel name's role in the table and the timeline's colours is the one most of its time has; a

@@ -140,6 +140,14 @@ void press(QWidget& w, Qt::Key key, Qt::KeyboardModifiers modifiers = Qt::Contro
     QTest::keyClick(&w, key, modifiers);
 }
 
+// The window shown and active with a trace on show.
+::testing::AssertionResult showAndOpen(MainWindow& w, const std::string& path) {
+    if (auto shown = showActive(w); !shown) return shown;
+    w.openFile(QString::fromStdString(path));
+    if (!waitForTrace(w)) return ::testing::AssertionFailure() << path << " did not open";
+    return ::testing::AssertionSuccess();
+}
+
 QString fileText(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
@@ -376,9 +384,7 @@ TEST(UserFlows, TheFileMenuExportsTheTimelineTheChartAndTheTableOfARange) {
 TEST(UserFlows, CtrlFThenTheFindBarsButtonsStepThroughMatchesAndClose) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
-    ASSERT_TRUE(showActive(w));
-    w.openFile(QString::fromStdString(path));
-    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(showAndOpen(w, path));
     // Counted independently: the kernels and ops whose name holds "flash_fwd", any case.
     int expected = 0;
     const Trace& t = *w.trace();
@@ -460,9 +466,7 @@ TEST(UserFlows, TheCancelButtonStopsALoadAndWhatWasOnShowStays) {
 TEST(UserFlows, ClickingAColumnHeaderSortsTheKernelTableAndAgainReversesIt) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
-    ASSERT_TRUE(showActive(w));
-    w.openFile(QString::fromStdString(path));
-    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(showAndOpen(w, path));
     QTableView* table = w.kernelTable();
     table->window()->raise();
     QHeaderView* header = table->horizontalHeader();
