@@ -27,10 +27,11 @@ struct CliRun {
     std::string out;
 };
 
-// Runs the attnscope binary with stderr folded into stdout when asked.
+// Runs the attnscope binary with stderr folded into stdout when asked, as on a machine without a
+// display (a QT_QPA_PLATFORM from the test's environment would make `attnscope FILE` a window).
 CliRun run(const std::string& args, bool withStderr = false) {
-    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + ATTNSCOPE_BINARY + " " +
-                            args + (withStderr ? " 2>&1" : " 2>/dev/null");
+    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") +
+                            ATTNSCOPE_BINARY + " " + args + (withStderr ? " 2>&1" : " 2>/dev/null");
     CliRun r;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
