@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 BENCH_MB ?= 400
 PAINT_MB ?= 1024
 
-.PHONY: mutate deps build run test bench bench-torch asan-test fuzz package install-check clean
+.PHONY: mutate deps build run test test-under-load bench bench-torch asan-test fuzz package install-check clean
 
 deps:
 	@bash packaging/install-deps.sh
@@ -78,6 +78,12 @@ bench-torch: deps
 	tmp=$$(mktemp -d) && XDG_CONFIG_HOME=$$tmp XDG_CACHE_HOME=$$tmp build/torch-venv/bin/python \
 	  tests/bench/torch_compare.py build/release/bench/attnscope_bench_attention_cpu $(BENCH_TORCH_ARGS); \
 	  status=$$?; rm -rf $$tmp; exit $$status
+
+# The test binaries LOAD_RUNS times in a row (default 20) under two busy loops (tests/under_load.sh):
+# no test may lean on an idle machine.
+LOAD_RUNS ?= 20
+test-under-load: build
+	tests/under_load.sh build/dev $(LOAD_RUNS)
 
 # The core and reader tests, the CPU kernels and run session, and the widget tests (the timeline
 # writes pixels itself), under AddressSanitizer + UndefinedBehaviorSanitizer.

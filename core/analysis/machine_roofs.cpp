@@ -230,6 +230,14 @@ void writeCache(const std::string& path, const CpuRoofs& r) {
 
 std::mutex g_mutex; // the roofs are shared by every analysis in the process
 std::optional<CpuRoofs> g_roofs;
+// The cache file as g_roofs last saw it: another process (the window, a `summary`) may raise the roofs
+// and rewrite it, and then this one reads them again, so both hold a trace to the same roofs.
+std::filesystem::file_time_type g_cacheTime;
+
+std::filesystem::file_time_type modified(const std::string& path) {
+    std::error_code ignored;
+    return std::filesystem::last_write_time(path, ignored);
+}
 
 } // namespace
 
@@ -267,18 +275,19 @@ CpuPeak measureCpuPeak(unsigned threads) {
 
 CpuRoofs cpuRoofs() {
     std::lock_guard lock(g_mutex);
-    if (g_roofs) return *g_roofs;
+    const std::string path = cacheFile();
+    if (g_roofs && (path.empty() || modified(path) == g_cacheTime)) return *g_roofs;
     CpuRoofs want;
     want.model = cpuModel();
     want.cores = std::max(1u, std::thread::hardware_concurrency());
     want.isa = cpuIsa();
-    const std::string path = cacheFile();
     if (auto cached = path.empty() ? std::nullopt : readCache(path, want)) {
         g_roofs = cached;
-    } else {
+    } else if (!g_roofs) {
         g_roofs = measureCpuRoofs();
         writeCache(path, *g_roofs);
     }
+    if (!path.empty()) g_cacheTime = modified(path);
     return *g_roofs;
 }
 
@@ -318,6 +327,7 @@ void raiseCpuRoofs(const DeviceSpec& raised, unsigned workers, const std::string
     if (g_roofs->bf16Core > 0) raise(g_roofs->bf16Core, g_roofs->bf16All, raised.fp16);
     g_roofs->note = note;
     writeCache(cacheFile(), *g_roofs);
+    g_cacheTime = modified(cacheFile());
 }
 
 TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {

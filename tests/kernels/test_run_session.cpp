@@ -15,10 +15,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 using namespace attnscope;
@@ -529,4 +531,27 @@ TEST(CpuRoofs, MeasuredPerCoreAndCachedWithWhatTheyDependOn) {
     const DeviceSpec core = r.coreSpec();
     EXPECT_EQ(core.fp32, r.fp32Core);
     EXPECT_NE(core.source.find("measured on " + r.date), std::string::npos) << core.source;
+
+    // Another process (a `summary` beside the window) raises the roofs and rewrites the cache: this
+    // process holds traces to the new roofs from its next analysis, so both give the same verdicts.
+    in.close();
+    std::ifstream again(path);
+    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+    const std::string oldCore = [&] {
+        std::ostringstream s;
+        s.precision(17);
+        s << r.bandwidthCore;
+        return s.str();
+    }();
+    const std::size_t at = text.find(oldCore);
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, oldCore.size(), "123456789012");
+    {
+        std::ofstream out(path + ".new");
+        out << text;
+    }
+    std::filesystem::rename(path + ".new", path);
+    std::filesystem::last_write_time(path,
+                                     std::filesystem::file_time_type::clock::now() + std::chrono::seconds(5));
+    EXPECT_DOUBLE_EQ(cpuRoofs().bandwidthCore, 123456789012.0);
 }
