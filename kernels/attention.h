@@ -35,6 +35,7 @@ struct AttentionShape {
     // (half the square for prefill, as FlashAttention and PyTorch count it).
     double visiblePairs() const;
     double scale() const; // 1 / sqrt(dim)
+    bool operator==(const AttentionShape&) const = default;
 };
 
 // "B=1 H=8 N=2048 D=64 fp32 causal", then " · GQA 8:2" or " · MQA" and " · 32768 keys" when set.

@@ -24,7 +24,7 @@ constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, Kernel
 } // namespace
 
 void prepareCpuRuns() {
-    loadBlas();
+    chooseBlasKernels();
 }
 
 std::vector<RunCase> runCases(const RunConfig& config) {
@@ -270,7 +270,7 @@ void RunSession::runCpu() {
     for (const RunCase& rc : runCases(m_config)) {
         if (m_stop) break;
         const AttentionShape& s = rc.shape;
-        if (!inputsOf || describeShape(*inputsOf) != describeShape(s)) {
+        if (!inputsOf || *inputsOf != s) {
             if (inputsOf) memory(-double(q.size() + k.size() + v.size() + o.size()) * sizeof(float));
             // Uniform in [−1, 1) from a 64-bit mix of each element's index: quick enough that a decode
             // step's large KV cache is made in a blink, not the half second std::mt19937 took.

@@ -71,8 +71,9 @@ struct RunEvent {
     bool warmup = false;
 };
 
-// Opens what CPU runs use (OpenBLAS, cpu/blas.h). Call from main() before any thread starts: it may
-// set an environment variable.
+// Chooses the kernels OpenBLAS will run for naive CPU runs (cpu/blas.h; the library itself is opened
+// by the first run that needs it). Call from main() before any thread starts: it may set an
+// environment variable.
 void prepareCpuRuns();
 
 // What a run runs, in order: each implementation at the shape, or each variant's. label names the

@@ -26,15 +26,7 @@ std::once_flag opened;
 
 void open() {
     Loaded& l = loaded();
-    if (!std::getenv("OPENBLAS_CORETYPE")) {
-        __builtin_cpu_init();
-        const CpuIsa isa = bestCpuIsa();
-        const char* core = isa == CpuIsa::Avx512
-                               ? (__builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX")
-                           : isa == CpuIsa::Avx2 ? "Haswell"
-                                                 : nullptr;
-        if (core) setenv("OPENBLAS_CORETYPE", core, 0);
-    }
+    chooseBlasKernels();
     void* lib = nullptr;
     for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
         if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
@@ -44,29 +36,36 @@ void open() {
     }
     l.blas.sgemm = reinterpret_cast<BlasSgemm>(dlsym(lib, "cblas_sgemm"));
     auto threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
-    auto core = reinterpret_cast<char* (*)()>(dlsym(lib, "openblas_get_corename"));
+
     if (!l.blas.sgemm || !threads) {
         l.problem = "the OpenBLAS found has no cblas_sgemm or openblas_set_num_threads";
         return;
     }
     threads(1); // each worker's call is its own: AttnScope's workers are the parallelism
-    if (core) l.blas.core = core();
+
     l.ok = true;
 }
 
 } // namespace
 
-void loadBlas() {
-    std::call_once(opened, open);
+void chooseBlasKernels() {
+    if (std::getenv("OPENBLAS_CORETYPE")) return; // the user's choice
+    __builtin_cpu_init();
+    const CpuIsa isa = bestCpuIsa();
+    const char* core = isa == CpuIsa::Avx512
+                           ? (__builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX")
+                       : isa == CpuIsa::Avx2 ? "Haswell"
+                                             : nullptr;
+    if (core) setenv("OPENBLAS_CORETYPE", core, 0);
 }
 
 const Blas* blas() {
-    loadBlas();
+    std::call_once(opened, open);
     return loaded().ok ? &loaded().blas : nullptr;
 }
 
 std::string blasProblem() {
-    loadBlas();
+    std::call_once(opened, open);
     return loaded().problem;
 }
 

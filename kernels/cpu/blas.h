@@ -11,18 +11,19 @@ namespace attnscope::kernels {
 // to SSE3 kernels, a quarter of the speed. Unless OPENBLAS_CORETYPE is set, AttnScope sets it from the
 // instruction sets the CPU has (Cooperlake with AVX-512 BF16, SkylakeX with AVX-512, Haswell with AVX2).
 //
-// loadBlas() sets the variable and opens the library; call it from main() before any thread starts
-// (setenv is not safe while other threads read the environment). Later calls return at once.
-void loadBlas();
+// chooseBlasKernels() sets the variable (and nothing else: the library is opened when a run first needs
+// it); call it from main() before any thread starts, as setenv is not safe while other threads read
+// the environment.
+void chooseBlasKernels();
 
 // Row-major C = alpha·op(A)·op(B) + beta·C, one thread (the caller's); false when OpenBLAS is missing.
 using BlasSgemm = void (*)(int order, int transA, int transB, int m, int n, int k, float alpha,
                            const float* a, int lda, const float* b, int ldb, float beta, float* c, int ldc);
 struct Blas {
     BlasSgemm sgemm = nullptr;
-    std::string core; // the kernels OpenBLAS chose ("SkylakeX", …)
 };
-// The library (loading it first if main did not), or null; blasProblem() then says why.
+// The library, opened on the first call (choosing its kernels first if main did not), or null;
+// blasProblem() then says why.
 const Blas* blas();
 std::string blasProblem();
 
