@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -41,11 +42,15 @@ int versionVerb(int, char**) {
 
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
-        {"summary", "FILE... [--format text|json|csv] [--top N] [--ranks]",
-         "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls",
-         "  --format F   text (default), json or csv\n"
-         "  --top N      kernels listed by total time (default 20; 0: all)\n"
-         "  --ranks      the files are the ranks of one job: GPU busy time per rank, spread, slowest\n",
+        {"summary", "FILE... [--format text|json|csv] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]",
+         "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls, "
+         "findings",
+         "  --format F         text (default), json or csv\n"
+         "  --top N            kernels listed by total time (default 20; 0: all)\n"
+         "  --ranks            the files are the ranks of one job: GPU busy time per rank, spread, slowest\n"
+         "                     (with --findings-only: the job's findings, rank imbalance included)\n"
+         "  --findings-only    only what is wrong: each finding's time at stake, explanation and places\n"
+         "  --fail-on S        exit with status 3 when a finding is at least S (info, warning, critical)\n",
          summary},
         {"diff", "A B [--format text|json|csv] [--top N]",
          "what changed between two traces, per role and kernel name (regressions marked)",
@@ -146,11 +151,22 @@ bool parseFormat(const char* verb, const std::string& text, SummaryFormat& forma
     return true;
 }
 
+// The exit status for --fail-on: kFindings when a file has a finding at least that severe.
+int failOn(const std::vector<SummaryResult>& results, std::optional<Severity> threshold, int exitCode) {
+    if (!threshold || exitCode != kOk) return exitCode;
+    for (const SummaryResult& r : results)
+        if (r.summary)
+            for (const Finding& f : r.summary->findings)
+                if (f.severity >= *threshold) return kFindings;
+    return kOk;
+}
+
 int summary(int argc, char** argv) {
     std::vector<std::string> files;
     SummaryFormat format = SummaryFormat::Text;
     std::size_t top = 20;
-    bool ranks = false;
+    bool ranks = false, findingsOnly = false;
+    std::optional<Severity> failSeverity;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
@@ -162,6 +178,16 @@ int summary(int argc, char** argv) {
             }
         } else if (arg == "--ranks") {
             ranks = true;
+        } else if (arg == "--findings-only") {
+            findingsOnly = true;
+        } else if (arg == "--fail-on" && i + 1 < argc) {
+            const std::string s = argv[++i];
+            for (Severity v : {Severity::Info, Severity::Warning, Severity::Critical})
+                if (s == severityName(v)) failSeverity = v;
+            if (!failSeverity) {
+                std::fprintf(stderr, "summary: --fail-on takes info, warning or critical, got '%s'\n", s.c_str());
+                return kUsage;
+            }
         } else if (arg.rfind("--", 0) == 0) {
             std::fprintf(stderr, "summary: unknown option '%s'\n", arg.c_str());
             return kUsage;
@@ -174,41 +200,45 @@ int summary(int argc, char** argv) {
         printUsage(argv[0]);
         return kUsage;
     }
+    std::vector<SummaryResult> results;
+    int exitCode = kOk;
     if (ranks) {
-        // The files are the ranks of one job: per rank the GPU busy time and its spread.
+        // The files are the ranks of one job: per rank the GPU busy time and its spread, or the job's findings.
         std::shared_ptr<const Document> doc;
         try {
             DocumentOptions options;
-            options.parts = 0;
+            options.parts = findingsOnly ? SummaryPart | AnalysisPart : 0u;
             doc = openDocument(DocumentSource::ranks(files), options);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "summary: %s\n", e.what());
             return kFileError;
         }
-        const std::string out = formatRankReport(*doc->ranks, format);
-        std::fwrite(out.data(), 1, out.size(), stdout);
-        return kOk;
-    }
-    std::vector<SummaryResult> results;
-    int exitCode = kOk;
-    for (const std::string& path : files) {
-        SummaryResult r;
-        r.path = path;
-        try {
-            DocumentOptions options;
-            options.parts = SummaryPart | AnalysisPart;
-            options.summaryTop = top;
-            r.summary = *openDocument(DocumentSource::file(path), options)->summary;
-        } catch (const std::exception& e) {
-            r.error = e.what();
-            std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
-            exitCode = kFileError;
+        if (!findingsOnly) {
+            const std::string out = formatRankReport(*doc->ranks, format);
+            std::fwrite(out.data(), 1, out.size(), stdout);
+            return kOk;
         }
-        results.push_back(std::move(r));
+        results.push_back({doc->name, *doc->summary, {}});
+    } else {
+        for (const std::string& path : files) {
+            SummaryResult r;
+            r.path = path;
+            try {
+                DocumentOptions options;
+                options.parts = SummaryPart | AnalysisPart;
+                options.summaryTop = top;
+                r.summary = *openDocument(DocumentSource::file(path), options)->summary;
+            } catch (const std::exception& e) {
+                r.error = e.what();
+                std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
+                exitCode = kFileError;
+            }
+            results.push_back(std::move(r));
+        }
     }
-    const std::string out = formatSummaries(results, format);
+    const std::string out = findingsOnly ? formatFindings(results, format) : formatSummaries(results, format);
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return exitCode;
+    return failOn(results, failSeverity, exitCode);
 }
 
 int diff(int argc, char** argv) {

@@ -8,7 +8,7 @@
 namespace attnscope::cli {
 
 // Exit codes of every command-line verb.
-enum Exit { kOk = 0, kFileError = 1, kUsage = 2 };
+enum Exit { kOk = 0, kFileError = 1, kUsage = 2, kFindings = 3 }; // kFindings: summary --fail-on
 
 // One command-line verb: `attnscope NAME …`. Every verb is in the table; `attnscope --help` lists
 // them and `attnscope NAME --help` prints the verb's own help.

@@ -6,7 +6,7 @@
 #   core/model     the trace and its index          <- nothing else of AttnScope
 #   core/io        readers and writers               <- model
 #   core/analysis  roles, calls, costs, roofs        <- model
-#   core/report    summary, diff, ranks              <- model, io, analysis
+#   core/report    summary, diff, ranks, findings    <- model, io, analysis
 #   core/document  the one way a trace is opened     <- all of core
 #   kernels        the workloads and the run session <- core
 #   ui             the window (Qt)                   <- core, the run-session interface of kernels

@@ -65,12 +65,6 @@ private:
     mutable std::unordered_map<std::uint32_t, bool> m_known;
 };
 
-// Kernels on a CPU: AttnScope's CPU runs label their process "CPU" (its kernels make it look like a GPU's).
-bool isCpuTrack(const Trace& trace, TrackId t) {
-    const ProcessInfo& p = trace.process(trace.track(t).process);
-    return !p.isGpu || p.labels == "CPU";
-}
-
 std::string jsonUnquote(std::string_view v) {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return std::string(v.substr(1, v.size() - 2));
     return std::string(v);
@@ -100,6 +94,11 @@ std::string_view verdictName(Verdict v) {
     default:
         return "unknown";
     }
+}
+
+bool isCpuTrack(const Trace& trace, TrackId t) {
+    const ProcessInfo& p = trace.process(trace.track(t).process);
+    return !p.isGpu || p.labels == "CPU";
 }
 
 std::string costBasis(const Trace& trace, const KernelAnalysis& k) {

@@ -10,9 +10,6 @@
 
 namespace attnscope {
 
-namespace {
-
-// "[[16,559,1024],[1024,1024],[]]" → {{16,559,1024},{1024,1024},{}}; nullopt when not that shape.
 std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s) {
     std::vector<std::vector<std::int64_t>> out;
     std::size_t i = 0;
@@ -47,7 +44,6 @@ std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view
     }
 }
 
-// ["c10::BFloat16","",'True'] → strings; JSON escapes are not expected in these args.
 std::vector<std::string> parseStrings(std::string_view s) {
     std::vector<std::string> out;
     std::size_t i = 0;
@@ -59,6 +55,8 @@ std::vector<std::string> parseStrings(std::string_view s) {
     }
     return out;
 }
+
+namespace {
 
 double product(const std::vector<std::int64_t>& dims, std::size_t from = 0,
                std::size_t to = std::string::npos) {

@@ -6,8 +6,11 @@
 #include "core/analysis/device_specs.h"
 #include "core/model/role.h"
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace attnscope {
 
@@ -23,5 +26,11 @@ struct OpCost {
 bool opCostModels(std::string_view op);
 std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
                              std::string_view concreteInputs);
+
+// The op args PyTorch records with record_shapes, read: "Input Dims" "[[16,559,1024],[1024,1024],[]]" →
+// {{16,559,1024},{1024,1024},{}} (nullopt when not that shape); "Input type" and "Concrete Inputs"
+// ["c10::BFloat16","","True"] → their strings (JSON escapes are not expected in these args).
+std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s);
+std::vector<std::string> parseStrings(std::string_view s);
 
 } // namespace attnscope

@@ -34,11 +34,17 @@ void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
     if ((parts & TimelinePart) && !doc.index) doc.index = std::make_shared<const TimelineIndex>(trace);
     if ((parts & AnalysisPart) && !doc.analysis)
         doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithMachineRoofs(trace));
+    if (doc.analysis && !doc.findings)
+        doc.findings = std::make_shared<const std::vector<Finding>>(
+            findFindings({trace, *doc.analysis, doc.ranks.get()}));
     const bool wantSummary = parts & SummaryPart;
     if (wantSummary && (!doc.summary || (doc.analysis && !doc.summary->analyzed))) {
         auto summary = doc.summary ? std::make_shared<TraceSummary>(*doc.summary)
                                    : std::make_shared<TraceSummary>(summarize(trace, summaryTop));
-        if (doc.analysis && !summary->analyzed) addAnalysis(*summary, trace, *doc.analysis);
+        if (doc.analysis && !summary->analyzed) {
+            addAnalysis(*summary, trace, *doc.analysis);
+            summary->findings = *doc.findings;
+        }
         doc.summary = std::move(summary);
     }
 }

@@ -10,6 +10,7 @@
 #include "core/io/trace_loader.h"
 #include "core/model/timeline_index.h"
 #include "core/model/trace.h"
+#include "core/report/findings.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 
@@ -40,7 +41,7 @@ struct DocumentSource {
 enum DocumentPart : unsigned {
     TimelinePart = 1u << 0, // the timeline's lanes
     SummaryPart = 1u << 1,  // counts, devices, kernels by name (all of them: topN in summaryTop)
-    AnalysisPart = 1u << 2, // roles, calls, costs, roofline verdicts (and their summary sections)
+    AnalysisPart = 1u << 2, // roles, calls, costs, roofline verdicts, findings (and their summary sections)
     AllParts = TimelinePart | SummaryPart | AnalysisPart,
 };
 
@@ -56,6 +57,7 @@ struct Document {
     std::shared_ptr<const TimelineIndex> index;    // with TimelinePart
     std::shared_ptr<const TraceSummary> summary;   // with SummaryPart; analysis sections with AnalysisPart
     std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
+    std::shared_ptr<const std::vector<Finding>> findings; // with AnalysisPart: most time at stake first
     std::shared_ptr<const RankReport> ranks;       // opened as ranks: each rank's GPU busy time
     double loadSeconds = 0;                        // reading the files
     double totalSeconds = 0;                       // and computing the parts

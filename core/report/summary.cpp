@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/summary.h"
 
+#include "core/report/findings_format.h"
+
 #include "core/analysis/analysis.h"
 
 #include "core/io/timestamp.h"
@@ -81,6 +83,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
     s.path = info.path;
     s.format = info.format;
     s.events = info.eventsRead;
+    s.startNs = trace.startNs();
     s.spanNs = saturatingSub(trace.endNs(), trace.startNs());
     s.warnings = info.warnings;
 
@@ -241,7 +244,10 @@ json toJson(const SummaryResult& r) {
              {"devices", devices},
              {"top_kernels", top},
              {"categories", cats}};
-    if (s.analyzed) out.update(analysisJson(s));
+    if (s.analyzed) {
+        out.update(analysisJson(s));
+        out["findings"] = findingsJson(s.findings);
+    }
     out["warnings"] = s.warnings;
     return out;
 }
@@ -302,6 +308,12 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
                 f.push_back(k.precision);
                 row(std::move(f));
             }
+        for (const auto& f : s.findings) {
+            std::vector<std::string> fields = {file, "finding", f.id, csvField(f.title), n(f.count), n(f.timeNs)};
+            fields.resize(16);
+            fields.push_back(std::string(severityName(f.severity)));
+            row(std::move(fields));
+        }
     }
     return out.str();
 }
@@ -414,6 +426,7 @@ std::string toText(const std::vector<SummaryResult>& results) {
                               a.impl.c_str());
                 out << line;
             }
+            out << findingsText(s);
         }
         for (const auto& w : s.warnings)
             out << "  warning: " << w << '\n';
@@ -611,6 +624,34 @@ std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFo
         break;
     }
     return toText(results);
+}
+
+std::string formatFindings(const std::vector<SummaryResult>& results, SummaryFormat format) {
+    std::string out;
+    switch (format) {
+    case SummaryFormat::Json: {
+        json files = json::array();
+        for (const auto& r : results)
+            files.push_back(r.summary ? json{{"path", r.path}, {"findings", findingsJson(r.summary->findings)}}
+                                      : json{{"path", r.path}, {"error", r.error}});
+        return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    case SummaryFormat::Csv:
+        out = findingsCsvHeader();
+        for (const auto& r : results)
+            if (r.summary) out += findingsCsvRows(r.path, r.summary->findings);
+        return out;
+    case SummaryFormat::Text:
+        break;
+    }
+    for (const auto& r : results) {
+        if (!r.summary) {
+            out += r.path + ": error: " + r.error + "\n\n";
+            continue;
+        }
+        out += r.path + findingsText(*r.summary).substr(1) + "\n";
+    }
+    return out;
 }
 
 } // namespace attnscope

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/model/trace.h"
+#include "core/report/findings.h"
 
 #include <cstdint>
 #include <optional>
@@ -89,6 +90,7 @@ struct TraceSummary {
     std::string path;
     std::string format;
     std::uint64_t events = 0; // trace event objects in the file, all phases
+    TimeNs startNs = 0;       // the trace's first event: what times in the text report count from
     TimeNs spanNs = 0;
     std::uint64_t kernelCount = 0;
     TimeNs kernelNs = 0;
@@ -105,6 +107,7 @@ struct TraceSummary {
     std::uint64_t attentionCalls = 0;
     std::vector<AttentionImplStats> attention;
     std::optional<RooflineSummary> roofline; // when the trace's kernels had roofs
+    std::vector<Finding> findings;           // what is wrong, most time at stake first (findings.h)
 };
 
 // A file's summary, or why it could not be read.
@@ -130,6 +133,8 @@ TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);
 
 enum class SummaryFormat { Text, Json, Csv };
 std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format);
+// Only the findings of each file (attnscope summary --findings-only), in the same formats.
+std::string formatFindings(const std::vector<SummaryResult>& results, SummaryFormat format);
 
 // A kernel table as CSV: kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent.
 std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs);

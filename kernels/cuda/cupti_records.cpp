@@ -93,25 +93,7 @@ void streamWork(const Record& r, GpuRecord::Kind kind, const char* category, std
                 {"correlation", std::to_string(r.correlationId)}};
 }
 
-int roundUp(int value, int unit) {
-    return unit > 0 ? (value + unit - 1) / unit * unit : value;
-}
-
 } // namespace
-
-double theoreticalOccupancy(const DeviceLimits& l, int blockThreads, int registersPerThread,
-                            int sharedMemoryPerBlock) {
-    if (blockThreads <= 0 || l.warpSize <= 0 || l.maxThreadsPerSm <= 0) return 0;
-    const int maxWarps = l.maxThreadsPerSm / l.warpSize;
-    const int warpsPerBlock = (blockThreads + l.warpSize - 1) / l.warpSize;
-    int blocks = std::min(l.maxBlocksPerSm, maxWarps / warpsPerBlock);
-    if (registersPerThread > 0) {
-        const int registersPerWarp = roundUp(registersPerThread * l.warpSize, l.registerAllocationUnit);
-        blocks = std::min(blocks, (l.registersPerSm / registersPerWarp) / warpsPerBlock);
-    }
-    if (sharedMemoryPerBlock > 0) blocks = std::min(blocks, l.sharedMemoryPerSm / sharedMemoryPerBlock);
-    return std::max(0, blocks) * warpsPerBlock / double(maxWarps);
-}
 
 // Long on purpose: one switch over CUPTI's activity kinds, a few fields per case.
 bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, const CallbackNames& names,

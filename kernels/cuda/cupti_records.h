@@ -5,6 +5,8 @@
 // the collector, which loads libcupti with dlopen, hands each record of a completed buffer to
 // convertActivity; the tests build records from the same structs, so the conversion is tested
 // without a GPU.
+#include "core/model/occupancy.h"
+
 #include <cupti_activity.h>
 
 #include <cstdint>
@@ -33,21 +35,10 @@ struct GpuRecord {
     std::vector<std::pair<std::string, std::string>> args; // key, value as JSON
 };
 
-// What limits how many blocks of a kernel fit on one SM, per device (from cudaDeviceProp).
-struct DeviceLimits {
-    int maxThreadsPerSm = 2048;
-    int maxBlocksPerSm = 32;
-    int registersPerSm = 65536;
-    int sharedMemoryPerSm = 233472; // bytes usable by blocks (H100/H200: 228 KiB)
-    int warpSize = 32;
-    int registerAllocationUnit = 256; // registers per warp are allocated in these
-};
-
-// Theoretical occupancy (0–1): the share of the SM's warps that the blocks fitting at once keep
-// resident, limited by threads, blocks, registers and shared memory. CUPTI reports none for
-// kernels launched with cuLaunchKernelEx, so AttnScope computes it for every kernel.
-double theoreticalOccupancy(const DeviceLimits& limits, int blockThreads, int registersPerThread,
-                            int sharedMemoryPerBlock);
+// The occupancy of each kernel it records is computed with the calculator's formula (CUPTI reports
+// none for kernels launched with cuLaunchKernelEx).
+using attnscope::DeviceLimits;
+using attnscope::theoreticalOccupancy;
 
 // Names of runtime (driver == false) and driver API calls by callback id (cuptiGetCallbackName).
 using CallbackNames = std::function<std::string(bool driver, std::uint32_t cbid)>;

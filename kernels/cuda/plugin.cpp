@@ -279,12 +279,11 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     }
     cudaDeviceProp prop{};
     cudaGetDeviceProperties(&prop, 0);
-    attnscope::kernels::DeviceLimits limits;
-    limits.maxThreadsPerSm = prop.maxThreadsPerMultiProcessor;
+    attnscope::DeviceLimits limits =
+        attnscope::deviceLimitsFor(prop.major, prop.minor, prop.maxThreadsPerMultiProcessor,
+                                   prop.regsPerMultiprocessor, int(prop.sharedMemPerMultiprocessor), prop.warpSize);
     limits.maxBlocksPerSm = prop.maxBlocksPerMultiProcessor;
-    limits.registersPerSm = prop.regsPerMultiprocessor;
-    limits.sharedMemoryPerSm = int(prop.sharedMemPerMultiprocessor);
-    limits.warpSize = prop.warpSize;
+    limits.reservedSharedPerBlock = int(prop.reservedSharedMemPerBlock);
 
     // Launch tags: what the collector needs to give each kernel its role and cost.
     std::mutex tagMutex;

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+#include "core/report/findings.h"
+
+#include "core/report/findings_rules.h"
+#include "core/analysis/resources.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <stdexcept>
+
+namespace attnscope {
+
+std::string_view severityName(Severity s) {
+    switch (s) {
+    case Severity::Critical:
+        return "critical";
+    case Severity::Warning:
+        return "warning";
+    default:
+        return "info";
+    }
+}
+
+FindingThresholds FindingThresholds::parse(std::string_view text, std::vector<std::string>* problems) {
+    FindingThresholds t;
+    std::size_t lineNo = 0;
+    while (!text.empty()) {
+        const std::size_t nl = text.find('\n');
+        std::string_view line = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+        ++lineNo;
+        if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+        const std::size_t a = line.find_first_not_of(" \t\r");
+        if (a == std::string_view::npos) continue;
+        line = line.substr(a);
+        const std::size_t space = line.find_first_of(" \t");
+        const std::string_view key = line.substr(0, space);
+        std::string_view value =
+            space == std::string_view::npos ? std::string_view() : line.substr(line.find_first_not_of(" \t", space));
+        value = value.substr(0, value.find_last_not_of(" \t\r") + 1);
+        double v = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < 0) {
+            if (problems)
+                problems->push_back("line " + std::to_string(lineNo) + ": expected 'name value', got '" +
+                                    std::string(line) + "'");
+            continue;
+        }
+        t.m_values[std::string(key)] = v;
+    }
+    return t;
+}
+
+const FindingThresholds& FindingThresholds::standard() {
+    static const FindingThresholds thresholds = [] {
+        FindingThresholds all = parse(builtinFindings());
+        if (const std::string path = userDataFile("ATTNSCOPE_FINDINGS", "findings.txt"); !path.empty()) {
+            const FindingThresholds user = parse(readTextFile(path));
+            for (const auto& [key, value] : user.m_values)
+                if (all.m_values.count(key)) all.m_values[key] = value; // unknown names change nothing
+        }
+        return all;
+    }();
+    return thresholds;
+}
+
+double FindingThresholds::operator[](std::string_view key) const {
+    const auto it = m_values.find(key);
+    if (it == m_values.end()) throw std::logic_error("no finding threshold named " + std::string(key));
+    return it->second;
+}
+
+namespace {
+
+// "[5, 16, 16]" → 1280, "128" → 128.
+long long productOf(std::string_view s) {
+    long long p = 1;
+    bool any = false;
+    for (std::size_t i = 0; i < s.size();) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            long long v = 0;
+            const auto [end, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
+            if (ec != std::errc()) return 0;
+            p *= v;
+            any = true;
+            i = std::size_t(end - s.data());
+        } else {
+            ++i;
+        }
+    }
+    return any ? p : 0;
+}
+
+} // namespace
+
+std::optional<LaunchConfig> launchConfigOf(const Trace& trace, EventRef kernel) {
+    LaunchConfig c;
+    bool hasBlock = false;
+    trace.forEachArg(kernel, [&](std::string_view key, std::string_view value) {
+        if (key == "block") {
+            c.blockThreads = int(productOf(value));
+            hasBlock = true;
+        } else if (key == "grid") {
+            c.gridBlocks = productOf(value);
+        } else if (key == "registers per thread") {
+            c.registersPerThread = int(productOf(value));
+        } else if (key == "shared memory") {
+            c.sharedMemory = int(productOf(value));
+        } else if (key == "est. achieved occupancy %") {
+            double v = 0;
+            if (std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc())
+                c.reportedOccupancy = v;
+        }
+    });
+    if (!hasBlock || c.blockThreads <= 0) return std::nullopt;
+    return c;
+}
+
+std::optional<DeviceLimits> deviceLimitsOf(const Trace& trace, TrackId gpuTrack) {
+    const ProcessInfo& p = trace.process(trace.track(gpuTrack).process);
+    if (!p.isGpu) return std::nullopt;
+    const DeviceInfo* device = nullptr;
+    for (const DeviceInfo& d : trace.devices())
+        if (d.id == p.deviceIndex) device = &d;
+    if (!device && trace.devices().size() == 1) device = &trace.devices().front();
+    if (!device || device->json.empty()) return std::nullopt;
+    const auto j = nlohmann::json::parse(device->json, nullptr, false);
+    if (!j.is_object()) return std::nullopt;
+    auto number = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<int>() : 0; };
+    const int threads = number("maxThreadsPerMultiprocessor"), registers = number("regsPerMultiprocessor");
+    const int shared = number("sharedMemPerMultiprocessor"), warp = number("warpSize");
+    if (threads <= 0 || registers <= 0 || shared <= 0 || warp <= 0) return std::nullopt;
+    return deviceLimitsFor(device->computeMajor, device->computeMinor, threads, registers, shared, warp);
+}
+
+std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel) {
+    const auto limits = deviceLimitsOf(trace, kernel.track);
+    const auto config = limits ? launchConfigOf(trace, kernel) : std::nullopt;
+    if (!config) return std::nullopt;
+    return theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
+}
+
+namespace findings {
+
+namespace {
+
+bool isSyncName(std::string_view n) {
+    static constexpr std::string_view kSyncs[] = {
+        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+        "cudaMemcpy2D",          "cuCtxSynchronize",      "cuStreamSynchronize",  "cuEventSynchronize",
+        "hipDeviceSynchronize",  "hipStreamSynchronize",  "hipEventSynchronize",  "hipMemcpy"};
+    return std::find(std::begin(kSyncs), std::end(kSyncs), n) != std::end(kSyncs);
+}
+
+} // namespace
+
+Context::Context(const FindingInputs& in)
+    : trace(in.trace), analysis(in.analysis), ranks(in.ranks), th(in.thresholds),
+      span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())), m_kind(in.trace.strings().size(), Other) {
+    for (const Track& t : trace.tracks())
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            const StringId c = t.events.category[i];
+            if (!c.valid() || m_kind[c.value] != Other) continue;
+            const std::string_view cat = trace.str(c);
+            m_kind[c.value] = isKernelCategory(cat) ? Kernel
+                              : isCopyCategory(cat) ? Copy
+                              : isLaunchCategory(cat) ? Launch
+                              : isCpuOpCategory(cat)  ? CpuOp
+                                                      : Other;
+        }
+}
+
+Context::Kind Context::kind(EventRef e) const {
+    const StringId c = trace.track(e.track).events.category[e.index];
+    return c.valid() ? Kind(m_kind[c.value]) : Other;
+}
+
+const std::vector<std::pair<ProcessId, std::vector<Busy>>>& Context::gpuBusy() {
+    if (m_busy) return *m_busy;
+    m_busy.emplace();
+    for (std::uint32_t p = 0; p < trace.processes().size(); ++p) {
+        if (!trace.processes()[p].isGpu) continue;
+        std::vector<Busy> work;
+        for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+            const Track& track = trace.tracks()[t];
+            if (track.process.value != p || track.kind != TrackKind::GpuStream || isCpuTrack(trace, TrackId(t)))
+                continue;
+            for (std::uint32_t i = 0; i < track.size(); ++i) {
+                const Kind k = kind({TrackId(t), i});
+                if ((k == Kernel || k == Copy) && track.events.duration[i] > 0)
+                    work.push_back({track.events.start[i], track.end(i), {TrackId(t), i}});
+            }
+        }
+        if (work.empty()) continue;
+        std::sort(work.begin(), work.end(), [](const Busy& a, const Busy& b) { return a.start < b.start; });
+        std::vector<Busy> joined;
+        for (const Busy& b : work) {
+            if (!joined.empty() && b.start <= joined.back().end)
+                joined.back().end = std::max(joined.back().end, b.end);
+            else
+                joined.push_back(b);
+        }
+        m_busy->emplace_back(ProcessId(p), std::move(joined));
+    }
+    return *m_busy;
+}
+
+const std::vector<EventRef>& Context::syncCalls() {
+    if (m_syncs) return *m_syncs;
+    m_syncs.emplace();
+    std::vector<std::uint8_t> isSync(trace.strings().size(), 2); // 2: not looked at yet
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const Track& track = trace.tracks()[t];
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            if (kind({TrackId(t), i}) != Launch) continue;
+            std::uint8_t& s = isSync[track.events.name[i].value];
+            if (s == 2) s = isSyncName(trace.str(track.events.name[i]));
+            if (s) m_syncs->push_back({TrackId(t), i});
+        }
+    }
+    std::sort(m_syncs->begin(), m_syncs->end(), [&](EventRef a, EventRef b) { return end(a) < end(b); });
+    return *m_syncs;
+}
+
+std::optional<EventRef> Context::launchingOp(EventRef gpuEvent) const {
+    std::optional<EventRef> op;
+    launchedUnder(gpuEvent, [&](EventRef e) {
+        op = e;
+        return true;
+    });
+    return op;
+}
+
+bool Context::launchedUnder(EventRef gpuEvent, const std::function<bool(EventRef)>& f) const {
+    const auto launch = trace.launchOf(gpuEvent);
+    if (!launch) return false;
+    return forEachEnclosingEvent(trace, *launch, [&](EventRef e) { return kind(e) == CpuOp && f(e); });
+}
+
+std::vector<EventRef> Context::gpuWorkUnder(EventRef cpuEvent) const {
+    std::vector<EventRef> out;
+    const Track& t = trace.track(cpuEvent.track);
+    const TimeNs endNs = t.end(cpuEvent.index);
+    const std::uint16_t depth = t.events.depth[cpuEvent.index];
+    for (std::uint32_t i = cpuEvent.index + 1; i < t.size() && t.events.start[i] < endNs; ++i) {
+        if (t.events.depth[i] <= depth) break;
+        if (kind({cpuEvent.track, i}) != Launch) continue;
+        for (EventRef w : trace.gpuWorkOf({cpuEvent.track, i}))
+            out.push_back(w);
+    }
+    return out;
+}
+
+Finding Context::make(std::string_view id, std::string title, TimeNs timeNs, std::uint64_t count) const {
+    Finding f;
+    f.id = id;
+    f.title = std::move(title);
+    f.timeNs = std::max<TimeNs>(0, timeNs);
+    f.share = std::min(1.0, double(f.timeNs) / double(span));
+    f.count = count;
+    f.severity = f.share >= th["critical_share"]  ? Severity::Critical
+                 : f.share >= th["warning_share"] ? Severity::Warning
+                                                  : Severity::Info;
+    return f;
+}
+
+void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const {
+    f.evidenceTotal = places.size();
+    const std::size_t cap = std::min(places.size(), std::size_t(th["max_evidence"]));
+    for (std::size_t i = 0; i < cap; ++i) {
+        const EventRef e = places[i].first;
+        f.evidence.push_back({e, trace.trackLabel(e.track), start(e), dur(e), std::string(name(e)), places[i].second});
+    }
+}
+
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, share < 0.1 ? "%.1f%%" : "%.0f%%", 100 * share);
+    return text;
+}
+
+} // namespace findings
+
+std::vector<Finding> findFindings(const FindingInputs& in) {
+    findings::Context c(in);
+    std::vector<Finding> out;
+    using Rule = void (*)(findings::Context&, std::vector<Finding>&);
+    for (Rule rule : {findings::handWrittenAttention, findings::sdpaMathFallback, findings::castsAndCopies,
+                      findings::gpuIdle, findings::launchBound, findings::synchronization,
+                      findings::pageableMemcpy, findings::latencyBound, findings::lowOccupancy,
+                      findings::rankImbalance, findings::exposedCommunication})
+        rule(c, out);
+    auto order = [](std::string_view id) {
+        return std::find(std::begin(kFindingIds), std::end(kFindingIds), id) - std::begin(kFindingIds);
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
+        return a.timeNs != b.timeNs ? a.timeNs > b.timeNs : order(a.id) < order(b.id);
+    });
+    return out;
+}
+
+} // namespace attnscope

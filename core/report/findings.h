@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What is wrong in a trace, how much time it costs and where to look: rules over the trace and its
+// analysis, each a unit of its own (findings_*.cpp), in the spirit of Nsight Systems' expert rules
+// and HTA's analyses, and knowing attention. Their thresholds are data (resources/findings.txt, the
+// user's own file first, as for the role rules).
+#include "core/analysis/analysis.h"
+#include "core/model/occupancy.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnscope {
+
+struct RankReport;
+
+enum class Severity : std::uint8_t { Info, Warning, Critical };
+std::string_view severityName(Severity s); // "info", "warning", "critical"
+
+// One place a finding points at: an event, one click from the timeline.
+struct Evidence {
+    EventRef event;
+    std::string track; // "GPU 0 · stream 7"
+    TimeNs startNs = 0;
+    TimeNs durNs = 0;
+    std::string name;
+    std::string note; // what about this place ("idle 1.2 ms: waiting on the host"), or ""
+};
+
+struct Finding {
+    std::string id; // fixed: hand_written_attention, sdpa_math_fallback, … (kFindingIds)
+    Severity severity = Severity::Info;
+    std::string title;
+    TimeNs timeNs = 0;  // the time at stake
+    double share = 0;   // of the trace's span (0–1)
+    std::uint64_t count = 0; // how many places
+    std::string explanation; // what was measured and why it matters
+    std::string suggestion;  // what to try
+    std::vector<Evidence> evidence; // the most telling first, capped (max_evidence)
+    std::uint64_t evidenceTotal = 0; // before the cap
+};
+
+// The ids in the order the rules run.
+inline constexpr std::string_view kFindingIds[] = {
+    "hand_written_attention", "sdpa_math_fallback", "casts_and_copies", "gpu_idle",
+    "launch_bound",           "synchronization",    "pageable_memcpy",  "latency_bound",
+    "low_occupancy",          "rank_imbalance",     "exposed_communication"};
+
+// The rules' thresholds by name ("min_share 0.01" lines; '#' starts a comment).
+class FindingThresholds {
+public:
+    static FindingThresholds parse(std::string_view text, std::vector<std::string>* problems = nullptr);
+    // The built-in thresholds, overridden by the user's file (ATTNSCOPE_FINDINGS or
+    // ~/.config/attnscope/findings.txt), read once.
+    static const FindingThresholds& standard();
+    // The value of a known key; a key the built-in file lacks is a programming error (throws).
+    double operator[](std::string_view key) const;
+    void set(std::string_view key, double value) { m_values[std::string(key)] = value; }
+
+private:
+    std::map<std::string, double, std::less<>> m_values;
+};
+
+// Everything the rules read.
+struct FindingInputs {
+    const Trace& trace;
+    const TraceAnalysis& analysis;
+    const RankReport* ranks = nullptr; // several files as ranks
+    const FindingThresholds& thresholds = FindingThresholds::standard();
+};
+
+// Every rule over the trace; the findings most time at stake first (then by id).
+std::vector<Finding> findFindings(const FindingInputs& in);
+
+// A kernel's launch configuration from its args (Kineto's "grid", "block", "registers per thread",
+// "shared memory"), and whether the trace's "est. achieved occupancy %" is the 0 Kineto writes for
+// kernels launched with cuLaunchKernelEx.
+struct LaunchConfig {
+    int blockThreads = 0;
+    long long gridBlocks = 0;
+    int registersPerThread = 0;
+    int sharedMemory = 0;
+    std::optional<double> reportedOccupancy; // "est. achieved occupancy %", 0–100
+};
+std::optional<LaunchConfig> launchConfigOf(const Trace& trace, EventRef kernel);
+// The limits of the GPU a kernel ran on, from the trace's deviceProperties.
+std::optional<DeviceLimits> deviceLimitsOf(const Trace& trace, TrackId gpuTrack);
+// Theoretical occupancy (0–1) of a kernel of the trace, when its launch and device are known.
+std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel);
+
+} // namespace attnscope

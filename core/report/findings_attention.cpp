@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+// The rules that know attention: attention written by hand, SDPA on its math backend, casts and
+// copies around attention, and kernels too small to fill the device.
+#include "core/report/findings_rules.h"
+#include "core/analysis/op_cost.h"
+#include "core/report/summary.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+namespace attnscope::findings {
+
+namespace {
+
+using Places = std::vector<std::pair<EventRef, std::string>>;
+
+void longestFirst(const Context& c, Places& places) {
+    std::stable_sort(places.begin(), places.end(),
+                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
+}
+
+std::string bytesText(double bytes) {
+    return formatRate(bytes, "B");
+}
+
+// The attention ops of a trace: SDPA and its backends, FlashAttention's own ops.
+bool isAttentionOpName(std::string_view n) {
+    return n.find("scaled_dot_product") != std::string_view::npos || n.find("flash_attn") != std::string_view::npos ||
+           n.find("_flash_attention") != std::string_view::npos ||
+           n.find("_efficient_attention") != std::string_view::npos;
+}
+
+bool isCastOpName(std::string_view n) {
+    return n == "aten::to" || n == "aten::_to_copy" || n == "aten::copy_" || n == "aten::contiguous" ||
+           n == "aten::clone";
+}
+
+} // namespace
+
+// 1. Naive calls: the memory-bound scale/mask/softmax kernels between the two GEMMs, and what one fused
+// kernel would take at the device's roofs.
+void handWrittenAttention(Context& c, std::vector<Finding>& out) {
+    std::uint64_t calls = 0;
+    TimeNs callNs = 0, kernelNs = 0, scoreNs = 0, saving = 0;
+    double scoreBytes = 0;
+    std::uint64_t estimated = 0;
+    Places places;
+    for (const AttentionCall& call : c.analysis.calls) {
+        // Hand-written: the scores go through a softmax kernel of their own (own runs name their
+        // implementations as they like; the analysis calls recognized chains "naive"). SDPA's math
+        // backend makes the same chain: sdpa_math_fallback says that, with its reasons.
+        const bool chain = std::any_of(call.kernels.begin(), call.kernels.end(), [&](std::uint32_t k) {
+            return c.analysis.kernels[k].role == KernelRole::Softmax;
+        });
+        if (!chain || call.kernels.empty()) continue;
+        if (c.launchedUnder(c.analysis.kernels[call.kernels.front()].event,
+                            [&](EventRef op) { return c.name(op).starts_with("aten::_scaled_dot_product_attention_math"); }))
+            continue;
+        ++calls;
+        callNs += call.duration();
+        double gemmFlops = 0, gemmBytes = 0, scoresMoved = 0;
+        bool costed = true;
+        TimeNs kernelsNs = 0;
+        Precision precision = Precision::Unknown;
+        const DeviceSpec* roofs = nullptr;
+        for (std::uint32_t k : call.kernels) {
+            const KernelAnalysis& ka = c.analysis.kernels[k];
+            kernelsNs += c.dur(ka.event);
+            costed = costed && ka.cost != CostSource::Unknown;
+            if (ka.role == KernelRole::QkGemm || ka.role == KernelRole::PvGemm) {
+                gemmFlops += ka.flops;
+                gemmBytes += ka.bytes;
+                if (precision == Precision::Unknown) precision = ka.precision;
+                if (!roofs) roofs = c.analysis.roofsOf(c.trace, ka.event);
+            } else {
+                scoreNs += c.dur(ka.event);
+                scoresMoved += ka.bytes;
+                places.emplace_back(ka.event, std::string(roleLabel(ka.role)) + " of a naive call");
+            }
+        }
+        scoreBytes += scoresMoved;
+        kernelNs += kernelsNs;
+        // A fused kernel reads Q, K, V and writes O once: the GEMMs' traffic without the scores, which the
+        // QKᵀ GEMM wrote and the PV GEMM read (each as much as the softmax reads, half its traffic).
+        if (costed && roofs && roofs->bandwidth > 0 && roofs->peak(precision) > 0 && scoresMoved > 0) {
+            const double fusedBytes = std::max(0.0, gemmBytes - scoresMoved);
+            const double fusedNs =
+                1e9 * std::max(gemmFlops / roofs->peak(precision), fusedBytes / roofs->bandwidth);
+            // In the call's own time: its kernels may run side by side (a CPU run's workers), so the
+            // share of kernel time saved is applied to the call's duration.
+            if (kernelsNs > 0)
+                saving += TimeNs(double(call.duration()) * std::max(0.0, 1 - fusedNs / double(kernelsNs)));
+            ++estimated;
+        }
+    }
+    if (calls == 0) return;
+    const bool allEstimated = estimated == calls;
+    Finding f = c.make("hand_written_attention",
+                       "Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
+                           " the N×N scores",
+                       allEstimated ? saving : scoreNs, calls);
+    f.explanation = formatCount(calls, "naive attention call", "naive attention calls") +
+                    " (QKᵀ GEMM, softmax, PV GEMM as separate kernels) took " + formatDuration(callNs) +
+                    "; of their kernels' time (" + formatDuration(kernelNs) + ", summed over the threads or "
+                    "streams that ran them) " + formatDuration(scoreNs) +
+                    " went to the scale/mask/softmax kernels between the GEMMs" +
+                    (scoreBytes > 0 ? ", which moved " + bytesText(scoreBytes) + " of scores through memory" : "") +
+                    ". Those kernels do little arithmetic per byte, so they run at memory speed, and the N×N scores "
+                    "grow with the square of the sequence.";
+    if (allEstimated)
+        f.explanation += " At the device's roofs a fused kernel would do the same work in " +
+                         formatDuration(callNs - saving) + ": about " + formatDuration(saving) +
+                         " less (the time at stake; a best case, as no kernel reaches its roofs).";
+    else
+        f.explanation += " The time at stake is the scale/mask/softmax time (the kernels' costs or the "
+                         "device's roofs are not known, so the fused kernel's time is not estimated).";
+    f.suggestion = "Use torch.nn.functional.scaled_dot_product_attention (its flash and memory-efficient "
+                   "backends) or FlashAttention: one fused kernel keeps the scores on chip and reads Q, K and V once.";
+    longestFirst(c, places);
+    c.addEvidence(f, places);
+    out.push_back(std::move(f)); // always: the fused kernel is the fix whatever the share
+}
+
+// 2. SDPA on its math backend: the _math op (or an SDPA op launching far more kernels than a fused
+// one), its kernels per call, and the reasons its inputs give.
+void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
+    const double manyKernels = c.th["math_fallback_kernels_per_call"];
+    std::uint64_t calls = 0, kernels = 0;
+    TimeNs time = 0;
+    Places places;
+    std::map<std::string, std::uint64_t> reasons;
+    for (std::uint32_t t = 0; t < c.trace.tracks().size(); ++t) {
+        const Track& track = c.trace.tracks()[t];
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const EventRef e{TrackId(t), i};
+            if (c.kind(e) != Context::CpuOp) continue;
+            const std::string_view n = c.name(e);
+            const bool math = n.starts_with("aten::_scaled_dot_product_attention_math");
+            if (!math && n != "aten::scaled_dot_product_attention") continue;
+            const std::vector<EventRef> work = c.gpuWorkUnder(e);
+            if (!math) {
+                // The public op: a fallback when it launched many kernels and no _math op says so below it.
+                bool hasMathChild = false;
+                for (std::uint32_t j = i + 1; j < track.size() && track.events.start[j] < track.end(i); ++j)
+                    hasMathChild = hasMathChild || c.name({TrackId(t), j}).starts_with("aten::_scaled_dot_product_attention_math");
+                if (hasMathChild || double(work.size()) < manyKernels) continue;
+            }
+            ++calls;
+            kernels += work.size();
+            TimeNs workNs = 0;
+            for (EventRef w : work)
+                workNs += c.dur(w);
+            time += work.empty() ? c.dur(e) : workNs; // a CPU trace: the op itself is the work
+            // The reasons are read from the public op around it, which has the user's inputs.
+            EventRef inputsOf = e;
+            forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
+                if (c.name(p) == "aten::scaled_dot_product_attention") inputsOf = p;
+                return false;
+            });
+            std::string dims, types, concrete;
+            c.trace.forEachArg(inputsOf, [&](std::string_view key, std::string_view value) {
+                if (key == "Input Dims") dims = value;
+                if (key == "Input type") types = value;
+                if (key == "Concrete Inputs") concrete = value;
+            });
+            const auto d = parseDims(dims);
+            const auto ty = parseStrings(types);
+            const auto con = parseStrings(concrete);
+            std::string why;
+            auto reason = [&](std::string r) {
+                why += (why.empty() ? "" : "; ") + r;
+                ++reasons[r];
+            };
+            if (!ty.empty() && (ty[0] == "float" || ty[0] == "double"))
+                reason(ty[0] == "float" ? "fp32 inputs (the flash backend takes fp16/bf16 only)"
+                                        : "fp64 inputs (only the math backend takes them)");
+            if (d && !d->empty() && !(*d)[0].empty() && (*d)[0].back() > 256)
+                reason("head dim " + std::to_string((*d)[0].back()) + " (flash takes at most 256)");
+            if (d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
+            if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
+                reason("dropout_p " + con[4] + " (training)");
+            places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
+        }
+    }
+    if (calls == 0) return;
+    Finding f = c.make("sdpa_math_fallback",
+                       "scaled_dot_product_attention fell back to its math backend in " +
+                           formatCount(calls, "call", "calls"),
+                       time, calls);
+    char perCall[32];
+    std::snprintf(perCall, sizeof perCall, "%.1f", double(kernels) / double(calls));
+    f.explanation = formatCount(calls, "SDPA call", "SDPA calls") + " ran on the math backend: " + perCall +
+                    " kernels per call (a fused backend runs one), " + formatDuration(time) +
+                    (kernels ? " of kernel time" : " in the op") +
+                    ". The math backend is attention written out op by op: it materializes the N×N scores.";
+    if (reasons.empty()) {
+        f.explanation += " The trace does not record the op's inputs (record_shapes), so the reason is not known.";
+    } else {
+        f.explanation += " What the inputs show:";
+        for (const auto& [r, n] : reasons)
+            f.explanation += " " + r + " (" + formatCount(n, "call", "calls") + ");";
+        f.explanation.back() = '.';
+    }
+    f.suggestion = "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
+                   "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
+                   "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
+    longestFirst(c, places);
+    c.addEvidence(f, places);
+    out.push_back(std::move(f)); // always
+}
+
+// 3. Casts and copies inside attention ops or right before them (on the same thread).
+void castsAndCopies(Context& c, std::vector<Finding>& out) {
+    const TimeNs window = TimeNs(c.th["casts_window_us"] * 1000);
+    std::uint64_t count = 0;
+    TimeNs time = 0;
+    double bytes = 0;
+    Places places;
+    std::map<std::string, std::uint64_t> byOp;
+    for (std::uint32_t t = 0; t < c.trace.tracks().size(); ++t) {
+        const Track& track = c.trace.tracks()[t];
+        if (track.kind != TrackKind::CpuThread) continue;
+        // The attention ops' starts and ends on this thread (outermost only), by start.
+        std::vector<std::pair<TimeNs, TimeNs>> attention;
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const EventRef e{TrackId(t), i};
+            if (c.kind(e) != Context::CpuOp || !isAttentionOpName(c.name(e))) continue;
+            if (!attention.empty() && track.events.start[i] < attention.back().second) continue;
+            attention.emplace_back(track.events.start[i], track.end(i));
+        }
+        if (attention.empty()) continue;
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const EventRef e{TrackId(t), i};
+            if (c.kind(e) != Context::CpuOp || !isCastOpName(c.name(e))) continue;
+            // Only the outermost of nested casts (aten::to → _to_copy → copy_) counts.
+            bool nested = false;
+            forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
+                nested = nested || (c.kind(p) == Context::CpuOp && isCastOpName(c.name(p)));
+                return nested;
+            });
+            if (nested) continue;
+            const TimeNs s = track.events.start[i], end = track.end(i);
+            // The first attention op that ends after this cast starts: inside it, or starting soon after.
+            const auto next = std::lower_bound(attention.begin(), attention.end(), s,
+                                               [](const auto& a, TimeNs v) { return a.second <= v; });
+            if (next == attention.end()) continue;
+            const bool inside = next->first <= s && end <= next->second;
+            const bool before = end <= next->first && next->first - end <= window;
+            if (!inside && !before) continue;
+            const std::vector<EventRef> work = c.gpuWorkUnder(e);
+            TimeNs workNs = 0;
+            for (EventRef w : work)
+                workNs += c.dur(w);
+            // An op that copied nothing (a cast to the dtype it had, .contiguous() of a contiguous
+            // tensor) is not counted: on a GPU it launched no work; on a CPU no copy_ ran inside it.
+            if (work.empty()) {
+                if (!c.gpuBusy().empty()) continue;
+                bool copied = c.name(e) == "aten::copy_" || c.name(e) == "aten::clone";
+                for (std::uint32_t j = i + 1; !copied && j < track.size() && track.events.start[j] < end; ++j)
+                    copied = track.events.depth[j] > track.events.depth[i] && c.name({TrackId(t), j}) == "aten::copy_";
+                if (!copied) continue;
+            }
+            ++count;
+            time += work.empty() ? track.events.duration[i] : workNs;
+            std::string dims, types;
+            c.trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
+                if (key == "Input Dims") dims = value;
+                if (key == "Input type") types = value;
+            });
+            const auto d = parseDims(dims);
+            const auto ty = parseStrings(types);
+            if (d && !d->empty()) {
+                double n = 1;
+                for (std::int64_t x : (*d)[0])
+                    n *= double(x);
+                const int size = ty.empty() ? 4 : precisionBytes(precisionNamed(ty[0]));
+                bytes += 2 * n * size; // read once, written once
+            }
+            ++byOp[std::string(c.name(e))];
+            places.emplace_back(e, inside ? "inside an attention op" : "right before an attention op");
+        }
+    }
+    if (count == 0) return;
+    Finding f = c.make("casts_and_copies",
+                       formatCount(count, "cast or copy", "casts and copies") + " around attention calls", time,
+                       count);
+    f.explanation = "Cast and copy ops inside attention ops or at most " + formatDuration(window) +
+                    " before one took " + formatDuration(time) +
+                    (bytes > 0 ? " and moved about " + bytesText(bytes) : "") + ":";
+    for (const auto& [op, n] : byOp)
+        f.explanation += " " + op + " ×" + std::to_string(n) + ",";
+    f.explanation.back() = '.';
+    f.explanation += " Each reads and writes a whole tensor at memory speed, and a dtype cast before a fused "
+                     "kernel often means it runs at a precision the model does not need.";
+    f.suggestion = "Keep Q, K and V in the dtype the attention kernel takes from the projection on (autocast, "
+                   "or the model's dtype), and pass transposed views to SDPA instead of .contiguous() copies: "
+                   "its fused backends take strided inputs whose last dimension is contiguous.";
+    longestFirst(c, places);
+    c.addEvidence(f, places);
+    if (c.worthShowing(f)) out.push_back(std::move(f));
+}
+
+// 8. Latency-bound kernels: under 10% of both roofs, holding a real share of the kernel time.
+void latencyBound(Context& c, std::vector<Finding>& out) {
+    TimeNs kernelNs = 0, latencyNs = 0;
+    std::uint64_t count = 0;
+    Places places;
+    std::map<std::string, std::pair<std::uint64_t, TimeNs>, std::less<>> byName;
+    for (const KernelAnalysis& k : c.analysis.kernels) {
+        if (c.kind(k.event) == Context::Copy) continue;
+        kernelNs += c.dur(k.event);
+        if (k.verdict != Verdict::LatencyBound) continue;
+        latencyNs += c.dur(k.event);
+        ++count;
+        auto& n = byName[std::string(c.name(k.event))];
+        if (n.first++ == 0) places.emplace_back(k.event, "");
+        n.second += c.dur(k.event);
+    }
+    if (count == 0 || double(latencyNs) < c.th["latency_bound_min_kernel_share"] * double(kernelNs)) return;
+    for (auto& [e, note] : places) {
+        const auto& n = byName.find(c.name(e))->second;
+        note = formatCount(n.first, "kernel", "kernels") + ", " + formatDuration(n.second) + " in all";
+    }
+    std::stable_sort(places.begin(), places.end(), [&](const auto& a, const auto& b) {
+        return byName.find(c.name(a.first))->second.second > byName.find(c.name(b.first))->second.second;
+    });
+    Finding f = c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound",
+                       latencyNs, count);
+    f.explanation = formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
+                    " names) reached under " + percent(kLatencyBoundShare) +
+                    " of both the compute and the memory roof, and took " + formatDuration(latencyNs) + ", " +
+                    percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) +
+                    " of the kernel time: too little work per launch to fill the device, so they wait on "
+                    "launch latency, synchronization inside the kernel or a tail of few blocks.";
+    f.suggestion = "Give each kernel more work: batch the calls (a larger batch or several heads per launch), "
+                   "fuse small ops (torch.compile), or capture the sequence in a CUDA graph.";
+    c.addEvidence(f, places);
+    if (c.worthShowing(f)) out.push_back(std::move(f));
+}
+
+} // namespace attnscope::findings

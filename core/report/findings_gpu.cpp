@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+// The rules about how the host keeps the GPU fed: idle gaps, launch-bound kernels, synchronizations,
+// pageable copies, and kernels whose launch configuration leaves the SMs mostly empty.
+#include "core/report/findings_rules.h"
+#include "core/report/summary.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+namespace attnscope::findings {
+
+namespace {
+
+using Places = std::vector<std::pair<EventRef, std::string>>;
+
+// The first synchronizing call (by end) that ends inside [from, to), if any.
+std::optional<EventRef> syncEndingIn(Context& c, TimeNs from, TimeNs to) {
+    const auto& syncs = c.syncCalls();
+    const auto it = std::lower_bound(syncs.begin(), syncs.end(), from,
+                                     [&](EventRef e, TimeNs v) { return c.end(e) < v; });
+    if (it == syncs.end() || c.end(*it) >= to) return std::nullopt;
+    return *it;
+}
+
+} // namespace
+
+// 4. GPU idle: gaps between each GPU's work, split like HTA's idle-time analysis by what the GPU waited on.
+void gpuIdle(Context& c, std::vector<Finding>& out) {
+    const TimeNs minGap = TimeNs(c.th["gpu_idle_min_gap_us"] * 1000);
+    TimeNs idle = 0, host = 0, sync = 0, other = 0, window = 0;
+    std::uint64_t gaps = 0;
+    std::vector<std::pair<TimeNs, std::pair<EventRef, std::string>>> longest; // gap, (next work, note)
+    for (const auto& [process, busy] : c.gpuBusy()) {
+        window += busy.back().end - busy.front().start;
+        for (std::size_t i = 1; i < busy.size(); ++i) {
+            const TimeNs from = busy[i - 1].end, to = busy[i].start, gap = to - from;
+            if (gap < minGap) continue;
+            ++gaps;
+            idle += gap;
+            // What the GPU waited on: a sync the host sat in just before (it then resumed and had to launch
+            // again), the host still launching (the next work's launch began after the GPU ran dry), or
+            // something else (work queued behind an event, another stream, a copy engine).
+            std::string why;
+            const auto launch = c.trace.launchOf(busy[i].first);
+            if (syncEndingIn(c, from - minGap, to)) {
+                sync += gap;
+                why = "waiting on a synchronization";
+            } else if (launch && c.start(*launch) >= from) {
+                host += gap;
+                why = "waiting on the host to launch";
+            } else {
+                other += gap;
+                why = "other";
+            }
+            longest.push_back({gap, {busy[i].first, "idle " + formatDuration(gap) + " before it: " + why}});
+        }
+    }
+    if (gaps == 0 || window <= 0) return;
+    std::stable_sort(longest.begin(), longest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Places places;
+    for (auto& [gap, place] : longest)
+        places.push_back(std::move(place));
+    const bool several = c.gpuBusy().size() > 1;
+    Finding f = c.make("gpu_idle",
+                       std::string(several ? "The GPUs idle " : "The GPU idles ") + percent(double(idle) / double(window)) +
+                           " of the time between " + (several ? "their" : "its") + " first and last work",
+                       idle, gaps);
+    f.share = std::min(1.0, double(idle) / double(window)); // of the GPUs' own span, not the trace's
+    f.severity = f.share >= c.th["critical_share"]  ? Severity::Critical
+                 : f.share >= c.th["warning_share"] ? Severity::Warning
+                                                    : Severity::Info;
+    f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
+                    " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
+                    formatDuration(window) + ". Waiting on the host to launch (the next work was launched only "
+                    "after the GPU ran dry): " + formatDuration(host) + "; waiting on a synchronization (the host "
+                    "sat in a sync, then had to launch again): " + formatDuration(sync) + "; other: " +
+                    formatDuration(other) + ".";
+    f.suggestion = host >= sync && host >= other
+                       ? "The host cannot launch fast enough: capture the step in a CUDA graph (torch.compile "
+                         "mode=\"reduce-overhead\"), fuse small ops, and move Python work off the step's path."
+                   : sync >= other ? "Remove the synchronizations inside the step (see the synchronization finding): "
+                                     "the GPU waits each time the host waits."
+                                   : "Look at what the work after each gap waited on: events, other streams, "
+                                     "copies, or a data loader.";
+    c.addEvidence(f, places);
+    if (c.worthShowing(f)) out.push_back(std::move(f));
+}
+
+// 5. Launch-bound kernels: short kernels whose launch call takes as long as they run.
+void launchBound(Context& c, std::vector<Finding>& out) {
+    const TimeNs shortNs = TimeNs(c.th["launch_bound_kernel_us"] * 1000);
+    std::uint64_t count = 0;
+    TimeNs launchNs = 0;
+    struct Op {
+        std::uint64_t kernels = 0;
+        TimeNs launchNs = 0;
+        EventRef example;
+    };
+    std::map<std::string, Op, std::less<>> byOp;
+    for (const KernelAnalysis& k : c.analysis.kernels) {
+        if (c.kind(k.event) != Context::Kernel || c.dur(k.event) >= shortNs) continue;
+        const auto launch = c.trace.launchOf(k.event);
+        if (!launch || c.dur(*launch) < c.dur(k.event)) continue;
+        ++count;
+        launchNs += c.dur(*launch);
+        const auto op = c.launchingOp(k.event);
+        Op& o = byOp[op ? std::string(c.name(*op)) : std::string(c.name(*launch))];
+        if (o.kernels++ == 0) o.example = op ? *op : *launch;
+        o.launchNs += c.dur(*launch);
+    }
+    if (double(count) < c.th["launch_bound_min_kernels"]) return;
+    std::vector<std::pair<std::string, Op>> ops(byOp.begin(), byOp.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.kernels > b.second.kernels; });
+    Finding f = c.make("launch_bound",
+                       formatCount(count, "kernel runs", "kernels run") + " shorter than " + formatDuration(shortNs) +
+                           " and no longer than their launch",
+                       launchNs, count);
+    f.explanation = formatCount(count, "kernel", "kernels") + " ran under " + formatDuration(shortNs) +
+                    " while the runtime call that launched each took at least as long: " + formatDuration(launchNs) +
+                    " of the host's time went to launching them, so the GPU finishes each before the next "
+                    "arrives. The ops that launch most of them:";
+    Places places;
+    for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
+        f.explanation += " " + ops[i].first + " (" + std::to_string(ops[i].second.kernels) + "),";
+    f.explanation.back() = '.';
+    for (const auto& [name, op] : ops)
+        places.emplace_back(op.example, formatCount(op.kernels, "short kernel", "short kernels") + " launched from " + name);
+    f.suggestion = "Fewer, larger kernels: fuse the small ops (torch.compile), batch per-head or per-layer "
+                   "loops into one call, or capture the sequence in a CUDA graph so one launch replays it.";
+    c.addEvidence(f, places);
+    if (c.worthShowing(f)) out.push_back(std::move(f));
+}
+
+// 6. Synchronizations: how long the host blocked and how long the GPU idled after each.
+void synchronization(Context& c, std::vector<Finding>& out) {
+    const auto& syncs = c.syncCalls();
+    if (syncs.empty()) return;
+    // All GPUs' busy stretches together, by start: what follows each sync's end.
+    std::vector<std::pair<TimeNs, TimeNs>> busy;
+    for (const auto& [process, stretches] : c.gpuBusy())
+        for (const Busy& b : stretches)
+            busy.emplace_back(b.start, b.end);
+    std::sort(busy.begin(), busy.end());
+    TimeNs blocked = 0, idleAfter = 0;
+    std::map<std::string, std::uint64_t> byName;
+    Places places;
+    std::vector<TimeNs> idleOf;
+    for (EventRef s : syncs) {
+        blocked += c.dur(s);
+        ++byName[std::string(c.name(s))];
+        // The GPU idles from the sync's end until the next work starts, unless work is running then.
+        TimeNs idle = 0;
+        const TimeNs e = c.end(s);
+        const auto next = std::lower_bound(busy.begin(), busy.end(), std::pair{e, TimeNs(0)});
+        bool running = false;
+        for (auto it = busy.begin(); it != next; ++it)
+            running = running || it->second > e;
+        if (!running && next != busy.end()) idle = next->first - e;
+        idleAfter += idle;
+        idleOf.push_back(idle);
+        std::string note = "host blocked " + formatDuration(c.dur(s));
+        forEachEnclosingEvent(c.trace, s, [&](EventRef p) {
+            if (c.kind(p) != Context::CpuOp) return false;
+            note += " in " + std::string(c.name(p)); // the op that synchronized: aten::item, …
+            return true;
+        });
+        if (idle > 0) note += ", GPU idle " + formatDuration(idle) + " after";
+        places.emplace_back(s, note);
+    }
+    // The syncs that cost most first: the GPU's idle time after them, then the host's wait.
+    std::vector<std::size_t> order(syncs.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return idleOf[a] != idleOf[b] ? idleOf[a] > idleOf[b] : c.dur(syncs[a]) > c.dur(syncs[b]);
+    });
+    Places sorted;
+    for (std::size_t i : order)
+        sorted.push_back(places[i]);
+    const bool hasGpu = !busy.empty();
+    Finding f = c.make("synchronization",
+                       formatCount(syncs.size(), "synchronization blocks", "synchronizations block") + " the host",
+                       hasGpu ? idleAfter : blocked, syncs.size());
+    f.explanation = formatCount(syncs.size(), "synchronizing call", "synchronizing calls") + " (";
+    for (const auto& [name, n] : byName)
+        f.explanation += name + " ×" + std::to_string(n) + ", ";
+    f.explanation.resize(f.explanation.size() - 2);
+    f.explanation += "): the host blocked " + formatDuration(blocked) + " in them" +
+                     (hasGpu ? ", and the GPU then idled " + formatDuration(idleAfter) +
+                                   " until the host launched again (the time at stake)"
+                             : "") +
+                     ". Each one drains the GPU's queue: the host stops running ahead, so the next kernels start "
+                     "only after the host has caught up.";
+    f.suggestion = "Remove syncs from the step: .item(), .cpu(), .tolist(), printing or branching on GPU values, "
+                   "torch.cuda.synchronize() used for timing (use CUDA events), and copies to pageable memory; "
+                   "keep the values on the GPU or read them once per step with non_blocking=True into pinned memory.";
+    c.addEvidence(f, sorted);
+    if (f.timeNs > 0) out.push_back(std::move(f)); // any idle time after a sync: the GPU waited for nothing
+}
+
+// 7. Copies between host and device from pageable memory: staged through a bounce buffer, and synchronous.
+void pageableMemcpy(Context& c, std::vector<Finding>& out) {
+    std::uint64_t count = 0;
+    TimeNs time = 0;
+    double bytes = 0;
+    Places places;
+    for (std::uint32_t t = 0; t < c.trace.tracks().size(); ++t) {
+        const Track& track = c.trace.tracks()[t];
+        if (track.kind != TrackKind::GpuStream) continue;
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const EventRef e{TrackId(t), i};
+            if (c.kind(e) != Context::Copy || c.name(e).find("Pageable") == std::string_view::npos) continue;
+            ++count;
+            time += track.events.duration[i];
+            double b = 0;
+            c.trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
+                if (key == "bytes") std::from_chars(value.data(), value.data() + value.size(), b);
+            });
+            bytes += b;
+            const TimeNs d = track.events.duration[i];
+            places.emplace_back(e, formatRate(b, "B") +
+                                       (d > 0 && b > 0 ? " at " + formatRate(b * 1e9 / double(d), "B/s") : ""));
+        }
+    }
+    if (count == 0) return;
+    std::stable_sort(places.begin(), places.end(),
+                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
+    Finding f = c.make("pageable_memcpy",
+                       formatCount(count, "copy uses", "copies use") + " pageable host memory", time, count);
+    f.explanation = formatCount(count, "host↔device copy", "host↔device copies") + " from or to pageable memory: " +
+                    formatRate(bytes, "B") + " in " + formatDuration(time) +
+                    (time > 0 ? " (" + formatRate(bytes * 1e9 / double(time), "B/s") + ")" : "") +
+                    ". The driver stages pageable memory through a pinned buffer, which halves the rate, and the "
+                    "copy cannot overlap with the host: the host waits for it.";
+    f.suggestion = "Allocate the host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy "
+                   "with non_blocking=True, so the copy runs at full rate beside the host's work.";
+    c.addEvidence(f, places);
+    out.push_back(std::move(f)); // always
+}
+
+// 9. Low occupancy: kernel names whose launch leaves most of each SM's warps empty.
+void lowOccupancy(Context& c, std::vector<Finding>& out) {
+    struct Name {
+        std::uint64_t count = 0;
+        TimeNs time = 0;
+        double weighted = 0; // occupancy × time
+        EventRef longest;
+        TimeNs longestNs = -1;
+        std::uint64_t reportedZero = 0;
+    };
+    std::map<std::string, Name, std::less<>> byName;
+    std::map<std::uint32_t, std::optional<DeviceLimits>> limitsOf; // per track
+    TimeNs kernelNs = 0;
+    std::uint64_t reportedZero = 0;
+    for (const KernelAnalysis& k : c.analysis.kernels) {
+        if (c.kind(k.event) != Context::Kernel) continue;
+        kernelNs += c.dur(k.event);
+        // Communication kernels use few SMs' worth of warps by design: their occupancy says nothing.
+        if (k.role == KernelRole::Communication) continue;
+        auto [it, added] = limitsOf.try_emplace(k.event.track.value);
+        if (added) it->second = deviceLimitsOf(c.trace, k.event.track);
+        if (!it->second) continue;
+        const auto config = launchConfigOf(c.trace, k.event);
+        if (!config) continue;
+        const double occ = theoreticalOccupancy(*it->second, config->blockThreads, config->registersPerThread,
+                                                config->sharedMemory);
+        Name& n = byName[std::string(c.name(k.event))];
+        ++n.count;
+        n.time += c.dur(k.event);
+        n.weighted += occ * double(c.dur(k.event));
+        if (c.dur(k.event) > n.longestNs) {
+            n.longestNs = c.dur(k.event);
+            n.longest = k.event;
+        }
+        const auto launch = c.trace.launchOf(k.event);
+        if (config->reportedOccupancy && *config->reportedOccupancy == 0 && occ > 0 && launch &&
+            c.name(*launch).find("LaunchKernelEx") != std::string_view::npos) {
+            ++n.reportedZero;
+            ++reportedZero;
+        }
+    }
+    const double limit = c.th["low_occupancy"];
+    std::vector<std::pair<double, std::pair<EventRef, std::string>>> low; // time, place
+    TimeNs time = 0;
+    std::uint64_t count = 0;
+    for (const auto& [name, n] : byName) {
+        const double occ = n.time ? n.weighted / double(n.time) : 0;
+        if (occ >= limit || double(n.time) < c.th["low_occupancy_min_kernel_us"] * 1000 * double(n.count) ||
+            double(n.time) < c.th["low_occupancy_min_kernel_share"] * double(kernelNs))
+            continue;
+        time += n.time;
+        count += n.count;
+        low.push_back({double(n.time),
+                       {n.longest, "theoretical occupancy " + percent(occ) + ", " +
+                                       formatCount(n.count, "kernel", "kernels") + ", " + formatDuration(n.time)}});
+    }
+    if (count == 0) return;
+    std::stable_sort(low.begin(), low.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Places places;
+    for (auto& [t, place] : low)
+        places.push_back(std::move(place));
+    Finding f = c.make("low_occupancy",
+                       formatCount(low.size(), "long-running kernel", "long-running kernels") + " under " +
+                           percent(limit) + " theoretical occupancy",
+                       time, count);
+    // Low occupancy is a question to ask, not a verdict: kernels that keep their tiles in registers
+    // (FlashAttention's among them) run well at 12.5%.
+    if (f.severity == Severity::Critical) f.severity = Severity::Warning;
+    f.explanation = formatCount(low.size(), "kernel name", "kernel names") + " (" +
+                    formatCount(count, "kernel", "kernels") + ", " + formatDuration(time) +
+                    (low.size() == 1 ? ") launches" : ") launch") + " so that under " + percent(limit) +
+                    " of each SM's warps can be resident (the CUDA occupancy calculator's formula over grid, "
+                    "block, registers per thread and shared memory, with the device's limits from the trace). "
+                    "Few resident warps hide memory latency poorly unless each warp has much independent work.";
+    if (reportedZero)
+        f.explanation += " The trace's \"est. achieved occupancy %\" is 0 for " +
+                         formatCount(reportedZero, "kernel", "kernels") +
+                         " launched with cudaLaunchKernelEx/cuLaunchKernelEx (Kineto writes 0 for them); the "
+                         "figures here are computed instead.";
+    f.suggestion = "Check what limits each (Details shows the kernel's registers, shared memory and occupancy): "
+                   "fewer registers (__launch_bounds__, a smaller tile), less shared memory per block, or more "
+                   "blocks (split the work, e.g. split-KV for decoding).";
+    c.addEvidence(f, places);
+    if (c.worthShowing(f)) out.push_back(std::move(f));
+}
+
+} // namespace attnscope::findings

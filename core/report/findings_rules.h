@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Inside the findings: what the rules share (the trace classified once, each GPU's busy time, the
+// synchronizations, evidence and severity), and the rules, one function each. Not for other users.
+#include "core/report/findings.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnscope::findings {
+
+// A busy stretch of one GPU (its kernels, copies and memsets on any stream, overlaps joined), with
+// the event that opened it.
+struct Busy {
+    TimeNs start = 0;
+    TimeNs end = 0;
+    EventRef first;
+};
+
+class Context {
+public:
+    explicit Context(const FindingInputs& in);
+
+    const Trace& trace;
+    const TraceAnalysis& analysis;
+    const RankReport* ranks;
+    const FindingThresholds& th;
+    TimeNs span = 0; // the trace's span (at least 1)
+
+    // What an event's category is, by string id (computed once).
+    enum Kind : std::uint8_t { Other, CpuOp, Launch, Kernel, Copy };
+    Kind kind(EventRef e) const;
+    Kind kindOfCategory(StringId category) const { return Kind(m_kind[category.value]); }
+    TimeNs start(EventRef e) const { return trace.track(e.track).events.start[e.index]; }
+    TimeNs dur(EventRef e) const { return trace.track(e.track).events.duration[e.index]; }
+    TimeNs end(EventRef e) const { return start(e) + dur(e); }
+    std::string_view name(EventRef e) const { return trace.str(trace.track(e.track).events.name[e.index]); }
+
+    // Each GPU process's busy stretches, by start (computed on first use).
+    const std::vector<std::pair<ProcessId, std::vector<Busy>>>& gpuBusy();
+    // The host's synchronizing calls (cudaDeviceSynchronize, … and synchronous cudaMemcpy), by end.
+    const std::vector<EventRef>& syncCalls();
+
+    // The op that launched GPU work: the innermost cpu_op around its runtime call, if any.
+    std::optional<EventRef> launchingOp(EventRef gpuEvent) const;
+    // Whether f holds for an op around the GPU work's runtime call (innermost first).
+    bool launchedUnder(EventRef gpuEvent, const std::function<bool(EventRef)>& f) const;
+    // The GPU work launched from inside a CPU event (by the runtime calls it encloses).
+    std::vector<EventRef> gpuWorkUnder(EventRef cpuEvent) const;
+
+    // A finding with its share and severity from its time at stake.
+    Finding make(std::string_view id, std::string title, TimeNs timeNs, std::uint64_t count) const;
+    // Evidence in the order given (callers put the most telling first), capped at max_evidence.
+    void addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const;
+    // Whether a finding holds enough of the span to be shown.
+    bool worthShowing(const Finding& f) const { return f.share >= th["min_share"]; }
+
+private:
+    std::vector<std::uint8_t> m_kind; // Kind per string id of a category
+    std::optional<std::vector<std::pair<ProcessId, std::vector<Busy>>>> m_busy;
+    std::optional<std::vector<EventRef>> m_syncs;
+};
+
+// "1.2 ms", "34%": the spellings the explanations use.
+std::string percent(double share);
+
+// The rules (findings_attention.cpp, findings_gpu.cpp, findings_jobs.cpp); each appends what it found.
+void handWrittenAttention(Context& c, std::vector<Finding>& out);
+void sdpaMathFallback(Context& c, std::vector<Finding>& out);
+void castsAndCopies(Context& c, std::vector<Finding>& out);
+void latencyBound(Context& c, std::vector<Finding>& out);
+void gpuIdle(Context& c, std::vector<Finding>& out);
+void launchBound(Context& c, std::vector<Finding>& out);
+void synchronization(Context& c, std::vector<Finding>& out);
+void pageableMemcpy(Context& c, std::vector<Finding>& out);
+void lowOccupancy(Context& c, std::vector<Finding>& out);
+void rankImbalance(Context& c, std::vector<Finding>& out);
+void exposedCommunication(Context& c, std::vector<Finding>& out);
+
+} // namespace attnscope::findings
