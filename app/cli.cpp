@@ -117,7 +117,7 @@ void printHelp(const char* program) {
                     v.purpose);
     std::printf(
         "\n'%s VERB --help' lists a verb's options. Exit codes: 0 done, 1 a file could not be read or "
-        "written, 2 bad usage.\n",
+        "written, 2 bad usage, 3 summary --fail-on met a finding that severe.\n",
         program);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/io/timestamp.h"
 #include "core/model/demangle.h"
+#include "core/report/findings.h"
 #include "core/report/summary.h"
 
 #include <QFormLayout>
@@ -96,9 +97,11 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     m_role = plainLabel(m_why);
     m_cost = plainLabel(m_why);
     m_roofline = plainLabel(m_why);
+    m_occupancy = plainLabel(m_why);
     whyForm->addRow(tr("Role"), m_role);
     whyForm->addRow(tr("Cost"), m_cost);
     whyForm->addRow(tr("Roofline"), m_roofline);
+    whyForm->addRow(tr("Occupancy"), m_occupancy);
     layout->addWidget(m_why);
     m_linksTitle = new QLabel(tr("Linked events"), m_body);
     QFont bold = m_linksTitle->font();
@@ -267,6 +270,7 @@ void DetailsPanel::showWhy(EventRef e) {
                     .arg(QString::fromStdString(call.impl), kernels, qs(formatDuration(call.duration())));
     }
     m_role->setText(role);
+    showOccupancy(e);
     if (k->cost == CostSource::Unknown) {
         m_cost->setText(tr("unknown: no op with input shapes that AttnScope models launched it"));
     } else {
@@ -300,6 +304,29 @@ void DetailsPanel::showWhy(EventRef e) {
     }
 }
 
+void DetailsPanel::showOccupancy(EventRef e) {
+    const auto config = launchConfigOf(*m_trace, e);
+    const auto limits = deviceLimitsOf(*m_trace, e.track);
+    if (!config || !limits) {
+        m_occupancy->setText(tr("unknown: the trace has no launch configuration or device limits for it"));
+        return;
+    }
+    const int blocks =
+        residentBlocks(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
+    const int warps = (config->blockThreads + limits->warpSize - 1) / limits->warpSize;
+    QString text = tr("theoretical %1% (%2 blocks of %3 warps per SM; %4 registers a thread, %5 B shared a block)")
+                       .arg(100 * theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread,
+                                                       config->sharedMemory),
+                            0, 'f', 1)
+                       .arg(blocks)
+                       .arg(warps)
+                       .arg(config->registersPerThread)
+                       .arg(config->sharedMemory);
+    if (config->reportedOccupancy && *config->reportedOccupancy == 0)
+        text += tr(" · the trace's estimate is 0 (Kineto writes 0 for kernels launched with cuLaunchKernelEx)");
+    m_occupancy->setText(text);
+}
+
 QString DetailsPanel::field(const QString& key) const {
     if (key == "name") return m_name->text();
     if (key == "category") return m_category->text();
@@ -309,6 +336,7 @@ QString DetailsPanel::field(const QString& key) const {
     if (key == "role") return m_why->isHidden() ? QString() : m_role->text();
     if (key == "cost") return m_why->isHidden() ? QString() : m_cost->text();
     if (key == "roofline") return m_why->isHidden() ? QString() : m_roofline->text();
+    if (key == "occupancy") return m_why->isHidden() ? QString() : m_occupancy->text();
     if (key == "links") {
         QString out;
         for (int i = 0; i < m_links->count(); ++i)

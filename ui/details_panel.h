@@ -50,6 +50,7 @@ private:
     // note: a second line under the link ("one of 1,566 kernels of this graph").
     void addLink(const QString& relation, EventRef event, const QString& note = {});
     void showWhy(EventRef event); // role, cost and roofline rows, shown for analyzed kernels
+    void showOccupancy(EventRef kernel);
 
     std::shared_ptr<const Trace> m_trace;
     QLabel* m_placeholder = nullptr;
@@ -65,6 +66,7 @@ private:
     QLabel* m_role = nullptr;
     QLabel* m_cost = nullptr;
     QLabel* m_roofline = nullptr;
+    QLabel* m_occupancy = nullptr;
     std::shared_ptr<const TraceAnalysis> m_analysis;
     std::optional<EventRef> m_shown;
     QTableWidget* m_args = nullptr;

@@ -9,6 +9,7 @@
 #include "find_controller.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
+#include "findings_panel.h"
 #include "ranks_panel.h"
 #include "recent_files.h"
 #include "run_controller.h"
@@ -71,6 +72,14 @@ MainWindow::MainWindow() {
     // selected range when there is one), the charts, and the ranks of a job.
     m_details = new DetailsPanel(this);
     QDockWidget* detailsDock = addDock(tr("Details"), "detailsDock", m_details, Qt::RightDockWidgetArea);
+    // The right column runs the window's full height: Details and Findings need it more than the
+    // bottom docks need the width.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    // Below Details: what is wrong in the trace on show, each place one click from the timeline (split
+    // off before Details shares its place with the Run panel: a dock split from a tabbed one is a tab).
+    m_findings = new FindingsPanel(this);
+    splitDockWidget(detailsDock, addDock(tr("Findings"), "findingsDock", m_findings, Qt::RightDockWidgetArea),
+                    Qt::Vertical);
     m_kernels = new KernelTablePanel(this);
     QDockWidget* tableDock = addDock(tr("Kernels"), "kernelsDock", m_kernels, Qt::BottomDockWidgetArea);
     m_charts = new ChartsPanel(this);
@@ -145,6 +154,10 @@ MainWindow::MainWindow() {
             [this] { m_kernels->show(document().get(), m_timeline->range()); });
     connect(m_details, &DetailsPanel::linkActivated, this,
             [this](EventRef e) { m_timeline->selectEvent(e, true); });
+    connect(m_findings, &FindingsPanel::evidenceActivated, this, [this](EventRef e) {
+        m_timeline->selectEvent(e, true);
+        m_timeline->fitSelection();
+    });
 
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(240);
@@ -277,6 +290,7 @@ void MainWindow::showDocument(bool sameRun) {
     m_kernels->show(doc.get(), m_timeline->range());
     m_kernels->setRoles({});
     m_details->setAnalysis(nullptr);
+    m_findings->showPending(true);
     m_charts->setInputs({});
     if (!m_run->running()) m_documents->analyse(); // a run's are analysed when it ends
 }
@@ -285,6 +299,7 @@ void MainWindow::showAnalysis() {
     const auto doc = document();
     m_kernels->setRoles(classesByName(*doc->trace, *doc->analysis).role);
     m_details->setAnalysis(doc->analysis);
+    m_findings->showFindings(doc->findings, doc->trace->startNs());
     m_timeline->setAnalysis(doc->analysis);
     m_charts->setInputs({{doc->trace.get(), doc->analysis.get(), m_documents->name()}});
     Q_EMIT analysisReady();
@@ -337,6 +352,10 @@ void MainWindow::showEvent(QShowEvent* event) {
     // A first start: the kernel table, charts and ranks share the bottom, tall enough for a chart.
     if (auto* bottom = findChild<QDockWidget*>("kernelsDock"))
         resizeDocks({bottom}, {std::max(300, height() * 2 / 5)}, Qt::Vertical);
+    // On the right the findings get the larger part: their list, explanation and places.
+    auto* findings = findChild<QDockWidget*>("findingsDock");
+    auto* details = findChild<QDockWidget*>("detailsDock");
+    if (findings && details) resizeDocks({findings, details}, {height() / 2, height() / 4}, Qt::Vertical);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

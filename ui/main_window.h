@@ -29,6 +29,7 @@ class CompareWindow;
 class DetailsPanel;
 class DocumentController;
 class FindBar;
+class FindingsPanel;
 class FindController;
 class KernelTablePanel;
 class KernelTableModel;
@@ -73,6 +74,7 @@ public:
 
     TimelineView* timeline() const { return m_timeline; }
     DetailsPanel* details() const { return m_details; }
+    FindingsPanel* findings() const { return m_findings; }
     FindBar* findBar() const { return m_findBar; }
     QTableView* kernelTable() const;
     KernelTableModel* kernelModel() const;
@@ -126,6 +128,7 @@ private:
     DetailsPanel* m_details = nullptr;
     FindBar* m_findBar = nullptr;
     KernelTablePanel* m_kernels = nullptr;
+    FindingsPanel* m_findings = nullptr;
     RanksPanel* m_ranks = nullptr;
     QDockWidget* m_ranksDock = nullptr;
     RunPanel* m_runPanel = nullptr;

@@ -260,12 +260,16 @@ Finding Context::make(std::string_view id, std::string title, TimeNs timeNs, std
     f.id = id;
     f.title = std::move(title);
     f.timeNs = std::max<TimeNs>(0, timeNs);
-    f.share = std::min(1.0, double(f.timeNs) / double(span));
     f.count = count;
+    setShare(f, double(f.timeNs) / double(span));
+    return f;
+}
+
+void Context::setShare(Finding& f, double share) const {
+    f.share = std::clamp(share, 0.0, 1.0);
     f.severity = f.share >= th["critical_share"]  ? Severity::Critical
                  : f.share >= th["warning_share"] ? Severity::Warning
                                                   : Severity::Info;
-    return f;
 }
 
 void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const {

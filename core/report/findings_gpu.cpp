@@ -66,10 +66,7 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                        std::string(several ? "The GPUs idle " : "The GPU idles ") + percent(double(idle) / double(window)) +
                            " of the time between " + (several ? "their" : "its") + " first and last work",
                        idle, gaps);
-    f.share = std::min(1.0, double(idle) / double(window)); // of the GPUs' own span, not the trace's
-    f.severity = f.share >= c.th["critical_share"]  ? Severity::Critical
-                 : f.share >= c.th["warning_share"] ? Severity::Warning
-                                                    : Severity::Info;
+    c.setShare(f, double(idle) / double(window)); // of the GPUs' own span, not the trace's
     f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
                     " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
                     formatDuration(window) + ". Waiting on the host to launch (the next work was launched only "

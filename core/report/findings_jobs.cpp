@@ -96,6 +96,8 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
     f.suggestion = "Overlap communication with compute: DDP's gradient buckets (bucket_cap_mb), FSDP's "
                    "prefetching (forward_prefetch, backward_prefetch), or a separate stream for collectives "
                    "issued before the compute that does not depend on them.";
+    // Of the span on each GPU that communicates: several GPUs' exposed time adds up past one span.
+    c.setShare(f, double(exposed) / (double(c.span) * double(comm.size())));
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

@@ -52,8 +52,10 @@ public:
     // The GPU work launched from inside a CPU event (by the runtime calls it encloses).
     std::vector<EventRef> gpuWorkUnder(EventRef cpuEvent) const;
 
-    // A finding with its share and severity from its time at stake.
+    // A finding with its share of the span and its severity from its time at stake.
     Finding make(std::string_view id, std::string title, TimeNs timeNs, std::uint64_t count) const;
+    // Another share (of what the rule measures against), and the severity it gives.
+    void setShare(Finding& f, double share) const;
     // Evidence in the order given (callers put the most telling first), capped at max_evidence.
     void addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const;
     // Whether a finding holds enough of the span to be shown.

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "findings_panel.h"
+
+#include "qt_text.h"
+
+#include "core/report/summary.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTextEdit>
+#include <QVBoxLayout>
+
+namespace attnscope::ui {
+
+namespace {
+
+QColor severityColor(Severity s) {
+    switch (s) {
+    case Severity::Critical:
+        return QColor(200, 40, 40);
+    case Severity::Warning:
+        return QColor(205, 130, 0);
+    default:
+        return QColor(40, 110, 200);
+    }
+}
+
+} // namespace
+
+FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_note = new QLabel(this);
+    m_note->setObjectName("findingsNote");
+    m_note->setWordWrap(true);
+    m_table = new QTableWidget(this);
+    m_table->setObjectName("findingsTable");
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_table->setWordWrap(false);
+    m_explanation = new QTextEdit(this);
+    m_explanation->setObjectName("findingsExplanation");
+    m_explanation->setReadOnly(true);
+    m_evidence = new QListWidget(this);
+    m_evidence->setObjectName("findingsEvidence");
+    m_evidence->setToolTip(tr("Click a place to select it on the timeline and zoom to it"));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(m_explanation);
+    split->addWidget(m_evidence);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    layout->addWidget(m_note);
+    layout->addWidget(split, 1);
+    connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) { showDetails(row); });
+    connect(m_evidence, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        const int row = m_table->currentRow();
+        const int place = m_evidence->row(item);
+        if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
+        const Finding& f = (*m_findings)[std::size_t(row)];
+        if (place >= 0 && place < int(f.evidence.size())) Q_EMIT evidenceActivated(f.evidence[std::size_t(place)].event);
+    });
+    showPending(false);
+}
+
+void FindingsPanel::showPending(bool analysing) {
+    m_findings.reset();
+    m_table->clear();
+    m_table->setRowCount(0);
+    m_table->setColumnCount(0);
+    m_explanation->clear();
+    m_evidence->clear();
+    m_note->setText(analysing ? tr("Analysing…") : tr("No trace open."));
+}
+
+void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs) {
+    m_findings = std::move(findings);
+    m_startNs = startNs;
+    const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
+    m_table->clear();
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+    const auto& list = m_findings ? *m_findings : std::vector<Finding>{};
+    m_table->setRowCount(int(list.size()));
+    for (int row = 0; row < int(list.size()); ++row) {
+        const Finding& f = list[std::size_t(row)];
+        // The time at stake with its share of the trace (of the GPUs' span for idle time).
+        const QStringList cells = {qs(severityName(f.severity)), qs(f.title),
+                                   QStringLiteral("%1 (%2%)")
+                                       .arg(qs(formatDuration(f.timeNs)))
+                                       .arg(100 * f.share, 0, 'f', f.share < 0.1 ? 1 : 0),
+                                   QString::number(f.count)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]"));
+            if (c == 0) item->setForeground(severityColor(f.severity));
+            if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(row, c, item);
+        }
+    }
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_note->setText(list.empty() ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
+                                 : tr("%n finding(s), most time at stake first. Select one for why and where.",
+                                      nullptr, int(list.size())));
+    m_explanation->clear();
+    m_evidence->clear();
+    if (!list.empty()) m_table->setCurrentCell(0, 0);
+}
+
+void FindingsPanel::showDetails(int row) {
+    m_explanation->clear();
+    m_evidence->clear();
+    if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
+    const Finding& f = (*m_findings)[std::size_t(row)];
+    m_explanation->setPlainText(qs(f.title) + QStringLiteral("\n\n") + qs(f.explanation) +
+                                QStringLiteral("\n\n") + tr("What to try: ") + qs(f.suggestion));
+    for (const Evidence& e : f.evidence) {
+        QString text = QStringLiteral("%1  %2  %3").arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(e.name));
+        if (!e.note.empty()) text += QStringLiteral("  — ") + qs(e.note);
+        auto* item = new QListWidgetItem(text, m_evidence);
+        item->setToolTip(qs(e.name));
+    }
+    if (f.evidenceTotal > f.evidence.size())
+        m_evidence->addItem(tr("… %1 places in all (the first %2 listed)").arg(f.evidenceTotal).arg(f.evidence.size()));
+}
+
+} // namespace attnscope::ui

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/report/findings.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QLabel;
+class QListWidget;
+class QTableWidget;
+class QTextEdit;
+
+namespace attnscope::ui {
+
+// The Findings dock: one row per finding, most time at stake first (severity, title, time at stake,
+// share, places); the selected finding's explanation and suggestion below, and its evidence, each
+// place one click from the timeline.
+class FindingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit FindingsPanel(QWidget* parent = nullptr);
+    // A trace is on show whose analysis is still running (or none: nothing to say yet).
+    void showPending(bool analysing);
+    // The findings of the trace on show; startNs is where its times count from.
+    void showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs);
+    QTableWidget* table() const { return m_table; }
+    QListWidget* evidence() const { return m_evidence; }
+    QTextEdit* explanation() const { return m_explanation; }
+
+Q_SIGNALS:
+    // A piece of evidence was clicked: select it on the timeline and zoom to it.
+    void evidenceActivated(attnscope::EventRef event);
+
+private:
+    void showDetails(int row);
+
+    std::shared_ptr<const std::vector<Finding>> m_findings;
+    TimeNs m_startNs = 0;
+    QLabel* m_note = nullptr;
+    QTableWidget* m_table = nullptr;
+    QTextEdit* m_explanation = nullptr;
+    QListWidget* m_evidence = nullptr;
+};
+
+} // namespace attnscope::ui
