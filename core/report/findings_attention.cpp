@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 namespace attnscope::findings {
 
@@ -307,24 +308,25 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     TimeNs kernelNs = 0, latencyNs = 0;
     std::uint64_t count = 0;
     Places places;
-    std::map<std::string, std::pair<std::uint64_t, TimeNs>, std::less<>> byName;
+    std::unordered_map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> byName; // name id → kernels, time
+    auto nameId = [&](EventRef e) { return c.trace.track(e.track).events.name[e.index].value; };
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) == Context::Copy) continue;
         kernelNs += c.dur(k.event);
         if (k.verdict != Verdict::LatencyBound) continue;
         latencyNs += c.dur(k.event);
         ++count;
-        auto& n = byName[std::string(c.name(k.event))];
-        if (n.first++ == 0) places.emplace_back(k.event, "");
+        auto& n = byName[nameId(k.event)];
+        if (n.first++ == 0) places.emplace_back(k.event, ""); // one place per name: its first kernel
         n.second += c.dur(k.event);
     }
     if (count == 0 || double(latencyNs) < c.th["latency_bound_min_kernel_share"] * double(kernelNs)) return;
     for (auto& [e, note] : places) {
-        const auto& n = byName.find(c.name(e))->second;
+        const auto& n = byName[nameId(e)];
         note = formatCount(n.first, "kernel", "kernels") + ", " + formatDuration(n.second) + " in all";
     }
     std::stable_sort(places.begin(), places.end(), [&](const auto& a, const auto& b) {
-        return byName.find(c.name(a.first))->second.second > byName.find(c.name(b.first))->second.second;
+        return byName[nameId(a.first)].second > byName[nameId(b.first)].second;
     });
     Finding f = c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound",
                        latencyNs, count);

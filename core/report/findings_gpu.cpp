@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <unordered_map>
 
 namespace attnscope::findings {
 
@@ -30,7 +31,13 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
     const TimeNs minGap = TimeNs(c.th["gpu_idle_min_gap_us"] * 1000);
     TimeNs idle = 0, host = 0, sync = 0, other = 0, window = 0;
     std::uint64_t gaps = 0;
-    std::vector<std::pair<TimeNs, std::pair<EventRef, std::string>>> longest; // gap, (next work, note)
+    enum Why : std::uint8_t { Sync, Host, Other };
+    struct Gap {
+        TimeNs length;
+        EventRef next; // the work after it
+        Why why;
+    };
+    std::vector<Gap> longest;
     for (const auto& [process, busy] : c.gpuBusy()) {
         window += busy.back().end - busy.front().start;
         for (std::size_t i = 1; i < busy.size(); ++i) {
@@ -41,26 +48,26 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
             // What the GPU waited on: a sync the host sat in just before (it then resumed and had to launch
             // again), the host still launching (the next work's launch began after the GPU ran dry), or
             // something else (work queued behind an event, another stream, a copy engine).
-            std::string why;
             const auto launch = c.trace.launchOf(busy[i].first);
-            if (syncEndingIn(c, from - minGap, to)) {
-                sync += gap;
-                why = "waiting on a synchronization";
-            } else if (launch && c.start(*launch) >= from) {
-                host += gap;
-                why = "waiting on the host to launch";
-            } else {
-                other += gap;
-                why = "other";
-            }
-            longest.push_back({gap, {busy[i].first, "idle " + formatDuration(gap) + " before it: " + why}});
+            const Why why = syncEndingIn(c, from - minGap, to)        ? Sync
+                            : launch && c.start(*launch) >= from ? Host
+                                                                  : Other;
+            (why == Sync ? sync : why == Host ? host : other) += gap;
+            longest.push_back({gap, busy[i].first, why});
         }
     }
     if (gaps == 0 || window <= 0) return;
-    std::stable_sort(longest.begin(), longest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(longest.begin(), longest.end(), [](const Gap& a, const Gap& b) {
+        return a.length != b.length ? a.length > b.length : a.next < b.next;
+    });
     Places places;
-    for (auto& [gap, place] : longest)
-        places.push_back(std::move(place));
+    for (const Gap& g : longest)
+        places.emplace_back(g.next, places.size() < std::size_t(c.th["max_evidence"])
+                                        ? "idle " + formatDuration(g.length) + " before it: " +
+                                              (g.why == Sync   ? "waiting on a synchronization"
+                                               : g.why == Host ? "waiting on the host to launch"
+                                                               : "other")
+                                        : std::string());
     const bool several = c.gpuBusy().size() > 1;
     Finding f = c.make("gpu_idle",
                        std::string(several ? "The GPUs idle " : "The GPU idles ") + percent(double(idle) / double(window)) +
@@ -236,64 +243,83 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
     out.push_back(std::move(f)); // always
 }
 
-// 9. Low occupancy: kernel names whose launch leaves most of each SM's warps empty.
+// 9. Low occupancy: kernel names whose launch leaves most of each SM's warps empty. A kernel's registers
+// and shared memory are fixed when it is compiled, so its kernels launch alike: the occupancy of a name
+// is read from up to kOccupancySample of its kernels spread over the trace (time-weighted), which keeps
+// the rule cheap on traces with hundreds of thousands of kernels.
 void lowOccupancy(Context& c, std::vector<Finding>& out) {
+    constexpr std::size_t kOccupancySample = 256;
     struct Name {
-        std::uint64_t count = 0;
+        std::vector<EventRef> kernels;
         TimeNs time = 0;
-        double weighted = 0; // occupancy × time
+        double weighted = 0, sampledNs = 0; // occupancy × time over the sample, and the sample's time
         EventRef longest;
         TimeNs longestNs = -1;
-        std::uint64_t reportedZero = 0;
     };
-    std::map<std::string, Name, std::less<>> byName;
-    std::map<std::uint32_t, std::optional<DeviceLimits>> limitsOf; // per track
+    std::unordered_map<std::uint32_t, Name> byName; // by name id
     TimeNs kernelNs = 0;
-    std::uint64_t reportedZero = 0;
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) != Context::Kernel) continue;
         kernelNs += c.dur(k.event);
         // Communication kernels use few SMs' worth of warps by design: their occupancy says nothing.
         if (k.role == KernelRole::Communication) continue;
-        auto [it, added] = limitsOf.try_emplace(k.event.track.value);
-        if (added) it->second = deviceLimitsOf(c.trace, k.event.track);
-        if (!it->second) continue;
-        const auto config = launchConfigOf(c.trace, k.event);
-        if (!config) continue;
-        const double occ = theoreticalOccupancy(*it->second, config->blockThreads, config->registersPerThread,
-                                                config->sharedMemory);
-        Name& n = byName[std::string(c.name(k.event))];
-        ++n.count;
+        Name& n = byName[c.trace.track(k.event.track).events.name[k.event.index].value];
+        n.kernels.push_back(k.event);
         n.time += c.dur(k.event);
-        n.weighted += occ * double(c.dur(k.event));
         if (c.dur(k.event) > n.longestNs) {
             n.longestNs = c.dur(k.event);
             n.longest = k.event;
         }
-        const auto launch = c.trace.launchOf(k.event);
-        if (config->reportedOccupancy && *config->reportedOccupancy == 0 && occ > 0 && launch &&
-            c.name(*launch).find("LaunchKernelEx") != std::string_view::npos) {
-            ++n.reportedZero;
-            ++reportedZero;
-        }
+    }
+    std::map<std::uint32_t, std::optional<DeviceLimits>> limitsOf; // per track
+    auto occupancyOf = [&](EventRef e) -> std::optional<std::pair<double, LaunchConfig>> {
+        auto [it, added] = limitsOf.try_emplace(e.track.value);
+        if (added) it->second = deviceLimitsOf(c.trace, e.track);
+        const auto config = it->second ? launchConfigOf(c.trace, e) : std::nullopt;
+        if (!config) return std::nullopt;
+        return std::pair{theoreticalOccupancy(*it->second, config->blockThreads, config->registersPerThread,
+                                              config->sharedMemory),
+                         *config};
+    };
+    // Kineto's estimate is 0 for kernels launched with cuLaunchKernelEx; one kernel of a name tells.
+    std::uint64_t reportedZero = 0;
+    for (const auto& [id, n] : byName) {
+        const auto first = occupancyOf(n.kernels.front());
+        const auto launch = c.trace.launchOf(n.kernels.front());
+        if (first && first->first > 0 && first->second.reportedOccupancy && *first->second.reportedOccupancy == 0 &&
+            launch && c.name(*launch).find("LaunchKernelEx") != std::string_view::npos)
+            reportedZero += n.kernels.size();
+    }
+    for (auto& [id, n] : byName) {
+        if (double(n.time) < c.th["low_occupancy_min_kernel_us"] * 1000 * double(n.kernels.size()) ||
+            double(n.time) < c.th["low_occupancy_min_kernel_share"] * double(kernelNs))
+            continue;
+        const std::size_t step = std::max<std::size_t>(1, n.kernels.size() / kOccupancySample);
+        for (std::size_t i = 0; i < n.kernels.size(); i += step)
+            if (const auto occ = occupancyOf(n.kernels[i])) {
+                n.weighted += occ->first * double(c.dur(n.kernels[i]));
+                n.sampledNs += double(c.dur(n.kernels[i]));
+            }
     }
     const double limit = c.th["low_occupancy"];
     std::vector<std::pair<double, std::pair<EventRef, std::string>>> low; // time, place
     TimeNs time = 0;
     std::uint64_t count = 0;
-    for (const auto& [name, n] : byName) {
-        const double occ = n.time ? n.weighted / double(n.time) : 0;
-        if (occ >= limit || double(n.time) < c.th["low_occupancy_min_kernel_us"] * 1000 * double(n.count) ||
-            double(n.time) < c.th["low_occupancy_min_kernel_share"] * double(kernelNs))
-            continue;
+    for (const auto& [id, n] : byName) {
+        if (n.sampledNs <= 0) continue; // not long enough to look at, or no launch configuration
+        const double occ = n.weighted / n.sampledNs;
+        if (occ >= limit) continue;
         time += n.time;
-        count += n.count;
+        count += n.kernels.size();
         low.push_back({double(n.time),
                        {n.longest, "theoretical occupancy " + percent(occ) + ", " +
-                                       formatCount(n.count, "kernel", "kernels") + ", " + formatDuration(n.time)}});
+                                       formatCount(n.kernels.size(), "kernel", "kernels") + ", " +
+                                       formatDuration(n.time)}});
     }
     if (count == 0) return;
-    std::stable_sort(low.begin(), low.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(low.begin(), low.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second.first < b.second.first;
+    });
     Places places;
     for (auto& [t, place] : low)
         places.push_back(std::move(place));

@@ -41,21 +41,29 @@ void rankImbalance(Context& c, std::vector<Finding>& out) {
 // same GPU.
 void exposedCommunication(Context& c, std::vector<Finding>& out) {
     // Per GPU process: the compute kernels' busy stretches and the communication kernels.
-    std::map<std::uint32_t, std::vector<std::pair<TimeNs, TimeNs>>> compute;
-    std::map<std::uint32_t, std::vector<EventRef>> comm;
+    const std::size_t processes = c.trace.processes().size();
+    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> compute(processes);
+    std::vector<std::vector<EventRef>> comm(processes);
+    bool anyComm = false;
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) != Context::Kernel) continue;
         const std::uint32_t p = c.trace.track(k.event.track).process.value;
-        if (k.role == KernelRole::Communication)
+        if (k.role == KernelRole::Communication) {
             comm[p].push_back(k.event);
-        else
+            anyComm = true;
+        } else {
             compute[p].emplace_back(c.start(k.event), c.end(k.event));
+        }
     }
-    if (comm.empty()) return;
+    if (!anyComm) return;
+    std::size_t commGpus = 0;
     TimeNs commNs = 0, exposed = 0;
     std::uint64_t count = 0;
     std::vector<std::pair<TimeNs, std::pair<EventRef, std::string>>> byExposed;
-    for (auto& [p, kernels] : comm) {
+    for (std::size_t p = 0; p < processes; ++p) {
+        const std::vector<EventRef>& kernels = comm[p];
+        if (kernels.empty()) continue;
+        ++commGpus;
         std::vector<std::pair<TimeNs, TimeNs>>& busy = compute[p];
         std::sort(busy.begin(), busy.end());
         std::vector<std::pair<TimeNs, TimeNs>> joined;
@@ -97,7 +105,7 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
                    "prefetching (forward_prefetch, backward_prefetch), or a separate stream for collectives "
                    "issued before the compute that does not depend on them.";
     // Of the span on each GPU that communicates: several GPUs' exposed time adds up past one span.
-    c.setShare(f, double(exposed) / (double(c.span) * double(comm.size())));
+    c.setShare(f, double(exposed) / (double(c.span) * double(commGpus)));
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

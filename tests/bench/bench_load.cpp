@@ -52,6 +52,8 @@ struct ChildResult {
     std::uint64_t peakRss = 0;
     double summarySeconds = 0;  // the summary part, after the last load
     double analysisSeconds = 0; // the analysis part
+    double findingsSeconds = 0; // every finding rule, over the analysis
+    std::size_t findings = 0;
     bool ok = false;
 };
 
@@ -84,6 +86,9 @@ ChildResult loadInChild(const std::string& path, unsigned threads, int runs) {
                     t1 = now();
                     const TraceAnalysis analysis = analyzeWithMachineRoofs(*trace);
                     r.analysisSeconds = now() - t1;
+                    t1 = now();
+                    r.findings = findFindings({*trace, analysis}).size();
+                    r.findingsSeconds = now() - t1;
                 }
             }
             r.ok = true;
@@ -217,8 +222,8 @@ int main(int argc, char** argv) {
     };
     report("single-threaded", single);
     report("default threads", r);
-    std::printf("document parts after the load: summary %.3f s, analysis %.3f s\n", r.summarySeconds,
-                r.analysisSeconds);
+    std::printf("document parts after the load: summary %.3f s, analysis %.3f s, findings %.3f s (%zu findings)\n",
+                r.summarySeconds, r.analysisSeconds, r.findingsSeconds, r.findings);
     // The verb as a user runs it (best of runs), with a cache of its own for the CPU's roofs.
     char cacheDir[] = "/tmp/attnscope-bench-cache-XXXXXX";
     const bool ownCache = mkdtemp(cacheDir) != nullptr;
@@ -248,6 +253,14 @@ int main(int argc, char** argv) {
         double(std::max(r.peakRss, single.peakRss)) / 1e6, double(r.residentAfter) / double(r.jsonBytes),
         double(r.residentAfter) / double(r.events));
     std::string summary = line;
+    if (verb.ok) {
+        // What the finding rules add to `summary` (which computes them with the analysis).
+        std::printf("findings: %.3f s of the summary's %.3f s: +%.0f%% over a summary without them\n",
+                    r.findingsSeconds, verb.seconds, 100 * r.findingsSeconds / std::max(1e-9, verb.seconds - r.findingsSeconds));
+        std::snprintf(line, sizeof line, " findings_s=%.3f findings_added=%.0f%%", r.findingsSeconds,
+                      100 * r.findingsSeconds / std::max(1e-9, verb.seconds - r.findingsSeconds));
+        summary += line;
+    }
     if (python) {
         const PeerResult p = pythonJsonLoad(file, gzip);
         if (p.ok) {
