@@ -283,8 +283,10 @@ void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std:
 
 std::string percent(double share) {
     char text[32];
-    std::snprintf(text, sizeof text, share < 0.1 ? "%.1f%%" : "%.0f%%", 100 * share);
-    return text;
+    std::snprintf(text, sizeof text, "%.1f", 100 * share);
+    std::string out = text;
+    if (out.size() > 2 && out.ends_with(".0")) out.resize(out.size() - 2); // 26%, 12.5%, 3.1%
+    return out + "%";
 }
 
 } // namespace findings

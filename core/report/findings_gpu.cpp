@@ -281,15 +281,19 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
                                               config->sharedMemory),
                          *config};
     };
-    // Kineto's estimate is 0 for kernels launched with cuLaunchKernelEx; one kernel of a name tells.
+    // Kineto's estimate is 0 for kernels launched with cuLaunchKernelEx; the first kernel of a name
+    // whose launch is in the trace tells (the trace may start after the first kernels' launches).
     std::uint64_t reportedZero = 0;
-    for (const auto& [id, n] : byName) {
-        const auto first = occupancyOf(n.kernels.front());
-        const auto launch = c.trace.launchOf(n.kernels.front());
-        if (first && first->first > 0 && first->second.reportedOccupancy && *first->second.reportedOccupancy == 0 &&
-            launch && c.name(*launch).find("LaunchKernelEx") != std::string_view::npos)
-            reportedZero += n.kernels.size();
-    }
+    for (const auto& [id, n] : byName)
+        for (std::size_t i = 0; i < n.kernels.size(); ++i) {
+            const auto launch = c.trace.launchOf(n.kernels[i]);
+            if (!launch) continue;
+            const auto occ = occupancyOf(n.kernels[i]);
+            if (occ && occ->first > 0 && occ->second.reportedOccupancy && *occ->second.reportedOccupancy == 0 &&
+                c.name(*launch).find("LaunchKernelEx") != std::string_view::npos)
+                reportedZero += n.kernels.size();
+            break;
+        }
     for (auto& [id, n] : byName) {
         if (double(n.time) < c.th["low_occupancy_min_kernel_us"] * 1000 * double(n.kernels.size()) ||
             double(n.time) < c.th["low_occupancy_min_kernel_share"] * double(kernelNs))

@@ -434,3 +434,51 @@ TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
         EXPECT_EQ(window.substr(0, window.find('-')), k.at("verdict").get<std::string>());
     }
 }
+
+// The findings headless, as a CI job uses them: the findings-only report in each format, the same
+// findings as the library's, and --fail-on's exit status.
+TEST(Cli, FindingsOnlyAndFailOn) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const auto doc = attnscope::openDocument(attnscope::DocumentSource::file(path));
+    const CliRun json = run("summary --findings-only --format json " + path);
+    ASSERT_EQ(json.exitCode, 0) << json.out;
+    const auto j = nlohmann::json::parse(json.out);
+    const auto& findings = j.at("files").at(0).at("findings");
+    ASSERT_EQ(findings.size(), doc->findings->size());
+    ASSERT_FALSE(findings.empty());
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        EXPECT_EQ(findings[i].at("id"), (*doc->findings)[i].id);
+        EXPECT_EQ(findings[i].at("time_ns"), (*doc->findings)[i].timeNs);
+    }
+    EXPECT_FALSE(j.at("files").at(0).contains("top_kernels")); // only the findings
+    const CliRun text = run("summary --findings-only " + path);
+    EXPECT_NE(text.out.find("[pageable_memcpy]"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("try: "), std::string::npos);
+    const CliRun csv = run("summary --findings-only --format csv " + path);
+    EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), std::ptrdiff_t(findings.size() + 1));
+    // The whole summary carries them too.
+    const auto whole = nlohmann::json::parse(run("summary --format json " + path).out);
+    EXPECT_EQ(whole.at("files").at(0).at("findings").size(), findings.size());
+    // --fail-on: 3 when a finding is that severe, 0 when none is; a bad severity is bad usage.
+    bool critical = false;
+    for (const auto& f : *doc->findings)
+        critical = critical || f.severity == attnscope::Severity::Critical;
+    ASSERT_TRUE(critical); // the GPU idles half of this rank's span
+    EXPECT_EQ(run("summary --findings-only --fail-on critical " + path).exitCode, 3);
+    EXPECT_EQ(run("summary --fail-on info " + path).exitCode, 3);
+    EXPECT_EQ(run("summary --fail-on severe " + path).exitCode, 2);
+    ATTNSCOPE_REQUIRE_FIXTURE(quiet, "kineto_newest_schema.json");
+    EXPECT_EQ(run("summary --fail-on info " + quiet).exitCode, 0);
+}
+
+TEST(Cli, FindingsOfRanksIncludeTheSlowestRank) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    const CliRun r = run("summary --ranks --findings-only --format json " + r0 + " " + r1);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    bool imbalance = false;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& f : j.at("files").at(0).at("findings"))
+        imbalance = imbalance || (f.at("id") == "rank_imbalance" && f.at("title").get<std::string>().find("Rank 1") == 0);
+    EXPECT_TRUE(imbalance) << r.out;
+}

@@ -7,6 +7,7 @@
 #include "kernels/cuda_backend.h"
 
 #include "core/analysis/analysis.h"
+#include "core/report/findings.h"
 #include "core/io/chrome_writer.h"
 #include "support/test_support.h"
 
@@ -425,6 +426,37 @@ TEST(RunSession, OwnCpuRunOnTheRoofline) {
     }
     EXPECT_EQ(naiveCalls, 2);
     EXPECT_EQ(flashCalls, 2);
+}
+
+// The findings of a real run: naive attention is hand-written attention (one finding, each naive call
+// counted, its softmax kernels as the places); a flash-only run raises no such finding.
+TEST(RunSession, NaiveRunsRaiseHandWrittenAttentionAndFlashRunsDoNot) {
+    auto findingsOf = [](std::vector<std::string> impls) {
+        RunConfig c;
+        c.shape = {1, 4, 512, 64, false, Precision::F32};
+        c.impls = std::move(impls);
+        c.warmup = 0;
+        c.iters = 2;
+        RunSession session(c);
+        session.start();
+        session.wait();
+        EXPECT_EQ(session.error(), "");
+        const auto trace = buildRunTrace(session.takeEvents());
+        const DeviceSpec cpu = fixedCpu();
+        return findFindings({*trace, analyzeTrace(*trace, &cpu)});
+    };
+    const auto naive = findingsOf({"naive", "flash"});
+    const auto hand = std::find_if(naive.begin(), naive.end(),
+                                   [](const Finding& f) { return f.id == "hand_written_attention"; });
+    ASSERT_NE(hand, naive.end());
+    EXPECT_EQ(hand->count, 2u);
+    ASSERT_FALSE(hand->evidence.empty());
+    for (const Evidence& e : hand->evidence)
+        EXPECT_EQ(e.name, "naive_softmax");
+    EXPECT_GT(hand->timeNs, 0);
+    EXPECT_LE(hand->share, 1.0);
+    for (const Finding& f : findingsOf({"flash"}))
+        EXPECT_NE(f.id, "hand_written_attention");
 }
 
 // The verdict depends on the machine running optimized code: a sanitizer or debug build runs the

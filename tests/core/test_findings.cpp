@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+// The findings: each rule fires on a real fixture or a trace written for it, with the numbers an
+// independent reading of the file gives, and stays silent on a trace without the problem.
+#include "core/analysis/analysis.h"
+#include "core/document/document.h"
+#include "core/report/findings.h"
+#include "core/report/summary.h"
+#include "support/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+const Finding* findingOf(const std::vector<Finding>& all, std::string_view id) {
+    for (const Finding& f : all)
+        if (f.id == id) return &f;
+    return nullptr;
+}
+
+std::shared_ptr<const Document> open(const std::string& path) {
+    return openDocument(DocumentSource::file(path));
+}
+
+// The findings of a trace analysed against fixed roofs (a CPU run's kernels need the CPU's).
+std::vector<Finding> findingsOf(const Trace& trace, const FindingThresholds& th = FindingThresholds::standard()) {
+    DeviceSpec cpu;
+    cpu.name = "CPU (fixed for the test)";
+    cpu.fp32 = 300e9;
+    cpu.bandwidth = 15e9;
+    const TraceAnalysis analysis = analyzeTrace(trace, &cpu);
+    return findFindings({trace, analysis, nullptr, th});
+}
+
+// A GPU trace written for a test: an H100, one Python thread whose cpu_ops launch kernels through
+// cudaLaunchKernel (correlation ids, as Kineto writes them), kernels on stream 7.
+class GpuTrace {
+public:
+    // An op [ts, ts+dur) µs launching one kernel of kernelDur µs at kernelTs; returns the kernel's name.
+    void launch(const std::string& op, const std::string& dims, const std::string& types, double ts, double dur,
+                const std::string& kernel, double kernelTs, double kernelDur, const std::string& kernelArgs = "",
+                const std::string& launchName = "cudaLaunchKernel", double launchDur = 2) {
+        const int corr = ++m_corr;
+        add(R"({"ph":"X","cat":"cpu_op","name":")" + op + R"(","pid":100,"tid":100,"ts":)" + num(ts) +
+            R"(,"dur":)" + num(dur) + R"(,"args":{"Input Dims":)" + dims + R"(,"Input type":)" + types + "}}");
+        add(R"({"ph":"X","cat":"cuda_runtime","name":")" + launchName + R"(","pid":100,"tid":100,"ts":)" +
+            num(ts + 0.5) + R"(,"dur":)" + num(launchDur) + R"(,"args":{"correlation":)" + std::to_string(corr) + "}}");
+        add(R"({"ph":"X","cat":"kernel","name":")" + kernel + R"(","pid":0,"tid":7,"ts":)" + num(kernelTs) +
+            R"(,"dur":)" + num(kernelDur) + R"(,"args":{"device":0,"stream":7,"correlation":)" +
+            std::to_string(corr) + kernelArgs + "}}");
+    }
+    void add(const std::string& event) { m_events.push_back(event); }
+    std::string text() const {
+        std::string out = R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3","computeMajor":9,)"
+                          R"("computeMinor":0,"maxThreadsPerMultiprocessor":2048,"regsPerMultiprocessor":65536,)"
+                          R"("sharedMemPerMultiprocessor":233472,"warpSize":32,"numSms":132}],"traceEvents":[)";
+        for (std::size_t i = 0; i < m_events.size(); ++i)
+            out += (i ? ",\n" : "") + m_events[i];
+        return out + "]}";
+    }
+
+private:
+    static std::string num(double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.3f", v);
+        return b;
+    }
+    std::vector<std::string> m_events;
+    int m_corr = 0;
+};
+
+// Kineto's args of one large kernel launch: 128 threads a block, the registers and shared memory given.
+std::string launchArgs(int registers, int shared, int reported = 50) {
+    return R"(,"grid":[132,8,1],"block":[128,1,1],"registers per thread":)" + std::to_string(registers) +
+           R"(,"shared memory":)" + std::to_string(shared) + R"(,"est. achieved occupancy %":)" +
+           std::to_string(reported);
+}
+
+} // namespace
+
+TEST(Findings, ThresholdsAreDataWithTheirProblemsSaid) {
+    std::vector<std::string> problems;
+    const FindingThresholds t = FindingThresholds::parse("min_share 0.5 # a comment\n\n  max_evidence\t3\n"
+                                                         "casts_window_us ten\nlow_occupancy -1\n",
+                                                         &problems);
+    EXPECT_DOUBLE_EQ(t["min_share"], 0.5);
+    EXPECT_DOUBLE_EQ(t["max_evidence"], 3);
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_NE(problems[0].find("line 4"), std::string::npos);
+    EXPECT_NE(problems[1].find("line 5"), std::string::npos);
+    EXPECT_THROW(t["casts_window_us"], std::logic_error); // unreadable lines set nothing
+    // The built-in file names every threshold a rule reads.
+    const FindingThresholds& standard = FindingThresholds::standard();
+    for (const char* key : {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
+                            "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
+                            "launch_bound_min_kernels", "latency_bound_min_kernel_share", "low_occupancy",
+                            "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
+        EXPECT_GT(standard[key], 0) << key;
+}
+
+TEST(Findings, OccupancyFollowsTheCalculatorWithTheReservedSharedMemory) {
+    const DeviceLimits h100 = deviceLimitsFor(9, 0, 2048, 65536, 233472, 32);
+    EXPECT_EQ(h100.maxBlocksPerSm, 32);
+    EXPECT_EQ(h100.reservedSharedPerBlock, 1024);
+    // 48 KiB a block: 233472 / 48 KiB = 4.75, but with 1 KiB reserved each 233472 / 50176 = 4 blocks.
+    EXPECT_EQ(residentBlocks(h100, 128, 32, 48 * 1024), 4);
+    // 57 KiB: 4 blocks without the reserve (233472 / 58368 = 4), 3 with it (233472 / 59392 = 3.93).
+    EXPECT_EQ(residentBlocks(h100, 128, 32, 57 * 1024), 3);
+    EXPECT_DOUBLE_EQ(theoreticalOccupancy(h100, 128, 255, 49152), 0.125); // FlashAttention-2's launch: registers
+    const DeviceLimits volta = deviceLimitsFor(7, 0, 2048, 65536, 98304, 32);
+    EXPECT_EQ(volta.reservedSharedPerBlock, 0);
+    EXPECT_EQ(deviceLimitsFor(8, 6, 1536, 65536, 102400, 32).maxBlocksPerSm, 16);
+}
+
+TEST(Findings, HandWrittenAttentionOnANaiveRunWithTheFusedKernelsEstimate) {
+    const auto trace = loadText(cpuRunTraceText());
+    const auto all = findingsOf(*trace);
+    const Finding* f = findingOf(all, "hand_written_attention");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 1u); // one naive call (its two workers' kernels)
+    // Evidence: the softmax kernels of both workers, not the GEMMs nor flash.
+    ASSERT_EQ(f->evidence.size(), 2u);
+    for (const Evidence& e : f->evidence)
+        EXPECT_EQ(e.name, "naive_softmax");
+    // The call took 21 ms (0 to 21 ms). Per worker a fused kernel needs max(0.2 GFLOP / 150 GFLOP/s,
+    // (17.8 − 33.6 MB → 0) / 7.5 GB/s) = 1.333 ms of its 21 ms: the rest, 19.667 ms, is at stake.
+    // (Each of two workers is held to half the CPU's roofs.)
+    EXPECT_NEAR(double(f->timeNs), 21e6 * (1 - 1.3333e6 / 21e6), 2e4);
+    EXPECT_LE(f->share, 1.0);
+    EXPECT_NE(f->explanation.find("moved 67.2 MB of scores"), std::string::npos) << f->explanation; // 2 × 33.6 MB
+}
+
+TEST(Findings, FlashOnAnH100IsNotHandWrittenAndItsOccupancyIsComputed) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = open(path);
+    const auto& all = *doc->findings;
+    EXPECT_EQ(findingOf(all, "hand_written_attention"), nullptr);
+    EXPECT_EQ(findingOf(all, "sdpa_math_fallback"), nullptr);
+    EXPECT_EQ(findingOf(all, "pageable_memcpy"), nullptr); // its one copy is to pinned memory
+    EXPECT_EQ(findingOf(all, "exposed_communication"), nullptr);
+    // The flash kernel: 255 registers × 128 threads leave 2 blocks of 4 warps: 12.5%.
+    const auto flash = std::find_if(doc->analysis->kernels.begin(), doc->analysis->kernels.end(),
+                                    [&](const KernelAnalysis& k) {
+                                        return doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index])
+                                                   .find("flash_fwd_kernel") != std::string_view::npos;
+                                    });
+    ASSERT_NE(flash, doc->analysis->kernels.end());
+    ASSERT_TRUE(kernelOccupancy(*doc->trace, flash->event));
+    EXPECT_DOUBLE_EQ(*kernelOccupancy(*doc->trace, flash->event), 0.125);
+    const Finding* low = findingOf(all, "low_occupancy");
+    ASSERT_NE(low, nullptr);
+    EXPECT_LE(low->severity, Severity::Warning); // a question to ask, never critical
+    bool flashListed = false;
+    for (const Evidence& e : low->evidence)
+        flashListed = flashListed || (e.name.find("flash_fwd_kernel") != std::string::npos &&
+                                      e.note.find("12.5%") != std::string::npos);
+    EXPECT_TRUE(flashListed);
+    // The cuBLAS GEMMs launched with cudaLaunchKernelExC carry Kineto's 0 estimate: said so.
+    EXPECT_NE(low->explanation.find("cuLaunchKernelEx"), std::string::npos);
+}
+
+TEST(Findings, CastsRightBeforeSdpaOnTheH100) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = open(path);
+    const Finding* f = findingOf(*doc->findings, "casts_and_copies");
+    ASSERT_NE(f, nullptr);
+    // Independently: aten::contiguous ops ending at most 100 µs before an SDPA op on the same thread.
+    const nlohmann::json j = nlohmann::json::parse(readAllBytes(path));
+    std::vector<std::pair<double, double>> sdpa, casts;
+    for (const auto& e : j["traceEvents"]) {
+        if (e.value("cat", "") != "cpu_op") continue;
+        const std::string n = e["name"];
+        const double ts = e["ts"], dur = e["dur"];
+        if (n == "aten::scaled_dot_product_attention") sdpa.emplace_back(ts, ts + dur);
+        if (n == "aten::contiguous") casts.emplace_back(ts, ts + dur);
+    }
+    std::size_t before = 0;
+    for (const auto& [s, e] : casts)
+        for (const auto& [as, ae] : sdpa)
+            if (e <= as && as - e <= 100) {
+                ++before;
+                break;
+            }
+    EXPECT_EQ(f->count, before);
+    EXPECT_GT(before, 0u);
+    EXPECT_NE(f->explanation.find("aten::contiguous ×" + std::to_string(before)), std::string::npos);
+}
+
+TEST(Findings, NoCastsFarFromAttention) {
+    GpuTrace t;
+    t.launch("aten::contiguous", "[[16,16,559,64]]", R"(["c10::BFloat16"])", 0, 30, "copy_kernel", 10, 20);
+    // The attention op starts 1 ms after the copy: not "right before".
+    t.launch("aten::scaled_dot_product_attention", "[[16,16,559,64],[16,16,559,64],[16,16,559,64],[]]",
+             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16",""])", 1030, 50, "flash_fwd_kernel", 1040, 100);
+    const auto trace = loadText(t.text());
+    EXPECT_EQ(findingOf(findingsOf(*trace), "casts_and_copies"), nullptr);
+}
+
+TEST(Findings, SdpaMathFallbackWithTheReasonsItsInputsGive) {
+    GpuTrace t;
+    for (int call = 0; call < 3; ++call) {
+        const double at = call * 1000;
+        // The public op around its _math op; fp32 inputs, an explicit mask, dropout 0.1.
+        t.add(R"({"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":100,"tid":100,"ts":)" +
+              std::to_string(at) +
+              R"(,"dur":500,"args":{"Input Dims":[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[2,1,1024,1024],[],[]],)"
+              R"("Input type":["float","float","float","float","Scalar","Scalar"],"Concrete Inputs":["","","","","0.1","False"]}})");
+        t.add(R"({"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_attention_math","pid":100,"tid":100,"ts":)" +
+              std::to_string(at + 1) + R"(,"dur":498})");
+        for (int k = 0; k < 10; ++k)
+            t.launch("aten::bmm", "[[16,1024,64],[16,64,1024]]", R"(["float","float"])", at + 2 + k * 40, 30,
+                     "kernel_" + std::to_string(k), at + 10 + k * 40, 20);
+    }
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    const Finding* f = findingOf(all, "sdpa_math_fallback");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 3u);
+    EXPECT_EQ(f->timeNs, 3 * 10 * 20'000); // the kernels' time
+    EXPECT_NE(f->explanation.find("10.0 kernels per call"), std::string::npos) << f->explanation;
+    EXPECT_NE(f->explanation.find("fp32 inputs"), std::string::npos);
+    EXPECT_NE(f->explanation.find("explicit attn_mask"), std::string::npos);
+    EXPECT_NE(f->explanation.find("dropout_p 0.1"), std::string::npos);
+    ASSERT_EQ(f->evidence.size(), 3u);
+    EXPECT_EQ(f->evidence[0].name, "aten::_scaled_dot_product_attention_math");
+    // The math backend's chain is this finding's, not hand-written attention's.
+    EXPECT_EQ(findingOf(all, "hand_written_attention"), nullptr);
+}
+
+TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
+    GpuTrace t;
+    // Kernel 1 [10, 20); the next one's launch starts at 120, after the GPU ran dry: 100 µs host wait.
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 0, 5, "k1", 10, 10);
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 120, 5, "k2", 130, 10);
+    // A sync ends at 300; the host then launches at 400: the 260 µs gap [140, 400) waited on the sync.
+    t.add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":100,"tid":100,"ts":141,"dur":159})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 390, 5, "k3", 400, 10);
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    const Finding* f = findingOf(all, "gpu_idle");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->timeNs, 110'000 + 260'000);
+    EXPECT_EQ(f->count, 2u);
+    EXPECT_NEAR(f->share, 370.0 / 400.0, 1e-9); // of the GPU's own span [10, 410)
+    EXPECT_EQ(f->severity, Severity::Critical);
+    EXPECT_NE(f->explanation.find("Waiting on the host to launch (the next work was launched only after the GPU ran dry): 110.000 µs"),
+              std::string::npos)
+        << f->explanation;
+    EXPECT_NE(f->explanation.find("waiting on a synchronization (the host sat in a sync, then had to launch again): 260.000 µs"),
+              std::string::npos);
+    ASSERT_EQ(f->evidence.size(), 2u);
+    EXPECT_EQ(f->evidence[0].name, "k3"); // the longest gap first
+    // The sync: one call, the GPU idle 100 µs after it (300 → 400).
+    const Finding* s = findingOf(all, "synchronization");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->count, 1u);
+    EXPECT_EQ(s->timeNs, 100'000);
+}
+
+TEST(Findings, BackToBackKernelsAreNotIdleNorLaunchBound) {
+    GpuTrace t;
+    // The host runs ahead: each launch 2 µs, long before its 50 µs kernel runs back to back.
+    for (int k = 0; k < 200; ++k)
+        t.launch("aten::mm", "[[8192,8192],[8192,8192]]", R"(["c10::BFloat16","c10::BFloat16"])", k * 3, 2.5,
+                 "gemm", 1000 + k * 2000, 2000, launchArgs(64, 0));
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    EXPECT_EQ(findingOf(all, "gpu_idle"), nullptr);
+    EXPECT_EQ(findingOf(all, "launch_bound"), nullptr);
+    EXPECT_EQ(findingOf(all, "synchronization"), nullptr);
+    EXPECT_EQ(findingOf(all, "latency_bound"), nullptr); // 1.1 TFLOP in 2 ms: compute-bound
+    EXPECT_EQ(findingOf(all, "low_occupancy"), nullptr); // 64 registers: full occupancy
+}
+
+TEST(Findings, ShortKernelsLaunchedAsSlowlyAsTheyRunAreLaunchBoundAndLatencyBound) {
+    GpuTrace t;
+    for (int k = 0; k < 100; ++k)
+        t.launch(k % 4 ? "aten::add" : "aten::mul", "[[16,16],[16,16]]", R"(["float","float"])", k * 10, 8,
+                 "tiny", k * 10 + 5, 4, "", "cudaLaunchKernel", 6);
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    const Finding* f = findingOf(all, "launch_bound");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 100u);
+    EXPECT_EQ(f->timeNs, 100 * 6'000); // the launches' time
+    EXPECT_NE(f->explanation.find("aten::add (75), aten::mul (25)"), std::string::npos) << f->explanation;
+    ASSERT_EQ(f->evidence.size(), 2u); // one place per op, the one that launched most first
+    EXPECT_EQ(f->evidence[0].name, "aten::add");
+}
+
+TEST(Findings, LatencyBoundKernelsHoldingTheKernelTime) {
+    GpuTrace t;
+    // aten::mm of 16×16 matrices (8 kFLOP) taking 50 µs each: far under both of the H100's roofs.
+    for (int k = 0; k < 50; ++k)
+        t.launch("aten::mm", "[[16,16],[16,16]]", R"(["float","float"])", k * 100, 3, "gemm_small", k * 100 + 10, 50);
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    const Finding* f = findingOf(all, "latency_bound");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 50u);
+    EXPECT_EQ(f->timeNs, 50 * 50'000);
+    ASSERT_EQ(f->evidence.size(), 1u); // one place per name
+    EXPECT_NE(f->evidence[0].note.find("50 kernels"), std::string::npos);
+}
+
+TEST(Findings, LowOccupancyOfLongKernelsAndTheZeroKinetoWritesForLaunchKernelEx) {
+    GpuTrace t;
+    // 255 registers a thread, 128 threads: 12.5%; launched with cudaLaunchKernelExC, estimate 0.
+    for (int k = 0; k < 20; ++k)
+        t.launch("aten::mm", "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])", k * 300, 3,
+                 "heavy_kernel", k * 300 + 10, 280, launchArgs(255, 49152, 0), "cudaLaunchKernelExC");
+    const auto trace = loadText(t.text());
+    const Finding* f = findingOf(findingsOf(*trace), "low_occupancy");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 20u);
+    EXPECT_EQ(f->timeNs, 20 * 280'000);
+    ASSERT_EQ(f->evidence.size(), 1u);
+    EXPECT_NE(f->evidence[0].note.find("12.5%"), std::string::npos) << f->evidence[0].note;
+    EXPECT_NE(f->explanation.find("0 for 20 kernels launched with cudaLaunchKernelEx"), std::string::npos)
+        << f->explanation;
+    // Above the threshold, silent: 32 registers and no shared memory fill the SM.
+    GpuTrace full;
+    for (int k = 0; k < 20; ++k)
+        full.launch("aten::mm", "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])", k * 300, 3,
+                    "heavy_kernel", k * 300 + 10, 280, launchArgs(32, 0));
+    EXPECT_EQ(findingOf(findingsOf(*loadText(full.text())), "low_occupancy"), nullptr);
+}
+
+TEST(Findings, DlrmRankHasPageableCopiesSyncsAndExposedCommunication) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const auto doc = open(path);
+    const auto& all = *doc->findings;
+    // Independently from the file: the pageable copies, their bytes, and the synchronizing calls.
+    const nlohmann::json j = nlohmann::json::parse(readAllBytes(path));
+    std::uint64_t pageable = 0, syncs = 0;
+    double bytes = 0, blocked = 0;
+    for (const auto& e : j["traceEvents"]) {
+        const std::string n = e.value("name", "");
+        if (e.value("cat", "") == "gpu_memcpy" && n.find("Pageable") != std::string::npos) {
+            ++pageable;
+            bytes += e["args"]["bytes"].get<double>();
+        }
+        if (e.value("cat", "") == "cuda_runtime" && n.find("Synchronize") != std::string::npos) {
+            ++syncs;
+            blocked += e["dur"].get<double>();
+        }
+    }
+    const Finding* p = findingOf(all, "pageable_memcpy");
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->count, pageable);
+    EXPECT_NE(p->explanation.find(formatRate(bytes, "B")), std::string::npos) << p->explanation;
+    const Finding* s = findingOf(all, "synchronization");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->count, syncs);
+    EXPECT_NE(s->explanation.find("the host blocked " + formatDuration(TimeNs(blocked * 1000))), std::string::npos)
+        << s->explanation;
+    const Finding* c = findingOf(all, "exposed_communication");
+    ASSERT_NE(c, nullptr);
+    EXPECT_GT(c->timeNs, 0);
+    EXPECT_LE(c->share, 1.0);
+    EXPECT_NE(findingOf(all, "gpu_idle"), nullptr);
+    // Every piece of evidence is a real event of the trace, with its own start and duration.
+    for (const Finding& f : all)
+        for (const Evidence& e : f.evidence) {
+            const Track& track = doc->trace->track(e.event.track);
+            EXPECT_EQ(track.events.start[e.event.index], e.startNs);
+            EXPECT_EQ(track.events.duration[e.event.index], e.durNs);
+            EXPECT_EQ(doc->trace->str(track.events.name[e.event.index]), e.name);
+        }
+}
+
+TEST(Findings, TheSlowestOfTwoRanksAndNoImbalanceWhenEven) {
+    ATTNSCOPE_REQUIRE_FIXTURE(rank0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(rank1, "dlrm_2ranks/rank1.json");
+    const auto doc = openDocument(DocumentSource::ranks({rank0, rank1}));
+    const Finding* f = findingOf(*doc->findings, "rank_imbalance");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->timeNs, doc->ranks->maxBusyNs - doc->ranks->meanBusyNs);
+    EXPECT_NE(f->title.find("Rank " + std::to_string(doc->ranks->slowestRank)), std::string::npos);
+    for (const Evidence& e : f->evidence)
+        EXPECT_EQ(doc->trace->process(doc->trace->track(e.event.track).process).rank, doc->ranks->slowestRank);
+    // Two ranks within 5% of each other: silent.
+    RankReport even = *doc->ranks;
+    even.maxBusyNs = even.meanBusyNs + even.meanBusyNs / 50;
+    EXPECT_EQ(findingOf(findFindings({*doc->trace, *doc->analysis, &even}), "rank_imbalance"), nullptr);
+}
+
+TEST(Findings, MinShareHidesSmallFindingsAndSeverityFollowsTheShare) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const auto doc = open(path);
+    FindingThresholds strict = FindingThresholds::standard();
+    strict.set("min_share", 0.5);
+    strict.set("critical_share", 0.9);
+    const auto all = findFindings({*doc->trace, *doc->analysis, nullptr, strict});
+    for (const Finding& f : all) {
+        const bool always = f.id == "hand_written_attention" || f.id == "sdpa_math_fallback" ||
+                            f.id == "synchronization" || f.id == "pageable_memcpy";
+        if (!always) EXPECT_GE(f.share, 0.5) << f.id;
+        EXPECT_EQ(f.severity, f.share >= 0.9 ? Severity::Critical : f.share >= 0.05 ? Severity::Warning : Severity::Info)
+            << f.id;
+    }
+    EXPECT_LT(all.size(), doc->findings->size());
+    // Most time at stake first.
+    for (std::size_t i = 1; i < doc->findings->size(); ++i)
+        EXPECT_GE((*doc->findings)[i - 1].timeNs, (*doc->findings)[i].timeNs);
+}
+
+TEST(Findings, SummaryJsonCarriesThemAsDocumented) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const auto doc = open(path);
+    const std::vector<SummaryResult> results = {{path, *doc->summary, {}}};
+    const auto j = nlohmann::json::parse(formatSummaries(results, SummaryFormat::Json));
+    const auto& findings = j["files"][0]["findings"];
+    ASSERT_EQ(findings.size(), doc->findings->size());
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = (*doc->findings)[i];
+        EXPECT_EQ(findings[i]["id"], f.id);
+        EXPECT_EQ(findings[i]["severity"], std::string(severityName(f.severity)));
+        EXPECT_EQ(findings[i]["time_ns"], f.timeNs);
+        EXPECT_EQ(findings[i]["count"], f.count);
+        EXPECT_EQ(findings[i]["evidence_total"], f.evidenceTotal);
+        EXPECT_LE(findings[i]["evidence"].size(), std::size_t(FindingThresholds::standard()["max_evidence"]));
+        for (const char* key : {"title", "share", "explanation", "suggestion"})
+            EXPECT_TRUE(findings[i].contains(key)) << key;
+        for (const auto& e : findings[i]["evidence"])
+            for (const char* key : {"track", "start_ns", "dur_ns", "name"})
+                EXPECT_TRUE(e.contains(key)) << key;
+    }
+    // The findings-only CSV: one row per finding under its header.
+    const std::string csv = formatFindings(results, SummaryFormat::Csv);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), std::ptrdiff_t(doc->findings->size() + 1));
+    EXPECT_EQ(csv.rfind("file,id,severity,title,time_ns,share,count,evidence_total,explanation,suggestion\n", 0), 0u);
+}
