@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// The Findings dock as a user reads it: the same findings and numbers as `attnscope summary` of the
+// file, the selected finding's explanation, and a click on a place selecting that event on the
+// timeline and zooming to it.
+#include "core/document/document.h"
+#include "support/test_support.h"
+#include "ui/details_panel.h"
+#include "ui/findings_panel.h"
+#include "ui/main_window.h"
+#include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
+
+#include <QLabel>
+#include <QListWidget>
+#include <QTableWidget>
+#include <QTest>
+#include <QTextEdit>
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, path));
+    FindingsPanel* panel = w.findings();
+    QTableWidget* table = panel->table();
+    // What `attnscope summary` prints for the file: the same rows, in the same order, same numbers.
+    DocumentOptions options;
+    options.parts = SummaryPart | AnalysisPart;
+    const auto summary = openDocument(DocumentSource::file(path), options)->summary;
+    ASSERT_FALSE(summary->findings.empty());
+    ASSERT_EQ(table->rowCount(), int(summary->findings.size()));
+    int pageableRow = -1;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const Finding& f = summary->findings[std::size_t(row)];
+        EXPECT_EQ(table->item(row, 0)->text().toStdString(), severityName(f.severity));
+        EXPECT_EQ(table->item(row, 1)->text().toStdString(), f.title);
+        EXPECT_TRUE(table->item(row, 2)->text().startsWith(QString::fromStdString(formatDuration(f.timeNs))))
+            << table->item(row, 2)->text().toStdString();
+        EXPECT_EQ(table->item(row, 3)->text().toULongLong(), f.count);
+        if (f.id == "pageable_memcpy") pageableRow = row;
+    }
+    ASSERT_GE(pageableRow, 0);
+    // The user clicks the pageable-copies row: its explanation and places.
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualItemRect(table->item(pageableRow, 1)).center());
+    EXPECT_EQ(table->currentRow(), pageableRow);
+    const Finding& pageable = summary->findings[std::size_t(pageableRow)];
+    EXPECT_TRUE(panel->explanation()->toPlainText().contains(QString::fromStdString(pageable.explanation)));
+    QListWidget* places = panel->evidence();
+    ASSERT_GE(places->count(), int(pageable.evidence.size()));
+    // Then the second place: it is selected on the timeline, shown in Details, and zoomed to (from a
+    // view where it is already visible, a hundredth of the width: still it fills the view after).
+    const Evidence& e = pageable.evidence[1];
+    w.timeline()->setViewport(e.startNs - 50 * e.durNs, e.startNs + 51 * e.durNs);
+    QTest::mouseClick(places->viewport(), Qt::LeftButton, {}, places->visualItemRect(places->item(1)).center());
+    ASSERT_TRUE(w.timeline()->selected());
+    const EventRef selected = *w.timeline()->selected();
+    const Track& track = w.trace()->track(selected.track);
+    EXPECT_EQ(track.events.start[selected.index], e.startNs);
+    EXPECT_EQ(track.events.duration[selected.index], e.durNs);
+    EXPECT_EQ(w.trace()->str(track.events.name[selected.index]), e.name);
+    EXPECT_EQ(w.details()->field("name").toStdString(), e.name);
+    const TimeViewport& view = w.timeline()->viewport();
+    EXPECT_LE(view.start(), e.startNs);
+    EXPECT_GE(view.end(), e.startNs + e.durNs);
+    EXPECT_LT(view.span(), 2.0 * double(e.durNs)); // zoomed to it
+    EXPECT_TRUE(w.timeline()->eventRect(selected).has_value()); // on screen
+}
+
+TEST(FindingsPanel, SaysWhenThereIsNothingToSay) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "kineto_newest_schema.json");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, path));
+    EXPECT_EQ(w.findings()->table()->rowCount(), 0);
+    auto* note = w.findings()->findChild<QLabel*>("findingsNote");
+    ASSERT_NE(note, nullptr);
+    EXPECT_TRUE(note->text().startsWith("No findings")) << note->text().toStdString();
+}
