@@ -143,6 +143,24 @@ TEST(DetailsPanel, CpuOpsAndKernelsInTurnShowTheirOwnRows) {
     }
 }
 
+// A kernel's theoretical occupancy and what limits it, from its launch and the trace's device: the
+// H100 flash kernel's 255 registers a thread leave 2 blocks of 4 warps (12.5%); the cuBLAS GEMM
+// launched with cudaLaunchKernelExC carries Kineto's 0, said so beside the computed 18.75%.
+TEST(DetailsPanel, KernelsShowTheirTheoreticalOccupancy) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, path));
+    ASSERT_TRUE(findFirst(w, "flash_fwd_kernel"));
+    const QString flash = w.details()->field("occupancy");
+    EXPECT_TRUE(flash.startsWith("theoretical 12.5% (2 blocks of 4 warps per SM; 255 registers a thread, 49152 B"))
+        << flash.toStdString();
+    EXPECT_FALSE(flash.contains("Kineto"));
+    ASSERT_TRUE(findFirst(w, "sm90_xmma_gemm"));
+    const QString gemm = w.details()->field("occupancy");
+    EXPECT_TRUE(gemm.startsWith("theoretical 18.8% (1 block of 12 warps")) << gemm.toStdString();
+    EXPECT_TRUE(gemm.contains("Kineto writes 0"));
+}
+
 // At the default window size every line can be read: the text wraps inside the dock and the panel
 // scrolls when it is taller than the dock.
 TEST(DetailsPanel, LongFieldsWrapAndThePanelScrolls) {
