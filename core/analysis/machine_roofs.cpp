@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "core/analysis/machine_roofs.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -67,6 +70,41 @@ __attribute__((target("avx512f,avx512bf16"))) double bf16DotChains(std::size_t r
     _mm512_storeu_ps(out, acc[0]);
     *sink += out[0];
     return 2.0 * 32 * kChains * double(rounds);
+}
+
+// AMX: four independent tile products (16×16 fp32 += 16×32 · 32×16 bf16, 8192 multiply-adds each)
+// over the same operands, as the bf16 kernel's inner loops do. Only called where amxBf16Usable().
+__attribute__((target("amx-tile,amx-bf16"))) double amxBf16Tiles(std::size_t rounds, float* sink) {
+    struct alignas(64) Config {
+        std::uint8_t palette = 1, startRow = 0, reserved[14] = {};
+        std::uint16_t colsb[16] = {};
+        std::uint8_t rows[16] = {};
+    } config;
+    for (int t = 0; t < 6; ++t) {
+        config.rows[t] = 16;
+        config.colsb[t] = 64;
+    }
+    alignas(64) static thread_local std::uint16_t operand[512];
+    alignas(64) static thread_local float out[256];
+    for (int i = 0; i < 512; ++i)
+        operand[i] = 0x3F00; // 0.5 in bf16
+    _tile_loadconfig(&config);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, operand, 64);
+    _tile_loadd(5, operand, 64);
+    for (std::size_t r = 0; r < rounds; ++r) {
+        _tile_dpbf16ps(0, 4, 5);
+        _tile_dpbf16ps(1, 4, 5);
+        _tile_dpbf16ps(2, 4, 5);
+        _tile_dpbf16ps(3, 4, 5);
+    }
+    _tile_stored(0, out, 64);
+    _tile_release();
+    *sink += out[0];
+    return 2.0 * 16 * 16 * 32 * 4 * double(rounds);
 }
 
 __attribute__((target("avx2,fma"))) double fmaChainsAvx2(std::size_t rounds, float* sink) {
@@ -241,9 +279,25 @@ std::filesystem::file_time_type modified(const std::string& path) {
 
 } // namespace
 
+bool amxBf16Usable() {
+    static const bool usable = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+        const bool tiles = (d >> 24) & 1u, bf16 = (d >> 22) & 1u;
+        if (!tiles || !bf16 || !__builtin_cpu_supports("avx512f")) return false;
+        unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
+        if (!__get_cpuid_count(7, 1, &a1, &b1, &c1, &d1) || !((a1 >> 5) & 1u)) return false; // AVX512_BF16
+        constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+        return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+    }();
+    return usable;
+}
+
 std::string cpuIsa() {
-    if (__builtin_cpu_supports("avx512f"))
+    if (__builtin_cpu_supports("avx512f")) {
+        if (amxBf16Usable()) return "AVX-512+AMX";
         return __builtin_cpu_supports("avx512bf16") ? "AVX-512+BF16" : "AVX-512";
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "AVX2";
     return "scalar";
 }
@@ -262,6 +316,9 @@ CpuRoofs measureCpuRoofs() {
     if (r.isa == "AVX-512+BF16") {
         r.bf16Core = peakOf(bf16DotChains, 1, rounds);
         r.bf16All = peakOf(bf16DotChains, r.cores, rounds);
+    } else if (r.isa == "AVX-512+AMX") {
+        r.bf16Core = peakOf(amxBf16Tiles, 1, rounds / 16);
+        r.bf16All = peakOf(amxBf16Tiles, r.cores, rounds / 16);
     }
     r.bandwidthCore = readBandwidth(1);
     r.bandwidthAll = readBandwidth(r.cores);

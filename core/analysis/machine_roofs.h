@@ -12,6 +12,9 @@ namespace attnscope {
 // The widest vector path this CPU has for the compute roof: "AVX-512+BF16", "AVX-512", "AVX2" or
 // "scalar".
 std::string cpuIsa();
+// Whether the CPU has AMX tiles with bf16 products and the OS lets this process use them (Linux asks
+// each process to request the tiles' state; requested once, on the first call).
+bool amxBf16Usable();
 
 // The CPU's roofs as measured here: fp32 FLOP/s from independent chains of fused multiply-adds on the
 // widest vectors the CPU has, bf16 FLOP/s from its bf16 dot products (0 without them), and read

@@ -52,7 +52,7 @@ void chooseBlasKernels() {
     if (std::getenv("OPENBLAS_CORETYPE")) return; // the user's choice
     __builtin_cpu_init();
     const CpuIsa isa = bestCpuIsa();
-    const char* core = isa == CpuIsa::Avx512
+    const char* core = isa >= CpuIsa::Avx512
                            ? (__builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX")
                        : isa == CpuIsa::Avx2 ? "Haswell"
                                              : nullptr;

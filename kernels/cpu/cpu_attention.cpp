@@ -5,10 +5,14 @@
 
 #include "blas.h"
 
+#include "core/analysis/machine_roofs.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 namespace attnscope::kernels {
@@ -147,7 +151,7 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
 CpuIsa bestCpuIsa() {
     static const CpuIsa best = [] {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) return CpuIsa::Avx512;
+        if (__builtin_cpu_supports("avx512f")) return amxBf16Usable() ? CpuIsa::Amx : CpuIsa::Avx512;
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuIsa::Avx2;
         return CpuIsa::Scalar;
     }();
@@ -156,6 +160,8 @@ CpuIsa bestCpuIsa() {
 
 std::string_view isaName(CpuIsa isa) {
     switch (isa) {
+    case CpuIsa::Amx:
+        return "AMX";
     case CpuIsa::Avx512:
         return "AVX-512";
     case CpuIsa::Avx2:
@@ -170,10 +176,17 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
     const std::size_t n = std::size_t(s.seq), keys = std::size_t(s.keys()), d = std::size_t(s.dim);
     const std::size_t groups = std::size_t(s.batch) * s.kvHeadCount(),
                       group = std::size_t(s.heads / s.kvHeadCount());
-    void (*kernel)(const FlashRows&) = isa == CpuIsa::Avx512 ? flashRowsAvx512
+    if (isa > bestCpuIsa()) isa = CpuIsa::Scalar; // never instructions this CPU does not have
+    void (*kernel)(const FlashRows&) = isa >= CpuIsa::Avx512 ? flashRowsAvx512
                                        : isa == CpuIsa::Avx2 ? flashRowsAvx2
                                                              : flashRowsScalar;
-    if (isa > bestCpuIsa()) kernel = flashRowsScalar; // never instructions this CPU does not have
+    // bf16 prefill on the AMX tiles: each K/V head put in the tiles' layout once, by the first worker
+    // that needs it (inside the kernel's time).
+    const bool amx = isa == CpuIsa::Amx && s.dtype == Precision::BF16 && d % 32 == 0 && n > 16;
+    const std::size_t packed = amx ? amxPackedElements(keys, d) : 0;
+    std::vector<std::uint16_t> kPacked(groups * packed), vPacked(groups * packed);
+    std::unique_ptr<std::once_flag[]> packOnce(amx ? new std::once_flag[groups] : nullptr);
+    if (amx) kernel = flashRowsAmx;
     const std::size_t rows = group * n;
     std::vector<std::vector<float>> scratch(pool.size());
     auto rowsOf = [&](unsigned worker, std::size_t g) {
@@ -205,6 +218,14 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
                       FlashRows in = rowsOf(worker, g);
                       in.first = block * kRows;
                       in.count = std::min(kRows, rows - in.first);
+                      if (amx) {
+                          std::call_once(packOnce[g], [&] {
+                              packAmxKeys(in.k, keys, d, kPacked.data() + g * packed);
+                              packAmxValues(in.v, keys, d, vPacked.data() + g * packed);
+                          });
+                          in.kPacked = kPacked.data() + g * packed;
+                          in.vPacked = vPacked.data() + g * packed;
+                      }
                       kernel(in);
                   });
         return;

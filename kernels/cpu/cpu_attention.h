@@ -32,7 +32,8 @@ void cpuNaiveAttention(const AttentionShape& shape, const float* q, const float*
                        float* scores, WorkerPool& pool, const SpanSink& sink);
 
 // The instruction sets the fused kernel is built for, chosen at run time: the binary runs on any x86-64.
-enum class CpuIsa : std::uint8_t { Scalar, Avx2, Avx512 };
+// Amx: AVX-512 for fp32, and bf16 on the AMX tiles (Sapphire Rapids and newer, where the OS allows it).
+enum class CpuIsa : std::uint8_t { Scalar, Avx2, Avx512, Amx };
 CpuIsa bestCpuIsa(); // the widest this CPU has
 std::string_view isaName(CpuIsa isa);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attnscope::kernels {
 
@@ -26,6 +27,9 @@ struct FlashRows {
     // 2) and sum of probabilities go to partialMax and partialSum (indexed from first), to be combined.
     float* partialMax = nullptr;
     float* partialSum = nullptr;
+    // The AMX kernel's K and V of the whole head in its tile layout (packAmxKeys, packAmxValues).
+    const std::uint16_t* kPacked = nullptr;
+    const std::uint16_t* vPacked = nullptr;
 };
 
 // The scratch one worker needs for rows of this head dimension, in floats (for any instruction set).
@@ -38,5 +42,11 @@ constexpr std::size_t flashScratchFloats(std::size_t dim) {
 void flashRowsAvx512(const FlashRows& rows);
 void flashRowsAvx2(const FlashRows& rows);
 void flashRowsScalar(const FlashRows& rows);
+// bf16 on AMX tiles (flash_amx.cpp): prefill rows only (no split of the keys), dim a multiple of 32,
+// with the head's K and V packed first; the caller has checked that the CPU and OS allow AMX.
+void flashRowsAmx(const FlashRows& rows);
+std::size_t amxPackedElements(std::size_t keys, std::size_t dim); // of K's or V's packing
+void packAmxKeys(const float* k, std::size_t keys, std::size_t dim, std::uint16_t* out);
+void packAmxValues(const float* v, std::size_t keys, std::size_t dim, std::uint16_t* out);
 
 } // namespace attnscope::kernels

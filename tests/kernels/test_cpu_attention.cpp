@@ -72,8 +72,8 @@ struct Recorded {
 } // namespace
 
 // Every shape against the double-precision reference, naive and flash, the fused kernel built for each
-// instruction set this CPU has (scalar, AVX2, AVX-512): ragged lengths, causal and not, each dtype,
-// grouped-query (8 query heads on 2 K/V heads) and multi-query heads, and decode steps (1 and 3
+// instruction set this CPU has (scalar, AVX2, AVX-512, AMX for bf16): ragged lengths, causal and not, each
+// dtype, grouped-query (8 query heads on 2 K/V heads) and multi-query heads, and decode steps (1 and 3
 // queries against a longer KV cache; causal: the queries are the cache's last), split between the
 // workers when the cache is long.
 TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
@@ -94,6 +94,13 @@ TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
         shape(1, 4, 64, 128, true, Precision::F16),
         shape(1, 2, 96, 64, false, Precision::BF16),
         shape(1, 2, 96, 64, true, Precision::BF16),
+        // bf16 on the AMX tiles where the CPU has them: ragged rows and keys (not multiples of the 64 of
+        // a block or the 16 of a tile), head dims 64, 96 and 128, grouped heads, more keys than queries.
+        shape(1, 2, 130, 64, false, Precision::BF16),
+        shape(1, 2, 130, 128, true, Precision::BF16),
+        shape(2, 8, 77, 64, true, Precision::BF16, 2),
+        shape(1, 4, 100, 128, true, Precision::BF16, 1, 150),
+        shape(1, 3, 50, 96, false, Precision::BF16),
         shape(1, 8, 70, 64, true, Precision::F32, 2),
         shape(2, 4, 33, 24, false, Precision::F32, 1),
         shape(1, 8, 1, 64, false, Precision::F32, 2, 300),
@@ -104,7 +111,7 @@ TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
         shape(1, 2, 3, 32, true, Precision::F32, 1, 1600),
     };
     std::vector<CpuIsa> isas;
-    for (CpuIsa isa : {CpuIsa::Scalar, CpuIsa::Avx2, CpuIsa::Avx512})
+    for (CpuIsa isa : {CpuIsa::Scalar, CpuIsa::Avx2, CpuIsa::Avx512, CpuIsa::Amx})
         if (isa <= bestCpuIsa()) isas.push_back(isa);
     for (const AttentionShape& s : shapes) {
         SCOPED_TRACE(testing::Message()

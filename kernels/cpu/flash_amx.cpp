@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+// The fused CPU kernel for bf16 inputs on AMX, the tile matrix unit of Intel's Sapphire Rapids and newer
+// (built with -mamx-tile -mamx-bf16 and AVX-512; chosen at run time only where the CPU has it and the
+// OS lets the process use it). Both products run on the tiles in bf16 with fp32 accumulation, as
+// FlashAttention does on tensor cores; the online softmax runs on AVX-512 in fp32, and P is rounded to
+// bf16 for P·V.
+//
+// A tile product C[16×16] += A[16×32] · B[32×16] wants B's rows in pairs (the "VNNI" layout): row r
+// of the tile holds, for each of its 16 columns, the two elements of rows 2r and 2r+1. K and V are
+// put in that layout once per K/V head (packAmxKeys, packAmxValues): for Sᵀ's B operand the pairs
+// run along the head dimension, for P·V's along the keys. Per block of 64 query rows and 64 keys:
+//   S = Q·Kᵀ      2 × 2 tiles of fp32 accumulators at a time, dim/32 products each;
+//   softmax       per row on AVX-512: scale, causal mask, running maximum (moved lazily) and sum,
+//                 P in bf16;
+//   O += P·V      2 × 2 tiles of O loaded, 2 products each, stored back.
+#include "flash_rows.h"
+#include "simd.h"
+
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace attnscope::kernels {
+
+namespace {
+
+constexpr int BR = 64;          // query rows per block: 4 row tiles
+constexpr int KB = 64;          // keys per block: 4 key tiles
+constexpr int kTileElems = 512; // bf16 elements in a 16 × 64-byte tile
+constexpr float kLazyShift = 8; // a row's shift moves when its maximum passes it by more (powers of 2)
+using Vec = Avx512;
+
+struct alignas(64) TileConfig {
+    std::uint8_t palette = 1;
+    std::uint8_t startRow = 0;
+    std::uint8_t reserved[14] = {};
+    std::uint16_t colsb[16] = {};
+    std::uint8_t rows[16] = {};
+};
+
+// Eight tiles of 16 rows × 64 bytes: 0–3 accumulators, 4–5 A operands, 6–7 B operands.
+void configureTiles() {
+    TileConfig c;
+    for (int t = 0; t < 8; ++t) {
+        c.rows[t] = 16;
+        c.colsb[t] = 64;
+    }
+    _tile_loadconfig(&c);
+}
+
+} // namespace
+
+std::size_t amxPackedElements(std::size_t keys, std::size_t dim) {
+    return (keys + KB - 1) / KB * KB * dim;
+}
+
+void packAmxKeys(const float* k, std::size_t keys, std::size_t dim, std::uint16_t* out) {
+    // Tile (block b, key tile g, dim chunk dc) at ((b·4 + g)·dim/32 + dc)·512; element (r, n, e) is
+    // K[b·64 + g·16 + n][dc·32 + 2r + e], at r·32 + n·2 + e: as 32-bit pairs, pair r of key n at
+    // r·16 + n. A key's 32 values of a chunk are 16 pairs, scattered down the tile's rows.
+    const std::size_t chunks = dim / 32, padded = (keys + KB - 1) / KB * KB;
+    const __m512i rowsOfPairs = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(16));
+    for (std::size_t key = 0; key < padded; ++key)
+        for (std::size_t dc = 0; dc < chunks; ++dc) {
+            auto* tile = reinterpret_cast<int*>(out + (key / 16 * chunks + dc) * kTileElems) + key % 16;
+            __m512i pairs = _mm512_setzero_si512();
+            if (key < keys) {
+                const float* src = k + key * dim + dc * 32;
+                pairs = (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + 16), _mm512_loadu_ps(src));
+            }
+            _mm512_i32scatter_epi32(tile, rowsOfPairs, pairs, 4);
+        }
+}
+
+void packAmxValues(const float* v, std::size_t keys, std::size_t dim, std::uint16_t* out) {
+    // Tile (block b, key chunk kc, column group dg) at ((b·2 + kc)·dim/16 + dg)·512; element (r, n, e)
+    // is V[b·64 + kc·32 + 2r + e][dg·16 + n], at r·32 + n·2 + e: row r of the tile is keys 2r and 2r+1
+    // interleaved, 16 columns of each.
+    const std::size_t groups = dim / 16, padded = (keys + KB - 1) / KB * KB;
+    for (std::size_t key = 0; key < padded; key += 2)
+        for (std::size_t dg = 0; dg < groups; ++dg) {
+            std::uint16_t* row = out + (key / 32 * groups + dg) * kTileElems + (key % 32) / 2 * 32;
+            auto half = [&](std::size_t at) {
+                if (at >= keys) return _mm512_setzero_si512();
+                const __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(v + at * dim + dg * 16));
+                return _mm512_cvtepu16_epi32((__m256i)h);
+            };
+            _mm512_storeu_si512(row, _mm512_or_si512(half(key), _mm512_slli_epi32(half(key + 1), 16)));
+        }
+}
+
+// Long on purpose: the block loop of the kernel, its three steps in order (see the top of the file).
+void flashRowsAmx(const FlashRows& in) {
+    const std::size_t dim = in.dim, chunks = dim / 32;
+    thread_local std::vector<std::uint16_t> qb, pb;
+    thread_local std::vector<float> s, o;
+    qb.assign(std::size_t(BR) * dim, 0);
+    pb.assign(std::size_t(BR) * KB, 0);
+    s.resize(std::size_t(BR) * KB);
+    o.resize(std::size_t(BR) * dim);
+    alignas(64) float m[BR], l[BR], lim[BR];
+    configureTiles();
+    const double shift = double(in.totalKeys ? in.totalKeys : in.keys) - double(in.seq) - double(in.keyBegin);
+    const Vec::T scale = Vec::set1(in.scaleLog2e), minusInf = Vec::set1(-INFINITY);
+    const Vec::T lanes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (std::size_t t0 = in.first; t0 < in.first + in.count; t0 += BR) {
+        const std::size_t rows = std::min<std::size_t>(BR, in.first + in.count - t0);
+        const std::size_t rowTiles = (rows + 15) / 16;
+        float highest = -1;
+        for (std::size_t r = 0; r < std::size_t(BR); ++r) {
+            for (std::size_t c = 0; c < dim; c += 32) {
+                const float* src = in.q + (t0 + r) * dim + c;
+                const __m512i row =
+                    r < rows ? (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + 16), _mm512_loadu_ps(src))
+                             : _mm512_setzero_si512();
+                _mm512_storeu_si512(qb.data() + r * dim + c, row);
+            }
+            const double last = in.causal ? std::fmin(double((t0 + r) % in.seq) + shift, double(in.keys - 1))
+                                          : double(in.keys - 1);
+            lim[r] = r < rows ? float(last < -1 ? -1 : last) : -1.0f;
+            if (r < rows) highest = std::max(highest, lim[r]);
+            m[r] = -INFINITY;
+            l[r] = 0;
+        }
+        std::fill(o.begin(), o.end(), 0.0f);
+        std::fill(pb.begin(), pb.end(), std::uint16_t(0));
+        const std::size_t end = std::size_t(highest + 1);
+        // The three steps as a pipeline: the next block's S runs on the tiles between a block's softmax
+        // and its P·V, so neither unit reads what the other has only just written to memory (a tile load
+        // of freshly stored vector data, or the reverse, waits for the stores to drain).
+        auto scoresOf = [&](std::size_t j0) {
+            const std::size_t b = j0 / KB;
+            // S = Q·Kᵀ, 32 rows × 32 keys at a time: two row tiles (4, 5) against two key tiles (6, 7)
+            // into four accumulators, every operand loaded once and used twice.
+            for (std::size_t rp = 0; rp < rowTiles; rp += 2)
+                for (std::size_t kp = 0; kp < 4; kp += 2) {
+                    _tile_zero(0);
+                    _tile_zero(1);
+                    _tile_zero(2);
+                    _tile_zero(3);
+                    for (std::size_t dc = 0; dc < chunks; ++dc) {
+                        _tile_loadd(4, qb.data() + rp * 16 * dim + dc * 32, int(dim * 2));
+                        _tile_loadd(5, qb.data() + (rp + 1) * 16 * dim + dc * 32, int(dim * 2));
+                        const std::uint16_t* kt = in.kPacked + ((b * 4 + kp) * chunks + dc) * kTileElems;
+                        _tile_loadd(6, kt, 64);
+                        _tile_loadd(7, kt + chunks * kTileElems, 64);
+                        _tile_dpbf16ps(0, 4, 6);
+                        _tile_dpbf16ps(1, 4, 7);
+                        _tile_dpbf16ps(2, 5, 6);
+                        _tile_dpbf16ps(3, 5, 7);
+                    }
+                    float* st = s.data() + rp * 16 * KB + kp * 16;
+                    _tile_stored(0, st, KB * 4);
+                    _tile_stored(1, st + 16, KB * 4);
+                    _tile_stored(2, st + 16 * KB, KB * 4);
+                    _tile_stored(3, st + 16 * KB + 16, KB * 4);
+                }
+        };
+        auto softmaxOf = [&](std::size_t j0) {
+            // The online softmax per row: keys past the row's last visible one (or the end) are −∞. The
+            // shift a row's probabilities are taken against moves only when the block's maximum passes
+            // it by more than kLazyShift (FlashAttention-4's lazy rescaling): probabilities stay below
+            // 2^kLazyShift, and O, which lives in memory between the tiles' products, is rescaled by
+            // the vector unit only then — rarely after the first blocks.
+            for (std::size_t r = 0; r < rows; ++r) {
+                float* row = s.data() + r * KB;
+                Vec::T v[4];
+                Vec::T top = minusInf;
+                const Vec::T limit = Vec::set1(lim[r]);
+                for (int x = 0; x < 4; ++x) {
+                    const Vec::T idx = Vec::add(Vec::set1(float(j0 + std::size_t(x) * 16)), lanes);
+                    v[x] = Vec::keepAtMost(Vec::mul(Vec::load(row + x * 16), scale), idx, limit, minusInf);
+                    top = Vec::max(top, v[x]);
+                }
+                const float blockMax = _mm512_reduce_max_ps(top);
+                if (blockMax > m[r] + kLazyShift) {
+                    if (m[r] != -INFINITY) { // O and l hold sums against the old shift: scale them down
+                        const float c = std::exp2(m[r] - blockMax);
+                        l[r] *= c;
+                        float* orow = o.data() + r * dim;
+                        for (std::size_t x = 0; x < dim; x += 16)
+                            Vec::store(orow + x, Vec::mul(Vec::load(orow + x), Vec::set1(c)));
+                    }
+                    m[r] = blockMax;
+                }
+                const Vec::T sh = Vec::set1(m[r] == -INFINITY ? 0.0f : m[r]);
+                Vec::T sum = Vec::zero();
+                std::uint16_t* prow = pb.data() + r * KB;
+                for (int x = 0; x < 4; ++x) {
+                    const Vec::T p = Vec::zeroWhereMinusInf(Vec::exp2(Vec::sub(v[x], sh)), v[x]);
+                    sum = Vec::add(sum, p);
+                    const __m256bh h = _mm512_cvtneps_pbh(p);
+                    std::memcpy(prow + x * 16, &h, 32);
+                }
+                l[r] += _mm512_reduce_add_ps(sum);
+            }
+        };
+        auto outputsOf = [&](std::size_t j0) {
+            const std::size_t b = j0 / KB;
+            // O += P·V, 32 rows × 32 columns at a time: O's tiles loaded, two row tiles of P (4, 5)
+            // against two column tiles of V (6, 7) per 32 keys, stored back.
+            for (std::size_t rp = 0; rp < rowTiles; rp += 2)
+                for (std::size_t c0 = 0; c0 < dim; c0 += 32) {
+                    float* ot = o.data() + rp * 16 * dim + c0;
+                    _tile_loadd(0, ot, int(dim * 4));
+                    _tile_loadd(1, ot + 16, int(dim * 4));
+                    _tile_loadd(2, ot + 16 * dim, int(dim * 4));
+                    _tile_loadd(3, ot + 16 * dim + 16, int(dim * 4));
+                    for (std::size_t kc = 0; kc < 2; ++kc) {
+                        _tile_loadd(4, pb.data() + rp * 16 * KB + kc * 32, KB * 2);
+                        _tile_loadd(5, pb.data() + (rp + 1) * 16 * KB + kc * 32, KB * 2);
+                        const std::uint16_t* vt =
+                            in.vPacked + ((b * 2 + kc) * (dim / 16) + c0 / 16) * kTileElems;
+                        _tile_loadd(6, vt, 64);
+                        _tile_loadd(7, vt + kTileElems, 64);
+                        _tile_dpbf16ps(0, 4, 6);
+                        _tile_dpbf16ps(1, 4, 7);
+                        _tile_dpbf16ps(2, 5, 6);
+                        _tile_dpbf16ps(3, 5, 7);
+                    }
+                    _tile_stored(0, ot, int(dim * 4));
+                    _tile_stored(1, ot + 16, int(dim * 4));
+                    _tile_stored(2, ot + 16 * dim, int(dim * 4));
+                    _tile_stored(3, ot + 16 * dim + 16, int(dim * 4));
+                }
+        };
+        if (end > 0) scoresOf(0);
+        for (std::size_t j0 = 0; j0 < end; j0 += KB) {
+            softmaxOf(j0);
+            if (j0 + KB < end) scoresOf(j0 + KB);
+            outputsOf(j0);
+        }
+        for (std::size_t r = 0; r < rows; ++r) {
+            float* out = in.o + (t0 + r) * dim;
+            const float inv = l[r] > 0 ? 1.0f / l[r] : 0.0f;
+            for (std::size_t c = 0; c < dim; ++c)
+                out[c] = o[r * dim + c] * inv;
+        }
+    }
+    _tile_release();
+}
+
+} // namespace attnscope::kernels
