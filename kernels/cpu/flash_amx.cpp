@@ -8,7 +8,7 @@
 // A tile product C[16×16] += A[16×32] · B[32×16] wants B's rows in pairs (the "VNNI" layout): row r
 // of the tile holds, for each of its 16 columns, the two elements of rows 2r and 2r+1. K and V are
 // put in that layout once per K/V head (packAmxKeys, packAmxValues): for Sᵀ's B operand the pairs
-// run along the head dimension, for P·V's along the keys. Per block of 64 query rows and 64 keys:
+// run along the head dimension, for P·V's along the keys. Per block of 64 query rows and 128 keys:
 //   S = Q·Kᵀ      2 × 2 tiles of fp32 accumulators at a time, dim/32 products each;
 //   softmax       per row on AVX-512: scale, causal mask, running maximum (moved lazily) and sum,
 //                 P in bf16;
@@ -28,7 +28,7 @@ namespace attnscope::kernels {
 namespace {
 
 constexpr int BR = 64;          // query rows per block: 4 row tiles
-constexpr int KB = 64;          // keys per block: 4 key tiles
+constexpr int KB = 128;         // keys per block: 8 key tiles
 constexpr int kTileElems = 512; // bf16 elements in a 16 × 64-byte tile
 constexpr float kLazyShift = 8; // a row's shift moves when its maximum passes it by more (powers of 2)
 using Vec = Avx512;
@@ -58,8 +58,8 @@ std::size_t amxPackedElements(std::size_t keys, std::size_t dim) {
 }
 
 void packAmxKeys(const float* k, std::size_t keys, std::size_t dim, std::uint16_t* out) {
-    // Tile (block b, key tile g, dim chunk dc) at ((b·4 + g)·dim/32 + dc)·512; element (r, n, e) is
-    // K[b·64 + g·16 + n][dc·32 + 2r + e], at r·32 + n·2 + e: as 32-bit pairs, pair r of key n at
+    // Tile (key tile g, dim chunk dc) at (g·dim/32 + dc)·512; element (r, n, e) is
+    // K[g·16 + n][dc·32 + 2r + e], at r·32 + n·2 + e: as 32-bit pairs, pair r of key n at
     // r·16 + n. A key's 32 values of a chunk are 16 pairs, scattered down the tile's rows.
     const std::size_t chunks = dim / 32, padded = (keys + KB - 1) / KB * KB;
     const __m512i rowsOfPairs = _mm512_mullo_epi32(
@@ -77,8 +77,8 @@ void packAmxKeys(const float* k, std::size_t keys, std::size_t dim, std::uint16_
 }
 
 void packAmxValues(const float* v, std::size_t keys, std::size_t dim, std::uint16_t* out) {
-    // Tile (block b, key chunk kc, column group dg) at ((b·2 + kc)·dim/16 + dg)·512; element (r, n, e)
-    // is V[b·64 + kc·32 + 2r + e][dg·16 + n], at r·32 + n·2 + e: row r of the tile is keys 2r and 2r+1
+    // Tile (key chunk kc, column group dg) at (kc·dim/16 + dg)·512; element (r, n, e)
+    // is V[kc·32 + 2r + e][dg·16 + n], at r·32 + n·2 + e: row r of the tile is keys 2r and 2r+1
     // interleaved, 16 columns of each.
     const std::size_t groups = dim / 16, padded = (keys + KB - 1) / KB * KB;
     for (std::size_t key = 0; key < padded; key += 2)
@@ -133,11 +133,10 @@ void flashRowsAmx(const FlashRows& in) {
         // and its P·V, so neither unit reads what the other has only just written to memory (a tile load
         // of freshly stored vector data, or the reverse, waits for the stores to drain).
         auto scoresOf = [&](std::size_t j0) {
-            const std::size_t b = j0 / KB;
             // S = Q·Kᵀ, 32 rows × 32 keys at a time: two row tiles (4, 5) against two key tiles (6, 7)
             // into four accumulators, every operand loaded once and used twice.
             for (std::size_t rp = 0; rp < rowTiles; rp += 2)
-                for (std::size_t kp = 0; kp < 4; kp += 2) {
+                for (std::size_t kp = 0; kp < std::size_t(KB / 16); kp += 2) {
                     _tile_zero(0);
                     _tile_zero(1);
                     _tile_zero(2);
@@ -145,7 +144,7 @@ void flashRowsAmx(const FlashRows& in) {
                     for (std::size_t dc = 0; dc < chunks; ++dc) {
                         _tile_loadd(4, qb.data() + rp * 16 * dim + dc * 32, int(dim * 2));
                         _tile_loadd(5, qb.data() + (rp + 1) * 16 * dim + dc * 32, int(dim * 2));
-                        const std::uint16_t* kt = in.kPacked + ((b * 4 + kp) * chunks + dc) * kTileElems;
+                        const std::uint16_t* kt = in.kPacked + ((j0 / 16 + kp) * chunks + dc) * kTileElems;
                         _tile_loadd(6, kt, 64);
                         _tile_loadd(7, kt + chunks * kTileElems, 64);
                         _tile_dpbf16ps(0, 4, 6);
@@ -168,10 +167,10 @@ void flashRowsAmx(const FlashRows& in) {
             // the vector unit only then — rarely after the first blocks.
             for (std::size_t r = 0; r < rows; ++r) {
                 float* row = s.data() + r * KB;
-                Vec::T v[4];
+                Vec::T v[KB / 16];
                 Vec::T top = minusInf;
                 const Vec::T limit = Vec::set1(lim[r]);
-                for (int x = 0; x < 4; ++x) {
+                for (int x = 0; x < KB / 16; ++x) {
                     const Vec::T idx = Vec::add(Vec::set1(float(j0 + std::size_t(x) * 16)), lanes);
                     v[x] = Vec::keepAtMost(Vec::mul(Vec::load(row + x * 16), scale), idx, limit, minusInf);
                     top = Vec::max(top, v[x]);
@@ -190,7 +189,7 @@ void flashRowsAmx(const FlashRows& in) {
                 const Vec::T sh = Vec::set1(m[r] == -INFINITY ? 0.0f : m[r]);
                 Vec::T sum = Vec::zero();
                 std::uint16_t* prow = pb.data() + r * KB;
-                for (int x = 0; x < 4; ++x) {
+                for (int x = 0; x < KB / 16; ++x) {
                     const Vec::T p = Vec::zeroWhereMinusInf(Vec::exp2(Vec::sub(v[x], sh)), v[x]);
                     sum = Vec::add(sum, p);
                     const __m256bh h = _mm512_cvtneps_pbh(p);
@@ -200,7 +199,6 @@ void flashRowsAmx(const FlashRows& in) {
             }
         };
         auto outputsOf = [&](std::size_t j0) {
-            const std::size_t b = j0 / KB;
             // O += P·V, 32 rows × 32 columns at a time: O's tiles loaded, two row tiles of P (4, 5)
             // against two column tiles of V (6, 7) per 32 keys, stored back.
             for (std::size_t rp = 0; rp < rowTiles; rp += 2)
@@ -210,11 +208,11 @@ void flashRowsAmx(const FlashRows& in) {
                     _tile_loadd(1, ot + 16, int(dim * 4));
                     _tile_loadd(2, ot + 16 * dim, int(dim * 4));
                     _tile_loadd(3, ot + 16 * dim + 16, int(dim * 4));
-                    for (std::size_t kc = 0; kc < 2; ++kc) {
+                    for (std::size_t kc = 0; kc < std::size_t(KB / 32); ++kc) {
                         _tile_loadd(4, pb.data() + rp * 16 * KB + kc * 32, KB * 2);
                         _tile_loadd(5, pb.data() + (rp + 1) * 16 * KB + kc * 32, KB * 2);
                         const std::uint16_t* vt =
-                            in.vPacked + ((b * 2 + kc) * (dim / 16) + c0 / 16) * kTileElems;
+                            in.vPacked + ((j0 / 32 + kc) * (dim / 16) + c0 / 16) * kTileElems;
                         _tile_loadd(6, vt, 64);
                         _tile_loadd(7, vt + kTileElems, 64);
                         _tile_dpbf16ps(0, 4, 6);
