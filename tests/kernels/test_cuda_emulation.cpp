@@ -3,7 +3,12 @@
 // (kernels/cuda/host_emulation.h: threads as fibers, barriers, warp shuffles, mma.sync and ldmatrix
 // from the PTX ISA's fragment layouts), against the double-precision reference. A GPU is not needed;
 // tests/gpu/check.sh runs the same kernels on one.
+// The plugin's host-side declarations first: cuda_runtime.h must not see the emulation's macros.
+#include "kernels/cuda/device_attention.h"
+#include "kernels/cuda/plugin_api.h"
+
 #include "kernels/cuda/attention_flash.cuh"
+#include "kernels/cuda/attention_simt.cuh"
 
 #include "kernels/cpu/cpu_attention.h"
 
@@ -18,18 +23,8 @@ using namespace attnscope::kernels;
 
 namespace {
 
-template <class T> T fromFloat(float x) {
-    if constexpr (std::is_same_v<T, __half>)
-        return __float2half_rn(x);
-    else
-        return __float2bfloat16_rn(x);
-}
-template <class T> float toFloat(T x) {
-    if constexpr (std::is_same_v<T, __half>)
-        return __half2float(x);
-    else
-        return __bfloat162float(x);
-}
+using attnscope_cuda::fromFloat;
+using attnscope_cuda::toFloat;
 
 // Runs the tensor-core flash kernel on the host emulation for a [batch·heads][seq][D] problem and
 // returns the largest error against the reference, over elements scaled like the GPU tests'.
@@ -125,4 +120,120 @@ TEST(CudaEmulation, DivergentBarriersAndShufflesAreReported) {
     });
     for (float v : out)
         EXPECT_EQ(v, 496.0f);
+}
+
+namespace {
+
+struct Fp32Problem {
+    AttentionShape shape;
+    std::vector<float> q, k, v;
+    std::vector<double> ref;
+};
+
+Fp32Problem fp32Problem(int heads, int seq, int dim, bool causal) {
+    Fp32Problem p{{1, heads, seq, dim, causal, Precision::F32}, {}, {}, {}, {}};
+    std::mt19937 rng(unsigned(seq * 7 + dim));
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (auto* x : {&p.q, &p.k, &p.v}) {
+        x->resize(p.shape.elements());
+        for (float& e : *x)
+            e = uniform(rng);
+    }
+    p.ref.resize(p.shape.elements());
+    referenceAttention(p.shape, p.q.data(), p.k.data(), p.v.data(), p.ref.data());
+    return p;
+}
+
+double maxError(const std::vector<float>& got, const std::vector<double>& ref) {
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        worst = std::isfinite(got[i]) ? std::max(worst, std::abs(double(got[i]) - ref[i])) : INFINITY;
+    return worst;
+}
+
+} // namespace
+
+// naive_simt: QKᵀ and PV as tiled SIMT GEMMs around the softmax kernel (16×16 threads a tile, heads in
+// gridDim.z), lengths not multiples of the tile; and the softmax kernel alone in 16-bit types.
+TEST(CudaEmulation, SimtNaiveMatchesTheReference) {
+    using namespace attnscope_cuda;
+    for (bool causal : {false, true}) {
+        const Fp32Problem p = fp32Problem(2, 37, 24, causal);
+        const int n = p.shape.seq, d = p.shape.dim, heads = 2;
+        std::vector<float> scores(std::size_t(heads) * n * n), o(p.shape.elements());
+        const unsigned tiles = unsigned((n + kTile - 1) / kTile);
+        attnscope_emu::launch({tiles, tiles, unsigned(heads)}, {kTile, kTile, 1}, 0,
+                              [&] { qkKernel(p.q.data(), p.k.data(), scores.data(), n, d); });
+        attnscope_emu::launch({unsigned(heads * n), 1, 1}, {kRowThreads, 1, 1}, 0, [&] {
+            softmaxKernel<float>(scores.data(), n, float(p.shape.scale()), causal ? 1 : 0);
+        });
+        attnscope_emu::launch({unsigned((d + kTile - 1) / kTile), tiles, unsigned(heads)}, {kTile, kTile, 1}, 0,
+                              [&] { pvKernel(scores.data(), p.v.data(), o.data(), n, d); });
+        EXPECT_LE(maxError(o, p.ref), 1e-4) << (causal ? "causal" : "");
+    }
+}
+
+// flash_simt: one block per query row, keys in tiles of 128 (a row with more keys than a tile).
+TEST(CudaEmulation, SimtFlashMatchesTheReference) {
+    using namespace attnscope_cuda;
+    for (bool causal : {false, true}) {
+        const Fp32Problem p = fp32Problem(2, 150, 64, causal);
+        std::vector<float> o(p.shape.elements(), NAN);
+        attnscope_emu::launch({unsigned(2 * p.shape.seq), 1, 1}, {kRowThreads, 1, 1}, 0, [&] {
+            flashRowKernel(p.q.data(), p.k.data(), p.v.data(), o.data(), p.shape.seq, p.shape.dim,
+                           float(p.shape.scale()), causal ? 1 : 0);
+        });
+        EXPECT_LE(maxError(o, p.ref), 1e-4) << (causal ? "causal" : "");
+    }
+}
+
+// The helpers: the fill pattern is reproducible and in [-1, 1), conversions round to nearest even.
+TEST(CudaEmulation, FillAndConversionKernels) {
+    using namespace attnscope_cuda;
+    const std::size_t n = 1000;
+    std::vector<__nv_bfloat16> a(n), b(n);
+    for (auto* x : {&a, &b})
+        attnscope_emu::launch({2, 1, 1}, {256, 1, 1}, 0, [&] { fillKernel<__nv_bfloat16>(x->data(), n, 7u); });
+    std::vector<float> back(n), source(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(__bfloat162float(a[i]), __bfloat162float(b[i]));
+        EXPECT_GE(__bfloat162float(a[i]), -1.0f);
+        EXPECT_LT(__bfloat162float(a[i]), 1.0f);
+        source[i] = 1.0f + float(i) / 1024.0f; // 1 + i·2^-10: bf16 keeps 7 fraction bits
+    }
+    attnscope_emu::launch({1, 1, 1}, {256, 1, 1}, 0, [&] { fromFloatKernel<__nv_bfloat16>(source.data(), a.data(), n); });
+    attnscope_emu::launch({1, 1, 1}, {256, 1, 1}, 0, [&] { toFloatKernel<__nv_bfloat16>(a.data(), back.data(), n); });
+    std::vector<float> rounded = source;
+    roundToPrecision(rounded, Precision::BF16);
+    for (std::size_t i = 0; i < n; ++i)
+        EXPECT_EQ(back[i], rounded[i]) << i;
+}
+
+// The grid's limits are checked before a launch: naive_simt's GEMMs put batch·heads in gridDim.z
+// (65535 at most) and seq's tiles in gridDim.y; the row kernels take a block per row in gridDim.x.
+TEST(CudaEmulation, ShapesBeyondTheGridAreRefused) {
+    using attnscope_cuda::unsupported;
+    attnscope_cuda::Problem p;
+    p.dtype = ATTNSCOPE_CUDA_F32;
+    p.dim = 64;
+    p.batch = 1;
+    p.heads = 65535;
+    p.seq = 16;
+    EXPECT_EQ(unsupported("naive_simt", p), nullptr);
+    p.heads = 65536;
+    ASSERT_NE(unsupported("naive_simt", p), nullptr);
+    EXPECT_NE(std::string(unsupported("naive_simt", p)).find("65535"), std::string::npos);
+    EXPECT_EQ(unsupported("flash_simt", p), nullptr); // its grid is x only
+    p.heads = 1;
+    p.seq = 1048560;
+    EXPECT_EQ(unsupported("naive_simt", p), nullptr);
+    p.seq = 1048561;
+    EXPECT_NE(unsupported("naive_simt", p), nullptr);
+    p.batch = 4096;
+    p.heads = 4096;
+    p.seq = 1024; // 2^34 rows
+    EXPECT_NE(unsupported("naive", p), nullptr);
+    EXPECT_NE(unsupported("flash_simt", p), nullptr);
+    p.dtype = ATTNSCOPE_CUDA_BF16;
+    EXPECT_EQ(unsupported("flash", p), nullptr); // flash's grid is batch·heads·seq/64 blocks
 }
