@@ -347,7 +347,7 @@ std::vector<std::string> splitCommas(const std::string& s) {
 // its table.
 int run(int argc, char** argv) {
     using namespace attnscope::kernels;
-    prepareCpuRuns();
+    prepareRuns();
     RunConfig config;
     std::string backend = "auto", out;
     bool decode = false, seqGiven = false;
@@ -525,7 +525,7 @@ int exportPicture(int argc, char** argv) {
 } // namespace
 
 int window(int argc, char** argv) {
-    kernels::prepareCpuRuns(); // for the window's runs
+    kernels::prepareRuns(); // for the window's runs
     // Anything that is not a verb: trace files, and the window's own options.
     ui::WindowRequest request;
     for (int i = 1; i < argc; ++i) {

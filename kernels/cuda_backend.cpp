@@ -8,6 +8,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace attnscope::kernels {
@@ -45,6 +47,22 @@ void* loadPlugin(std::string& why) {
 }
 
 } // namespace
+
+void pointNvtxAtCupti() {
+    if (const char* set = std::getenv("NVTX_INJECTION64_PATH"); set && *set) return;
+    std::vector<std::string> candidates;
+    if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own) candidates.push_back(own);
+    for (const char* root : {static_cast<const char*>(std::getenv("CUDA_HOME")),
+                             static_cast<const char*>(std::getenv("CUDA_PATH")), "/usr/local/cuda"})
+        if (root && *root)
+            for (const char* sub : {"/lib64/libcupti.so", "/extras/CUPTI/lib64/libcupti.so"})
+                candidates.push_back(std::string(root) + sub);
+    for (const std::string& c : candidates)
+        if (access(c.c_str(), R_OK) == 0) {
+            setenv("NVTX_INJECTION64_PATH", c.c_str(), 0);
+            return;
+        }
+}
 
 CudaAvailability probeCuda() {
     std::string why;

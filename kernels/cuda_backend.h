@@ -23,6 +23,11 @@ struct CudaAvailability {
 };
 CudaAvailability probeCuda();
 
+// Sets NVTX_INJECTION64_PATH (unless set) to the CUPTI a CUDA run will load: ATTNSCOPE_CUPTI_LIBRARY,
+// else the toolkit's (CUDA_HOME, CUDA_PATH, /usr/local/cuda), found by its file. Call from main()
+// before threads start (prepareRuns does).
+void pointNvtxAtCupti();
+
 // The CUDA implementations: naive (cuBLAS), naive_simt, flash (tensor cores), flash_simt.
 const std::vector<std::string>& cudaImpls();
 

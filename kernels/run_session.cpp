@@ -23,8 +23,9 @@ constexpr KernelRole kRoles[] = {KernelRole::QkGemm, KernelRole::Softmax, Kernel
 
 } // namespace
 
-void prepareCpuRuns() {
+void prepareRuns() {
     chooseBlasKernels();
+    pointNvtxAtCupti();
 }
 
 std::vector<RunCase> runCases(const RunConfig& config) {

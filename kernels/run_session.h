@@ -71,10 +71,12 @@ struct RunEvent {
     bool warmup = false;
 };
 
-// Chooses the kernels OpenBLAS will run for naive CPU runs (cpu/blas.h; the library itself is opened
-// by the first run that needs it). Call from main() before any thread starts: it may set an
-// environment variable.
-void prepareCpuRuns();
+// What runs need set in the environment, from main() before any thread starts (setenv is not safe
+// while other threads may read the environment): the kernels OpenBLAS will run for naive CPU runs
+// (cpu/blas.h; the library itself is opened by the first run that needs it), and for CUDA runs where
+// NVTX finds CUPTI (NVTX_INJECTION64_PATH, read at the process's first NVTX call; the library is
+// found by its file, not loaded: a run without collection never loads it).
+void prepareRuns();
 
 // What a run runs, in order: each implementation at the shape, or each variant's. label names the
 // case in the statistics and the trace ("flash", or "flash decode" in a preset).

@@ -29,7 +29,7 @@ constexpr auto kFlushEvery = std::chrono::milliseconds(50);
 // The CUPTI entry points used, resolved from the library loaded at run time.
 struct Api {
     void* library = nullptr;
-    std::string path, why;
+    std::string why;
     decltype(&cuptiActivityEnable) enable = nullptr;
     decltype(&cuptiActivityDisable) disable = nullptr;
     decltype(&cuptiActivityRegisterCallbacks) registerCallbacks = nullptr;
@@ -57,7 +57,10 @@ template <class F> bool resolve(void* library, const char* name, F& target) {
 const Api& api() {
     static const Api loaded = [] {
         Api a;
-        std::vector<std::string> candidates = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
+        // ATTNSCOPE_CUPTI_LIBRARY names the CUPTI to use (the tests' fake of its entry points too).
+        std::vector<std::string> candidates;
+        if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own) candidates.push_back(own);
+        candidates.insert(candidates.end(), {"libcupti.so.13", "libcupti.so.12", "libcupti.so"});
         for (const char* root : std::array<const char*, 3>{std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH"),
                                                            "/usr/local/cuda"})
             if (root && *root)
@@ -85,8 +88,6 @@ const Api& api() {
             a.why = "this CUPTI lacks the activity API AttnScope uses";
             return a;
         }
-        Dl_info info{};
-        if (dladdr(reinterpret_cast<void*>(a.enable), &info) && info.dli_fname) a.path = info.dli_fname;
         return a;
     }();
     return loaded;
@@ -100,7 +101,7 @@ struct CuptiCollector::Impl {
     Notice notice;
     Dropped dropped;
     TagOf tagOf;
-    std::uint64_t* origin = nullptr;
+    std::uint64_t origin = 0; // set before the collector thread starts, read by it only
 
     std::mutex mutex;
     std::condition_variable wake;
@@ -165,13 +166,8 @@ CuptiCollector::~CuptiCollector() {
     stop();
 }
 
-std::string CuptiCollector::libraryPath(std::string& why) {
-    why = api().why;
-    return api().path;
-}
-
-bool CuptiCollector::start(const attnscope::kernels::DeviceLimits& limits, Sink sink, Notice notice,
-                           Dropped dropped, TagOf tagOf, std::string& why) {
+bool CuptiCollector::start(const attnscope::kernels::DeviceLimits& limits, std::uint64_t origin, Sink sink,
+                           Notice notice, Dropped dropped, TagOf tagOf, std::string& why) {
     const Api& a = api();
     if (!a.why.empty()) {
         why = a.why;
@@ -188,7 +184,7 @@ bool CuptiCollector::start(const attnscope::kernels::DeviceLimits& limits, Sink 
     m->dropped = std::move(dropped);
     m->tagOf = std::move(tagOf);
     m->assembler = std::make_unique<attnscope::kernels::RecordAssembler>(m->tagOf);
-    m->origin = &m_origin;
+    m->origin = origin;
     m->stopping = false;
     // Once per process: the callbacks find the collector at work through g_active.
     static const CUptiResult registered = a.registerCallbacks(bufferRequested, bufferCompleted);
@@ -229,9 +225,15 @@ bool CuptiCollector::start(const attnscope::kernels::DeviceLimits& limits, Sink 
     return true;
 }
 
+// The order CUPTI's documentation and its samples use: no new records (disable), every buffer handed
+// over, the partly filled ones too (a forced flush), then the collector thread drains and parses
+// them all before it ends. Only then are the buffers freed: none with records in it.
 void CuptiCollector::stop() {
     if (g_active.load() != m.get()) return;
     const Api& a = api();
+    for (CUpti_ActivityKind kind : m->enabled)
+        a.disable(kind);
+    m->enabled.clear();
     a.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     {
         std::lock_guard lock(m->mutex);
@@ -239,13 +241,9 @@ void CuptiCollector::stop() {
     }
     m->wake.notify_one();
     if (m->thread.joinable()) m->thread.join();
-    for (CUpti_ActivityKind kind : m->enabled)
-        a.disable(kind);
-    m->enabled.clear();
-    a.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); // buffers still held go back to the spare list
     g_active = nullptr;
     std::lock_guard lock(m->mutex);
-    for (auto& [buffer, valid] : m->completed)
+    for (auto& [buffer, valid] : m->completed) // none: the thread parsed everything before it ended
         std::free(buffer);
     m->completed.clear();
     for (std::uint8_t* buffer : m->spare)
@@ -253,7 +251,7 @@ void CuptiCollector::stop() {
     m->spare.clear();
 }
 
-std::uint64_t CuptiCollector::now() const {
+std::uint64_t CuptiCollector::now() {
     std::uint64_t t = 0;
     if (api().timestamp) api().timestamp(&t);
     return t;
@@ -349,8 +347,8 @@ void CuptiCollector::Impl::pass(bool final) {
         r.kind = gpu ? ATTNSCOPE_RECORD_GPU : ATTNSCOPE_RECORD_HOST;
         r.name = g.name.c_str();
         r.category = g.category.c_str();
-        r.startNs = std::int64_t(g.startNs) - std::int64_t(*origin);
-        r.endNs = std::int64_t(g.endNs) - std::int64_t(*origin);
+        r.startNs = std::int64_t(g.startNs) - std::int64_t(origin);
+        r.endNs = std::int64_t(g.endNs) - std::int64_t(origin);
         r.device = gpu ? int(g.device) : -1;
         r.stream = g.stream;
         r.thread = p.assembled.thread;

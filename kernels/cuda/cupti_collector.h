@@ -33,27 +33,24 @@ public:
 
     // Loads CUPTI and enables the activity kinds; false with the reason (CUPTI missing,
     // insufficient privileges, …). Call before the run's first CUDA call so NVTX ranges reach CUPTI.
-    bool start(const attnscope::kernels::DeviceLimits& limits, Sink sink, Notice notice, Dropped dropped,
-               TagOf tagOf, std::string& why);
-    // Flushes everything and passes on what is left; the collector thread ends.
+    // origin: the run's start on CUPTI's clock (now()); records are passed on relative to it.
+    bool start(const attnscope::kernels::DeviceLimits& limits, std::uint64_t origin, Sink sink, Notice notice,
+               Dropped dropped, TagOf tagOf, std::string& why);
+    // Disables the activity kinds, flushes every buffer, and passes on what is left; the collector
+    // thread ends.
     void stop();
 
-    // CUPTI's clock (what record times are in), and the run's origin on it.
-    std::uint64_t now() const;
-    void setOrigin(std::uint64_t origin) { m_origin = origin; }
+    // CUPTI's clock, what record times are in (0 when CUPTI cannot be loaded).
+    static std::uint64_t now();
 
     // Tags the launches made until pop() with an external correlation id.
     void push(std::uint64_t externalId);
     void pop();
 
-    // The path libcupti was loaded from (for NVTX's injection variable), once started.
-    static std::string libraryPath(std::string& why);
-
     struct Impl; // public for CUPTI's buffer callbacks
 
 private:
     std::unique_ptr<Impl> m;
-    std::uint64_t m_origin = 0;
 };
 
 } // namespace attnscope_cuda

@@ -261,11 +261,9 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     auto notice = [&](const std::string& text) {
         if (r.notice) r.notice(r.user, text.c_str());
     };
-    // NVTX finds CUPTI through this variable, read at the process's first NVTX call.
-    std::string cuptiWhy;
-    const std::string cuptiPath = attnscope_cuda::CuptiCollector::libraryPath(cuptiWhy);
-    if (!cuptiPath.empty()) setenv("NVTX_INJECTION64_PATH", cuptiPath.c_str(), 0);
-
+    // NVTX finds CUPTI through NVTX_INJECTION64_PATH, which the program set at its start (setenv is not
+    // safe here, on a worker thread). A run without collection makes no NVTX call and never loads
+    // CUPTI: the baseline the collection's overhead is measured against has no CUPTI in it.
     Problem p = problemOf(r.dtype, r.batch, r.heads, r.seq, r.dim, r.causal);
     const std::vector<std::string> impls = splitCommas(r.impls);
     if (std::string why = checkImpls(impls, p); !why.empty()) {
@@ -293,10 +291,18 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
 
     attnscope_cuda::CuptiCollector collector;
     bool collecting = false;
+    const auto steadyNs = [] {
+        return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count());
+    };
+    // The run's origin, on the clock its times come from: CUPTI's when it collects.
+    std::uint64_t origin = 0;
     if (r.collect) {
         std::string why;
+        origin = attnscope_cuda::CuptiCollector::now();
         collecting = collector.start(
-            limits, [&](const AttnscopeCudaRecord* records, int count) { r.records(r.user, records, count); },
+            limits, origin, [&](const AttnscopeCudaRecord* records, int count) { r.records(r.user, records, count); },
             notice,
             [&](std::uint64_t total) {
                 if (r.dropped) r.dropped(r.user, total);
@@ -311,14 +317,8 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
             notice(why +
                    (why.find("only the calls") == std::string::npos ? ": only the calls are timed" : ""));
     }
-    const auto steadyNs = [] {
-        return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count());
-    };
-    const auto now = [&] { return collecting ? collector.now() : steadyNs(); };
-    const std::uint64_t origin = now();
-    collector.setOrigin(origin);
+    const auto now = [&] { return collecting ? attnscope_cuda::CuptiCollector::now() : steadyNs(); };
+    if (!collecting) origin = steadyNs();
 
     std::string why;
     cudaStream_t stream = nullptr;
@@ -383,11 +383,11 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
         }
         const std::string range = impl + ": " + std::to_string(r.warmup) + " warm-up + " +
                                   std::to_string(r.iters) + " measured calls";
-        nvtxRangePushA(range.c_str());
+        if (collecting) nvtxRangePushA(range.c_str());
         for (int call = 0; call < r.warmup + r.iters && why.empty() && !r.stopRequested(r.user); ++call) {
             const bool warmup = call < r.warmup;
             const std::string callName = impl + " attention";
-            nvtxRangePushA((callName + " " + std::to_string(call)).c_str());
+            if (collecting) nvtxRangePushA((callName + " " + std::to_string(call)).c_str());
             const std::uint64_t hostStart = now();
             cudaEventRecord(begin, stream);
             why = launchCall(impl, p, arrays, cublas.get(), [&](KernelRole role, auto launch) {
@@ -413,7 +413,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
             cudaEventRecord(end, stream);
             if (const cudaError_t e = cudaEventSynchronize(end); e && why.empty()) why = cudaWhy(e, "run");
             const std::uint64_t hostEnd = now();
-            nvtxRangePop();
+            if (collecting) nvtxRangePop();
             if (!why.empty()) break;
             float ms = 0;
             cudaEventElapsedTime(&ms, begin, end);
@@ -443,7 +443,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
             record.gpuNs = std::int64_t(double(ms) * 1e6);
             r.records(r.user, &record, 1);
         }
-        nvtxRangePop();
+        if (collecting) nvtxRangePop();
         if (isNaive(impl) && arrays.scores) {
             if (stream) cudaStreamSynchronize(stream);
             arrays.freeScores();

@@ -45,7 +45,7 @@ int row(RunConfig config) {
 } // namespace
 
 int main(int argc, char** argv) {
-    prepareCpuRuns();
+    prepareRuns();
     RunConfig config;
     config.shape = {1, 8, 2048, 64, false, Precision::F32};
     config.warmup = 1;
