@@ -4,6 +4,7 @@
 #include "kernels/run_session.h"
 
 #include "cuda/plugin_api.h"
+#include "cuda/toolkit_paths.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -50,16 +51,13 @@ void* loadPlugin(std::string& why) {
 
 void pointNvtxAtCupti() {
     if (const char* set = std::getenv("NVTX_INJECTION64_PATH"); set && *set) return;
-    std::vector<std::string> candidates;
-    if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own) candidates.push_back(own);
-    for (const char* root : {static_cast<const char*>(std::getenv("CUDA_HOME")),
-                             static_cast<const char*>(std::getenv("CUDA_PATH")), "/usr/local/cuda"})
-        if (root && *root)
-            for (const char* sub : {"/lib64/libcupti.so", "/extras/CUPTI/lib64/libcupti.so"})
-                candidates.push_back(std::string(root) + sub);
-    for (const std::string& c : candidates)
-        if (access(c.c_str(), R_OK) == 0) {
-            setenv("NVTX_INJECTION64_PATH", c.c_str(), 0);
+    // A file that is there: the variable's, else the toolkit's (a soname cannot be checked unloaded).
+    const attnscope_cuda::LibraryCandidates found = attnscope_cuda::cuptiLibrary();
+    std::vector<std::string> files = found.inFolders;
+    if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own) files.insert(files.begin(), own);
+    for (const std::string& f : files)
+        if (access(f.c_str(), R_OK) == 0) {
+            setenv("NVTX_INJECTION64_PATH", f.c_str(), 0);
             return;
         }
 }

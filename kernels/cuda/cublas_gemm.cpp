@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cublas_gemm.h"
+#include "toolkit_paths.h"
 
 #include "plugin_api.h"
 
@@ -33,8 +34,12 @@ struct Library {
 const Library& library() {
     static const Library lib = [] {
         Library l;
-        for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
-            if ((l.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+        // By soname, then in the toolkit's folders (as CUPTI is found).
+        const LibraryCandidates found = cublasLibrary();
+        std::vector<std::string> candidates = found.named;
+        candidates.insert(candidates.end(), found.inFolders.begin(), found.inFolders.end());
+        for (const std::string& name : candidates)
+            if ((l.handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
         if (!l.handle) {
             const char* e = dlerror();
             l.why = std::string("cuBLAS is not installed (naive needs it): ") + (e ? e : "");

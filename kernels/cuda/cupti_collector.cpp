@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cupti_collector.h"
+#include "toolkit_paths.h"
 
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
@@ -58,14 +59,9 @@ const Api& api() {
     static const Api loaded = [] {
         Api a;
         // ATTNSCOPE_CUPTI_LIBRARY names the CUPTI to use (the tests' fake of its entry points too).
-        std::vector<std::string> candidates;
-        if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own) candidates.push_back(own);
-        candidates.insert(candidates.end(), {"libcupti.so.13", "libcupti.so.12", "libcupti.so"});
-        for (const char* root : std::array<const char*, 3>{std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH"),
-                                                           "/usr/local/cuda"})
-            if (root && *root)
-                for (const char* sub : {"/lib64/libcupti.so", "/extras/CUPTI/lib64/libcupti.so"})
-                    candidates.push_back(std::string(root) + sub);
+        const LibraryCandidates found = cuptiLibrary();
+        std::vector<std::string> candidates = found.named;
+        candidates.insert(candidates.end(), found.inFolders.begin(), found.inFolders.end());
         for (const std::string& c : candidates)
             if ((a.library = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
         if (!a.library) {
