@@ -10,8 +10,7 @@ namespace {
 
 template <class T, int D>
 cudaError_t launch(const Problem& p, const void* q, const void* k, const void* v, void* o) {
-    constexpr int kShared =
-        int(sizeof(T)) * ((kBlockRows + kBlockKeys) * (D + kPad) + D * (kBlockKeys + kPad));
+    constexpr int kShared = flashSharedBytes<T, D>();
     auto kernel = flashForwardKernel<T, D>;
     // Over 48 KiB of shared memory a kernel must ask for it: once (the first call is a warm-up, not a
     // timed one), not on every launch inside the timed region.
@@ -21,7 +20,7 @@ cudaError_t launch(const Problem& p, const void* q, const void* k, const void* v
     const float scaleLog2 = p.scale() * 1.4426950408889634f;
     kernel<<<unsigned(p.heads_total() * queryBlocks), kThreads, kShared, p.stream>>>(
         static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), static_cast<T*>(o),
-        p.seq, queryBlocks, scaleLog2, p.causal ? 1 : 0);
+        p.seq, p.keys(), p.heads / p.kvHeadCount(), queryBlocks, scaleLog2, p.causal ? 1 : 0);
     return cudaGetLastError();
 }
 

@@ -13,6 +13,7 @@ namespace attnscope_cuda {
 
 struct Problem {
     int batch = 1, heads = 1, seq = 1, dim = 1;
+    int kvHeads = 0, kvLen = 0; // K/V heads (GQA) and keys a head (a KV cache); 0: heads, seq
     bool causal = false;
     int dtype = 0; // ATTNSCOPE_CUDA_F32, _F16, _BF16
     cudaStream_t stream = nullptr;
@@ -20,6 +21,8 @@ struct Problem {
     std::size_t heads_total() const { return std::size_t(batch) * heads; }
     std::size_t elements() const { return heads_total() * seq * dim; }
     std::size_t scoreElements() const { return heads_total() * seq * seq; }
+    int kvHeadCount() const { return kvHeads > 0 ? kvHeads : heads; }
+    int keys() const { return kvLen > 0 ? kvLen : seq; }
     int elementBytes() const { return dtype == 0 ? 4 : 2; }
     float scale() const;
 };
@@ -31,7 +34,8 @@ cudaError_t launchPvSimt(const Problem& p, const float* probabilities, const flo
 cudaError_t launchSoftmax(const Problem& p, void* scores);
 // flash_simt (fp32 only, head dims up to 128): one block per query row, online softmax.
 cudaError_t launchFlashSimt(const Problem& p, const float* q, const float* k, const float* v, float* o);
-// flash: FlashAttention-2-style tiles on tensor cores (mma.sync), fp16 or bf16, head dim 64 or 128.
+// flash: FlashAttention-2-style tiles on tensor cores (mma.sync), fp16 or bf16, head dim 64 or 128;
+// K and V [batch][kvHeads][keys][dim] (grouped-query heads, a KV cache longer than the queries).
 cudaError_t launchFlashMma(const Problem& p, const void* q, const void* k, const void* v, void* o);
 
 // Why an implementation cannot run this problem, or null when it can.

@@ -9,7 +9,8 @@
 //   __shfl_xor_sync, mma.sync,  warp-wide: each lane deposits its operands, the last lane to arrive
 //   ldmatrix                    computes every lane's result from all of them, as the warp would;
 //   cp.async                    copies are queued per thread and land only at cp.async.wait_group,
-//                               so a kernel that reads before waiting reads stale shared memory.
+//                               so a kernel that reads before waiting reads stale shared memory (or,
+//                               in the other timing, land as issued: see CopyTiming).
 // A thread that reaches a different kind of warp-wide operation than its warp, or a barrier some
 // threads never reach, is reported (std::runtime_error), not hung.
 //
@@ -65,7 +66,7 @@ enum class Kind { None, Shfl, MmaF16, MmaBf16, Ldmatrix, LdmatrixTrans };
 struct CopyRequest {
     void* dst;
     const void* src;
-    std::size_t bytes;
+    std::size_t bytes, total;
     unsigned group;
 };
 
@@ -92,6 +93,15 @@ inline Block*& currentBlock() {
     static thread_local Block* block = nullptr;
     return block;
 }
+// When cp.async's copies land: at the latest (their wait: a kernel that reads before waiting sees
+// stale data) or at the earliest (as issued: a kernel that refills a buffer other warps still read,
+// without a barrier between, overwrites it under them). The tests run kernels both ways.
+enum class CopyTiming { AtWait, AtIssue };
+inline CopyTiming& copyTiming() {
+    static CopyTiming timing = CopyTiming::AtWait;
+    return timing;
+}
+
 inline Broken& brokenLayout() {
     static Broken broken = Broken::None;
     return broken;
@@ -182,9 +192,15 @@ public:
         return w.out[lane];
     }
 
-    void asyncCopy(void* dst, const void* src, std::size_t bytes) {
+    // cp.async: bytes from src (0: none), the rest of total zeros; lands at its group's wait.
+    void asyncCopy(void* dst, const void* src, std::size_t bytes, std::size_t total) {
         Thread& t = self();
-        t.copies.push_back({dst, src, bytes, t.committedGroups});
+        if (copyTiming() == CopyTiming::AtIssue) {
+            std::memcpy(dst, src, bytes);
+            std::memset(static_cast<char*>(dst) + bytes, 0, total - bytes);
+            return;
+        }
+        t.copies.push_back({dst, src, bytes, total, t.committedGroups});
     }
     void commitGroup() { ++self().committedGroups; }
     // Lands every copy but those of the newest `pending` committed groups (and any not yet committed).
@@ -192,9 +208,10 @@ public:
         Thread& t = self();
         std::vector<CopyRequest> keep;
         for (const CopyRequest& c : t.copies) {
-            if (c.group + pending < t.committedGroups)
+            if (c.group + pending < t.committedGroups) {
                 std::memcpy(c.dst, c.src, c.bytes);
-            else
+                std::memset(static_cast<char*>(c.dst) + c.bytes, 0, c.total - c.bytes);
+            } else
                 keep.push_back(c);
         }
         t.copies = std::move(keep);
@@ -250,15 +267,24 @@ private:
                                              " threads: the others returned before it");
                 ++m_barrierGeneration;
             }
-            for (unsigned i = 0; i < m_threads.size(); ++i) {
-                Thread& t = m_threads[i];
-                if (!runnable(t)) continue;
-                any = true;
-                m_current = i;
-                t.wait = Thread::Wait::Running;
-                swapcontext(&m_scheduler, &t.context);
-                progressed = true;
-                if (!m_error.empty()) throw std::runtime_error(m_error);
+            // Warp by warp: each warp runs as far as it can (until its lanes wait at a barrier) before
+            // the next one moves, so warps drift as far apart as CUDA lets them, and a missing barrier
+            // shows as one warp overwriting what another has yet to read.
+            for (unsigned w = 0; w < m_warps.size(); ++w) {
+                const unsigned first = w * 32, last = std::min<unsigned>(first + 32, unsigned(m_threads.size()));
+                for (bool moved = true; moved;) {
+                    moved = false;
+                    for (unsigned i = first; i < last; ++i) {
+                        Thread& t = m_threads[i];
+                        if (!runnable(t)) continue;
+                        any = moved = true;
+                        m_current = i;
+                        t.wait = Thread::Wait::Running;
+                        swapcontext(&m_scheduler, &t.context);
+                        progressed = true;
+                        if (!m_error.empty()) throw std::runtime_error(m_error);
+                    }
+                }
             }
             if (!any && !progressed) {
                 if (atBarrier > 0 && atBarrier < alive)

@@ -24,6 +24,11 @@ float Problem::scale() const {
 
 const char* unsupported(const char* impl, const Problem& p) {
     const bool fp32 = p.dtype == ATTNSCOPE_CUDA_F32;
+    const bool grouped = p.kvHeadCount() != p.heads || p.keys() != p.seq;
+    if (grouped && std::strcmp(impl, "flash") != 0)
+        return "grouped K/V heads and KV caches run on flash (tensor cores) only";
+    if (grouped && (p.kvHeadCount() <= 0 || p.heads % p.kvHeadCount() != 0 || p.keys() < p.seq))
+        return "kv-heads must divide heads and the KV cache hold at least the queries";
     const long long heads = (long long)p.heads_total(), rows = heads * p.seq;
     // naive's softmax kernel and flash_simt take a block per query row (gridDim.x).
     const bool rowsFit = rows <= kMaxGridX;

@@ -26,33 +26,38 @@ namespace {
 using attnscope_cuda::fromFloat;
 using attnscope_cuda::toFloat;
 
-// Runs the tensor-core flash kernel on the host emulation for a [batch·heads][seq][D] problem and
-// returns the largest error against the reference, over elements scaled like the GPU tests'.
-template <class T, int D> double flashError(int heads, int seq, bool causal) {
+// Runs the tensor-core flash kernel on the host emulation for one batch of `heads` query heads over
+// kvHeads K/V heads with kvLen keys (0: heads, seq) and returns the largest error against the
+// reference.
+template <class T, int D> double flashError(int heads, int seq, bool causal, int kvHeads = 0, int kvLen = 0) {
     const Precision dtype = std::is_same_v<T, __half> ? Precision::F16 : Precision::BF16;
     AttentionShape shape{1, heads, seq, D, causal, dtype};
-    std::mt19937 rng(unsigned(seq * 31 + D + causal));
+    shape.kvHeads = kvHeads;
+    shape.kvLen = kvLen;
+    std::mt19937 rng(unsigned(seq * 31 + D + causal + kvLen));
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<float> q(shape.elements()), k(shape.elements()), v(shape.elements());
+    std::vector<float> q(shape.elements()), k(shape.kvElements()), v(shape.kvElements());
     for (auto* x : {&q, &k, &v}) {
         for (float& e : *x)
             e = uniform(rng);
         roundToPrecision(*x, dtype);
     }
-    std::vector<T> qd(q.size()), kd(k.size()), vd(v.size()), od(q.size(), fromFloat<T>(NAN));
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        qd[i] = fromFloat<T>(q[i]);
-        kd[i] = fromFloat<T>(k[i]);
-        vd[i] = fromFloat<T>(v[i]);
-    }
+    auto device = [](const std::vector<float>& x) {
+        std::vector<T> out(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i)
+            out[i] = fromFloat<T>(x[i]);
+        return out;
+    };
+    const std::vector<T> qd = device(q), kd = device(k), vd = device(v);
+    std::vector<T> od(q.size(), fromFloat<T>(NAN));
     using namespace attnscope_cuda;
     const int queryBlocks = (seq + kBlockRows - 1) / kBlockRows;
     const float scaleLog2 = float(shape.scale() * 1.4426950408889634);
-    const std::size_t shared = sizeof(T) * ((kBlockRows + kBlockKeys) * (D + kPad) + D * (kBlockKeys + kPad));
-    attnscope_emu::launch({unsigned(heads * queryBlocks), 1, 1}, {kThreads, 1, 1}, shared, [&] {
-        flashForwardKernel<T, D>(qd.data(), kd.data(), vd.data(), od.data(), seq, queryBlocks, scaleLog2,
-                                 causal ? 1 : 0);
-    });
+    attnscope_emu::launch(
+        {unsigned(heads * queryBlocks), 1, 1}, {kThreads, 1, 1}, flashSharedBytes<T, D>(), [&] {
+            flashForwardKernel<T, D>(qd.data(), kd.data(), vd.data(), od.data(), seq, shape.keys(),
+                                     heads / shape.kvHeadCount(), queryBlocks, scaleLog2, causal ? 1 : 0);
+        });
     std::vector<double> ref(shape.elements());
     referenceAttention(shape, q.data(), k.data(), v.data(), ref.data());
     double worst = 0;
@@ -73,24 +78,47 @@ double tolerance(Precision p) {
 
 // fp16 and bf16, head dims 64 and 128, causal and not, sequence lengths that are not multiples of the
 // 64-row and 64-key tiles (the last tiles are partial: masked keys, rows not written).
+// Both ways cp.async's copies may land (at their wait, or as issued): a missing wait and a missing
+// barrier before a buffer is refilled each fail one of them.
 TEST(CudaEmulation, TensorCoreFlashMatchesTheReference) {
-    for (int seq : {70, 130})
-        for (bool causal : {false, true}) {
-            SCOPED_TRACE(testing::Message() << "seq " << seq << (causal ? " causal" : ""));
-            EXPECT_LE((flashError<__half, 64>(2, seq, causal)), tolerance(Precision::F16));
-            EXPECT_LE((flashError<__nv_bfloat16, 64>(2, seq, causal)), tolerance(Precision::BF16));
-            EXPECT_LE((flashError<__half, 128>(1, seq, causal)), tolerance(Precision::F16));
-            EXPECT_LE((flashError<__nv_bfloat16, 128>(1, seq, causal)), tolerance(Precision::BF16));
-        }
+    for (auto timing : {attnscope_emu::CopyTiming::AtWait, attnscope_emu::CopyTiming::AtIssue})
+        for (int seq : {70, 130})
+            for (bool causal : {false, true}) {
+                attnscope_emu::copyTiming() = timing;
+                SCOPED_TRACE(
+                    testing::Message()
+                    << "seq " << seq << (causal ? " causal" : "")
+                    << (timing == attnscope_emu::CopyTiming::AtIssue ? ", copies land as issued" : ""));
+                EXPECT_LE((flashError<__half, 64>(2, seq, causal)), tolerance(Precision::F16));
+                EXPECT_LE((flashError<__nv_bfloat16, 64>(2, seq, causal)), tolerance(Precision::BF16));
+                EXPECT_LE((flashError<__half, 128>(1, seq, causal)), tolerance(Precision::F16));
+                EXPECT_LE((flashError<__nv_bfloat16, 128>(1, seq, causal)), tolerance(Precision::BF16));
+            }
+    attnscope_emu::copyTiming() = attnscope_emu::CopyTiming::AtWait;
+}
+
+// Grouped-query heads (4 query heads on 2 and on 1 K/V head) and a KV cache longer than the queries
+// (a decode step of 1 or 3 queries against 200 keys; causal: the queries are the cache's last),
+// multi-tile caches included.
+TEST(CudaEmulation, TensorCoreFlashRunsGroupedHeadsAndDecodeSteps) {
+    EXPECT_LE((flashError<__half, 64>(4, 70, true, 2)), tolerance(Precision::F16));
+    EXPECT_LE((flashError<__nv_bfloat16, 128>(4, 50, false, 1)), tolerance(Precision::BF16));
+    EXPECT_LE((flashError<__half, 64>(2, 1, false, 1, 200)), tolerance(Precision::F16));
+    EXPECT_LE((flashError<__nv_bfloat16, 64>(4, 3, true, 2, 200)), tolerance(Precision::BF16));
+    EXPECT_LE((flashError<__half, 128>(2, 70, true, 2, 150)), tolerance(Precision::F16));
 }
 
 // The harness itself: with mma.sync's A fragment read in the wrong order (a1 and a2 swapped, a
-// plausible mistake), the same kernel no longer matches — a layout error cannot pass unseen.
+// plausible mistake), or ldmatrix's .trans ignored, the same kernel no longer matches — a layout
+// error cannot pass unseen.
 TEST(CudaEmulation, AWrongFragmentLayoutFails) {
     attnscope_emu::setBrokenLayout(attnscope_emu::Broken::MmaA);
     const double error = flashError<__half, 64>(1, 64, false);
+    attnscope_emu::setBrokenLayout(attnscope_emu::Broken::LdmatrixTrans); // V's fragments untransposed
+    const double untransposed = flashError<__half, 64>(1, 64, false);
     attnscope_emu::setBrokenLayout(attnscope_emu::Broken::None);
     EXPECT_GT(error, 10 * tolerance(Precision::F16));
+    EXPECT_GT(untransposed, 10 * tolerance(Precision::F16));
     EXPECT_LE((flashError<__half, 64>(1, 64, false)), tolerance(Precision::F16)); // and back to right
 }
 
@@ -167,8 +195,8 @@ TEST(CudaEmulation, SimtNaiveMatchesTheReference) {
         attnscope_emu::launch({unsigned(heads * n), 1, 1}, {kRowThreads, 1, 1}, 0, [&] {
             softmaxKernel<float>(scores.data(), n, float(p.shape.scale()), causal ? 1 : 0);
         });
-        attnscope_emu::launch({unsigned((d + kTile - 1) / kTile), tiles, unsigned(heads)}, {kTile, kTile, 1}, 0,
-                              [&] { pvKernel(scores.data(), p.v.data(), o.data(), n, d); });
+        attnscope_emu::launch({unsigned((d + kTile - 1) / kTile), tiles, unsigned(heads)}, {kTile, kTile, 1},
+                              0, [&] { pvKernel(scores.data(), p.v.data(), o.data(), n, d); });
         EXPECT_LE(maxError(o, p.ref), 1e-4) << (causal ? "causal" : "");
     }
 }
@@ -193,7 +221,8 @@ TEST(CudaEmulation, FillAndConversionKernels) {
     const std::size_t n = 1000;
     std::vector<__nv_bfloat16> a(n), b(n);
     for (auto* x : {&a, &b})
-        attnscope_emu::launch({2, 1, 1}, {256, 1, 1}, 0, [&] { fillKernel<__nv_bfloat16>(x->data(), n, 7u); });
+        attnscope_emu::launch({2, 1, 1}, {256, 1, 1}, 0,
+                              [&] { fillKernel<__nv_bfloat16>(x->data(), n, 7u); });
     std::vector<float> back(n), source(n);
     for (std::size_t i = 0; i < n; ++i) {
         EXPECT_EQ(__bfloat162float(a[i]), __bfloat162float(b[i]));
@@ -201,8 +230,10 @@ TEST(CudaEmulation, FillAndConversionKernels) {
         EXPECT_LT(__bfloat162float(a[i]), 1.0f);
         source[i] = 1.0f + float(i) / 1024.0f; // 1 + i·2^-10: bf16 keeps 7 fraction bits
     }
-    attnscope_emu::launch({1, 1, 1}, {256, 1, 1}, 0, [&] { fromFloatKernel<__nv_bfloat16>(source.data(), a.data(), n); });
-    attnscope_emu::launch({1, 1, 1}, {256, 1, 1}, 0, [&] { toFloatKernel<__nv_bfloat16>(a.data(), back.data(), n); });
+    attnscope_emu::launch({1, 1, 1}, {256, 1, 1}, 0,
+                          [&] { fromFloatKernel<__nv_bfloat16>(source.data(), a.data(), n); });
+    attnscope_emu::launch({1, 1, 1}, {256, 1, 1}, 0,
+                          [&] { toFloatKernel<__nv_bfloat16>(a.data(), back.data(), n); });
     std::vector<float> rounded = source;
     roundToPrecision(rounded, Precision::BF16);
     for (std::size_t i = 0; i < n; ++i)
