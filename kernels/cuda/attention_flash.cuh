@@ -128,7 +128,7 @@ template <class T, int D> __device__ void copyRowsAsync(T* dst, const T* src, in
 // K and V tiles stream through two buffers each: the next tile's copies (cp.async) are in flight
 // while this one is computed on.
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     flashForwardKernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                        T* __restrict__ o, int seq, int keys, int group, int queryBlocks, float scaleLog2,
                        int causal) {

@@ -439,7 +439,7 @@ inline void ldmatrixX4(std::uint32_t out[4], const void* rowAddress, bool trans)
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define threadIdx (attnscope_emu::block().self().index)
 #define blockIdx (attnscope_emu::block().blockIdx)
