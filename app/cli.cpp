@@ -42,7 +42,8 @@ int versionVerb(int, char**) {
 
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
-        {"summary", "FILE... [--format text|json|csv] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]",
+        {"summary",
+         "FILE... [--format text|json|csv] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]",
          "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls, "
          "findings",
          "  --format F         text (default), json or csv\n"
@@ -185,7 +186,8 @@ int summary(int argc, char** argv) {
             for (Severity v : {Severity::Info, Severity::Warning, Severity::Critical})
                 if (s == severityName(v)) failSeverity = v;
             if (!failSeverity) {
-                std::fprintf(stderr, "summary: --fail-on takes info, warning or critical, got '%s'\n", s.c_str());
+                std::fprintf(stderr, "summary: --fail-on takes info, warning or critical, got '%s'\n",
+                             s.c_str());
                 return kUsage;
             }
         } else if (arg.rfind("--", 0) == 0) {
@@ -203,7 +205,8 @@ int summary(int argc, char** argv) {
     std::vector<SummaryResult> results;
     int exitCode = kOk;
     if (ranks) {
-        // The files are the ranks of one job: per rank the GPU busy time and its spread, or the job's findings.
+        // The files are the ranks of one job: per rank the GPU busy time and its spread, or the job's
+        // findings.
         std::shared_ptr<const Document> doc;
         try {
             DocumentOptions options;

@@ -54,7 +54,8 @@ void pointNvtxAtCupti() {
     // A file that is there: the variable's, else the toolkit's (a soname cannot be checked unloaded).
     const attnscope_cuda::LibraryCandidates found = attnscope_cuda::cuptiLibrary();
     std::vector<std::string> files = found.inFolders;
-    if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own) files.insert(files.begin(), own);
+    if (const char* own = std::getenv("ATTNSCOPE_CUPTI_LIBRARY"); own && *own)
+        files.insert(files.begin(), own);
     for (const std::string& f : files)
         if (access(f.c_str(), R_OK) == 0) {
             setenv("NVTX_INJECTION64_PATH", f.c_str(), 0);
@@ -85,16 +86,16 @@ const std::vector<std::string>& cudaImpls() {
     return impls;
 }
 
-std::string runCudaAttention(const std::string& impl, Precision dtype, int batch, int heads, int seq, int dim,
-                             bool causal, const float* q, const float* k, const float* v, float* o) {
+std::string runCudaAttention(const std::string& impl, const AttentionShape& s, const float* q, const float* k,
+                             const float* v, float* o) {
     std::string why;
     void* plugin = loadPlugin(why);
     if (!plugin) return why;
     auto run = reinterpret_cast<AttnscopeCudaAttention>(dlsym(plugin, ATTNSCOPE_CUDA_ATTENTION));
     if (!run) return "the CUDA backend has no " ATTNSCOPE_CUDA_ATTENTION;
     std::vector<char> message(512, '\0');
-    if (run(impl.c_str(), abiDtype(dtype), batch, heads, seq, dim, causal ? 1 : 0, q, k, v, o, message.data(),
-            int(message.size())))
+    if (run(impl.c_str(), abiDtype(s.dtype), s.batch, s.heads, s.seq, s.dim, s.kvHeads, s.kvLen,
+            s.causal ? 1 : 0, q, k, v, o, message.data(), int(message.size())))
         return message.data();
     return {};
 }
@@ -163,6 +164,8 @@ std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks) {
     request.heads = s.heads;
     request.seq = s.seq;
     request.dim = s.dim;
+    request.kvHeads = s.kvHeads;
+    request.kvLen = s.kvLen;
     request.causal = s.causal ? 1 : 0;
     request.warmup = config.warmup;
     request.iters = config.iters;

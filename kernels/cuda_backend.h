@@ -32,9 +32,10 @@ void pointNvtxAtCupti();
 const std::vector<std::string>& cudaImpls();
 
 // One attention call of a CUDA implementation on device 0, from host arrays of floats already
-// rounded to the dtype; "" on success, else why not (no plugin, no device, an error on the device).
-std::string runCudaAttention(const std::string& impl, Precision dtype, int batch, int heads, int seq, int dim,
-                             bool causal, const float* q, const float* k, const float* v, float* o);
+// rounded to the dtype (K and V of the shape's K/V heads and keys); "" on success, else why not (no
+// plugin, no device, an error on the device).
+std::string runCudaAttention(const std::string& impl, const AttentionShape& shape, const float* q,
+                             const float* k, const float* v, float* o);
 
 // What a CUDA run reports back while it goes on (called from the run's thread and the collector's).
 struct CudaRunHooks {

@@ -82,7 +82,7 @@ const RunPreset* findRunPreset(const std::string& key) {
 namespace {
 
 // What is wrong with one case's shape ("" when it can run).
-std::string checkShape(const AttentionShape& s, bool cuda, bool naive) {
+std::string checkShape(const AttentionShape& s, bool cuda, bool naive, bool flash) {
     if (s.batch < 1 || s.heads < 1 || s.seq < 1 || s.dim < 1 || s.batch > 4096 || s.heads > 4096 ||
         s.seq > (1 << 20) || s.dim > 1024 || s.kvHeads < 0 || s.kvLen < 0 || s.kvLen > (1 << 24))
         return "shape out of range (batch and heads 1–4096, seq 1–1048576, dim 1–1024, kv-len up to "
@@ -93,9 +93,10 @@ std::string checkShape(const AttentionShape& s, bool cuda, bool naive) {
     if (s.keys() < s.seq)
         return "kv-len (" + std::to_string(s.keys()) + ") is shorter than the queries (" +
                std::to_string(s.seq) + "): the KV cache holds at least the tokens being decoded";
-    if (cuda && (s.kvHeadCount() != s.heads || s.keys() != s.seq))
-        return "the CUDA kernels run one K/V head per query head and prefill shapes only (kv-heads = heads, "
-               "kv-len = seq); GQA and decode run on the CPU backend";
+    if (cuda && !flash && (s.kvHeadCount() != s.heads || s.keys() != s.seq))
+        return "on CUDA, grouped K/V heads and KV caches run on flash (tensor cores); naive and the SIMT "
+               "kernels "
+               "need kv-heads = heads and kv-len = seq";
     if (cuda) return {}; // the device checks its own memory
     // Q, K, V, O in fp32, and for naive the seq × keys scores of every head.
     double bytes = 4.0 * 2 * (double(s.elements()) + double(s.kvElements()));
@@ -132,7 +133,8 @@ std::string checkRunConfig(const RunConfig& c) {
         if (cuda && (impl == "naive_simt" || impl == "flash_simt") && !fp32) return impl + " runs fp32 only";
         if (cuda && impl == "flash_simt" && rc.shape.dim > 128)
             return "flash_simt handles head dims up to 128";
-        if (const std::string why = checkShape(rc.shape, cuda, impl == "naive"); !why.empty())
+        if (const std::string why = checkShape(rc.shape, cuda, impl == "naive", impl == "flash");
+            !why.empty())
             return c.variants.empty() ? why : rc.label + ": " + why;
         if (!cuda && impl == "naive" && !blas()) return blasProblem();
     }

@@ -315,15 +315,16 @@ void DetailsPanel::showOccupancy(EventRef e) {
         residentBlocks(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
     const int warps = (config->blockThreads + limits->warpSize - 1) / limits->warpSize;
     QString text = tr("theoretical %1% (%2 of %3 warps per SM; %4 registers a thread, %5 B shared a block)")
-                       .arg(100 * theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread,
-                                                       config->sharedMemory),
+                       .arg(100 * theoreticalOccupancy(*limits, config->blockThreads,
+                                                       config->registersPerThread, config->sharedMemory),
                             0, 'f', 1)
                        .arg(blocks == 1 ? tr("1 block") : tr("%1 blocks").arg(blocks))
                        .arg(warps)
                        .arg(config->registersPerThread)
                        .arg(config->sharedMemory);
     if (config->reportedOccupancy && *config->reportedOccupancy == 0)
-        text += tr(" · the trace's estimate is 0 (Kineto writes 0 for kernels launched with cuLaunchKernelEx)");
+        text +=
+            tr(" · the trace's estimate is 0 (Kineto writes 0 for kernels launched with cuLaunchKernelEx)");
     m_occupancy->setText(text);
 }
 

@@ -65,7 +65,8 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
         const int place = m_evidence->row(item);
         if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
         const Finding& f = (*m_findings)[std::size_t(row)];
-        if (place >= 0 && place < int(f.evidence.size())) Q_EMIT evidenceActivated(f.evidence[std::size_t(place)].event);
+        if (place >= 0 && place < int(f.evidence.size()))
+            Q_EMIT evidenceActivated(f.evidence[std::size_t(place)].event);
     });
     showPending(false);
 }
@@ -107,9 +108,10 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     }
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-    m_note->setText(list.empty() ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
-                                 : tr("%n finding(s), most time at stake first. Select one for why and where.",
-                                      nullptr, int(list.size())));
+    m_note->setText(list.empty()
+                        ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
+                        : tr("%n finding(s), most time at stake first. Select one for why and where.",
+                             nullptr, int(list.size())));
     m_explanation->clear();
     m_evidence->clear();
     if (!list.empty()) m_table->setCurrentCell(0, 0);
@@ -123,13 +125,15 @@ void FindingsPanel::showDetails(int row) {
     m_explanation->setPlainText(qs(f.title) + QStringLiteral("\n\n") + qs(f.explanation) +
                                 QStringLiteral("\n\n") + tr("What to try: ") + qs(f.suggestion));
     for (const Evidence& e : f.evidence) {
-        QString text = QStringLiteral("%1  %2  %3").arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(e.name));
+        QString text = QStringLiteral("%1  %2  %3")
+                           .arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(e.name));
         if (!e.note.empty()) text += QStringLiteral("  — ") + qs(e.note);
         auto* item = new QListWidgetItem(text, m_evidence);
         item->setToolTip(qs(e.name));
     }
     if (f.evidenceTotal > f.evidence.size())
-        m_evidence->addItem(tr("… %1 places in all (the first %2 listed)").arg(f.evidenceTotal).arg(f.evidence.size()));
+        m_evidence->addItem(
+            tr("… %1 places in all (the first %2 listed)").arg(f.evidenceTotal).arg(f.evidence.size()));
 }
 
 } // namespace attnscope::ui

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/findings.h"
 
-#include "core/report/findings_rules.h"
 #include "core/analysis/resources.h"
+#include "core/report/findings_rules.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,14 +32,16 @@ FindingThresholds FindingThresholds::parse(std::string_view text, std::vector<st
         std::string_view line = text.substr(0, nl);
         text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
         ++lineNo;
-        if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+        if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
+            line = line.substr(0, hash);
         const std::size_t a = line.find_first_not_of(" \t\r");
         if (a == std::string_view::npos) continue;
         line = line.substr(a);
         const std::size_t space = line.find_first_of(" \t");
         const std::string_view key = line.substr(0, space);
-        std::string_view value =
-            space == std::string_view::npos ? std::string_view() : line.substr(line.find_first_not_of(" \t", space));
+        std::string_view value = space == std::string_view::npos
+                                     ? std::string_view()
+                                     : line.substr(line.find_first_not_of(" \t", space));
         value = value.substr(0, value.find_last_not_of(" \t\r") + 1);
         double v = 0;
         const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
@@ -129,7 +131,9 @@ std::optional<DeviceLimits> deviceLimitsOf(const Trace& trace, TrackId gpuTrack)
     if (!device || device->json.empty()) return std::nullopt;
     const auto j = nlohmann::json::parse(device->json, nullptr, false);
     if (!j.is_object()) return std::nullopt;
-    auto number = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<int>() : 0; };
+    auto number = [&](const char* key) {
+        return j.contains(key) && j[key].is_number() ? j[key].get<int>() : 0;
+    };
     const int threads = number("maxThreadsPerMultiprocessor"), registers = number("regsPerMultiprocessor");
     const int shared = number("sharedMemPerMultiprocessor"), warp = number("warpSize");
     if (threads <= 0 || registers <= 0 || shared <= 0 || warp <= 0) return std::nullopt;
@@ -140,7 +144,8 @@ std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel) {
     const auto limits = deviceLimitsOf(trace, kernel.track);
     const auto config = limits ? launchConfigOf(trace, kernel) : std::nullopt;
     if (!config) return std::nullopt;
-    return theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
+    return theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread,
+                                config->sharedMemory);
 }
 
 namespace findings {
@@ -159,14 +164,15 @@ bool isSyncName(std::string_view n) {
 
 Context::Context(const FindingInputs& in)
     : trace(in.trace), analysis(in.analysis), ranks(in.ranks), th(in.thresholds),
-      span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())), m_kind(in.trace.strings().size(), Other) {
+      span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())),
+      m_kind(in.trace.strings().size(), Other) {
     for (const Track& t : trace.tracks())
         for (std::size_t i = 0; i < t.size(); ++i) {
             const StringId c = t.events.category[i];
             if (!c.valid() || m_kind[c.value] != Other) continue;
             const std::string_view cat = trace.str(c);
-            m_kind[c.value] = isKernelCategory(cat) ? Kernel
-                              : isCopyCategory(cat) ? Copy
+            m_kind[c.value] = isKernelCategory(cat)   ? Kernel
+                              : isCopyCategory(cat)   ? Copy
                               : isLaunchCategory(cat) ? Launch
                               : isCpuOpCategory(cat)  ? CpuOp
                                                       : Other;
@@ -186,7 +192,8 @@ const std::vector<std::pair<ProcessId, std::vector<Busy>>>& Context::gpuBusy() {
         std::vector<Busy> work;
         for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
             const Track& track = trace.tracks()[t];
-            if (track.process.value != p || track.kind != TrackKind::GpuStream || isCpuTrack(trace, TrackId(t)))
+            if (track.process.value != p || track.kind != TrackKind::GpuStream ||
+                isCpuTrack(trace, TrackId(t)))
                 continue;
             for (std::uint32_t i = 0; i < track.size(); ++i) {
                 const Kind k = kind({TrackId(t), i});
@@ -277,7 +284,8 @@ void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std:
     const std::size_t cap = std::min(places.size(), std::size_t(th["max_evidence"]));
     for (std::size_t i = 0; i < cap; ++i) {
         const EventRef e = places[i].first;
-        f.evidence.push_back({e, trace.trackLabel(e.track), start(e), dur(e), std::string(name(e)), places[i].second});
+        f.evidence.push_back(
+            {e, trace.trackLabel(e.track), start(e), dur(e), std::string(name(e)), places[i].second});
     }
 }
 

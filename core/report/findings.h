@@ -36,19 +36,19 @@ struct Finding {
     std::string id; // fixed: hand_written_attention, sdpa_math_fallback, … (kFindingIds)
     Severity severity = Severity::Info;
     std::string title;
-    TimeNs timeNs = 0;  // the time at stake
-    double share = 0;   // of the trace's span (0–1)
-    std::uint64_t count = 0; // how many places
-    std::string explanation; // what was measured and why it matters
-    std::string suggestion;  // what to try
-    std::vector<Evidence> evidence; // the most telling first, capped (max_evidence)
+    TimeNs timeNs = 0;               // the time at stake
+    double share = 0;                // of the trace's span (0–1)
+    std::uint64_t count = 0;         // how many places
+    std::string explanation;         // what was measured and why it matters
+    std::string suggestion;          // what to try
+    std::vector<Evidence> evidence;  // the most telling first, capped (max_evidence)
     std::uint64_t evidenceTotal = 0; // before the cap
 };
 
 // The ids in the order the rules run.
 inline constexpr std::string_view kFindingIds[] = {
-    "hand_written_attention", "sdpa_math_fallback", "casts_and_copies", "gpu_idle",
-    "launch_bound",           "synchronization",    "pageable_memcpy",  "latency_bound",
+    "hand_written_attention", "sdpa_math_fallback", "casts_and_copies",     "gpu_idle",
+    "launch_bound",           "synchronization",    "pageable_memcpy",      "latency_bound",
     "low_occupancy",          "rank_imbalance",     "exposed_communication"};
 
 // The rules' thresholds by name ("min_share 0.01" lines; '#' starts a comment).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The rules that know attention: attention written by hand, SDPA on its math backend, casts and
 // copies around attention, and kernels too small to fill the device.
-#include "core/report/findings_rules.h"
 #include "core/analysis/op_cost.h"
+#include "core/report/findings_rules.h"
 #include "core/report/summary.h"
 
 #include <algorithm>
@@ -27,7 +27,8 @@ std::string bytesText(double bytes) {
 
 // The attention ops of a trace: SDPA and its backends, FlashAttention's own ops.
 bool isAttentionOpName(std::string_view n) {
-    return n.find("scaled_dot_product") != std::string_view::npos || n.find("flash_attn") != std::string_view::npos ||
+    return n.find("scaled_dot_product") != std::string_view::npos ||
+           n.find("flash_attn") != std::string_view::npos ||
            n.find("_flash_attention") != std::string_view::npos ||
            n.find("_efficient_attention") != std::string_view::npos;
 }
@@ -55,8 +56,9 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
             return c.analysis.kernels[k].role == KernelRole::Softmax;
         });
         if (!chain || call.kernels.empty()) continue;
-        if (c.launchedUnder(c.analysis.kernels[call.kernels.front()].event,
-                            [&](EventRef op) { return c.name(op).starts_with("aten::_scaled_dot_product_attention_math"); }))
+        if (c.launchedUnder(c.analysis.kernels[call.kernels.front()].event, [&](EventRef op) {
+                return c.name(op).starts_with("aten::_scaled_dot_product_attention_math");
+            }))
             continue;
         ++calls;
         callNs += call.duration();
@@ -97,18 +99,21 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     }
     if (calls == 0) return;
     const bool allEstimated = estimated == calls;
-    Finding f = c.make("hand_written_attention",
-                       "Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
-                           " the N×N scores",
-                       allEstimated ? saving : scoreNs, calls);
-    f.explanation = formatCount(calls, "naive attention call", "naive attention calls") +
-                    " (QKᵀ GEMM, softmax, PV GEMM as separate kernels) took " + formatDuration(callNs) +
-                    "; of their kernels' time (" + formatDuration(kernelNs) + ", summed over the threads or "
-                    "streams that ran them) " + formatDuration(scoreNs) +
-                    " went to the scale/mask/softmax kernels between the GEMMs" +
-                    (scoreBytes > 0 ? ", which moved " + bytesText(scoreBytes) + " of scores through memory" : "") +
-                    ". Those kernels do little arithmetic per byte, so they run at memory speed, and the N×N scores "
-                    "grow with the square of the sequence.";
+    Finding f =
+        c.make("hand_written_attention",
+               "Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
+                   " the N×N scores",
+               allEstimated ? saving : scoreNs, calls);
+    f.explanation =
+        formatCount(calls, "naive attention call", "naive attention calls") +
+        " (QKᵀ GEMM, softmax, PV GEMM as separate kernels) took " + formatDuration(callNs) +
+        "; of their kernels' time (" + formatDuration(kernelNs) +
+        ", summed over the threads or "
+        "streams that ran them) " +
+        formatDuration(scoreNs) + " went to the scale/mask/softmax kernels between the GEMMs" +
+        (scoreBytes > 0 ? ", which moved " + bytesText(scoreBytes) + " of scores through memory" : "") +
+        ". Those kernels do little arithmetic per byte, so they run at memory speed, and the N×N scores "
+        "grow with the square of the sequence.";
     if (allEstimated)
         f.explanation += " At the device's roofs a fused kernel would do the same work in " +
                          formatDuration(callNs - saving) + ": about " + formatDuration(saving) +
@@ -116,8 +121,9 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     else
         f.explanation += " The time at stake is the scale/mask/softmax time (the kernels' costs or the "
                          "device's roofs are not known, so the fused kernel's time is not estimated).";
-    f.suggestion = "Use torch.nn.functional.scaled_dot_product_attention (its flash and memory-efficient "
-                   "backends) or FlashAttention: one fused kernel keeps the scores on chip and reads Q, K and V once.";
+    f.suggestion =
+        "Use torch.nn.functional.scaled_dot_product_attention (its flash and memory-efficient "
+        "backends) or FlashAttention: one fused kernel keeps the scores on chip and reads Q, K and V once.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always: the fused kernel is the fix whatever the share
@@ -145,7 +151,9 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
                 // The public op: a fallback when it launched many kernels and no _math op says so below it.
                 bool hasMathChild = false;
                 for (std::uint32_t j = i + 1; j < track.size() && track.events.start[j] < track.end(i); ++j)
-                    hasMathChild = hasMathChild || c.name({TrackId(t), j}).starts_with("aten::_scaled_dot_product_attention_math");
+                    hasMathChild =
+                        hasMathChild ||
+                        c.name({TrackId(t), j}).starts_with("aten::_scaled_dot_product_attention_math");
                 if (hasMathChild || double(work.size()) < manyKernels) continue;
             }
             ++calls;
@@ -182,7 +190,8 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
             if (d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
             if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
                 reason("dropout_p " + con[4] + " (training)");
-            places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
+            places.emplace_back(e,
+                                std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
         }
     }
     if (calls == 0) return;
@@ -197,16 +206,18 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
                     (kernels ? " of kernel time" : " in the op") +
                     ". The math backend is attention written out op by op: it materializes the N×N scores.";
     if (reasons.empty()) {
-        f.explanation += " The trace does not record the op's inputs (record_shapes), so the reason is not known.";
+        f.explanation +=
+            " The trace does not record the op's inputs (record_shapes), so the reason is not known.";
     } else {
         f.explanation += " What the inputs show:";
         for (const auto& [r, n] : reasons)
             f.explanation += " " + r + " (" + formatCount(n, "call", "calls") + ");";
         f.explanation.back() = '.';
     }
-    f.suggestion = "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
-                   "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
-                   "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
+    f.suggestion =
+        "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
+        "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
+        "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always
@@ -260,7 +271,8 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
                 if (!c.gpuBusy().empty()) continue;
                 bool copied = c.name(e) == "aten::copy_" || c.name(e) == "aten::clone";
                 for (std::uint32_t j = i + 1; !copied && j < track.size() && track.events.start[j] < end; ++j)
-                    copied = track.events.depth[j] > track.events.depth[i] && c.name({TrackId(t), j}) == "aten::copy_";
+                    copied = track.events.depth[j] > track.events.depth[i] &&
+                             c.name({TrackId(t), j}) == "aten::copy_";
                 if (!copied) continue;
             }
             ++count;
@@ -285,8 +297,8 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
     }
     if (count == 0) return;
     Finding f = c.make("casts_and_copies",
-                       formatCount(count, "cast or copy", "casts and copies") + " around attention calls", time,
-                       count);
+                       formatCount(count, "cast or copy", "casts and copies") + " around attention calls",
+                       time, count);
     f.explanation = "Cast and copy ops inside attention ops or at most " + formatDuration(window) +
                     " before one took " + formatDuration(time) +
                     (bytes > 0 ? " and moved about " + bytesText(bytes) : "") + ":";
@@ -295,9 +307,10 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
     f.explanation.back() = '.';
     f.explanation += " Each reads and writes a whole tensor at memory speed, and a dtype cast before a fused "
                      "kernel often means it runs at a precision the model does not need.";
-    f.suggestion = "Keep Q, K and V in the dtype the attention kernel takes from the projection on (autocast, "
-                   "or the model's dtype), and pass transposed views to SDPA instead of .contiguous() copies: "
-                   "its fused backends take strided inputs whose last dimension is contiguous.";
+    f.suggestion =
+        "Keep Q, K and V in the dtype the attention kernel takes from the projection on (autocast, "
+        "or the model's dtype), and pass transposed views to SDPA instead of .contiguous() copies: "
+        "its fused backends take strided inputs whose last dimension is contiguous.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
@@ -336,8 +349,9 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
                     percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) +
                     " of the kernel time: too little work per launch to fill the device, so they wait on "
                     "launch latency, synchronization inside the kernel or a tail of few blocks.";
-    f.suggestion = "Give each kernel more work: batch the calls (a larger batch or several heads per launch), "
-                   "fuse small ops (torch.compile), or capture the sequence in a CUDA graph.";
+    f.suggestion =
+        "Give each kernel more work: batch the calls (a larger batch or several heads per launch), "
+        "fuse small ops (torch.compile), or capture the sequence in a CUDA graph.";
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

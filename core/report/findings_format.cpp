@@ -11,7 +11,8 @@ nlohmann::json findingsJson(const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
         nlohmann::json evidence = nlohmann::json::array();
         for (const Evidence& e : f.evidence) {
-            nlohmann::json j{{"track", e.track}, {"start_ns", e.startNs}, {"dur_ns", e.durNs}, {"name", e.name}};
+            nlohmann::json j{
+                {"track", e.track}, {"start_ns", e.startNs}, {"dur_ns", e.durNs}, {"name", e.name}};
             if (!e.note.empty()) j["note"] = e.note;
             evidence.push_back(std::move(j));
         }
@@ -34,8 +35,9 @@ std::string findingsText(const TraceSummary& s) {
     out << "\n  findings: " << (s.findings.empty() ? "none" : std::to_string(s.findings.size())) << '\n';
     char line[256];
     for (const Finding& f : s.findings) {
-        std::snprintf(line, sizeof line, "  %-8s %12s %6.1f%% %8llu  ", std::string(severityName(f.severity)).c_str(),
-                      formatDuration(f.timeNs).c_str(), 100 * f.share, static_cast<unsigned long long>(f.count));
+        std::snprintf(line, sizeof line, "  %-8s %12s %6.1f%% %8llu  ",
+                      std::string(severityName(f.severity)).c_str(), formatDuration(f.timeNs).c_str(),
+                      100 * f.share, static_cast<unsigned long long>(f.count));
         out << line << f.title << "  [" << f.id << "]\n";
         out << "      " << f.explanation << '\n';
         out << "      try: " << f.suggestion << '\n';
@@ -47,7 +49,8 @@ std::string findingsText(const TraceSummary& s) {
             if (!e.note.empty()) out << " (" << e.note << ')';
             out << '\n';
         }
-        if (f.evidenceTotal > shown) out << "      … " << formatCount(f.evidenceTotal, "place", "places") << " in all\n";
+        if (f.evidenceTotal > shown)
+            out << "      … " << formatCount(f.evidenceTotal, "place", "places") << " in all\n";
     }
     return out.str();
 }
@@ -59,8 +62,8 @@ std::string findingsCsvHeader() {
 std::string findingsCsvRows(const std::string& file, const std::vector<Finding>& findings) {
     std::ostringstream out;
     for (const Finding& f : findings)
-        out << csvField(file) << ',' << f.id << ',' << severityName(f.severity) << ',' << csvField(f.title) << ','
-            << f.timeNs << ',' << f.share << ',' << f.count << ',' << f.evidenceTotal << ','
+        out << csvField(file) << ',' << f.id << ',' << severityName(f.severity) << ',' << csvField(f.title)
+            << ',' << f.timeNs << ',' << f.share << ',' << f.count << ',' << f.evidenceTotal << ','
             << csvField(f.explanation) << ',' << csvField(f.suggestion) << '\n';
     return out.str();
 }

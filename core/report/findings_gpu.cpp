@@ -49,9 +49,9 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
             // again), the host still launching (the next work's launch began after the GPU ran dry), or
             // something else (work queued behind an event, another stream, a copy engine).
             const auto launch = c.trace.launchOf(busy[i].first);
-            const Why why = syncEndingIn(c, from - minGap, to)        ? Sync
+            const Why why = syncEndingIn(c, from - minGap, to)   ? Sync
                             : launch && c.start(*launch) >= from ? Host
-                                                                  : Other;
+                                                                 : Other;
             (why == Sync ? sync : why == Host ? host : other) += gap;
             longest.push_back({gap, busy[i].first, why});
         }
@@ -70,23 +70,28 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                                         : std::string());
     const bool several = c.gpuBusy().size() > 1;
     Finding f = c.make("gpu_idle",
-                       std::string(several ? "The GPUs idle " : "The GPU idles ") + percent(double(idle) / double(window)) +
-                           " of the time between " + (several ? "their" : "its") + " first and last work",
+                       std::string(several ? "The GPUs idle " : "The GPU idles ") +
+                           percent(double(idle) / double(window)) + " of the time between " +
+                           (several ? "their" : "its") + " first and last work",
                        idle, gaps);
     c.setShare(f, double(idle) / double(window)); // of the GPUs' own span, not the trace's
     f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
                     " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
-                    formatDuration(window) + ". Waiting on the host to launch (the next work was launched only "
-                    "after the GPU ran dry): " + formatDuration(host) + "; waiting on a synchronization (the host "
-                    "sat in a sync, then had to launch again): " + formatDuration(sync) + "; other: " +
-                    formatDuration(other) + ".";
-    f.suggestion = host >= sync && host >= other
-                       ? "The host cannot launch fast enough: capture the step in a CUDA graph (torch.compile "
-                         "mode=\"reduce-overhead\"), fuse small ops, and move Python work off the step's path."
-                   : sync >= other ? "Remove the synchronizations inside the step (see the synchronization finding): "
-                                     "the GPU waits each time the host waits."
-                                   : "Look at what the work after each gap waited on: events, other streams, "
-                                     "copies, or a data loader.";
+                    formatDuration(window) +
+                    ". Waiting on the host to launch (the next work was launched only "
+                    "after the GPU ran dry): " +
+                    formatDuration(host) +
+                    "; waiting on a synchronization (the host "
+                    "sat in a sync, then had to launch again): " +
+                    formatDuration(sync) + "; other: " + formatDuration(other) + ".";
+    f.suggestion =
+        host >= sync && host >= other
+            ? "The host cannot launch fast enough: capture the step in a CUDA graph (torch.compile "
+              "mode=\"reduce-overhead\"), fuse small ops, and move Python work off the step's path."
+        : sync >= other ? "Remove the synchronizations inside the step (see the synchronization finding): "
+                          "the GPU waits each time the host waits."
+                        : "Look at what the work after each gap waited on: events, other streams, "
+                          "copies, or a data loader.";
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }
@@ -115,21 +120,24 @@ void launchBound(Context& c, std::vector<Finding>& out) {
     }
     if (double(count) < c.th["launch_bound_min_kernels"]) return;
     std::vector<std::pair<std::string, Op>> ops(byOp.begin(), byOp.end());
-    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.kernels > b.second.kernels; });
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const auto& a, const auto& b) { return a.second.kernels > b.second.kernels; });
     Finding f = c.make("launch_bound",
-                       formatCount(count, "kernel runs", "kernels run") + " shorter than " + formatDuration(shortNs) +
-                           " and no longer than their launch",
+                       formatCount(count, "kernel runs", "kernels run") + " shorter than " +
+                           formatDuration(shortNs) + " and no longer than their launch",
                        launchNs, count);
-    f.explanation = formatCount(count, "kernel", "kernels") + " ran under " + formatDuration(shortNs) +
-                    " while the runtime call that launched each took at least as long: " + formatDuration(launchNs) +
-                    " of the host's time went to launching them, so the GPU finishes each before the next "
-                    "arrives. The ops that launch most of them:";
+    f.explanation =
+        formatCount(count, "kernel", "kernels") + " ran under " + formatDuration(shortNs) +
+        " while the runtime call that launched each took at least as long: " + formatDuration(launchNs) +
+        " of the host's time went to launching them, so the GPU finishes each before the next "
+        "arrives. The ops that launch most of them:";
     Places places;
     for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
         f.explanation += " " + ops[i].first + " (" + std::to_string(ops[i].second.kernels) + "),";
     f.explanation.back() = '.';
     for (const auto& [name, op] : ops)
-        places.emplace_back(op.example, formatCount(op.kernels, "short kernel", "short kernels") + " launched from " + name);
+        places.emplace_back(op.example, formatCount(op.kernels, "short kernel", "short kernels") +
+                                            " launched from " + name);
     f.suggestion = "Fewer, larger kernels: fuse the small ops (torch.compile), batch per-head or per-layer "
                    "loops into one call, or capture the sequence in a CUDA graph so one launch replays it.";
     c.addEvidence(f, places);
@@ -183,22 +191,25 @@ void synchronization(Context& c, std::vector<Finding>& out) {
     for (std::size_t i : order)
         sorted.push_back(places[i]);
     const bool hasGpu = !busy.empty();
-    Finding f = c.make("synchronization",
-                       formatCount(syncs.size(), "synchronization blocks", "synchronizations block") + " the host",
-                       hasGpu ? idleAfter : blocked, syncs.size());
+    Finding f =
+        c.make("synchronization",
+               formatCount(syncs.size(), "synchronization blocks", "synchronizations block") + " the host",
+               hasGpu ? idleAfter : blocked, syncs.size());
     f.explanation = formatCount(syncs.size(), "synchronizing call", "synchronizing calls") + " (";
     for (const auto& [name, n] : byName)
         f.explanation += name + " ×" + std::to_string(n) + ", ";
     f.explanation.resize(f.explanation.size() - 2);
-    f.explanation += "): the host blocked " + formatDuration(blocked) + " in them" +
-                     (hasGpu ? ", and the GPU then idled " + formatDuration(idleAfter) +
-                                   " until the host launched again (the time at stake)"
-                             : "") +
-                     ". Each one drains the GPU's queue: the host stops running ahead, so the next kernels start "
-                     "only after the host has caught up.";
-    f.suggestion = "Remove syncs from the step: .item(), .cpu(), .tolist(), printing or branching on GPU values, "
-                   "torch.cuda.synchronize() used for timing (use CUDA events), and copies to pageable memory; "
-                   "keep the values on the GPU or read them once per step with non_blocking=True into pinned memory.";
+    f.explanation +=
+        "): the host blocked " + formatDuration(blocked) + " in them" +
+        (hasGpu ? ", and the GPU then idled " + formatDuration(idleAfter) +
+                      " until the host launched again (the time at stake)"
+                : "") +
+        ". Each one drains the GPU's queue: the host stops running ahead, so the next kernels start "
+        "only after the host has caught up.";
+    f.suggestion =
+        "Remove syncs from the step: .item(), .cpu(), .tolist(), printing or branching on GPU values, "
+        "torch.cuda.synchronize() used for timing (use CUDA events), and copies to pageable memory; "
+        "keep the values on the GPU or read them once per step with non_blocking=True into pinned memory.";
     c.addEvidence(f, sorted);
     if (f.timeNs > 0) out.push_back(std::move(f)); // any idle time after a sync: the GPU waited for nothing
 }
@@ -223,8 +234,9 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
             });
             bytes += b;
             const TimeNs d = track.events.duration[i];
-            places.emplace_back(e, formatRate(b, "B") +
-                                       (d > 0 && b > 0 ? " at " + formatRate(b * 1e9 / double(d), "B/s") : ""));
+            places.emplace_back(e,
+                                formatRate(b, "B") +
+                                    (d > 0 && b > 0 ? " at " + formatRate(b * 1e9 / double(d), "B/s") : ""));
         }
     }
     if (count == 0) return;
@@ -232,13 +244,15 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
                      [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
     Finding f = c.make("pageable_memcpy",
                        formatCount(count, "copy uses", "copies use") + " pageable host memory", time, count);
-    f.explanation = formatCount(count, "host↔device copy", "host↔device copies") + " from or to pageable memory: " +
-                    formatRate(bytes, "B") + " in " + formatDuration(time) +
-                    (time > 0 ? " (" + formatRate(bytes * 1e9 / double(time), "B/s") + ")" : "") +
-                    ". The driver stages pageable memory through a pinned buffer, which halves the rate, and the "
-                    "copy cannot overlap with the host: the host waits for it.";
-    f.suggestion = "Allocate the host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy "
-                   "with non_blocking=True, so the copy runs at full rate beside the host's work.";
+    f.explanation =
+        formatCount(count, "host↔device copy", "host↔device copies") +
+        " from or to pageable memory: " + formatRate(bytes, "B") + " in " + formatDuration(time) +
+        (time > 0 ? " (" + formatRate(bytes * 1e9 / double(time), "B/s") + ")" : "") +
+        ". The driver stages pageable memory through a pinned buffer, which halves the rate, and the "
+        "copy cannot overlap with the host: the host waits for it.";
+    f.suggestion =
+        "Allocate the host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy "
+        "with non_blocking=True, so the copy runs at full rate beside the host's work.";
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always
 }
@@ -289,7 +303,8 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
             const auto launch = c.trace.launchOf(n.kernels[i]);
             if (!launch) continue;
             const auto occ = occupancyOf(n.kernels[i]);
-            if (occ && occ->first > 0 && occ->second.reportedOccupancy && *occ->second.reportedOccupancy == 0 &&
+            if (occ && occ->first > 0 && occ->second.reportedOccupancy &&
+                *occ->second.reportedOccupancy == 0 &&
                 c.name(*launch).find("LaunchKernelEx") != std::string_view::npos)
                 reportedZero += n.kernels.size();
             break;
@@ -334,20 +349,22 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
     // Low occupancy is a question to ask, not a verdict: kernels that keep their tiles in registers
     // (FlashAttention's among them) run well at 12.5%.
     if (f.severity == Severity::Critical) f.severity = Severity::Warning;
-    f.explanation = formatCount(low.size(), "kernel name", "kernel names") + " (" +
-                    formatCount(count, "kernel", "kernels") + ", " + formatDuration(time) +
-                    (low.size() == 1 ? ") launches" : ") launch") + " so that under " + percent(limit) +
-                    " of each SM's warps can be resident (the CUDA occupancy calculator's formula over grid, "
-                    "block, registers per thread and shared memory, with the device's limits from the trace). "
-                    "Few resident warps hide memory latency poorly unless each warp has much independent work.";
+    f.explanation =
+        formatCount(low.size(), "kernel name", "kernel names") + " (" +
+        formatCount(count, "kernel", "kernels") + ", " + formatDuration(time) +
+        (low.size() == 1 ? ") launches" : ") launch") + " so that under " + percent(limit) +
+        " of each SM's warps can be resident (the CUDA occupancy calculator's formula over grid, "
+        "block, registers per thread and shared memory, with the device's limits from the trace). "
+        "Few resident warps hide memory latency poorly unless each warp has much independent work.";
     if (reportedZero)
         f.explanation += " The trace's \"est. achieved occupancy %\" is 0 for " +
                          formatCount(reportedZero, "kernel", "kernels") +
                          " launched with cudaLaunchKernelEx/cuLaunchKernelEx (Kineto writes 0 for them); the "
                          "figures here are computed instead.";
-    f.suggestion = "Check what limits each (Details shows the kernel's registers, shared memory and occupancy): "
-                   "fewer registers (__launch_bounds__, a smaller tile), less shared memory per block, or more "
-                   "blocks (split the work, e.g. split-KV for decoding).";
+    f.suggestion =
+        "Check what limits each (Details shows the kernel's registers, shared memory and occupancy): "
+        "fewer registers (__launch_bounds__, a smaller tile), less shared memory per block, or more "
+        "blocks (split the work, e.g. split-KV for decoding).";
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

@@ -24,13 +24,16 @@ void rankImbalance(Context& c, std::vector<Finding>& out) {
     std::stable_sort(places.begin(), places.end(),
                      [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
     Finding f = c.make("rank_imbalance",
-                       "Rank " + std::to_string(r.slowestRank) + " is the slowest: " +
-                           percent(double(excess) / double(r.meanBusyNs)) + " more GPU busy time than the mean",
+                       "Rank " + std::to_string(r.slowestRank) +
+                           " is the slowest: " + percent(double(excess) / double(r.meanBusyNs)) +
+                           " more GPU busy time than the mean",
                        excess, r.ranks.size());
     f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the GPU busy time ranges from " +
                     formatDuration(r.minBusyNs) + " to " + formatDuration(r.maxBusyNs) + " (mean " +
-                    formatDuration(r.meanBusyNs) + "). In a synchronous job every rank waits for the slowest at "
-                    "each collective, so its " + formatDuration(excess) + " above the mean is lost on the others.";
+                    formatDuration(r.meanBusyNs) +
+                    "). In a synchronous job every rank waits for the slowest at "
+                    "each collective, so its " +
+                    formatDuration(excess) + " above the mean is lost on the others.";
     f.suggestion = "Compare the slowest rank's kernels with another rank's (File → Compare With): uneven "
                    "sequence lengths or batch sizes, embedding tables placed unevenly, or a slower GPU.";
     c.addEvidence(f, places);
@@ -85,11 +88,13 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
             ++count;
             if (open <= 0) continue;
             exposed += open;
-            byExposed.push_back({open, {e, formatDuration(open) + " of " + formatDuration(end - s) + " exposed"}});
+            byExposed.push_back(
+                {open, {e, formatDuration(open) + " of " + formatDuration(end - s) + " exposed"}});
         }
     }
     if (exposed <= 0) return;
-    std::stable_sort(byExposed.begin(), byExposed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(byExposed.begin(), byExposed.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<std::pair<EventRef, std::string>> places;
     for (auto& [t, place] : byExposed)
         places.push_back(std::move(place));
@@ -97,9 +102,9 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
                        "Communication not hidden by compute: " + formatDuration(exposed) + " of " +
                            formatDuration(commNs),
                        exposed, count);
-    f.explanation = formatCount(count, "communication kernel", "communication kernels") + " (NCCL, RCCL) took " +
-                    formatDuration(commNs) + "; for " + formatDuration(exposed) + " (" +
-                    percent(commNs ? double(exposed) / double(commNs) : 0) +
+    f.explanation = formatCount(count, "communication kernel", "communication kernels") +
+                    " (NCCL, RCCL) took " + formatDuration(commNs) + "; for " + formatDuration(exposed) +
+                    " (" + percent(commNs ? double(exposed) / double(commNs) : 0) +
                     ") no compute kernel ran on the same GPU, so the step waited on the network.";
     f.suggestion = "Overlap communication with compute: DDP's gradient buckets (bucket_cap_mb), FSDP's "
                    "prefetching (forward_prefetch, backward_prefetch), or a separate stream for collectives "

@@ -309,7 +309,8 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
                 row(std::move(f));
             }
         for (const auto& f : s.findings) {
-            std::vector<std::string> fields = {file, "finding", f.id, csvField(f.title), n(f.count), n(f.timeNs)};
+            std::vector<std::string> fields = {file,       "finding",  f.id, csvField(f.title),
+                                               n(f.count), n(f.timeNs)};
             fields.resize(16);
             fields.push_back(std::string(severityName(f.severity)));
             row(std::move(fields));
@@ -632,8 +633,9 @@ std::string formatFindings(const std::vector<SummaryResult>& results, SummaryFor
     case SummaryFormat::Json: {
         json files = json::array();
         for (const auto& r : results)
-            files.push_back(r.summary ? json{{"path", r.path}, {"findings", findingsJson(r.summary->findings)}}
-                                      : json{{"path", r.path}, {"error", r.error}});
+            files.push_back(r.summary
+                                ? json{{"path", r.path}, {"findings", findingsJson(r.summary->findings)}}
+                                : json{{"path", r.path}, {"error", r.error}});
         return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
     case SummaryFormat::Csv:

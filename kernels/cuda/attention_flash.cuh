@@ -77,7 +77,8 @@ __device__ __forceinline__ void copyAsync16(void* dst, const void* src, bool val
     attnscope_emu::block().asyncCopy(dst, src, valid ? 16 : 0, 16);
 #else
     const unsigned address = unsigned(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 16 : 0));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src),
+                 "r"(valid ? 16 : 0));
 #endif
 }
 __device__ __forceinline__ void commit() {
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     const T* vh = v + head / group * keys * D;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group8 = lane / 4, quad = lane % 4;
     const int rowA = q0 + warp * 16 + group8, rowB = rowA + 8; // the two rows this thread holds
-    const int shift = keys - seq;                                // causal: row i sees keys ≤ i + shift
+    const int shift = keys - seq;                              // causal: row i sees keys ≤ i + shift
 
     const int keyEnd = causal ? max(0, min(keys, q0 + kBlockRows + shift)) : keys;
     copyRowsAsync<T, D>(qs, qh, q0, seq);
@@ -259,8 +260,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
             for (int x = 0; x < D / 16; ++x) {
                 std::uint32_t b[4];
-                loadMatricesTransposed(
-                    b, vt + (j * 16 + (matrix % 2) * 8 + rowInMatrix) * kStride + x * 16 + (matrix / 2) * 8);
+                loadMatricesTransposed(b, vt + (j * 16 + (matrix % 2) * 8 + rowInMatrix) * kStride + x * 16 +
+                                              (matrix / 2) * 8);
                 mma<T>(acc[2 * x], pa, b[0], b[1]);
                 mma<T>(acc[2 * x + 1], pa, b[2], b[3]);
             }

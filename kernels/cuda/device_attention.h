@@ -22,6 +22,7 @@ struct Problem {
     std::size_t elements() const { return heads_total() * seq * dim; }
     std::size_t scoreElements() const { return heads_total() * seq * seq; }
     int kvHeadCount() const { return kvHeads > 0 ? kvHeads : heads; }
+    std::size_t kvElements() const { return std::size_t(batch) * kvHeadCount() * keys() * dim; }
     int keys() const { return kvLen > 0 ? kvLen : seq; }
     int elementBytes() const { return dtype == 0 ? 4 : 2; }
     float scale() const;

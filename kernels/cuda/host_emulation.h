@@ -125,7 +125,8 @@ inline float toFloat(std::uint16_t bits, Kind kind) {
 
 class Block {
 public:
-    Block(Dim3 grid, Dim3 blockIdx, Dim3 blockDim, std::size_t sharedBytes, std::size_t stackBytes = 96 * 1024)
+    Block(Dim3 grid, Dim3 blockIdx, Dim3 blockDim, std::size_t sharedBytes,
+          std::size_t stackBytes = 96 * 1024)
         : gridDim(grid), blockIdx(blockIdx), blockDim(blockDim), m_threads(blockDim.count()),
           m_warps((blockDim.count() + 31) / 32), m_shared(sharedBytes + 16), m_stacks(blockDim.count()) {
         for (unsigned i = 0; i < m_threads.size(); ++i) {
@@ -255,15 +256,16 @@ private:
                 Thread& t = m_threads[i];
                 if (t.done) continue;
                 ++alive;
-                if (t.wait == Thread::Wait::Barrier && t.barrierGeneration == m_barrierGeneration) ++atBarrier;
+                if (t.wait == Thread::Wait::Barrier && t.barrierGeneration == m_barrierGeneration)
+                    ++atBarrier;
             }
             if (alive == 0) return;
             // Everyone is at the barrier: it opens. Threads that returned never reach it (the CUDA
             // guide: a barrier in code not all of the block's threads run is undefined).
             if (atBarrier > 0 && atBarrier == alive) {
                 if (alive < m_threads.size())
-                    throw std::runtime_error("__syncthreads() reached by " + std::to_string(atBarrier) + " of " +
-                                             std::to_string(m_threads.size()) +
+                    throw std::runtime_error("__syncthreads() reached by " + std::to_string(atBarrier) +
+                                             " of " + std::to_string(m_threads.size()) +
                                              " threads: the others returned before it");
                 ++m_barrierGeneration;
             }
@@ -271,7 +273,8 @@ private:
             // the next one moves, so warps drift as far apart as CUDA lets them, and a missing barrier
             // shows as one warp overwriting what another has yet to read.
             for (unsigned w = 0; w < m_warps.size(); ++w) {
-                const unsigned first = w * 32, last = std::min<unsigned>(first + 32, unsigned(m_threads.size()));
+                const unsigned first = w * 32,
+                               last = std::min<unsigned>(first + 32, unsigned(m_threads.size()));
                 for (bool moved = true; moved;) {
                     moved = false;
                     for (unsigned i = first; i < last; ++i) {
@@ -288,8 +291,9 @@ private:
             }
             if (!any && !progressed) {
                 if (atBarrier > 0 && atBarrier < alive)
-                    throw std::runtime_error("__syncthreads() reached by " + std::to_string(atBarrier) + " of " +
-                                             std::to_string(alive) + " threads: the others exited or wait elsewhere");
+                    throw std::runtime_error("__syncthreads() reached by " + std::to_string(atBarrier) +
+                                             " of " + std::to_string(alive) +
+                                             " threads: the others exited or wait elsewhere");
                 throw std::runtime_error("the block's threads wait on each other (a warp-wide operation some "
                                          "lanes never reach)");
             }
@@ -449,6 +453,7 @@ inline void ldmatrixX4(std::uint32_t out[4], const void* rowAddress, bool trans)
 #define __shfl_xor_sync(mask, v, laneMask) attnscope_emu::shflXor((v), (laneMask))
 // Blocks run one at a time: a function's static locals are the block's shared memory.
 #define __shared__ static
-#define ATTNSCOPE_DYNAMIC_SHARED(type, name) type* name = static_cast<type*>(attnscope_emu::block().dynamicShared())
+#define ATTNSCOPE_DYNAMIC_SHARED(type, name)                                                                 \
+    type* name = static_cast<type*>(attnscope_emu::block().dynamicShared())
 using std::max;
 using std::min;

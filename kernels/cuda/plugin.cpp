@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #define ATTNSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -88,10 +89,11 @@ struct DeviceArrays {
     // the caller allocates them when the naive calls start (scoresNow false).
     std::string allocate(const Problem& p, bool naive, bool scoresNow = true) {
         const std::size_t bytes = p.elements() * std::size_t(p.elementBytes());
+        const std::size_t kvBytes = p.kvElements() * std::size_t(p.elementBytes());
         std::size_t freeBytes = 0, totalBytes = 0;
         cudaMemGetInfo(&freeBytes, &totalBytes);
         const double need =
-            4.0 * double(bytes) + (naive ? double(p.scoreElements()) * p.elementBytes() : 0.0);
+            double(inputBytes(p)) + (naive ? double(p.scoreElements()) * p.elementBytes() : 0.0);
         if (freeBytes && need > double(freeBytes)) {
             char text[200];
             std::snprintf(text, sizeof text,
@@ -100,7 +102,7 @@ struct DeviceArrays {
             return text;
         }
         for (void** target : {&q, &k, &v, &o})
-            if (const cudaError_t e = cudaMalloc(target, bytes))
+            if (const cudaError_t e = cudaMalloc(target, target == &k || target == &v ? kvBytes : bytes))
                 return cudaWhy(e, "out of memory at this shape");
         return naive && scoresNow ? allocateScores(p) : std::string();
     }
@@ -114,8 +116,8 @@ struct DeviceArrays {
         cudaFree(scores);
         scores = nullptr;
     }
-    static std::size_t inputBytes(const Problem& p) {
-        return 4 * p.elements() * std::size_t(p.elementBytes());
+    static std::size_t inputBytes(const Problem& p) { // Q, K, V and O
+        return (2 * p.elements() + 2 * p.kvElements()) * std::size_t(p.elementBytes());
     }
     static std::size_t scoreBytes(const Problem& p) {
         return p.scoreElements() * std::size_t(p.elementBytes());
@@ -160,12 +162,14 @@ std::string launchCall(const std::string& impl, const Problem& p, DeviceArrays& 
     return why;
 }
 
-Problem problemOf(int dtype, int batch, int heads, int seq, int dim, int causal) {
+Problem problemOf(int dtype, int batch, int heads, int seq, int dim, int kvHeads, int kvLen, int causal) {
     Problem p;
     p.batch = batch;
     p.heads = heads;
     p.seq = seq;
     p.dim = dim;
+    p.kvHeads = kvHeads;
+    p.kvLen = kvLen;
     p.causal = causal != 0;
     p.dtype = dtype;
     return p;
@@ -210,9 +214,10 @@ ATTNSCOPE_EXPORT int attnscope_cuda_probe(char* message, int size) {
 }
 
 ATTNSCOPE_EXPORT int attnscope_cuda_attention(const char* impl, int dtype, int batch, int heads, int seq,
-                                              int dim, int causal, const float* q, const float* k,
-                                              const float* v, float* o, char* message, int size) {
-    const Problem p = problemOf(dtype, batch, heads, seq, dim, causal);
+                                              int dim, int kvHeads, int kvLen, int causal, const float* q,
+                                              const float* k, const float* v, float* o, char* message,
+                                              int size) {
+    const Problem p = problemOf(dtype, batch, heads, seq, dim, kvHeads, kvLen, causal);
     if (const std::string why = checkImpls({impl}, p); !why.empty()) {
         say(message, size, "%s", why.c_str());
         return 1;
@@ -223,15 +228,17 @@ ATTNSCOPE_EXPORT int attnscope_cuda_attention(const char* impl, int dtype, int b
         say(message, size, "%s", why.c_str());
         return 1;
     }
-    const std::size_t n = p.elements(), bytes = n * sizeof(float);
+    const std::size_t n = p.elements(), bytes = n * sizeof(float), kvN = p.kvElements();
     float* staging = nullptr;
     std::string why;
-    if (const cudaError_t e = cudaMalloc(&staging, bytes)) why = cudaWhy(e, "cudaMalloc");
-    for (auto [host, device] : {std::pair{q, a.q}, std::pair{k, a.k}, std::pair{v, a.v}}) {
+    if (const cudaError_t e = cudaMalloc(&staging, std::max(n, kvN) * sizeof(float)))
+        why = cudaWhy(e, "cudaMalloc");
+    for (auto [host, device, count] :
+         {std::tuple{q, a.q, n}, std::tuple{k, a.k, kvN}, std::tuple{v, a.v, kvN}}) {
         if (!why.empty()) break;
-        if (const cudaError_t e = cudaMemcpy(staging, host, bytes, cudaMemcpyHostToDevice))
+        if (const cudaError_t e = cudaMemcpy(staging, host, count * sizeof(float), cudaMemcpyHostToDevice))
             why = cudaWhy(e, "copy to the device");
-        else if (const cudaError_t e2 = attnscope_cuda::launchFromFloat(p, staging, device, n))
+        else if (const cudaError_t e2 = attnscope_cuda::launchFromFloat(p, staging, device, count))
             why = cudaWhy(e2, "convert");
     }
     std::unique_ptr<attnscope_cuda::Cublas> cublas;
@@ -264,7 +271,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     // NVTX finds CUPTI through NVTX_INJECTION64_PATH, which the program set at its start (setenv is not
     // safe here, on a worker thread). A run without collection makes no NVTX call and never loads
     // CUPTI: the baseline the collection's overhead is measured against has no CUPTI in it.
-    Problem p = problemOf(r.dtype, r.batch, r.heads, r.seq, r.dim, r.causal);
+    Problem p = problemOf(r.dtype, r.batch, r.heads, r.seq, r.dim, r.kvHeads, r.kvLen, r.causal);
     const std::vector<std::string> impls = splitCommas(r.impls);
     if (std::string why = checkImpls(impls, p); !why.empty()) {
         say(message, size, "%s", why.c_str());
@@ -277,9 +284,9 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     }
     cudaDeviceProp prop{};
     cudaGetDeviceProperties(&prop, 0);
-    attnscope::DeviceLimits limits =
-        attnscope::deviceLimitsFor(prop.major, prop.minor, prop.maxThreadsPerMultiProcessor,
-                                   prop.regsPerMultiprocessor, int(prop.sharedMemPerMultiprocessor), prop.warpSize);
+    attnscope::DeviceLimits limits = attnscope::deviceLimitsFor(
+        prop.major, prop.minor, prop.maxThreadsPerMultiProcessor, prop.regsPerMultiprocessor,
+        int(prop.sharedMemPerMultiprocessor), prop.warpSize);
     limits.maxBlocksPerSm = prop.maxBlocksPerMultiProcessor;
     limits.reservedSharedPerBlock = int(prop.reservedSharedMemPerBlock);
 
@@ -302,8 +309,8 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
         std::string why;
         origin = attnscope_cuda::CuptiCollector::now();
         collecting = collector.start(
-            limits, origin, [&](const AttnscopeCudaRecord* records, int count) { r.records(r.user, records, count); },
-            notice,
+            limits, origin,
+            [&](const AttnscopeCudaRecord* records, int count) { r.records(r.user, records, count); }, notice,
             [&](std::uint64_t total) {
                 if (r.dropped) r.dropped(r.user, total);
             },
@@ -361,7 +368,8 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
         if (collecting) collector.push(1);
         std::uint32_t seed = 1;
         for (void* t : {arrays.q, arrays.k, arrays.v})
-            if (const cudaError_t e = attnscope_cuda::launchFill(p, t, p.elements(), seed++))
+            if (const cudaError_t e =
+                    attnscope_cuda::launchFill(p, t, t == arrays.q ? p.elements() : p.kvElements(), seed++))
                 why = cudaWhy(e, "fill");
         if (collecting) collector.pop();
     }

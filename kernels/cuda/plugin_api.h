@@ -20,11 +20,12 @@ typedef int (*AttnscopeCudaProbe)(char* message, int size);
 enum { ATTNSCOPE_CUDA_F32 = 0, ATTNSCOPE_CUDA_F16 = 1, ATTNSCOPE_CUDA_BF16 = 2 };
 
 // Runs one attention call of implementation impl ("naive", "naive_simt", "flash", "flash_simt") on
-// device 0: Q, K, V and O are host arrays of batch·heads·seq·dim floats (already rounded to dtype;
-// the plugin converts them on the device). Returns 0, or non-zero with the reason in message.
+// device 0: Q and O are host arrays of batch·heads·seq·dim floats, K and V of batch·kvHeads·kvLen·dim
+// (kvHeads, kvLen 0: heads, seq), already rounded to dtype (the plugin converts them on the device).
+// Returns 0, or non-zero with the reason in message.
 typedef int (*AttnscopeCudaAttention)(const char* impl, int dtype, int batch, int heads, int seq, int dim,
-                                      int causal, const float* q, const float* k, const float* v, float* o,
-                                      char* message, int size);
+                                      int kvHeads, int kvLen, int causal, const float* q, const float* k,
+                                      const float* v, float* o, char* message, int size);
 #define ATTNSCOPE_CUDA_ATTENTION "attnscope_cuda_attention"
 
 // One thing a CUDA run recorded, with times in ns from the run's start. Strings live until the
@@ -58,6 +59,7 @@ struct AttnscopeCudaRunRequest {
     const char* impls; // comma-separated: naive, naive_simt, flash, flash_simt
     int dtype;         // ATTNSCOPE_CUDA_*
     int batch, heads, seq, dim, causal;
+    int kvHeads, kvLen; // grouped-query K/V heads and a KV cache's keys (0: heads, seq); flash only
     int warmup, iters;
     int collect; // 1: record kernels with CUPTI; 0: time the calls only (to measure CUPTI's overhead)
     void* user;

@@ -33,18 +33,23 @@ const char* unsupported(const char* impl, const Problem& p) {
     // naive's softmax kernel and flash_simt take a block per query row (gridDim.x).
     const bool rowsFit = rows <= kMaxGridX;
     if (!std::strcmp(impl, "naive"))
-        return rowsFit ? nullptr : "naive's softmax runs a block per score row: batch·heads·seq must be below 2^31";
+        return rowsFit ? nullptr
+                       : "naive's softmax runs a block per score row: batch·heads·seq must be below 2^31";
     if (!std::strcmp(impl, "naive_simt")) {
         if (!fp32) return "naive_simt runs fp32 only";
         // Its GEMMs put batch·heads in gridDim.z and the tiles of seq in gridDim.y.
         if (heads > kMaxGridYZ) return "naive_simt runs at most 65535 batch·heads (its grid's z)";
-        if ((p.seq + kTile - 1) / kTile > kMaxGridYZ) return "naive_simt runs at most 1048560 queries a head (its grid's y)";
-        return rowsFit ? nullptr : "naive_simt's softmax runs a block per score row: batch·heads·seq must be below 2^31";
+        if ((p.seq + kTile - 1) / kTile > kMaxGridYZ)
+            return "naive_simt runs at most 1048560 queries a head (its grid's y)";
+        return rowsFit
+                   ? nullptr
+                   : "naive_simt's softmax runs a block per score row: batch·heads·seq must be below 2^31";
     }
     if (!std::strcmp(impl, "flash_simt")) {
         if (!fp32) return "flash_simt runs fp32 only";
         if (p.dim > kRowThreads) return "flash_simt handles head dims up to 128";
-        return rowsFit ? nullptr : "flash_simt runs a block per query row: batch·heads·seq must be below 2^31";
+        return rowsFit ? nullptr
+                       : "flash_simt runs a block per query row: batch·heads·seq must be below 2^31";
     }
     if (!std::strcmp(impl, "flash")) {
         if (fp32) return "flash (tensor cores) runs fp16 and bf16; flash_simt runs fp32";

@@ -13,7 +13,7 @@
 namespace attnscope_cuda {
 
 struct LibraryCandidates {
-    std::vector<std::string> named;    // the variable's, then the sonames
+    std::vector<std::string> named;     // the variable's, then the sonames
     std::vector<std::string> inFolders; // the toolkit's files
 };
 

@@ -37,7 +37,7 @@ double maxError(const std::vector<float>& out, const std::vector<double>& ref) {
 double errorOf(const char* impl, const AttentionShape& s, std::string& error) {
     std::mt19937 rng(unsigned(s.seq * 131 + s.dim));
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> q(s.elements()), k(s.elements()), v(s.elements());
+    std::vector<float> q(s.elements()), k(s.kvElements()), v(s.kvElements());
     for (auto* t : {&q, &k, &v}) {
         for (float& x : *t)
             x = u(rng);
@@ -46,8 +46,7 @@ double errorOf(const char* impl, const AttentionShape& s, std::string& error) {
     std::vector<double> ref(s.elements());
     referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
     std::vector<float> out(s.elements(), NAN);
-    error = runCudaAttention(impl, s.dtype, s.batch, s.heads, s.seq, s.dim, s.causal, q.data(), k.data(),
-                             v.data(), out.data());
+    error = runCudaAttention(impl, s, q.data(), k.data(), v.data(), out.data());
     return maxError(out, ref);
 }
 
@@ -58,9 +57,10 @@ double tolerance(Precision t) {
 }
 
 std::string describe(const AttentionShape& s) {
-    return "B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) + " N=" + std::to_string(s.seq) +
-           " D=" + std::to_string(s.dim) + " " + std::string(precisionName(s.dtype)) +
-           (s.causal ? " causal" : "");
+    return "B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
+           " KV heads=" + std::to_string(s.kvHeadCount()) + " N=" + std::to_string(s.seq) +
+           " keys=" + std::to_string(s.keys()) + " D=" + std::to_string(s.dim) + " " +
+           std::string(precisionName(s.dtype)) + (s.causal ? " causal" : "");
 }
 
 void expectMatches(const char* impl, const std::vector<AttentionShape>& shapes) {
@@ -116,6 +116,26 @@ TEST(CudaAttention, TensorCoreFlashMatchesTheReference) {
                                                   {1, 2, 1, dim, false, t},
                                                   {1, 2, 300, dim, false, t},
                                                   {1, 1, 512, dim, false, t}}));
+}
+
+// Grouped-query heads and decode steps against a KV cache (flash only), against the same reference as
+// the CPU's: 8 query heads on 2 and on 1 K/V head, 1 and 3 queries against 4000 keys (causal: the
+// queries are the cache's last), a prefill of 300 queries over a 700-key cache.
+TEST(CudaAttention, TensorCoreFlashRunsGroupedHeadsAndDecodeSteps) {
+    ATTNSCOPE_REQUIRE_CUDA_DEVICE();
+    auto shape = [](int heads, int seq, int dim, Precision t, int kvHeads, int kvLen, bool causal) {
+        AttentionShape s{1, heads, seq, dim, causal, t};
+        s.kvHeads = kvHeads;
+        s.kvLen = kvLen;
+        return s;
+    };
+    for (Precision t : {Precision::F16, Precision::BF16})
+        for (int dim : {64, 128})
+            expectMatches("flash", {shape(8, 67, dim, t, 2, 0, true), shape(8, 1, dim, t, 1, 4000, false),
+                                    shape(8, 3, dim, t, 2, 4000, true), shape(4, 300, dim, t, 4, 700, true)});
+    std::string error;
+    errorOf("naive", shape(8, 16, 64, Precision::BF16, 2, 0, false), error);
+    EXPECT_NE(error.find("flash"), std::string::npos) << error; // the others say where GQA runs
 }
 
 TEST(CudaAttention, UnsupportedImplementationsAndShapesAreRefused) {
@@ -212,9 +232,9 @@ TEST(CudaRun, WithoutADeviceTheRunSaysWhy) {
     EXPECT_FALSE(cuda.runnable);
     EXPECT_EQ(cuda.message.rfind("no CUDA", 0), 0u) << cuda.message;
     std::vector<float> t(16, 0.5f), o(16);
-    EXPECT_FALSE(
-        runCudaAttention("naive_simt", Precision::F32, 1, 1, 4, 4, false, t.data(), t.data(), t.data(), o.data())
-            .empty());
+    EXPECT_FALSE(runCudaAttention("naive_simt", AttentionShape{1, 1, 4, 4, false, Precision::F32}, t.data(),
+                                  t.data(), t.data(), o.data())
+                     .empty());
     RunConfig c;
     c.backend = Backend::Cuda;
     c.impls = {"naive_simt"};

@@ -42,10 +42,10 @@ TEST(CuptiCollector, StopsInCuptisOrderAndParsesEveryBuffer) {
         },
         {}, {}, [](std::uint64_t) { return nullptr; }, why))
         << why;
-    emit(3);        // in a buffer CUPTI still holds, partly filled
-    holdBack(2);    // work still running: its records complete only as the activity is disabled
+    emit(3);     // in a buffer CUPTI still holds, partly filled
+    holdBack(2); // work still running: its records complete only as the activity is disabled
     collector.stop();
-    EXPECT_EQ(overhead, 5); // none lost: each buffer was parsed before it was freed
+    EXPECT_EQ(overhead, 5);             // none lost: each buffer was parsed before it was freed
     EXPECT_EQ(firstStart, 2000 - 1000); // relative to the origin given at start
     const std::string log = calls();
     const std::size_t lastDisable = log.rfind("disable;"), lastFlush = log.rfind("flush forced;");

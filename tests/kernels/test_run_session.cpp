@@ -7,8 +7,8 @@
 #include "kernels/cuda_backend.h"
 
 #include "core/analysis/analysis.h"
-#include "core/report/findings.h"
 #include "core/io/chrome_writer.h"
+#include "core/report/findings.h"
 #include "support/test_support.h"
 
 #include "core/report/summary.h"
