@@ -3,8 +3,10 @@
 # The GPU checks in one go, for a machine with an NVIDIA GPU: builds the CUDA backend, its tests and
 # the GPU benchmark (no GUI, into build/gpu; a build/gpu made elsewhere and carried over is used as
 # it is when this machine cannot build), says what the driver and the plugin see, runs the CUDA
-# tests against the CPU reference, a collected run from the command line, and the benchmark (flash
-# TFLOP/s against the dense peak, cuBLAS naive, CUPTI's overhead), printing every number. Exit
+# tests against the CPU reference, a collected run from the command line, grouped-query and decode
+# runs, the collected run in the window under Xvfb (a screenshot into $OUT when set), and the
+# benchmark (flash TFLOP/s against the dense peak, cuBLAS naive, CUPTI's overhead), printing every
+# number. Exit
 # status: 0 when all pass, 1 when a test fails or there is no GPU, 2 when nothing could be built.
 #   tests/gpu/check.sh [--quick]     --quick: fewer measured calls in the benchmark
 set -uo pipefail
@@ -16,9 +18,13 @@ if command -v nvidia-smi >/dev/null; then
 else
     echo "nvidia-smi not found"
 fi
-echo "== build (CUDA backend on, no GUI) in $BUILD"
-if cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_CUDA=ON -DATTNSCOPE_BUILD_GUI=OFF \
-        -DATTNSCOPE_BIN_DIR="$PWD/$BUILD" >"$BUILD.log" 2>&1 &&
+echo "== build (CUDA backend on; the GUI too where Qt is installed) in $BUILD"
+configure() {
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_CUDA=ON -DATTNSCOPE_BUILD_GUI="$1" \
+        -DATTNSCOPE_BIN_DIR="$PWD/$BUILD" >>"$BUILD.log" 2>&1
+}
+: >"$BUILD.log"
+if (configure ON || configure OFF) &&
     cmake --build "$BUILD" -j "$(nproc)" --target attnscope attnscope_cuda attnscope_gpu_tests attnscope_bench_attention_gpu >>"$BUILD.log" 2>&1; then
     echo "built"
 elif [ -x "$BUILD/attnscope_gpu_tests" ]; then
@@ -41,6 +47,24 @@ echo "== a collected run from the command line (bf16, naive vs flash)"
 "$BUILD/attnscope" run --backend cuda --impl naive,flash --batch 1 --heads 16 --seq 2048 --dim 128 --dtype bf16 \
     --warmup 2 --iters 5 -o "$BUILD/cuda_run.json.gz" || rc=1
 "$BUILD/attnscope" summary "$BUILD/cuda_run.json.gz" --top 8 || rc=1
+echo "== grouped-query heads and a decode step on flash (bf16, 8 query heads on 1 K/V head, 32k keys)"
+"$BUILD/attnscope" run --backend cuda --impl flash --heads 8 --kv-heads 1 --decode --kv-len 32768 --dim 128 \
+    --dtype bf16 --warmup 2 --iters 5 || rc=1
+"$BUILD/attnscope" run --backend cuda --impl flash --heads 16 --kv-heads 4 --seq 2048 --dim 128 --dtype bf16 \
+    --causal --warmup 2 --iters 5 || rc=1
+echo "== the collected run in the window (a screenshot, when this machine has Xvfb and the GUI builds)"
+if command -v xvfb-run >/dev/null && grep -q "ATTNSCOPE_BUILD_GUI:BOOL=ON" "$BUILD/CMakeCache.txt" 2>/dev/null &&
+    cmake --build "$BUILD" --target attnscope_ui >>"$BUILD.log" 2>&1; then
+    shot="${OUT:-$BUILD}/cuda_run_window.png"
+    if timeout 120 xvfb-run -a -s "-screen 0 1400x900x24" "$BUILD/attnscope" "$BUILD/cuda_run.json.gz" \
+            --screenshot "$shot"; then
+        echo "screenshot: $shot"
+    else
+        echo "the window could not run here (see above)"
+    fi
+else
+    echo "no Xvfb or no GUI build here: no screenshot"
+fi
 echo "== benchmark"
 iters=20
 [ "${1:-}" = "--quick" ] && iters=5

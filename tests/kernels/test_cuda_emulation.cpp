@@ -6,6 +6,7 @@
 // The plugin's host-side declarations first: cuda_runtime.h must not see the emulation's macros.
 #include "kernels/cuda/device_attention.h"
 #include "kernels/cuda/plugin_api.h"
+#include "kernels/cuda/toolkit_paths.h"
 
 #include "kernels/cuda/attention_flash.cuh"
 #include "kernels/cuda/attention_simt.cuh"
@@ -267,4 +268,28 @@ TEST(CudaEmulation, ShapesBeyondTheGridAreRefused) {
     EXPECT_NE(unsupported("flash_simt", p), nullptr);
     p.dtype = ATTNSCOPE_CUDA_BF16;
     EXPECT_EQ(unsupported("flash", p), nullptr); // flash's grid is batch·heads·seq/64 blocks
+}
+
+// Where the plugin looks for cuBLAS and CUPTI: by soname (the loader's path) first, then in the
+// toolkit's folders (CUDA_HOME, CUDA_PATH, /usr/local/cuda), where distributions that do not register
+// the toolkit with the loader leave them; ATTNSCOPE_CUPTI_LIBRARY first of all for CUPTI.
+TEST(CudaLibraries, FoundByNameThenInTheToolkitsFolders) {
+    const char* before = std::getenv("CUDA_HOME");
+    const std::string saved = before ? before : "";
+    setenv("CUDA_HOME", "/opt/cuda-x", 1);
+    const attnscope_cuda::LibraryCandidates cublas = attnscope_cuda::cublasLibrary();
+    ASSERT_FALSE(cublas.named.empty());
+    EXPECT_EQ(cublas.named.front(), "libcublas.so.13");
+    ASSERT_FALSE(cublas.inFolders.empty());
+    EXPECT_EQ(cublas.inFolders.front(), "/opt/cuda-x/lib64/libcublas.so");
+    EXPECT_NE(std::find(cublas.inFolders.begin(), cublas.inFolders.end(), "/usr/local/cuda/lib64/libcublas.so"),
+              cublas.inFolders.end());
+    setenv("ATTNSCOPE_CUPTI_LIBRARY", "/somewhere/libcupti.so", 1);
+    EXPECT_EQ(attnscope_cuda::cuptiLibrary().named.front(), "/somewhere/libcupti.so");
+    unsetenv("ATTNSCOPE_CUPTI_LIBRARY");
+    EXPECT_EQ(attnscope_cuda::cuptiLibrary().named.front(), "libcupti.so.13");
+    if (before)
+        setenv("CUDA_HOME", saved.c_str(), 1);
+    else
+        unsetenv("CUDA_HOME");
 }
