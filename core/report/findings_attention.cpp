@@ -33,6 +33,21 @@ bool isAttentionOpName(std::string_view n) {
            n.find("_efficient_attention") != std::string_view::npos;
 }
 
+// What a PyTorch op's args say of its inputs (record_shapes), parsed.
+struct OpInputs {
+    std::optional<std::vector<std::vector<std::int64_t>>> dims;
+    std::vector<std::string> types, concrete;
+};
+OpInputs opInputs(const Context& c, EventRef op) {
+    std::string dims, types, concrete;
+    c.trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
+        if (key == "Input Dims") dims = value;
+        if (key == "Input type") types = value;
+        if (key == "Concrete Inputs") concrete = value;
+    });
+    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
+}
+
 bool isCastOpName(std::string_view n) {
     return n == "aten::to" || n == "aten::_to_copy" || n == "aten::copy_" || n == "aten::contiguous" ||
            n == "aten::clone";
@@ -158,25 +173,17 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
             }
             ++calls;
             kernels += work.size();
-            TimeNs workNs = 0;
-            for (EventRef w : work)
-                workNs += c.dur(w);
-            time += work.empty() ? c.dur(e) : workNs; // a CPU trace: the op itself is the work
+            time += work.empty() ? c.dur(e) : c.totalDuration(work); // a CPU trace: the op itself is the work
             // The reasons are read from the public op around it, which has the user's inputs.
             EventRef inputsOf = e;
             forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
                 if (c.name(p) == "aten::scaled_dot_product_attention") inputsOf = p;
                 return false;
             });
-            std::string dims, types, concrete;
-            c.trace.forEachArg(inputsOf, [&](std::string_view key, std::string_view value) {
-                if (key == "Input Dims") dims = value;
-                if (key == "Input type") types = value;
-                if (key == "Concrete Inputs") concrete = value;
-            });
-            const auto d = parseDims(dims);
-            const auto ty = parseStrings(types);
-            const auto con = parseStrings(concrete);
+            const OpInputs in = opInputs(c, inputsOf);
+            const auto& d = in.dims;
+            const auto& ty = in.types;
+            const auto& con = in.concrete;
             std::string why;
             auto reason = [&](std::string r) {
                 why += (why.empty() ? "" : "; ") + r;
@@ -262,9 +269,6 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
             const bool before = end <= next->first && next->first - end <= window;
             if (!inside && !before) continue;
             const std::vector<EventRef> work = c.gpuWorkUnder(e);
-            TimeNs workNs = 0;
-            for (EventRef w : work)
-                workNs += c.dur(w);
             // An op that copied nothing (a cast to the dtype it had, .contiguous() of a contiguous
             // tensor) is not counted: on a GPU it launched no work; on a CPU no copy_ ran inside it.
             if (work.empty()) {
@@ -276,14 +280,10 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
                 if (!copied) continue;
             }
             ++count;
-            time += work.empty() ? track.events.duration[i] : workNs;
-            std::string dims, types;
-            c.trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
-                if (key == "Input Dims") dims = value;
-                if (key == "Input type") types = value;
-            });
-            const auto d = parseDims(dims);
-            const auto ty = parseStrings(types);
+            time += work.empty() ? track.events.duration[i] : c.totalDuration(work);
+            const OpInputs in = opInputs(c, e);
+            const auto& d = in.dims;
+            const auto& ty = in.types;
             if (d && !d->empty()) {
                 double n = 1;
                 for (std::int64_t x : (*d)[0])

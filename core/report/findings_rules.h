@@ -51,6 +51,12 @@ public:
     bool launchedUnder(EventRef gpuEvent, const std::function<bool(EventRef)>& f) const;
     // The GPU work launched from inside a CPU event (by the runtime calls it encloses).
     std::vector<EventRef> gpuWorkUnder(EventRef cpuEvent) const;
+    TimeNs totalDuration(const std::vector<EventRef>& events) const {
+        TimeNs sum = 0;
+        for (EventRef e : events)
+            sum += dur(e);
+        return sum;
+    }
 
     // A finding with its share of the span and its severity from its time at stake.
     Finding make(std::string_view id, std::string title, TimeNs timeNs, std::uint64_t count) const;
