@@ -28,9 +28,10 @@ struct CliRun {
 };
 
 // Runs the attnscope binary with stderr folded into stdout when asked, as on a machine without a
-// display (a QT_QPA_PLATFORM from the test's environment would make `attnscope FILE` a window).
-CliRun run(const std::string& args, bool withStderr = false) {
-    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") +
+// display (a QT_QPA_PLATFORM from the test's environment would make `attnscope FILE` a window);
+// environment: "VAR=value …" added to its environment.
+CliRun run(const std::string& args, bool withStderr = false, const std::string& environment = {}) {
+    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") + environment + " " +
                             ATTNSCOPE_BINARY + " " + args + (withStderr ? " 2>&1" : " 2>/dev/null");
     CliRun r;
     FILE* p = popen(cmd.c_str(), "r");
@@ -481,4 +482,26 @@ TEST(Cli, FindingsOfRanksIncludeTheSlowestRank) {
     for (const auto& f : j.at("files").at(0).at("findings"))
         imbalance = imbalance || (f.at("id") == "rank_imbalance" && f.at("title").get<std::string>().find("Rank 1") == 0);
     EXPECT_TRUE(imbalance) << r.out;
+}
+
+// The thresholds are data with a user override: the user's findings.txt (here through
+// ATTNSCOPE_FINDINGS) changes what is shown, and its unreadable lines change nothing.
+TEST(Cli, YourFindingsThresholdsOverrideTheBuiltInOnes) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    TempDir dir;
+    writeFile(dir.path("findings.txt"), "# only what holds half the span\nmin_share 0.5\nnot a line\n");
+    const auto before = nlohmann::json::parse(run("summary --findings-only --format json " + path).out);
+    const auto after = nlohmann::json::parse(
+        run("summary --findings-only --format json " + path, false, "ATTNSCOPE_FINDINGS=" + dir.path("findings.txt"))
+            .out);
+    const auto& all = before.at("files").at(0).at("findings");
+    const auto& kept = after.at("files").at(0).at("findings");
+    EXPECT_LT(kept.size(), all.size());
+    for (const auto& f : kept) {
+        const std::string id = f.at("id");
+        const bool always = id == "synchronization" || id == "pageable_memcpy";
+        if (!always) {
+            EXPECT_GE(f.at("share").get<double>(), 0.5) << id;
+        }
+    }
 }
