@@ -154,6 +154,9 @@ void synchronization(Context& c, std::vector<Finding>& out) {
         for (const Busy& b : stretches)
             busy.emplace_back(b.start, b.end);
     std::sort(busy.begin(), busy.end());
+    std::vector<TimeNs> latestEnd(busy.size()); // of the stretches up to each one
+    for (std::size_t i = 0; i < busy.size(); ++i)
+        latestEnd[i] = std::max(busy[i].second, i ? latestEnd[i - 1] : busy[i].second);
     TimeNs blocked = 0, idleAfter = 0;
     std::map<std::string, std::uint64_t> byName;
     Places places;
@@ -165,9 +168,7 @@ void synchronization(Context& c, std::vector<Finding>& out) {
         TimeNs idle = 0;
         const TimeNs e = c.end(s);
         const auto next = std::lower_bound(busy.begin(), busy.end(), std::pair{e, TimeNs(0)});
-        bool running = false;
-        for (auto it = busy.begin(); it != next; ++it)
-            running = running || it->second > e;
+        const bool running = next != busy.begin() && latestEnd[std::size_t(next - busy.begin()) - 1] > e;
         if (!running && next != busy.end()) idle = next->first - e;
         idleAfter += idle;
         idleOf.push_back(idle);
