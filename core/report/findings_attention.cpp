@@ -177,8 +177,9 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
             // The reasons are read from the public op around it, which has the user's inputs.
             EventRef inputsOf = e;
             forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
-                if (c.name(p) == "aten::scaled_dot_product_attention") inputsOf = p;
-                return false;
+                if (c.name(p) != "aten::scaled_dot_product_attention") return false;
+                inputsOf = p;
+                return true;
             });
             const OpInputs in = opInputs(c, inputsOf);
             const auto& d = in.dims;
@@ -253,11 +254,13 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
         for (std::uint32_t i = 0; i < track.size(); ++i) {
             const EventRef e{TrackId(t), i};
             if (c.kind(e) != Context::CpuOp || !isCastOpName(c.name(e))) continue;
-            // Only the outermost of nested casts (aten::to → _to_copy → copy_) counts.
+            // Only the outermost of nested casts (aten::to → _to_copy → copy_) counts: a cast whose
+            // innermost enclosing op is a cast is inside one (the walk stops there, not at the step).
             bool nested = false;
             forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
-                nested = nested || (c.kind(p) == Context::CpuOp && isCastOpName(c.name(p)));
-                return nested;
+                if (c.kind(p) != Context::CpuOp) return false;
+                nested = isCastOpName(c.name(p));
+                return true;
             });
             if (nested) continue;
             const TimeNs s = track.events.start[i], end = track.end(i);
