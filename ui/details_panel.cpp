@@ -305,6 +305,10 @@ void DetailsPanel::showWhy(EventRef e) {
 }
 
 void DetailsPanel::showOccupancy(EventRef e) {
+    if (isCpuTrack(*m_trace, e.track)) {
+        m_occupancy->setText(tr("— (ran on the CPU)"));
+        return;
+    }
     const auto config = launchConfigOf(*m_trace, e);
     const auto limits = deviceLimitsOf(*m_trace, e.track);
     if (!config || !limits) {
