@@ -119,7 +119,14 @@ CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t, const char** na
     return CUPTI_SUCCESS;
 }
 
-// The test's controls.
+// The test's controls (a test may run several times in one process: it starts from a reset).
+void fakeCuptiReset() {
+    g_calls.clear();
+    g_enabled.clear();
+    g_open.clear();
+    g_late = 0;
+    g_next = 2000;
+}
 void fakeCuptiEmit(int count) {
     write(count);
 }

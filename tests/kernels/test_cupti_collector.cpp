@@ -25,7 +25,9 @@ TEST(CuptiCollector, StopsInCuptisOrderAndParsesEveryBuffer) {
     const auto emit = fake<void (*)(int)>("fakeCuptiEmit");
     const auto holdBack = fake<void (*)(int)>("fakeCuptiHoldUntilDisabled");
     const auto calls = fake<const char* (*)()>("fakeCuptiCalls");
-    ASSERT_TRUE(emit && holdBack && calls);
+    const auto reset = fake<void (*)()>("fakeCuptiReset");
+    ASSERT_TRUE(emit && holdBack && calls && reset);
+    reset();
 
     attnscope_cuda::CuptiCollector collector;
     int overhead = 0;
