@@ -110,8 +110,12 @@ void printUsage(const char* program) {
 void printHelp(const char* program) {
     std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
     std::printf(
-        "  %s [FILE...]\n      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight "
-        "Systems SQLite); no file: a live CPU run. With no display, print what it would show.\n",
+        "  %s [FILE...] [--run-backend cpu|cuda|auto] [--screenshot OUT.png]\n      open the window on "
+        "traces "
+        "(Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite); no file: a live run (on the CPU, "
+        "or "
+        "the backend given). --screenshot saves the window once loaded or run, then quits. With no display, "
+        "print what it would show.\n",
         program);
     for (const Verb& v : verbs())
         std::printf("  %s %s%s%s\n      %s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis,
@@ -537,6 +541,13 @@ int window(int argc, char** argv) {
             request.screenshot = argv[++i];
         } else if (arg == "--timing") {
             request.timing = true;
+        } else if (arg == "--run-backend" && i + 1 < argc) {
+            request.runBackend = argv[++i];
+            if (request.runBackend != "cpu" && request.runBackend != "cuda" && request.runBackend != "auto") {
+                std::fprintf(stderr, "attnscope: --run-backend takes cpu, cuda or auto, got '%s'\n",
+                             request.runBackend.c_str());
+                return kUsage;
+            }
         } else if (struct stat st{}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
             request.files.push_back(arg);
         } else {
@@ -551,6 +562,11 @@ int window(int argc, char** argv) {
                      "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
                      "window would show. Use xvfb-run or a desktop session for the window.\n");
         std::vector<char*> args = {argv[0], const_cast<char*>(request.files.empty() ? "run" : "summary")};
+        std::string backendOption = "--backend";
+        if (request.files.empty() && !request.runBackend.empty()) {
+            args.push_back(backendOption.data());
+            args.push_back(request.runBackend.data());
+        }
         for (std::string& f : request.files)
             args.push_back(f.data());
         args.push_back(nullptr);

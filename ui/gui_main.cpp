@@ -59,9 +59,21 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
         });
     }
     window.show();
-    if (files.empty()) // the embedded default: naive vs flash attention on the CPU, live
-        window.startRun(window.runPanel()->config(), window.runPanel()->backend());
-    else if (files.size() == 1)
+    if (files.empty()) { // the embedded default: naive vs flash attention, live
+        attnscope::kernels::RunConfig config = window.runPanel()->config();
+        QString backend = window.runPanel()->backend();
+        if (!request->runBackend.empty()) {
+            backend = QString::fromStdString(request->runBackend);
+            // The presets run on the CPU: on a GPU, naive vs flash at a shape its tensor cores take.
+            if (backend == "cuda" && !config.variants.empty()) {
+                config = attnscope::kernels::RunConfig{};
+                config.impls = {"naive", "flash"};
+                config.shape = {1, 16, 2048, 128, false, attnscope::Precision::BF16};
+                window.runPanel()->setConfig(config);
+            }
+        }
+        window.startRun(config, backend);
+    } else if (files.size() == 1)
         window.openFile(QString::fromStdString(files.front()));
     else { // several files: the ranks of one job
         QStringList paths;

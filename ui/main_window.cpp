@@ -39,6 +39,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace attnscope::ui {
 
@@ -260,7 +261,11 @@ CompareWindow* MainWindow::compareWith(const QString& path) {
 
 void MainWindow::startRun(kernels::RunConfig config, const QString& backend) {
     const QString problem = m_run->start(std::move(config), backend);
-    if (!problem.isEmpty()) warn(tr("Cannot run"), problem);
+    if (problem.isEmpty()) return;
+    if (m_screenshotPath.isEmpty()) return warn(tr("Cannot run"), problem);
+    // Asked for a picture of a run that cannot start: say why and end (no dialog waits for a user).
+    std::fprintf(stderr, "attnscope: cannot run: %s\n", qPrintable(problem));
+    QTimer::singleShot(0, this, [] { QApplication::exit(1); });
 }
 
 void MainWindow::stopRun() {

@@ -2,6 +2,8 @@
 // The command-line verbs as a user runs them: exit codes, messages, outputs.
 #include "support/test_support.h"
 
+#include "kernels/cuda_backend.h"
+
 #include "core/analysis/analysis.h"
 #include "core/document/document.h"
 #include "core/io/trace_loader.h"
@@ -31,8 +33,9 @@ struct CliRun {
 // display (a QT_QPA_PLATFORM from the test's environment would make `attnscope FILE` a window);
 // environment: "VAR=value …" added to its environment.
 CliRun run(const std::string& args, bool withStderr = false, const std::string& environment = {}) {
-    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") + environment + " " +
-                            ATTNSCOPE_BINARY + " " + args + (withStderr ? " 2>&1" : " 2>/dev/null");
+    const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") +
+                            environment + " " + ATTNSCOPE_BINARY + " " + args +
+                            (withStderr ? " 2>&1" : " 2>/dev/null");
     CliRun r;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -480,7 +483,8 @@ TEST(Cli, FindingsOfRanksIncludeTheSlowestRank) {
     bool imbalance = false;
     const auto j = nlohmann::json::parse(r.out);
     for (const auto& f : j.at("files").at(0).at("findings"))
-        imbalance = imbalance || (f.at("id") == "rank_imbalance" && f.at("title").get<std::string>().find("Rank 1") == 0);
+        imbalance = imbalance ||
+                    (f.at("id") == "rank_imbalance" && f.at("title").get<std::string>().find("Rank 1") == 0);
     EXPECT_TRUE(imbalance) << r.out;
 }
 
@@ -491,9 +495,9 @@ TEST(Cli, YourFindingsThresholdsOverrideTheBuiltInOnes) {
     TempDir dir;
     writeFile(dir.path("findings.txt"), "# only what holds half the span\nmin_share 0.5\nnot a line\n");
     const auto before = nlohmann::json::parse(run("summary --findings-only --format json " + path).out);
-    const auto after = nlohmann::json::parse(
-        run("summary --findings-only --format json " + path, false, "ATTNSCOPE_FINDINGS=" + dir.path("findings.txt"))
-            .out);
+    const auto after = nlohmann::json::parse(run("summary --findings-only --format json " + path, false,
+                                                 "ATTNSCOPE_FINDINGS=" + dir.path("findings.txt"))
+                                                 .out);
     const auto& all = before.at("files").at(0).at("findings");
     const auto& kept = after.at("files").at(0).at("findings");
     EXPECT_LT(kept.size(), all.size());
@@ -503,5 +507,22 @@ TEST(Cli, YourFindingsThresholdsOverrideTheBuiltInOnes) {
         if (!always) {
             EXPECT_GE(f.at("share").get<double>(), 0.5) << id;
         }
+    }
+}
+
+// The window's live run on a backend of one's choosing: a bad one is bad usage; without a display the
+// run is printed on that backend (here, with no GPU, CUDA says why it cannot run).
+TEST(Cli, TheWindowsRunBackend) {
+    const CliRun bad = run("--run-backend gpu", true);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.out.find("cpu, cuda or auto"), std::string::npos) << bad.out;
+    const CliRun cuda = run("--run-backend cuda --seq 16", true);
+    EXPECT_NE(cuda.exitCode, 0) << cuda.out; // "--seq" is not a window option: refused before any run
+    const CliRun noDisplay = run("--run-backend cuda", true);
+    if (attnscope::kernels::probeCuda().devices == 0) { // this machine: the CUDA run cannot start
+        EXPECT_EQ(noDisplay.exitCode, 1) << noDisplay.out;
+        EXPECT_NE(noDisplay.out.find("no CUDA device"), std::string::npos) << noDisplay.out;
+    } else { // a machine with a GPU: the run happens there
+        EXPECT_EQ(noDisplay.exitCode, 0) << noDisplay.out;
     }
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The GPU checks in one go, for a machine with an NVIDIA GPU: builds the CUDA backend, its tests and
-# the GPU benchmark (no GUI, into build/gpu; a build/gpu made elsewhere and carried over is used as
-# it is when this machine cannot build), says what the driver and the plugin see, runs the CUDA
-# tests against the CPU reference, a collected run from the command line, grouped-query and decode
-# runs, the collected run in the window under Xvfb (a screenshot into $OUT when set), and the
-# benchmark (flash TFLOP/s against the dense peak, cuBLAS naive, CUPTI's overhead), printing every
-# number. Exit
-# status: 0 when all pass, 1 when a test fails or there is no GPU, 2 when nothing could be built.
+# The GPU checks in one go, for a machine with an NVIDIA GPU: builds the CUDA backend (and the GUI where
+# Qt is installed), its tests and the GPU benchmark into build/gpu (a build/gpu made elsewhere and
+# carried over is used as it is when this machine cannot build), says what the driver and the plugin
+# see, runs the CUDA tests against the CPU reference, a collected run from the command line,
+# grouped-query and decode runs, a live CUDA run and the collected run in the window under Xvfb
+# (screenshots into $OUT when set), and the benchmark (flash TFLOP/s against the dense peak, cuBLAS
+# naive, CUPTI's overhead), printing every number. Exit status: 0 when all pass, 1 when a test fails
+# or there is no GPU, 2 when nothing could be built.
 #   tests/gpu/check.sh [--quick]     --quick: fewer measured calls in the benchmark
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,15 +52,23 @@ echo "== grouped-query heads and a decode step on flash (bf16, 8 query heads on 
     --dtype bf16 --warmup 2 --iters 5 || rc=1
 "$BUILD/attnscope" run --backend cuda --impl flash --heads 16 --kv-heads 4 --seq 2048 --dim 128 --dtype bf16 \
     --causal --warmup 2 --iters 5 || rc=1
-echo "== the collected run in the window (a screenshot, when this machine has Xvfb and the GUI builds)"
+echo "== the window: a live CUDA run, then the collected run (screenshots, where Xvfb and the GUI are)"
 if command -v xvfb-run >/dev/null && grep -q "ATTNSCOPE_BUILD_GUI:BOOL=ON" "$BUILD/CMakeCache.txt" 2>/dev/null &&
     cmake --build "$BUILD" --target attnscope_ui >>"$BUILD.log" 2>&1; then
-    shot="${OUT:-$BUILD}/cuda_run_window.png"
-    if timeout 120 xvfb-run -a -s "-screen 0 1400x900x24" "$BUILD/attnscope" "$BUILD/cuda_run.json.gz" \
-            --screenshot "$shot"; then
-        echo "screenshot: $shot"
+    dir="${OUT:-$BUILD}"
+    if timeout 180 xvfb-run -a -s "-screen 0 1400x900x24" "$BUILD/attnscope" --run-backend cuda \
+            --screenshot "$dir/live_cuda_run_window.png"; then
+        echo "screenshot of the live run: $dir/live_cuda_run_window.png"
     else
-        echo "the window could not run here (see above)"
+        echo "the live run in the window failed (see above)"
+        rc=1
+    fi
+    if timeout 120 xvfb-run -a -s "-screen 0 1400x900x24" "$BUILD/attnscope" "$BUILD/cuda_run.json.gz" \
+            --screenshot "$dir/cuda_run_window.png"; then
+        echo "screenshot of the collected run: $dir/cuda_run_window.png"
+    else
+        echo "the window could not open the collected run (see above)"
+        rc=1
     fi
 else
     echo "no Xvfb or no GUI build here: no screenshot"
