@@ -152,14 +152,14 @@ __global__ void __launch_bounds__(kThreads, 2)
     const int shift = keys - seq;                              // causal: row i sees keys ≤ i + shift
 
     const int keyEnd = causal ? max(0, min(keys, q0 + kBlockRows + shift)) : keys;
+    // Q and the first K/V tile in one group; Q goes to registers at the first tile's barrier.
     copyRowsAsync<T, D>(qs, qh, q0, seq);
-    commit();
     if (keyEnd > 0) {
         copyRowsAsync<T, D>(ks, kh, 0, keys);
         copyRowsAsync<T, D>(vs, vh, 0, keys);
     }
     commit();
-    waitPending<1>(); // Q has landed (the first K/V tile may still be on its way)
+    waitPending<0>();
     __syncthreads();
     std::uint32_t qa[kDimSteps][4];
 #pragma unroll
@@ -177,15 +177,18 @@ __global__ void __launch_bounds__(kThreads, 2)
         acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
     float maxA = -INFINITY, maxB = -INFINITY, sumA = 0.0f, sumB = 0.0f; // per thread: its columns' share
 
+    // One barrier a tile: once this tile has landed and everyone is past the barrier, everyone is also
+    // done with the previous tile, so its buffers take the next tile's copies while this one is used.
     for (int key0 = 0, buffer = 0; key0 < keyEnd; key0 += kBlockKeys, buffer ^= 1) {
-        // The next tile's copies go into the other buffers, which everyone finished with last turn.
+        if (key0 > 0) {
+            waitPending<0>(); // this tile has landed (the only copies in flight)
+            __syncthreads();
+        }
         if (key0 + kBlockKeys < keyEnd) {
             copyRowsAsync<T, D>(ks + (buffer ^ 1) * kTile, kh, key0 + kBlockKeys, keys);
             copyRowsAsync<T, D>(vs + (buffer ^ 1) * kTile, vh, key0 + kBlockKeys, keys);
+            commit();
         }
-        commit();
-        waitPending<1>(); // this tile has landed
-        __syncthreads();
         const T* kt = ks + buffer * kTile;
         const T* vt = vs + buffer * kTile;
 
@@ -266,9 +269,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                 mma<T>(acc[2 * x + 1], pa, b[2], b[3]);
             }
         }
-        __syncthreads(); // everyone is done with this tile before its buffers are refilled
     }
-    waitPending<0>(); // no copy left in flight when the block ends
 
     sumA += __shfl_xor_sync(0xffffffffu, sumA, 1);
     sumA += __shfl_xor_sync(0xffffffffu, sumA, 2);

@@ -39,6 +39,7 @@ double knownPeak(const std::string& probe) {
 struct Result {
     double meanMs = 0;
     double tflops = 0;
+    std::uint64_t dropped = 0; // records CUPTI dropped (its buffers were full)
     std::string error;
 };
 
@@ -55,6 +56,7 @@ Result measure(const std::string& impl, AttentionShape shape, int warmup, int it
     session.wait();
     Result r;
     r.error = session.error();
+    r.dropped = session.dropped();
     if (!r.error.empty()) return r;
     const auto stats = runStats(c, session.takeEvents());
     r.meanMs = stats.at(0).meanMs();
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
         }
         std::printf("%-24s %9.3f ms/call %8.1f TFLOP/s", label, r.meanMs, r.tflops);
         if (peak > 0) std::printf("  %5.1f%% of peak", 100 * r.tflops / peak);
-        std::printf("\n");
+        std::printf("  %llu records dropped\n", static_cast<unsigned long long>(r.dropped));
     };
     AttentionShape causal = shape;
     causal.causal = true;

@@ -3,13 +3,16 @@
 // in the order CUPTI needs (disable, forced flush, then drain) and parses every buffer CUPTI hands
 // over — records that complete late, while the activity is being disabled, included.
 #include "kernels/cuda/cupti_collector.h"
+#include "kernels/cuda_backend.h"
 
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -55,4 +58,29 @@ TEST(CuptiCollector, StopsInCuptisOrderAndParsesEveryBuffer) {
     ASSERT_NE(lastFlush, std::string::npos);
     EXPECT_LT(lastDisable, lastFlush) << log; // disable, then the forced flush: nothing after it
     EXPECT_EQ(log.find("enable;", lastDisable), std::string::npos) << log;
+}
+
+// NVTX is pointed at CUPTI from main, before any thread starts, by the file's path: the variable is
+// set and nothing is loaded (a run without collection keeps CUPTI out of the process); one already
+// set is left alone.
+TEST(CuptiCollector, NvtxIsPointedAtCuptiByItsFileWithoutLoadingIt) {
+    char dir[] = "/tmp/attnscope-cupti-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string file = std::string(dir) + "/libcupti.so";
+    FILE* f = std::fopen(file.c_str(), "w"); // not a library at all: loading it would fail loudly
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+    unsetenv("NVTX_INJECTION64_PATH");
+    setenv("ATTNSCOPE_CUPTI_LIBRARY", file.c_str(), 1);
+    attnscope::kernels::pointNvtxAtCupti();
+    ASSERT_NE(std::getenv("NVTX_INJECTION64_PATH"), nullptr);
+    EXPECT_EQ(std::string(std::getenv("NVTX_INJECTION64_PATH")), file);
+    EXPECT_EQ(dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD), nullptr); // not loaded
+    setenv("ATTNSCOPE_CUPTI_LIBRARY", "/elsewhere/libcupti.so", 1);
+    attnscope::kernels::pointNvtxAtCupti();
+    EXPECT_EQ(std::string(std::getenv("NVTX_INJECTION64_PATH")), file); // set before: kept
+    unsetenv("NVTX_INJECTION64_PATH");
+    unsetenv("ATTNSCOPE_CUPTI_LIBRARY");
+    std::remove(file.c_str());
+    rmdir(dir);
 }
