@@ -67,6 +67,7 @@ Result measure(const std::string& impl, AttentionShape shape, int warmup, int it
 } // namespace
 
 int main(int argc, char** argv) {
+    prepareRuns(); // as the program does: collected runs record their NVTX ranges too
     AttentionShape shape{4, 16, 4096, 128, false, Precision::BF16};
     int iters = 20;
     double peak = -1;
