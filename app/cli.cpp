@@ -110,12 +110,10 @@ void printUsage(const char* program) {
 void printHelp(const char* program) {
     std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
     std::printf(
-        "  %s [FILE...] [--run-backend cpu|cuda|auto] [--screenshot OUT.png]\n      open the window on "
-        "traces "
-        "(Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite); no file: a live run (on the CPU, "
-        "or "
-        "the backend given). --screenshot saves the window once loaded or run, then quits. With no display, "
-        "print what it would show.\n",
+        "  %s [FILE...] [--run-backend cpu|cuda|auto] [--screenshot OUT.png]\n"
+        "      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite); "
+        "no file: a live run (on the CPU, or the backend given). --screenshot saves the window once loaded "
+        "or run, then quits. With no display, print what it would show.\n",
         program);
     for (const Verb& v : verbs())
         std::printf("  %s %s%s%s\n      %s\n", program, v.name, *v.synopsis ? " " : "", v.synopsis,
