@@ -56,6 +56,24 @@ std::vector<std::string> parseStrings(std::string_view s) {
     return out;
 }
 
+std::vector<std::int64_t> parseInts(std::string_view s) {
+    std::vector<std::int64_t> out;
+    const char* p = s.data();
+    const char* end = p + s.size();
+    while (p < end) {
+        if ((*p >= '0' && *p <= '9') || *p == '-') {
+            std::int64_t v = 0;
+            const auto [next, ec] = std::from_chars(p, end, v);
+            if (ec != std::errc()) break;
+            out.push_back(v);
+            p = next;
+        } else {
+            ++p;
+        }
+    }
+    return out;
+}
+
 namespace {
 
 double product(const std::vector<std::int64_t>& dims, std::size_t from = 0,
@@ -94,25 +112,6 @@ constexpr Sdpa kSdpa[] = {
 constexpr std::string_view kConvolutionOps[] = {"aten::convolution", "aten::_convolution",
                                                 "aten::conv2d",      "aten::conv1d",
                                                 "aten::conv3d",      "aten::cudnn_convolution"};
-
-// "[1, 1]" → {1, 1}; "2" → {2}.
-std::vector<std::int64_t> parseInts(std::string_view s) {
-    std::vector<std::int64_t> out;
-    const char* p = s.data();
-    const char* end = p + s.size();
-    while (p < end) {
-        if ((*p >= '0' && *p <= '9') || *p == '-') {
-            std::int64_t v = 0;
-            const auto [next, ec] = std::from_chars(p, end, v);
-            if (ec != std::errc()) break;
-            out.push_back(v);
-            p = next;
-        } else {
-            ++p;
-        }
-    }
-    return out;
-}
 
 // A convolution's FLOPs and bytes: input [N, C, spatial…], weight [K, C/groups, kernel…] (so grouped
 // convolutions count each group's channels once); the output's spatial size from stride, padding and

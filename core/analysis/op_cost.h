@@ -32,5 +32,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
 // ["c10::BFloat16","","True"] → their strings (JSON escapes are not expected in these args).
 std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s);
 std::vector<std::string> parseStrings(std::string_view s);
+// The integers in a value, in order: "[1, 1]" → {1, 1}; "2" → {2}.
+std::vector<std::int64_t> parseInts(std::string_view s);
 
 } // namespace attnscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/findings.h"
 
+#include "core/analysis/op_cost.h"
 #include "core/analysis/resources.h"
 #include "core/report/findings_rules.h"
 
@@ -77,23 +78,13 @@ double FindingThresholds::operator[](std::string_view key) const {
 
 namespace {
 
-// "[5, 16, 16]" → 1280, "128" → 128.
+// "[5, 16, 16]" → 1280, "128" → 128 (0 when the value holds no number).
 long long productOf(std::string_view s) {
-    long long p = 1;
-    bool any = false;
-    for (std::size_t i = 0; i < s.size();) {
-        if (s[i] >= '0' && s[i] <= '9') {
-            long long v = 0;
-            const auto [end, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
-            if (ec != std::errc()) return 0;
-            p *= v;
-            any = true;
-            i = std::size_t(end - s.data());
-        } else {
-            ++i;
-        }
-    }
-    return any ? p : 0;
+    const std::vector<std::int64_t> values = parseInts(s);
+    long long p = values.empty() ? 0 : 1;
+    for (std::int64_t v : values)
+        p *= v;
+    return p;
 }
 
 } // namespace
@@ -219,16 +210,12 @@ const std::vector<EventRef>& Context::syncCalls() {
     if (m_syncs) return *m_syncs;
     m_syncs.emplace();
     std::vector<std::uint8_t> isSync(trace.strings().size(), 2); // 2: not looked at yet
-    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
-        const Track& track = trace.tracks()[t];
-        if (track.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t i = 0; i < track.size(); ++i) {
-            if (kind({TrackId(t), i}) != Launch) continue;
-            std::uint8_t& s = isSync[track.events.name[i].value];
-            if (s == 2) s = isSyncName(trace.str(track.events.name[i]));
-            if (s) m_syncs->push_back({TrackId(t), i});
-        }
-    }
+    forEachEvent(TrackKind::CpuThread, Launch, [&](EventRef e, const Track& track) {
+        const StringId name = track.events.name[e.index];
+        std::uint8_t& s = isSync[name.value];
+        if (s == 2) s = isSyncName(trace.str(name));
+        if (s) m_syncs->push_back(e);
+    });
     std::sort(m_syncs->begin(), m_syncs->end(), [&](EventRef a, EventRef b) { return end(a) < end(b); });
     return *m_syncs;
 }

@@ -152,56 +152,49 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
     TimeNs time = 0;
     Places places;
     std::map<std::string, std::uint64_t> reasons;
-    for (std::uint32_t t = 0; t < c.trace.tracks().size(); ++t) {
-        const Track& track = c.trace.tracks()[t];
-        if (track.kind != TrackKind::CpuThread) continue;
-        for (std::uint32_t i = 0; i < track.size(); ++i) {
-            const EventRef e{TrackId(t), i};
-            if (c.kind(e) != Context::CpuOp) continue;
-            const std::string_view n = c.name(e);
-            const bool math = n.starts_with("aten::_scaled_dot_product_attention_math");
-            if (!math && n != "aten::scaled_dot_product_attention") continue;
-            const std::vector<EventRef> work = c.gpuWorkUnder(e);
-            if (!math) {
-                // The public op: a fallback when it launched many kernels and no _math op says so below it.
-                bool hasMathChild = false;
-                for (std::uint32_t j = i + 1; j < track.size() && track.events.start[j] < track.end(i); ++j)
-                    hasMathChild =
-                        hasMathChild ||
-                        c.name({TrackId(t), j}).starts_with("aten::_scaled_dot_product_attention_math");
-                if (hasMathChild || double(work.size()) < manyKernels) continue;
-            }
-            ++calls;
-            kernels += work.size();
-            time += work.empty() ? c.dur(e) : c.totalDuration(work); // a CPU trace: the op itself is the work
-            // The reasons are read from the public op around it, which has the user's inputs.
-            EventRef inputsOf = e;
-            forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
-                if (c.name(p) != "aten::scaled_dot_product_attention") return false;
-                inputsOf = p;
-                return true;
-            });
-            const OpInputs in = opInputs(c, inputsOf);
-            const auto& d = in.dims;
-            const auto& ty = in.types;
-            const auto& con = in.concrete;
-            std::string why;
-            auto reason = [&](std::string r) {
-                why += (why.empty() ? "" : "; ") + r;
-                ++reasons[r];
-            };
-            if (!ty.empty() && (ty[0] == "float" || ty[0] == "double"))
-                reason(ty[0] == "float" ? "fp32 inputs (the flash backend takes fp16/bf16 only)"
-                                        : "fp64 inputs (only the math backend takes them)");
-            if (d && !d->empty() && !(*d)[0].empty() && (*d)[0].back() > 256)
-                reason("head dim " + std::to_string((*d)[0].back()) + " (flash takes at most 256)");
-            if (d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
-            if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
-                reason("dropout_p " + con[4] + " (training)");
-            places.emplace_back(e,
-                                std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
+    c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track& track) {
+        const std::uint32_t i = e.index;
+        const std::string_view n = c.name(e);
+        const bool math = n.starts_with("aten::_scaled_dot_product_attention_math");
+        if (!math && n != "aten::scaled_dot_product_attention") return;
+        const std::vector<EventRef> work = c.gpuWorkUnder(e);
+        if (!math) {
+            // The public op: a fallback when it launched many kernels and no _math op says so below it.
+            bool hasMathChild = false;
+            for (std::uint32_t j = i + 1; j < track.size() && track.events.start[j] < track.end(i); ++j)
+                hasMathChild = hasMathChild ||
+                               c.name({e.track, j}).starts_with("aten::_scaled_dot_product_attention_math");
+            if (hasMathChild || double(work.size()) < manyKernels) return;
         }
-    }
+        ++calls;
+        kernels += work.size();
+        time += work.empty() ? c.dur(e) : c.totalDuration(work); // a CPU trace: the op itself is the work
+        // The reasons are read from the public op around it, which has the user's inputs.
+        EventRef inputsOf = e;
+        forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
+            if (c.name(p) != "aten::scaled_dot_product_attention") return false;
+            inputsOf = p;
+            return true;
+        });
+        const OpInputs in = opInputs(c, inputsOf);
+        const auto& d = in.dims;
+        const auto& ty = in.types;
+        const auto& con = in.concrete;
+        std::string why;
+        auto reason = [&](std::string r) {
+            why += (why.empty() ? "" : "; ") + r;
+            ++reasons[r];
+        };
+        if (!ty.empty() && (ty[0] == "float" || ty[0] == "double"))
+            reason(ty[0] == "float" ? "fp32 inputs (the flash backend takes fp16/bf16 only)"
+                                    : "fp64 inputs (only the math backend takes them)");
+        if (d && !d->empty() && !(*d)[0].empty() && (*d)[0].back() > 256)
+            reason("head dim " + std::to_string((*d)[0].back()) + " (flash takes at most 256)");
+        if (d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
+        if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
+            reason("dropout_p " + con[4] + " (training)");
+        places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
+    });
     if (calls == 0) return;
     Finding f = c.make("sdpa_math_fallback",
                        "scaled_dot_product_attention fell back to its math backend in " +

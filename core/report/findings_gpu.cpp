@@ -221,25 +221,19 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
     TimeNs time = 0;
     double bytes = 0;
     Places places;
-    for (std::uint32_t t = 0; t < c.trace.tracks().size(); ++t) {
-        const Track& track = c.trace.tracks()[t];
-        if (track.kind != TrackKind::GpuStream) continue;
-        for (std::uint32_t i = 0; i < track.size(); ++i) {
-            const EventRef e{TrackId(t), i};
-            if (c.kind(e) != Context::Copy || c.name(e).find("Pageable") == std::string_view::npos) continue;
-            ++count;
-            time += track.events.duration[i];
-            double b = 0;
-            c.trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
-                if (key == "bytes") std::from_chars(value.data(), value.data() + value.size(), b);
-            });
-            bytes += b;
-            const TimeNs d = track.events.duration[i];
-            places.emplace_back(e,
-                                formatRate(b, "B") +
-                                    (d > 0 && b > 0 ? " at " + formatRate(b * 1e9 / double(d), "B/s") : ""));
-        }
-    }
+    c.forEachEvent(TrackKind::GpuStream, Context::Copy, [&](EventRef e, const Track&) {
+        if (c.name(e).find("Pageable") == std::string_view::npos) return;
+        const TimeNs d = c.dur(e);
+        ++count;
+        time += d;
+        double b = 0;
+        c.trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
+            if (key == "bytes") std::from_chars(value.data(), value.data() + value.size(), b);
+        });
+        bytes += b;
+        places.emplace_back(e, formatRate(b, "B") +
+                                   (d > 0 && b > 0 ? " at " + formatRate(b * 1e9 / double(d), "B/s") : ""));
+    });
     if (count == 0) return;
     std::stable_sort(places.begin(), places.end(),
                      [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });

@@ -42,6 +42,16 @@ public:
 
     // Each GPU process's busy stretches, by start (computed on first use).
     const std::vector<std::pair<ProcessId, std::vector<Busy>>>& gpuBusy();
+    // f(event, its track) for each event of category kind eventKind on the tracks of kind trackKind, in
+    // track order (the rules' walk over a trace).
+    template <class F> void forEachEvent(TrackKind trackKind, Kind eventKind, F f) const {
+        for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+            const Track& track = trace.tracks()[t];
+            if (track.kind != trackKind) continue;
+            for (std::uint32_t i = 0; i < track.size(); ++i)
+                if (kind({TrackId(t), i}) == eventKind) f(EventRef{TrackId(t), i}, track);
+        }
+    }
     // The host's synchronizing calls (cudaDeviceSynchronize, … and synchronous cudaMemcpy), by end.
     const std::vector<EventRef>& syncCalls();
 
