@@ -4,7 +4,7 @@
 
 JOBS ?= $(shell nproc)
 # The core and reader test suites (what `make test` also runs under the sanitizers).
-CORE_SUITES = BadInput|OpenDocument|JsonReader|ParallelParser|Counters|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|NsysReader|Demangle
+CORE_SUITES = BadInput|OpenDocument|JsonReader|ParallelParser|Counters|JsonElementScanner|ChromeWriter|Summary|TraceBuilder|ArgsCodec|StringPool|Timestamp|InternCache|TimelineIndex|KernelStatsInRange|KernelCsv|KernelRoles|DeviceSpecs|CostModel|Roofline|Analysis|Diff|Ranks|NsysReader|Demangle|CpuOpKernels
 FUZZ_SECONDS ?= 60
 BENCH_MB ?= 400
 PAINT_MB ?= 1024

@@ -46,7 +46,7 @@ QString roleText(KernelRole r) {
 }
 
 bool isKernel(const Trace& t, EventRef e) {
-    return isKernelCategory(t.str(t.track(e.track).events.category[e.index]));
+    return isKernelEvent(t, t.track(e.track), e.index);
 }
 
 TimeNs durationOf(const Trace& t, EventRef e) {

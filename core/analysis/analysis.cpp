@@ -110,6 +110,7 @@ std::string costBasis(const Trace& trace, const KernelAnalysis& k) {
 }
 
 bool hasCpuKernels(const Trace& trace) {
+    if (trace.info().opKernels) return true;
     for (const ProcessInfo& p : trace.processes())
         if (p.isGpu && p.labels == "CPU") return true;
     return false;
@@ -248,7 +249,10 @@ private:
             k.precision = named == Precision::Unknown ? Precision::F32 : named;
         }
         if (!impl.empty() && !call.empty()) f.ownCall = std::pair{impl, std::atol(call.c_str())};
-        if (k.cost == CostSource::Unknown && !isCpuTrack(trace, ref.track)) f.op = launchingOp(ref);
+        if (k.cost == CostSource::Unknown && (track.events.flags[ref.index] & kOpKernel))
+            f.op = modelledCost(ref); // an aten:: op standing for a kernel: its own inputs' cost
+        else if (k.cost == CostSource::Unknown && !isCpuTrack(trace, ref.track))
+            f.op = launchingOp(ref);
         kernels.push_back(std::move(k));
         findings.push_back(std::move(f));
     }
@@ -260,30 +264,35 @@ private:
         if (!launch) return std::nullopt;
         std::optional<std::pair<EventRef, OpCost>> found;
         forEachEnclosingEvent(trace, *launch, [&](EventRef op) {
-            const Track& ot = trace.track(op.track);
-            if (categoryKind[ot.events.category[op.index].value] != 2) return false;
-            const StringId name = ot.events.name[op.index];
-            std::int8_t& modelled = modelledOp[name.value];
-            if (modelled < 0) modelled = opCostModels(trace.str(name));
-            if (!modelled) return false;
-            auto [it, added] = opCosts.try_emplace(std::uint64_t(op.track.value) << 32 | op.index);
-            if (added) {
-                std::string_view dims, types, concrete;
-                trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
-                    if (key == "Input Dims")
-                        dims = value;
-                    else if (key == "Input type")
-                        types = value;
-                    else if (key == "Concrete Inputs")
-                        concrete = value;
-                });
-                it->second = opCost(trace.str(name), dims, types, concrete);
-            }
-            if (!it->second) return false;
-            found = std::pair{op, *it->second};
-            return true;
+            found = modelledCost(op);
+            return found.has_value();
         });
         return found;
+    }
+
+    // A cpu_op's cost from its input shapes when the cost model knows the op; cached per op.
+    std::optional<std::pair<EventRef, OpCost>> modelledCost(EventRef op) {
+        const Track& ot = trace.track(op.track);
+        if (categoryKind[ot.events.category[op.index].value] != 2) return std::nullopt;
+        const StringId name = ot.events.name[op.index];
+        std::int8_t& modelled = modelledOp[name.value];
+        if (modelled < 0) modelled = opCostModels(trace.str(name));
+        if (!modelled) return std::nullopt;
+        auto [it, added] = opCosts.try_emplace(std::uint64_t(op.track.value) << 32 | op.index);
+        if (added) {
+            std::string_view dims, types, concrete;
+            trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
+                if (key == "Input Dims")
+                    dims = value;
+                else if (key == "Input type")
+                    types = value;
+                else if (key == "Concrete Inputs")
+                    concrete = value;
+            });
+            it->second = opCost(trace.str(name), dims, types, concrete);
+        }
+        if (!it->second) return std::nullopt;
+        return std::pair{op, *it->second};
     }
 
     const Trace& trace;
@@ -349,7 +358,8 @@ private:
         for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
             const Track& track = trace.tracks()[t];
             for (std::uint32_t i = 0; i < track.size(); ++i)
-                if (categoryKind[track.events.category[i].value] == 1) refs.push_back({TrackId{t}, i});
+                if (categoryKind[track.events.category[i].value] == 1 || (track.events.flags[i] & kOpKernel))
+                    refs.push_back({TrackId{t}, i});
         }
         const unsigned threads =
             unsigned(std::clamp<std::size_t>(refs.size() / kKernelsPerThread, 1, std::min(maxThreads, 8u)));
@@ -460,7 +470,7 @@ private:
                     qk.role = KernelRole::QkGemm;
                     pv.role = KernelRole::PvGemm;
                     AttentionCall call;
-                    call.impl = "naive";
+                    call.impl = underSdpaMath(qk.event) ? kSdpaMathImpl : "naive";
                     for (std::size_t q = before - 1; q <= after + 1; ++q) {
                         // Scale and mask before the softmax are part of it.
                         if (q >= before && q < p) a.kernels[list[q]].role = KernelRole::Softmax;
@@ -471,6 +481,17 @@ private:
                 }
             }
         }
+    }
+
+    // Whether a kernel ran inside SDPA's math backend (the op that launched it, or the op standing
+    // for a kernel itself, is inside aten::_scaled_dot_product_attention_math).
+    bool underSdpaMath(EventRef kernel) const {
+        const bool op = trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
+        const auto from = op ? std::optional(kernel) : trace.launchOf(kernel);
+        return from && forEachEnclosingEvent(trace, *from, [&](EventRef e) {
+                   return trace.str(trace.track(e.track).events.name[e.index])
+                       .starts_with("aten::_scaled_dot_product_attention_math");
+               });
     }
 
     // Calls by start, and each kernel's call.
@@ -505,7 +526,10 @@ private:
         for (const KernelAnalysis& k : a.kernels)
             if (isCpuTrack(trace, k.event.track)) workers.insert(k.event.track);
         a.cpuWorkers = unsigned(workers.size());
-        if (cpu && !workers.empty()) {
+        if (cpu && !workers.empty() && trace.info().opKernels) {
+            // PyTorch's CPU ops: each spreads over all cores (intra-op threads), one op at a time.
+            a.cpuShare = *cpu;
+        } else if (cpu && !workers.empty()) {
             DeviceSpec share = *cpu;
             const double n = double(workers.size());
             auto each = [&](double all, double core) { return core > 0 ? std::min(core, all / n) : all / n; };

@@ -45,6 +45,9 @@ struct KernelAnalysis {
 
 // One attention call: the QK → scale/mask → softmax → PV chain of naive attention, or one fused
 // kernel, or (AttnScope's own runs) what the run says belongs to a call.
+// The implementation of a naive chain that ran inside SDPA's math backend.
+inline constexpr std::string_view kSdpaMathImpl = "SDPA math";
+
 struct AttentionCall {
     std::string impl;                   // "naive", "flash", "mem-efficient", "cuDNN", "Triton", "CK", …
     std::vector<std::uint32_t> kernels; // indices into TraceAnalysis::kernels

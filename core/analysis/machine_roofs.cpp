@@ -394,7 +394,8 @@ TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {
     TraceAnalysis a = analyzeTrace(trace, all.fp32 > 0 ? &all : nullptr, DeviceSpecs::standard(),
                                    RoleRules::standard(), core.fp32 > 0 ? &core : nullptr);
     // A point above its roof raised the roof: the cache keeps the higher roof for the next analysis.
-    if (a.cpuShare && !a.cpuShare->raised.empty())
+    // (Not from a trace of PyTorch's CPU ops: their roof is all cores', which says nothing of one core's.)
+    if (a.cpuShare && !a.cpuShare->raised.empty() && !trace.info().opKernels)
         raiseCpuRoofs(*a.cpuShare, std::max(1u, a.cpuWorkers), a.cpuShare->raised);
     return a;
 }

@@ -333,6 +333,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         t.m_endNs = saturatingAdd(d.maxTime, m_timeOffset);
     }
 
+    d.markOpKernels();
     // Flows and correlation links read the finished tracks and write separate tables.
     parallelFor(2, m_threads, [&](std::size_t job) {
         if (job == 0)

@@ -143,6 +143,56 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     out.maxDepth = maxDepth;
 }
 
+void TraceBuilder::Impl::markOpKernels() {
+    Trace& t = *trace;
+    // Per category and name string: 1 a kernel category, 2 cpu_op; per name: an aten:: op that works.
+    const std::size_t strings = t.m_strings.size();
+    std::vector<std::uint8_t> kind(strings, 0), works(strings, 0);
+    bool anyOp = false;
+    for (std::uint32_t id = 0; id < strings; ++id) {
+        const std::string_view s = t.m_strings.get(StringId(id));
+        kind[id] = isKernelCategory(s) ? 1 : isCpuOpCategory(s) ? 2 : 0;
+        works[id] = s.substr(0, 6) == "aten::" && !isBookkeepingOp(s);
+    }
+    for (const Track& track : t.m_tracks)
+        for (std::size_t i = 0; i < track.size(); ++i) {
+            if (kind[track.events.category[i].value] == 1) return; // GPU kernels: they are the kernels
+            anyOp = anyOp || kind[track.events.category[i].value] == 2;
+        }
+    if (!anyOp) return;
+    // An op works itself when none of the ops inside it works: a stack of the open events, each
+    // marked once a working op was found inside it.
+    struct Open {
+        TimeNs end;
+        std::size_t index;
+        bool workInside;
+    };
+    std::vector<Open> open;
+    for (Track& track : t.m_tracks) {
+        if (track.kind != TrackKind::CpuThread) continue;
+        EventColumns& c = track.events;
+        auto close = [&](TimeNs until) {
+            while (!open.empty() && open.back().end <= until) {
+                const Open& o = open.back();
+                if (!o.workInside && kind[c.category[o.index].value] == 2 && works[c.name[o.index].value]) {
+                    c.flags[o.index] |= kOpKernel;
+                    ++t.m_info.opKernels;
+                }
+                open.pop_back();
+            }
+        };
+        for (std::size_t i = 0; i < track.size(); ++i) {
+            if (c.flags[i] & kInstant) continue;
+            close(c.start[i]);
+            if (kind[c.category[i].value] == 2 && works[c.name[i].value])
+                for (auto it = open.rbegin(); it != open.rend() && !it->workInside; ++it)
+                    it->workInside = true;
+            open.push_back({c.start[i] + c.duration[i], i, false});
+        }
+        close(std::numeric_limits<TimeNs>::max());
+    }
+}
+
 void TraceBuilder::Impl::nameProcessesAndTracks() {
     Trace& t = *trace;
     std::vector<bool> gpuWork(processes.size(), false);

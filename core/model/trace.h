@@ -20,6 +20,9 @@ enum class TrackKind : std::uint8_t { CpuThread, GpuStream, Global };
 enum EventFlag : std::uint8_t {
     kInstant = 1,    // zero-duration marker (ph i/I), not a slice
     kUnfinished = 2, // a B without its E: ends where the trace ends
+    // In a trace with no GPU kernel (PyTorch on the CPU): an aten:: op that does the work itself —
+    // none of the ops inside it does any. These are the trace's kernels (isKernelEvent).
+    kOpKernel = 4,
 };
 
 struct ProcessInfo {
@@ -101,6 +104,8 @@ struct TraceInfo {
     std::optional<std::int64_t> schemaVersion;
     std::string displayTimeUnit;
     std::vector<std::string> warnings;
+    // The trace has no GPU kernel and its leaf aten:: ops stand for them (kOpKernel): how many.
+    std::uint64_t opKernels = 0;
 };
 
 // An immutable, loaded trace. Built by TraceBuilder; shared as std::shared_ptr<const Trace>.
@@ -175,6 +180,11 @@ bool isGpuCategory(std::string_view cat);    // anything that runs on a GPU stre
 bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", legacy "Runtime"
 bool isCpuOpCategory(std::string_view cat);  // "cpu_op", legacy "Operator" (2021 traces)
 bool isCopyCategory(std::string_view cat);   // "gpu_memcpy", "gpu_memset", legacy "Memcpy", "Memset"
+// What the kernel table, the summary, the charts and the analysis count as kernels: GPU kernels, or
+// in a trace without any, the aten:: ops that did the work (kOpKernel).
+inline bool isKernelEvent(const Trace& trace, const Track& track, std::size_t i);
+// aten:: ops that only make views or empty tensors, or return their input: never a trace's kernels.
+bool isBookkeepingOp(std::string_view name);
 
 // Walks over the trace, for the views and the analysis.
 // The events that enclose an event on its track, innermost first.
@@ -186,5 +196,9 @@ bool forEachEnclosingEvent(const Trace& trace, EventRef event, const std::functi
 std::optional<EventRef> longestEventNamed(const Trace& trace, StringId name, TimeNs from = 0, TimeNs to = 0);
 // The process to show first for a rank: its first GPU, else its first process.
 std::optional<ProcessId> firstProcessOfRank(const Trace& trace, std::int64_t rank);
+
+inline bool isKernelEvent(const Trace& trace, const Track& track, std::size_t i) {
+    return (track.events.flags[i] & kOpKernel) || isKernelCategory(trace.str(track.events.category[i]));
+}
 
 } // namespace attnscope

@@ -22,8 +22,7 @@ void collect(const Trace& trace, const TraceAnalysis& analysis, bool second, Row
              TimeNs& total) {
     for (const KernelAnalysis& k : analysis.kernels) {
         const Track& t = trace.track(k.event.track);
-        const std::string_view category = trace.str(t.events.category[k.event.index]);
-        if (!isKernelCategory(category)) continue;
+        if (!isKernelEvent(trace, t, k.event.index)) continue;
         const TimeNs d = t.events.duration[k.event.index];
         total += d;
         for (auto [rows, key] : {std::pair{&roles, std::string(roleName(k.role))},

@@ -230,7 +230,9 @@ std::optional<EventRef> Context::launchingOp(EventRef gpuEvent) const {
 }
 
 bool Context::launchedUnder(EventRef gpuEvent, const std::function<bool(EventRef)>& f) const {
-    const auto launch = trace.launchOf(gpuEvent);
+    // An aten:: op standing for a kernel (a trace without GPU kernels) is inside its ops itself.
+    const bool op = trace.track(gpuEvent.track).events.flags[gpuEvent.index] & kOpKernel;
+    const auto launch = op ? std::optional(gpuEvent) : trace.launchOf(gpuEvent);
     if (!launch) return false;
     return forEachEnclosingEvent(trace, *launch, [&](EventRef e) { return kind(e) == CpuOp && f(e); });
 }
@@ -242,6 +244,7 @@ std::vector<EventRef> Context::gpuWorkUnder(EventRef cpuEvent) const {
     const std::uint16_t depth = t.events.depth[cpuEvent.index];
     for (std::uint32_t i = cpuEvent.index + 1; i < t.size() && t.events.start[i] < endNs; ++i) {
         if (t.events.depth[i] <= depth) break;
+        if (t.events.flags[i] & kOpKernel) out.push_back({cpuEvent.track, i});
         if (kind({cpuEvent.track, i}) != Launch) continue;
         for (EventRef w : trace.gpuWorkOf({cpuEvent.track, i}))
             out.push_back(w);

@@ -66,15 +66,11 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     for (const AttentionCall& call : c.analysis.calls) {
         // Hand-written: the scores go through a softmax kernel of their own (own runs name their
         // implementations as they like; the analysis calls recognized chains "naive"). SDPA's math
-        // backend makes the same chain: sdpa_math_fallback says that, with its reasons.
+        // backend makes the same chain ("SDPA math"): sdpa_math_fallback says that, with its reasons.
         const bool chain = std::any_of(call.kernels.begin(), call.kernels.end(), [&](std::uint32_t k) {
             return c.analysis.kernels[k].role == KernelRole::Softmax;
         });
-        if (!chain || call.kernels.empty()) continue;
-        if (c.launchedUnder(c.analysis.kernels[call.kernels.front()].event, [&](EventRef op) {
-                return c.name(op).starts_with("aten::_scaled_dot_product_attention_math");
-            }))
-            continue;
+        if (!chain || call.kernels.empty() || call.impl == kSdpaMathImpl) continue;
         ++calls;
         callNs += call.duration();
         double gemmFlops = 0, gemmBytes = 0, scoresMoved = 0;
@@ -185,14 +181,18 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
             why += (why.empty() ? "" : "; ") + r;
             ++reasons[r];
         };
-        if (!ty.empty() && (ty[0] == "float" || ty[0] == "double"))
+        const bool cpu = c.trace.info().opKernels > 0; // its flash backend takes fp32, any head dim
+        if (!cpu && !ty.empty() && (ty[0] == "float" || ty[0] == "double"))
             reason(ty[0] == "float" ? "fp32 inputs (the flash backend takes fp16/bf16 only)"
                                     : "fp64 inputs (only the math backend takes them)");
-        if (d && !d->empty() && !(*d)[0].empty() && (*d)[0].back() > 256)
+        if (!cpu && d && !d->empty() && !(*d)[0].empty() && (*d)[0].back() > 256)
             reason("head dim " + std::to_string((*d)[0].back()) + " (flash takes at most 256)");
-        if (d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
+        if (!cpu && d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
         if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
             reason("dropout_p " + con[4] + " (training)");
+        if (cpu && why.empty())
+            reason("on the CPU the flash backend takes these inputs: the math backend was chosen "
+                   "(torch.nn.attention.sdpa_kernel or torch.backends settings)");
         places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
     });
     if (calls == 0) return;

@@ -142,7 +142,7 @@ RankReport rankReport(const std::vector<RankInput>& ranks) {
         std::vector<std::pair<TimeNs, TimeNs>> intervals;
         for (const Track& track : t.tracks())
             for (std::uint32_t i = 0; i < track.size(); ++i)
-                if (isKernelCategory(t.str(track.events.category[i]))) {
+                if (isKernelEvent(t, track, i)) {
                     ++s.kernels;
                     s.kernelNs += track.events.duration[i];
                     intervals.emplace_back(track.events.start[i], track.end(i));

@@ -86,6 +86,9 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
     s.startNs = trace.startNs();
     s.spanNs = saturatingSub(trace.endNs(), trace.startNs());
     s.warnings = info.warnings;
+    if (info.opKernels)
+        s.kernelsNote = "no GPU kernels: the " + std::to_string(info.opKernels) +
+                        " aten:: ops that did the work themselves (no op inside them did any) are its kernels";
 
     KernelAccumulator kernels;
     std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id
@@ -104,7 +107,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
             CategoryStats& cs = categories[c.category[i].value];
             ++cs.count;
             cs.totalNs += dur;
-            if (!isKernelCategory(trace.str(c.category[i]))) continue;
+            if (!isKernelEvent(trace, track, i)) continue;
             kernels.add(c.name[i], dur);
             DeviceAccumulator& d = devices[track.process.value];
             ++d.summary.kernels;
@@ -248,6 +251,7 @@ json toJson(const SummaryResult& r) {
         out.update(analysisJson(s));
         out["findings"] = findingsJson(s.findings);
     }
+    if (!s.kernelsNote.empty()) out["kernels_note"] = s.kernelsNote;
     out["warnings"] = s.warnings;
     return out;
 }
@@ -338,6 +342,7 @@ std::string toText(const std::vector<SummaryResult>& results) {
         out << s.path << "  (" << s.format << ")\n";
         out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
             << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
+        if (!s.kernelsNote.empty()) out << "  " << s.kernelsNote << '\n';
         if (!s.devices.empty()) {
             std::snprintf(line, sizeof line, "\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels",
                           "kernel time", "busy");
@@ -474,7 +479,7 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
                 const std::uint32_t i = lane[k];
                 if (c.flags[i] & kInstant) continue;
                 const TimeNs s = std::max(lane.start(k), from), e = std::min(lane.end(k), to);
-                if (e > s && isKernelCategory(trace.str(c.category[i])))
+                if (e > s && isKernelEvent(trace, trace.track(track), i))
                     kernels.add(c.name[i], c.duration[i], e - s);
             }
         }
@@ -526,7 +531,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     const NameClasses classes = classesByName(trace, a);
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
-        if (!isKernelCategory(trace.str(t.events.category[k.event.index]))) continue;
+        if (!isKernelEvent(trace, t, k.event.index)) continue;
         const StringId name = t.events.name[k.event.index];
         Acc& acc = byName[name.value];
         acc.k.name = std::string(trace.str(name));
@@ -572,8 +577,7 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     std::vector<VerdictStats> verdicts(std::size_t(Verdict::LatencyBound) + 1);
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
-        const std::string_view category = trace.str(t.events.category[k.event.index]);
-        if (!isKernelCategory(category)) continue;
+        if (!isKernelEvent(trace, t, k.event.index)) continue;
         const TimeNs d = t.events.duration[k.event.index];
         RoleStats& r = roles[std::size_t(k.role)];
         ++r.count;

@@ -94,6 +94,8 @@ struct TraceSummary {
     TimeNs spanNs = 0;
     std::uint64_t kernelCount = 0;
     TimeNs kernelNs = 0;
+    // A trace with no GPU kernel (PyTorch on the CPU): says its kernels are the aten:: ops that did the work.
+    std::string kernelsNote;
     std::vector<DeviceSummary> devices;
     std::vector<KernelStats> topKernels;   // by total time, then name
     std::vector<CategoryStats> categories; // complete events per category, by total time, then name

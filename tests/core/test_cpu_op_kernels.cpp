@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// A PyTorch trace of the CPU alone has no GPU kernels: the aten:: ops that did the work stand for
+// them, in the analysis, the summary and the findings. The trace below is written as PyTorch 2.x
+// writes one (torch.profiler, record_shapes=True, CPU activity only): a hand-written attention call,
+// one SDPA call on its math backend, one on the flash backend, each in a record_function range.
+#include "support/test_support.h"
+
+#include "core/analysis/analysis.h"
+#include "core/report/findings.h"
+#include "core/report/summary.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+constexpr int B = 1, H = 4, N = 512, D = 64;
+
+struct Op {
+    const char* name;
+    int ts, dur; // µs from the trace's start
+    const char* dims = "[]";
+    const char* cat = "cpu_op";
+};
+
+std::string cpuTrace(const std::vector<Op>& ops) {
+    std::string events = R"({"ph":"M","name":"process_labels","pid":7,"tid":0,"args":{"labels":"CPU"}})";
+    for (const Op& o : ops)
+        events += std::string(",") + R"({"ph":"X","cat":")" + o.cat + R"(","name":")" + o.name +
+                  R"(","pid":7,"tid":7,"ts":)" + std::to_string(5000000 + o.ts) + R"(,"dur":)" +
+                  std::to_string(o.dur) + R"(,"args":{"Input Dims":)" + o.dims +
+                  R"(,"Input type":["float","float","float"]}})";
+    return R"({"schemaVersion":1,"deviceProperties":[],"traceEvents":[)" + events + "]}";
+}
+
+const char* const qkv = "[[1,4,512,64],[1,4,512,64],[1,4,512,64]]";
+
+std::vector<Op> attentionOps() {
+    return {
+        // Hand-written: q @ k.transpose(-2, -1) * scale, softmax, @ v.
+        {"naive", 0, 1000, "[]", "user_annotation"},
+        {"aten::transpose", 1, 3, "[[1,4,512,64],[],[]]"},
+        {"aten::as_strided", 2, 1, "[[1,4,512,64],[],[],[]]"},
+        {"aten::matmul", 5, 300, "[[1,4,512,64],[1,4,64,512]]"},
+        {"aten::expand", 6, 2, "[[1,4,512,64],[],[]]"},
+        {"aten::reshape", 9, 2, "[[1,4,512,64],[]]"},
+        {"aten::view", 10, 1, "[[1,4,512,64],[]]"},
+        {"aten::bmm", 12, 280, "[[4,512,64],[4,64,512]]"},
+        {"aten::resolve_conj", 13, 1, "[[4,64,512]]"},
+        {"aten::_unsafe_view", 295, 2, "[[4,512,512],[]]"},
+        {"aten::mul", 310, 60, "[[1,4,512,512],[]]"},
+        {"aten::softmax", 380, 200, "[[1,4,512,512],[],[]]"},
+        {"aten::_softmax", 382, 195, "[[1,4,512,512],[],[]]"},
+        {"aten::matmul", 590, 300, "[[1,4,512,512],[1,4,512,64]]"},
+        {"aten::bmm", 600, 280, "[[4,512,512],[4,512,64]]"},
+        // SDPA on its math backend.
+        {"math", 2000, 1000, "[]", "user_annotation"},
+        {"aten::scaled_dot_product_attention", 2001, 990, qkv},
+        {"aten::_scaled_dot_product_attention_math", 2005, 980, qkv},
+        {"aten::mul", 2010, 20, "[[1,4,512,64],[]]"},
+        {"aten::to", 2032, 2, "[[1,4,512,64],[],[],[],[]]"},
+        {"aten::matmul", 2040, 300, "[[1,4,512,64],[1,4,64,512]]"},
+        {"aten::bmm", 2045, 280, "[[4,512,64],[4,64,512]]"},
+        {"aten::_safe_softmax", 2350, 300, "[[1,4,512,512],[],[]]"},
+        {"aten::softmax", 2351, 200, "[[1,4,512,512],[],[]]"},
+        {"aten::_softmax", 2352, 195, "[[1,4,512,512],[],[]]"},
+        {"aten::isneginf", 2560, 10, "[[1,4,512,512]]"},
+        {"aten::all", 2580, 30, "[[1,4,512,512],[],[]]"},
+        {"aten::where", 2620, 20, "[[1,4,512,1],[],[1,4,512,512],[1,4,512,512]]"},
+        {"aten::matmul", 2660, 300, "[[1,4,512,512],[1,4,512,64]]"},
+        {"aten::bmm", 2665, 280, "[[4,512,512],[4,512,64]]"},
+        // SDPA's flash backend for the CPU: one op, with only bookkeeping ops inside.
+        {"flash", 4000, 500, "[]", "user_annotation"},
+        {"aten::scaled_dot_product_attention", 4001, 490, qkv},
+        {"aten::_scaled_dot_product_flash_attention_for_cpu", 4002, 480, qkv},
+        {"aten::empty_like", 4003, 2, "[[1,4,512,64],[],[],[],[],[]]"},
+        {"aten::transpose", 4006, 1, "[[1,4,512,64],[],[]]"},
+        {"aten::empty", 4008, 1, "[[],[],[],[],[],[]]"},
+    };
+}
+
+DeviceSpec testCpu() {
+    DeviceSpec cpu;
+    cpu.name = "test CPU";
+    cpu.fp32 = cpu.tf32 = 100e9;
+    cpu.fp16 = 200e9;
+    cpu.bandwidth = 20e9;
+    return cpu;
+}
+
+TimeNs durationOf(const Trace& t, EventRef e) {
+    return t.track(e.track).events.duration[e.index];
+}
+
+} // namespace
+
+TEST(CpuOpKernels, TheOpsThatDidTheWorkAreTheKernels) {
+    const auto trace = loadText(cpuTrace(attentionOps()));
+    std::multiset<std::string> kernels;
+    for (const Track& t : trace->tracks())
+        for (std::size_t i = 0; i < t.size(); ++i)
+            if (isKernelEvent(*trace, t, i)) kernels.insert(std::string(trace->str(t.events.name[i])));
+    // Leaves that work (bmm, mul, _softmax, …) and the flash op whose inner ops only make views and
+    // empty tensors; never a bookkeeping op (view, as_strided, to), nor an op with work inside.
+    const std::multiset<std::string> expected{
+        "aten::bmm",     "aten::bmm",      "aten::mul",   "aten::_softmax",
+        "aten::mul",     "aten::bmm",      "aten::_softmax", "aten::isneginf",
+        "aten::all",     "aten::where",    "aten::bmm",   "aten::_scaled_dot_product_flash_attention_for_cpu"};
+    EXPECT_EQ(kernels, expected);
+    EXPECT_EQ(trace->info().opKernels, expected.size());
+
+    const TraceSummary s = summarize(*trace, 0);
+    EXPECT_EQ(s.kernelCount, expected.size());
+    EXPECT_NE(s.kernelsNote.find("no GPU kernels"), std::string::npos);
+}
+
+TEST(CpuOpKernels, CallsRolesAndCostsFromTheOpsOwnInputs) {
+    const auto trace = loadText(cpuTrace(attentionOps()));
+    const DeviceSpec cpu = testCpu();
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    std::map<std::string, int> calls;
+    for (const AttentionCall& c : a.calls)
+        ++calls[c.impl];
+    EXPECT_EQ(calls, (std::map<std::string, int>{{"naive", 1}, {std::string(kSdpaMathImpl), 1}, {"flash", 1}}));
+    // Every GEMM is a QKᵀ or a PV of one of the two chains, with the FLOPs of its own shapes.
+    int qk = 0, pv = 0, fused = 0;
+    for (const KernelAnalysis& k : a.kernels) {
+        if (k.role == KernelRole::QkGemm || k.role == KernelRole::PvGemm) {
+            (k.role == KernelRole::QkGemm ? qk : pv)++;
+            EXPECT_EQ(k.cost, CostSource::Inferred);
+            EXPECT_DOUBLE_EQ(k.flops, 2.0 * B * H * N * N * D);
+            EXPECT_NE(k.call, -1);
+        }
+        if (k.role == KernelRole::FusedAttention) {
+            ++fused;
+            EXPECT_EQ(k.cost, CostSource::Inferred);
+            EXPECT_DOUBLE_EQ(k.flops, 4.0 * B * H * N * N * D);
+            // Held to all of the CPU's roofs: PyTorch spreads one op over every core.
+            ASSERT_TRUE(a.cpuShare);
+            EXPECT_DOUBLE_EQ(k.computeShare, k.flopsPerSec / a.cpuShare->fp32);
+            EXPECT_DOUBLE_EQ(k.flopsPerSec, k.flops / (durationOf(*trace, k.event) * 1e-9));
+        }
+    }
+    EXPECT_EQ(qk, 2);
+    EXPECT_EQ(pv, 2);
+    EXPECT_EQ(fused, 1);
+    EXPECT_EQ(a.cpuShare->name, "test CPU");
+}
+
+TEST(CpuOpKernels, FindingsNameTheHandWrittenCallAndTheMathFallback) {
+    const auto trace = loadText(cpuTrace(attentionOps()));
+    const DeviceSpec cpu = testCpu();
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    std::map<std::string, const Finding*> byId;
+    const std::vector<Finding> found = findFindings({*trace, a});
+    for (const Finding& f : found)
+        byId[f.id] = &f;
+    ASSERT_TRUE(byId.count("hand_written_attention"));
+    EXPECT_EQ(byId["hand_written_attention"]->count, 1u) << "the math chain is not hand-written";
+    ASSERT_TRUE(byId.count("sdpa_math_fallback"));
+    const Finding& math = *byId["sdpa_math_fallback"];
+    EXPECT_EQ(math.count, 1u);
+    // Its kernels are the seven working ops inside the _math op; fp32 is no reason on the CPU.
+    EXPECT_NE(math.explanation.find("7.0 kernels per call"), std::string::npos) << math.explanation;
+    EXPECT_EQ(math.explanation.find("fp32"), std::string::npos) << math.explanation;
+}
+
+TEST(CpuOpKernels, ATraceWithGpuKernelsKeepsThem) {
+    std::vector<Op> ops = attentionOps();
+    ops.push_back({"ampere_sgemm_128x64_tn", 6000, 10, "[]", "kernel"});
+    const auto trace = loadText(cpuTrace(ops));
+    EXPECT_EQ(trace->info().opKernels, 0u);
+    const TraceSummary s = summarize(*trace, 0);
+    EXPECT_EQ(s.kernelCount, 1u);
+    EXPECT_TRUE(s.kernelsNote.empty());
+}
