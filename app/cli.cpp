@@ -74,12 +74,16 @@ const std::vector<Verb>& verbs() {
          "  --tracks REGEX        keep the tracks whose label matches\n",
          exportPicture},
         {"run",
-         "[--backend cpu|cuda|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N] [--dim D]\n"
-         "         [--kv-heads K] [--decode --kv-len L] [--dtype fp32|fp16|bf16] [--causal] [--warmup W]\n"
-         "         [--iters I] [--threads T] [--no-cupti] [--preset NAME] [-o RUN.json[.gz]]",
-         "run attention on the CPU or a GPU and print time per call; -o saves the run as a trace",
-         "  --backend B   cpu, cuda or auto (default: cuda when a GPU is found)\n"
-         "  --impl LIST   naive, flash (CUDA also naive_simt, flash_simt)\n"
+         "[--backend cpu|cuda|torch|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
+         "         [--dim D] [--kv-heads K] [--decode --kv-len L] [--dtype fp32|fp16|bf16] [--causal]\n"
+         "         [--warmup W] [--iters I] [--threads T] [--no-cupti] [--python PY] [--preset NAME]\n"
+         "         [-o RUN.json[.gz]]",
+         "run attention on the CPU, a GPU or with PyTorch and print time per call; -o saves the run as a trace",
+         "  --backend B   cpu, cuda, torch (PyTorch's own, on its GPU when it has one) or auto\n"
+         "                (default: cuda when a GPU is found)\n"
+         "  --impl LIST   naive, flash (CUDA also naive_simt, flash_simt; torch: naive, math, flash,\n"
+         "                efficient, cudnn, all by default: those that cannot run there are skipped)\n"
+         "  --python PY   torch: the Python with PyTorch (default: ATTNSCOPE_PYTHON, else python3)\n"
          "  --batch, --heads, --seq, --dim   the shape; --dtype fp32, fp16 or bf16; --causal\n"
          "  --kv-heads K  K/V heads (GQA: heads/K query heads share one; 1: MQA); default: heads\n"
          "  --kv-len L    keys per head (the KV cache); --decode: one query (or --seq N) against it\n"
@@ -110,7 +114,7 @@ void printUsage(const char* program) {
 void printHelp(const char* program) {
     std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
     std::printf(
-        "  %s [FILE...] [--run-backend cpu|cuda|auto] [--screenshot OUT.png]\n"
+        "  %s [FILE...] [--run-backend cpu|cuda|torch|auto] [--screenshot OUT.png]\n"
         "      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite); "
         "no file: a live run (on the CPU, or the backend given). --screenshot saves the window once loaded "
         "or run, then quits. With no display, print what it would show.\n",
@@ -355,7 +359,7 @@ int run(int argc, char** argv) {
     prepareRuns();
     RunConfig config;
     std::string backend = "auto", out;
-    bool decode = false, seqGiven = false;
+    bool decode = false, seqGiven = false, implsGiven = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool value = i + 1 < argc;
@@ -371,6 +375,9 @@ int run(int argc, char** argv) {
             backend = argv[++i];
         } else if (arg == "--impl" && value) {
             config.impls = splitCommas(argv[++i]);
+            implsGiven = true;
+        } else if (arg == "--python" && value) {
+            config.python = argv[++i];
         } else if (arg == "--batch" && value) {
             if (!intArg(config.shape.batch, limits::kBatch)) return kUsage;
         } else if (arg == "--heads" && value) {
@@ -435,6 +442,7 @@ int run(int argc, char** argv) {
         }
         if (!seqGiven) config.shape.seq = 1;
     }
+    if (backend == "torch" && !implsGiven) config.impls = torchImpls();
     std::string notice;
     const std::string problem = chooseBackend(config, backend, notice);
     if (!notice.empty()) std::fprintf(stderr, "run: %s\n", notice.c_str());
@@ -541,8 +549,9 @@ int window(int argc, char** argv) {
             request.timing = true;
         } else if (arg == "--run-backend" && i + 1 < argc) {
             request.runBackend = argv[++i];
-            if (request.runBackend != "cpu" && request.runBackend != "cuda" && request.runBackend != "auto") {
-                std::fprintf(stderr, "attnscope: --run-backend takes cpu, cuda or auto, got '%s'\n",
+            if (request.runBackend != "cpu" && request.runBackend != "cuda" && request.runBackend != "auto" &&
+                request.runBackend != "torch") {
+                std::fprintf(stderr, "attnscope: --run-backend takes cpu, cuda, torch or auto, got '%s'\n",
                              request.runBackend.c_str());
                 return kUsage;
             }

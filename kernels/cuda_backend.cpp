@@ -103,7 +103,7 @@ std::string runCudaAttention(const std::string& impl, const AttentionShape& s, c
 namespace {
 
 extern "C" void cudaRecords(void* user, const AttnscopeCudaRecord* records, int count) {
-    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    const RunHooks& hooks = *static_cast<const RunHooks*>(user);
     std::vector<RunEvent> batch;
     batch.reserve(std::size_t(count));
     for (int i = 0; i < count; ++i) {
@@ -131,23 +131,23 @@ extern "C" void cudaRecords(void* user, const AttnscopeCudaRecord* records, int 
 }
 
 extern "C" void cudaNotice(void* user, const char* text) {
-    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    const RunHooks& hooks = *static_cast<const RunHooks*>(user);
     if (hooks.notice) hooks.notice(text);
 }
 
 extern "C" void cudaDropped(void* user, std::uint64_t total) {
-    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    const RunHooks& hooks = *static_cast<const RunHooks*>(user);
     if (hooks.dropped) hooks.dropped(total);
 }
 
 extern "C" int cudaStopRequested(void* user) {
-    const CudaRunHooks& hooks = *static_cast<const CudaRunHooks*>(user);
+    const RunHooks& hooks = *static_cast<const RunHooks*>(user);
     return hooks.stopRequested && hooks.stopRequested() ? 1 : 0;
 }
 
 } // namespace
 
-std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks) {
+std::string runCuda(const RunConfig& config, const RunHooks& hooks) {
     std::string why;
     void* plugin = loadPlugin(why);
     if (!plugin) return why;
@@ -170,7 +170,7 @@ std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks) {
     request.warmup = config.warmup;
     request.iters = config.iters;
     request.collect = config.collect ? 1 : 0;
-    request.user = const_cast<CudaRunHooks*>(&hooks);
+    request.user = const_cast<RunHooks*>(&hooks);
     request.stopRequested = cudaStopRequested;
     request.records = cudaRecords;
     request.notice = cudaNotice;

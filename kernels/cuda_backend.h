@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/attention.h"
+#include "kernels/run_hooks.h"
 
 #include <cstdint>
 #include <functional>
@@ -37,16 +38,8 @@ const std::vector<std::string>& cudaImpls();
 std::string runCudaAttention(const std::string& impl, const AttentionShape& shape, const float* q,
                              const float* k, const float* v, float* o);
 
-// What a CUDA run reports back while it goes on (called from the run's thread and the collector's).
-struct CudaRunHooks {
-    std::function<void(std::vector<RunEvent>&&)> events;
-    std::function<void(const std::string&)> notice;
-    std::function<void(std::uint64_t)> dropped; // records CUPTI dropped so far
-    std::function<bool()> stopRequested;
-};
-
 // Runs the configuration on device 0 on the calling thread, kernels collected with CUPTI (when
 // config.collect); "" when it ran, else why it could not or failed.
-std::string runCuda(const RunConfig& config, const CudaRunHooks& hooks);
+std::string runCuda(const RunConfig& config, const RunHooks& hooks);
 
 } // namespace attnscope::kernels

@@ -4,6 +4,7 @@
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/cpu_attention.h"
 #include "kernels/cuda_backend.h"
+#include "kernels/torch_backend.h"
 
 #include "core/io/trace_builder.h"
 #include "core/model/args_codec.h"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 namespace attnscope::kernels {
@@ -115,12 +117,24 @@ std::string checkShape(const AttentionShape& s, bool cuda, bool naive, bool flas
 } // namespace
 
 std::string checkRunConfig(const RunConfig& c) {
-    const bool cuda = c.backend == Backend::Cuda;
+    const bool cuda = c.backend == Backend::Cuda, torch = c.backend == Backend::Torch;
     const std::vector<RunCase> cases = runCases(c);
     if (cases.empty()) return "no implementation to run";
-    if (cuda && !c.variants.empty()) return "presets run on the CPU backend";
+    if ((cuda || torch) && !c.variants.empty())
+        return "presets run on AttnScope's CPU backend (choose Custom for the " +
+               std::string(torch ? "PyTorch" : "CUDA") + " backend)";
     for (const RunCase& rc : cases) {
         const std::string& impl = rc.impl;
+        if (torch) {
+            if (std::find(torchImpls().begin(), torchImpls().end(), impl) == torchImpls().end())
+                return "unknown implementation '" + impl +
+                       "' (the PyTorch backend has: naive, math, flash, efficient, cudnn)";
+            // PyTorch picks its device: the memory is checked as for the CPU, by the largest user.
+            if (const std::string why = checkShape(rc.shape, false, impl == "naive" || impl == "math", false);
+                !why.empty())
+                return why;
+            continue;
+        }
         if (cuda && std::find(cudaImpls().begin(), cudaImpls().end(), impl) == cudaImpls().end())
             return "unknown implementation '" + impl +
                    "' (the CUDA backend has: naive, naive_simt, flash, flash_simt)";
@@ -146,9 +160,11 @@ std::string checkRunConfig(const RunConfig& c) {
 std::string chooseBackend(RunConfig& config, const std::string& requested, std::string& notice) {
     notice.clear();
     config.backend = Backend::Cpu;
-    if (requested != "cpu" && requested != "cuda" && requested != "auto")
-        return "the backend is cpu, cuda or auto, not '" + requested + "'";
-    if (requested != "cpu") {
+    if (requested != "cpu" && requested != "cuda" && requested != "auto" && requested != "torch")
+        return "the backend is cpu, cuda, torch or auto, not '" + requested + "'";
+    if (requested == "torch") {
+        config.backend = Backend::Torch; // PyTorch itself runs on its GPU when it has one
+    } else if (requested != "cpu") {
         const CudaAvailability cuda = probeCuda();
         if (requested == "cuda") {
             if (!cuda.runnable) return cuda.message;
@@ -224,9 +240,8 @@ std::vector<RunEvent> RunSession::takeEvents() {
     return out;
 }
 
-void RunSession::run() {
-    if (m_config.backend != Backend::Cuda) return runCpu();
-    CudaRunHooks hooks;
+RunHooks RunSession::hooks() {
+    RunHooks hooks;
     hooks.events = [this](std::vector<RunEvent>&& batch) {
         std::lock_guard lock(m_mutex);
         m_recorded += batch.size();
@@ -239,12 +254,19 @@ void RunSession::run() {
     };
     hooks.dropped = [this](std::uint64_t total) { m_dropped = total; };
     hooks.stopRequested = [this] { return m_stop.load(); };
-    {
-        const std::string name = probeCuda().deviceName;
+    hooks.device = [this](const std::string& name) {
         std::lock_guard lock(m_mutex);
         m_deviceName = name;
-    }
-    if (std::string why = runCuda(m_config, hooks); !why.empty()) {
+    };
+    return hooks;
+}
+
+void RunSession::run() {
+    if (m_config.backend == Backend::Cpu) return runCpu();
+    const RunHooks h = hooks();
+    if (m_config.backend == Backend::Cuda) h.device(probeCuda().deviceName);
+    const std::string why = m_config.backend == Backend::Cuda ? runCuda(m_config, h) : runTorch(m_config, h);
+    if (!why.empty()) {
         std::lock_guard lock(m_mutex);
         m_error = why;
     }
@@ -350,10 +372,11 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
                                            const std::string& deviceName) {
     TraceBuilder b;
     StringPool& pool = b.strings();
-    const bool cuda = backend == Backend::Cuda;
-    const StringId pid = pool.intern(cuda ? "attnscope-host" : "attnscope-cpu");
-    b.setProcessName(pid, cuda ? "CUDA run" : "CPU run");
-    b.setProcessLabels(pid, cuda ? "host" : "CPU");
+    // Host threads by their thread id (CUDA, PyTorch), or CPU workers by their index.
+    const bool cuda = backend != Backend::Cpu, torch = backend == Backend::Torch;
+    const StringId pid = pool.intern(torch ? "attnscope-torch" : cuda ? "attnscope-host" : "attnscope-cpu");
+    b.setProcessName(pid, torch ? "PyTorch run" : cuda ? "CUDA run" : "CPU run");
+    b.setProcessLabels(pid, torch ? "CPU" : cuda ? "host" : "CPU");
     b.info().format = "attnscope-run";
     const StringId callsTid = pool.intern("calls");
     b.setThreadName(pid, callsTid, "attention calls");
@@ -431,6 +454,8 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
         const std::string& impl = rc.label;
         ImplStats st;
         st.impl = impl;
+        std::set<int> calls; // PyTorch runs: kernels a measured call
+        std::uint64_t kernels = 0;
         st.flopsPerCall = kernelCost(rc.shape, KernelRole::FusedAttention).flops;
         // A kernel's time in a call: from its first worker's start to its last worker's end.
         std::map<std::pair<int, std::string>, std::pair<std::int64_t, std::int64_t>> kernelSpan;
@@ -440,6 +465,8 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
                 if (e.call < 0) continue; // an NVTX range
                 st.callMs.push_back(double(e.measuredNs > 0 ? e.measuredNs : e.endNs - e.startNs) / 1e6);
             } else if (!e.role.empty()) {
+                calls.insert(e.call);
+                ++kernels;
                 auto [it, added] = kernelSpan.try_emplace({e.call, e.role}, e.startNs, e.endNs);
                 if (!added) {
                     it->second.first = std::min(it->second.first, e.startNs);
@@ -457,6 +484,8 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
                 }
             if (calls) st.roleMs.emplace_back(std::string(roleName(role)), total / calls);
         }
+        if (config.backend == Backend::Torch && !calls.empty())
+            st.kernelsPerCall = double(kernels) / double(calls.size());
         out.push_back(std::move(st));
     }
     return out;
@@ -465,7 +494,9 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
 std::string runHeadline(const RunConfig& config, unsigned workers) {
     const AttentionShape& s = config.shape;
     char where[64];
-    if (config.backend == Backend::Cuda)
+    if (config.backend == Backend::Torch)
+        std::snprintf(where, sizeof where, "PyTorch backend (%s)", torchPython(config).c_str());
+    else if (config.backend == Backend::Cuda)
         std::snprintf(where, sizeof where, "CUDA backend, device 0%s", config.collect ? "" : ", CUPTI off");
     else
         std::snprintf(where, sizeof where, "CPU backend, %u workers", workers);
@@ -490,18 +521,21 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
     int width = 10;
     for (const ImplStats& st : stats)
         width = std::max(width, int(st.impl.size()));
+    const bool counted = std::any_of(stats.begin(), stats.end(), [](const ImplStats& st) { return st.kernelsPerCall > 0; });
     add("\n%-*s %12s %22s %10s", width, "impl", "mean/call", "spread (min - max)", "GFLOP/s");
+    if (counted) add(" %14s", "kernels/call");
     for (KernelRole role : kRoles)
         add(" %16s", std::string(roleName(role)).c_str());
     out += '\n';
     for (const ImplStats& st : stats) {
         if (st.callMs.empty()) {
-            add("%-*s %12s\n", width, st.impl.c_str(), "no measured call (stopped)");
+            add("%-*s %12s\n", width, st.impl.c_str(), "no measured call");
             continue;
         }
         const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());
         add("%-*s %9.3f ms %9.3f - %7.3f ms %10.2f", width, st.impl.c_str(), st.meanMs(), *lo, *hi,
             st.gflops());
+        if (counted) add(" %14.1f", st.kernelsPerCall);
         for (KernelRole role : kRoles) {
             auto it = std::find_if(st.roleMs.begin(), st.roleMs.end(),
                                    [&](const auto& p) { return p.first == roleName(role); });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/attention.h"
+#include "kernels/run_hooks.h"
 
 #include "core/model/trace.h"
 
@@ -26,8 +27,8 @@ constexpr RunLimit kKvHeads{0, 4096}, kKvLen{0, 1 << 24}; // 0: as many as heads
 constexpr RunLimit kWarmup{0, 10000}, kIters{1, 10000}, kThreads{1, 1024};
 } // namespace limits
 
-// Where a run's kernels run.
-enum class Backend : std::uint8_t { Cpu, Cuda };
+// Where a run's kernels run: AttnScope's own on the CPU or a GPU, or PyTorch's own (torch_backend.h).
+enum class Backend : std::uint8_t { Cpu, Cuda, Torch };
 
 // A named shape with the implementations to run at it, one of a preset's cases ("prefill", "decode").
 struct RunVariant {
@@ -38,7 +39,7 @@ struct RunVariant {
 
 struct RunConfig {
     Backend backend = Backend::Cpu;
-    std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls()
+    std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls(); torchImpls()
     AttentionShape shape;
     // A preset's variants, run one after another instead of impls × shape (the CPU backend).
     std::vector<RunVariant> variants;
@@ -46,6 +47,7 @@ struct RunConfig {
     int iters = 3;
     unsigned threads = 0; // CPU workers; 0: one per core
     bool collect = true;  // CUDA: record kernels with CUPTI (off: time the calls only)
+    std::string python;   // PyTorch: the Python to start ("": ATTNSCOPE_PYTHON, else python3 on PATH)
 };
 
 // One thing a run recorded. CPU: a worker's share of a kernel (category "kernel", track = worker)
@@ -70,6 +72,10 @@ struct RunEvent {
     int call = 0;     // 0-based, warm-up calls first
     bool warmup = false;
 };
+
+// PyTorch's implementations (Backend::Torch): naive (written by hand), math, flash, efficient,
+// cudnn (SDPA's backends).
+const std::vector<std::string>& torchImpls();
 
 // What runs need set in the environment, from main() before any thread starts (setenv is not safe
 // while other threads may read the environment): the kernels OpenBLAS will run for naive CPU runs
@@ -100,7 +106,7 @@ const RunPreset* findRunPreset(const std::string& key);
 // out of range, or more memory than the machine has (CUDA: the device checks its own memory).
 std::string checkRunConfig(const RunConfig& config);
 
-// Sets config.backend from what the user asked for ("cpu", "cuda" or "auto") and what this machine
+// Sets config.backend from what the user asked for ("cpu", "cuda", "torch" or "auto") and what this machine
 // has, then checks the configuration. "auto" runs on the GPU when there is one and the
 // configuration runs there, else on the CPU, with a notice saying why. Returns the problem that
 // stops the run ("" when it can run).
@@ -138,6 +144,7 @@ public:
 private:
     void run();
     void runCpu();
+    RunHooks hooks();
     void push(RunEvent event);
 
     RunConfig m_config;
@@ -169,6 +176,7 @@ struct ImplStats {
     std::vector<double> callMs;                         // measured calls (warm-up left out)
     std::vector<std::pair<std::string, double>> roleMs; // role → mean wall time per call, in role order
     double flopsPerCall = 0;                            // the attention's useful FLOPs
+    double kernelsPerCall = 0; // PyTorch runs: kernels (or, on the CPU, aten:: ops that worked) a call
     double meanMs() const;
     double gflops() const { return meanMs() > 0 ? flopsPerCall / (meanMs() * 1e6) : 0; }
 };

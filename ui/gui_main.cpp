@@ -70,6 +70,12 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
                 config.impls = {"naive", "flash"};
                 config.shape = {1, 16, 2048, 128, false, attnscope::Precision::BF16};
                 window.runPanel()->setConfig(config);
+            } else if (backend == "torch" && !config.variants.empty()) {
+                // PyTorch runs one shape: its hand-written attention and SDPA's backends side by side.
+                config = attnscope::kernels::RunConfig{};
+                config.impls = attnscope::kernels::torchImpls();
+                config.shape = {1, 8, 1024, 64, false, attnscope::Precision::F32};
+                window.runPanel()->setConfig(config);
             }
         }
         window.startRun(config, backend);

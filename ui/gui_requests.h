@@ -28,7 +28,7 @@ struct WindowRequest {
     std::vector<std::string> files; // none: a live run; several: the ranks of one job
     std::string screenshot;         // save a picture of the window once loaded, then quit
     bool timing = false;            // print the time to the first painted timeline, then quit
-    std::string runBackend;         // the live run's backend: "cpu", "cuda", "auto" ("": the Run panel's)
+    std::string runBackend;         // the live run's backend: "cpu", "cuda", "torch", "auto" ("": the Run panel's)
 };
 
 } // namespace attnscope::ui

@@ -26,6 +26,7 @@ bool RunController::ended() const {
 }
 
 QString RunController::name() const {
+    if (m_run && m_run->config().backend == kernels::Backend::Torch) return tr("PyTorch run");
     return m_run && m_run->config().backend == kernels::Backend::Cuda ? tr("CUDA run") : tr("CPU run");
 }
 
@@ -41,6 +42,7 @@ QString RunController::start(kernels::RunConfig config, const QString& backend) 
     const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";
     m_run = std::make_unique<kernels::RunSession>(config);
     m_events.clear();
+    m_notices.clear();
     m_shown = false;
     m_ownsView = true;
     m_active = true;
@@ -49,7 +51,9 @@ QString RunController::start(kernels::RunConfig config, const QString& backend) 
     m_run->start();
     m_timer->start();
     m_panel->setRunning(true);
-    m_panel->setState(note + (config.backend == kernels::Backend::Cuda
+    m_panel->setState(note + (config.backend == kernels::Backend::Torch
+                                  ? tr("Starting PyTorch…")
+                              : config.backend == kernels::Backend::Cuda
                                   ? tr("Running on the GPU…")
                                   : tr("Running on %1 CPU workers…").arg(m_run->workers())));
     return {};
@@ -85,8 +89,11 @@ void RunController::tick() {
                                .arg(m_events.size())
                                .arg(double(m_events.size()) / seconds, 0, 'f', 0)
                                .arg(m_run->dropped());
-    for (const std::string& line : m_run->takeNotices())
-        m_panel->setState(QString::fromStdString(line));
+    // What the run said about itself (PyTorch's version, implementations not available here), all kept.
+    const std::vector<std::string> notices = m_run->takeNotices();
+    for (const std::string& line : notices)
+        m_notices << QString::fromStdString(line);
+    if (!notices.empty()) m_panel->setState(m_notices.join('\n'));
     if (!ended) {
         Q_EMIT status(tr("Running: %1").arg(counts));
         return;
@@ -98,7 +105,7 @@ void RunController::tick() {
     const QString how = !error.isEmpty()   ? tr("Run failed: %1").arg(error)
                         : m_run->stopped() ? tr("Run stopped: %1").arg(counts)
                                            : tr("Run finished: %1").arg(counts);
-    m_panel->setState(how);
+    m_panel->setState(m_notices.isEmpty() ? how : m_notices.join('\n') + '\n' + how);
     Q_EMIT status(how);
     if (!error.isEmpty()) Q_EMIT failed(error);
     Q_EMIT finished();

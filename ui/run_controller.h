@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -55,6 +56,7 @@ private:
     RunPanel* m_panel;
     std::unique_ptr<kernels::RunSession> m_run;
     std::vector<kernels::RunEvent> m_events;
+    QStringList m_notices; // the run's notices so far
     QTimer* m_timer = nullptr;
     qint64 m_startMs = 0;
     qint64 m_nextSnapshotMs = 0; // no new snapshot of the run before this

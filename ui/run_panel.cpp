@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -44,20 +45,33 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_backend->addItem(tr("auto (CPU without a GPU)"), "auto");
     m_backend->addItem(tr("CPU"), "cpu");
     m_backend->addItem(tr("CUDA"), "cuda");
+    m_backend->addItem(tr("PyTorch (its own attention)"), "torch");
+    m_backend->setItemData(3, tr("PyTorch's naive attention and SDPA backends, run by the Python below"),
+                           Qt::ToolTipRole);
     form->addRow(tr("Backend"), m_backend);
     auto* impls = new QHBoxLayout;
     auto* cudaImpls = new QHBoxLayout;
-    for (const char* name : {"naive", "flash", "naive_simt", "flash_simt"}) {
+    auto* torchImpls = new QHBoxLayout;
+    for (const char* name : {"naive", "flash", "naive_simt", "flash_simt", "math", "efficient", "cudnn"}) {
         auto* box = new QCheckBox(QString::fromLatin1(name), this);
         const bool simt = std::string_view(name).find("simt") != std::string_view::npos;
+        const bool torch = !simt && std::string_view(name) != "naive" && std::string_view(name) != "flash";
         if (simt) box->setToolTip(tr("CUDA only: hand-written fp32 SIMT kernels, for teaching"));
-        (simt ? cudaImpls : impls)->addWidget(box);
+        if (torch) box->setToolTip(tr("PyTorch only: scaled_dot_product_attention on this backend"));
+        (simt ? cudaImpls : torch ? torchImpls : impls)->addWidget(box);
         m_impls.emplace_back(name, box);
     }
     impls->addStretch();
     cudaImpls->addStretch();
+    torchImpls->addStretch();
     form->addRow(tr("Implementations"), impls);
     form->addRow(tr("CUDA only"), cudaImpls);
+    form->addRow(tr("PyTorch only"), torchImpls);
+    m_python = new QLineEdit(this);
+    m_python->setObjectName("runPython");
+    m_python->setPlaceholderText(tr("python3 on PATH, or ATTNSCOPE_PYTHON"));
+    m_python->setToolTip(tr("PyTorch backend: the Python that has torch (a virtual environment's bin/python)"));
+    form->addRow(tr("Python"), m_python);
     m_batch = spin(this, kernels::limits::kBatch);
     m_heads = spin(this, kernels::limits::kHeads);
     m_seq = spin(this, kernels::limits::kSeq);
@@ -110,6 +124,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_stop, &QPushButton::clicked, this, &RunPanel::stopRequested);
     connect(m_preset, &QComboBox::currentIndexChanged, this, &RunPanel::presetChanged);
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &RunPanel::backendChanged);
 
     // The last settings, else the defaults (B=1, H=8, N=2048, D=64, fp32, naive and flash).
     kernels::RunConfig c;
@@ -124,6 +139,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     c.warmup = s.value("run/warmup", c.warmup).toInt();
     c.iters = s.value("run/iters", c.iters).toInt();
     c.collect = s.value("run/cupti", c.collect).toBool();
+    m_python->setText(s.value("run/python").toString());
     m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.value("run/backend", "auto"))));
     const QString dtype = s.value("run/dtype", "fp32").toString();
     c.shape.dtype = dtype == "fp16" ? Precision::F16 : dtype == "bf16" ? Precision::BF16 : Precision::F32;
@@ -157,14 +173,22 @@ void RunPanel::presetChanged() {
         }
     m_presetCases->setText(cases);
     m_presetCases->setVisible(preset != nullptr);
+    backendChanged();
 }
 
 kernels::RunConfig RunPanel::config() const {
     kernels::RunConfig c;
     c.impls.clear();
+    // The implementations of the chosen backend: PyTorch's (naive and flash are its too), or AttnScope's.
+    const bool torch = backend() == "torch";
+    const auto& torchImpls = kernels::torchImpls();
     for (const auto& [name, box] : m_impls)
-        if (box->isChecked()) c.impls.push_back(name);
+        if (box->isChecked() &&
+            torch == (std::find(torchImpls.begin(), torchImpls.end(), name) != torchImpls.end() ||
+                      (!torch && (name == "naive" || name == "flash"))))
+            c.impls.push_back(name);
     c.collect = m_collect->isChecked();
+    c.python = m_python->text().trimmed().toStdString();
     c.shape.batch = m_batch->value();
     c.shape.heads = m_heads->value();
     c.shape.seq = m_seq->value();
@@ -206,6 +230,18 @@ void RunPanel::setConfig(const kernels::RunConfig& c) {
     setPreset(preset);
 }
 
+void RunPanel::backendChanged() {
+    // Each backend's own implementations can be ticked; the Python is the PyTorch backend's.
+    const QString b = backend();
+    const bool preset = !m_preset->currentData().toString().isEmpty();
+    for (const auto& [name, box] : m_impls) {
+        const bool simt = name.find("simt") != std::string::npos;
+        const bool torchOnly = name == "math" || name == "efficient" || name == "cudnn";
+        box->setEnabled(!preset && (simt ? b == "cuda" || b == "auto" : torchOnly ? b == "torch" : true));
+    }
+    m_python->setEnabled(b == "torch");
+}
+
 QString RunPanel::backend() const {
     return m_backend->currentData().toString();
 }
@@ -235,6 +271,7 @@ void RunPanel::save() const {
     s.setValue("run/dtype", m_dtype->currentText());
     s.setValue("run/cupti", c.collect);
     s.setValue("run/backend", backend());
+    s.setValue("run/python", m_python->text().trimmed());
     QStringList impls;
     for (const std::string& i : c.impls)
         impls << QString::fromStdString(i);

@@ -15,6 +15,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -35,7 +36,7 @@ public:
     void setConfig(const kernels::RunConfig& config);
     // A preset by key (runPresets()), or "" for the fields.
     void setPreset(const QString& key);
-    QString backend() const; // "auto", "cpu", "cuda"
+    QString backend() const; // "auto", "cpu", "cuda", "torch"
     void setRunning(bool running);
     void setState(const QString& text);
 
@@ -46,10 +47,12 @@ Q_SIGNALS:
 private:
     void save() const;
     void presetChanged();
+    void backendChanged();
 
     QComboBox* m_backend = nullptr;
-    std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, naive_simt, flash_simt
+    std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, the SIMT ones, PyTorch's
     QCheckBox* m_collect = nullptr;
+    QLineEdit* m_python = nullptr; // the PyTorch backend's Python ("": ATTNSCOPE_PYTHON or python3)
     QSpinBox* m_batch = nullptr;
     QSpinBox* m_heads = nullptr;
     QSpinBox* m_seq = nullptr;

@@ -150,7 +150,7 @@ TEST(RunSession, VariantsRunInTurnUnderTheirOwnNames) {
               "flash decode: kv-heads (3) must divide heads (4): each K/V head serves the "
               "same number of query heads");
     config.backend = Backend::Cuda;
-    EXPECT_EQ(checkRunConfig(config), "presets run on the CPU backend");
+    EXPECT_EQ(checkRunConfig(config), "presets run on AttnScope's CPU backend (choose Custom for the CUDA backend)");
     for (const RunPreset& preset : runPresets()) {
         RunConfig c;
         c.variants = preset.variants;

@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: MIT
+"""AttnScope's PyTorch runner: runs PyTorch's own attention implementations under torch.profiler,
+one profiler step per call, and says what it does as line-delimited JSON on stdout.
+
+    python3 torch_runner.py CONFIG_JSON OUT_DIR
+
+CONFIG_JSON: {"impls": ["naive", "math", "flash", "efficient", "cudnn"], "batch": 1, "heads": 8,
+"seq": 2048, "dim": 64, "kv_heads": 0, "kv_len": 0, "causal": false, "dtype": "fp32", "warmup": 1,
+"iters": 3, "threads": 0}. kv_heads 0: as many as heads (GQA/MQA: fewer); kv_len 0: seq (decode: a
+KV cache longer than the queries). Each call's Kineto trace is written into OUT_DIR.
+
+Lines on stdout, one JSON object each, "event" saying which:
+  started   torch version, device ("cpu" or "cuda"), device name, threads
+  skipped   impl, reason: the implementation cannot run here (PyTorch's own words)
+  step      impl, call, warmup, trace (the step's file), ms (the call's wall time)
+  error     message (and "import": true when torch could not be imported); the run ends
+  finished  stopped: whether SIGTERM ended it early
+AttnScope starts this script (attnscope run --backend torch, or the Run panel's PyTorch backend);
+it can also be run by hand to see what it does.
+"""
+import json
+import math
+import os
+import signal
+import sys
+import time
+import traceback
+import warnings
+
+IMPLS = ("naive", "math", "flash", "efficient", "cudnn")
+
+
+def say(**fields):
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+stop_requested = False
+
+
+def request_stop(signum, frame):
+    global stop_requested
+    stop_requested = True
+
+
+def main():
+    if len(sys.argv) != 3:
+        say(event="error", message="usage: torch_runner.py CONFIG_JSON OUT_DIR")
+        return 2
+    try:
+        config = json.loads(sys.argv[1])
+    except ValueError as e:
+        say(event="error", message="the configuration is not JSON: %s" % e)
+        return 2
+    out_dir = sys.argv[2]
+    impls = config.get("impls", ["naive", "math", "flash"])
+    unknown = [i for i in impls if i not in IMPLS]
+    if unknown:
+        say(event="error", message="unknown implementation '%s' (PyTorch's are: %s)" % (unknown[0], ", ".join(IMPLS)))
+        return 2
+    signal.signal(signal.SIGTERM, request_stop)
+    try:
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        from torch.profiler import ProfilerActivity, profile, record_function
+    except Exception as e:  # ImportError, or a broken install raising anything
+        say(event="error", message="torch could not be imported: %s: %s" % (type(e).__name__, e), **{"import": True})
+        return 3
+
+    cuda = torch.cuda.is_available()
+    device = "cuda" if cuda else "cpu"
+    threads = int(config.get("threads", 0))
+    if threads > 0:
+        torch.set_num_threads(threads)
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[config.get("dtype", "fp32")]
+    b, h, n, d = (int(config.get(k, v)) for k, v in (("batch", 1), ("heads", 8), ("seq", 2048), ("dim", 64)))
+    kv_heads = int(config.get("kv_heads", 0)) or h
+    kv_len = int(config.get("kv_len", 0)) or n
+    causal = bool(config.get("causal", False))
+    warmup, iters = int(config.get("warmup", 1)), int(config.get("iters", 3))
+    say(event="started", torch=torch.__version__, device=device,
+        device_name=torch.cuda.get_device_name(0) if cuda else "CPU", threads=torch.get_num_threads())
+
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    q = torch.randn(b, h, n, d, generator=gen).to(device=device, dtype=dtype)
+    k = torch.randn(b, kv_heads, kv_len, d, generator=gen).to(device=device, dtype=dtype)
+    v = torch.randn(b, kv_heads, kv_len, d, generator=gen).to(device=device, dtype=dtype)
+    scale = 1.0 / math.sqrt(d)
+    # Causal with a KV cache longer than the queries: the queries are the cache's last tokens
+    # (the mask's diagonal at the bottom right), as in decoding.
+    lower_right = causal and kv_len != n
+    mask = None
+    if causal:
+        mask = torch.ones(n, kv_len, dtype=torch.bool, device=device).tril(diagonal=kv_len - n)
+
+    def naive():
+        # Attention as people write it by hand (Hugging Face's eager attention): K and V heads
+        # repeated for grouped queries, QKᵀ, scale, mask, softmax, PV.
+        kk, vv = k, v
+        if kv_heads != h:
+            kk = k.repeat_interleave(h // kv_heads, dim=1)
+            vv = v.repeat_interleave(h // kv_heads, dim=1)
+        s = (q @ kk.transpose(-2, -1)) * scale
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        return torch.softmax(s, dim=-1) @ vv
+
+    backends = {"math": SDPBackend.MATH, "flash": SDPBackend.FLASH_ATTENTION,
+                "efficient": SDPBackend.EFFICIENT_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+
+    def sdpa(backend):
+        def call():
+            with sdpa_kernel([backend]):
+                if lower_right:
+                    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=kv_heads != h)
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=kv_heads != h)
+        return call
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    # The profiler's first start loads and sets up Kineto (a second or two): not in a step.
+    with profile(activities=activities):
+        pass
+
+    step = 0
+    for impl in impls:
+        if stop_requested:
+            break
+        run = naive if impl == "naive" else sdpa(backends[impl])
+        # Can it run here? PyTorch says why not in the error it raises and the warnings before it.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                run()
+                if cuda:
+                    torch.cuda.synchronize()
+                reason = None
+            except Exception as e:
+                said = [str(w.message) for w in caught if str(w.message).strip()]
+                reason = "; ".join(said + [str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__])
+        if reason is not None:
+            say(event="skipped", impl=impl, reason=reason)
+            continue
+        for call in range(warmup + iters):
+            if stop_requested:
+                break
+            path = os.path.join(out_dir, "step-%04d.json" % step)
+            with profile(activities=activities, record_shapes=True) as prof:
+                start = time.perf_counter()
+                with record_function("%s attention" % impl):
+                    run()
+                    if cuda:
+                        torch.cuda.synchronize()
+                ms = (time.perf_counter() - start) * 1e3
+            prof.export_chrome_trace(path)
+            say(event="step", impl=impl, call=call, warmup=call < warmup, trace=path, ms=ms)
+            step += 1
+    say(event="finished", stopped=stop_requested)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:
+        say(event="error", message="%s: %s" % (type(e).__name__, e), trace=traceback.format_exc())
+        sys.exit(1)
