@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 BENCH_MB ?= 400
 PAINT_MB ?= 1024
 
-.PHONY: mutate deps build run test test-under-load bench bench-torch asan-test fuzz package install-check clean
+.PHONY: mutate deps build run test torch-venv test-under-load bench bench-torch asan-test fuzz package install-check clean
 
 deps:
 	@bash packaging/install-deps.sh
@@ -27,7 +27,7 @@ run: build
 # under AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset), since the readers take files
 # from strangers.
 SHUFFLED = core kernels cli
-test: build
+test: build torch-venv
 	ctest --preset dev -j $(JOBS)
 	@for t in $(SHUFFLED); do log=build/dev/tests/shuffled-$$t.log; \
 	  if build/dev/tests/attnscope_$${t}_tests --gtest_shuffle --gtest_repeat=3 --gtest_brief=1 >$$log 2>&1; \
@@ -35,6 +35,12 @@ test: build
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests
 	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES))\.'
+
+# PyTorch from PyPI in build/torch-venv, once (pip's cache makes a second machine's install quick): the
+# PyTorch backend's tests and the PyTorch benchmark run it. Nothing else is downloaded.
+torch-venv: deps
+	@test -x build/torch-venv/bin/python || python3 -m venv build/torch-venv
+	@build/torch-venv/bin/python -c 'import torch' 2>/dev/null || build/torch-venv/bin/pip install -q torch
 
 # The .deb: release build, then CPack; lists what it installs and validates the desktop entry and
 # the AppStream metainfo. Install it with `sudo apt install ./build/release/attnscope_*.deb`.
@@ -70,11 +76,9 @@ bench: deps
 # and SDPA flash at N 2048/4096, D 64/128, fp32/bf16, causal or not, and a GQA decode step. PyTorch
 # comes from PyPI into build/torch-venv (pip's cache is used; nothing else is downloaded).
 # BENCH_TORCH_ARGS=--quick keeps the N=2048 D=64 rows and the decode step.
-bench-torch: deps
+bench-torch: deps torch-venv
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS) --target attnscope_bench_attention_cpu
-	@test -x build/torch-venv/bin/python || python3 -m venv build/torch-venv
-	@build/torch-venv/bin/python -c 'import torch' 2>/dev/null || build/torch-venv/bin/pip install -q torch
 	tmp=$$(mktemp -d) && XDG_CONFIG_HOME=$$tmp XDG_CACHE_HOME=$$tmp build/torch-venv/bin/python \
 	  tests/bench/torch_compare.py build/release/bench/attnscope_bench_attention_cpu $(BENCH_TORCH_ARGS); \
 	  status=$$?; rm -rf $$tmp; exit $$status

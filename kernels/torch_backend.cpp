@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -215,8 +216,13 @@ std::string lastLines(const std::string& path, std::size_t lines) {
     std::ifstream in(path);
     std::vector<std::string> kept;
     for (std::string line; std::getline(in, line);) {
-        // Kineto's own chatter ("USDT:… profiler_start") is not what went wrong.
-        if (line.empty() || line.rfind("USDT:", 0) == 0) continue;
+        // Kineto's own log lines ("USDT:2026-12-01 03:12:13 … profiler_start", "ERROR:… gpuGetDeviceCount
+        // failed" on a machine without a GPU) are not what went wrong.
+        const std::size_t colon = line.find(':');
+        const bool kineto = colon != std::string::npos && colon <= 7 && colon + 1 < line.size() &&
+                            std::isdigit(static_cast<unsigned char>(line[colon + 1])) &&
+                            line.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == colon;
+        if (line.empty() || kineto) continue;
         kept.push_back(line);
         if (kept.size() > lines) kept.erase(kept.begin());
     }

@@ -12,7 +12,7 @@ packages=(
   nlohmann-json3-dev libsimdjson-dev zlib1g-dev libisal-dev libzstd-dev libsqlite3-dev
   libopenblas0
   libgtest-dev libgmock-dev
-  xvfb xauth python3 valgrind
+  xvfb xauth python3 python3-venv valgrind
   desktop-file-utils appstream
 )
 if [ "${1:-}" = "fuzz" ]; then

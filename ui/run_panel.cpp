@@ -24,6 +24,11 @@ QSpinBox* spin(QWidget* parent, kernels::RunLimit limit) {
     return s;
 }
 
+// PyTorch's SDPA backends, which AttnScope's own backends do not have.
+bool torchOnly(const std::string& impl) {
+    return impl == "math" || impl == "efficient" || impl == "cudnn";
+}
+
 } // namespace
 
 // Long on purpose: the form built top to bottom, as the panel looks.
@@ -55,7 +60,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     for (const char* name : {"naive", "flash", "naive_simt", "flash_simt", "math", "efficient", "cudnn"}) {
         auto* box = new QCheckBox(QString::fromLatin1(name), this);
         const bool simt = std::string_view(name).find("simt") != std::string_view::npos;
-        const bool torch = !simt && std::string_view(name) != "naive" && std::string_view(name) != "flash";
+        const bool torch = torchOnly(name);
         if (simt) box->setToolTip(tr("CUDA only: hand-written fp32 SIMT kernels, for teaching"));
         if (torch) box->setToolTip(tr("PyTorch only: scaled_dot_product_attention on this backend"));
         (simt ? cudaImpls : torch ? torchImpls : impls)->addWidget(box);
@@ -182,11 +187,10 @@ kernels::RunConfig RunPanel::config() const {
     // The implementations of the chosen backend: PyTorch's (naive and flash are its too), or AttnScope's.
     const bool torch = backend() == "torch";
     const auto& torchImpls = kernels::torchImpls();
-    for (const auto& [name, box] : m_impls)
-        if (box->isChecked() &&
-            torch == (std::find(torchImpls.begin(), torchImpls.end(), name) != torchImpls.end() ||
-                      (!torch && (name == "naive" || name == "flash"))))
-            c.impls.push_back(name);
+    for (const auto& [name, box] : m_impls) {
+        const bool torchHasIt = std::find(torchImpls.begin(), torchImpls.end(), name) != torchImpls.end();
+        if (box->isChecked() && (torch ? torchHasIt : !torchOnly(name))) c.impls.push_back(name);
+    }
     c.collect = m_collect->isChecked();
     c.python = m_python->text().trimmed().toStdString();
     c.shape.batch = m_batch->value();
@@ -236,8 +240,7 @@ void RunPanel::backendChanged() {
     const bool preset = !m_preset->currentData().toString().isEmpty();
     for (const auto& [name, box] : m_impls) {
         const bool simt = name.find("simt") != std::string::npos;
-        const bool torchOnly = name == "math" || name == "efficient" || name == "cudnn";
-        box->setEnabled(!preset && (simt ? b == "cuda" || b == "auto" : torchOnly ? b == "torch" : true));
+        box->setEnabled(!preset && (simt ? b == "cuda" || b == "auto" : torchOnly(name) ? b == "torch" : true));
     }
     m_python->setEnabled(b == "torch");
 }

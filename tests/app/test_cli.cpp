@@ -515,7 +515,7 @@ TEST(Cli, YourFindingsThresholdsOverrideTheBuiltInOnes) {
 TEST(Cli, TheWindowsRunBackend) {
     const CliRun bad = run("--run-backend gpu", true);
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.out.find("cpu, cuda or auto"), std::string::npos) << bad.out;
+    EXPECT_NE(bad.out.find("cpu, cuda, torch or auto"), std::string::npos) << bad.out;
     const CliRun cuda = run("--run-backend cuda --seq 16", true);
     EXPECT_NE(cuda.exitCode, 0) << cuda.out; // "--seq" is not a window option: refused before any run
     const CliRun noDisplay = run("--run-backend cuda", true);

@@ -304,7 +304,7 @@ TEST(RunSession, ChoosingTheBackendWithoutAGpu) {
     const std::string problem = chooseBackend(c, "cuda", notice);
     EXPECT_TRUE(problem.rfind("no CUDA", 0) == 0 || problem.find("CUDA backend") != std::string::npos)
         << problem;
-    EXPECT_NE(chooseBackend(c, "tpu", notice).find("cpu, cuda or auto"), std::string::npos);
+    EXPECT_NE(chooseBackend(c, "tpu", notice).find("cpu, cuda, torch or auto"), std::string::npos);
     EXPECT_EQ(chooseBackend(c, "cpu", notice), "");
     EXPECT_EQ(notice, "");
 }

@@ -20,12 +20,14 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QStatusBar>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -255,4 +257,43 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
             ++points;
         }
     EXPECT_EQ(points, 4);
+}
+
+// The Run panel's PyTorch backend with real PyTorch (the virtual environment `make test` makes): its
+// implementations arrive as one run, each recognized, and the panel says what PyTorch could not run.
+TEST(RunPanel, APyTorchRunShowsItsImplementationsSideBySide) {
+    ASSERT_TRUE(std::filesystem::exists(ATTNSCOPE_TORCH_PYTHON))
+        << "no Python with PyTorch at " ATTNSCOPE_TORCH_PYTHON " (make test creates it)";
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    kernels::RunConfig config = smallRun(2);
+    config.impls = {"naive", "math", "flash", "cudnn"};
+    config.shape = {1, 2, 128, 32, false, Precision::F32};
+    w.runPanel()->setConfig(config);
+    auto* backend = w.runPanel()->findChild<QComboBox*>("runBackend");
+    backend->setCurrentIndex(backend->findData("torch"));
+    auto* python = w.runPanel()->findChild<QLineEdit*>("runPython");
+    ASSERT_TRUE(python->isEnabled());
+    python->setText(ATTNSCOPE_TORCH_PYTHON);
+    button(w.runPanel(), "Run")->click();
+    if (auto* box = w.findChild<QMessageBox*>()) ADD_FAILURE() << box->text().toStdString();
+    ASSERT_TRUE(w.running());
+    QElapsedTimer timer;
+    timer.start();
+    while ((w.running() || !w.analysis()) && timer.elapsed() < 120000)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    QApplication::processEvents(QEventLoop::AllEvents, 100);
+    ASSERT_TRUE(w.analysis());
+    std::map<std::string, int> calls;
+    for (const AttentionCall& c : w.analysis()->calls)
+        ++calls[c.impl];
+    EXPECT_EQ(calls, (std::map<std::string, int>{{"naive", 2}, {std::string(kSdpaMathImpl), 2}, {"flash", 2}}));
+    EXPECT_TRUE(w.statusBar()->currentMessage().startsWith("Run finished"))
+        << w.statusBar()->currentMessage().toStdString();
+    QString state;
+    for (QLabel* l : w.runPanel()->findChildren<QLabel*>())
+        state += l->text() + "\n";
+    EXPECT_TRUE(state.contains("cudnn: not available here: ")) << state.toStdString();
+    EXPECT_TRUE(state.contains("PyTorch ")) << state.toStdString();
 }

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// The PyTorch backend against the real thing: the Python of the virtual environment `make test`
+// makes (PyTorch from PyPI), on the CPU at a small shape. And what a user sees when Python or torch
+// is missing, broken or dies.
+#include "support/test_support.h"
+
+#include "kernels/attention.h"
+#include "kernels/run_session.h"
+#include "kernels/torch_backend.h"
+
+#include "core/analysis/analysis.h"
+#include "core/io/chrome_writer.h"
+#include "core/io/trace_loader.h"
+#include "core/report/findings.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <sys/stat.h>
+#include <thread>
+
+using namespace attnscope;
+using namespace attnscope::kernels;
+using namespace attnscope::test;
+
+namespace {
+
+// The Python with PyTorch: `make test` creates it (build/torch-venv); a missing one fails the tests
+// that need it, with how to make it.
+std::string torchPython() {
+    const std::string python = ATTNSCOPE_TORCH_PYTHON;
+    return std::filesystem::exists(python) ? python : std::string();
+}
+
+#define REQUIRE_TORCH(python)                                                                               \
+    const std::string python = torchPython();                                                               \
+    ASSERT_FALSE(python.empty()) << "no Python with PyTorch at " ATTNSCOPE_TORCH_PYTHON                      \
+                                    " (make test creates it: python3 -m venv build/torch-venv && "          \
+                                    "build/torch-venv/bin/pip install torch)"
+
+RunConfig smallRun(const std::string& python, std::vector<std::string> impls) {
+    RunConfig c;
+    c.backend = Backend::Torch;
+    c.python = python;
+    c.impls = std::move(impls);
+    c.shape.batch = 1;
+    c.shape.heads = 2;
+    c.shape.seq = 128;
+    c.shape.dim = 32;
+    c.warmup = 1;
+    c.iters = 2;
+    c.threads = 1;
+    return c;
+}
+
+// Runs to the end; whether some records were taken while the run was still going.
+std::vector<RunEvent> runToEnd(RunSession& session, bool* live = nullptr) {
+    std::vector<RunEvent> events;
+    session.start();
+    while (!session.finished()) {
+        auto batch = session.takeEvents();
+        if (!batch.empty() && !session.finished() && live) *live = true;
+        events.insert(events.end(), batch.begin(), batch.end());
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    session.wait();
+    auto rest = session.takeEvents();
+    events.insert(events.end(), rest.begin(), rest.end());
+    return events;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const std::string& l : lines)
+        out += l + "\n";
+    return out;
+}
+
+// A stand-in for Python: a shell script.
+std::string fakePython(const TempDir& dir, const std::string& body) {
+    const std::string path = dir.path("python");
+    writeFile(path, "#!/bin/sh\n" + body + "\n");
+    chmod(path.c_str(), 0755);
+    return path;
+}
+
+} // namespace
+
+TEST(TorchBackend, NaiveMathAndFlashArriveLiveWithRolesCostsAndFindings) {
+    REQUIRE_TORCH(python);
+    const RunConfig config = smallRun(python, {"naive", "math", "flash", "efficient"});
+    ASSERT_EQ(checkRunConfig(config), "");
+    RunSession session(config);
+    bool live = false;
+    const std::vector<RunEvent> events = runToEnd(session, &live);
+    ASSERT_EQ(session.error(), "");
+    EXPECT_TRUE(live) << "each step is handed over as it finishes, not at the end";
+    const std::string notices = joined(session.takeNotices());
+    EXPECT_NE(notices.find("PyTorch "), std::string::npos) << notices;
+    // The memory-efficient backend is CUDA's: PyTorch's reason, and the others still ran.
+    EXPECT_NE(notices.find("efficient: not available here: "), std::string::npos) << notices;
+
+    // run's table: time per call and kernels per call (on the CPU: the aten:: ops that did the work).
+    std::map<std::string, ImplStats> stats;
+    for (ImplStats& st : runStats(config, events))
+        stats[st.impl] = st;
+    for (const char* impl : {"naive", "math", "flash"})
+        EXPECT_EQ(stats[impl].callMs.size(), 2u) << impl;
+    EXPECT_TRUE(stats["efficient"].callMs.empty());
+    EXPECT_EQ(stats["flash"].kernelsPerCall, 1.0);
+    EXPECT_GE(stats["naive"].kernelsPerCall, 4.0); // QKᵀ, scale, softmax, PV
+    EXPECT_GT(stats["math"].kernelsPerCall, stats["naive"].kernelsPerCall)
+        << "the math backend also scales Q and K and guards the softmax";
+
+    // The run as a trace: the analysis sees each implementation's calls, costs from the ops' shapes.
+    const auto trace = buildRunTrace(events, Backend::Torch, session.deviceName());
+    EXPECT_GT(trace->info().opKernels, 0u);
+    const TraceAnalysis a = analyzeTrace(*trace);
+    std::map<std::string, int> calls;
+    for (const AttentionCall& c : a.calls)
+        ++calls[c.impl];
+    // Warm-up calls are calls too: 3 of each.
+    EXPECT_EQ(calls, (std::map<std::string, int>{{"naive", 3}, {std::string(kSdpaMathImpl), 3}, {"flash", 3}}));
+    const double qkFlops = kernelCost(config.shape, KernelRole::QkGemm).flops;
+    const double fusedFlops = kernelCost(config.shape, KernelRole::FusedAttention).flops;
+    int qk = 0, fused = 0;
+    for (const KernelAnalysis& k : a.kernels) {
+        if (k.role == KernelRole::QkGemm) {
+            ++qk;
+            EXPECT_EQ(k.cost, CostSource::Inferred);
+            EXPECT_DOUBLE_EQ(k.flops, qkFlops);
+        }
+        if (k.role == KernelRole::FusedAttention) {
+            ++fused;
+            EXPECT_DOUBLE_EQ(k.flops, fusedFlops);
+        }
+    }
+    EXPECT_EQ(qk, 6);
+    EXPECT_EQ(fused, 3);
+
+    // Findings: hand-written attention on naive, the math fallback on math, nothing of it on flash.
+    std::map<std::string, std::uint64_t> found;
+    for (const Finding& f : findFindings({*trace, a}))
+        found[f.id] = f.count;
+    EXPECT_EQ(found["hand_written_attention"], 3u);
+    EXPECT_EQ(found["sdpa_math_fallback"], 3u);
+}
+
+TEST(TorchBackend, TheSavedRunIsAnOrdinaryKinetoTrace) {
+    REQUIRE_TORCH(python);
+    const RunConfig config = smallRun(python, {"naive", "flash"});
+    RunSession session(config);
+    const std::vector<RunEvent> events = runToEnd(session);
+    ASSERT_EQ(session.error(), "");
+    const auto trace = buildRunTrace(events, Backend::Torch, session.deviceName());
+    const TempDir dir;
+    writeChromeTrace(*trace, dir.path("run.json"));
+    const auto reopened = loadTraceFile(dir.path("run.json"));
+    EXPECT_EQ(reopened->info().opKernels, trace->info().opKernels);
+    // PyTorch's own events as it recorded them: its ops with their input shapes, no AttnScope args.
+    const auto bmm = findEvent(*reopened, "aten::bmm");
+    ASSERT_TRUE(bmm);
+    EXPECT_NE(reopened->argsJson(*bmm).find("\"Input Dims\":[[2, 128, 32], [2, 32, 128]]"), std::string::npos)
+        << reopened->argsJson(*bmm);
+    EXPECT_EQ(reopened->argsJson(*bmm).find("\"role\""), std::string::npos);
+    EXPECT_EQ(analyzeTrace(*reopened).calls.size(), analyzeTrace(*trace).calls.size());
+}
+
+TEST(TorchBackend, StopEndsThePythonProcessAndKeepsWhatArrived) {
+    REQUIRE_TORCH(python);
+    RunConfig config = smallRun(python, {"flash"});
+    config.iters = 10000;
+    RunSession session(config);
+    session.start();
+    std::vector<RunEvent> events;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (events.empty() && std::chrono::steady_clock::now() < deadline) {
+        events = session.takeEvents();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_FALSE(events.empty());
+    const auto stopAt = std::chrono::steady_clock::now();
+    session.stop();
+    session.wait();
+    EXPECT_LT(std::chrono::steady_clock::now() - stopAt, std::chrono::seconds(10));
+    EXPECT_EQ(session.error(), "") << "a stop is not a failure";
+    EXPECT_LT(runStats(config, events).front().callMs.size(), 10000u);
+}
+
+TEST(TorchBackend, ABadImplementationIsRefusedBeforeAnythingStarts) {
+    RunConfig config = smallRun("python3", {"naive", "flashy"});
+    EXPECT_EQ(checkRunConfig(config),
+              "unknown implementation 'flashy' (the PyTorch backend has: naive, math, flash, efficient, cudnn)");
+    std::string notice;
+    config.impls = {"naive"};
+    EXPECT_EQ(chooseBackend(config, "torch", notice), "");
+    EXPECT_EQ(config.backend, Backend::Torch);
+}
+
+TEST(TorchBackend, NoPythonIsOneClearLine) {
+    const TempDir dir;
+    RunSession session(smallRun(dir.path("no-such-python"), {"naive"}));
+    runToEnd(session);
+    EXPECT_EQ(session.error().rfind("no Python: '" + dir.path("no-such-python") + "' was not found", 0), 0u)
+        << session.error();
+}
+
+TEST(TorchBackend, ATorchThatFailsToImportIsOneClearLine) {
+    // A real Python whose torch raises on import (a broken install).
+    const TempDir dir;
+    std::filesystem::create_directories(dir.path("site/torch"));
+    writeFile(dir.path("site/torch/__init__.py"), "raise ImportError('libtorch_cpu.so: cannot open shared object')\n");
+    const std::string python = fakePython(dir, "PYTHONPATH=" + dir.path("site") + " exec python3 \"$@\"");
+    RunSession session(smallRun(python, {"naive"}));
+    runToEnd(session);
+    EXPECT_NE(session.error().find("torch could not be imported: ImportError: libtorch_cpu.so: cannot open shared "
+                                   "object"),
+              std::string::npos)
+        << session.error();
+}
+
+TEST(TorchBackend, ARunnerThatDiesIsAnErrorAndWhatArrivedStays) {
+    REQUIRE_TORCH(python);
+    // The real runner for its first step, then the process is killed as a crash would end it.
+    const TempDir dir;
+    const std::string wrapper =
+        fakePython(dir, "\"" + python + "\" \"$@\" | { IFS= read -r started; echo \"$started\"; "
+                        "IFS= read -r step; echo \"$step\"; echo 'Fatal Python error: Segmentation fault' >&2; "
+                        "kill -9 $$ $(pgrep -P $$); }");
+    RunConfig config = smallRun(wrapper, {"flash"});
+    config.iters = 10000;
+    RunSession session(config);
+    const std::vector<RunEvent> events = runToEnd(session);
+    EXPECT_NE(session.error().find("was killed by signal 9 before the run finished: Fatal Python error: "
+                                   "Segmentation fault"),
+              std::string::npos)
+        << session.error();
+    EXPECT_FALSE(events.empty()) << "the step that arrived before the crash stays";
+}
