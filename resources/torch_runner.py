@@ -139,6 +139,8 @@ def main():
                 said = [str(w.message) for w in caught if str(w.message).strip()]
                 reason = "; ".join(said + [str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__])
         if reason is not None:
+            if not cuda and impl in ("efficient", "cudnn"):
+                reason = "PyTorch has this backend on CUDA only (%s)" % reason
             say(event="skipped", impl=impl, reason=reason)
             continue
         for call in range(warmup + iters):

@@ -60,10 +60,10 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
     }
     window.show();
     if (files.empty()) { // the embedded default: naive vs flash attention, live
+        if (!request->runBackend.empty()) window.runPanel()->setBackend(QString::fromStdString(request->runBackend));
         attnscope::kernels::RunConfig config = window.runPanel()->config();
-        QString backend = window.runPanel()->backend();
+        const QString backend = window.runPanel()->backend();
         if (!request->runBackend.empty()) {
-            backend = QString::fromStdString(request->runBackend);
             // The presets run on the CPU: on a GPU, naive vs flash at a shape its tensor cores take.
             if (backend == "cuda" && !config.variants.empty()) {
                 config = attnscope::kernels::RunConfig{};
@@ -76,6 +76,7 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
                 config.impls = attnscope::kernels::torchImpls();
                 config.shape = {1, 8, 1024, 64, false, attnscope::Precision::F32};
                 window.runPanel()->setConfig(config);
+                config = window.runPanel()->config(); // with the panel's Python
             }
         }
         window.startRun(config, backend);

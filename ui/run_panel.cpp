@@ -245,6 +245,10 @@ void RunPanel::backendChanged() {
     m_python->setEnabled(b == "torch");
 }
 
+void RunPanel::setBackend(const QString& backend) {
+    if (const int index = m_backend->findData(backend); index >= 0) m_backend->setCurrentIndex(index);
+}
+
 QString RunPanel::backend() const {
     return m_backend->currentData().toString();
 }

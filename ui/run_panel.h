@@ -37,6 +37,7 @@ public:
     // A preset by key (runPresets()), or "" for the fields.
     void setPreset(const QString& key);
     QString backend() const; // "auto", "cpu", "cuda", "torch"
+    void setBackend(const QString& backend);
     void setRunning(bool running);
     void setState(const QString& text);
 

@@ -164,7 +164,9 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
     const std::uint32_t h = fnv1a(name);
     QColor color;
     const std::uint32_t id = c.name[i].value;
-    if (isGpuCategory(category) && m_mode != ColorMode::Name) {
+    // GPU work, and the aten:: ops that stand for kernels in a trace without any, take role colours.
+    const bool kernelLike = isGpuCategory(category) || (c.flags[i] & kOpKernel);
+    if (kernelLike && m_mode != ColorMode::Name) {
         // A role's (or verdict's) hue, a shade per name: kernels of one kind read as one family.
         const bool analyzed = id < m_nameRole.size() && m_nameRole[id];
         if (m_mode == ColorMode::Verdict) {
@@ -178,7 +180,7 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
             const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
             color = QColor::fromHsv(hue, base.hsvSaturation(), value);
         }
-    } else if (isGpuCategory(category)) {
+    } else if (kernelLike) {
         color = QColor::fromHsv(int(h % 360), 150 + int((h >> 9) % 60), 190 + int((h >> 16) % 50));
     } else {
         color = QColor::fromHsv(int(h % 360), 45 + int((h >> 9) % 30), 200 + int((h >> 16) % 40));

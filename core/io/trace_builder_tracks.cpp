@@ -4,6 +4,7 @@
 #include "core/io/trace_builder_stages.h"
 
 #include "core/io/timestamp.h"
+#include "core/model/args_codec.h"
 #include "core/model/radix_sort.h"
 
 #include <algorithm>
@@ -160,36 +161,57 @@ void TraceBuilder::Impl::markOpKernels() {
             anyOp = anyOp || kind[track.events.category[i].value] == 2;
         }
     if (!anyOp) return;
-    // An op works itself when none of the ops inside it works: a stack of the open events, each
-    // marked once a working op was found inside it.
-    struct Open {
-        TimeNs end;
-        std::size_t index;
-        bool workInside;
-    };
-    std::vector<Open> open;
-    for (Track& track : t.m_tracks) {
+    // The kernels are the ops whose time is mostly their own: an op that works and whose working ops
+    // inside (the outermost ones) take less than half its time — a leaf, or `aten::all` around the
+    // small `fill_` that starts its output — and no op around it is one. Two passes per track:
+    // the time of the working ops inside each op, then the choice, outermost first.
+    std::vector<std::size_t> open; // indices of the events that enclose the current one
+    std::vector<TimeNs> inside;
+    std::vector<std::uint8_t> working;
+    for (std::uint32_t ti = 0; ti < t.m_tracks.size(); ++ti) {
+        Track& track = t.m_tracks[ti];
         if (track.kind != TrackKind::CpuThread) continue;
         EventColumns& c = track.events;
-        auto close = [&](TimeNs until) {
-            while (!open.empty() && open.back().end <= until) {
-                const Open& o = open.back();
-                if (!o.workInside && kind[c.category[o.index].value] == 2 && works[c.name[o.index].value]) {
-                    c.flags[o.index] |= kOpKernel;
-                    ++t.m_info.opKernels;
-                }
+        const std::size_t n = track.size();
+        inside.assign(n, 0);
+        working.assign(n, 0);
+        auto enclosing = [&](std::size_t i) {
+            while (!open.empty() && c.start[open.back()] + c.duration[open.back()] <= c.start[i])
                 open.pop_back();
-            }
         };
-        for (std::size_t i = 0; i < track.size(); ++i) {
+        open.clear();
+        for (std::size_t i = 0; i < n; ++i) {
             if (c.flags[i] & kInstant) continue;
-            close(c.start[i]);
+            enclosing(i);
+            // An op on 0-d tensors only (Input Dims all []: a Python number made a tensor, as `* 0.125`
+            // copies its scalar) moves a few bytes: the op around it is the work.
+            bool scalarsOnly = false;
             if (kind[c.category[i].value] == 2 && works[c.name[i].value])
-                for (auto it = open.rbegin(); it != open.rend() && !it->workInside; ++it)
-                    it->workInside = true;
-            open.push_back({c.start[i] + c.duration[i], i, false});
+                forEachEncodedArg(t.m_strings, t.encodedArgs({TrackId{ti}, std::uint32_t(i)}),
+                                  [&](std::string_view key, std::string_view value) {
+                                      if (key == "Input Dims")
+                                          scalarsOnly = value.find_first_of("0123456789") == std::string_view::npos;
+                                  });
+            working[i] = kind[c.category[i].value] == 2 && works[c.name[i].value] && !scalarsOnly;
+            // Its time counts inside each enclosing op up to the nearest working one.
+            if (working[i])
+                for (auto it = open.rbegin(); it != open.rend(); ++it) {
+                    inside[*it] += c.duration[i];
+                    if (working[*it]) break;
+                }
+            open.push_back(i);
         }
-        close(std::numeric_limits<TimeNs>::max());
+        open.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (c.flags[i] & kInstant) continue;
+            enclosing(i);
+            const bool taken = std::any_of(open.begin(), open.end(), [&](std::size_t o) { return c.flags[o] & kOpKernel; });
+            if (!taken && working[i] && 2 * inside[i] < c.duration[i] + (c.duration[i] == 0)) {
+                c.flags[i] |= kOpKernel;
+                ++t.m_info.opKernels;
+            }
+            open.push_back(i);
+        }
     }
 }
 

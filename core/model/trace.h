@@ -20,8 +20,9 @@ enum class TrackKind : std::uint8_t { CpuThread, GpuStream, Global };
 enum EventFlag : std::uint8_t {
     kInstant = 1,    // zero-duration marker (ph i/I), not a slice
     kUnfinished = 2, // a B without its E: ends where the trace ends
-    // In a trace with no GPU kernel (PyTorch on the CPU): an aten:: op that does the work itself —
-    // none of the ops inside it does any. These are the trace's kernels (isKernelEvent).
+    // In a trace with no GPU kernel (PyTorch on the CPU): an aten:: op that did the work, its time
+    // mostly its own (the working ops inside it, if any, took less than half), inside no other such
+    // op. These are the trace's kernels (isKernelEvent).
     kOpKernel = 4,
 };
 

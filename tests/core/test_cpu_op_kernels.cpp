@@ -54,6 +54,10 @@ std::vector<Op> attentionOps() {
         {"aten::resolve_conj", 13, 1, "[[4,64,512]]"},
         {"aten::_unsafe_view", 295, 2, "[[4,512,512],[]]"},
         {"aten::mul", 310, 60, "[[1,4,512,512],[]]"},
+        // `* scale` makes its Python number a tensor first: a copy of a 0-d tensor, not the work.
+        {"aten::to", 312, 5, "[[],[],[],[],[]]"},
+        {"aten::_to_copy", 313, 3, "[[],[],[],[],[],[],[]]"},
+        {"aten::copy_", 314, 1, "[[],[],[]]"},
         {"aten::softmax", 380, 200, "[[1,4,512,512],[],[]]"},
         {"aten::_softmax", 382, 195, "[[1,4,512,512],[],[]]"},
         {"aten::matmul", 590, 300, "[[1,4,512,512],[1,4,512,64]]"},
@@ -71,6 +75,7 @@ std::vector<Op> attentionOps() {
         {"aten::_softmax", 2352, 195, "[[1,4,512,512],[],[]]"},
         {"aten::isneginf", 2560, 10, "[[1,4,512,512]]"},
         {"aten::all", 2580, 30, "[[1,4,512,512],[],[]]"},
+        {"aten::fill_", 2605, 2, "[[1,4,512,1],[]]"}, // all starts its output: all's time is its own
         {"aten::where", 2620, 20, "[[1,4,512,1],[],[1,4,512,512],[1,4,512,512]]"},
         {"aten::matmul", 2660, 300, "[[1,4,512,512],[1,4,512,64]]"},
         {"aten::bmm", 2665, 280, "[[4,512,512],[4,512,64]]"},
@@ -105,8 +110,10 @@ TEST(CpuOpKernels, TheOpsThatDidTheWorkAreTheKernels) {
     for (const Track& t : trace->tracks())
         for (std::size_t i = 0; i < t.size(); ++i)
             if (isKernelEvent(*trace, t, i)) kernels.insert(std::string(trace->str(t.events.name[i])));
-    // Leaves that work (bmm, mul, _softmax, …) and the flash op whose inner ops only make views and
-    // empty tensors; never a bookkeeping op (view, as_strided, to), nor an op with work inside.
+    // Ops whose time is their own: leaves that work (bmm, _softmax, …), mul around its scalar's copy,
+    // all around the small fill_ of its output, the flash op whose inner ops only make views and
+    // empty tensors; never a bookkeeping op (view, as_strided, to), nor an op whose time is its
+    // inner ops' (matmul, softmax, SDPA).
     const std::multiset<std::string> expected{
         "aten::bmm",     "aten::bmm",      "aten::mul",   "aten::_softmax",
         "aten::mul",     "aten::bmm",      "aten::_softmax", "aten::isneginf",

@@ -4,7 +4,8 @@
 # Qt is installed), its tests and the GPU benchmark into build/gpu (a build/gpu made elsewhere and
 # carried over is used as it is when this machine cannot build), says what the driver and the plugin
 # see, runs the CUDA tests against the CPU reference, a collected run from the command line,
-# grouped-query and decode runs, a live CUDA run and the collected run in the window under Xvfb
+# grouped-query and decode runs, PyTorch's own attention through the PyTorch backend (when a Python
+# with a CUDA PyTorch is there), a live CUDA run and the collected run in the window under Xvfb
 # (screenshots into $OUT when set), and the benchmark (flash TFLOP/s against the dense peak, cuBLAS
 # naive, CUPTI's overhead), printing every number. Exit status: 0 when all pass, 1 when a test fails
 # or there is no GPU, 2 when nothing could be built.
@@ -52,6 +53,25 @@ echo "== grouped-query heads and a decode step on flash (bf16, 8 query heads on 
     --dtype bf16 --warmup 2 --iters 5 || rc=1
 "$BUILD/attnscope" run --backend cuda --impl flash --heads 16 --kv-heads 4 --seq 2048 --dim 128 --dtype bf16 \
     --causal --warmup 2 --iters 5 || rc=1
+echo "== PyTorch's own attention on the GPU (the PyTorch backend: naive, SDPA math, flash, efficient, cuDNN; bf16)"
+# The Python with a CUDA PyTorch: ATTNSCOPE_PYTHON, build/torch-venv (make torch-venv), or python3.
+torch_python=""
+for py in "${ATTNSCOPE_PYTHON:-}" build/torch-venv/bin/python python3; do
+    if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+        torch_python=$py
+        break
+    fi
+done
+if [ -n "$torch_python" ]; then
+    "$BUILD/attnscope" run --backend torch --python "$torch_python" --heads 16 --seq 2048 --dim 128 --dtype bf16 \
+        --causal --warmup 2 --iters 5 -o "$BUILD/torch_run.json.gz" || rc=1
+    "$BUILD/attnscope" summary "$BUILD/torch_run.json.gz" --top 12 || rc=1
+    "$BUILD/attnscope" run --backend torch --python "$torch_python" --impl naive,flash,efficient --heads 32 \
+        --kv-heads 8 --decode --kv-len 32768 --dim 128 --dtype bf16 --warmup 2 --iters 5 || rc=1
+else
+    echo "no Python with a CUDA PyTorch here (ATTNSCOPE_PYTHON, build/torch-venv, python3): not checked"
+    rc=1
+fi
 echo "== the window: a live CUDA run, then the collected run (screenshots, where Xvfb and the GUI are)"
 if command -v xvfb-run >/dev/null && grep -q "ATTNSCOPE_BUILD_GUI:BOOL=ON" "$BUILD/CMakeCache.txt" 2>/dev/null &&
     cmake --build "$BUILD" --target attnscope_ui >>"$BUILD.log" 2>&1; then
