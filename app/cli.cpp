@@ -78,7 +78,8 @@ const std::vector<Verb>& verbs() {
          "         [--dim D] [--kv-heads K] [--decode --kv-len L] [--dtype fp32|fp16|bf16] [--causal]\n"
          "         [--warmup W] [--iters I] [--threads T] [--no-cupti] [--python PY] [--preset NAME]\n"
          "         [-o RUN.json[.gz]]",
-         "run attention on the CPU, a GPU or with PyTorch and print time per call; -o saves the run as a trace",
+         "run attention on the CPU, a GPU or with PyTorch and print time per call; -o saves the run as a "
+         "trace",
          "  --backend B   cpu, cuda, torch (PyTorch's own, on its GPU when it has one) or auto\n"
          "                (default: cuda when a GPU is found)\n"
          "  --impl LIST   naive, flash (CUDA also naive_simt, flash_simt; torch: naive, math, flash,\n"

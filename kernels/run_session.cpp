@@ -521,7 +521,8 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
     int width = 10;
     for (const ImplStats& st : stats)
         width = std::max(width, int(st.impl.size()));
-    const bool counted = std::any_of(stats.begin(), stats.end(), [](const ImplStats& st) { return st.kernelsPerCall > 0; });
+    const bool counted =
+        std::any_of(stats.begin(), stats.end(), [](const ImplStats& st) { return st.kernelsPerCall > 0; });
     add("\n%-*s %12s %22s %10s", width, "impl", "mean/call", "spread (min - max)", "GFLOP/s");
     if (counted) add(" %14s", "kernels/call");
     for (KernelRole role : kRoles)

@@ -80,7 +80,8 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
                 e.args.emplace_back(std::string(key), std::string(value));
             });
             if (isKernelEvent(step, track, i))
-                if (const KernelAnalysis* k = analysis.find({TrackId{t}, i})) e.role = std::string(roleName(k->role));
+                if (const KernelAnalysis* k = analysis.find({TrackId{t}, i}))
+                    e.role = std::string(roleName(k->role));
             e.impl = impl;
             e.call = call;
             e.warmup = warmup;
@@ -125,7 +126,8 @@ public:
     }
 
     // "" when it started, else why not.
-    std::string start(const std::string& python, const std::vector<std::string>& args, const std::string& errPath) {
+    std::string start(const std::string& python, const std::vector<std::string>& args,
+                      const std::string& errPath) {
         int pipeFds[2];
         if (pipe2(pipeFds, O_CLOEXEC) != 0) return std::string("cannot make a pipe: ") + std::strerror(errno);
         posix_spawn_file_actions_t actions;
@@ -144,10 +146,11 @@ public:
         m_out = pipeFds[0];
         if (failed) {
             m_pid = -1;
-            return failed == ENOENT ? "no Python: '" + python +
-                                          "' was not found (install python3, or name one with ATTNSCOPE_PYTHON "
-                                          "or the Run panel's Python setting)"
-                                    : "cannot start '" + python + "': " + std::strerror(failed);
+            return failed == ENOENT
+                       ? "no Python: '" + python +
+                             "' was not found (install python3, or name one with ATTNSCOPE_PYTHON "
+                             "or the Run panel's Python setting)"
+                       : "cannot start '" + python + "': " + std::strerror(failed);
         }
         return {};
     }
@@ -282,9 +285,9 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
         if (event == "started") {
             hooks.device(msg.value("device", "cpu") == "cuda" ? msg.value("device_name", "") : std::string());
             hooks.notice("PyTorch " + msg.value("torch", "?") + " on " +
-                         (msg.value("device", "cpu") == "cuda" ? msg.value("device_name", "the GPU")
-                                                               : "the CPU, " + std::to_string(msg.value("threads", 0)) +
-                                                                     " threads"));
+                         (msg.value("device", "cpu") == "cuda"
+                              ? msg.value("device_name", "the GPU")
+                              : "the CPU, " + std::to_string(msg.value("threads", 0)) + " threads"));
         } else if (event == "skipped") {
             hooks.notice(msg.value("impl", "?") + ": not available here: " + msg.value("reason", ""));
         } else if (event == "step") {

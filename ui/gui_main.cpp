@@ -60,7 +60,8 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
     }
     window.show();
     if (files.empty()) { // the embedded default: naive vs flash attention, live
-        if (!request->runBackend.empty()) window.runPanel()->setBackend(QString::fromStdString(request->runBackend));
+        if (!request->runBackend.empty())
+            window.runPanel()->setBackend(QString::fromStdString(request->runBackend));
         attnscope::kernels::RunConfig config = window.runPanel()->config();
         const QString backend = window.runPanel()->backend();
         if (!request->runBackend.empty()) {

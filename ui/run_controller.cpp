@@ -51,8 +51,7 @@ QString RunController::start(kernels::RunConfig config, const QString& backend) 
     m_run->start();
     m_timer->start();
     m_panel->setRunning(true);
-    m_panel->setState(note + (config.backend == kernels::Backend::Torch
-                                  ? tr("Starting PyTorch…")
+    m_panel->setState(note + (config.backend == kernels::Backend::Torch ? tr("Starting PyTorch…")
                               : config.backend == kernels::Backend::Cuda
                                   ? tr("Running on the GPU…")
                                   : tr("Running on %1 CPU workers…").arg(m_run->workers())));

@@ -6,8 +6,8 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPushButton>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -75,7 +75,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_python = new QLineEdit(this);
     m_python->setObjectName("runPython");
     m_python->setPlaceholderText(tr("python3 on PATH, or ATTNSCOPE_PYTHON"));
-    m_python->setToolTip(tr("PyTorch backend: the Python that has torch (a virtual environment's bin/python)"));
+    m_python->setToolTip(
+        tr("PyTorch backend: the Python that has torch (a virtual environment's bin/python)"));
     form->addRow(tr("Python"), m_python);
     m_batch = spin(this, kernels::limits::kBatch);
     m_heads = spin(this, kernels::limits::kHeads);
@@ -240,7 +241,9 @@ void RunPanel::backendChanged() {
     const bool preset = !m_preset->currentData().toString().isEmpty();
     for (const auto& [name, box] : m_impls) {
         const bool simt = name.find("simt") != std::string::npos;
-        box->setEnabled(!preset && (simt ? b == "cuda" || b == "auto" : torchOnly(name) ? b == "torch" : true));
+        box->setEnabled(!preset && (simt              ? b == "cuda" || b == "auto"
+                                    : torchOnly(name) ? b == "torch"
+                                                      : true));
     }
     m_python->setEnabled(b == "torch");
 }

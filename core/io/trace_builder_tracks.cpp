@@ -4,7 +4,6 @@
 #include "core/io/trace_builder_stages.h"
 
 #include "core/io/timestamp.h"
-#include "core/model/args_codec.h"
 #include "core/model/radix_sort.h"
 
 #include <algorithm>
@@ -155,11 +154,13 @@ void TraceBuilder::Impl::markOpKernels() {
         kind[id] = isKernelCategory(s) ? 1 : isCpuOpCategory(s) ? 2 : 0;
         works[id] = s.substr(0, 6) == "aten::" && !isBookkeepingOp(s);
     }
-    for (const Track& track : t.m_tracks)
-        for (std::size_t i = 0; i < track.size(); ++i) {
-            if (kind[track.events.category[i].value] == 1) return; // GPU kernels: they are the kernels
-            anyOp = anyOp || kind[track.events.category[i].value] == 2;
-        }
+    // GPU kernels (on GPU tracks, looked at first: a large trace has them early) are the kernels.
+    for (const TrackKind k : {TrackKind::GpuStream, TrackKind::CpuThread, TrackKind::Global})
+        for (const Track& track : t.m_tracks)
+            for (std::size_t i = 0; track.kind == k && i < track.size(); ++i) {
+                if (kind[track.events.category[i].value] == 1) return;
+                anyOp = anyOp || kind[track.events.category[i].value] == 2;
+            }
     if (!anyOp) return;
     // The kernels are the ops whose time is mostly their own: an op that works and whose working ops
     // inside (the outermost ones) take less than half its time — a leaf, or `aten::all` around the
@@ -183,16 +184,7 @@ void TraceBuilder::Impl::markOpKernels() {
         for (std::size_t i = 0; i < n; ++i) {
             if (c.flags[i] & kInstant) continue;
             enclosing(i);
-            // An op on 0-d tensors only (Input Dims all []: a Python number made a tensor, as `* 0.125`
-            // copies its scalar) moves a few bytes: the op around it is the work.
-            bool scalarsOnly = false;
-            if (kind[c.category[i].value] == 2 && works[c.name[i].value])
-                forEachEncodedArg(t.m_strings, t.encodedArgs({TrackId{ti}, std::uint32_t(i)}),
-                                  [&](std::string_view key, std::string_view value) {
-                                      if (key == "Input Dims")
-                                          scalarsOnly = value.find_first_of("0123456789") == std::string_view::npos;
-                                  });
-            working[i] = kind[c.category[i].value] == 2 && works[c.name[i].value] && !scalarsOnly;
+            working[i] = kind[c.category[i].value] == 2 && works[c.name[i].value];
             // Its time counts inside each enclosing op up to the nearest working one.
             if (working[i])
                 for (auto it = open.rbegin(); it != open.rend(); ++it) {
@@ -205,7 +197,8 @@ void TraceBuilder::Impl::markOpKernels() {
         for (std::size_t i = 0; i < n; ++i) {
             if (c.flags[i] & kInstant) continue;
             enclosing(i);
-            const bool taken = std::any_of(open.begin(), open.end(), [&](std::size_t o) { return c.flags[o] & kOpKernel; });
+            const bool taken =
+                std::any_of(open.begin(), open.end(), [&](std::size_t o) { return c.flags[o] & kOpKernel; });
             if (!taken && working[i] && 2 * inside[i] < c.duration[i] + (c.duration[i] == 0)) {
                 c.flags[i] |= kOpKernel;
                 ++t.m_info.opKernels;

@@ -23,17 +23,17 @@ bool isCpuOpCategory(std::string_view cat) {
 bool isBookkeepingOp(std::string_view name) {
     // Views, reshapes and empty tensors (no data moves), and the ops that return their input as it
     // is when they have no op inside them (to, contiguous: a copy would be a _to_copy or copy_ within).
+    // clang-format off
     static constexpr std::string_view kOps[] = {
-        "aten::empty",       "aten::empty_like",  "aten::empty_strided", "aten::as_strided",
-        "aten::view",        "aten::_unsafe_view", "aten::_reshape_alias", "aten::reshape",
-        "aten::view_as",     "aten::expand",      "aten::expand_as",    "aten::transpose",
-        "aten::t",           "aten::permute",     "aten::unsqueeze",    "aten::squeeze",
-        "aten::select",      "aten::slice",       "aten::narrow",       "aten::split",
-        "aten::chunk",       "aten::unbind",      "aten::flatten",      "aten::unflatten",
-        "aten::detach",      "aten::detach_",     "aten::alias",        "aten::lift_fresh",
-        "aten::resolve_conj", "aten::resolve_neg", "aten::to",          "aten::contiguous",
-        "aten::scalar_tensor", "aten::result_type", "aten::size",       "aten::stride",
-        "aten::is_nonzero",  "aten::set_",        "aten::record_stream"};
+        "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::as_strided", "aten::view",
+        "aten::_unsafe_view", "aten::_reshape_alias", "aten::reshape", "aten::view_as", "aten::expand",
+        "aten::expand_as", "aten::transpose", "aten::t", "aten::permute", "aten::unsqueeze",
+        "aten::squeeze", "aten::select", "aten::slice", "aten::narrow", "aten::split", "aten::chunk",
+        "aten::unbind", "aten::flatten", "aten::unflatten", "aten::detach", "aten::detach_",
+        "aten::alias", "aten::lift_fresh", "aten::resolve_conj", "aten::resolve_neg", "aten::to",
+        "aten::contiguous", "aten::scalar_tensor", "aten::result_type", "aten::size", "aten::stride",
+        "aten::is_nonzero", "aten::set_", "aten::record_stream"};
+    // clang-format on
     for (std::string_view op : kOps)
         if (name == op) return true;
     return false;

@@ -187,7 +187,8 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
                                     : "fp64 inputs (only the math backend takes them)");
         if (!cpu && d && !d->empty() && !(*d)[0].empty() && (*d)[0].back() > 256)
             reason("head dim " + std::to_string((*d)[0].back()) + " (flash takes at most 256)");
-        if (!cpu && d && d->size() > 3 && !(*d)[3].empty()) reason("an explicit attn_mask (flash takes none)");
+        if (!cpu && d && d->size() > 3 && !(*d)[3].empty())
+            reason("an explicit attn_mask (flash takes none)");
         if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
             reason("dropout_p " + con[4] + " (training)");
         if (cpu && why.empty())

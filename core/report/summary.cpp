@@ -88,7 +88,8 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
     s.warnings = info.warnings;
     if (info.opKernels)
         s.kernelsNote = "no GPU kernels: the " + std::to_string(info.opKernels) +
-                        " aten:: ops that did the work (their time mostly their own, not their inner ops') are its kernels";
+                        " aten:: ops that did the work (their time mostly their own, not their inner ops') "
+                        "are its kernels";
 
     KernelAccumulator kernels;
     std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id

@@ -34,10 +34,10 @@ std::string torchPython() {
     return std::filesystem::exists(python) ? python : std::string();
 }
 
-#define REQUIRE_TORCH(python)                                                                               \
-    const std::string python = torchPython();                                                               \
+#define REQUIRE_TORCH(python)                                                                                \
+    const std::string python = torchPython();                                                                \
     ASSERT_FALSE(python.empty()) << "no Python with PyTorch at " ATTNSCOPE_TORCH_PYTHON                      \
-                                    " (make test creates it: python3 -m venv build/torch-venv && "          \
+                                    " (make test creates it: python3 -m venv build/torch-venv && "           \
                                     "build/torch-venv/bin/pip install torch)"
 
 RunConfig smallRun(const std::string& python, std::vector<std::string> impls) {
@@ -122,7 +122,8 @@ TEST(TorchBackend, NaiveMathAndFlashArriveLiveWithRolesCostsAndFindings) {
     for (const AttentionCall& c : a.calls)
         ++calls[c.impl];
     // Warm-up calls are calls too: 3 of each.
-    EXPECT_EQ(calls, (std::map<std::string, int>{{"naive", 3}, {std::string(kSdpaMathImpl), 3}, {"flash", 3}}));
+    EXPECT_EQ(calls,
+              (std::map<std::string, int>{{"naive", 3}, {std::string(kSdpaMathImpl), 3}, {"flash", 3}}));
     const double qkFlops = kernelCost(config.shape, KernelRole::QkGemm).flops;
     const double fusedFlops = kernelCost(config.shape, KernelRole::FusedAttention).flops;
     int qk = 0, fused = 0;
@@ -191,8 +192,9 @@ TEST(TorchBackend, StopEndsThePythonProcessAndKeepsWhatArrived) {
 
 TEST(TorchBackend, ABadImplementationIsRefusedBeforeAnythingStarts) {
     RunConfig config = smallRun("python3", {"naive", "flashy"});
-    EXPECT_EQ(checkRunConfig(config),
-              "unknown implementation 'flashy' (the PyTorch backend has: naive, math, flash, efficient, cudnn)");
+    EXPECT_EQ(
+        checkRunConfig(config),
+        "unknown implementation 'flashy' (the PyTorch backend has: naive, math, flash, efficient, cudnn)");
     std::string notice;
     config.impls = {"naive"};
     EXPECT_EQ(chooseBackend(config, "torch", notice), "");
@@ -211,13 +213,15 @@ TEST(TorchBackend, ATorchThatFailsToImportIsOneClearLine) {
     // A real Python whose torch raises on import (a broken install).
     const TempDir dir;
     std::filesystem::create_directories(dir.path("site/torch"));
-    writeFile(dir.path("site/torch/__init__.py"), "raise ImportError('libtorch_cpu.so: cannot open shared object')\n");
+    writeFile(dir.path("site/torch/__init__.py"),
+              "raise ImportError('libtorch_cpu.so: cannot open shared object')\n");
     const std::string python = fakePython(dir, "PYTHONPATH=" + dir.path("site") + " exec python3 \"$@\"");
     RunSession session(smallRun(python, {"naive"}));
     runToEnd(session);
-    EXPECT_NE(session.error().find("torch could not be imported: ImportError: libtorch_cpu.so: cannot open shared "
-                                   "object"),
-              std::string::npos)
+    EXPECT_NE(
+        session.error().find("torch could not be imported: ImportError: libtorch_cpu.so: cannot open shared "
+                             "object"),
+        std::string::npos)
         << session.error();
 }
 
@@ -225,10 +229,11 @@ TEST(TorchBackend, ARunnerThatDiesIsAnErrorAndWhatArrivedStays) {
     REQUIRE_TORCH(python);
     // The real runner for its first step, then the process is killed as a crash would end it.
     const TempDir dir;
-    const std::string wrapper =
-        fakePython(dir, "\"" + python + "\" \"$@\" | { IFS= read -r started; echo \"$started\"; "
-                        "IFS= read -r step; echo \"$step\"; echo 'Fatal Python error: Segmentation fault' >&2; "
-                        "kill -9 $$ $(pgrep -P $$); }");
+    const std::string wrapper = fakePython(
+        dir, "\"" + python +
+                 "\" \"$@\" | { IFS= read -r started; echo \"$started\"; "
+                 "IFS= read -r step; echo \"$step\"; echo 'Fatal Python error: Segmentation fault' >&2; "
+                 "kill -9 $$ $(pgrep -P $$); }");
     RunConfig config = smallRun(wrapper, {"flash"});
     config.iters = 10000;
     RunSession session(config);

@@ -288,7 +288,8 @@ TEST(RunPanel, APyTorchRunShowsItsImplementationsSideBySide) {
     std::map<std::string, int> calls;
     for (const AttentionCall& c : w.analysis()->calls)
         ++calls[c.impl];
-    EXPECT_EQ(calls, (std::map<std::string, int>{{"naive", 2}, {std::string(kSdpaMathImpl), 2}, {"flash", 2}}));
+    EXPECT_EQ(calls,
+              (std::map<std::string, int>{{"naive", 2}, {std::string(kSdpaMathImpl), 2}, {"flash", 2}}));
     EXPECT_TRUE(w.statusBar()->currentMessage().startsWith("Run finished"))
         << w.statusBar()->currentMessage().toStdString();
     QString state;
