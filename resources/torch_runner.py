@@ -61,11 +61,16 @@ def main():
     signal.signal(signal.SIGTERM, request_stop)
     try:
         import torch
+    except Exception as e:  # ImportError, or a broken install raising anything
+        say(event="error", message="torch could not be imported: %s: %s" % (type(e).__name__, e), **{"import": True})
+        return 3
+    try:
         import torch.nn.functional as F
         from torch.nn.attention import SDPBackend, sdpa_kernel
         from torch.profiler import ProfilerActivity, profile, record_function
-    except Exception as e:  # ImportError, or a broken install raising anything
-        say(event="error", message="torch could not be imported: %s: %s" % (type(e).__name__, e), **{"import": True})
+    except Exception as e:
+        say(event="error", message="PyTorch %s lacks what the runner uses (torch.nn.attention.sdpa_kernel, "
+            "PyTorch 2.3 or newer): %s: %s" % (torch.__version__, type(e).__name__, e))
         return 3
 
     cuda = torch.cuda.is_available()
@@ -109,12 +114,16 @@ def main():
     backends = {"math": SDPBackend.MATH, "flash": SDPBackend.FLASH_ATTENTION,
                 "efficient": SDPBackend.EFFICIENT_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
 
+    # Grouped K/V heads need enable_gqa (PyTorch 2.5 or newer); it is left out otherwise, so that
+    # older versions run the rest.
+    gqa = {"enable_gqa": True} if kv_heads != h else {}
+
     def sdpa(backend):
         def call():
             with sdpa_kernel([backend]):
                 if lower_right:
-                    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=kv_heads != h)
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=kv_heads != h)
+                    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **gqa)
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, **gqa)
         return call
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
