@@ -244,3 +244,54 @@ TEST(TorchBackend, ARunnerThatDiesIsAnErrorAndWhatArrivedStays) {
     EXPECT_NE(session.error().find("Fatal Python error: Segmentation fault"), std::string::npos) << session.error();
     EXPECT_FALSE(events.empty()) << "the step that arrived before the crash stays";
 }
+
+// What a PyTorch run on a GPU hands over, without a GPU: a real H100 Kineto trace (PyTorch's SDPA
+// flash backend) taken as two steps of a run. Each step's kernels keep their launch links (the
+// correlation ids of two files never meet), their streams and the device's roofs.
+TEST(TorchBackend, GpuStepsKeepTheirStreamsLaunchLinksAndDevice) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto step = loadTraceFile(path);
+    std::size_t kernels = 0, launched = 0;
+    for (const Track& t : step->tracks())
+        for (std::uint32_t i = 0; i < t.size(); ++i)
+            if (isKernelEvent(*step, t, i)) {
+                ++kernels;
+                if (step->launchOf({TrackId(std::uint32_t(&t - step->tracks().data())), i})) ++launched;
+            }
+    ASSERT_GT(launched, 1000u);
+    std::vector<RunEvent> events = stepEvents(*step, step->startNs(), "flash", 0, false, 0);
+    const std::vector<RunEvent> second = stepEvents(*step, step->startNs() - 1000000000, "flash", 1, false, 1);
+    events.insert(events.end(), second.begin(), second.end());
+    const auto run = buildRunTrace(events, Backend::Torch, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(run->info().opKernels, 0u) << "a trace with GPU kernels keeps them as its kernels";
+    std::size_t runKernels = 0, runLaunched = 0, sameStep = 0;
+    for (std::uint32_t ti = 0; ti < run->tracks().size(); ++ti) {
+        const Track& t = run->tracks()[ti];
+        for (std::uint32_t i = 0; i < t.size(); ++i) {
+            if (!isKernelEvent(*run, t, i)) continue;
+            ++runKernels;
+            const auto launch = run->launchOf({TrackId(ti), i});
+            if (!launch) continue;
+            ++runLaunched;
+            // The second step lies a second later: a kernel's launch is in its own step.
+            const bool late = t.events.start[i] >= 1000000000;
+            const bool launchLate = run->track(launch->track).events.start[launch->index] >= 1000000000;
+            sameStep += late == launchLate;
+        }
+    }
+    EXPECT_EQ(runKernels, 2 * kernels);
+    EXPECT_EQ(runLaunched, 2 * launched);
+    EXPECT_EQ(sameStep, runLaunched);
+    // Its GPU as PyTorch numbered it, a track per stream, and the H100's roofs for the roofline.
+    bool stream7 = false;
+    for (std::uint32_t ti = 0; ti < run->tracks().size(); ++ti)
+        stream7 = stream7 || run->trackLabel(TrackId(ti)) == "GPU 0 · stream 7";
+    EXPECT_TRUE(stream7);
+    const TraceAnalysis a = analyzeTrace(*run);
+    ASSERT_TRUE(a.device);
+    EXPECT_NE(a.deviceNote.find("H100"), std::string::npos) << a.deviceNote;
+    std::size_t flash = 0;
+    for (const AttentionCall& c : a.calls)
+        flash += c.impl == "flash";
+    EXPECT_GT(flash, 0u);
+}
