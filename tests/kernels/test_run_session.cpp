@@ -10,6 +10,7 @@
 #include "core/io/chrome_writer.h"
 #include "core/report/findings.h"
 #include "support/test_support.h"
+#include "support/run_to_end.h"
 
 #include "core/report/summary.h"
 
@@ -26,6 +27,7 @@
 
 using namespace attnscope;
 using namespace attnscope::kernels;
+using attnscope::test::runToEnd;
 using attnscope::test::loadText;
 
 namespace {
@@ -48,21 +50,6 @@ DeviceSpec fixedCpu() {
     cpu.fp32 = 100e9;
     cpu.bandwidth = 2e9;
     return cpu;
-}
-
-std::vector<RunEvent> runToEnd(RunSession& session) {
-    session.start();
-    std::vector<RunEvent> all;
-    // Taken in batches while it runs, as a viewer would.
-    while (!session.finished()) {
-        auto batch = session.takeEvents();
-        all.insert(all.end(), batch.begin(), batch.end());
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    session.wait();
-    auto rest = session.takeEvents();
-    all.insert(all.end(), rest.begin(), rest.end());
-    return all;
 }
 
 } // namespace

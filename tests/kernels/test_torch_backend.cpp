@@ -3,6 +3,7 @@
 // makes (PyTorch from PyPI), on the CPU at a small shape. And what a user sees when Python or torch
 // is missing, broken or dies.
 #include "support/test_support.h"
+#include "support/run_to_end.h"
 
 #include "kernels/attention.h"
 #include "kernels/run_session.h"
@@ -53,22 +54,6 @@ RunConfig smallRun(const std::string& python, std::vector<std::string> impls) {
     c.iters = 2;
     c.threads = 1;
     return c;
-}
-
-// Runs to the end; whether some records were taken while the run was still going.
-std::vector<RunEvent> runToEnd(RunSession& session, bool* live = nullptr) {
-    std::vector<RunEvent> events;
-    session.start();
-    while (!session.finished()) {
-        auto batch = session.takeEvents();
-        if (!batch.empty() && !session.finished() && live) *live = true;
-        events.insert(events.end(), batch.begin(), batch.end());
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    session.wait();
-    auto rest = session.takeEvents();
-    events.insert(events.end(), rest.begin(), rest.end());
-    return events;
 }
 
 std::string joined(const std::vector<std::string>& lines) {
