@@ -52,7 +52,8 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
     const std::string range = impl + " attention";
     // Each kernel's role, as the analysis sees the step (a call of one implementation).
     const TraceAnalysis analysis = analyzeTrace(step);
-    // Host threads in the run's order of appearance; they keep PyTorch's thread ids.
+    // Host threads keep PyTorch's thread ids, GPU streams their numbers ("7", or "stream 7" in some
+    // Kineto versions).
     for (std::uint32_t t = 0; t < step.tracks().size(); ++t) {
         const Track& track = step.tracks()[t];
         const ProcessInfo& process = step.process(track.process);
@@ -69,7 +70,8 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
             e.startNs = track.events.start[i] - origin;
             e.endNs = track.end(i) - origin;
             e.device = gpu ? int(std::max<std::int64_t>(0, process.deviceIndex)) : -1;
-            const std::uint64_t lane = std::strtoull(std::string(tid).c_str(), nullptr, 10);
+            const std::size_t digits = std::min(tid.find_first_of("0123456789"), tid.size());
+            const std::uint64_t lane = std::strtoull(std::string(tid.substr(digits)).c_str(), nullptr, 10);
             if (gpu)
                 e.stream = std::uint32_t(lane);
             else

@@ -57,9 +57,11 @@ public:
 
     // The op that launched GPU work: the innermost cpu_op around its runtime call, if any.
     std::optional<EventRef> launchingOp(EventRef gpuEvent) const;
-    // Whether f holds for an op around the GPU work's runtime call (innermost first).
+    // Whether f holds for an op around the GPU work's runtime call (innermost first); for an aten::
+    // op standing for a kernel (a trace without GPU kernels), around the op itself.
     bool launchedUnder(EventRef gpuEvent, const std::function<bool(EventRef)>& f) const;
-    // The GPU work launched from inside a CPU event (by the runtime calls it encloses).
+    // The GPU work launched from inside a CPU event (by the runtime calls it encloses), or in a trace
+    // without GPU kernels the aten:: ops standing for kernels inside it.
     std::vector<EventRef> gpuWorkUnder(EventRef cpuEvent) const;
     TimeNs totalDuration(const std::vector<EventRef>& events) const {
         TimeNs sum = 0;
