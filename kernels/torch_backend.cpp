@@ -280,25 +280,27 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
     auto idle = [&] {
         if (hooks.stopRequested()) runner.askToStop();
     };
-    while (runner.readLine(line, idle)) {
-        nlohmann::json msg = nlohmann::json::parse(line, nullptr, false);
-        if (!msg.is_object() || !msg.contains("event")) continue; // a stray print
+    // One line of the runner's; a field of the wrong type throws (the line is then ignored).
+    auto handle = [&](const nlohmann::json& msg) {
         const std::string event = msg.value("event", "");
         if (event == "started") {
-            hooks.device(msg.value("device", "cpu") == "cuda" ? msg.value("device_name", "") : std::string());
+            const bool gpu = msg.value("device", "cpu") == "cuda";
+            hooks.device(gpu ? msg.value("device_name", "") : std::string());
             hooks.notice("PyTorch " + msg.value("torch", "?") + " on " +
-                         (msg.value("device", "cpu") == "cuda"
-                              ? msg.value("device_name", "the GPU")
+                         (gpu ? msg.value("device_name", "the GPU")
                               : "the CPU, " + std::to_string(msg.value("threads", 0)) + " threads"));
         } else if (event == "skipped") {
             hooks.notice(msg.value("impl", "?") + ": not available here: " + msg.value("reason", ""));
         } else if (event == "step") {
-            const std::string path = msg.value("trace", "");
+            const std::string path = msg.value("trace", ""), impl = msg.value("impl", "?");
+            const int call = msg.value("call", 0);
+            const bool warmup = msg.value("warmup", false);
+            // Only the runner's own step files are read, and removed: nothing outside its folder.
+            if (fs::path(path).parent_path() != fs::path(folder.path())) return;
             try {
                 const auto trace = loadTraceFile(path);
                 if (!origin) origin = trace->startNs();
-                hooks.events(stepEvents(*trace, *origin, msg.value("impl", "?"), msg.value("call", 0),
-                                        msg.value("warmup", false), steps++));
+                hooks.events(stepEvents(*trace, *origin, impl, call, warmup, steps++));
             } catch (const std::exception& e) {
                 error = "a step's trace could not be read: " + std::string(e.what());
                 runner.askToStop();
@@ -309,6 +311,14 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
             error = msg.value("message", "the runner failed");
         } else if (event == "finished") {
             finished = true;
+        }
+    };
+    while (runner.readLine(line, idle)) {
+        const nlohmann::json msg = nlohmann::json::parse(line, nullptr, false);
+        if (!msg.is_object() || !msg.contains("event")) continue; // a stray print
+        try {
+            handle(msg);
+        } catch (const nlohmann::json::exception&) {
         }
     }
     const int status = runner.end(std::chrono::seconds(5));

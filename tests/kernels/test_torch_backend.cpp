@@ -280,3 +280,22 @@ TEST(TorchBackend, GpuStepsKeepTheirStreamsLaunchLinksAndDevice) {
         flash += c.impl == "flash";
     EXPECT_GT(flash, 0u);
 }
+
+// What the runner prints is read defensively: a stray line, a field of the wrong type and a step file
+// outside the runner's own folder are ignored — that file is neither read nor removed.
+TEST(TorchBackend, TheRunnersLinesAreReadDefensively) {
+    const TempDir dir;
+    writeFile(dir.path("precious.json"), "{\"traceEvents\":[]}");
+    const std::string python =
+        fakePython(dir, "echo 'a stray print'\n"
+                        "echo '{\"event\":\"step\",\"impl\":\"flash\",\"call\":\"zero\",\"trace\":\"x\"}'\n"
+                        "echo '{\"event\":\"step\",\"impl\":\"flash\",\"call\":0,\"trace\":\"" +
+                            dir.path("precious.json") +
+                            "\"}'\n"
+                            "echo '{\"event\":\"finished\",\"stopped\":false}'");
+    RunSession session(smallRun(python, {"flash"}));
+    const std::vector<RunEvent> events = runToEnd(session);
+    EXPECT_EQ(session.error(), "");
+    EXPECT_TRUE(events.empty());
+    EXPECT_TRUE(std::filesystem::exists(dir.path("precious.json")));
+}
