@@ -535,7 +535,9 @@ TEST(CpuRoofs, MeasuredPerCoreAndCachedWithWhatTheyDependOn) {
     const CpuRoofs r = cpuRoofs();
     EXPECT_EQ(r.isa, cpuIsa());
     EXPECT_GT(r.fp32Core, 0);
-    EXPECT_GE(r.fp32All, r.fp32Core * 0.9); // all cores at once do at least about what one does
+    // All cores at once do at least what one does, even when measured while other work ran.
+    EXPECT_GE(r.fp32All, r.fp32Core);
+    EXPECT_GE(r.bandwidthAll, r.bandwidthCore);
     EXPECT_GT(r.bandwidthCore, 0);
     if (__builtin_cpu_supports("avx512bf16")) {
         EXPECT_GT(r.bf16Core, 0); // measured where the CPU has bf16 dot products
