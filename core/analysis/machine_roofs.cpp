@@ -231,6 +231,15 @@ std::string cacheKey(const CpuRoofs& r) {
            ATTNSCOPE_VERSION;
 }
 
+// All the cores do at least what one does: a measurement of all of them taken while something else
+// ran on some (a build, another program), or a cache whose core roof another process raised, can say
+// less; such a roof is raised to one core's.
+void keepAllAtLeastOneCore(CpuRoofs& r) {
+    r.fp32All = std::max(r.fp32All, r.fp32Core);
+    r.bf16All = std::max(r.bf16All, r.bf16Core);
+    r.bandwidthAll = std::max(r.bandwidthAll, r.bandwidthCore);
+}
+
 // The cache file: the key, then "measured DATE", then the six numbers.
 std::optional<CpuRoofs> readCache(const std::string& path, const CpuRoofs& want) {
     std::ifstream in(path);
@@ -246,6 +255,7 @@ std::optional<CpuRoofs> readCache(const std::string& path, const CpuRoofs& want)
     std::string raised;
     std::getline(in >> std::ws, raised);
     r.note = raised;
+    keepAllAtLeastOneCore(r);
     return r;
 }
 
@@ -322,11 +332,7 @@ CpuRoofs measureCpuRoofs() {
     }
     r.bandwidthCore = readBandwidth(1);
     r.bandwidthAll = readBandwidth(r.cores);
-    // All the cores do at least what one does: a measurement of all of them taken while something
-    // else ran on some (a build, another program) can say less, and is raised to one core's.
-    r.fp32All = std::max(r.fp32All, r.fp32Core);
-    r.bf16All = std::max(r.bf16All, r.bf16Core);
-    r.bandwidthAll = std::max(r.bandwidthAll, r.bandwidthCore);
+    keepAllAtLeastOneCore(r);
     return r;
 }
 
