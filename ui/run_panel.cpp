@@ -246,6 +246,7 @@ void RunPanel::backendChanged() {
                                                       : true));
     }
     m_python->setEnabled(b == "torch");
+    m_collect->setEnabled(b == "cuda" || b == "auto"); // CUPTI is AttnScope's CUDA backend's
 }
 
 void RunPanel::setBackend(const QString& backend) {

@@ -17,6 +17,7 @@
 #include <QAbstractSeries>
 #include <QApplication>
 #include <QChart>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -275,6 +276,11 @@ TEST(RunPanel, APyTorchRunShowsItsImplementationsSideBySide) {
     backend->setCurrentIndex(backend->findData("torch"));
     auto* python = w.runPanel()->findChild<QLineEdit*>("runPython");
     ASSERT_TRUE(python->isEnabled());
+    // PyTorch's own implementations can be ticked, AttnScope's CUDA-only ones and CUPTI cannot.
+    for (QCheckBox* box : w.runPanel()->findChildren<QCheckBox*>()) {
+        if (box->text() == "math" || box->text() == "cudnn") EXPECT_TRUE(box->isEnabled());
+        if (box->text() == "naive_simt" || box->text().contains("CUPTI")) EXPECT_FALSE(box->isEnabled());
+    }
     python->setText(ATTNSCOPE_TORCH_PYTHON);
     button(w.runPanel(), "Run")->click();
     if (auto* box = w.findChild<QMessageBox*>()) ADD_FAILURE() << box->text().toStdString();
