@@ -467,7 +467,9 @@ int run(int argc, char** argv) {
     if (session.dropped())
         std::fprintf(stderr, "run: CUPTI dropped %llu records\n", (unsigned long long)session.dropped());
     const std::vector<RunEvent> events = session.takeEvents();
-    const std::vector<ImplStats> stats = runStats(config, events);
+    std::vector<ImplStats> stats = runStats(config, events);
+    for (ImplStats& st : stats)
+        st.unavailable = session.unavailable().count(st.impl) > 0;
 
     std::printf("%s", formatRunStats(stats).c_str());
     if (!out.empty()) {

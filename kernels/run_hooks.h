@@ -18,6 +18,8 @@ struct RunHooks {
     std::function<void(std::uint64_t)> dropped; // records the collector dropped so far
     std::function<bool()> stopRequested;
     std::function<void(const std::string&)> device; // the device the run found ("NVIDIA H200", "CPU")
+    // An implementation that cannot run there, and why (the others still run).
+    std::function<void(const std::string& impl, const std::string& reason)> unavailable;
 };
 
 } // namespace attnscope::kernels

@@ -233,6 +233,11 @@ std::vector<std::string> RunSession::takeNotices() {
     return out;
 }
 
+std::map<std::string, std::string> RunSession::unavailable() const {
+    std::lock_guard lock(m_mutex);
+    return m_unavailable;
+}
+
 std::vector<RunEvent> RunSession::takeEvents() {
     std::lock_guard lock(m_mutex);
     std::vector<RunEvent> out;
@@ -254,6 +259,11 @@ RunHooks RunSession::hooks() {
     };
     hooks.dropped = [this](std::uint64_t total) { m_dropped = total; };
     hooks.stopRequested = [this] { return m_stop.load(); };
+    hooks.unavailable = [this](const std::string& impl, const std::string& reason) {
+        std::lock_guard lock(m_mutex);
+        m_unavailable[impl] = reason;
+        m_notices.push_back(impl + ": not available here: " + reason);
+    };
     hooks.device = [this](const std::string& name) {
         std::lock_guard lock(m_mutex);
         m_deviceName = name;
@@ -530,7 +540,8 @@ std::string formatRunStats(const std::vector<ImplStats>& stats) {
     out += '\n';
     for (const ImplStats& st : stats) {
         if (st.callMs.empty()) {
-            add("%-*s %12s\n", width, st.impl.c_str(), "no measured call");
+            add("%-*s %12s\n", width, st.impl.c_str(),
+                st.unavailable ? "not available here (see above)" : "no measured call");
             continue;
         }
         const auto [lo, hi] = std::minmax_element(st.callMs.begin(), st.callMs.end());

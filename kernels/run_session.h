@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -140,6 +141,8 @@ public:
     std::uint64_t dropped() const { return m_dropped; }
     // Lines about the collection (CUPTI missing, …) since the last call.
     std::vector<std::string> takeNotices();
+    // The implementations that could not run there (PyTorch's, on this device or shape): impl → why.
+    std::map<std::string, std::string> unavailable() const;
 
 private:
     void run();
@@ -155,6 +158,7 @@ private:
     std::atomic<std::uint64_t> m_recorded{0};
     std::atomic<std::uint64_t> m_dropped{0};
     std::vector<std::string> m_notices;
+    std::map<std::string, std::string> m_unavailable;
     std::string m_deviceName;
     mutable std::mutex m_mutex;
     std::vector<RunEvent> m_queue;
@@ -177,6 +181,7 @@ struct ImplStats {
     std::vector<std::pair<std::string, double>> roleMs; // role → mean wall time per call, in role order
     double flopsPerCall = 0;                            // the attention's useful FLOPs
     double kernelsPerCall = 0; // PyTorch runs: kernels (or, on the CPU, aten:: ops that worked) a call
+    bool unavailable = false;  // it could not run there (RunSession::unavailable says why)
     double meanMs() const;
     double gflops() const { return meanMs() > 0 ? flopsPerCall / (meanMs() * 1e6) : 0; }
 };

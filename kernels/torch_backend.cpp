@@ -290,7 +290,7 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
                          (gpu ? msg.value("device_name", "the GPU")
                               : "the CPU, " + std::to_string(msg.value("threads", 0)) + " threads"));
         } else if (event == "skipped") {
-            hooks.notice(msg.value("impl", "?") + ": not available here: " + msg.value("reason", ""));
+            hooks.unavailable(msg.value("impl", "?"), msg.value("reason", ""));
         } else if (event == "step") {
             const std::string path = msg.value("trace", ""), impl = msg.value("impl", "?");
             const int call = msg.value("call", 0);

@@ -2,8 +2,8 @@
 // The PyTorch backend against the real thing: the Python of the virtual environment `make test`
 // makes (PyTorch from PyPI), on the CPU at a small shape. And what a user sees when Python or torch
 // is missing, broken or dies.
-#include "support/test_support.h"
 #include "support/run_to_end.h"
+#include "support/test_support.h"
 
 #include "kernels/attention.h"
 #include "kernels/run_session.h"
@@ -94,6 +94,8 @@ TEST(TorchBackend, NaiveMathAndFlashArriveLiveWithRolesCostsAndFindings) {
     for (const char* impl : {"naive", "math", "flash"})
         EXPECT_EQ(stats[impl].callMs.size(), 2u) << impl;
     EXPECT_TRUE(stats["efficient"].callMs.empty());
+    EXPECT_EQ(session.unavailable().count("efficient"), 1u);
+    EXPECT_EQ(session.unavailable().size(), 1u);
     EXPECT_EQ(stats["flash"].kernelsPerCall, 1.0);
     EXPECT_GE(stats["naive"].kernelsPerCall, 4.0); // QKᵀ, scale, softmax, PV
     EXPECT_GT(stats["math"].kernelsPerCall, stats["naive"].kernelsPerCall)
@@ -226,7 +228,8 @@ TEST(TorchBackend, ARunnerThatDiesIsAnErrorAndWhatArrivedStays) {
     EXPECT_NE(session.error().find("was killed by signal 9 before the run finished: "), std::string::npos)
         << session.error();
     // The last lines it wrote to stderr say why.
-    EXPECT_NE(session.error().find("Fatal Python error: Segmentation fault"), std::string::npos) << session.error();
+    EXPECT_NE(session.error().find("Fatal Python error: Segmentation fault"), std::string::npos)
+        << session.error();
     EXPECT_FALSE(events.empty()) << "the step that arrived before the crash stays";
 }
 
@@ -245,7 +248,8 @@ TEST(TorchBackend, GpuStepsKeepTheirStreamsLaunchLinksAndDevice) {
             }
     ASSERT_GT(launched, 1000u);
     std::vector<RunEvent> events = stepEvents(*step, step->startNs(), "flash", 0, false, 0);
-    const std::vector<RunEvent> second = stepEvents(*step, step->startNs() - 1000000000, "flash", 1, false, 1);
+    const std::vector<RunEvent> second =
+        stepEvents(*step, step->startNs() - 1000000000, "flash", 1, false, 1);
     events.insert(events.end(), second.begin(), second.end());
     const auto run = buildRunTrace(events, Backend::Torch, "NVIDIA H100 80GB HBM3");
     EXPECT_EQ(run->info().opKernels, 0u) << "a trace with GPU kernels keeps them as its kernels";
