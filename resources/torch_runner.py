@@ -111,8 +111,10 @@ def main():
             s = s.masked_fill(~mask, float("-inf"))
         return torch.softmax(s, dim=-1) @ vv
 
-    backends = {"math": SDPBackend.MATH, "flash": SDPBackend.FLASH_ATTENTION,
-                "efficient": SDPBackend.EFFICIENT_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+    # (cuDNN's backend is newer than the others: an older PyTorch lacks it.)
+    backends = {impl: getattr(SDPBackend, name, None) for impl, name in (
+        ("math", "MATH"), ("flash", "FLASH_ATTENTION"), ("efficient", "EFFICIENT_ATTENTION"),
+        ("cudnn", "CUDNN_ATTENTION"))}
 
     # Grouped K/V heads need enable_gqa (PyTorch 2.5 or newer); it is left out otherwise, so that
     # older versions run the rest.
@@ -135,6 +137,9 @@ def main():
     for impl in impls:
         if stop_requested:
             break
+        if impl != "naive" and backends[impl] is None:
+            say(event="skipped", impl=impl, reason="PyTorch %s has no such SDPA backend" % torch.__version__)
+            continue
         run = naive if impl == "naive" else sdpa(backends[impl])
         # Can it run here? PyTorch says why not in the error it raises and the warnings before it.
         with warnings.catch_warnings(record=True) as caught:
