@@ -4,6 +4,8 @@
 #include "core/io/trace_builder_stages.h"
 
 #include "core/io/timestamp.h"
+#include "core/model/args_codec.h"
+#include "core/model/op_args.h"
 #include "core/model/radix_sort.h"
 
 #include <algorithm>
@@ -162,13 +164,19 @@ void TraceBuilder::Impl::markOpKernels() {
                 anyOp = anyOp || kind[track.events.category[i].value] == 2;
             }
     if (!anyOp) return;
-    // The kernels are the ops whose time is mostly their own: an op that works and whose working ops
-    // inside (the outermost ones) take less than half its time — a leaf, or `aten::all` around the
-    // small `fill_` that starts its output — and no op around it is one. Two passes per track:
-    // the time of the working ops inside each op, then the choice, outermost first.
+    // The kernels are the ops that do their work themselves: an op that works and has no working op
+    // inside it (the outermost ones) of its own size — `aten::matmul` around its `aten::bmm`, `softmax`
+    // around `_softmax` and `scaled_dot_product_attention` around its implementation are wrappers, while
+    // `aten::all` around the `fill_` of its small output and `aten::mul` around the `_to_copy` of its
+    // scalar do the work — and no op around it is one. Sizes come from the ops' "Input Dims" (an op
+    // inside reading an eighth or less of the elements is setup); without them, an op whose working ops
+    // inside take less than half its time. Sizes first: timing alone lets a short matmul in a busy
+    // process cross the line between calls. Two passes per track: what is inside each op, then the
+    // choice, outermost first.
     std::vector<std::size_t> open; // indices of the events that enclose the current one
     std::vector<TimeNs> inside;
-    std::vector<std::uint8_t> working;
+    std::vector<std::uint8_t> working, wrapper, unsized;
+    std::vector<std::int64_t> elements; // -2 not read yet, -1 no "Input Dims"
     for (std::uint32_t ti = 0; ti < t.m_tracks.size(); ++ti) {
         Track& track = t.m_tracks[ti];
         if (track.kind != TrackKind::CpuThread) continue;
@@ -176,6 +184,22 @@ void TraceBuilder::Impl::markOpKernels() {
         const std::size_t n = track.size();
         inside.assign(n, 0);
         working.assign(n, 0);
+        wrapper.assign(n, 0);
+        unsized.assign(n, 0);
+        elements.assign(n, -2);
+        auto inputs = [&](std::size_t i) {
+            if (elements[i] == -2) {
+                elements[i] = -1;
+                forEachEncodedArg(t.m_strings, t.encodedArgs({TrackId(ti), std::uint32_t(i)}),
+                                  [&](std::string_view key, std::string_view value) {
+                                      if (key != "Input Dims") return;
+                                      if (const auto dims = parseDims(value))
+                                          elements[i] = std::int64_t(
+                                              std::min<std::uint64_t>(inputElements(*dims), INT64_MAX / 16));
+                                  });
+            }
+            return elements[i];
+        };
         auto enclosing = [&](std::size_t i) {
             while (!open.empty() && c.start[open.back()] + c.duration[open.back()] <= c.start[i])
                 open.pop_back();
@@ -185,12 +209,17 @@ void TraceBuilder::Impl::markOpKernels() {
             if (c.flags[i] & kInstant) continue;
             enclosing(i);
             working[i] = kind[c.category[i].value] == 2 && works[c.name[i].value];
-            // Its time counts inside each enclosing op up to the nearest working one.
-            if (working[i])
-                for (auto it = open.rbegin(); it != open.rend(); ++it) {
-                    inside[*it] += c.duration[i];
-                    if (working[*it]) break;
-                }
+            const auto parent =
+                std::find_if(open.rbegin(), open.rend(), [&](std::size_t o) { return working[o]; });
+            if (working[i] && parent != open.rend()) {
+                const std::size_t o = *parent;
+                inside[o] += c.duration[i];
+                const std::int64_t own = inputs(o), its = inputs(i);
+                if (own < 0 || its < 0)
+                    unsized[o] = 1;
+                else if (8 * its > own)
+                    wrapper[o] = 1;
+            }
             open.push_back(i);
         }
         open.clear();
@@ -199,7 +228,8 @@ void TraceBuilder::Impl::markOpKernels() {
             enclosing(i);
             const bool taken =
                 std::any_of(open.begin(), open.end(), [&](std::size_t o) { return c.flags[o] & kOpKernel; });
-            if (!taken && working[i] && 2 * inside[i] < c.duration[i] + (c.duration[i] == 0)) {
+            const bool mostlyOwnTime = 2 * inside[i] < c.duration[i] + (c.duration[i] == 0);
+            if (!taken && working[i] && !wrapper[i] && (!unsized[i] || mostlyOwnTime)) {
                 c.flags[i] |= kOpKernel;
                 ++t.m_info.opKernels;
             }

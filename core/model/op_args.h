@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The args PyTorch's profiler records on an op with record_shapes ("Input Dims", "Input type",
+// "Concrete Inputs"), read.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnscope {
+
+// The op args PyTorch records with record_shapes, read: "Input Dims" "[[16,559,1024],[1024,1024],[]]" →
+// {{16,559,1024},{1024,1024},{}} (nullopt when not that shape); "Input type" and "Concrete Inputs"
+// ["c10::BFloat16","","True"] → their strings (JSON escapes are not expected in these args).
+std::optional<std::vector<std::vector<std::int64_t>>> parseDims(std::string_view s);
+std::vector<std::string> parseStrings(std::string_view s);
+// The integers in a value, in order: "[1, 1]" → {1, 1}; "2" → {2}.
+std::vector<std::int64_t> parseInts(std::string_view s);
+// The elements of the tensors among an op's inputs ("Input Dims" read); scalars and arguments that
+// are no tensor ([]) count none.
+std::uint64_t inputElements(const std::vector<std::vector<std::int64_t>>& dims);
+
+} // namespace attnscope
