@@ -58,6 +58,10 @@ template <class V, int NV> struct FlashBlock {
         std::size_t j = 0;
         for (; j + RK <= kb; j += RK)
             scoreKeys<RK>(k + j * dim, dim, qt, st + j * BR);
+        // The rest in fours and ones: a lone key's NV accumulators wait on each other's latency.
+        if constexpr (RK > 4)
+            for (; j + 4 <= kb; j += 4)
+                scoreKeys<4>(k + j * dim, dim, qt, st + j * BR);
         for (; j < kb; ++j)
             scoreKeys<1>(k + j * dim, dim, qt, st + j * BR);
     }
@@ -100,6 +104,12 @@ template <class V, int NV> struct FlashBlock {
         std::size_t x = 0;
         for (; x + RX <= dim; x += RX)
             outputColumns<RX>(v + x, kb, dim, pt, corr, ot + x * BR);
+        if constexpr (RX > 4)
+            for (; x + 4 <= dim; x += 4)
+                outputColumns<4>(v + x, kb, dim, pt, corr, ot + x * BR);
+        if constexpr (RX > 2)
+            for (; x + 2 <= dim; x += 2)
+                outputColumns<2>(v + x, kb, dim, pt, corr, ot + x * BR);
         for (; x < dim; ++x)
             outputColumns<1>(v + x, kb, dim, pt, corr, ot + x * BR);
     }
