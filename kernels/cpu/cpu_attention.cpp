@@ -36,93 +36,18 @@ void runKernel(const AttentionShape& shape, std::size_t items, std::string_view 
     });
 }
 
-// The hot loops are built twice, for AVX2+FMA and for the baseline, and the loader picks one: the
-// binary runs anywhere and uses the wide units where they exist.
-#define ATTNSCOPE_HOT __attribute__((target_clones("arch=haswell", "default")))
-
-// values[j] = exp(values[j] - max) for values ≤ max, and their sum. exp is 2^n · p(r) with
-// n = round((v - max) / ln 2) and p the Cephes polynomial on the remainder (Cody–Waite split of
-// ln 2), written without calls or branches so the loop is vectorized (this file is built with
-// -fno-trapping-math, without which GCC keeps the float-to-int conversion scalar): the scalar expf
-// was most of the softmax's time. Accurate to a few ulp; arguments below -87 give 2^-126-ish, not 0.
-namespace {
-
-inline float expNonPositive(float x) {
-    x = std::max(x, -87.0f);
-    const std::int32_t n = std::int32_t(x * 1.44269504f - 0.5f); // x <= 0: truncation rounds to nearest
-    const float nf = float(n);
-    const float r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    const std::uint32_t bits = std::uint32_t(n + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
-}
-
-} // namespace
-
-// Eight lanes at a time with their own sums: GCC vectorizes this form in the haswell clone (a plain
-// loop over j was left scalar there, at a quarter of the speed).
-ATTNSCOPE_HOT float expShifted(float* values, std::size_t count, float max) {
-    float lanes[8] = {};
-    std::size_t j = 0;
-    for (; j + 8 <= count; j += 8)
-        for (int k = 0; k < 8; ++k) {
-            const float e = expNonPositive(values[j + k] - max);
-            values[j + k] = e;
-            lanes[k] += e;
-        }
-    float sum = 0;
-    for (; j < count; ++j) {
-        values[j] = expNonPositive(values[j] - max);
-        sum += values[j];
-    }
-    for (float lane : lanes)
-        sum += lane;
-    return sum;
-}
-
-// row[j] *= scale for every score, and their maximum: eight running maxima so the loop is vectorized.
-ATTNSCOPE_HOT float scaleAndMax(float* row, std::size_t count, float scale) {
-    float lanes[8];
-    std::fill(lanes, lanes + 8, -std::numeric_limits<float>::infinity());
-    std::size_t j = 0;
-    for (; j + 8 <= count; j += 8)
-        for (int k = 0; k < 8; ++k) {
-            const float x = row[j + k] * scale;
-            row[j + k] = x;
-            lanes[k] = x > lanes[k] ? x : lanes[k];
-        }
-    float max = -std::numeric_limits<float>::infinity();
-    for (; j < count; ++j) {
-        row[j] *= scale;
-        max = std::max(max, row[j]);
-    }
-    for (float lane : lanes)
-        max = std::max(max, lane);
-    return max;
-}
-
-ATTNSCOPE_HOT void scaleRow(float* row, std::size_t count, float factor) {
-    for (std::size_t j = 0; j < count; ++j)
-        row[j] *= factor;
-}
-
 } // namespace
 
 void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, const float* v, float* o,
-                       float* scores, WorkerPool& pool, const SpanSink& sink) {
+                       float* scores, WorkerPool& pool, const SpanSink& sink, CpuIsa isa) {
     const Blas* gemm = blas();
     if (!gemm) throw std::runtime_error(blasProblem());
     const std::size_t n = std::size_t(s.seq), keys = std::size_t(s.keys()), d = std::size_t(s.dim);
     const std::size_t heads = std::size_t(s.batch) * s.heads, group = std::size_t(s.heads / s.kvHeadCount());
-    const float scale = float(s.scale());
+    if (isa > bestCpuIsa()) isa = CpuIsa::Scalar; // never instructions this CPU does not have
+    void (*softmaxRows)(const SoftmaxRows&) = isa >= CpuIsa::Avx512 ? softmaxRowsAvx512
+                                              : isa == CpuIsa::Avx2 ? softmaxRowsAvx2
+                                                                    : softmaxRowsScalar;
     // Query head bh reads K/V head bh / group (the heads of a group are consecutive).
     auto kvOf = [&](const float* base, std::size_t bh) { return base + bh / group * keys * d; };
     // QKᵀ: S = Q·Kᵀ per head, one BLAS call each.
@@ -132,14 +57,13 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
     });
     // Scale, mask and softmax each row in place.
     runKernel(s, heads, "naive_softmax", KernelRole::Softmax, pool, sink, [&](unsigned, std::size_t bh) {
-        float* sh = scores + bh * n * keys;
-        for (std::size_t i = 0; i < n; ++i) {
-            float* row = sh + i * keys;
-            const std::size_t valid = s.causal ? i + 1 + (keys - n) : keys;
-            const float max = scaleAndMax(row, valid, scale);
-            scaleRow(row, valid, 1.0f / expShifted(row, valid, max));
-            std::fill(row + valid, row + keys, 0.0f);
-        }
+        SoftmaxRows rows;
+        rows.scores = scores + bh * n * keys;
+        rows.rows = n;
+        rows.keys = keys;
+        rows.causal = s.causal;
+        rows.scaleLog2e = float(s.scale() * 1.4426950408889634);
+        softmaxRows(rows);
     });
     // P·V: O = P·V per head.
     runKernel(s, heads, "naive_pv_gemm", KernelRole::PvGemm, pool, sink, [&](unsigned, std::size_t bh) {

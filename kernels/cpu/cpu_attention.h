@@ -23,19 +23,20 @@ struct CpuKernelSpan {
 };
 using SpanSink = std::function<void(const CpuKernelSpan&)>; // called from the workers, concurrently
 
-// Naive attention as PyTorch computes it, three separately timed kernels over all heads, each split
-// between the workers by (batch, head): QKᵀ into the seq×keys scores (OpenBLAS's sgemm, one
-// single-threaded call per head on each worker: the workers are the parallelism, and each worker's
-// share of a kernel stays one span), scale + causal mask + softmax in place (AttnScope's own
-// vectorized loop), then P·V (sgemm). scores must hold shape.scoreElements() floats.
-void cpuNaiveAttention(const AttentionShape& shape, const float* q, const float* k, const float* v, float* o,
-                       float* scores, WorkerPool& pool, const SpanSink& sink);
-
-// The instruction sets the fused kernel is built for, chosen at run time: the binary runs on any x86-64.
+// The instruction sets the CPU kernels are built for, chosen at run time: the binary runs on any x86-64.
 // Amx: AVX-512 for fp32, and bf16 on the AMX tiles (Sapphire Rapids and newer, where the OS allows it).
 enum class CpuIsa : std::uint8_t { Scalar, Avx2, Avx512, Amx };
 CpuIsa bestCpuIsa(); // the widest this CPU has
 std::string_view isaName(CpuIsa isa);
+
+// Naive attention as PyTorch computes it, three separately timed kernels over all heads, each split
+// between the workers by (batch, head): QKᵀ into the seq×keys scores (OpenBLAS's sgemm, one
+// single-threaded call per head on each worker: the workers are the parallelism, and each worker's
+// share of a kernel stays one span), scale + causal mask + softmax in place (AttnScope's own
+// vectorized rows, softmax_rows.h, for isa), then P·V (sgemm). scores must hold
+// shape.scoreElements() floats.
+void cpuNaiveAttention(const AttentionShape& shape, const float* q, const float* k, const float* v, float* o,
+                       float* scores, WorkerPool& pool, const SpanSink& sink, CpuIsa isa = bestCpuIsa());
 
 // FlashAttention-style fused kernel (flash_kernel.h): blocks of 64 query rows against blocks of 64
 // keys with an online softmax, never holding more than a block of scores; keys past a block's last

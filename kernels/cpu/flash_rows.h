@@ -38,6 +38,18 @@ constexpr std::size_t flashScratchFloats(std::size_t dim) {
     return 2 * dim * rows + keys * rows + 4 * rows;
 }
 
+// One head's rows of materialized scores (rows × keys) for the naive attention's softmax, in place:
+// scaled, masked (causal: row i sees keys up to i + keys − rows) and normalized; masked keys get 0.
+struct SoftmaxRows {
+    float* scores = nullptr;
+    std::size_t rows = 0, keys = 0;
+    bool causal = false;
+    float scaleLog2e = 0; // 1/√dim · log2(e)
+};
+void softmaxRowsAvx512(const SoftmaxRows& rows);
+void softmaxRowsAvx2(const SoftmaxRows& rows);
+void softmaxRowsScalar(const SoftmaxRows& rows);
+
 // The fused kernel over rows, per instruction set (flash_avx512.cpp, flash_avx2.cpp, flash_scalar.cpp).
 void flashRowsAvx512(const FlashRows& rows);
 void flashRowsAvx2(const FlashRows& rows);

@@ -122,10 +122,12 @@ TEST(CpuAttention, NaiveAndFlashMatchTheReference) {
         std::vector<double> ref(s.elements());
         referenceAttention(s, in.q.data(), in.k.data(), in.v.data(), ref.data());
 
-        std::vector<float> naive(s.elements()), scores(s.scoreElements());
-        cpuNaiveAttention(s, in.q.data(), in.k.data(), in.v.data(), naive.data(), scores.data(), pool, {});
-        EXPECT_LE(maxError(s, naive, ref), tolerance(s.dtype));
         for (CpuIsa isa : isas) {
+            std::vector<float> naive(s.elements(), NAN), scores(s.scoreElements());
+            cpuNaiveAttention(s, in.q.data(), in.k.data(), in.v.data(), naive.data(), scores.data(), pool, {},
+                              isa);
+            EXPECT_LE(maxError(s, naive, ref), tolerance(s.dtype)) << "naive " << isaName(isa);
+
             std::vector<float> flash(s.elements(), NAN);
             cpuFlashAttention(s, in.q.data(), in.k.data(), in.v.data(), flash.data(), pool, {}, isa);
             EXPECT_LE(maxError(s, flash, ref), tolerance(s.dtype)) << isaName(isa);
