@@ -50,8 +50,21 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
                                                                     : softmaxRowsScalar;
     // Query head bh reads K/V head bh / group (the heads of a group are consecutive).
     auto kvOf = [&](const float* base, std::size_t bh) { return base + bh / group * keys * d; };
+    // bf16 where the CPU has AMX tiles: both products in bf16 on the tiles, as PyTorch's bf16 matmuls
+    // run there (OpenBLAS has no bf16 GEMM in Debian's build); K and V put in the tiles' layout per
+    // head, inside the product's time.
+    const bool amx = isa == CpuIsa::Amx && s.dtype == Precision::BF16 && d % 32 == 0;
+    auto packed = [&](void (*pack)(const float*, std::size_t, std::size_t, std::uint16_t*), const float* m) {
+        thread_local std::vector<std::uint16_t> buffer;
+        buffer.resize(amxPackedElements(keys, d));
+        pack(m, keys, d, buffer.data());
+        return buffer.data();
+    };
     // QKᵀ: S = Q·Kᵀ per head, one BLAS call each.
     runKernel(s, heads, "naive_qk_gemm", KernelRole::QkGemm, pool, sink, [&](unsigned, std::size_t bh) {
+        if (amx)
+            return amxScoresGemm(q + bh * n * d, n, packed(packAmxKeys, kvOf(k, bh)), keys, d,
+                                 scores + bh * n * keys);
         gemm->sgemm(kBlasRowMajor, kBlasNoTrans, kBlasTrans, int(n), int(keys), int(d), 1.0f, q + bh * n * d,
                     int(d), kvOf(k, bh), int(d), 0.0f, scores + bh * n * keys, int(keys));
     });
@@ -67,6 +80,9 @@ void cpuNaiveAttention(const AttentionShape& s, const float* q, const float* k, 
     });
     // P·V: O = P·V per head.
     runKernel(s, heads, "naive_pv_gemm", KernelRole::PvGemm, pool, sink, [&](unsigned, std::size_t bh) {
+        if (amx)
+            return amxOutputGemm(scores + bh * n * keys, n, keys, packed(packAmxValues, kvOf(v, bh)), d,
+                                 o + bh * n * d);
         gemm->sgemm(kBlasRowMajor, kBlasNoTrans, kBlasNoTrans, int(n), int(d), int(keys), 1.0f,
                     scores + bh * n * keys, int(keys), kvOf(v, bh), int(d), 0.0f, o + bh * n * d, int(d));
     });

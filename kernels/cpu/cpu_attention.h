@@ -33,7 +33,8 @@ std::string_view isaName(CpuIsa isa);
 // between the workers by (batch, head): QKᵀ into the seq×keys scores (OpenBLAS's sgemm, one
 // single-threaded call per head on each worker: the workers are the parallelism, and each worker's
 // share of a kernel stays one span), scale + causal mask + softmax in place (AttnScope's own
-// vectorized rows, softmax_rows.h, for isa), then P·V (sgemm). scores must hold
+// vectorized rows, softmax_rows.h, for isa), then P·V (sgemm). bf16 on a CPU with AMX runs both
+// products in bf16 on the tiles instead, as PyTorch does there. scores must hold
 // shape.scoreElements() floats.
 void cpuNaiveAttention(const AttentionShape& shape, const float* q, const float* k, const float* v, float* o,
                        float* scores, WorkerPool& pool, const SpanSink& sink, CpuIsa isa = bestCpuIsa());

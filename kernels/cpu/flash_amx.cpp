@@ -13,6 +13,8 @@
 //   softmax       per row on AVX-512: scale, causal mask, running maximum (moved lazily) and sum,
 //                 P in bf16;
 //   O += P·V      2 × 2 tiles of O loaded, 2 products each, stored back.
+// The naive attention's two products in bf16 (amxScoresGemm, amxOutputGemm) are here too: the same
+// tiles and packings over whole rows of scores.
 #include "flash_rows.h"
 #include "simd.h"
 
@@ -237,6 +239,139 @@ void flashRowsAmx(const FlashRows& in) {
             const float inv = l[r] > 0 ? 1.0f / l[r] : 0.0f;
             for (std::size_t c = 0; c < dim; ++c)
                 out[c] = o[r * dim + c] * inv;
+        }
+    }
+    _tile_release();
+}
+
+namespace {
+
+// Rows [r0, r0 + 32) of a row-major fp32 matrix (rows × cols) as bf16 into strip (32 × stride, zeros past
+// the matrix's rows and columns): an A operand of the tile products.
+void bf16Strip(const float* m, std::size_t rows, std::size_t cols, std::size_t r0, std::size_t stride,
+               std::uint16_t* strip) {
+    for (std::size_t r = 0; r < 32; ++r) {
+        std::uint16_t* out = strip + r * stride;
+        std::size_t c = 0;
+        if (r0 + r < rows) {
+            const float* in = m + (r0 + r) * cols;
+            for (; c + 32 <= cols; c += 32)
+                _mm512_storeu_si512(out + c, (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(in + c + 16),
+                                                                          _mm512_loadu_ps(in + c)));
+            for (; c < cols; ++c) {
+                const __m128bh h = _mm_cvtneps_pbh(_mm_set_ss(in[c]));
+                std::memcpy(out + c, &h, 2);
+            }
+        }
+        std::memset(out + c, 0, (stride - c) * 2);
+    }
+}
+
+// Stores four accumulator tiles (a 32 × 32 block at (r0, c0) of a rows × cols fp32 matrix), the
+// parts inside it: whole tiles straight into the matrix, edge tiles through a buffer.
+void storeBlock(float* m, std::size_t rows, std::size_t cols, std::size_t r0, std::size_t c0) {
+    alignas(64) float edge[16 * 16];
+    auto store = [&](int tile, std::size_t r, std::size_t c) {
+        if (r >= rows || c >= cols) return;
+        float* at = m + r * cols + c;
+        if (r + 16 <= rows && c + 16 <= cols) {
+            switch (tile) {
+            case 0:
+                _tile_stored(0, at, int(cols * 4));
+                break;
+            case 1:
+                _tile_stored(1, at, int(cols * 4));
+                break;
+            case 2:
+                _tile_stored(2, at, int(cols * 4));
+                break;
+            default:
+                _tile_stored(3, at, int(cols * 4));
+                break;
+            }
+            return;
+        }
+        switch (tile) {
+        case 0:
+            _tile_stored(0, edge, 64);
+            break;
+        case 1:
+            _tile_stored(1, edge, 64);
+            break;
+        case 2:
+            _tile_stored(2, edge, 64);
+            break;
+        default:
+            _tile_stored(3, edge, 64);
+            break;
+        }
+        for (std::size_t x = 0; x < 16 && r + x < rows; ++x)
+            std::memcpy(at + x * cols, edge + x * 16, std::min<std::size_t>(16, cols - c) * 4);
+    };
+    store(0, r0, c0);
+    store(1, r0, c0 + 16);
+    store(2, r0 + 16, c0);
+    store(3, r0 + 16, c0 + 16);
+}
+
+} // namespace
+
+// Long on purpose: both products of the naive attention's bf16 path, each a loop over 32 × 32 blocks.
+void amxScoresGemm(const float* q, std::size_t n, const std::uint16_t* kPacked, std::size_t keys,
+                   std::size_t dim, float* scores) {
+    const std::size_t chunks = dim / 32;
+    thread_local std::vector<std::uint16_t> strip;
+    strip.resize(32 * dim);
+    configureTiles();
+    for (std::size_t r0 = 0; r0 < n; r0 += 32) {
+        bf16Strip(q, n, dim, r0, dim, strip.data());
+        for (std::size_t j0 = 0; j0 < keys; j0 += 32) {
+            _tile_zero(0);
+            _tile_zero(1);
+            _tile_zero(2);
+            _tile_zero(3);
+            for (std::size_t dc = 0; dc < chunks; ++dc) {
+                _tile_loadd(4, strip.data() + dc * 32, int(dim * 2));
+                _tile_loadd(5, strip.data() + 16 * dim + dc * 32, int(dim * 2));
+                const std::uint16_t* kt = kPacked + (j0 / 16 * chunks + dc) * kTileElems;
+                _tile_loadd(6, kt, 64);
+                _tile_loadd(7, kt + chunks * kTileElems, 64);
+                _tile_dpbf16ps(0, 4, 6);
+                _tile_dpbf16ps(1, 4, 7);
+                _tile_dpbf16ps(2, 5, 6);
+                _tile_dpbf16ps(3, 5, 7);
+            }
+            storeBlock(scores, n, keys, r0, j0);
+        }
+    }
+    _tile_release();
+}
+
+void amxOutputGemm(const float* p, std::size_t n, std::size_t keys, const std::uint16_t* vPacked,
+                   std::size_t dim, float* o) {
+    const std::size_t padded = (keys + 31) / 32 * 32, groups = dim / 16;
+    thread_local std::vector<std::uint16_t> strip;
+    strip.resize(32 * padded);
+    configureTiles();
+    for (std::size_t r0 = 0; r0 < n; r0 += 32) {
+        bf16Strip(p, n, keys, r0, padded, strip.data());
+        for (std::size_t c0 = 0; c0 < dim; c0 += 32) {
+            _tile_zero(0);
+            _tile_zero(1);
+            _tile_zero(2);
+            _tile_zero(3);
+            for (std::size_t kc = 0; kc < padded / 32; ++kc) {
+                _tile_loadd(4, strip.data() + kc * 32, int(padded * 2));
+                _tile_loadd(5, strip.data() + 16 * padded + kc * 32, int(padded * 2));
+                const std::uint16_t* vt = vPacked + (kc * groups + c0 / 16) * kTileElems;
+                _tile_loadd(6, vt, 64);
+                _tile_loadd(7, vt + kTileElems, 64);
+                _tile_dpbf16ps(0, 4, 6);
+                _tile_dpbf16ps(1, 4, 7);
+                _tile_dpbf16ps(2, 5, 6);
+                _tile_dpbf16ps(3, 5, 7);
+            }
+            storeBlock(o, n, dim, r0, c0);
         }
     }
     _tile_release();

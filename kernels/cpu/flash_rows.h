@@ -60,5 +60,12 @@ void flashRowsAmx(const FlashRows& rows);
 std::size_t amxPackedElements(std::size_t keys, std::size_t dim); // of K's or V's packing
 void packAmxKeys(const float* k, std::size_t keys, std::size_t dim, std::uint16_t* out);
 void packAmxValues(const float* v, std::size_t keys, std::size_t dim, std::uint16_t* out);
+// The naive attention's products in bf16 on the tiles, for one head (dim a multiple of 32, K and V
+// packed as above, fp32 results): scores (n × keys) = Q·Kᵀ, and o (n × dim) = P·V with the
+// probabilities p (n × keys) rounded to bf16, as PyTorch's bf16 matmuls do.
+void amxScoresGemm(const float* q, std::size_t n, const std::uint16_t* kPacked, std::size_t keys,
+                   std::size_t dim, float* scores);
+void amxOutputGemm(const float* p, std::size_t n, std::size_t keys, const std::uint16_t* vPacked,
+                   std::size_t dim, float* o);
 
 } // namespace attnscope::kernels
