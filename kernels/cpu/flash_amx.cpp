@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace attnscope::kernels {
@@ -42,6 +43,12 @@ struct alignas(64) TileConfig {
     std::uint16_t colsb[16] = {};
     std::uint8_t rows[16] = {};
 };
+
+// 2^x for finite x ≤ 2^kLazyShift: Vec::exp2 without its guard against −∞.
+Vec::T exp2Finite(Vec::T x) {
+    const Vec::T n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_scalef_ps(exp2Fraction<Vec>(Vec::sub(x, n)), n);
+}
 
 // Eight tiles of 16 rows × 64 bytes: 0–3 accumulators, 4–5 A operands, 6–7 B operands.
 void configureTiles() {
@@ -112,7 +119,7 @@ void flashRowsAmx(const FlashRows& in) {
     for (std::size_t t0 = in.first; t0 < in.first + in.count; t0 += BR) {
         const std::size_t rows = std::min<std::size_t>(BR, in.first + in.count - t0);
         const std::size_t rowTiles = (rows + 15) / 16;
-        float highest = -1;
+        float highest = -1, lowest = float(in.keys);
         for (std::size_t r = 0; r < std::size_t(BR); ++r) {
             for (std::size_t c = 0; c < dim; c += 32) {
                 const float* src = in.q + (t0 + r) * dim + c;
@@ -124,7 +131,7 @@ void flashRowsAmx(const FlashRows& in) {
             const double last = in.causal ? std::fmin(double((t0 + r) % in.seq) + shift, double(in.keys - 1))
                                           : double(in.keys - 1);
             lim[r] = r < rows ? float(last < -1 ? -1 : last) : -1.0f;
-            if (r < rows) highest = std::max(highest, lim[r]);
+            if (r < rows) highest = std::max(highest, lim[r]), lowest = std::min(lowest, lim[r]);
             m[r] = -INFINITY;
             l[r] = 0;
         }
@@ -166,39 +173,53 @@ void flashRowsAmx(const FlashRows& in) {
             // shift a row's probabilities are taken against moves only when the block's maximum passes
             // it by more than kLazyShift (FlashAttention-4's lazy rescaling): probabilities stay below
             // 2^kLazyShift, and O, which lives in memory between the tiles' products, is rescaled by
-            // the vector unit only then — rarely after the first blocks.
-            for (std::size_t r = 0; r < rows; ++r) {
-                float* row = s.data() + r * KB;
-                Vec::T v[KB / 16];
-                Vec::T top = minusInf;
-                const Vec::T limit = Vec::set1(lim[r]);
-                for (int x = 0; x < KB / 16; ++x) {
-                    const Vec::T idx = Vec::add(Vec::set1(float(j0 + std::size_t(x) * 16)), lanes);
-                    v[x] = Vec::keepAtMost(Vec::mul(Vec::load(row + x * 16), scale), idx, limit, minusInf);
-                    top = Vec::max(top, v[x]);
-                }
-                const float blockMax = _mm512_reduce_max_ps(top);
-                if (blockMax > m[r] + kLazyShift) {
-                    if (m[r] != -INFINITY) { // O and l hold sums against the old shift: scale them down
-                        const float c = std::exp2(m[r] - blockMax);
-                        l[r] *= c;
-                        float* orow = o.data() + r * dim;
-                        for (std::size_t x = 0; x < dim; x += 16)
-                            Vec::store(orow + x, Vec::mul(Vec::load(orow + x), Vec::set1(c)));
+            // the vector unit only then — rarely after the first blocks. A block that every row sees
+            // whole (most of them) needs no mask and has no −∞ to guard against.
+            auto rowsOf = [&](auto whole) {
+                for (std::size_t r = 0; r < rows; ++r) {
+                    float* row = s.data() + r * KB;
+                    Vec::T v[KB / 16];
+                    Vec::T top = minusInf;
+                    const Vec::T limit = Vec::set1(lim[r]);
+                    for (int x = 0; x < KB / 16; ++x) {
+                        v[x] = Vec::mul(Vec::load(row + x * 16), scale);
+                        if constexpr (!whole) {
+                            const Vec::T idx = Vec::add(Vec::set1(float(j0 + std::size_t(x) * 16)), lanes);
+                            v[x] = Vec::keepAtMost(v[x], idx, limit, minusInf);
+                        }
+                        top = Vec::max(top, v[x]);
                     }
-                    m[r] = blockMax;
+                    const float blockMax = _mm512_reduce_max_ps(top);
+                    if (blockMax > m[r] + kLazyShift) {
+                        if (m[r] != -INFINITY) { // O and l hold sums against the old shift: scale them down
+                            const float c = std::exp2(m[r] - blockMax);
+                            l[r] *= c;
+                            float* orow = o.data() + r * dim;
+                            for (std::size_t x = 0; x < dim; x += 16)
+                                Vec::store(orow + x, Vec::mul(Vec::load(orow + x), Vec::set1(c)));
+                        }
+                        m[r] = blockMax;
+                    }
+                    const Vec::T sh = Vec::set1(m[r] == -INFINITY ? 0.0f : m[r]);
+                    Vec::T sum = Vec::zero();
+                    std::uint16_t* prow = pb.data() + r * KB;
+                    for (int x = 0; x < KB / 16; ++x) {
+                        Vec::T p;
+                        if constexpr (whole)
+                            p = exp2Finite(Vec::sub(v[x], sh));
+                        else
+                            p = Vec::zeroWhereMinusInf(Vec::exp2(Vec::sub(v[x], sh)), v[x]);
+                        sum = Vec::add(sum, p);
+                        const __m256bh h = _mm512_cvtneps_pbh(p);
+                        std::memcpy(prow + x * 16, &h, 32);
+                    }
+                    l[r] += _mm512_reduce_add_ps(sum);
                 }
-                const Vec::T sh = Vec::set1(m[r] == -INFINITY ? 0.0f : m[r]);
-                Vec::T sum = Vec::zero();
-                std::uint16_t* prow = pb.data() + r * KB;
-                for (int x = 0; x < KB / 16; ++x) {
-                    const Vec::T p = Vec::zeroWhereMinusInf(Vec::exp2(Vec::sub(v[x], sh)), v[x]);
-                    sum = Vec::add(sum, p);
-                    const __m256bh h = _mm512_cvtneps_pbh(p);
-                    std::memcpy(prow + x * 16, &h, 32);
-                }
-                l[r] += _mm512_reduce_add_ps(sum);
-            }
+            };
+            if (float(j0 + KB - 1) <= lowest)
+                rowsOf(std::true_type());
+            else
+                rowsOf(std::false_type());
         };
         auto outputsOf = [&](std::size_t j0) {
             // O += P·V, 32 rows × 32 columns at a time: O's tiles loaded, two row tiles of P (4, 5)
