@@ -60,6 +60,20 @@ void configureTiles() {
     _tile_loadconfig(&c);
 }
 
+// One step of a 2 × 2 block of accumulators (tiles 0–3): two row tiles of A from a (rows 16 apart,
+// aStride bytes per row) into 4 and 5, two packed tiles of B from b and b + nextColumns into 6 and 7,
+// and the four products.
+inline void tileStep(const std::uint16_t* a, int aStride, const std::uint16_t* b, std::size_t nextColumns) {
+    _tile_loadd(4, a, aStride);
+    _tile_loadd(5, a + 8 * std::size_t(aStride), aStride);
+    _tile_loadd(6, b, 64);
+    _tile_loadd(7, b + nextColumns, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+}
+
 } // namespace
 
 std::size_t amxPackedElements(std::size_t keys, std::size_t dim) {
@@ -151,15 +165,8 @@ void flashRowsAmx(const FlashRows& in) {
                     _tile_zero(2);
                     _tile_zero(3);
                     for (std::size_t dc = 0; dc < chunks; ++dc) {
-                        _tile_loadd(4, qb.data() + rp * 16 * dim + dc * 32, int(dim * 2));
-                        _tile_loadd(5, qb.data() + (rp + 1) * 16 * dim + dc * 32, int(dim * 2));
                         const std::uint16_t* kt = in.kPacked + ((j0 / 16 + kp) * chunks + dc) * kTileElems;
-                        _tile_loadd(6, kt, 64);
-                        _tile_loadd(7, kt + chunks * kTileElems, 64);
-                        _tile_dpbf16ps(0, 4, 6);
-                        _tile_dpbf16ps(1, 4, 7);
-                        _tile_dpbf16ps(2, 5, 6);
-                        _tile_dpbf16ps(3, 5, 7);
+                        tileStep(qb.data() + rp * 16 * dim + dc * 32, int(dim * 2), kt, chunks * kTileElems);
                     }
                     float* st = s.data() + rp * 16 * KB + kp * 16;
                     _tile_stored(0, st, KB * 4);
@@ -232,16 +239,9 @@ void flashRowsAmx(const FlashRows& in) {
                     _tile_loadd(2, ot + 16 * dim, int(dim * 4));
                     _tile_loadd(3, ot + 16 * dim + 16, int(dim * 4));
                     for (std::size_t kc = 0; kc < std::size_t(KB / 32); ++kc) {
-                        _tile_loadd(4, pb.data() + rp * 16 * KB + kc * 32, KB * 2);
-                        _tile_loadd(5, pb.data() + (rp + 1) * 16 * KB + kc * 32, KB * 2);
                         const std::uint16_t* vt =
                             in.vPacked + ((j0 / 32 + kc) * (dim / 16) + c0 / 16) * kTileElems;
-                        _tile_loadd(6, vt, 64);
-                        _tile_loadd(7, vt + kTileElems, 64);
-                        _tile_dpbf16ps(0, 4, 6);
-                        _tile_dpbf16ps(1, 4, 7);
-                        _tile_dpbf16ps(2, 5, 6);
-                        _tile_dpbf16ps(3, 5, 7);
+                        tileStep(pb.data() + rp * 16 * KB + kc * 32, KB * 2, vt, kTileElems);
                     }
                     _tile_stored(0, ot, int(dim * 4));
                     _tile_stored(1, ot + 16, int(dim * 4));
@@ -335,67 +335,49 @@ void storeBlock(float* m, std::size_t rows, std::size_t cols, std::size_t r0, st
     store(3, r0 + 16, c0 + 16);
 }
 
-} // namespace
-
-// Long on purpose: both products of the naive attention's bf16 path, each a loop over 32 × 32 blocks.
-void amxScoresGemm(const float* q, std::size_t n, const std::uint16_t* kPacked, std::size_t keys,
-                   std::size_t dim, float* scores) {
-    const std::size_t chunks = dim / 32;
+// C (n × cols, fp32) = A (n × depth, fp32, rounded to bf16) · B in 32 × 32 blocks, B in a packed
+// layout: tileOf(c0, step) is B's tile for columns [c0, c0 + 16) and depth [32·step, 32·step + 32),
+// nextColumns elements before the tile of the next 16 columns.
+template <class TileOf>
+void amxGemm(const float* a, std::size_t n, std::size_t depth, TileOf tileOf, std::size_t nextColumns,
+             std::size_t cols, float* c) {
+    const std::size_t padded = (depth + 31) / 32 * 32;
     thread_local std::vector<std::uint16_t> strip;
-    strip.resize(32 * dim);
+    strip.resize(32 * padded);
     configureTiles();
     for (std::size_t r0 = 0; r0 < n; r0 += 32) {
-        bf16Strip(q, n, dim, r0, dim, strip.data());
-        for (std::size_t j0 = 0; j0 < keys; j0 += 32) {
+        bf16Strip(a, n, depth, r0, padded, strip.data());
+        for (std::size_t c0 = 0; c0 < cols; c0 += 32) {
             _tile_zero(0);
             _tile_zero(1);
             _tile_zero(2);
             _tile_zero(3);
-            for (std::size_t dc = 0; dc < chunks; ++dc) {
-                _tile_loadd(4, strip.data() + dc * 32, int(dim * 2));
-                _tile_loadd(5, strip.data() + 16 * dim + dc * 32, int(dim * 2));
-                const std::uint16_t* kt = kPacked + (j0 / 16 * chunks + dc) * kTileElems;
-                _tile_loadd(6, kt, 64);
-                _tile_loadd(7, kt + chunks * kTileElems, 64);
-                _tile_dpbf16ps(0, 4, 6);
-                _tile_dpbf16ps(1, 4, 7);
-                _tile_dpbf16ps(2, 5, 6);
-                _tile_dpbf16ps(3, 5, 7);
+            for (std::size_t step = 0; step < padded / 32; ++step) {
+                tileStep(strip.data() + step * 32, int(padded * 2), tileOf(c0, step), nextColumns);
             }
-            storeBlock(scores, n, keys, r0, j0);
+            storeBlock(c, n, cols, r0, c0);
         }
     }
     _tile_release();
 }
 
+} // namespace
+
+void amxScoresGemm(const float* q, std::size_t n, const std::uint16_t* kPacked, std::size_t keys,
+                   std::size_t dim, float* scores) {
+    const std::size_t chunks = dim / 32;
+    auto keyTile = [&](std::size_t j0, std::size_t dc) {
+        return kPacked + (j0 / 16 * chunks + dc) * kTileElems;
+    };
+    amxGemm(q, n, dim, keyTile, chunks * kTileElems, keys, scores);
+}
+
 void amxOutputGemm(const float* p, std::size_t n, std::size_t keys, const std::uint16_t* vPacked,
                    std::size_t dim, float* o) {
-    const std::size_t padded = (keys + 31) / 32 * 32, groups = dim / 16;
-    thread_local std::vector<std::uint16_t> strip;
-    strip.resize(32 * padded);
-    configureTiles();
-    for (std::size_t r0 = 0; r0 < n; r0 += 32) {
-        bf16Strip(p, n, keys, r0, padded, strip.data());
-        for (std::size_t c0 = 0; c0 < dim; c0 += 32) {
-            _tile_zero(0);
-            _tile_zero(1);
-            _tile_zero(2);
-            _tile_zero(3);
-            for (std::size_t kc = 0; kc < padded / 32; ++kc) {
-                _tile_loadd(4, strip.data() + kc * 32, int(padded * 2));
-                _tile_loadd(5, strip.data() + 16 * padded + kc * 32, int(padded * 2));
-                const std::uint16_t* vt = vPacked + (kc * groups + c0 / 16) * kTileElems;
-                _tile_loadd(6, vt, 64);
-                _tile_loadd(7, vt + kTileElems, 64);
-                _tile_dpbf16ps(0, 4, 6);
-                _tile_dpbf16ps(1, 4, 7);
-                _tile_dpbf16ps(2, 5, 6);
-                _tile_dpbf16ps(3, 5, 7);
-            }
-            storeBlock(o, n, dim, r0, c0);
-        }
-    }
-    _tile_release();
+    auto valueTile = [&](std::size_t c0, std::size_t kc) {
+        return vPacked + (kc * (dim / 16) + c0 / 16) * kTileElems;
+    };
+    amxGemm(p, n, keys, valueTile, kTileElems, dim, o);
 }
 
 } // namespace attnscope::kernels
