@@ -181,6 +181,7 @@ const std::vector<std::pair<ProcessId, std::vector<Busy>>>& Context::gpuBusy() {
     for (std::uint32_t p = 0; p < trace.processes().size(); ++p) {
         if (!trace.processes()[p].isGpu) continue;
         std::vector<Busy> work;
+        std::vector<std::size_t> runEnds; // each stream's work is in order already
         for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
             const Track& track = trace.tracks()[t];
             if (track.process.value != p || track.kind != TrackKind::GpuStream ||
@@ -191,9 +192,11 @@ const std::vector<std::pair<ProcessId, std::vector<Busy>>>& Context::gpuBusy() {
                 if ((k == Kernel || k == Copy) && track.events.duration[i] > 0)
                     work.push_back({track.events.start[i], track.end(i), {TrackId(t), i}});
             }
+            runEnds.push_back(work.size());
         }
         if (work.empty()) continue;
-        std::sort(work.begin(), work.end(), [](const Busy& a, const Busy& b) { return a.start < b.start; });
+        mergeSortedRuns(work, std::move(runEnds),
+                        [](const Busy& a, const Busy& b) { return a.start < b.start; });
         std::vector<Busy> joined;
         for (const Busy& b : work) {
             if (!joined.empty() && b.start <= joined.back().end)

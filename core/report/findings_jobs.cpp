@@ -43,32 +43,41 @@ void rankImbalance(Context& c, std::vector<Finding>& out) {
 // 11. Exposed communication: communication kernels' time during which no compute kernel ran on the
 // same GPU.
 void exposedCommunication(Context& c, std::vector<Finding>& out) {
+    // Most traces have no communication kernel: looked for first, before the busy stretches are built.
+    const auto isComm = [&](const KernelAnalysis& k) {
+        return k.role == KernelRole::Communication && c.kind(k.event) == Context::Kernel;
+    };
+    if (std::none_of(c.analysis.kernels.begin(), c.analysis.kernels.end(), isComm)) return;
     // Per GPU process: the compute kernels' busy stretches and the communication kernels.
     const std::size_t processes = c.trace.processes().size();
     std::vector<std::vector<std::pair<TimeNs, TimeNs>>> compute(processes);
+    std::vector<std::vector<std::size_t>> runEnds(processes); // kernels come track by track, in order
+    std::vector<TrackId> lastTrack(processes);
     std::vector<std::vector<EventRef>> comm(processes);
-    bool anyComm = false;
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) != Context::Kernel) continue;
         const std::uint32_t p = c.trace.track(k.event.track).process.value;
         if (k.role == KernelRole::Communication) {
             comm[p].push_back(k.event);
-            anyComm = true;
-        } else {
-            compute[p].emplace_back(c.start(k.event), c.end(k.event));
+            continue;
         }
+        if (!compute[p].empty() && lastTrack[p] != k.event.track) runEnds[p].push_back(compute[p].size());
+        lastTrack[p] = k.event.track;
+        compute[p].emplace_back(c.start(k.event), c.end(k.event));
     }
-    if (!anyComm) return;
+    for (std::size_t p = 0; p < processes; ++p)
+        runEnds[p].push_back(compute[p].size());
     std::size_t commGpus = 0;
     TimeNs commNs = 0, exposed = 0;
     std::uint64_t count = 0;
-    std::vector<std::pair<TimeNs, std::pair<EventRef, std::string>>> byExposed;
+    std::vector<std::pair<TimeNs, EventRef>> byExposed; // a note is written only for the places listed
     for (std::size_t p = 0; p < processes; ++p) {
         const std::vector<EventRef>& kernels = comm[p];
         if (kernels.empty()) continue;
         ++commGpus;
         std::vector<std::pair<TimeNs, TimeNs>>& busy = compute[p];
-        std::sort(busy.begin(), busy.end());
+        mergeSortedRuns(busy, std::move(runEnds[p]),
+                        [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<std::pair<TimeNs, TimeNs>> joined;
         for (const auto& b : busy) {
             if (!joined.empty() && b.first <= joined.back().second)
@@ -88,16 +97,17 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
             ++count;
             if (open <= 0) continue;
             exposed += open;
-            byExposed.push_back(
-                {open, {e, formatDuration(open) + " of " + formatDuration(end - s) + " exposed"}});
+            byExposed.emplace_back(open, e);
         }
     }
     if (exposed <= 0) return;
     std::stable_sort(byExposed.begin(), byExposed.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<std::pair<EventRef, std::string>> places;
-    for (auto& [t, place] : byExposed)
-        places.push_back(std::move(place));
+    for (const auto& [open, e] : byExposed)
+        places.emplace_back(e, places.size() < std::size_t(c.th["max_evidence"])
+                                   ? formatDuration(open) + " of " + formatDuration(c.dur(e)) + " exposed"
+                                   : std::string());
     Finding f = c.make("exposed_communication",
                        "Communication not hidden by compute: " + formatDuration(exposed) + " of " +
                            formatDuration(commNs),

@@ -374,6 +374,30 @@ TEST(Findings, DlrmRankHasPageableCopiesSyncsAndExposedCommunication) {
         }
 }
 
+TEST(Findings, CommunicationIsHiddenByComputeOnAnyStream) {
+    // Compute on two streams, interleaved in time: stream 7 [100, 200) and [400, 500) µs, stream 8
+    // [150, 350); an all-reduce on stream 20 [300, 600) is covered for [300, 350) and [400, 500): 150 µs
+    // of its 300 exposed. (Joining the streams' kernels in stream order instead of time order would lose
+    // stream 8's and say 200.)
+    GpuTrace t;
+    auto kernel = [&](const std::string& name, int stream, int ts, int dur) {
+        t.add(R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":)" + std::to_string(stream) +
+              R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
+              R"(,"args":{"device":0,"stream":)" + std::to_string(stream) + "}}");
+    };
+    kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 7, 100, 100);
+    kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 7, 400, 100);
+    kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 8, 150, 200);
+    kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 20, 300, 300);
+    const std::vector<Finding> all = findingsOf(*loadText(t.text()));
+    const Finding* c = findingOf(all, "exposed_communication");
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->timeNs, 150000);
+    EXPECT_EQ(c->count, 1u);
+    ASSERT_EQ(c->evidence.size(), 1u);
+    EXPECT_EQ(c->evidence[0].note, formatDuration(150000) + " of " + formatDuration(300000) + " exposed");
+}
+
 TEST(Findings, TheSlowestOfTwoRanksAndNoImbalanceWhenEven) {
     ATTNSCOPE_REQUIRE_FIXTURE(rank0, "dlrm_2ranks/rank0.json");
     ATTNSCOPE_REQUIRE_FIXTURE(rank1, "dlrm_2ranks/rank1.json");
