@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 namespace attnscope {
@@ -196,34 +197,34 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
 
 namespace {
 
+// A modelled op and its cost (owned by the reader that read it): the op that launched a kernel, or
+// the aten:: op standing for one.
+struct ModelledOp {
+    EventRef op;
+    const OpCost* cost = nullptr; // nullptr: none
+};
+
 // A contiguous range of the trace's kernels read on one thread, with caches of its own: each
-// kernel's role, its exact cost (own runs), its call (own runs) and the modelled op that launched it.
+// kernel's role, its exact cost (own runs), its call (own runs) and the modelled op that launched it,
+// written in place into the analysis' arrays (the ranges of the threads do not overlap).
 class KernelReader {
 public:
-    struct Finding {
-        std::optional<std::pair<std::string, long>> ownCall; // (impl, call) of an own run's kernel
-        std::optional<std::pair<EventRef, OpCost>> op;       // the modelled op that launched it
-    };
-    std::vector<KernelAnalysis> kernels;
-    std::vector<Finding> findings; // one per kernel
+    std::vector<std::tuple<std::uint32_t, std::string, long>> ownCalls; // (kernel, impl, call) of own runs
 
     KernelReader(const Trace& trace, const RoleRules& rules, const std::vector<std::uint8_t>& categoryKind)
         : trace(trace), rules(rules), categoryKind(categoryKind), modelledOp(trace.strings().size(), -1) {}
 
-    void read(const std::vector<EventRef>& refs, std::size_t from, std::size_t to) {
-        kernels.reserve(to - from);
-        findings.reserve(to - from);
+    void read(const std::vector<EventRef>& refs, std::size_t from, std::size_t to, KernelAnalysis* kernels,
+              ModelledOp* ops) {
         for (std::size_t r = from; r < to; ++r)
-            readOne(refs[r]);
+            readOne(refs[r], std::uint32_t(r), kernels[r], ops[r]);
     }
 
 private:
-    void readOne(EventRef ref) {
+    void readOne(EventRef ref, std::uint32_t index, KernelAnalysis& k, ModelledOp& op) {
         const Track& track = trace.track(ref.track);
         const StringId name = track.events.name[ref.index], category = track.events.category[ref.index];
-        KernelAnalysis k;
         k.event = ref;
-        Finding f;
         std::string role, impl, call, flops, bytes, dtype;
         if (ownArgs.has(ref))
             trace.forEachArg(ref, [&](std::string_view key, std::string_view value) {
@@ -248,36 +249,34 @@ private:
             const Precision named = precisionNamed(dtype);
             k.precision = named == Precision::Unknown ? Precision::F32 : named;
         }
-        if (!impl.empty() && !call.empty()) f.ownCall = std::pair{impl, std::atol(call.c_str())};
+        if (!impl.empty() && !call.empty()) ownCalls.emplace_back(index, impl, std::atol(call.c_str()));
         if (k.cost == CostSource::Unknown && (track.events.flags[ref.index] & kOpKernel))
-            f.op = modelledCost(ref); // an aten:: op standing for a kernel: its own inputs' cost
+            op = modelledCost(ref); // an aten:: op standing for a kernel: its own inputs' cost
         else if (k.cost == CostSource::Unknown && !isCpuTrack(trace, ref.track))
-            f.op = launchingOp(ref);
-        kernels.push_back(std::move(k));
-        findings.push_back(std::move(f));
+            op = launchingOp(ref);
     }
 
     // The op that launched a kernel, with its cost: kernel → runtime call (correlation) → the
     // innermost enclosing cpu_op the cost model knows; costs cached per op (many kernels share one).
-    std::optional<std::pair<EventRef, OpCost>> launchingOp(EventRef kernel) {
+    ModelledOp launchingOp(EventRef kernel) {
         const auto launch = trace.launchOf(kernel);
-        if (!launch) return std::nullopt;
-        std::optional<std::pair<EventRef, OpCost>> found;
+        if (!launch) return {};
+        ModelledOp found;
         forEachEnclosingEvent(trace, *launch, [&](EventRef op) {
             found = modelledCost(op);
-            return found.has_value();
+            return found.cost != nullptr;
         });
         return found;
     }
 
     // A cpu_op's cost from its input shapes when the cost model knows the op; cached per op.
-    std::optional<std::pair<EventRef, OpCost>> modelledCost(EventRef op) {
+    ModelledOp modelledCost(EventRef op) {
         const Track& ot = trace.track(op.track);
-        if (categoryKind[ot.events.category[op.index].value] != 2) return std::nullopt;
+        if (categoryKind[ot.events.category[op.index].value] != 2) return {};
         const StringId name = ot.events.name[op.index];
         std::int8_t& modelled = modelledOp[name.value];
         if (modelled < 0) modelled = opCostModels(trace.str(name));
-        if (!modelled) return std::nullopt;
+        if (!modelled) return {};
         auto [it, added] = opCosts.try_emplace(std::uint64_t(op.track.value) << 32 | op.index);
         if (added) {
             std::string_view dims, types, concrete;
@@ -291,8 +290,8 @@ private:
             });
             it->second = opCost(trace.str(name), dims, types, concrete);
         }
-        if (!it->second) return std::nullopt;
-        return std::pair{op, *it->second};
+        if (!it->second) return {};
+        return {op, &*it->second};
     }
 
     const Trace& trace;
@@ -366,29 +365,30 @@ private:
         std::vector<std::unique_ptr<KernelReader>> readers;
         for (unsigned p = 0; p < threads; ++p)
             readers.push_back(std::make_unique<KernelReader>(trace, rules, categoryKind));
+        a.kernels.resize(refs.size());
+        std::vector<ModelledOp> launchedBy(refs.size());
         parallelFor(threads, threads, [&](std::size_t p) {
-            readers[p]->read(refs, refs.size() * p / threads, refs.size() * (p + 1) / threads);
+            readers[p]->read(refs, refs.size() * p / threads, refs.size() * (p + 1) / threads,
+                             a.kernels.data(), launchedBy.data());
         });
-        a.kernels.reserve(refs.size());
-        kernelOp.reserve(refs.size());
-        std::unordered_map<std::uint64_t, std::uint32_t> opIndex; // op event → index into ops
-        for (auto& reader : readers) {
-            for (std::size_t j = 0; j < reader->kernels.size(); ++j) {
-                const auto index = std::uint32_t(a.kernels.size());
-                KernelReader::Finding& f = reader->findings[j];
-                if (f.ownCall) ownCalls[std::move(*f.ownCall)].push_back(index);
-                std::uint32_t op = kNoOp;
-                if (f.op) {
-                    auto [it, added] =
-                        opIndex.try_emplace(std::uint64_t(f.op->first.track.value) << 32 | f.op->first.index,
-                                            std::uint32_t(ops.size()));
-                    if (added) ops.push_back(*f.op);
-                    op = it->second;
-                }
-                kernelOp.push_back(op);
-                a.kernels.push_back(std::move(reader->kernels[j]));
+        for (auto& reader : readers)
+            for (auto& [index, impl, call] : reader->ownCalls)
+                ownCalls[{std::move(impl), call}].push_back(index);
+        // Each op once, numbered in kernel order: a dense index per op track (an op event's number)
+        // rather than a hash map, which took most of this pass on traces with a million kernels.
+        kernelOp.assign(refs.size(), kNoOp);
+        std::vector<std::vector<std::uint32_t>> opIndex(trace.tracks().size());
+        for (std::size_t k = 0; k < refs.size(); ++k) {
+            const ModelledOp& l = launchedBy[k];
+            if (!l.cost) continue;
+            std::vector<std::uint32_t>& index = opIndex[l.op.track.value];
+            if (index.empty()) index.assign(trace.track(l.op.track).size(), kNoOp);
+            std::uint32_t& op = index[l.op.index];
+            if (op == kNoOp) {
+                op = std::uint32_t(ops.size());
+                ops.emplace_back(l.op, *l.cost);
             }
-            reader.reset();
+            kernelOp[k] = op;
         }
     }
 
