@@ -124,7 +124,14 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
     // that needs it (inside the kernel's time).
     const bool amx = isa == CpuIsa::Amx && s.dtype == Precision::BF16 && d % 32 == 0 && n > 16;
     const std::size_t packed = amx ? amxPackedElements(keys, d) : 0;
-    std::vector<std::uint16_t> kPacked(groups * packed), vPacked(groups * packed);
+    // Kept from call to call on this thread: zeroing and faulting in fresh megabytes each call cost
+    // more than the packing (every element, padding included, is written by it).
+    // (The workers see them through these pointers: a thread_local named in their lambdas would be theirs.)
+    thread_local std::vector<std::uint16_t> kPackedKept, vPackedKept;
+    if (kPackedKept.size() < groups * packed)
+        kPackedKept.resize(groups * packed), vPackedKept.resize(groups * packed);
+    std::uint16_t* const kPacked = kPackedKept.data();
+    std::uint16_t* const vPacked = vPackedKept.data();
     std::unique_ptr<std::once_flag[]> packOnce(amx ? new std::once_flag[groups] : nullptr);
     if (amx) kernel = flashRowsAmx;
     const std::size_t rows = group * n;
@@ -160,11 +167,11 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
                       in.count = std::min(kRows, rows - in.first);
                       if (amx) {
                           std::call_once(packOnce[g], [&] {
-                              packAmxKeys(in.k, keys, d, kPacked.data() + g * packed);
-                              packAmxValues(in.v, keys, d, vPacked.data() + g * packed);
+                              packAmxKeys(in.k, keys, d, kPacked + g * packed);
+                              packAmxValues(in.v, keys, d, vPacked + g * packed);
                           });
-                          in.kPacked = kPacked.data() + g * packed;
-                          in.vPacked = vPacked.data() + g * packed;
+                          in.kPacked = kPacked + g * packed;
+                          in.vPacked = vPacked + g * packed;
                       }
                       kernel(in);
                   });
