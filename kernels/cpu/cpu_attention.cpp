@@ -124,9 +124,10 @@ void cpuFlashAttention(const AttentionShape& s, const float* q, const float* k, 
     // that needs it (inside the kernel's time).
     const bool amx = isa == CpuIsa::Amx && s.dtype == Precision::BF16 && d % 32 == 0 && n > 16;
     const std::size_t packed = amx ? amxPackedElements(keys, d) : 0;
-    // Kept from call to call on this thread: zeroing and faulting in fresh megabytes each call cost
-    // more than the packing (every element, padding included, is written by it).
-    // (The workers see them through these pointers: a thread_local named in their lambdas would be theirs.)
+    // Kept from call to call on this thread (a run's own, so they go when the run ends): zeroing and
+    // faulting in fresh megabytes each call cost more than the packing, which writes every element,
+    // padding included. The workers see them through the pointers: a thread_local named in their
+    // lambdas would be theirs.
     thread_local std::vector<std::uint16_t> kPackedKept, vPackedKept;
     if (kPackedKept.size() < groups * packed)
         kPackedKept.resize(groups * packed), vPackedKept.resize(groups * packed);
