@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "run_panel.h"
 
+#include "kernels/cuda_backend.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -24,9 +26,13 @@ QSpinBox* spin(QWidget* parent, kernels::RunLimit limit) {
     return s;
 }
 
-// PyTorch's SDPA backends, which AttnScope's own backends do not have.
+bool listed(const std::vector<std::string>& impls, const std::string& impl) {
+    return std::find(impls.begin(), impls.end(), impl) != impls.end();
+}
+
+// PyTorch's SDPA backends: its implementations that AttnScope's own backends (all in CUDA's) lack.
 bool torchOnly(const std::string& impl) {
-    return impl == "math" || impl == "efficient" || impl == "cudnn";
+    return listed(kernels::torchImpls(), impl) && !listed(kernels::cudaImpls(), impl);
 }
 
 } // namespace
@@ -187,11 +193,9 @@ kernels::RunConfig RunPanel::config() const {
     c.impls.clear();
     // The implementations of the chosen backend: PyTorch's (naive and flash are its too), or AttnScope's.
     const bool torch = backend() == "torch";
-    const auto& torchImpls = kernels::torchImpls();
-    for (const auto& [name, box] : m_impls) {
-        const bool torchHasIt = std::find(torchImpls.begin(), torchImpls.end(), name) != torchImpls.end();
-        if (box->isChecked() && (torch ? torchHasIt : !torchOnly(name))) c.impls.push_back(name);
-    }
+    for (const auto& [name, box] : m_impls)
+        if (box->isChecked() && (torch ? listed(kernels::torchImpls(), name) : !torchOnly(name)))
+            c.impls.push_back(name);
     c.collect = m_collect->isChecked();
     c.python = m_python->text().trimmed().toStdString();
     c.shape.batch = m_batch->value();

@@ -46,6 +46,15 @@ QPushButton* button(RunPanel* panel, const QString& text) {
     return nullptr;
 }
 
+// Lets the window's event loop turn until its run has ended and the run's analysis is in (or limitMs).
+void waitForAnalysedRun(MainWindow& w, int limitMs) {
+    QElapsedTimer timer;
+    timer.start();
+    while ((w.running() || !w.analysis()) && timer.elapsed() < limitMs)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    QApplication::processEvents(QEventLoop::AllEvents, 100);
+}
+
 kernels::RunConfig smallRun(int iters) {
     kernels::RunConfig c;
     c.shape = {1, 4, 384, 32, false, Precision::F32};
@@ -196,11 +205,7 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
     w.runPanel()->setConfig(smallRun(3));
     button(w.runPanel(), "Run")->click();
     ASSERT_TRUE(w.running());
-    QElapsedTimer timer;
-    timer.start();
-    while ((w.running() || !w.analysis()) && timer.elapsed() < 60000)
-        QApplication::processEvents(QEventLoop::AllEvents, 10);
-    QApplication::processEvents(QEventLoop::AllEvents, 100);
+    waitForAnalysedRun(w, 60000);
     ASSERT_FALSE(w.running());
     ASSERT_TRUE(w.analysis());
     const Trace& trace = *w.trace();
@@ -285,11 +290,7 @@ TEST(RunPanel, APyTorchRunShowsItsImplementationsSideBySide) {
     button(w.runPanel(), "Run")->click();
     if (auto* box = w.findChild<QMessageBox*>()) ADD_FAILURE() << box->text().toStdString();
     ASSERT_TRUE(w.running());
-    QElapsedTimer timer;
-    timer.start();
-    while ((w.running() || !w.analysis()) && timer.elapsed() < 120000)
-        QApplication::processEvents(QEventLoop::AllEvents, 10);
-    QApplication::processEvents(QEventLoop::AllEvents, 100);
+    waitForAnalysedRun(w, 120000);
     ASSERT_TRUE(w.analysis());
     std::map<std::string, int> calls;
     for (const AttentionCall& c : w.analysis()->calls)
