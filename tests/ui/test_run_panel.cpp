@@ -265,6 +265,20 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
     EXPECT_EQ(points, 4);
 }
 
+// Ticked implementations go to the run only when the chosen backend has them: PyTorch's SDPA backends
+// are left out of a CUDA run, and the CUDA-only SIMT kernels out of a PyTorch run.
+TEST(RunPanel, ARunGetsOnlyTheImplementationsOfItsBackend) {
+    RunPanel panel;
+    kernels::RunConfig config = smallRun(1);
+    config.impls = {"naive", "flash", "naive_simt", "math", "efficient", "cudnn"};
+    panel.setConfig(config);
+    panel.setBackend("cuda");
+    EXPECT_EQ(panel.config().impls, (std::vector<std::string>{"naive", "flash", "naive_simt"}));
+    panel.setBackend("torch");
+    EXPECT_EQ(panel.config().impls,
+              (std::vector<std::string>{"naive", "flash", "math", "efficient", "cudnn"}));
+}
+
 // The Run panel's PyTorch backend with real PyTorch (the virtual environment `make test` makes): its
 // implementations arrive as one run, each recognized, and the panel says what PyTorch could not run.
 TEST(RunPanel, APyTorchRunShowsItsImplementationsSideBySide) {
