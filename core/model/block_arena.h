@@ -10,9 +10,9 @@
 
 namespace attnscope {
 
-// Large zero-initialised memory from the OS, pre-faulted in one go. Fresh pages fault slowly
-// (measured on the build machines: ~0.3 GB/s one page at a time, ~5 GB/s pre-faulted), so the model's big
-// arrays and byte stores take their memory from here instead of growing vectors.
+// Large zero-initialised memory from the OS, in huge pages where the kernel gives them and pre-faulted
+// where it does not (block_arena.cpp says why), so the model's big arrays and byte stores take their
+// memory from here instead of growing vectors.
 class BigBuffer {
 public:
     BigBuffer() = default;
