@@ -105,13 +105,18 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     c.name = PodArray<StringId>(n);
     c.category = PodArray<StringId>(n);
     c.depth = PodArray<std::uint16_t>(n);
+    c.parent = PodArray<std::uint32_t>(n);
     c.flags = PodArray<std::uint8_t>(n);
     c.correlation = PodArray<std::uint64_t>(n);
     c.args = PodArray<const char*>(n);
     if (seqToIndex) seqToIndex->assign(n, 0);
 
-    // Depth: a stack of open ends; partial overlaps go one level deeper instead of being lost.
-    std::vector<TimeNs> openEnds;
+    // Depth: a stack of open events; partial overlaps go one level deeper instead of being lost.
+    struct Open {
+        TimeNs end;
+        std::uint32_t index;
+    };
+    std::vector<Open> open;
     std::uint16_t maxDepth = 0;
     bool depthClamped = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -129,16 +134,17 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         c.flags[i] = flags;
         if (seqToIndex && e.seq < n) (*seqToIndex)[e.seq] = std::uint32_t(i);
 
-        while (!openEnds.empty() && openEnds.back() <= e.start)
-            openEnds.pop_back();
-        std::size_t depth = openEnds.size();
+        while (!open.empty() && open.back().end <= e.start)
+            open.pop_back();
+        c.parent[i] = open.empty() ? kNoParent : open.back().index;
+        std::size_t depth = open.size();
         if (depth > 0xffff) {
             depth = 0xffff;
             depthClamped = true;
         }
         c.depth[i] = static_cast<std::uint16_t>(depth);
         maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
-        if (openEnds.size() <= 0xffff) openEnds.push_back(e.start + e.duration);
+        if (open.size() <= 0xffff) open.push_back({e.start + e.duration, std::uint32_t(i)});
     }
     if (depthClamped)
         warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");

@@ -126,7 +126,7 @@ std::size_t Trace::memoryBytes() const {
     for (const Track& t : m_tracks) {
         const EventColumns& c = t.events;
         total += c.start.bytes() + c.duration.bytes() + c.name.bytes() + c.category.bytes() +
-                 c.depth.bytes() + c.flags.bytes() + c.correlation.bytes() + c.args.bytes();
+                 c.depth.bytes() + c.parent.bytes() + c.flags.bytes() + c.correlation.bytes() + c.args.bytes();
     }
     total += (m_launches.capacity() + m_gpuWork.capacity()) * sizeof(CorrelationEntry);
     for (const CounterSeries& c : m_counters)
@@ -138,13 +138,10 @@ std::size_t Trace::memoryBytes() const {
 bool forEachEnclosingEvent(const Trace& trace, EventRef event, const std::function<bool(EventRef)>& f) {
     const Track& t = trace.track(event.track);
     const TimeNs start = t.events.start[event.index], end = t.end(event.index);
-    // Events are in start order: walking back, the first event at each shallower depth that
-    // encloses this one is its ancestor at that depth.
-    int want = int(t.events.depth[event.index]) - 1;
-    for (std::uint32_t i = event.index; i-- > 0 && want >= 0;) {
-        if (t.events.depth[i] != want || t.events.start[i] > start || t.end(i) < end) continue;
+    // Up the open events; one that overlaps this one only partly is passed over, not called.
+    for (std::uint32_t i = t.events.parent[event.index]; i != kNoParent; i = t.events.parent[i]) {
+        if (t.events.start[i] > start || t.end(i) < end) continue;
         if (f({event.track, i})) return true;
-        --want;
     }
     return false;
 }

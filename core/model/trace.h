@@ -39,6 +39,8 @@ struct ProcessInfo {
     std::int64_t rank = -1; // the rank's group when several files are open as one job
 };
 
+inline constexpr std::uint32_t kNoParent = 0xffffffffu;
+
 // The events of one track, sorted by start (longer first on ties), as parallel arrays.
 struct EventColumns {
     PodArray<TimeNs> start;
@@ -46,6 +48,10 @@ struct EventColumns {
     PodArray<StringId> name;
     PodArray<StringId> category;
     PodArray<std::uint16_t> depth;
+    // The innermost event still open when this one started (kNoParent: none); it encloses this one
+    // unless the two overlap partially. Walking up costs a step per level instead of a scan back
+    // over the siblings (every kernel's launch is walked up to find the op that launched it).
+    PodArray<std::uint32_t> parent;
     PodArray<std::uint8_t> flags;
     PodArray<std::uint64_t> correlation; // 0 when the event has none
     PodArray<const char*> args;          // encoded args (args_codec.h) in the trace's arena, or nullptr

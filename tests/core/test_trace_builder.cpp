@@ -43,6 +43,20 @@ TEST(TraceBuilder, SortsEachTrackAndGivesNestedEventsDepths) {
     EXPECT_EQ(track.maxDepth, 2);
     EXPECT_EQ(trace->startNs(), 10);
     EXPECT_EQ(trace->endNs(), 70);
+    // Each event's parent is the innermost one open when it started; walking up calls only the
+    // events that enclose it whole (the partly overlapped parent is passed over, not called).
+    const std::vector<std::uint32_t> parents = {kNoParent, 0, 1, 0, 0, kNoParent};
+    EXPECT_EQ(std::vector<std::uint32_t>(track.events.parent.begin(), track.events.parent.end()), parents);
+    auto enclosing = [&](std::uint32_t i) {
+        std::vector<std::uint32_t> out;
+        for (EventRef e : enclosingEvents(*trace, {t, i}))
+            out.push_back(e.index);
+        return out;
+    };
+    EXPECT_EQ(enclosing(2), (std::vector<std::uint32_t>{1, 0}));
+    EXPECT_EQ(enclosing(3), std::vector<std::uint32_t>{0});
+    EXPECT_TRUE(enclosing(4).empty());
+    EXPECT_TRUE(enclosing(5).empty());
 }
 
 TEST(TraceBuilder, MatchesBeginAndEndInTimeOrder) {
