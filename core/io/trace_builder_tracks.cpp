@@ -17,6 +17,9 @@
 
 namespace attnscope {
 
+// Up to this many sorted runs in a track's events are merged; more are sorted from scratch.
+constexpr std::size_t kMergedRuns = 16;
+
 // Long on purpose: one track's stages in order (sort, pair begins with ends, clamp, nest into
 // depths), sharing the sorted arrays; it runs for many tracks at once.
 void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
@@ -73,7 +76,26 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         if (x.duration != y.duration) return x.duration > y.duration; // the enclosing slice first
         return x.order < y.order;
     };
-    if (!std::is_sorted(order.begin(), order.end(), before)) {
+    // Where the events fall out of order: none in a file written in time order, and a few where a
+    // parallel load appended its workers' builders one after another (each in file order).
+    std::vector<std::size_t> runStarts{0};
+    for (std::size_t i = 1; i < n && runStarts.size() <= kMergedRuns; ++i)
+        if (before(std::uint32_t(i), std::uint32_t(i - 1))) runStarts.push_back(i);
+    if (runStarts.size() <= kMergedRuns) {
+        // A few sorted runs: merged pairwise, linear per round.
+        while (runStarts.size() > 1) {
+            std::vector<std::size_t> merged;
+            for (std::size_t r = 0; r < runStarts.size(); r += 2) {
+                merged.push_back(runStarts[r]);
+                if (r + 1 == runStarts.size()) break;
+                const std::size_t end = r + 2 < runStarts.size() ? runStarts[r + 2] : n;
+                std::inplace_merge(order.begin() + std::ptrdiff_t(runStarts[r]),
+                                   order.begin() + std::ptrdiff_t(runStarts[r + 1]),
+                                   order.begin() + std::ptrdiff_t(end), before);
+            }
+            runStarts = std::move(merged);
+        }
+    } else {
         // Linear in the number of events: radix by start, then the rare runs of equal starts.
         struct Key {
             std::uint64_t start;
