@@ -58,16 +58,25 @@ std::size_t StringPool::bytesUsed() const {
 
 std::size_t InternCache::slotOf(std::string_view s) {
     constexpr std::uint64_t k = 0x9E3779B97F4A7C15ull;
-    auto word = [&](std::size_t at) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, s.data() + at, std::min<std::size_t>(8, s.size() - at));
-        return w;
+    // Words put together from whole loads: a short copy into a zeroed stack word was read back
+    // before its bytes were stored (a store-forwarding stall on every name of every event).
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    auto load = [](const char* at, auto word) {
+        std::memcpy(&word, at, sizeof word);
+        return std::uint64_t(word);
     };
-    std::uint64_t h = (s.size() + 1) * k;
-    if (!s.empty()) {
-        h = (h ^ word(0)) * k;
-        if (s.size() > 8) h = (h ^ word(s.size() - 8)) * k;
-        if (s.size() > 16) h = (h ^ word(s.size() / 2 - 4)) * k;
+    std::uint64_t h = (n + 1) * k;
+    if (n >= 8) {
+        h = (h ^ load(p, std::uint64_t())) * k;
+        if (n > 8) h = (h ^ load(p + n - 8, std::uint64_t())) * k;
+        if (n > 16) h = (h ^ load(p + n / 2 - 4, std::uint64_t())) * k;
+    } else if (n >= 4) {
+        h = (h ^ (load(p, std::uint32_t()) | load(p + n - 4, std::uint32_t()) << 32)) * k;
+    } else if (n > 0) {
+        h = (h ^ (std::uint64_t(std::uint8_t(p[0])) | std::uint64_t(std::uint8_t(p[n / 2])) << 8 |
+                  std::uint64_t(std::uint8_t(p[n - 1])) << 16)) *
+            k;
     }
     return static_cast<std::size_t>(h >> 52);
 }
