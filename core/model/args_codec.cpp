@@ -9,12 +9,19 @@ namespace attnscope {
 
 namespace {
 
-void putVarint(std::string& out, std::uint64_t v) {
-    while (v >= 0x80) {
-        out.push_back(static_cast<char>(v | 0x80));
-        v >>= 7;
-    }
-    out.push_back(static_cast<char>(v));
+// Writes v at p; returns the end of what it wrote.
+char* putVarint(char* p, std::uint64_t v) {
+    for (; v >= 0x80; v >>= 7)
+        *p++ = static_cast<char>(v | 0x80);
+    *p++ = static_cast<char>(v);
+    return p;
+}
+
+std::size_t varintBytes(std::uint64_t v) {
+    std::size_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        ++n;
+    return n;
 }
 
 bool getVarint(std::string_view& in, std::uint64_t& v) {
@@ -26,41 +33,6 @@ bool getVarint(std::string_view& in, std::uint64_t& v) {
         if (!(byte & 0x80)) return true;
     }
     return false;
-}
-
-// Length of the minified JSON value at the start of s (strings and nesting respected).
-std::size_t valueLength(std::string_view s) {
-    int depth = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
-        switch (c) {
-        case '"':
-            inString = true;
-            break;
-        case '{':
-        case '[':
-            ++depth;
-            break;
-        case '}':
-        case ']':
-            --depth;
-            break;
-        case ',':
-            if (depth == 0) return i;
-            break;
-        default:
-            break;
-        }
-    }
-    return s.size();
 }
 
 } // namespace
@@ -103,22 +75,18 @@ StringId ArgsEncoder::shapeId(StringPool& pool) {
 }
 
 void ArgsEncoder::encode(StringPool& pool, std::string& out) {
-    out.clear();
     // A fixed-width shape id, so that merging builders can renumber it in place.
     const std::uint32_t shape = shapeId(pool).value;
-    out.append(reinterpret_cast<const char*>(&shape), sizeof shape);
-    std::size_t length = m_fields.empty() ? 0 : m_fields.size() - 1;
+    std::size_t length = 0;
     for (const Field& f : m_fields)
-        length += f.value.size();
-    putVarint(out, length);
-    const std::size_t start = out.size();
-    out.resize(start + length);
-    char* p = out.data() + start;
-    for (std::size_t i = 0; i < m_fields.size(); ++i) {
-        const Field& f = m_fields[i];
-        if (i) *p++ = ',';
-        const char* src = f.ownedAt == kBorrowed ? f.value.data() : m_owned.data() + f.ownedAt;
-        std::memcpy(p, src, f.value.size());
+        length += varintBytes(f.value.size()) + f.value.size();
+    out.resize(sizeof shape + varintBytes(length) + length);
+    char* p = out.data();
+    std::memcpy(p, &shape, sizeof shape);
+    p = putVarint(p + sizeof shape, length);
+    for (const Field& f : m_fields) {
+        p = putVarint(p, f.value.size());
+        std::memcpy(p, f.ownedAt == kBorrowed ? f.value.data() : m_owned.data() + f.ownedAt, f.value.size());
         p += f.value.size();
     }
 }
@@ -144,9 +112,10 @@ void forEachEncodedArg(const StringPool& pool, std::string_view encoded,
         const std::size_t keyEnd = shape.find('\0');
         const std::string_view key = shape.substr(0, keyEnd);
         shape.remove_prefix(keyEnd == std::string_view::npos ? shape.size() : keyEnd + 1);
-        const std::size_t n = valueLength(values);
+        std::uint64_t n = 0;
+        if (!getVarint(values, n) || n > values.size()) return;
         f(key, values.substr(0, n));
-        values.remove_prefix(std::min(values.size(), n + 1));
+        values.remove_prefix(n);
     }
 }
 

@@ -14,11 +14,13 @@
 namespace attnscope {
 
 // Event args are kept compactly: the object's key list (its "shape", shared by every event with the
-// same keys in the same order, interned once) and the values as minified JSON texts joined by
-// commas. Every value reads back exactly as the file wrote it (whitespace inside arrays and
-// objects aside), so no number or string is reinterpreted.
+// same keys in the same order, interned once) and the values as minified JSON texts, each after its
+// length, so that reading one arg jumps over the others instead of scanning their JSON. Every value
+// reads back exactly as the file wrote it (whitespace inside arrays and objects aside), so no number
+// or string is reinterpreted.
 //
-// Encoded layout: shape id (4 bytes, host order), varint byte length, the values text.
+// Encoded layout: shape id (4 bytes, host order), varint byte length of what follows, then per key
+// of the shape: varint byte length, the value's text.
 class ArgsEncoder {
 public:
     void clear() {
