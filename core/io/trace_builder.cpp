@@ -4,7 +4,7 @@
 #include "core/io/trace_builder_stages.h"
 
 #include "core/io/timestamp.h"
-#include "core/model/radix_sort.h"
+#include "core/model/sorting.h"
 
 #include <algorithm>
 #include <atomic>

@@ -4,7 +4,7 @@
 #include "core/io/trace_builder_stages.h"
 
 #include "core/io/timestamp.h"
-#include "core/model/radix_sort.h"
+#include "core/model/sorting.h"
 
 #include <algorithm>
 #include <atomic>
@@ -80,7 +80,7 @@ void TraceBuilder::Impl::resolveFlows() {
         TimeNs minTime = std::numeric_limits<TimeNs>::max();
         for (const auto& pt : points)
             minTime = std::min(minTime, pt.first);
-        radixSortByKey(points, [&](const std::pair<TimeNs, std::uint32_t>& pt) {
+        stableSortByKey(points, [&](const std::pair<TimeNs, std::uint32_t>& pt) {
             return std::uint64_t(pt.first) - std::uint64_t(minTime);
         });
         bindEnclosing(t.m_tracks[ti], points, binding);
@@ -89,21 +89,25 @@ void TraceBuilder::Impl::resolveFlows() {
     BigVector<Bound> bound;
     bound.reserve(flowPoints.size());
     std::uint64_t unbound = 0;
-    for (std::uint32_t pi = 0; pi < flowPoints.size(); ++pi) {
-        const FlowPoint& p = flowPoints[pi];
-        if (!binding[pi]) {
-            ++unbound;
-            continue;
+    // The points that start a flow first, then the others: each kind's ids mostly rise through the
+    // file, so the sort by id below finds a few sorted runs to merge.
+    for (const bool sources : {true, false})
+        for (std::uint32_t pi = 0; pi < flowPoints.size(); ++pi) {
+            const FlowPoint& p = flowPoints[pi];
+            if ((p.kind == FlowPoint::Kind::Start || p.kind == FlowPoint::Kind::V2Out) != sources) continue;
+            if (!binding[pi]) {
+                ++unbound;
+                continue;
+            }
+            const bool v2 = p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out;
+            const Track& track = t.m_tracks[p.track.value];
+            const EventRef e{p.track, *binding[pi]};
+            const TimeNs time = v2 ? track.events.start[*binding[pi]] : p.time;
+            bound.push_back({p.id, v2 ? StringId::kInvalid : p.category.value, time, pi, e});
         }
-        const bool v2 = p.kind == FlowPoint::Kind::V2In || p.kind == FlowPoint::Kind::V2Out;
-        const Track& track = t.m_tracks[p.track.value];
-        const EventRef e{p.track, *binding[pi]};
-        const TimeNs time = v2 ? track.events.start[*binding[pi]] : p.time;
-        bound.push_back({p.id, v2 ? StringId::kInvalid : p.category.value, time, pi, e});
-    }
-    // One flow's points sit together after sorting, in time order (file order on ties): a linear
-    // sort by id, then a small sort inside each run of equal ids (usually two points).
-    radixSortByKey(bound, [](const Bound& b) { return b.id; });
+    // One flow's points sit together after sorting, in time order (file order on ties): a sort by
+    // id, then a small sort inside each run of equal ids (usually two points).
+    stableSortByKey(bound, [](const Bound& b) { return b.id; });
     for (std::size_t runStart = 0; runStart < bound.size();) {
         std::size_t runEnd = runStart + 1;
         while (runEnd < bound.size() && bound[runEnd].id == bound[runStart].id)
@@ -113,7 +117,10 @@ void TraceBuilder::Impl::resolveFlows() {
                       [this](const Bound& a, const Bound& b) {
                           if (a.category != b.category) return a.category < b.category;
                           if (a.time != b.time) return a.time < b.time;
-                          return flowPoints[a.point].order < flowPoints[b.point].order;
+                          // File order; an event's own two points (v2: ends one flow, starts the
+                          // next) in the order they were added, the end first.
+                          const std::uint64_t x = flowPoints[a.point].order, y = flowPoints[b.point].order;
+                          return x != y ? x < y : a.point < b.point;
                       });
         runStart = runEnd;
     }
@@ -169,8 +176,8 @@ void TraceBuilder::Impl::buildCorrelations() {
     });
     // Stable: equal correlations stay in (track, index) order, the order they were pushed in.
     auto correlationOf = [](const Trace::CorrelationEntry& e) { return e.correlation; };
-    radixSortByKey(t.m_launches, correlationOf);
-    radixSortByKey(t.m_gpuWork, correlationOf);
+    stableSortByKey(t.m_launches, correlationOf);
+    stableSortByKey(t.m_gpuWork, correlationOf);
 }
 
 } // namespace attnscope

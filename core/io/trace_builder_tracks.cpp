@@ -6,7 +6,7 @@
 #include "core/io/timestamp.h"
 #include "core/model/args_codec.h"
 #include "core/model/op_args.h"
-#include "core/model/radix_sort.h"
+#include "core/model/sorting.h"
 
 #include <algorithm>
 #include <atomic>
@@ -16,9 +16,6 @@
 #include <thread>
 
 namespace attnscope {
-
-// Up to this many sorted runs in a track's events are merged; more are sorted from scratch.
-constexpr std::size_t kMergedRuns = 16;
 
 // Long on purpose: one track's stages in order (sort, pair begins with ends, clamp, nest into
 // depths), sharing the sorted arrays; it runs for many tracks at once.
@@ -76,25 +73,10 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         if (x.duration != y.duration) return x.duration > y.duration; // the enclosing slice first
         return x.order < y.order;
     };
-    // Where the events fall out of order: none in a file written in time order, and a few where a
-    // parallel load appended its workers' builders one after another (each in file order).
-    std::vector<std::size_t> runStarts{0};
-    for (std::size_t i = 1; i < n && runStarts.size() <= kMergedRuns; ++i)
-        if (before(std::uint32_t(i), std::uint32_t(i - 1))) runStarts.push_back(i);
-    if (runStarts.size() <= kMergedRuns) {
-        // A few sorted runs: merged pairwise, linear per round.
-        while (runStarts.size() > 1) {
-            std::vector<std::size_t> merged;
-            for (std::size_t r = 0; r < runStarts.size(); r += 2) {
-                merged.push_back(runStarts[r]);
-                if (r + 1 == runStarts.size()) break;
-                const std::size_t end = r + 2 < runStarts.size() ? runStarts[r + 2] : n;
-                std::inplace_merge(order.begin() + std::ptrdiff_t(runStarts[r]),
-                                   order.begin() + std::ptrdiff_t(runStarts[r + 1]),
-                                   order.begin() + std::ptrdiff_t(end), before);
-            }
-            runStarts = std::move(merged);
-        }
+    // Events in order (a file written in time order), or in a few sorted runs (a parallel load
+    // appends its workers' builders one after another, each in file order): merged.
+    if (auto runs = sortedRunEnds(order, kMergedRuns, before)) {
+        mergeSortedRuns(order, std::move(*runs), before);
     } else {
         // Linear in the number of events: radix by start, then the rare runs of equal starts.
         struct Key {
@@ -107,7 +89,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         BigVector<Key> keys(n);
         for (std::uint32_t i = 0; i < n; ++i)
             keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
-        radixSortByKey(keys, [](const Key& k) { return k.start; });
+        stableSortByKey(keys, [](const Key& k) { return k.start; });
         for (std::size_t i = 0; i < n; ++i)
             order[i] = keys[i].index;
         for (std::size_t runStart = 0; runStart < n;) {

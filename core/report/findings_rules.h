@@ -3,6 +3,7 @@
 
 // Inside the findings: what the rules share (the trace classified once, each GPU's busy time, the
 // synchronizations, evidence and severity), and the rules, one function each. Not for other users.
+#include "core/model/sorting.h"
 #include "core/report/findings.h"
 
 #include <algorithm>
@@ -21,25 +22,6 @@ struct Busy {
     TimeNs end = 0;
     EventRef first;
 };
-
-// Sorts v, made of runs already sorted (one per track: [0, runEnds[0]), [runEnds[0], runEnds[1]), …),
-// by merging the runs pairwise: n·log(runs) steps instead of a sort's n·log(n), for the hundreds of
-// thousands of kernels of a few streams.
-template <class T, class Less>
-void mergeSortedRuns(std::vector<T>& v, std::vector<std::size_t> runEnds, Less less) {
-    while (runEnds.size() > 1) {
-        std::vector<std::size_t> merged;
-        std::size_t from = 0;
-        for (std::size_t i = 0; i < runEnds.size(); i += 2) {
-            const std::size_t end = runEnds[std::min(i + 1, runEnds.size() - 1)];
-            std::inplace_merge(v.begin() + std::ptrdiff_t(from), v.begin() + std::ptrdiff_t(runEnds[i]),
-                               v.begin() + std::ptrdiff_t(end), less);
-            merged.push_back(end);
-            from = end;
-        }
-        runEnds = std::move(merged);
-    }
-}
 
 class Context {
 public:
