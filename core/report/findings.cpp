@@ -3,12 +3,15 @@
 
 #include "core/analysis/op_cost.h"
 #include "core/analysis/resources.h"
+#include "core/model/parallel_for.h"
 #include "core/report/findings_rules.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
+#include <thread>
 #include <cstdio>
 #include <stdexcept>
 
@@ -294,13 +297,24 @@ std::string percent(double share) {
 
 std::vector<Finding> findFindings(const FindingInputs& in) {
     findings::Context c(in);
-    std::vector<Finding> out;
     using Rule = void (*)(findings::Context&, std::vector<Finding>&);
-    for (Rule rule : {findings::handWrittenAttention, findings::sdpaMathFallback, findings::castsAndCopies,
-                      findings::gpuIdle, findings::launchBound, findings::synchronization,
-                      findings::pageableMemcpy, findings::latencyBound, findings::lowOccupancy,
-                      findings::rankImbalance, findings::exposedCommunication})
-        rule(c, out);
+    constexpr Rule kRules[] = {findings::handWrittenAttention, findings::sdpaMathFallback,
+                               findings::castsAndCopies,       findings::gpuIdle,
+                               findings::launchBound,          findings::synchronization,
+                               findings::pageableMemcpy,       findings::latencyBound,
+                               findings::lowOccupancy,         findings::rankImbalance,
+                               findings::exposedCommunication};
+    // The rules only read the trace and the analysis, and the context's shared parts are made
+    // before they start, so they run side by side, each into a list of its own (joined in rule
+    // order: the result does not depend on the threads).
+    c.gpuBusy();
+    c.syncCalls();
+    std::vector<std::vector<Finding>> found(std::size(kRules));
+    parallelFor(std::size(kRules), std::max(1u, std::thread::hardware_concurrency()),
+                [&](std::size_t r) { kRules[r](c, found[r]); });
+    std::vector<Finding> out;
+    for (std::vector<Finding>& f : found)
+        std::move(f.begin(), f.end(), std::back_inserter(out));
     auto order = [](std::string_view id) {
         return std::find(std::begin(kFindingIds), std::end(kFindingIds), id) - std::begin(kFindingIds);
     };
