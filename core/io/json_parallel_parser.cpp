@@ -26,9 +26,22 @@ ParallelEventParser::~ParallelEventParser() {
         if (w->thread.joinable()) w->thread.join();
 }
 
-void ParallelEventParser::submit(const char* data, std::size_t from, std::size_t to, std::uint64_t offset,
+BigBuffer ParallelEventParser::buffer(std::size_t bytes) {
+    BigBuffer b;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_spare.empty()) {
+            b = std::move(m_spare.back());
+            m_spare.pop_back();
+        }
+    }
+    // Any spare fits a usual chunk; one too small for an unusually long chunk is let go, not kept.
+    if (b.size() < bytes) b = BigBuffer(std::max(bytes, m_usualBytes));
+    return b;
+}
+
+void ParallelEventParser::submit(BigBuffer buffer, std::size_t from, std::size_t to, std::uint64_t offset,
                                  std::uint32_t chunkIndex) {
-    Chunk chunk;
     {
         std::unique_lock lock(m_mutex);
         m_room.wait(lock, [&] { return m_queue.size() < queueLimit(); });
@@ -38,21 +51,7 @@ void ParallelEventParser::submit(const char* data, std::size_t from, std::size_t
             m_idle.wait(lock, [&] { return m_pending == 0; });
             throw LoadError(m_errors.begin()->second);
         }
-        // Any spare fits a usual chunk; an unusually long one takes a buffer of its own.
-        if (!m_spare.empty()) {
-            chunk.buffer = std::move(m_spare.back());
-            m_spare.pop_back();
-        }
-    }
-    if (chunk.buffer.size() < to - from + 1 + kPadding)
-        chunk.buffer = BigBuffer(std::max(to - from + 1 + kPadding, m_usualBytes));
-    std::memcpy(chunk.buffer.data() + 1, data + from, to - from);
-    chunk.length = to - from;
-    chunk.offset = offset + from - 1; // file offset of buffer byte 0
-    chunk.index = chunkIndex;
-    {
-        std::lock_guard lock(m_mutex);
-        m_queue.push_back(std::move(chunk));
+        m_queue.push_back({std::move(buffer), from, to, offset, chunkIndex});
         ++m_pending;
     }
     m_wake.notify_one();
@@ -90,8 +89,8 @@ void ParallelEventParser::run(Worker& worker) {
         m_room.notify_one();
         std::optional<LoadError> error;
         try {
-            worker.parser.parseChunk(chunk.buffer.data(), 1, 1 + chunk.length, chunk.buffer.size(),
-                                     chunk.offset, chunk.index);
+            worker.parser.parseChunk(chunk.buffer.data(), chunk.from, chunk.to,
+                                     chunk.buffer.size() - (chunk.from - 1), chunk.offset, chunk.index);
         } catch (const LoadError& e) {
             error = e;
         } catch (const std::exception& e) {

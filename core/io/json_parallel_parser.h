@@ -23,13 +23,18 @@ namespace attnscope::json {
 class ParallelEventParser {
 public:
     // Chunks are usually at most `usualChunkBytes`; every buffer is made at least that big, so any
-    // spare one fits the next chunk.
+    // spare one fits the next chunk the reader reads.
     ParallelEventParser(unsigned threads, std::size_t usualChunkBytes);
 
     ~ParallelEventParser();
 
-    // Copies data[from, to) for a worker; waits while enough chunks are already queued.
-    void submit(const char* data, std::size_t from, std::size_t to, std::uint64_t offset,
+    // A buffer of at least `bytes` for the reader to fill: a spare one that fits (the workers hand
+    // theirs back) or a new one.
+    BigBuffer buffer(std::size_t bytes);
+    // Hands the buffer to a worker to parse its bytes [from, to) (byte 0 is at file offset `offset`;
+    // the byte before `from` and kPadding from `to` are the worker's to use); nothing is copied.
+    // Waits while enough chunks are already queued.
+    void submit(BigBuffer buffer, std::size_t from, std::size_t to, std::uint64_t offset,
                 std::uint32_t chunkIndex);
 
     // Waits for every chunk, merges what the workers built into main, and throws the error of the
@@ -44,7 +49,7 @@ public:
 private:
     struct Chunk {
         BigBuffer buffer;
-        std::size_t length = 0;
+        std::size_t from = 0, to = 0;
         std::uint64_t offset = 0;
         std::uint32_t index = 0;
     };

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace attnscope {
 
@@ -318,9 +319,16 @@ private:
     // Parses complete events in the buffer, here or on the worker threads.
     void parseEvents(std::size_t from, std::size_t to) {
         const std::uint32_t index = m_chunks++;
-        if (m_parallel)
-            m_parallel->submit(buffer(), from, to, m_shift, index);
-        else
+        if (m_parallel) {
+            // The filled buffer goes to a worker as it is, and reading goes on in another that takes
+            // the bytes after the chunk at the same places (copying the chunk instead cost a tenth
+            // of the parallel load's CPU time).
+            BigBuffer next = m_parallel->buffer(m_buffer.size());
+            std::memcpy(next.data() + to, buffer() + to, m_end - to);
+            BigBuffer filled = std::exchange(m_buffer, std::move(next));
+            m_capacity = m_buffer.size() - kPadding;
+            m_parallel->submit(std::move(filled), from, to, m_shift, index);
+        } else
             m_events.parseChunk(buffer(), from, to, m_buffer.size() - (from - 1), m_shift, index);
     }
 
