@@ -269,10 +269,11 @@ private:
         return found;
     }
 
-    // A cpu_op's cost from its input shapes when the cost model knows the op; cached per op, and
-    // per signature (name and the three args it reads): a step repeats the same ops with the same
-    // shapes, so each signature's args are parsed once (the analysis' kernel pass on a 400 MB trace
-    // spent a third of its time parsing the shapes of ops it had seen before).
+    // A cpu_op's cost from its input shapes when the cost model knows the op; cached for the last few
+    // ops (an op's kernels are read one after another), and per signature (name and the three args it
+    // reads): a step repeats the same ops with the same shapes, so each signature's args are parsed
+    // once (the analysis' kernel pass on a 400 MB trace spent a third of its time parsing the shapes
+    // of ops it had seen before).
     ModelledOp modelledCost(EventRef op) {
         const Track& ot = trace.track(op.track);
         if (categoryKind[ot.events.category[op.index].value] != 2) return {};
@@ -280,8 +281,11 @@ private:
         std::int8_t& modelled = modelledOp[name.value];
         if (modelled < 0) modelled = opCostModels(trace.str(name));
         if (!modelled) return {};
-        auto [it, added] = opCosts.try_emplace(std::uint64_t(op.track.value) << 32 | op.index);
-        if (added) {
+        RecentOp* it = std::find_if(std::begin(recent), std::end(recent),
+                                    [&](const RecentOp& r) { return r.op == op; });
+        if (it == std::end(recent)) {
+            it = &recent[nextRecent++ % std::size(recent)];
+            it->op = op;
             std::string_view dims, types, concrete;
             trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
                 if (key == "Input Dims")
@@ -299,17 +303,22 @@ private:
             auto known = bySignature.find(signature);
             if (known == bySignature.end())
                 known = bySignature.emplace(signature, opCost(trace.str(name), dims, types, concrete)).first;
-            it->second = known->second ? &*known->second : nullptr;
+            it->cost = known->second ? &*known->second : nullptr;
         }
-        if (!it->second) return {};
-        return {op, it->second};
+        if (!it->cost) return {};
+        return {op, it->cost};
     }
 
     const Trace& trace;
     const RoleRules& rules;
     const std::vector<std::uint8_t>& categoryKind;
     std::unordered_map<std::uint64_t, KernelRole> byName;             // (name, category) → role
-    std::unordered_map<std::uint64_t, const OpCost*> opCosts; // op event → its cost (nullptr: none)
+    struct RecentOp {
+        EventRef op; // no track: empty
+        const OpCost* cost = nullptr; // nullptr: none
+    };
+    std::array<RecentOp, 8> recent{};
+    std::size_t nextRecent = 0;
     std::unordered_map<std::string, std::optional<OpCost>> bySignature; // nodes stay where they are
     std::string signature;
     std::vector<std::int8_t> modelledOp;                              // per op name: -1 not known yet
