@@ -4,6 +4,7 @@
 #include "core/analysis/machine_roofs.h"
 
 #include <chrono>
+#include <future>
 #include <stdexcept>
 
 namespace attnscope {
@@ -31,16 +32,20 @@ std::string fileName(const std::string& path) {
 // Computes into `doc` the parts of `parts` it lacks.
 void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
     const Trace& trace = *doc.trace;
+    const bool wantSummary = parts & SummaryPart;
+    // The summary's counts need no analysis: made beside it, on a thread of their own.
+    std::future<TraceSummary> counts;
+    if (wantSummary && !doc.summary)
+        counts = std::async(std::launch::async, [&trace, summaryTop] { return summarize(trace, summaryTop); });
     if ((parts & TimelinePart) && !doc.index) doc.index = std::make_shared<const TimelineIndex>(trace);
     if ((parts & AnalysisPart) && !doc.analysis)
         doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithMachineRoofs(trace));
     if (doc.analysis && !doc.findings)
         doc.findings = std::make_shared<const std::vector<Finding>>(
             findFindings({trace, *doc.analysis, doc.ranks.get()}));
-    const bool wantSummary = parts & SummaryPart;
     if (wantSummary && (!doc.summary || (doc.analysis && !doc.summary->analyzed))) {
         auto summary = doc.summary ? std::make_shared<TraceSummary>(*doc.summary)
-                                   : std::make_shared<TraceSummary>(summarize(trace, summaryTop));
+                                   : std::make_shared<TraceSummary>(counts.get());
         if (doc.analysis && !summary->analyzed) {
             addAnalysis(*summary, trace, *doc.analysis);
             summary->findings = *doc.findings;

@@ -527,6 +527,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         RooflineKernel k;
         double costedNs = 0;
         const DeviceSpec* roofs = nullptr; // what its kernels were held to
+        Precision precision = Precision::Unknown; // the last costed kernel's
     };
     std::map<std::uint32_t, Acc> byName;
     const NameClasses classes = classesByName(trace, a);
@@ -535,13 +536,11 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         if (!isKernelEvent(trace, t, k.event.index)) continue;
         const StringId name = t.events.name[k.event.index];
         Acc& acc = byName[name.value];
-        acc.k.name = std::string(trace.str(name));
-        ++acc.k.count;
+        if (acc.k.count++ == 0) acc.k.name = std::string(trace.str(name)); // once per name, not per kernel
         acc.k.totalNs += t.events.duration[k.event.index];
         if (k.verdict == Verdict::Unknown || k.flopsPerSec <= 0 || k.computeShare <= 0) continue;
         acc.k.costed = true;
-        acc.k.precision =
-            std::string(precisionName(k.precision == Precision::Unknown ? Precision::F32 : k.precision));
+        acc.precision = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
         acc.k.flops += k.flops;
         acc.k.bytes += k.bytes;
         acc.costedNs += double(t.events.duration[k.event.index]);
@@ -550,9 +549,10 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     for (auto& [name, acc] : byName) {
         RooflineKernel& k = acc.k;
         if (k.costed && acc.costedNs > 0) {
+            k.precision = std::string(precisionName(acc.precision));
             k.flopsPerSec = k.flops / (acc.costedNs * 1e-9);
             k.bytesPerSec = k.bytes / (acc.costedNs * 1e-9);
-            const double peak = acc.roofs ? acc.roofs->peak(precisionNamed(k.precision)) : 0;
+            const double peak = acc.roofs ? acc.roofs->peak(acc.precision) : 0;
             k.computeShare = peak > 0 ? k.flopsPerSec / peak : 0;
             k.memoryShare = acc.roofs && acc.roofs->bandwidth > 0 ? k.bytesPerSec / acc.roofs->bandwidth : 0;
         } else {
