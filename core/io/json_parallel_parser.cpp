@@ -12,8 +12,10 @@ ParallelEventParser::ParallelEventParser(unsigned threads, std::size_t usualChun
     m_workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
         m_workers.push_back(std::make_unique<Worker>());
-    for (auto& w : m_workers)
+    for (auto& w : m_workers) {
+        w->parser.reserve(m_usualBytes);
         w->thread = std::thread([this, worker = w.get()] { run(*worker); });
+    }
 }
 
 ParallelEventParser::~ParallelEventParser() {

@@ -32,6 +32,7 @@ public:
         : m_source(source), m_options(options), m_readBytes(std::max<std::size_t>(options.readBytes, 4096)),
           m_buffer(2 * m_readBytes + kPadding) {
         m_capacity = m_buffer.size() - kPadding;
+        m_events.reserve(m_capacity);
     }
 
     std::shared_ptr<const Trace> read(const std::string& path) {
