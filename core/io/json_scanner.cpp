@@ -2,6 +2,7 @@
 #include "core/io/json_scanner.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <cstring>
 #if defined(__SSE2__)
 #include <immintrin.h>

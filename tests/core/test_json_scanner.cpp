@@ -82,6 +82,11 @@ TEST(JsonElementScanner, FindsTheSameEndsWhateverTheSplit) {
     // Long enough for the 64-byte block path, with strings that cross block boundaries.
     for (int i = 0; i < 20; ++i)
         body.insert(0, R"({"name": ")" + std::string(37 + i, 'k') + R"(", "v": [1, 2]}, )");
+    // Pretty-printed as libkineto writes: an element ends and the next opens inside one block,
+    // strings run over blocks' ends, and strings hold brackets.
+    for (int i = 0; i < 30; ++i)
+        body.insert(0, "{\n    \"name\": \"" + std::string(5 + 7 * i, 'q') + "]}[{\", \"args\": {\"d\": [[" +
+                           std::to_string(i) + ", 2], [3]]}\n  },\n  ");
     const auto [expected, expectedArrayEnd] = referenceEnds(body);
     ASSERT_NE(expectedArrayEnd, std::string::npos);
 
