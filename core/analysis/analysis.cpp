@@ -281,8 +281,8 @@ private:
         std::int8_t& modelled = modelledOp[name.value];
         if (modelled < 0) modelled = opCostModels(trace.str(name));
         if (!modelled) return {};
-        RecentOp* it = std::find_if(std::begin(recent), std::end(recent),
-                                    [&](const RecentOp& r) { return r.op == op; });
+        RecentOp* it =
+            std::find_if(std::begin(recent), std::end(recent), [&](const RecentOp& r) { return r.op == op; });
         if (it == std::end(recent)) {
             it = &recent[nextRecent++ % std::size(recent)];
             it->op = op;
@@ -312,16 +312,16 @@ private:
     const Trace& trace;
     const RoleRules& rules;
     const std::vector<std::uint8_t>& categoryKind;
-    std::unordered_map<std::uint64_t, KernelRole> byName;             // (name, category) → role
+    std::unordered_map<std::uint64_t, KernelRole> byName; // (name, category) → role
     struct RecentOp {
-        EventRef op; // no track: empty
+        EventRef op;                  // no track: empty
         const OpCost* cost = nullptr; // nullptr: none
     };
     std::array<RecentOp, 8> recent{};
     std::size_t nextRecent = 0;
     std::unordered_map<std::string, std::optional<OpCost>> bySignature; // nodes stay where they are
     std::string signature;
-    std::vector<std::int8_t> modelledOp;                              // per op name: -1 not known yet
+    std::vector<std::int8_t> modelledOp; // per op name: -1 not known yet
     const ArgShapes ownArgs{
         trace,
         {runargs::kRole, runargs::kImpl, runargs::kCall, runargs::kFlops, runargs::kBytes, runargs::kDtype}};

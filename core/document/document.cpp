@@ -36,7 +36,8 @@ void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
     // The summary's counts need no analysis: made beside it, on a thread of their own.
     std::future<TraceSummary> counts;
     if (wantSummary && !doc.summary)
-        counts = std::async(std::launch::async, [&trace, summaryTop] { return summarize(trace, summaryTop); });
+        counts =
+            std::async(std::launch::async, [&trace, summaryTop] { return summarize(trace, summaryTop); });
     if ((parts & TimelinePart) && !doc.index) doc.index = std::make_shared<const TimelineIndex>(trace);
     if ((parts & AnalysisPart) && !doc.analysis)
         doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithMachineRoofs(trace));

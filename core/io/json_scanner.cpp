@@ -2,8 +2,8 @@
 #include "core/io/json_scanner.h"
 
 #include <cstdint>
-#include <initializer_list>
 #include <cstring>
+#include <initializer_list>
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif

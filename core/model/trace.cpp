@@ -126,7 +126,8 @@ std::size_t Trace::memoryBytes() const {
     for (const Track& t : m_tracks) {
         const EventColumns& c = t.events;
         total += c.start.bytes() + c.duration.bytes() + c.name.bytes() + c.category.bytes() +
-                 c.depth.bytes() + c.parent.bytes() + c.flags.bytes() + c.correlation.bytes() + c.args.bytes();
+                 c.depth.bytes() + c.parent.bytes() + c.flags.bytes() + c.correlation.bytes() +
+                 c.args.bytes();
     }
     total += (m_launches.capacity() + m_gpuWork.capacity()) * sizeof(CorrelationEntry);
     for (const CounterSeries& c : m_counters)

@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <iterator>
-#include <thread>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
+#include <thread>
 
 namespace attnscope {
 

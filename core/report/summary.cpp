@@ -526,7 +526,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     struct Acc {
         RooflineKernel k;
         double costedNs = 0;
-        const DeviceSpec* roofs = nullptr; // what its kernels were held to
+        const DeviceSpec* roofs = nullptr;        // what its kernels were held to
         Precision precision = Precision::Unknown; // the last costed kernel's
     };
     std::map<std::uint32_t, Acc> byName;

@@ -429,8 +429,8 @@ TEST(JsonReader, CancelStopsWorkerThreadsToo) {
 }
 
 // The parallel driver's chunk buffers are reused: chunks of any size up to the usual one never make it
-// keep more buffers than the queue, the workers and the reader hold at once (it once kept a spare that was too
-// small for the next chunk and made another: 13 spares, 103 MB, on a 400 MB trace), and unusually long
+// keep more buffers than the queue, the workers and the reader hold at once (it once kept a spare that was
+// too small for the next chunk and made another: 13 spares, 103 MB, on a 400 MB trace), and unusually long
 // chunks still parse.
 TEST(ParallelParser, ChunkBuffersAreReusedWhateverTheChunkSizes) {
     constexpr std::size_t kUsual = 8192;
