@@ -53,6 +53,16 @@ public:
         ++m_count;
     }
     std::size_t size() const { return m_count; }
+    // Whether the events are in order under less (each not less than the one before).
+    template <class Less> bool sortedBy(Less less) const {
+        const RawEvent* last = nullptr;
+        for (std::size_t b = 0; b < m_blocks.size(); ++b)
+            for (std::size_t i = 0; i < m_used[b]; ++i) {
+                if (last && less(m_blocks[b][i], *last)) return false;
+                last = &m_blocks[b][i];
+            }
+        return true;
+    }
     template <class F> void forEach(F&& f) {
         for (std::size_t b = 0; b < m_blocks.size(); ++b)
             for (std::size_t i = 0; i < m_used[b]; ++i)

@@ -22,10 +22,21 @@ namespace attnscope {
 void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector<std::uint32_t>* seqToIndex,
                                     TimeNs traceEnd, TimeNs timeOffset,
                                     std::vector<std::string>& warningsOut) {
+    // Time order, the enclosing slice first on equal starts, file order last.
+    auto less = [](const RawEvent& x, const RawEvent& y) {
+        if (x.start != y.start) return x.start < y.start;
+        if (x.duration != y.duration) return x.duration > y.duration;
+        return x.order < y.order;
+    };
+    // A track of slices that arrived in order (what most files hold) is laid out from the builder's
+    // blocks as they are; any other is copied into one array and sorted there.
+    const bool inOrder = !staged.hasBeginEnd && staged.events.sortedBy(less);
     BigVector<RawEvent> events;
-    events.reserve(staged.events.size());
-    staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
-    staged.events.clear();
+    if (!inOrder) {
+        events.reserve(staged.events.size());
+        staged.events.forEach([&](const RawEvent& e) { events.push_back(e); });
+        staged.events.clear();
+    }
 
     if (staged.hasBeginEnd) {
         // B/E pair up in time order on their track; file order breaks ties.
@@ -63,43 +74,39 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         }
     }
 
-    const std::size_t n = events.size();
-    BigVector<std::uint32_t> order(n);
+    const std::size_t n = inOrder ? staged.events.size() : events.size();
+    BigVector<std::uint32_t> order(inOrder ? 0 : n);
     std::iota(order.begin(), order.end(), 0u);
-    auto before = [&](std::uint32_t a, std::uint32_t b) {
-        const RawEvent& x = events[a];
-        const RawEvent& y = events[b];
-        if (x.start != y.start) return x.start < y.start;
-        if (x.duration != y.duration) return x.duration > y.duration; // the enclosing slice first
-        return x.order < y.order;
-    };
-    // Events in order (a file written in time order), or in a few sorted runs (a parallel load
-    // appends its workers' builders one after another, each in file order): merged.
-    if (auto runs = sortedRunEnds(order, kMergedRuns, before)) {
-        mergeSortedRuns(order, std::move(*runs), before);
-    } else {
-        // Linear in the number of events: radix by start, then the rare runs of equal starts.
-        struct Key {
-            std::uint64_t start;
-            std::uint32_t index;
-        };
-        TimeNs minStart = std::numeric_limits<TimeNs>::max();
-        for (const RawEvent& e : events)
-            minStart = std::min(minStart, e.start);
-        BigVector<Key> keys(n);
-        for (std::uint32_t i = 0; i < n; ++i)
-            keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
-        stableSortByKey(keys, [](const Key& k) { return k.start; });
-        for (std::size_t i = 0; i < n; ++i)
-            order[i] = keys[i].index;
-        for (std::size_t runStart = 0; runStart < n;) {
-            std::size_t runEnd = runStart + 1;
-            while (runEnd < n && keys[runEnd].start == keys[runStart].start)
-                ++runEnd;
-            if (runEnd - runStart > 1)
-                std::sort(order.begin() + std::ptrdiff_t(runStart), order.begin() + std::ptrdiff_t(runEnd),
-                          before);
-            runStart = runEnd;
+    auto before = [&](std::uint32_t a, std::uint32_t b) { return less(events[a], events[b]); };
+    if (!inOrder) {
+        // Events in a few sorted runs (a parallel load appends its workers' builders one after another,
+        // each in file order): merged.
+        if (auto runs = sortedRunEnds(order, kMergedRuns, before)) {
+            mergeSortedRuns(order, std::move(*runs), before);
+        } else {
+            // Linear in the number of events: radix by start, then the rare runs of equal starts.
+            struct Key {
+                std::uint64_t start;
+                std::uint32_t index;
+            };
+            TimeNs minStart = std::numeric_limits<TimeNs>::max();
+            for (const RawEvent& e : events)
+                minStart = std::min(minStart, e.start);
+            BigVector<Key> keys(n);
+            for (std::uint32_t i = 0; i < n; ++i)
+                keys[i] = {std::uint64_t(events[i].start) - std::uint64_t(minStart), i};
+            stableSortByKey(keys, [](const Key& k) { return k.start; });
+            for (std::size_t i = 0; i < n; ++i)
+                order[i] = keys[i].index;
+            for (std::size_t runStart = 0; runStart < n;) {
+                std::size_t runEnd = runStart + 1;
+                while (runEnd < n && keys[runEnd].start == keys[runStart].start)
+                    ++runEnd;
+                if (runEnd - runStart > 1)
+                    std::sort(order.begin() + std::ptrdiff_t(runStart),
+                              order.begin() + std::ptrdiff_t(runEnd), before);
+                runStart = runEnd;
+            }
         }
     }
 
@@ -123,8 +130,8 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     std::vector<Open> open;
     std::uint16_t maxDepth = 0;
     bool depthClamped = false;
-    for (std::size_t i = 0; i < n; ++i) {
-        const RawEvent& e = events[order[i]];
+    std::size_t i = 0;
+    auto layOut = [&](const RawEvent& e) {
         c.start[i] = saturatingAdd(e.start, timeOffset);
         c.duration[i] = c.start[i] > 0 ? std::min(e.duration, std::numeric_limits<TimeNs>::max() - c.start[i])
                                        : e.duration;
@@ -149,6 +156,14 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         c.depth[i] = static_cast<std::uint16_t>(depth);
         maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
         if (open.size() <= 0xffff) open.push_back({e.start + e.duration, std::uint32_t(i)});
+        ++i;
+    };
+    if (inOrder) {
+        staged.events.forEach(layOut);
+        staged.events.clear();
+    } else {
+        for (std::uint32_t k : order)
+            layOut(events[k]);
     }
     if (depthClamped)
         warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");
