@@ -6,9 +6,9 @@
 // tracks sorted and nested (trace_builder_tracks.cpp), flows bound and correlation links built
 // (trace_builder_links.cpp), processes and tracks named. Internal to core/io.
 #include "core/io/trace_builder.h"
-#include "core/model/parallel_for.h"
-
 #include "core/model/block_arena.h"
+#include "core/model/block_vector.h"
+#include "core/model/parallel_for.h"
 
 #include <algorithm>
 #include <charconv>
@@ -182,7 +182,7 @@ struct TraceBuilder::Impl {
     std::optional<TrackId> global;
     std::map<std::pair<std::uint32_t, std::string>, std::size_t> counterIndex;
     std::vector<StagedCounter> counters;
-    BigVector<FlowPoint> flowPoints;
+    BlockVector<FlowPoint> flowPoints;
     std::map<std::string, WarningEntry, std::less<>> warnings;
     TimeNs minTime = std::numeric_limits<TimeNs>::max();
     TimeNs maxTime = std::numeric_limits<TimeNs>::min();
