@@ -57,7 +57,7 @@ StringId ArgsEncoder::shapeId(StringPool& pool) {
         bool same = true;
         for (const Field& f : m_fields) {
             if (shape.size() < at + f.key.size() + 1 || shape[at + f.key.size()] != '\0' ||
-                std::memcmp(shape.data() + at, f.key.data(), f.key.size()) != 0) {
+                !sameBytes(shape.data() + at, f.key.data(), f.key.size())) {
                 same = false;
                 break;
             }

@@ -5,6 +5,8 @@
 #include "core/model/types.h"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -38,13 +40,37 @@ private:
     std::vector<Slot> m_slots;
 };
 
+// Whether a and b hold the same n bytes, without a library call for the short names and keys the
+// readers compare millions of times: whole loads from both ends, never past either string.
+inline bool sameBytes(const char* a, const char* b, std::size_t n) {
+    auto load = [](const char* p, auto word) {
+        std::memcpy(&word, p, sizeof word);
+        return word;
+    };
+    if (n >= 8) {
+        if (load(a, std::uint64_t()) != load(b, std::uint64_t()) ||
+            load(a + n - 8, std::uint64_t()) != load(b + n - 8, std::uint64_t()))
+            return false;
+        return n <= 16 || std::memcmp(a + 8, b + 8, n - 16) == 0;
+    }
+    if (n >= 4)
+        return load(a, std::uint32_t()) == load(b, std::uint32_t()) &&
+               load(a + n - 4, std::uint32_t()) == load(b + n - 4, std::uint32_t());
+    for (std::size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+inline bool sameText(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && sameBytes(a.data(), b.data(), a.size());
+}
+
 // A small direct-mapped cache in front of a pool for a reader's hot path: names repeat, and a hit
 // costs a compare instead of hashing the whole string. Always exact: a hit is verified.
 class InternCache {
 public:
     StringId intern(StringPool& pool, std::string_view s) {
         StringId& slot = m_slots[slotOf(s)];
-        if (slot.valid() && pool.get(slot) == s) return slot;
+        if (slot.valid() && sameText(pool.get(slot), s)) return slot;
         slot = pool.intern(s);
         return slot;
     }

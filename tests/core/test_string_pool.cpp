@@ -54,3 +54,20 @@ TEST(InternCache, AgreesWithThePoolEvenWhenSlotsCollide) {
     }
     EXPECT_NE(pool.intern(a), pool.intern(b));
 }
+
+// The short-string compare agrees with memcmp at every length from 0 to 40, for a difference at
+// every position (the loads from both ends must between them cover each byte).
+TEST(SameBytes, FindsADifferenceAtAnyPositionOfAnyLength) {
+    const std::string base = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
+    for (std::size_t n = 0; n <= base.size(); ++n) {
+        const std::string a = base.substr(0, n);
+        EXPECT_TRUE(sameBytes(a.data(), base.data(), n)) << n;
+        for (std::size_t at = 0; at < n; ++at) {
+            std::string b = a;
+            b[at] = '#';
+            EXPECT_FALSE(sameBytes(a.data(), b.data(), n)) << n << " at " << at;
+        }
+    }
+    EXPECT_TRUE(sameText("Input Dims", "Input Dims"));
+    EXPECT_FALSE(sameText("Input Dims", "Input Dim"));
+}
