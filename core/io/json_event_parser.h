@@ -28,7 +28,10 @@ public:
     // Makes room in the simdjson parser for chunks of up to `bytes` at once. Without it the parser
     // grows to each chunk longer than any before, and every growth faults in its index afresh (most
     // of a load's page faults were the index's).
-    void reserve(std::size_t bytes) { (void)m_parser.allocate(bytes); }
+    void reserve(std::size_t bytes) {
+        // Out of memory here is no error yet: the parser tries again for the chunk that needs it.
+        [[maybe_unused]] const simdjson::error_code err = m_parser.allocate(bytes);
+    }
 
     // Parses the complete elements in data[from, to) as one JSON array, in place: the bytes at
     // from - 1 and to are borrowed for the brackets and put back. data + from - 1 must have
