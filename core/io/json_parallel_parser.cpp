@@ -3,7 +3,7 @@
 
 #include "core/io/json_text.h"
 
-#include <cstring>
+#include <algorithm>
 
 namespace attnscope::json {
 
