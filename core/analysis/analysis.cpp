@@ -281,8 +281,8 @@ private:
         std::int8_t& modelled = modelledOp[name.value];
         if (modelled < 0) modelled = opCostModels(trace.str(name));
         if (!modelled) return {};
-        RecentOp* it =
-            std::find_if(std::begin(recent), std::end(recent), [&](const RecentOp& r) { return r.op == op; });
+        ModelledOp* it = std::find_if(std::begin(recent), std::end(recent),
+                                      [&](const ModelledOp& r) { return r.op == op; });
         if (it == std::end(recent)) {
             it = &recent[nextRecent++ % std::size(recent)];
             it->op = op;
@@ -313,11 +313,7 @@ private:
     const RoleRules& rules;
     const std::vector<std::uint8_t>& categoryKind;
     std::unordered_map<std::uint64_t, KernelRole> byName; // (name, category) → role
-    struct RecentOp {
-        EventRef op;                  // no track: empty
-        const OpCost* cost = nullptr; // nullptr: none
-    };
-    std::array<RecentOp, 8> recent{};
+    std::array<ModelledOp, 8> recent{};                   // the last ops read, each with its cost (or none)
     std::size_t nextRecent = 0;
     std::unordered_map<std::string, std::optional<OpCost>> bySignature; // nodes stay where they are
     std::string signature;

@@ -62,10 +62,7 @@ std::size_t InternCache::slotOf(std::string_view s) {
     // before its bytes were stored (a store-forwarding stall on every name of every event).
     const char* p = s.data();
     const std::size_t n = s.size();
-    auto load = [](const char* at, auto word) {
-        std::memcpy(&word, at, sizeof word);
-        return std::uint64_t(word);
-    };
+    auto load = [](const char* at, auto word) { return std::uint64_t(loadWord<decltype(word)>(at)); };
     std::uint64_t h = (n + 1) * k;
     if (n >= 8) {
         h = (h ^ load(p, std::uint64_t())) * k;

@@ -40,13 +40,17 @@ private:
     std::vector<Slot> m_slots;
 };
 
+// The Word (an unsigned integer) at p, by one unaligned load.
+template <class Word> Word loadWord(const char* p) {
+    Word w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
 // Whether a and b hold the same n bytes, without a library call for the short names and keys the
 // readers compare millions of times: whole loads from both ends, never past either string.
 inline bool sameBytes(const char* a, const char* b, std::size_t n) {
-    auto load = [](const char* p, auto word) {
-        std::memcpy(&word, p, sizeof word);
-        return word;
-    };
+    auto load = [](const char* p, auto word) { return loadWord<decltype(word)>(p); };
     if (n >= 8) {
         if (load(a, std::uint64_t()) != load(b, std::uint64_t()) ||
             load(a + n - 8, std::uint64_t()) != load(b + n - 8, std::uint64_t()))
