@@ -43,7 +43,8 @@ int versionVerb(int, char**) {
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
         {"summary",
-         "FILE... [--format text|json|csv] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]",
+         "FILE... [--format text|json|csv] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]\n"
+         "         [--cpu-roofs auto|this-machine|none]",
          "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls, "
          "findings",
          "  --format F         text (default), json or csv\n"
@@ -51,12 +52,15 @@ const std::vector<Verb>& verbs() {
          "  --ranks            the files are the ranks of one job: GPU busy time per rank, spread, slowest\n"
          "                     (with --findings-only: the job's findings, rank imbalance included)\n"
          "  --findings-only    only what is wrong: each finding's time at stake, explanation and places\n"
-         "  --fail-on S        exit with status 3 when a finding is at least S (info, warning, critical)\n",
+         "  --fail-on S        exit with status 3 when a finding is at least S (info, warning, critical)\n"
+         "  --cpu-roofs C      whose roofs CPU kernels are held to: auto (this machine's for traces\n"
+         "                     recorded here; none for a CPU trace from another host), this-machine, none\n",
          summary},
-        {"diff", "A B [--format text|json|csv] [--top N]",
+        {"diff", "A B [--format text|json|csv] [--top N] [--cpu-roofs auto|this-machine|none]",
          "what changed between two traces, per role and kernel name (regressions marked)",
          "  --format F   text (default), json or csv\n"
-         "  --top N      kernel rows (default 30; 0: all)\n",
+         "  --top N      kernel rows (default 30; 0: all)\n"
+         "  --cpu-roofs C  as summary's\n",
          diff},
         {"convert", "IN -o OUT.json[.gz]",
          "write a trace (Kineto, Chrome or nsys) as Chrome trace JSON Perfetto opens",
@@ -159,6 +163,27 @@ bool parseFormat(const char* verb, const std::string& text, SummaryFormat& forma
     return true;
 }
 
+// "--cpu-roofs auto|this-machine|none": whose roofs the CPU kernels of a trace are held to.
+bool parseCpuRoofs(const char* verb, const std::string& text, DocumentOptions& options) {
+    const auto choice = parseCpuRoofsChoice(text);
+    if (!choice) {
+        std::fprintf(stderr, "%s: --cpu-roofs takes auto, this-machine or none, got '%s'\n", verb,
+                     text.c_str());
+        return false;
+    }
+    options.cpuRoofs = *choice;
+    return true;
+}
+
+// The document as opened, and on stderr that this machine's CPU was measured for it (once: then cached).
+std::shared_ptr<const Document> opened(std::shared_ptr<const Document> doc) {
+    if (doc->cpuRoofsMeasured)
+        std::fprintf(stderr,
+                     "attnscope: measured this machine's CPU roofs for %s (cached for the next time)\n",
+                     doc->name.c_str());
+    return doc;
+}
+
 // The exit status for --fail-on: kFindings when a file has a finding at least that severe.
 int failOn(const std::vector<SummaryResult>& results, std::optional<Severity> threshold, int exitCode) {
     if (!threshold || exitCode != kOk) return exitCode;
@@ -175,10 +200,13 @@ int summary(int argc, char** argv) {
     std::size_t top = 20;
     bool ranks = false, findingsOnly = false;
     std::optional<Severity> failSeverity;
+    DocumentOptions options;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
             if (!parseFormat("summary", argv[++i], format)) return kUsage;
+        } else if (arg == "--cpu-roofs" && i + 1 < argc) {
+            if (!parseCpuRoofs("summary", argv[++i], options)) return kUsage;
         } else if (arg == "--top" && i + 1 < argc) {
             if (!parseCount(argv[++i], top)) {
                 std::fprintf(stderr, "summary: --top needs a number, got '%s'\n", argv[i]);
@@ -216,9 +244,8 @@ int summary(int argc, char** argv) {
         // findings.
         std::shared_ptr<const Document> doc;
         try {
-            DocumentOptions options;
             options.parts = findingsOnly ? SummaryPart | AnalysisPart : 0u;
-            doc = openDocument(DocumentSource::ranks(files), options);
+            doc = opened(openDocument(DocumentSource::ranks(files), options));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "summary: %s\n", e.what());
             return kFileError;
@@ -234,10 +261,9 @@ int summary(int argc, char** argv) {
             SummaryResult r;
             r.path = path;
             try {
-                DocumentOptions options;
                 options.parts = SummaryPart | AnalysisPart;
                 options.summaryTop = top;
-                r.summary = *openDocument(DocumentSource::file(path), options)->summary;
+                r.summary = *opened(openDocument(DocumentSource::file(path), options))->summary;
             } catch (const std::exception& e) {
                 r.error = e.what();
                 std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
@@ -255,10 +281,14 @@ int diff(int argc, char** argv) {
     std::vector<std::string> files;
     DiffFormat format = DiffFormat::Text;
     std::size_t top = 30;
+    DocumentOptions options;
+    options.parts = AnalysisPart;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
             if (!parseFormat("diff", argv[++i], format)) return kUsage;
+        } else if (arg == "--cpu-roofs" && i + 1 < argc) {
+            if (!parseCpuRoofs("diff", argv[++i], options)) return kUsage;
         } else if (arg == "--top" && i + 1 < argc) {
             if (!parseCount(argv[++i], top)) {
                 std::fprintf(stderr, "diff: --top needs a number, got '%s'\n", argv[i]);
@@ -279,9 +309,7 @@ int diff(int argc, char** argv) {
     std::shared_ptr<const Document> docs[2];
     for (int i = 0; i < 2; ++i) {
         try {
-            DocumentOptions options;
-            options.parts = AnalysisPart;
-            docs[i] = openDocument(DocumentSource::file(files[std::size_t(i)]), options);
+            docs[i] = opened(openDocument(DocumentSource::file(files[std::size_t(i)]), options));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", files[std::size_t(i)].c_str(), e.what());
             return kFileError;

@@ -6,6 +6,7 @@
 #include "kernels/cuda_backend.h"
 #include "kernels/torch_backend.h"
 
+#include "core/analysis/machine_roofs.h"
 #include "core/io/trace_builder.h"
 #include "core/model/args_codec.h"
 #include "core/model/run_args.h"
@@ -388,6 +389,7 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
     b.setProcessName(pid, torch ? "PyTorch run" : cuda ? "CUDA run" : "CPU run");
     b.setProcessLabels(pid, torch ? "CPU" : cuda ? "host" : "CPU");
     b.info().format = "attnscope-run";
+    b.info().hostName = thisHostName(); // the run's CPU is this machine's, wherever it is opened later
     const StringId callsTid = pool.intern("calls");
     b.setThreadName(pid, callsTid, "attention calls");
     b.setThreadSortIndex(pid, callsTid, -1);

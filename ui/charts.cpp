@@ -301,7 +301,11 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     chart->setTitle((spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
                           : QObject::tr("Roofline · no roofs known for this trace's device"))
                         .toHtmlEscaped());
-    if (spec && !spec->raised.empty()) addTitleLine(chart, QString::fromStdString(spec->raised));
+    if (a.beyondRoof)
+        addTitleLine(chart, QObject::tr("%n kernel(s) faster than a roof allows: a wrong cost, left off", "",
+                                        int(a.beyondRoof)));
+    else if (!spec && !a.cpuNote.empty())
+        addTitleLine(chart, QString::fromStdString(a.cpuNote));
     if (inputs.size() > 1 && inputs[1].analysis->device && a.device &&
         inputs[1].analysis->device->name != a.device->name)
         addTitleLine(chart, QObject::tr("B ran on %1: its points are drawn on A's roofs")

@@ -280,10 +280,20 @@ void DetailsPanel::showWhy(EventRef e) {
                             .arg(qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
                                  QString::fromStdString(costBasis(*m_trace, *k))));
     }
-    if (k->verdict == Verdict::Unknown) {
+    if (k->beyondRoof) {
+        // Beyond a roof: the cost is wrong (a roof is never moved to fit a kernel).
+        m_roofline->setText(
+            tr("no verdict: its cost is wrong — it would run at %1 TFLOP/s (%2% of the peak) and "
+               "%3 GB/s (%4% of the bandwidth), more than the device can")
+                .arg(k->flopsPerSec / 1e12, 0, 'g', 4)
+                .arg(100 * k->computeShare, 0, 'f', 1)
+                .arg(k->bytesPerSec / 1e9, 0, 'g', 4)
+                .arg(100 * k->memoryShare, 0, 'f', 1));
+    } else if (k->verdict == Verdict::Unknown) {
+        const std::string& why = isCpuTrack(*m_trace, e.track) ? m_analysis->cpuNote : m_analysis->deviceNote;
         m_roofline->setText(k->cost == CostSource::Unknown
                                 ? tr("unknown (no cost)")
-                                : tr("unknown: %1").arg(QString::fromStdString(m_analysis->deviceNote)));
+                                : tr("unknown: %1").arg(QString::fromStdString(why)));
     } else {
         // The roofs it was held to: a datasheet's, or the CPU's as measured here.
         const DeviceSpec* roofs = m_analysis->roofsOf(*m_trace, e);
@@ -291,8 +301,6 @@ void DetailsPanel::showWhy(EventRef e) {
             roofs ? QStringLiteral(" · roofs: %1 (%2)")
                         .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))
                   : QString();
-        if (roofs && !roofs->raised.empty())
-            source += QStringLiteral(" · ") + QString::fromStdString(roofs->raised);
         m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 TFLOP/s (%4% of peak) · %5 GB/s (%6% of bandwidth)%7")
                                 .arg(qs(verdictName(k->verdict)))
                                 .arg(k->intensity, 0, 'g', 4)

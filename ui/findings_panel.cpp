@@ -131,9 +131,9 @@ void FindingsPanel::showDetails(int row) {
         auto* item = new QListWidgetItem(text, m_evidence);
         item->setToolTip(qs(e.name));
     }
-    if (f.evidenceTotal > f.evidence.size())
+    if (f.count > f.evidence.size())
         m_evidence->addItem(
-            tr("… %1 places in all (the first %2 listed)").arg(f.evidenceTotal).arg(f.evidence.size()));
+            tr("… %1 places in all (the first %2 listed)").arg(f.count).arg(f.evidence.size()));
 }
 
 } // namespace attnscope::ui

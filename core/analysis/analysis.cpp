@@ -188,6 +188,8 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
     k.bytesPerSec = k.bytes / seconds;
     k.computeShare = k.flopsPerSec / peak;
     k.memoryShare = k.bytesPerSec / spec.bandwidth;
+    k.beyondRoof = k.computeShare > 1 || k.memoryShare > 1;
+    if (k.beyondRoof) return;
     const bool memorySide = k.intensity < peak / spec.bandwidth;
     const double share = memorySide ? k.memoryShare : k.computeShare;
     k.verdict = share < kLatencyBoundShare ? Verdict::LatencyBound
@@ -537,8 +539,7 @@ private:
     // The roofline: GPU kernels on the trace's device, a CPU run's kernels on the measured CPU. A CPU
     // run records each worker's share of a kernel, run at the same time as the other workers' shares:
     // each is held to its share of all cores' roofs, and to no more than one core's. A kernel above
-    // its roof is evidence the roof is low: the roof is raised to what was achieved, so no share
-    // exceeds 1.
+    // its roof keeps no verdict: its cost is wrong, and the roof stays where the device puts it.
     void placeOnRoofs() {
         std::set<TrackId> workers;
         for (const KernelAnalysis& k : a.kernels)
@@ -557,49 +558,11 @@ private:
             share.name = cpu->name + " ÷ " + std::to_string(workers.size()) + " workers";
             a.cpuShare = share;
         }
-        placeAll();
-        bool raised = false;
-        if (a.device) raised = raiseRoofs(*a.device, false) || raised;
-        if (a.cpuShare) raised = raiseRoofs(*a.cpuShare, true) || raised;
-        if (raised) placeAll();
-    }
-
-    void placeAll() {
         for (KernelAnalysis& k : a.kernels)
-            if (const DeviceSpec* spec = a.roofsOf(trace, k.event))
+            if (const DeviceSpec* spec = a.roofsOf(trace, k.event)) {
                 placeOnRoofline(k, trace.track(k.event.track).events.duration[k.event.index], *spec);
-    }
-
-    // Raises the spec's roofs to the highest rates its kernels achieved; whether any was raised.
-    bool raiseRoofs(DeviceSpec& spec, bool onCpu) {
-        std::map<double*, std::pair<double, Precision>> achieved; // roof → the highest rate on it
-        double bytesPerSec = 0;
-        for (const KernelAnalysis& k : a.kernels) {
-            if (k.verdict == Verdict::Unknown || isCpuTrack(trace, k.event.track) != onCpu) continue;
-            const Precision p = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
-            auto& [rate, precision] = achieved[&spec.peakField(p)];
-            if (k.flopsPerSec > rate) rate = k.flopsPerSec, precision = p;
-            bytesPerSec = std::max(bytesPerSec, k.bytesPerSec);
-        }
-        std::string notes;
-        auto note = [&](const std::string& what, double from, double to, double unit, const char* units) {
-            char text[160];
-            std::snprintf(text, sizeof text, "%s roof raised from %.4g to %.4g %s", what.c_str(), from / unit,
-                          to / unit, units);
-            notes += (notes.empty() ? "" : ", ") + std::string(text);
-        };
-        for (auto& [roof, best] : achieved)
-            if (best.first > *roof) {
-                note(std::string(precisionName(best.second)), *roof, best.first, 1e9, "GFLOP/s");
-                *roof = best.first;
+                a.beyondRoof += k.beyondRoof;
             }
-        if (bytesPerSec > spec.bandwidth) {
-            note("memory", spec.bandwidth, bytesPerSec, 1e9, "GB/s");
-            spec.bandwidth = bytesPerSec;
-        }
-        if (notes.empty()) return false;
-        spec.raised = notes + " by this trace";
-        return true;
     }
 
     const Trace& trace;

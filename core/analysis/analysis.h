@@ -41,6 +41,9 @@ struct KernelAnalysis {
     double computeShare = 0; // of the precision's peak
     double memoryShare = 0;  // of the memory bandwidth
     Verdict verdict = Verdict::Unknown;
+    // It achieved more than a roof allows: its cost is wrong (or, on a CPU, the measurement low), so it
+    // gets no verdict; the rates above say by how much. A roof is never moved to fit a kernel.
+    bool beyondRoof = false;
 };
 
 // One attention call: the QK → scale/mask → softmax → PV chain of naive attention, or one fused
@@ -62,7 +65,9 @@ struct TraceAnalysis {
     std::optional<DeviceSpec> device;    // the roofs used for GPU kernels
     std::string deviceNote;              // which spec was matched, or why none was
     std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
+    std::string cpuNote;                 // why the CPU kernels have no roofs, when they have none
     unsigned cpuWorkers = 0;             // the CPU tracks whose kernels share the CPU's roofs
+    std::uint64_t beyondRoof = 0;        // kernels that achieved more than their roof (no verdict)
     const KernelAnalysis* find(EventRef e) const;
     // The roofs the kernel was held to (the CPU's share for kernels that ran on a CPU), or null.
     const DeviceSpec* roofsOf(const Trace& trace, EventRef kernel) const;
@@ -82,8 +87,9 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
 // Analyzes a trace. cpu: the roofs of the CPU, all cores at once, for kernels that ran on it
 // (AttnScope's own CPU runs, whose events are each one worker's share of a kernel: each worker is held
 // to the CPU's roofs over the workers, and to no more than cpuCore's, one core's, when given); without
-// it those get no verdict. A kernel above its roof raises the roof (DeviceSpec::raised says by how much).
-// Large traces are read on up to `threads` threads (0: the machine's); the result is the same.
+// it those get no verdict. A kernel above its roof gets no verdict (KernelAnalysis::beyondRoof): the
+// roofs are the device's, whatever the trace says. Large traces are read on up to `threads` threads (0: the
+// machine's); the result is the same.
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const DeviceSpecs& specs = DeviceSpecs::standard(),
                            const RoleRules& rules = RoleRules::standard(),
@@ -99,7 +105,8 @@ bool hasCpuKernels(const Trace& trace);
 // or empty when it is unknown.
 std::string costBasis(const Trace& trace, const KernelAnalysis& k);
 
-// Roofline numbers and verdict for one kernel of known cost that took durationNs on spec.
+// Roofline numbers and verdict for one kernel of known cost that took durationNs on spec (no verdict,
+// and beyondRoof, when it beat a roof).
 void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec);
 
 } // namespace attnscope

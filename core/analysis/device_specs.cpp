@@ -10,7 +10,7 @@
 
 namespace attnscope {
 
-double& DeviceSpec::peakField(Precision p) {
+double DeviceSpec::peak(Precision p) const {
     switch (p) {
     case Precision::F8:
         if (fp8 > 0) return fp8;
@@ -25,10 +25,6 @@ double& DeviceSpec::peakField(Precision p) {
     default:
         return fp32;
     }
-}
-
-double DeviceSpec::peak(Precision p) const {
-    return const_cast<DeviceSpec*>(this)->peakField(p);
 }
 
 DeviceSpecs DeviceSpecs::parse(std::string_view text, std::vector<std::string>* problems) {

@@ -19,11 +19,8 @@ struct DeviceSpec {
     std::string source; // "datasheet", "measured"
     double fp32 = 0, tf32 = 0, fp16 = 0, fp8 = 0;
     double bandwidth = 0;
-    // How a trace raised these roofs ("fp32 roof raised from 40.1 to 45.2 GFLOP/s by this trace"), or "".
-    std::string raised;
+    // The peak for p (a type the device has no path for runs on the next wider one).
     double peak(Precision p) const;
-    // The figure peak(p) reads (a type the device has no path for runs on the next wider one).
-    double& peakField(Precision p);
 };
 
 // Device specs as data: resources/device_specs.txt, built in, after the user's own file.

@@ -227,13 +227,13 @@ std::string today() {
 
 // What the cache is keyed by: it is measured again when any of these change.
 std::string cacheKey(const CpuRoofs& r) {
+    // "roofs 2": caches before it could hold roofs a trace had raised; they are measured again.
     return r.model + " | " + std::to_string(r.cores) + " cores | " + r.isa + " | AttnScope " +
-           ATTNSCOPE_VERSION;
+           ATTNSCOPE_VERSION + " | roofs 2";
 }
 
 // All the cores do at least what one does: a measurement of all of them taken while something else
-// ran on some (a build, another program), or a cache whose core roof another process raised, can say
-// less; such a roof is raised to one core's.
+// ran on some (a build, another program) can say less; such a roof is taken as one core's.
 void keepAllAtLeastOneCore(CpuRoofs& r) {
     r.fp32All = std::max(r.fp32All, r.fp32Core);
     r.bf16All = std::max(r.bf16All, r.bf16Core);
@@ -252,9 +252,6 @@ std::optional<CpuRoofs> readCache(const std::string& path, const CpuRoofs& want)
     if (!(in >> r.fp32Core >> r.fp32All >> r.bf16Core >> r.bf16All >> r.bandwidthCore >> r.bandwidthAll) ||
         r.fp32Core <= 0 || r.fp32All <= 0 || r.bandwidthCore <= 0 || r.bandwidthAll <= 0)
         return std::nullopt;
-    std::string raised;
-    std::getline(in >> std::ws, raised);
-    r.note = raised;
     keepAllAtLeastOneCore(r);
     return r;
 }
@@ -269,8 +266,7 @@ void writeCache(const std::string& path, const CpuRoofs& r) {
         out.precision(17); // read back exactly: every process then holds kernels to the same roofs
         out << cacheKey(r) << "\nmeasured " << r.date << '\n'
             << r.fp32Core << ' ' << r.fp32All << ' ' << r.bf16Core << ' ' << r.bf16All << ' '
-            << r.bandwidthCore << ' ' << r.bandwidthAll << '\n'
-            << r.note << '\n';
+            << r.bandwidthCore << ' ' << r.bandwidthAll << '\n';
         if (!out) return;
     }
     std::filesystem::rename(tmp, path, ignored);
@@ -278,8 +274,8 @@ void writeCache(const std::string& path, const CpuRoofs& r) {
 
 std::mutex g_mutex; // the roofs are shared by every analysis in the process
 std::optional<CpuRoofs> g_roofs;
-// The cache file as g_roofs last saw it: another process (the window, a `summary`) may raise the roofs
-// and rewrite it, and then this one reads them again, so both hold a trace to the same roofs.
+// The cache file as g_roofs last saw it: another process may measure again and rewrite it (a new
+// version, the cache removed), and then this one reads it again, so both hold a trace to the same roofs.
 std::filesystem::file_time_type g_cacheTime;
 
 std::filesystem::file_time_type modified(const std::string& path) {
@@ -354,6 +350,10 @@ CpuRoofs cpuRoofs() {
     } else if (!g_roofs) {
         g_roofs = measureCpuRoofs();
         writeCache(path, *g_roofs);
+        if (!path.empty()) g_cacheTime = modified(path);
+        CpuRoofs now = *g_roofs;
+        now.measuredNow = true;
+        return now;
     }
     if (!path.empty()) g_cacheTime = modified(path);
     return *g_roofs;
@@ -362,8 +362,7 @@ CpuRoofs cpuRoofs() {
 DeviceSpec CpuRoofs::coreSpec() const {
     DeviceSpec d;
     d.name = "CPU core (" + isa + ")";
-    d.source =
-        "measured on " + date + ", one core of " + std::to_string(cores) + (note.empty() ? "" : "; " + note);
+    d.source = "measured on " + date + ", one core of " + std::to_string(cores);
     d.fp32 = fp32Core;
     // 16-bit work runs on the faster of the bf16 dot products and the fp32 path.
     d.fp16 = std::max(bf16Core, fp32Core);
@@ -374,40 +373,52 @@ DeviceSpec CpuRoofs::coreSpec() const {
 DeviceSpec CpuRoofs::allCoresSpec() const {
     DeviceSpec d = coreSpec();
     d.name = "CPU, " + std::to_string(cores) + " cores (" + isa + ")";
-    d.source = "measured on " + date + ", all " + std::to_string(cores) + " cores at once" +
-               (note.empty() ? "" : "; " + note);
+    d.source = "measured on " + date + ", all " + std::to_string(cores) + " cores at once";
     d.fp32 = fp32All;
     d.fp16 = std::max(bf16All, fp32All);
     d.bandwidth = bandwidthAll;
     return d;
 }
 
-void raiseCpuRoofs(const DeviceSpec& raised, unsigned workers, const std::string& note) {
-    std::lock_guard lock(g_mutex);
-    if (!g_roofs) return;
-    // raised is one worker's share: one core does at least that, all cores at least that per worker.
-    auto raise = [&](double& core, double& all, double share) {
-        core = std::max(core, share);
-        all = std::max(all, share * workers);
-    };
-    raise(g_roofs->fp32Core, g_roofs->fp32All, raised.fp32);
-    raise(g_roofs->bandwidthCore, g_roofs->bandwidthAll, raised.bandwidth);
-    if (g_roofs->bf16Core > 0) raise(g_roofs->bf16Core, g_roofs->bf16All, raised.fp16);
-    g_roofs->note = note;
-    writeCache(cacheFile(), *g_roofs);
-    g_cacheTime = modified(cacheFile());
+std::string thisHostName() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return {};
+    return name;
 }
 
-TraceAnalysis analyzeWithMachineRoofs(const Trace& trace) {
-    if (!hasCpuKernels(trace)) return analyzeTrace(trace);
-    const CpuRoofs roofs = cpuRoofs();
-    const DeviceSpec all = roofs.allCoresSpec(), core = roofs.coreSpec();
+std::optional<CpuRoofsChoice> parseCpuRoofsChoice(std::string_view text) {
+    if (text == "auto") return CpuRoofsChoice::Auto;
+    if (text == "this-machine") return CpuRoofsChoice::ThisMachine;
+    if (text == "none") return CpuRoofsChoice::None;
+    return std::nullopt;
+}
+
+std::optional<CpuRoofs> cpuRoofsFor(const Trace& trace, CpuRoofsChoice choice, std::string& why) {
+    why.clear();
+    if (!hasCpuKernels(trace)) return std::nullopt;
+    if (choice == CpuRoofsChoice::None) {
+        why = "CPU roofs not asked for";
+        return std::nullopt;
+    }
+    if (choice == CpuRoofsChoice::Auto) {
+        const std::string& host = trace.info().hostName;
+        if (host.empty() || host != thisHostName()) {
+            why = "the trace was recorded on " +
+                  (host.empty() ? std::string("a host it does not name") : host) +
+                  ", whose CPU's roofs are unknown (--cpu-roofs this-machine holds it to this machine's)";
+            return std::nullopt;
+        }
+    }
+    return cpuRoofs();
+}
+
+TraceAnalysis analyzeWithCpuRoofs(const Trace& trace, const std::optional<CpuRoofs>& cpu,
+                                  const std::string& why) {
+    const DeviceSpec all = cpu ? cpu->allCoresSpec() : DeviceSpec{},
+                     core = cpu ? cpu->coreSpec() : DeviceSpec{};
     TraceAnalysis a = analyzeTrace(trace, all.fp32 > 0 ? &all : nullptr, DeviceSpecs::standard(),
                                    RoleRules::standard(), core.fp32 > 0 ? &core : nullptr);
-    // A point above its roof raised the roof: the cache keeps the higher roof for the next analysis.
-    // (Not from a trace of PyTorch's CPU ops: their roof is all cores', which says nothing of one core's.)
-    if (a.cpuShare && !a.cpuShare->raised.empty() && !trace.info().opKernels)
-        raiseCpuRoofs(*a.cpuShare, std::max(1u, a.cpuWorkers), a.cpuShare->raised);
+    if (!a.cpuShare && hasCpuKernels(trace)) a.cpuNote = why.empty() ? "no CPU roofs" : why;
     return a;
 }
 

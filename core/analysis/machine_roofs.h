@@ -5,7 +5,9 @@
 // of a trace's kernels are chosen.
 #include "core/analysis/analysis.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace attnscope {
 
@@ -28,7 +30,7 @@ struct CpuRoofs {
     double fp32Core = 0, fp32All = 0;           // FLOP/s
     double bf16Core = 0, bf16All = 0;           // FLOP/s; 0: no bf16 dot products
     double bandwidthCore = 0, bandwidthAll = 0; // bytes/s
-    std::string note;                           // how a run raised them, when one did
+    bool measuredNow = false;                   // measured by this call (nothing was cached yet)
     // One core's roofs, and all cores' at once: a CPU run's workers (one event: one worker's share of
     // a kernel, on one core) are each held to all cores' roofs over the workers, and never to more
     // than one core's.
@@ -39,11 +41,8 @@ CpuRoofs measureCpuRoofs();
 
 // This machine's roofs: measured once and cached in ~/.cache/attnscope/cpu_roofs.txt ($XDG_CACHE_HOME
 // honoured), keyed by CPU model, core count, ISA and AttnScope's version (measured again when any
-// changes); the date of the measurement is kept with it.
+// changes); the date of the measurement is kept with it. Nothing but a measurement writes them.
 CpuRoofs cpuRoofs();
-// A run achieved more than the roofs allow: raised is the roofs one of its `workers` was raised to;
-// the cache keeps the higher roofs, with the note saying so.
-void raiseCpuRoofs(const DeviceSpec& raised, unsigned workers, const std::string& note);
 
 // fp32 FLOP/s and read bandwidth on `threads` threads at once (the CPU benchmark's reference).
 struct CpuPeak {
@@ -52,11 +51,28 @@ struct CpuPeak {
 };
 CpuPeak measureCpuPeak(unsigned threads);
 
+// This machine's name, as AttnScope's runs write it into their traces ("host_name").
+std::string thisHostName();
+
+// Whose CPU roofs a trace's CPU kernels (AttnScope's CPU runs, PyTorch's CPU ops) are held to.
+enum class CpuRoofsChoice : std::uint8_t {
+    Auto,        // this machine's when the trace was recorded here (its host_name is this machine's)
+    ThisMachine, // this machine's, whatever host the trace names (the user says it ran on one like it)
+    None,        // none: the CPU kernels get no verdict
+};
+// Parses "auto", "this-machine", "none".
+std::optional<CpuRoofsChoice> parseCpuRoofsChoice(std::string_view text);
+
+// The roofs a trace's CPU kernels are held to by the choice, or none with why in `why`. This
+// machine is measured (cpuRoofs) only when the trace has CPU kernels that its roofs apply to.
+std::optional<CpuRoofs> cpuRoofsFor(const Trace& trace, CpuRoofsChoice choice, std::string& why);
+
 // The one place the roofs of a trace's kernels are chosen: GPU kernels against their device's
-// datasheet roofs (the device specs), AttnScope's own CPU kernels against one core's measured roofs
-// (measured only when the trace has such kernels). A kernel above its roof raises the roof
-// (analyzeTrace), and a raised CPU roof is cached. openDocument analyses through it, so one trace gets
-// one set of verdicts in every view and verb.
-TraceAnalysis analyzeWithMachineRoofs(const Trace& trace);
+// datasheet roofs (the device specs), CPU kernels against the CPU roofs passed in (none: no verdict,
+// the analysis' cpuNote says why). Roofs are never moved by a trace, so a trace's verdicts depend on
+// the trace and these roofs only. openDocument analyses through it, so one trace gets one set of
+// verdicts in every view and verb.
+TraceAnalysis analyzeWithCpuRoofs(const Trace& trace, const std::optional<CpuRoofs>& cpu,
+                                  const std::string& why = {});
 
 } // namespace attnscope

@@ -39,8 +39,12 @@ void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
         counts =
             std::async(std::launch::async, [&trace, summaryTop] { return summarize(trace, summaryTop); });
     if ((parts & TimelinePart) && !doc.index) doc.index = std::make_shared<const TimelineIndex>(trace);
-    if ((parts & AnalysisPart) && !doc.analysis)
-        doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithMachineRoofs(trace));
+    if ((parts & AnalysisPart) && !doc.analysis) {
+        std::string why;
+        const std::optional<CpuRoofs> cpu = cpuRoofsFor(trace, doc.cpuRoofs, why);
+        doc.cpuRoofsMeasured = cpu && cpu->measuredNow;
+        doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithCpuRoofs(trace, cpu, why));
+    }
     if (doc.analysis && !doc.findings)
         doc.findings = std::make_shared<const std::vector<Finding>>(
             findFindings({trace, *doc.analysis, doc.ranks.get()}));
@@ -124,6 +128,7 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
         doc->name = ranksName(source.paths);
     }
     doc->loadSeconds = secondsSince(t0);
+    doc->cpuRoofs = options.cpuRoofs;
     compute(*doc, options.parts, options.summaryTop);
     doc->totalSeconds = secondsSince(t0);
     return doc;

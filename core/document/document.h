@@ -7,6 +7,7 @@
 // roles, costs and roofline verdicts wherever it is shown, and a document can be handed between
 // threads freely.
 #include "core/analysis/analysis.h"
+#include "core/analysis/machine_roofs.h"
 #include "core/io/trace_loader.h"
 #include "core/model/timeline_index.h"
 #include "core/model/trace.h"
@@ -48,7 +49,8 @@ enum DocumentPart : unsigned {
 struct DocumentOptions {
     LoadOptions load; // progress, cancel, threads
     unsigned parts = AllParts;
-    std::size_t summaryTop = 0; // kernels by name kept in the summary; 0 keeps all
+    std::size_t summaryTop = 0;                     // kernels by name kept in the summary; 0 keeps all
+    CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto; // whose roofs CPU kernels are held to
 };
 
 struct Document {
@@ -58,9 +60,11 @@ struct Document {
     std::shared_ptr<const TraceSummary> summary;   // with SummaryPart; analysis sections with AnalysisPart
     std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
     std::shared_ptr<const std::vector<Finding>> findings; // with AnalysisPart: most time at stake first
-    std::shared_ptr<const RankReport> ranks;       // opened as ranks: each rank's GPU busy time
-    double loadSeconds = 0;                        // reading the files
-    double totalSeconds = 0;                       // and computing the parts
+    std::shared_ptr<const RankReport> ranks;              // opened as ranks: each rank's GPU busy time
+    CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto;       // as opened with (kept for completeDocument)
+    bool cpuRoofsMeasured = false; // this machine's CPU was measured for it (none cached)
+    double loadSeconds = 0;        // reading the files
+    double totalSeconds = 0;       // and computing the parts
     unsigned parts() const;
 };
 

@@ -224,6 +224,10 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
         w.flushIfLarge();
     }
     std::string tail = "\n],\"displayTimeUnit\":\"ns\"";
+    if (!t.info().hostName.empty()) {
+        tail += ",\"host_name\":"; // whose CPU a CPU trace's kernels ran on
+        appendJsonString(tail, t.info().hostName);
+    }
     if (!t.devices().empty()) {
         tail += ",\"deviceProperties\":[";
         for (std::size_t i = 0; i < t.devices().size(); ++i) {

@@ -213,7 +213,7 @@ private:
             }
             const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
                                 key == "baseTimeNanoseconds" || key == "schemaVersion" ||
-                                key == "displayTimeUnit";
+                                key == "displayTimeUnit" || key == "host_name";
             const std::uint64_t at = offsetOf(m_pos);
             const std::string value = skipValue(wanted, key);
             if (wanted) readTopLevelValue(key, value, at);
@@ -263,8 +263,10 @@ private:
                 return;
             }
             (key == "schemaVersion" ? info.schemaVersion : info.baseTimeNs) = *v;
-        } else if (key == "displayTimeUnit") {
-            if (e.is_string()) info.displayTimeUnit = std::string(e.get_string().value_unsafe());
+        } else if (key == "displayTimeUnit" || key == "host_name") {
+            if (e.is_string())
+                (key == "host_name" ? info.hostName : info.displayTimeUnit) =
+                    std::string(e.get_string().value_unsafe());
         } else if (key == "distributedInfo") {
             if (!e.is_object()) {
                 m_b.warn("top-level \"distributedInfo\" is not an object; ignored", at);

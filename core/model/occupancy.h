@@ -57,10 +57,40 @@ inline int residentBlocks(const DeviceLimits& l, int blockThreads, int registers
         blocks = std::min(blocks, (l.registersPerSm / registersPerWarp) / warpsPerBlock);
     }
     // Every block holds the runtime's reserved shared memory too, whether it uses any or not.
-    const int shared =
-        detail::roundUpTo(std::max(0, sharedMemoryPerBlock), l.sharedAllocationUnit) + l.reservedSharedPerBlock;
+    const int shared = detail::roundUpTo(std::max(0, sharedMemoryPerBlock), l.sharedAllocationUnit) +
+                       l.reservedSharedPerBlock;
     if (shared > 0) blocks = std::min(blocks, l.sharedMemoryPerSm / shared);
     return std::max(0, blocks);
+}
+
+// What holds the resident blocks down to residentBlocks: the resource that allows the fewest.
+enum class OccupancyLimiter { Threads, BlockSlots, Registers, SharedMemory };
+inline const char* occupancyLimiterName(OccupancyLimiter l) {
+    switch (l) {
+    case OccupancyLimiter::Threads:
+        return "threads per SM";
+    case OccupancyLimiter::BlockSlots:
+        return "blocks per SM";
+    case OccupancyLimiter::Registers:
+        return "registers";
+    default:
+        return "shared memory";
+    }
+}
+inline OccupancyLimiter occupancyLimiter(const DeviceLimits& l, int blockThreads, int registersPerThread,
+                                         int sharedMemoryPerBlock) {
+    const int blocks = residentBlocks(l, blockThreads, registersPerThread, sharedMemoryPerBlock);
+    const int warpsPerBlock = std::max(1, (blockThreads + l.warpSize - 1) / std::max(1, l.warpSize));
+    if (registersPerThread > 0 &&
+        (l.registersPerSm / detail::roundUpTo(registersPerThread * l.warpSize, l.registerAllocationUnit)) /
+                warpsPerBlock ==
+            blocks)
+        return OccupancyLimiter::Registers;
+    const int shared = detail::roundUpTo(std::max(0, sharedMemoryPerBlock), l.sharedAllocationUnit) +
+                       l.reservedSharedPerBlock;
+    if (shared > 0 && l.sharedMemoryPerSm / shared == blocks) return OccupancyLimiter::SharedMemory;
+    if (l.maxBlocksPerSm == blocks) return OccupancyLimiter::BlockSlots;
+    return OccupancyLimiter::Threads;
 }
 
 // Theoretical occupancy (0–1): the share of the SM's warps the resident blocks keep.

@@ -110,6 +110,7 @@ struct TraceInfo {
     std::optional<std::int64_t> baseTimeNs;
     std::optional<std::int64_t> schemaVersion;
     std::string displayTimeUnit;
+    std::string hostName; // the machine it was recorded on, when the file says ("host_name")
     std::vector<std::string> warnings;
     // The trace has no GPU kernel and its leaf aten:: ops stand for them (kOpKernel): how many.
     std::uint64_t opKernels = 0;

@@ -142,6 +142,25 @@ std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel) {
                                 config->sharedMemory);
 }
 
+std::string lowOccupancyByDesign(const Trace& trace, const KernelAnalysis& k, double nearRoof) {
+    const double roofShare = k.verdict == Verdict::Unknown ? 0 : std::max(k.computeShare, k.memoryShare);
+    if (roofShare >= nearRoof)
+        return "it reaches " + findings::percent(roofShare) +
+               " of its roof: more resident warps would not make it faster";
+    const bool tiled = k.role == KernelRole::FusedAttention || k.role == KernelRole::Gemm ||
+                       k.role == KernelRole::QkGemm || k.role == KernelRole::PvGemm;
+    const auto limits = tiled ? deviceLimitsOf(trace, k.event.track) : std::nullopt;
+    const auto config = limits ? launchConfigOf(trace, k.event) : std::nullopt;
+    if (!config) return {};
+    const OccupancyLimiter limiter =
+        occupancyLimiter(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
+    if (limiter != OccupancyLimiter::Registers && limiter != OccupancyLimiter::SharedMemory) return {};
+    return std::string("low by design: a ") +
+           (k.role == KernelRole::FusedAttention ? "fused attention" : "GEMM") + " kernel whose " +
+           occupancyLimiterName(limiter) +
+           " hold its tiles on chip, so that each warp has much independent work";
+}
+
 namespace findings {
 
 namespace {
@@ -258,12 +277,11 @@ std::vector<EventRef> Context::gpuWorkUnder(EventRef cpuEvent) const {
     return out;
 }
 
-Finding Context::make(std::string_view id, std::string title, TimeNs timeNs, std::uint64_t count) const {
+Finding Context::make(std::string_view id, std::string title, TimeNs timeNs) const {
     Finding f;
     f.id = id;
     f.title = std::move(title);
     f.timeNs = std::max<TimeNs>(0, timeNs);
-    f.count = count;
     setShare(f, double(f.timeNs) / double(span));
     return f;
 }
@@ -276,7 +294,7 @@ void Context::setShare(Finding& f, double share) const {
 }
 
 void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const {
-    f.evidenceTotal = places.size();
+    f.count = places.size();
     const std::size_t cap = std::min(places.size(), std::size_t(th["max_evidence"]));
     for (std::size_t i = 0; i < cap; ++i) {
         const EventRef e = places[i].first;

@@ -36,13 +36,12 @@ struct Finding {
     std::string id; // fixed: hand_written_attention, sdpa_math_fallback, … (kFindingIds)
     Severity severity = Severity::Info;
     std::string title;
-    TimeNs timeNs = 0;               // the time at stake
-    double share = 0;                // of the trace's span (0–1)
-    std::uint64_t count = 0;         // how many places
-    std::string explanation;         // what was measured and why it matters
-    std::string suggestion;          // what to try
-    std::vector<Evidence> evidence;  // the most telling first, capped (max_evidence)
-    std::uint64_t evidenceTotal = 0; // before the cap
+    TimeNs timeNs = 0;              // the time at stake
+    double share = 0;               // of the trace's span (0–1)
+    std::uint64_t count = 0;        // how many places, before the list's cap: the one count shown
+    std::string explanation;        // what was measured and why it matters
+    std::string suggestion;         // what to try
+    std::vector<Evidence> evidence; // the most telling first, capped (max_evidence)
 };
 
 // The ids in the order the rules run.
@@ -92,5 +91,10 @@ std::optional<LaunchConfig> launchConfigOf(const Trace& trace, EventRef kernel);
 std::optional<DeviceLimits> deviceLimitsOf(const Trace& trace, TrackId gpuTrack);
 // Theoretical occupancy (0–1) of a kernel of the trace, when its launch and device are known.
 std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel);
+// Why a kernel's low occupancy costs it no time, or "" when it may: a fused attention or GEMM kernel
+// held down by its registers or shared memory keeps its tiles on chip by design (FlashAttention's 255
+// registers a thread leave 2 blocks an SM), and a kernel at nearRoof or more of the roof that limits it
+// would not run faster with more warps resident.
+std::string lowOccupancyByDesign(const Trace& trace, const KernelAnalysis& k, double nearRoof);
 
 } // namespace attnscope

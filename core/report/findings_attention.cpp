@@ -114,7 +114,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
         c.make("hand_written_attention",
                "Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
                    " the N×N scores",
-               allEstimated ? saving : scoreNs, calls);
+               allEstimated ? saving : scoreNs);
     f.explanation =
         formatCount(calls, "naive attention call", "naive attention calls") +
         " (QKᵀ GEMM, softmax, PV GEMM as separate kernels) took " + formatDuration(callNs) +
@@ -200,7 +200,7 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
     Finding f = c.make("sdpa_math_fallback",
                        "scaled_dot_product_attention fell back to its math backend in " +
                            formatCount(calls, "call", "calls"),
-                       time, calls);
+                       time);
     char perCall[32];
     std::snprintf(perCall, sizeof perCall, "%.1f", double(kernels) / double(calls));
     f.explanation = formatCount(calls, "SDPA call", "SDPA calls") + " ran on the math backend: " + perCall +
@@ -293,9 +293,9 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
         }
     }
     if (count == 0) return;
-    Finding f = c.make("casts_and_copies",
-                       formatCount(count, "cast or copy", "casts and copies") + " around attention calls",
-                       time, count);
+    Finding f =
+        c.make("casts_and_copies",
+               formatCount(count, "cast or copy", "casts and copies") + " around attention calls", time);
     f.explanation = "Cast and copy ops inside attention ops or at most " + formatDuration(window) +
                     " before one took " + formatDuration(time) +
                     (bytes > 0 ? " and moved about " + bytesText(bytes) : "") + ":";
@@ -338,8 +338,8 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     std::stable_sort(places.begin(), places.end(), [&](const auto& a, const auto& b) {
         return byName[nameId(a.first)].second > byName[nameId(b.first)].second;
     });
-    Finding f = c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound",
-                       latencyNs, count);
+    Finding f =
+        c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound", latencyNs);
     f.explanation = formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
                     " names) reached under " + percent(kLatencyBoundShare) +
                     " of both the compute and the memory roof, and took " + formatDuration(latencyNs) + ", " +

@@ -24,8 +24,7 @@ nlohmann::json findingsJson(const std::vector<Finding>& findings) {
                        {"count", f.count},
                        {"explanation", f.explanation},
                        {"suggestion", f.suggestion},
-                       {"evidence", evidence},
-                       {"evidence_total", f.evidenceTotal}});
+                       {"evidence", evidence}});
     }
     return out;
 }
@@ -49,22 +48,21 @@ std::string findingsText(const TraceSummary& s) {
             if (!e.note.empty()) out << " (" << e.note << ')';
             out << '\n';
         }
-        if (f.evidenceTotal > shown)
-            out << "      … " << formatCount(f.evidenceTotal, "place", "places") << " in all\n";
+        if (f.count > shown) out << "      … " << formatCount(f.count, "place", "places") << " in all\n";
     }
     return out.str();
 }
 
 std::string findingsCsvHeader() {
-    return "file,id,severity,title,time_ns,share,count,evidence_total,explanation,suggestion\n";
+    return "file,id,severity,title,time_ns,share,count,explanation,suggestion\n";
 }
 
 std::string findingsCsvRows(const std::string& file, const std::vector<Finding>& findings) {
     std::ostringstream out;
     for (const Finding& f : findings)
         out << csvField(file) << ',' << f.id << ',' << severityName(f.severity) << ',' << csvField(f.title)
-            << ',' << f.timeNs << ',' << f.share << ',' << f.count << ',' << f.evidenceTotal << ','
-            << csvField(f.explanation) << ',' << csvField(f.suggestion) << '\n';
+            << ',' << f.timeNs << ',' << f.share << ',' << f.count << ',' << csvField(f.explanation) << ','
+            << csvField(f.suggestion) << '\n';
     return out.str();
 }
 

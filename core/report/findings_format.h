@@ -13,12 +13,13 @@
 namespace attnscope {
 
 // The "findings" array: [{"id","severity","title","time_ns","share","count","explanation",
-// "suggestion","evidence":[{"track","start_ns","dur_ns","name","note"}],"evidence_total"}].
+// "suggestion","evidence":[{"track","start_ns","dur_ns","name","note"}]}]; count is how many places,
+// of which evidence lists the first.
 nlohmann::json findingsJson(const std::vector<Finding>& findings);
 // The text section: a line per finding, then its explanation, suggestion and first places.
 std::string findingsText(const TraceSummary& s);
-// CSV rows of the findings-only table (file,id,severity,title,time_ns,share,count,evidence_total,
-// explanation,suggestion), and its header.
+// CSV rows of the findings-only table (file,id,severity,title,time_ns,share,count,explanation,
+// suggestion), and its header.
 std::string findingsCsvHeader();
 std::string findingsCsvRows(const std::string& file, const std::vector<Finding>& findings);
 

@@ -73,7 +73,7 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                        std::string(several ? "The GPUs idle " : "The GPU idles ") +
                            percent(double(idle) / double(window)) + " of the time between " +
                            (several ? "their" : "its") + " first and last work",
-                       idle, gaps);
+                       idle);
     c.setShare(f, double(idle) / double(window)); // of the GPUs' own span, not the trace's
     f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
                     " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
@@ -103,34 +103,44 @@ void launchBound(Context& c, std::vector<Finding>& out) {
     TimeNs launchNs = 0;
     struct Op {
         std::uint64_t kernels = 0;
-        TimeNs launchNs = 0;
         EventRef example;
     };
     std::map<std::string, Op, std::less<>> byOp;
+    // Each launch call's time counts once, and the launches' time is the host's wall time in them
+    // (overlaps across threads once): a time at stake never above the runtime calls' own time. A
+    // kernel of a graph is not launched on its own: the graph's one launch replays it.
+    std::vector<EventRef> launches;
+    std::vector<std::pair<TimeNs, TimeNs>> launchIntervals;
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) != Context::Kernel || c.dur(k.event) >= shortNs) continue;
         const auto launch = c.trace.launchOf(k.event);
-        if (!launch || c.dur(*launch) < c.dur(k.event)) continue;
+        if (!launch || c.dur(*launch) < c.dur(k.event) ||
+            c.name(*launch).find("GraphLaunch") != std::string_view::npos)
+            continue;
         ++count;
-        launchNs += c.dur(*launch);
+        launches.push_back(*launch);
         const auto op = c.launchingOp(k.event);
         Op& o = byOp[op ? std::string(c.name(*op)) : std::string(c.name(*launch))];
         if (o.kernels++ == 0) o.example = op ? *op : *launch;
-        o.launchNs += c.dur(*launch);
     }
     if (double(count) < c.th["launch_bound_min_kernels"]) return;
+    std::sort(launches.begin(), launches.end());
+    launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
+    for (EventRef l : launches)
+        launchIntervals.emplace_back(c.start(l), c.end(l));
+    launchNs = unionLength(launchIntervals);
     std::vector<std::pair<std::string, Op>> ops(byOp.begin(), byOp.end());
     std::stable_sort(ops.begin(), ops.end(),
                      [](const auto& a, const auto& b) { return a.second.kernels > b.second.kernels; });
     Finding f = c.make("launch_bound",
                        formatCount(count, "kernel runs", "kernels run") + " shorter than " +
                            formatDuration(shortNs) + " and no longer than their launch",
-                       launchNs, count);
+                       launchNs);
     f.explanation =
         formatCount(count, "kernel", "kernels") + " ran under " + formatDuration(shortNs) +
         " while the runtime call that launched each took at least as long: " + formatDuration(launchNs) +
-        " of the host's time went to launching them, so the GPU finishes each before the next "
-        "arrives. The ops that launch most of them:";
+        " of the host's time went to their " + formatCount(launches.size(), "launch call", "launch calls") +
+        ", so the GPU finishes each before the next arrives. The ops that launch most of them:";
     Places places;
     for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
         f.explanation += " " + ops[i].first + " (" + std::to_string(ops[i].second.kernels) + "),";
@@ -195,7 +205,7 @@ void synchronization(Context& c, std::vector<Finding>& out) {
     Finding f =
         c.make("synchronization",
                formatCount(syncs.size(), "synchronization blocks", "synchronizations block") + " the host",
-               hasGpu ? idleAfter : blocked, syncs.size());
+               hasGpu ? idleAfter : blocked);
     f.explanation = formatCount(syncs.size(), "synchronizing call", "synchronizing calls") + " (";
     for (const auto& [name, n] : byName)
         f.explanation += name + " ×" + std::to_string(n) + ", ";
@@ -238,7 +248,7 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
     std::stable_sort(places.begin(), places.end(),
                      [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
     Finding f = c.make("pageable_memcpy",
-                       formatCount(count, "copy uses", "copies use") + " pageable host memory", time, count);
+                       formatCount(count, "copy uses", "copies use") + " pageable host memory", time);
     f.explanation =
         formatCount(count, "host↔device copy", "host↔device copies") +
         " from or to pageable memory: " + formatRate(bytes, "B") + " in " + formatDuration(time) +
@@ -262,7 +272,7 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
         std::vector<EventRef> kernels;
         TimeNs time = 0;
         double weighted = 0, sampledNs = 0; // occupancy × time over the sample, and the sample's time
-        EventRef longest;
+        const KernelAnalysis* longest = nullptr;
         TimeNs longestNs = -1;
     };
     std::unordered_map<std::uint32_t, Name> byName; // by name id
@@ -277,7 +287,7 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
         n.time += c.dur(k.event);
         if (c.dur(k.event) > n.longestNs) {
             n.longestNs = c.dur(k.event);
-            n.longest = k.event;
+            n.longest = &k;
         }
     }
     std::map<std::uint32_t, std::optional<DeviceLimits>> limitsOf; // per track
@@ -292,18 +302,17 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
     };
     // Kineto's estimate is 0 for kernels launched with cuLaunchKernelEx; the first kernel of a name
     // whose launch is in the trace tells (the trace may start after the first kernels' launches).
-    std::uint64_t reportedZero = 0;
-    for (const auto& [id, n] : byName)
+    auto reportedZero = [&](const Name& n) {
         for (std::size_t i = 0; i < n.kernels.size(); ++i) {
             const auto launch = c.trace.launchOf(n.kernels[i]);
             if (!launch) continue;
             const auto occ = occupancyOf(n.kernels[i]);
-            if (occ && occ->first > 0 && occ->second.reportedOccupancy &&
-                *occ->second.reportedOccupancy == 0 &&
-                c.name(*launch).find("LaunchKernelEx") != std::string_view::npos)
-                reportedZero += n.kernels.size();
-            break;
+            return occ && occ->first > 0 && occ->second.reportedOccupancy &&
+                   *occ->second.reportedOccupancy == 0 &&
+                   c.name(*launch).find("LaunchKernelEx") != std::string_view::npos;
         }
+        return false;
+    };
     for (auto& [id, n] : byName) {
         if (double(n.time) < c.th["low_occupancy_min_kernel_us"] * 1000 * double(n.kernels.size()) ||
             double(n.time) < c.th["low_occupancy_min_kernel_share"] * double(kernelNs))
@@ -318,17 +327,22 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
     const double limit = c.th["low_occupancy"];
     std::vector<std::pair<double, std::pair<EventRef, std::string>>> low; // time, place
     TimeNs time = 0;
-    std::uint64_t count = 0;
+    std::uint64_t count = 0, zeroReported = 0;
     for (const auto& [id, n] : byName) {
         if (n.sampledNs <= 0) continue; // not long enough to look at, or no launch configuration
         const double occ = n.weighted / n.sampledNs;
-        if (occ >= limit) continue;
+        // Only where it costs time: the name's longest kernel tells whether its occupancy is chosen (a
+        // fused attention or GEMM kernel's tiles) or harmless (near its roof).
+        if (occ >= limit ||
+            !lowOccupancyByDesign(c.trace, *n.longest, c.th["low_occupancy_near_roof"]).empty())
+            continue;
         time += n.time;
         count += n.kernels.size();
+        if (reportedZero(n)) zeroReported += n.kernels.size();
         low.push_back({double(n.time),
-                       {n.longest, "theoretical occupancy " + percent(occ) + ", " +
-                                       formatCount(n.kernels.size(), "kernel", "kernels") + ", " +
-                                       formatDuration(n.time)}});
+                       {n.longest->event, "theoretical occupancy " + percent(occ) + ", " +
+                                              formatCount(n.kernels.size(), "kernel", "kernels") + ", " +
+                                              formatDuration(n.time)}});
     }
     if (count == 0) return;
     std::sort(low.begin(), low.end(), [](const auto& a, const auto& b) {
@@ -340,20 +354,23 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
     Finding f = c.make("low_occupancy",
                        formatCount(low.size(), "long-running kernel", "long-running kernels") + " under " +
                            percent(limit) + " theoretical occupancy",
-                       time, count);
-    // Low occupancy is a question to ask, not a verdict: kernels that keep their tiles in registers
-    // (FlashAttention's among them) run well at 12.5%.
+                       time);
+    // Low occupancy is a question to ask, not a verdict: never critical.
     if (f.severity == Severity::Critical) f.severity = Severity::Warning;
     f.explanation =
         formatCount(low.size(), "kernel name", "kernel names") + " (" +
         formatCount(count, "kernel", "kernels") + ", " + formatDuration(time) +
         (low.size() == 1 ? ") launches" : ") launch") + " so that under " + percent(limit) +
         " of each SM's warps can be resident (the CUDA occupancy calculator's formula over grid, "
-        "block, registers per thread and shared memory, with the device's limits from the trace). "
-        "Few resident warps hide memory latency poorly unless each warp has much independent work.";
-    if (reportedZero)
+        "block, registers per thread and shared memory, with the device's limits from the trace), and "
+        "reach under " +
+        percent(c.th["low_occupancy_near_roof"]) +
+        " of their roof. Few resident warps hide memory latency poorly unless each warp has much "
+        "independent work. Fused attention and GEMM kernels whose registers or shared memory hold "
+        "their tiles are left out: their occupancy is low by design.";
+    if (zeroReported)
         f.explanation += " The trace's \"est. achieved occupancy %\" is 0 for " +
-                         formatCount(reportedZero, "kernel", "kernels") +
+                         formatCount(zeroReported, "kernel", "kernels") +
                          " launched with cudaLaunchKernelEx/cuLaunchKernelEx (Kineto writes 0 for them); the "
                          "figures here are computed instead.";
     f.suggestion =

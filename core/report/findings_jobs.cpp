@@ -27,7 +27,7 @@ void rankImbalance(Context& c, std::vector<Finding>& out) {
                        "Rank " + std::to_string(r.slowestRank) +
                            " is the slowest: " + percent(double(excess) / double(r.meanBusyNs)) +
                            " more GPU busy time than the mean",
-                       excess, r.ranks.size());
+                       excess);
     f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the GPU busy time ranges from " +
                     formatDuration(r.minBusyNs) + " to " + formatDuration(r.maxBusyNs) + " (mean " +
                     formatDuration(r.meanBusyNs) +
@@ -111,7 +111,7 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
     Finding f = c.make("exposed_communication",
                        "Communication not hidden by compute: " + formatDuration(exposed) + " of " +
                            formatDuration(commNs),
-                       exposed, count);
+                       exposed);
     f.explanation = formatCount(count, "communication kernel", "communication kernels") +
                     " (NCCL, RCCL) took " + formatDuration(commNs) + "; for " + formatDuration(exposed) +
                     " (" + percent(commNs ? double(exposed) / double(commNs) : 0) +

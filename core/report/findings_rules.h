@@ -72,11 +72,13 @@ public:
         return sum;
     }
 
-    // A finding with its share of the span and its severity from its time at stake.
-    Finding make(std::string_view id, std::string title, TimeNs timeNs, std::uint64_t count) const;
+    // A finding with its share of the span and its severity from its time at stake (its count comes
+    // with its places: addEvidence).
+    Finding make(std::string_view id, std::string title, TimeNs timeNs) const;
     // Another share (of what the rule measures against), and the severity it gives.
     void setShare(Finding& f, double share) const;
-    // Evidence in the order given (callers put the most telling first), capped at max_evidence.
+    // Evidence in the order given (callers put the most telling first), capped at max_evidence; the
+    // finding's count is how many places there are.
     void addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const;
     // Whether a finding holds enough of the span to be shown.
     bool worthShowing(const Finding& f) const { return f.share >= th["min_share"]; }

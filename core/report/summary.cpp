@@ -214,6 +214,7 @@ json analysisJson(const TraceSummary& s) {
         out["roofline"] = {{"device", r.device},
                            {"roofs", roofs},
                            {"bandwidth_bytes_per_s", r.bandwidth},
+                           {"beyond_roof", r.beyondRoof},
                            {"kernels", kernels}};
     }
     return out;
@@ -335,10 +336,7 @@ std::string toText(const std::vector<SummaryResult>& results) {
     std::ostringstream out;
     char line[512];
     for (const SummaryResult& r : results) {
-        if (!r.summary) {
-            out << r.path << ": error: " << r.error << "\n\n";
-            continue;
-        }
+        if (!r.summary) continue; // said once, on stderr, by the caller that failed to open it
         const TraceSummary& s = *r.summary;
         out << s.path << "  (" << s.format << ")\n";
         out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
@@ -406,6 +404,9 @@ std::string toText(const std::vector<SummaryResult>& results) {
             for (const auto& roof : r.roofs)
                 out << ", " << roof.precision << ' ' << formatRate(roof.flopsPerSec, "FLOP/s");
             out << '\n';
+            if (r.beyondRoof)
+                out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
+                    << " more than a roof allows: their cost is wrong, so they have no verdict\n";
             std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %s\n", "total", "count",
                           "achieved", "bandwidth", "compute", "memory", "verdict", "kernel");
             out << line;
@@ -517,7 +518,8 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     if (!spec) return std::nullopt;
     RooflineSummary r;
     r.device = spec->name;
-    r.source = spec->source + (spec->raised.empty() ? "" : "; " + spec->raised);
+    r.source = spec->source;
+    r.beyondRoof = a.beyondRoof;
     r.bandwidth = spec->bandwidth;
     for (Precision p : {Precision::F32, Precision::TF32, Precision::F16, Precision::BF16, Precision::F8}) {
         const double peak = spec->peak(p);
@@ -652,10 +654,7 @@ std::string formatFindings(const std::vector<SummaryResult>& results, SummaryFor
         break;
     }
     for (const auto& r : results) {
-        if (!r.summary) {
-            out += r.path + ": error: " + r.error + "\n\n";
-            continue;
-        }
+        if (!r.summary) continue; // said once, on stderr, by the caller that failed to open it
         out += r.path + findingsText(*r.summary).substr(1) + "\n";
     }
     return out;

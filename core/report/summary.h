@@ -79,9 +79,10 @@ struct RooflineRoof {
 };
 struct RooflineSummary {
     std::string device; // the roofs' name
-    std::string source; // "datasheet", "measured on …", and how a trace raised them
+    std::string source; // "datasheet", "measured on …"
     std::vector<RooflineRoof> roofs;
     double bandwidth = 0;                // bytes/s
+    std::uint64_t beyondRoof = 0;        // kernels faster than a roof allows: a wrong cost, no verdict
     std::vector<RooflineKernel> kernels; // by total time, then name
 };
 

@@ -195,7 +195,8 @@ TEST(CpuOpKernels, FindingsNameTheHandWrittenCallAndTheMathFallback) {
     for (const Finding& f : found)
         byId[f.id] = &f;
     ASSERT_TRUE(byId.count("hand_written_attention"));
-    EXPECT_EQ(byId["hand_written_attention"]->count, 1u) << "the math chain is not hand-written";
+    EXPECT_NE(byId["hand_written_attention"]->title.find(": 1 call materializes"), std::string::npos)
+        << "the math chain is not hand-written: " << byId["hand_written_attention"]->title;
     ASSERT_TRUE(byId.count("sdpa_math_fallback"));
     const Finding& math = *byId["sdpa_math_fallback"];
     EXPECT_EQ(math.count, 1u);

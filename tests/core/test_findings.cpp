@@ -28,7 +28,8 @@ std::shared_ptr<const Document> open(const std::string& path) {
 }
 
 // The findings of a trace analysed against fixed roofs (a CPU run's kernels need the CPU's).
-std::vector<Finding> findingsOf(const Trace& trace, const FindingThresholds& th = FindingThresholds::standard()) {
+std::vector<Finding> findingsOf(const Trace& trace,
+                                const FindingThresholds& th = FindingThresholds::standard()) {
     DeviceSpec cpu;
     cpu.name = "CPU (fixed for the test)";
     cpu.fp32 = 300e9;
@@ -42,23 +43,27 @@ std::vector<Finding> findingsOf(const Trace& trace, const FindingThresholds& th 
 class GpuTrace {
 public:
     // An op [ts, ts+dur) µs launching one kernel of kernelDur µs at kernelTs; returns the kernel's name.
-    void launch(const std::string& op, const std::string& dims, const std::string& types, double ts, double dur,
-                const std::string& kernel, double kernelTs, double kernelDur, const std::string& kernelArgs = "",
-                const std::string& launchName = "cudaLaunchKernel", double launchDur = 2) {
+    void launch(const std::string& op, const std::string& dims, const std::string& types, double ts,
+                double dur, const std::string& kernel, double kernelTs, double kernelDur,
+                const std::string& kernelArgs = "", const std::string& launchName = "cudaLaunchKernel",
+                double launchDur = 2) {
         const int corr = ++m_corr;
         add(R"({"ph":"X","cat":"cpu_op","name":")" + op + R"(","pid":100,"tid":100,"ts":)" + num(ts) +
-            R"(,"dur":)" + num(dur) + R"(,"args":{"Input Dims":)" + dims + R"(,"Input type":)" + types + "}}");
+            R"(,"dur":)" + num(dur) + R"(,"args":{"Input Dims":)" + dims + R"(,"Input type":)" + types +
+            "}}");
         add(R"({"ph":"X","cat":"cuda_runtime","name":")" + launchName + R"(","pid":100,"tid":100,"ts":)" +
-            num(ts + 0.5) + R"(,"dur":)" + num(launchDur) + R"(,"args":{"correlation":)" + std::to_string(corr) + "}}");
+            num(ts + 0.5) + R"(,"dur":)" + num(launchDur) + R"(,"args":{"correlation":)" +
+            std::to_string(corr) + "}}");
         add(R"({"ph":"X","cat":"kernel","name":")" + kernel + R"(","pid":0,"tid":7,"ts":)" + num(kernelTs) +
             R"(,"dur":)" + num(kernelDur) + R"(,"args":{"device":0,"stream":7,"correlation":)" +
             std::to_string(corr) + kernelArgs + "}}");
     }
     void add(const std::string& event) { m_events.push_back(event); }
     std::string text() const {
-        std::string out = R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3","computeMajor":9,)"
-                          R"("computeMinor":0,"maxThreadsPerMultiprocessor":2048,"regsPerMultiprocessor":65536,)"
-                          R"("sharedMemPerMultiprocessor":233472,"warpSize":32,"numSms":132}],"traceEvents":[)";
+        std::string out =
+            R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3","computeMajor":9,)"
+            R"("computeMinor":0,"maxThreadsPerMultiprocessor":2048,"regsPerMultiprocessor":65536,)"
+            R"("sharedMemPerMultiprocessor":233472,"warpSize":32,"numSms":132}],"traceEvents":[)";
         for (std::size_t i = 0; i < m_events.size(); ++i)
             out += (i ? ",\n" : "") + m_events[i];
         return out + "]}";
@@ -96,10 +101,11 @@ TEST(Findings, ThresholdsAreDataWithTheirProblemsSaid) {
     EXPECT_THROW(t["casts_window_us"], std::logic_error); // unreadable lines set nothing
     // The built-in file names every threshold a rule reads.
     const FindingThresholds& standard = FindingThresholds::standard();
-    for (const char* key : {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
-                            "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
-                            "launch_bound_min_kernels", "latency_bound_min_kernel_share", "low_occupancy",
-                            "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
+    for (const char* key :
+         {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
+          "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
+          "launch_bound_min_kernels", "latency_bound_min_kernel_share", "low_occupancy",
+          "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
         EXPECT_GT(standard[key], 0) << key;
 }
 
@@ -111,7 +117,8 @@ TEST(Findings, OccupancyFollowsTheCalculatorWithTheReservedSharedMemory) {
     EXPECT_EQ(residentBlocks(h100, 128, 32, 48 * 1024), 4);
     // 57 KiB: 4 blocks without the reserve (233472 / 58368 = 4), 3 with it (233472 / 59392 = 3.93).
     EXPECT_EQ(residentBlocks(h100, 128, 32, 57 * 1024), 3);
-    EXPECT_DOUBLE_EQ(theoreticalOccupancy(h100, 128, 255, 49152), 0.125); // FlashAttention-2's launch: registers
+    EXPECT_DOUBLE_EQ(theoreticalOccupancy(h100, 128, 255, 49152),
+                     0.125); // FlashAttention-2's launch: registers
     const DeviceLimits volta = deviceLimitsFor(7, 0, 2048, 65536, 98304, 32);
     EXPECT_EQ(volta.reservedSharedPerBlock, 0);
     EXPECT_EQ(deviceLimitsFor(8, 6, 1536, 65536, 102400, 32).maxBlocksPerSm, 16);
@@ -122,8 +129,9 @@ TEST(Findings, HandWrittenAttentionOnANaiveRunWithTheFusedKernelsEstimate) {
     const auto all = findingsOf(*trace);
     const Finding* f = findingOf(all, "hand_written_attention");
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->count, 1u); // one naive call (its two workers' kernels)
-    // Evidence: the softmax kernels of both workers, not the GEMMs nor flash.
+    EXPECT_NE(f->title.find(": 1 call materializes"), std::string::npos) << f->title; // its two workers'
+    // Evidence: the softmax kernels of both workers, not the GEMMs nor flash; the count is theirs.
+    EXPECT_EQ(f->count, 2u);
     ASSERT_EQ(f->evidence.size(), 2u);
     for (const Evidence& e : f->evidence)
         EXPECT_EQ(e.name, "naive_softmax");
@@ -132,7 +140,8 @@ TEST(Findings, HandWrittenAttentionOnANaiveRunWithTheFusedKernelsEstimate) {
     // (Each of two workers is held to half the CPU's roofs.)
     EXPECT_NEAR(double(f->timeNs), 21e6 * (1 - 1.3333e6 / 21e6), 2e4);
     EXPECT_LE(f->share, 1.0);
-    EXPECT_NE(f->explanation.find("moved 67.2 MB of scores"), std::string::npos) << f->explanation; // 2 × 33.6 MB
+    EXPECT_NE(f->explanation.find("moved 67.2 MB of scores"), std::string::npos)
+        << f->explanation; // 2 × 33.6 MB
 }
 
 TEST(Findings, FlashOnAnH100IsNotHandWrittenAndItsOccupancyIsComputed) {
@@ -144,24 +153,55 @@ TEST(Findings, FlashOnAnH100IsNotHandWrittenAndItsOccupancyIsComputed) {
     EXPECT_EQ(findingOf(all, "pageable_memcpy"), nullptr); // its one copy is to pinned memory
     EXPECT_EQ(findingOf(all, "exposed_communication"), nullptr);
     // The flash kernel: 255 registers × 128 threads leave 2 blocks of 4 warps: 12.5%.
-    const auto flash = std::find_if(doc->analysis->kernels.begin(), doc->analysis->kernels.end(),
-                                    [&](const KernelAnalysis& k) {
-                                        return doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index])
-                                                   .find("flash_fwd_kernel") != std::string_view::npos;
-                                    });
+    const auto flash = std::find_if(
+        doc->analysis->kernels.begin(), doc->analysis->kernels.end(), [&](const KernelAnalysis& k) {
+            return doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index])
+                       .find("flash_fwd_kernel") != std::string_view::npos;
+        });
     ASSERT_NE(flash, doc->analysis->kernels.end());
     ASSERT_TRUE(kernelOccupancy(*doc->trace, flash->event));
     EXPECT_DOUBLE_EQ(*kernelOccupancy(*doc->trace, flash->event), 0.125);
-    const Finding* low = findingOf(all, "low_occupancy");
-    ASSERT_NE(low, nullptr);
-    EXPECT_LE(low->severity, Severity::Warning); // a question to ask, never critical
-    bool flashListed = false;
-    for (const Evidence& e : low->evidence)
-        flashListed = flashListed || (e.name.find("flash_fwd_kernel") != std::string::npos &&
-                                      e.note.find("12.5%") != std::string::npos);
-    EXPECT_TRUE(flashListed);
-    // The cuBLAS GEMMs launched with cudaLaunchKernelExC carry Kineto's 0 estimate: said so.
-    EXPECT_NE(low->explanation.find("cuLaunchKernelEx"), std::string::npos);
+    // The post's lesson: flash's occupancy is low by design (its registers hold its tiles), and the
+    // cuBLAS GEMM at 18.8% runs at 61% of the bf16 peak. Neither is a finding; each says why.
+    EXPECT_EQ(findingOf(all, "low_occupancy"), nullptr);
+    EXPECT_NE(lowOccupancyByDesign(*doc->trace, *flash, 0.5)
+                  .find("low by design: a fused attention kernel whose "
+                        "registers"),
+              std::string::npos)
+        << lowOccupancyByDesign(*doc->trace, *flash, 0.5);
+    const auto gemm = std::find_if(
+        doc->analysis->kernels.begin(), doc->analysis->kernels.end(), [&](const KernelAnalysis& k) {
+            return doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index])
+                           .find("sm90_xmma_gemm") != std::string_view::npos &&
+                   k.verdict == Verdict::ComputeBound && k.computeShare > 0.5;
+        });
+    ASSERT_NE(gemm, doc->analysis->kernels.end());
+    EXPECT_NEAR(*kernelOccupancy(*doc->trace, gemm->event), 0.1875, 1e-9);
+    EXPECT_NE(lowOccupancyByDesign(*doc->trace, *gemm, 0.5).find("of its roof"), std::string::npos);
+}
+
+TEST(Findings, LowOccupancyOfAFusedAttentionKernelHeldByItsRegistersIsByDesign) {
+    // FlashAttention-2's launch (255 registers, 128 threads: 12.5%) under SDPA's flash op, far from its
+    // roofs: still no finding, since the registers are its tiles.
+    GpuTrace t;
+    for (int k = 0; k < 20; ++k)
+        t.launch("aten::_flash_attention_forward", "[[1,8,2048,64],[1,8,2048,64],[1,8,2048,64]]",
+                 R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])", k * 1000, 3,
+                 "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>", k * 1000 + 10, 900,
+                 launchArgs(255, 49152));
+    const auto trace = loadText(t.text());
+    EXPECT_EQ(findingOf(findingsOf(*trace), "low_occupancy"), nullptr); // (a pointer only compared)
+    // The same launch of a kernel that is not tiled attention or a GEMM is a finding.
+    GpuTrace other;
+    for (int k = 0; k < 20; ++k)
+        other.launch("aten::_flash_attention_forward", "[[1,8,2048,64],[1,8,2048,64],[1,8,2048,64]]",
+                     R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])", k * 1000, 3, "my_scatter_kernel",
+                     k * 1000 + 10, 900, launchArgs(255, 49152));
+    const auto found = findingsOf(*loadText(other.text()));
+    const Finding* f = findingOf(found, "low_occupancy");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 1u); // one name: one place, as listed
+    EXPECT_EQ(f->evidence.size(), 1u);
 }
 
 TEST(Findings, CastsRightBeforeSdpaOnTheH100) {
@@ -196,7 +236,8 @@ TEST(Findings, NoCastsFarFromAttention) {
     t.launch("aten::contiguous", "[[16,16,559,64]]", R"(["c10::BFloat16"])", 0, 30, "copy_kernel", 10, 20);
     // The attention op starts 1 ms after the copy: not "right before".
     t.launch("aten::scaled_dot_product_attention", "[[16,16,559,64],[16,16,559,64],[16,16,559,64],[]]",
-             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16",""])", 1030, 50, "flash_fwd_kernel", 1040, 100);
+             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16",""])", 1030, 50, "flash_fwd_kernel", 1040,
+             100);
     const auto trace = loadText(t.text());
     EXPECT_EQ(findingOf(findingsOf(*trace), "casts_and_copies"), nullptr);
 }
@@ -206,12 +247,14 @@ TEST(Findings, SdpaMathFallbackWithTheReasonsItsInputsGive) {
     for (int call = 0; call < 3; ++call) {
         const double at = call * 1000;
         // The public op around its _math op; fp32 inputs, an explicit mask, dropout 0.1.
-        t.add(R"({"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":100,"tid":100,"ts":)" +
-              std::to_string(at) +
-              R"(,"dur":500,"args":{"Input Dims":[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[2,1,1024,1024],[],[]],)"
-              R"("Input type":["float","float","float","float","Scalar","Scalar"],"Concrete Inputs":["","","","","0.1","False"]}})");
-        t.add(R"({"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_attention_math","pid":100,"tid":100,"ts":)" +
-              std::to_string(at + 1) + R"(,"dur":498})");
+        t.add(
+            R"({"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":100,"tid":100,"ts":)" +
+            std::to_string(at) +
+            R"(,"dur":500,"args":{"Input Dims":[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[2,1,1024,1024],[],[]],)"
+            R"("Input type":["float","float","float","float","Scalar","Scalar"],"Concrete Inputs":["","","","","0.1","False"]}})");
+        t.add(
+            R"({"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_attention_math","pid":100,"tid":100,"ts":)" +
+            std::to_string(at + 1) + R"(,"dur":498})");
         for (int k = 0; k < 10; ++k)
             t.launch("aten::bmm", "[[16,1024,64],[16,64,1024]]", R"(["float","float"])", at + 2 + k * 40, 30,
                      "kernel_" + std::to_string(k), at + 10 + k * 40, 20);
@@ -238,7 +281,8 @@ TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
     t.launch("aten::mul", "[[4]]", R"(["float"])", 0, 5, "k1", 10, 10);
     t.launch("aten::mul", "[[4]]", R"(["float"])", 120, 5, "k2", 130, 10);
     // A sync ends at 300; the host then launches at 400: the 260 µs gap [140, 400) waited on the sync.
-    t.add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":100,"tid":100,"ts":141,"dur":159})");
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":100,"tid":100,"ts":141,"dur":159})");
     t.launch("aten::mul", "[[4]]", R"(["float"])", 390, 5, "k3", 400, 10);
     const auto trace = loadText(t.text());
     const auto all = findingsOf(*trace);
@@ -248,11 +292,14 @@ TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
     EXPECT_EQ(f->count, 2u);
     EXPECT_NEAR(f->share, 370.0 / 400.0, 1e-9); // of the GPU's own span [10, 410)
     EXPECT_EQ(f->severity, Severity::Critical);
-    EXPECT_NE(f->explanation.find("Waiting on the host to launch (the next work was launched only after the GPU ran dry): 110.000 µs"),
+    EXPECT_NE(f->explanation.find("Waiting on the host to launch (the next work was launched only after the "
+                                  "GPU ran dry): 110.000 µs"),
               std::string::npos)
         << f->explanation;
-    EXPECT_NE(f->explanation.find("waiting on a synchronization (the host sat in a sync, then had to launch again): 260.000 µs"),
-              std::string::npos);
+    EXPECT_NE(
+        f->explanation.find(
+            "waiting on a synchronization (the host sat in a sync, then had to launch again): 260.000 µs"),
+        std::string::npos);
     ASSERT_EQ(f->evidence.size(), 2u);
     EXPECT_EQ(f->evidence[0].name, "k3"); // the longest gap first
     // The sync: one call, the GPU idle 100 µs after it (300 → 400).
@@ -286,23 +333,69 @@ TEST(Findings, ShortKernelsLaunchedAsSlowlyAsTheyRunAreLaunchBoundAndLatencyBoun
     const auto all = findingsOf(*trace);
     const Finding* f = findingOf(all, "launch_bound");
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->count, 100u);
+    EXPECT_NE(f->title.find("100 kernels run shorter"), std::string::npos) << f->title;
+    EXPECT_EQ(f->count, 2u);           // its places: the two ops that launch them
     EXPECT_EQ(f->timeNs, 100 * 6'000); // the launches' time
     EXPECT_NE(f->explanation.find("aten::add (75), aten::mul (25)"), std::string::npos) << f->explanation;
     ASSERT_EQ(f->evidence.size(), 2u); // one place per op, the one that launched most first
     EXPECT_EQ(f->evidence[0].name, "aten::add");
 }
 
+// One launch call that enqueues several kernels (hipExtLaunchKernel's groups, a graph's nodes, a
+// launch Kineto correlates with each of its kernels) is the host's time once: 60 kernels of 1 µs from
+// 6 launch calls of 20 µs each are 120 µs of launching, not 60 × 20 µs (the 2021 MI300X trace's
+// "972 ms of launching" in a 412 ms span). A graph's kernels are never launch-bound one by one.
+TEST(Findings, LaunchTimeCountsEachLaunchCallOnceAndStaysWithinTheRuntimeCalls) {
+    GpuTrace t;
+    int corr = 1000;
+    for (int l = 0; l < 6; ++l) {
+        const double ts = l * 100.0;
+        t.add(R"({"ph":"X","cat":"cpu_op","name":"aten::add","pid":100,"tid":100,"ts":)" +
+              std::to_string(ts) + R"(,"dur":25})");
+        t.add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":100,"tid":100,"ts":)" +
+              std::to_string(ts + 1) + R"(,"dur":20,"args":{"correlation":)" + std::to_string(++corr) + "}}");
+        for (int k = 0; k < 10; ++k)
+            t.add(R"({"ph":"X","cat":"kernel","name":"tiny","pid":0,"tid":7,"ts":)" +
+                  std::to_string(ts + 30 + 2 * k) +
+                  R"(,"dur":1,"args":{"device":0,"stream":7,"correlation":)" + std::to_string(corr) + "}}");
+    }
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    const Finding* f = findingOf(all, "launch_bound");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->timeNs, 6 * 20'000);
+    EXPECT_NE(f->explanation.find("120.000 µs of the host's time went to their 6 launch calls"),
+              std::string::npos)
+        << f->explanation;
+    TimeNs runtimeNs = 0; // the bound: the runtime calls' own time
+    for (const Track& track : trace->tracks())
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            if (trace->str(track.events.category[i]) == "cuda_runtime") runtimeNs += track.events.duration[i];
+    EXPECT_LE(f->timeNs, runtimeNs);
+    EXPECT_LE(f->timeNs, trace->endNs() - trace->startNs());
+    // The same kernels replayed by one graph launch: not launch-bound.
+    GpuTrace g;
+    g.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":100,"tid":100,"ts":0,"dur":200,"args":{"correlation":7}})");
+    for (int k = 0; k < 60; ++k)
+        g.add(R"({"ph":"X","cat":"kernel","name":"tiny","pid":0,"tid":7,"ts":)" + std::to_string(10 + 2 * k) +
+              R"(,"dur":1,"args":{"device":0,"stream":7,"correlation":7}})");
+    const auto graph = findingsOf(*loadText(g.text()));
+    EXPECT_EQ(findingOf(graph, "launch_bound"), nullptr);
+}
+
 TEST(Findings, LatencyBoundKernelsHoldingTheKernelTime) {
     GpuTrace t;
     // aten::mm of 16×16 matrices (8 kFLOP) taking 50 µs each: far under both of the H100's roofs.
     for (int k = 0; k < 50; ++k)
-        t.launch("aten::mm", "[[16,16],[16,16]]", R"(["float","float"])", k * 100, 3, "gemm_small", k * 100 + 10, 50);
+        t.launch("aten::mm", "[[16,16],[16,16]]", R"(["float","float"])", k * 100, 3, "gemm_small",
+                 k * 100 + 10, 50);
     const auto trace = loadText(t.text());
     const auto all = findingsOf(*trace);
     const Finding* f = findingOf(all, "latency_bound");
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->count, 50u);
+    EXPECT_NE(f->title.find("50 kernels are latency-bound"), std::string::npos) << f->title;
+    EXPECT_EQ(f->count, 1u); // one place per name
     EXPECT_EQ(f->timeNs, 50 * 50'000);
     ASSERT_EQ(f->evidence.size(), 1u); // one place per name
     EXPECT_NE(f->evidence[0].note.find("50 kernels"), std::string::npos);
@@ -315,9 +408,11 @@ TEST(Findings, LowOccupancyOfLongKernelsAndTheZeroKinetoWritesForLaunchKernelEx)
         t.launch("aten::mm", "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])", k * 300, 3,
                  "heavy_kernel", k * 300 + 10, 280, launchArgs(255, 49152, 0), "cudaLaunchKernelExC");
     const auto trace = loadText(t.text());
-    const Finding* f = findingOf(findingsOf(*trace), "low_occupancy");
+    const auto found = findingsOf(*trace);
+    const Finding* f = findingOf(found, "low_occupancy");
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->count, 20u);
+    EXPECT_EQ(f->count, 1u); // one kernel name
+    EXPECT_NE(f->title.find("1 long-running kernel under"), std::string::npos) << f->title;
     EXPECT_EQ(f->timeNs, 20 * 280'000);
     ASSERT_EQ(f->evidence.size(), 1u);
     EXPECT_NE(f->evidence[0].note.find("12.5%"), std::string::npos) << f->evidence[0].note;
@@ -326,8 +421,8 @@ TEST(Findings, LowOccupancyOfLongKernelsAndTheZeroKinetoWritesForLaunchKernelEx)
     // Above the threshold, silent: 32 registers and no shared memory fill the SM.
     GpuTrace full;
     for (int k = 0; k < 20; ++k)
-        full.launch("aten::mm", "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])", k * 300, 3,
-                    "heavy_kernel", k * 300 + 10, 280, launchArgs(32, 0));
+        full.launch("aten::mm", "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])", k * 300,
+                    3, "heavy_kernel", k * 300 + 10, 280, launchArgs(32, 0));
     EXPECT_EQ(findingOf(findingsOf(*loadText(full.text())), "low_occupancy"), nullptr);
 }
 
@@ -357,7 +452,8 @@ TEST(Findings, DlrmRankHasPageableCopiesSyncsAndExposedCommunication) {
     const Finding* s = findingOf(all, "synchronization");
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(s->count, syncs);
-    EXPECT_NE(s->explanation.find("the host blocked " + formatDuration(TimeNs(blocked * 1000))), std::string::npos)
+    EXPECT_NE(s->explanation.find("the host blocked " + formatDuration(TimeNs(blocked * 1000))),
+              std::string::npos)
         << s->explanation;
     const Finding* c = findingOf(all, "exposed_communication");
     ASSERT_NE(c, nullptr);
@@ -407,7 +503,8 @@ TEST(Findings, TheSlowestOfTwoRanksAndNoImbalanceWhenEven) {
     EXPECT_EQ(f->timeNs, doc->ranks->maxBusyNs - doc->ranks->meanBusyNs);
     EXPECT_NE(f->title.find("Rank " + std::to_string(doc->ranks->slowestRank)), std::string::npos);
     for (const Evidence& e : f->evidence)
-        EXPECT_EQ(doc->trace->process(doc->trace->track(e.event.track).process).rank, doc->ranks->slowestRank);
+        EXPECT_EQ(doc->trace->process(doc->trace->track(e.event.track).process).rank,
+                  doc->ranks->slowestRank);
     // Two ranks within 5% of each other: silent.
     RankReport even = *doc->ranks;
     even.maxBusyNs = even.meanBusyNs + even.meanBusyNs / 50;
@@ -427,7 +524,9 @@ TEST(Findings, MinShareHidesSmallFindingsAndSeverityFollowsTheShare) {
         if (!always) {
             EXPECT_GE(f.share, 0.5) << f.id;
         }
-        EXPECT_EQ(f.severity, f.share >= 0.9 ? Severity::Critical : f.share >= 0.05 ? Severity::Warning : Severity::Info)
+        EXPECT_EQ(f.severity, f.share >= 0.9    ? Severity::Critical
+                              : f.share >= 0.05 ? Severity::Warning
+                                                : Severity::Info)
             << f.id;
     }
     EXPECT_LT(all.size(), doc->findings->size());
@@ -449,8 +548,11 @@ TEST(Findings, SummaryJsonCarriesThemAsDocumented) {
         EXPECT_EQ(findings[i]["severity"], std::string(severityName(f.severity)));
         EXPECT_EQ(findings[i]["time_ns"], f.timeNs);
         EXPECT_EQ(findings[i]["count"], f.count);
-        EXPECT_EQ(findings[i]["evidence_total"], f.evidenceTotal);
+        // One count: the places, of which the evidence lists the first.
+        EXPECT_FALSE(findings[i].contains("evidence_total"));
         EXPECT_LE(findings[i]["evidence"].size(), std::size_t(FindingThresholds::standard()["max_evidence"]));
+        EXPECT_EQ(findings[i]["evidence"].size(),
+                  std::min<std::size_t>(f.count, std::size_t(FindingThresholds::standard()["max_evidence"])));
         for (const char* key : {"title", "share", "explanation", "suggestion"})
             EXPECT_TRUE(findings[i].contains(key)) << key;
         for (const auto& e : findings[i]["evidence"])
@@ -460,5 +562,5 @@ TEST(Findings, SummaryJsonCarriesThemAsDocumented) {
     // The findings-only CSV: one row per finding under its header.
     const std::string csv = formatFindings(results, SummaryFormat::Csv);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), std::ptrdiff_t(doc->findings->size() + 1));
-    EXPECT_EQ(csv.rfind("file,id,severity,title,time_ns,share,count,evidence_total,explanation,suggestion\n", 0), 0u);
+    EXPECT_EQ(csv.rfind("file,id,severity,title,time_ns,share,count,explanation,suggestion\n", 0), 0u);
 }

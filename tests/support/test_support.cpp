@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "test_support.h"
 
+#include "core/analysis/machine_roofs.h"
 #include "core/io/byte_source.h"
 #include "core/io/trace_loader.h"
 
@@ -229,7 +230,8 @@ std::string cpuRunTraceText() {
                       ",\"args\":{\"role\":\"" + k.role + "\",\"impl\":\"" + k.impl +
                       "\",\"call\":" + std::to_string(k.call) + ",\"flops\":" + std::to_string(k.flops) +
                       ",\"bytes\":" + std::to_string(k.bytes) + ",\"dtype\":\"fp32\"}}";
-    return "{\"traceEvents\":[" + events + "]}";
+    // Recorded here: its CPU kernels are held to this machine's roofs.
+    return "{\"host_name\":\"" + thisHostName() + "\",\"traceEvents\":[" + events + "]}";
 }
 
 std::vector<std::string> verdictTraces(const TempDir& dir) {

@@ -26,7 +26,8 @@ std::string fixture(const std::string& name);
 std::shared_ptr<const Trace> loadText(std::string_view json);
 // A trace shaped as AttnScope's own CPU runs write them: a process labelled "CPU" whose two workers
 // each ran their share of a naive call (QKᵀ, softmax, PV) and of a flash call, with the run's exact
-// FLOPs and bytes in the args — kernels held to this machine's measured roofs.
+// FLOPs and bytes in the args, recorded on this machine (its host_name) — kernels held to this
+// machine's measured roofs.
 std::string cpuRunTraceText();
 
 // gzip-compresses bytes (one member).
