@@ -301,9 +301,10 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     chart->setTitle((spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
                           : QObject::tr("Roofline · no roofs known for this trace's device"))
                         .toHtmlEscaped());
-    if (a.beyondRoof)
-        addTitleLine(chart, QObject::tr("%n kernel(s) faster than a roof allows: a wrong cost, left off", "",
-                                        int(a.beyondRoof)));
+    if (a.beyondRoof && spec)
+        addTitleLine(
+            chart, QObject::tr("%n kernel(s) faster than a roof allows, left off: %1", "", int(a.beyondRoof))
+                       .arg(QString::fromStdString(beyondRoofReason(*spec))));
     else if (!spec && !a.cpuNote.empty())
         addTitleLine(chart, QString::fromStdString(a.cpuNote));
     if (inputs.size() > 1 && inputs[1].analysis->device && a.device &&

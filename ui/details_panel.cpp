@@ -280,11 +280,11 @@ void DetailsPanel::showWhy(EventRef e) {
                             .arg(qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
                                  QString::fromStdString(costBasis(*m_trace, *k))));
     }
-    if (k->beyondRoof) {
-        // Beyond a roof: the cost is wrong (a roof is never moved to fit a kernel).
+    if (const DeviceSpec* roofs = m_analysis->roofsOf(*m_trace, e); k->beyondRoof && roofs) {
+        // Beyond a roof: no verdict, and the roof stays where it is.
         m_roofline->setText(
-            tr("no verdict: its cost is wrong — it would run at %1 TFLOP/s (%2% of the peak) and "
-               "%3 GB/s (%4% of the bandwidth), more than the device can")
+            tr("no verdict: %1 — at %2 TFLOP/s (%3% of the peak) and %4 GB/s (%5% of the bandwidth)")
+                .arg(QString::fromStdString(beyondRoofReason(*roofs)))
                 .arg(k->flopsPerSec / 1e12, 0, 'g', 4)
                 .arg(100 * k->computeShare, 0, 'f', 1)
                 .arg(k->bytesPerSec / 1e9, 0, 'g', 4)

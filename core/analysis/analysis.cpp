@@ -177,6 +177,13 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
     return out;
 }
 
+std::string beyondRoofReason(const DeviceSpec& roofs) {
+    return roofs.source.starts_with("measured")
+               ? "faster than this machine's measured roof: its data came from cache, or the roof was "
+                 "measured while the machine was busy"
+               : "its cost is wrong: no " + roofs.name + " runs that fast";
+}
+
 void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec) {
     k.verdict = Verdict::Unknown;
     const double peak = spec.peak(k.precision == Precision::Unknown ? Precision::F32 : k.precision);

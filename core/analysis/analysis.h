@@ -105,6 +105,11 @@ bool hasCpuKernels(const Trace& trace);
 // or empty when it is unknown.
 std::string costBasis(const Trace& trace, const KernelAnalysis& k);
 
+// Why kernels are beyond these roofs: a datasheet's roof cannot be beaten, so the cost is wrong; a
+// measured CPU roof (DRAM bandwidth, FMA chains) can be, by data in cache or a measurement taken while
+// the machine was busy. A phrase: "its cost is wrong", "…".
+std::string beyondRoofReason(const DeviceSpec& roofs);
+
 // Roofline numbers and verdict for one kernel of known cost that took durationNs on spec (no verdict,
 // and beyondRoof, when it beat a roof).
 void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spec);

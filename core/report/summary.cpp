@@ -215,6 +215,7 @@ json analysisJson(const TraceSummary& s) {
                            {"roofs", roofs},
                            {"bandwidth_bytes_per_s", r.bandwidth},
                            {"beyond_roof", r.beyondRoof},
+                           {"beyond_roof_reason", r.beyondRoofReason},
                            {"kernels", kernels}};
     }
     return out;
@@ -406,7 +407,7 @@ std::string toText(const std::vector<SummaryResult>& results) {
             out << '\n';
             if (r.beyondRoof)
                 out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
-                    << " more than a roof allows: their cost is wrong, so they have no verdict\n";
+                    << " more than a roof allows, so no verdict (" << r.beyondRoofReason << ")\n";
             std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %s\n", "total", "count",
                           "achieved", "bandwidth", "compute", "memory", "verdict", "kernel");
             out << line;
@@ -520,6 +521,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     r.device = spec->name;
     r.source = spec->source;
     r.beyondRoof = a.beyondRoof;
+    if (r.beyondRoof) r.beyondRoofReason = beyondRoofReason(*spec);
     r.bandwidth = spec->bandwidth;
     for (Precision p : {Precision::F32, Precision::TF32, Precision::F16, Precision::BF16, Precision::F8}) {
         const double peak = spec->peak(p);

@@ -82,7 +82,8 @@ struct RooflineSummary {
     std::string source; // "datasheet", "measured on …"
     std::vector<RooflineRoof> roofs;
     double bandwidth = 0;                // bytes/s
-    std::uint64_t beyondRoof = 0;        // kernels faster than a roof allows: a wrong cost, no verdict
+    std::uint64_t beyondRoof = 0;        // kernels faster than a roof allows: no verdict
+    std::string beyondRoofReason;        // why (beyondRoofReason)
     std::vector<RooflineKernel> kernels; // by total time, then name
 };
 

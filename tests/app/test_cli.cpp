@@ -417,18 +417,30 @@ TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
     ASSERT_EQ(kernels.size(), 4u); // naive's three kernels and flash's one
     for (const auto& k : kernels) {
         SCOPED_TRACE(k.dump());
-        ASSERT_TRUE(k.contains("compute_share")); // every kernel of an own run has its exact cost
+        const attnscope::StringId name = doc->trace->strings().find(k.at("name").get<std::string>());
+        ASSERT_TRUE(name.valid());
+        // Every kernel of an own run has its exact cost: the name has shares unless each of its kernels
+        // beat this machine's measured roof (data in cache), which leaves them without a verdict.
+        std::size_t placed = 0;
+        for (const attnscope::KernelAnalysis& ka : doc->analysis->kernels)
+            if (doc->trace->track(ka.event.track).events.name[ka.event.index] == name)
+                placed += ka.beyondRoof ? 0 : 1;
+        if (placed == 0) {
+            EXPECT_FALSE(k.contains("compute_share"));
+            EXPECT_EQ(k.at("verdict"), "unknown");
+            EXPECT_GE(roofline.at("beyond_roof").get<std::size_t>(), k.at("count").get<std::size_t>());
+            continue;
+        }
+        ASSERT_TRUE(k.contains("compute_share"));
         EXPECT_GT(k.at("compute_share").get<double>(), 0);
         EXPECT_LE(k.at("compute_share").get<double>(), 1.0 + 1e-9);
         EXPECT_LE(k.at("memory_share").get<double>(), 1.0 + 1e-9);
         EXPECT_GT(k.at("flops").get<double>(), 0);
-        const attnscope::StringId name = doc->trace->strings().find(k.at("name").get<std::string>());
-        ASSERT_TRUE(name.valid());
-        // The name's shares are its kernels' shares averaged over their time (share = rate / roof).
+        // The name's shares are its placed kernels' shares averaged over their time (share = rate / roof).
         double weighted = 0, memoryWeighted = 0, ns = 0;
         for (const attnscope::KernelAnalysis& ka : doc->analysis->kernels) {
             const attnscope::Track& t = doc->trace->track(ka.event.track);
-            if (t.events.name[ka.event.index] != name) continue;
+            if (t.events.name[ka.event.index] != name || ka.beyondRoof) continue;
             const double d = double(t.events.duration[ka.event.index]);
             weighted += ka.computeShare * d;
             memoryWeighted += ka.memoryShare * d;

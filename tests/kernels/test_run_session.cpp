@@ -47,8 +47,10 @@ DeviceSpec fixedCpu() {
     DeviceSpec cpu;
     cpu.name = "test CPU";
     cpu.source = "fixed for the tests";
-    cpu.fp32 = 100e9;
-    cpu.bandwidth = 2e9;
+    // Above what two cores do, cache included (a kernel beyond its roof gets no verdict, and roofs
+    // never move), with the ridge (10 FLOP/byte) far right of the softmax's 0.625.
+    cpu.fp32 = 1e12;
+    cpu.bandwidth = 100e9;
     return cpu;
 }
 
@@ -437,7 +439,8 @@ TEST(RunSession, NaiveRunsRaiseHandWrittenAttentionAndFlashRunsDoNot) {
     const auto hand = std::find_if(naive.begin(), naive.end(),
                                    [](const Finding& f) { return f.id == "hand_written_attention"; });
     ASSERT_NE(hand, naive.end());
-    EXPECT_EQ(hand->count, 2u);
+    EXPECT_NE(hand->title.find(": 2 calls materialize"), std::string::npos) << hand->title;
+    EXPECT_EQ(hand->count, 4u); // the softmax kernels of both calls on both workers
     ASSERT_FALSE(hand->evidence.empty());
     for (const Evidence& e : hand->evidence)
         EXPECT_EQ(e.name, "naive_softmax");
@@ -452,7 +455,7 @@ TEST(RunSession, NaiveRunsRaiseHandWrittenAttentionAndFlashRunsDoNot) {
 // Naive attention's softmax reads and writes the N×N scores for a few FLOPs per element: it lies left
 // of any CPU's ridge, on the memory side, whatever the machine's speed (roofs fixed: on a loaded
 // machine a measured roof of the moment once made this flaky). Each worker's share is memory-bound,
-// or latency-bound only if it reached under a tenth of its 1 GB/s share.
+// or latency-bound only if it reached under a tenth of its 50 GB/s share.
 TEST(RunSession, OwnCpuSoftmaxIsMemoryBound) {
     RunConfig c;
     c.shape = {1, 8, 1024, 64, false, Precision::F32};
