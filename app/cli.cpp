@@ -244,18 +244,22 @@ int summary(int argc, char** argv) {
         // findings.
         std::shared_ptr<const Document> doc;
         try {
-            options.parts = findingsOnly ? SummaryPart | AnalysisPart : 0u;
+            options.parts = SummaryPart | AnalysisPart;
             doc = opened(openDocument(DocumentSource::ranks(files), options));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "summary: %s\n", e.what());
             return kFileError;
         }
-        if (!findingsOnly) {
-            const std::string out = formatRankReport(*doc->ranks, format);
-            std::fwrite(out.data(), 1, out.size(), stdout);
-            return kOk;
-        }
         results.push_back({doc->name, *doc->summary, {}});
+        // One shape for the job's findings: the rank report's "findings", alone with --findings-only.
+        std::string out;
+        if (!findingsOnly)
+            out = formatRankReport(*doc->ranks, format,
+                                   format == SummaryFormat::Csv ? nullptr : &*doc->summary);
+        else
+            out = formatJobFindings(*doc->summary, doc->name, format);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return failOn(results, failSeverity, kOk);
     } else {
         for (const std::string& path : files) {
             SummaryResult r;

@@ -169,7 +169,9 @@ struct RoofPoint {
 std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
     std::map<std::string, RoofPoint> byName;
     for (const KernelAnalysis& k : in.analysis->kernels) {
-        if (k.cost == CostSource::Unknown || k.bytes <= 0 || !isKernel(*in.trace, k.event)) continue;
+        // A kernel beyond its roof has no place under it (the title says how many were left off).
+        if (k.cost == CostSource::Unknown || k.bytes <= 0 || k.beyondRoof || !isKernel(*in.trace, k.event))
+            continue;
         const std::string name(in.trace->str(in.trace->track(k.event.track).events.name[k.event.index]));
         RoofPoint& p = byName[name];
         p.name = name;

@@ -32,8 +32,8 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void RanksPanel::showReport(const RankReport& report) {
-    const QStringList headers = {tr("Rank"),     tr("Kernels"), tr("Kernel time"),
-                                 tr("GPU busy"), tr("vs mean"), tr("File")};
+    const QStringList headers = {tr("Rank"),         tr("Kernels"), tr("Kernel time"), tr("GPU busy"),
+                                 tr("Compute busy"), tr("vs mean"), tr("Waited"),      tr("File")};
     m_table->clear();
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);
@@ -41,12 +41,14 @@ void RanksPanel::showReport(const RankReport& report) {
     for (int row = 0; row < int(report.ranks.size()); ++row) {
         const RankStats& s = report.ranks[std::size_t(row)];
         const double vs =
-            report.meanBusyNs ? 100.0 * (double(s.gpuBusyNs) / double(report.meanBusyNs) - 1) : 0;
+            report.meanComputeNs ? 100.0 * (double(s.computeBusyNs) / double(report.meanComputeNs) - 1) : 0;
         const QStringList cells = {QString::number(s.rank),
                                    QString::number(s.kernels),
                                    qs(formatDuration(s.kernelNs)),
                                    qs(formatDuration(s.gpuBusyNs)),
+                                   qs(formatDuration(s.computeBusyNs)),
                                    QStringLiteral("%1%2%").arg(vs >= 0 ? "+" : "").arg(vs, 0, 'f', 1),
+                                   report.collectives ? qs(formatDuration(s.waitNs)) : QStringLiteral("—"),
                                    QString::fromStdString(s.path)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -54,14 +56,25 @@ void RanksPanel::showReport(const RankReport& report) {
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);
-                item->setToolTip(tr("The slowest rank: the most GPU busy time"));
+                item->setToolTip(report.collectives
+                                     ? tr("The slowest rank: the others wait for it at the collectives")
+                                     : tr("The slowest rank: it computes the most"));
             }
             m_table->setItem(row, c, item);
         }
     }
-    m_note->setText(tr("GPU busy spread %1% (max − min over mean) · the slowest rank is %2")
-                        .arg(100 * report.spread(), 0, 'f', 1)
-                        .arg(report.slowestRank));
+    // Compute busy time leaves out the communication kernels, whose time is mostly waiting for the
+    // last rank; "waited" is that wait, from a rank's arrival at each collective to the last one's.
+    QString note = tr("Compute busy spread %1% (max − min over mean)").arg(100 * report.spread(), 0, 'f', 1);
+    if (report.collectives)
+        note += tr(" · the slowest rank is %1: the others wait %2 each for it at %3 collectives")
+                    .arg(report.slowestRank)
+                    .arg(qs(formatDuration(report.othersMeanWaitNs())))
+                    .arg(report.collectives);
+    else if (report.ranks.size() > 1)
+        note += tr(" · the slowest rank is %1: it computes the most (no collective matched on every rank)")
+                    .arg(report.slowestRank);
+    m_note->setText(note);
 }
 
 } // namespace attnscope::ui

@@ -5,6 +5,8 @@
 #include "core/analysis/resources.h"
 #include "core/model/parallel_for.h"
 #include "core/report/findings_rules.h"
+#include "core/report/ranks.h"
+#include "core/report/summary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -333,6 +335,20 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
     std::vector<Finding> out;
     for (std::vector<Finding>& f : found)
         std::move(f.begin(), f.end(), std::back_inserter(out));
+    // A job's rules add up every rank's time: each time at stake becomes the mean per rank and its
+    // share one of the job's span, the denominator the rank finding uses too, and each says so.
+    if (const std::size_t ranks = in.ranks ? in.ranks->ranks.size() : 0; ranks > 1)
+        for (Finding& f : out) {
+            if (f.id == "rank_imbalance") continue; // per rank already
+            const TimeNs summed = f.timeNs;
+            f.timeNs = summed / TimeNs(ranks);
+            c.setShare(f, double(f.timeNs) / double(c.span));
+            f.title += " (summed over " + std::to_string(ranks) + " ranks)";
+            f.explanation += " The figures above are summed over the job's " + std::to_string(ranks) +
+                             " ranks; the time at stake is their mean per rank, " + formatDuration(f.timeNs) +
+                             " (" + findings::percent(f.share) + " of the job's span of " +
+                             formatDuration(c.span) + "), of " + formatDuration(summed) + " in all.";
+        }
     auto order = [](std::string_view id) {
         return std::find(std::begin(kFindingIds), std::end(kFindingIds), id) - std::begin(kFindingIds);
     };

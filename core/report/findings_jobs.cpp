@@ -9,34 +9,72 @@
 
 namespace attnscope::findings {
 
-// 10. Rank imbalance: the slowest rank's GPU busy time above the mean holds every other rank up.
+// 10. Rank imbalance: where the ranks meet at collectives, the one that arrives last holds the others
+// up; GPU busy time alone names the rank that waits most (its wait runs inside the communication
+// kernel). Without matched collectives, the rank that computes most above the mean.
 void rankImbalance(Context& c, std::vector<Finding>& out) {
-    if (!c.ranks || c.ranks->ranks.size() < 2 || c.ranks->meanBusyNs <= 0) return;
+    if (!c.ranks || c.ranks->ranks.size() < 2 || c.ranks->meanComputeNs <= 0) return;
     const RankReport& r = *c.ranks;
-    const TimeNs excess = r.maxBusyNs - r.meanBusyNs;
-    if (double(excess) < c.th["rank_imbalance_excess"] * double(r.meanBusyNs)) return;
-    // Evidence: the slowest rank's longest kernels.
+    const std::int64_t straggler = r.stragglerRank;
+    const TimeNs computeExcess = r.maxComputeNs - r.meanComputeNs;
+    const TimeNs wait = r.othersMeanWaitNs();
+    const double threshold = c.th["rank_imbalance_excess"];
+    const bool late = straggler >= 0 && double(wait) >= threshold * double(r.meanComputeNs);
+    if (!late && double(computeExcess) < threshold * double(r.meanComputeNs)) return;
+    const std::int64_t rank = late ? straggler : r.mostComputeRank;
+    // Evidence: the straggler's collectives, the latest arrivals first; else its longest compute kernels.
     std::vector<std::pair<EventRef, std::string>> places;
     for (const KernelAnalysis& k : c.analysis.kernels) {
         const ProcessInfo& p = c.trace.process(c.trace.track(k.event.track).process);
-        if (p.rank == r.slowestRank && c.kind(k.event) == Context::Kernel) places.emplace_back(k.event, "");
+        if (p.rank != rank || c.kind(k.event) != Context::Kernel) continue;
+        if (late == (k.role == KernelRole::Communication)) places.emplace_back(k.event, "");
     }
-    std::stable_sort(places.begin(), places.end(),
-                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
-    Finding f = c.make("rank_imbalance",
-                       "Rank " + std::to_string(r.slowestRank) +
-                           " is the slowest: " + percent(double(excess) / double(r.meanBusyNs)) +
-                           " more GPU busy time than the mean",
-                       excess);
-    f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the GPU busy time ranges from " +
-                    formatDuration(r.minBusyNs) + " to " + formatDuration(r.maxBusyNs) + " (mean " +
-                    formatDuration(r.meanBusyNs) +
-                    "). In a synchronous job every rank waits for the slowest at "
-                    "each collective, so its " +
-                    formatDuration(excess) + " above the mean is lost on the others.";
-    f.suggestion = "Compare the slowest rank's kernels with another rank's (File → Compare With): uneven "
-                   "sequence lengths or batch sizes, embedding tables placed unevenly, or a slower GPU.";
+    std::stable_sort(places.begin(), places.end(), [&](const auto& a, const auto& b) {
+        return late ? c.start(a.first) < c.start(b.first) : c.dur(a.first) > c.dur(b.first);
+    });
+    const std::string compute = "compute busy time (kernels other than communication) ranges from " +
+                                formatDuration(r.minComputeNs) + " to " + formatDuration(r.maxComputeNs) +
+                                " (mean " + formatDuration(r.meanComputeNs) + ", rank " +
+                                std::to_string(r.mostComputeRank) + " the most, " +
+                                percent(double(computeExcess) / double(r.meanComputeNs)) + " above the mean)";
+    const std::string perRank = " per rank, of the job's span";
+    Finding f;
+    if (late) {
+        const RankStats& s = *r.find(rank);
+        f = c.make("rank_imbalance",
+                   "Rank " + std::to_string(rank) + " is the straggler: the other ranks wait " +
+                       formatDuration(wait) + " each for it at the collectives",
+                   wait);
+        f.explanation =
+            "Of " + std::to_string(r.collectives) + " collectives matched on all " +
+            std::to_string(r.ranks.size()) + " ranks (the n-th communication kernel of each), rank " +
+            std::to_string(rank) + " arrives last at " + std::to_string(s.lastArrivals) +
+            "; from its arrival to the last one's each other rank waits " + formatDuration(wait) +
+            " on average (the time at stake" + perRank + "), rank " + std::to_string(rank) + " " +
+            formatDuration(s.waitNs) + ". The wait runs inside the communication kernels, so the " +
+            "waiting ranks show the most GPU busy time (" + formatDuration(r.minBusyNs) + " to " +
+            formatDuration(r.maxBusyNs) + "); " + compute + ".";
+        f.suggestion =
+            "Look at what rank " + std::to_string(rank) +
+            " does before the collectives it reaches last (File → Compare With another rank): "
+            "uneven batches or sequence lengths, embedding tables placed unevenly, a data loader or "
+            "host work that delays its launches, or a slower GPU.";
+    } else {
+        f = c.make("rank_imbalance",
+                   "Rank " + std::to_string(rank) + " computes the most: " +
+                       percent(double(computeExcess) / double(r.meanComputeNs)) + " more than the mean",
+                   computeExcess);
+        f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the " + compute +
+                        ". No collective could be matched on every rank, so who waits for whom is not known; "
+                        "in a synchronous job the others wait for the rank that computes most, its " +
+                        formatDuration(computeExcess) + " above the mean (the time at stake" + perRank + ").";
+        f.suggestion = "Compare the busiest rank's kernels with another rank's (File → Compare With): uneven "
+                       "sequence lengths or batch sizes, embedding tables placed unevenly, or a slower GPU.";
+    }
     c.addEvidence(f, places);
+    if (late)
+        for (Evidence& e : f.evidence)
+            e.note = "a collective of rank " + std::to_string(rank);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }
 
@@ -108,14 +146,26 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
         places.emplace_back(e, places.size() < std::size_t(c.th["max_evidence"])
                                    ? formatDuration(open) + " of " + formatDuration(c.dur(e)) + " exposed"
                                    : std::string());
+    // In a job, part of a collective's kernel time is a rank waiting for the last one to arrive: that is
+    // the straggler's (rank_imbalance), not the network's, and is taken out of the time at stake.
+    TimeNs waits = 0;
+    if (c.ranks)
+        for (const RankStats& s : c.ranks->ranks)
+            waits += s.waitNs;
+    waits = std::min(waits, exposed);
     Finding f = c.make("exposed_communication",
-                       "Communication not hidden by compute: " + formatDuration(exposed) + " of " +
+                       "Communication not hidden by compute: " + formatDuration(exposed - waits) + " of " +
                            formatDuration(commNs),
-                       exposed);
+                       exposed - waits);
     f.explanation = formatCount(count, "communication kernel", "communication kernels") +
                     " (NCCL, RCCL) took " + formatDuration(commNs) + "; for " + formatDuration(exposed) +
                     " (" + percent(commNs ? double(exposed) / double(commNs) : 0) +
-                    ") no compute kernel ran on the same GPU, so the step waited on the network.";
+                    ") no compute kernel ran on the same GPU" +
+                    (waits > 0 ? ", of which " + formatDuration(waits) +
+                                     " is ranks waiting at collectives for the last to arrive (the rank "
+                                     "imbalance finding): the other " +
+                                     formatDuration(exposed - waits) + " the step waited on the network."
+                               : ", so the step waited on the network.");
     f.suggestion = "Overlap communication with compute: DDP's gradient buckets (bucket_cap_mb), FSDP's "
                    "prefetching (forward_prefetch, backward_prefetch), or a separate stream for collectives "
                    "issued before the compute that does not depend on them.";

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/ranks.h"
 
+#include "core/analysis/kernel_role.h"
 #include "core/io/trace_builder.h"
 #include "core/model/args_codec.h"
+#include "core/report/findings_format.h"
 #include "core/report/summary.h"
 
 #include <nlohmann/json.hpp>
@@ -133,42 +135,116 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
 
 RankReport rankReport(const std::vector<RankInput>& ranks) {
     RankReport r;
+    struct Collective {
+        TimeNs start;
+        StringId name;
+    };
+    std::vector<std::vector<Collective>> collectives; // per rank as in r.ranks, by start
+    std::vector<const Trace*> traces;
     for (std::size_t position = 0; position < ranks.size(); ++position) {
         const Trace& t = *ranks[position].trace;
         RankStats s;
         s.rank = rankOf(ranks[position], position);
         s.path = ranks[position].path;
         s.spanNs = t.endNs() - t.startNs();
-        std::vector<std::pair<TimeNs, TimeNs>> intervals;
+        std::vector<std::pair<TimeNs, TimeNs>> intervals, compute;
+        std::vector<Collective> comm;
+        std::vector<std::int8_t> isComm(t.strings().size(), -1); // per name: not looked at yet
         for (const Track& track : t.tracks())
             for (std::uint32_t i = 0; i < track.size(); ++i)
                 if (isKernelEvent(t, track, i)) {
                     ++s.kernels;
                     s.kernelNs += track.events.duration[i];
                     intervals.emplace_back(track.events.start[i], track.end(i));
+                    const StringId name = track.events.name[i];
+                    std::int8_t& c = isComm[name.value];
+                    if (c < 0)
+                        c = classifyKernel(t.str(name), t.str(track.events.category[i])) ==
+                            KernelRole::Communication;
+                    if (c) {
+                        s.commNs += track.events.duration[i];
+                        comm.push_back({track.events.start[i], name});
+                    } else {
+                        compute.emplace_back(track.events.start[i], track.end(i));
+                    }
                 }
         s.gpuBusyNs = unionLength(intervals);
+        s.computeBusyNs = unionLength(compute);
+        std::stable_sort(comm.begin(), comm.end(),
+                         [](const Collective& x, const Collective& y) { return x.start < y.start; });
         r.ranks.push_back(std::move(s));
+        collectives.push_back(std::move(comm));
+        traces.push_back(&t);
     }
-    std::sort(r.ranks.begin(), r.ranks.end(),
-              [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
     if (r.ranks.empty()) return r;
-    TimeNs total = 0;
-    r.minBusyNs = r.maxBusyNs = r.ranks.front().gpuBusyNs;
-    r.slowestRank = r.ranks.front().rank;
-    for (const RankStats& s : r.ranks) {
-        total += s.gpuBusyNs;
-        r.minBusyNs = std::min(r.minBusyNs, s.gpuBusyNs);
-        if (s.gpuBusyNs > r.maxBusyNs) {
-            r.maxBusyNs = s.gpuBusyNs;
-            r.slowestRank = s.rank;
+    // Where the ranks meet: the n-th collective of every rank is one collective while each rank has
+    // one of the same name. Its last arrival is the one the others wait for.
+    const std::size_t n = r.ranks.size();
+    if (n > 1) {
+        std::size_t matched = SIZE_MAX;
+        for (const auto& c : collectives)
+            matched = std::min(matched, c.size());
+        for (std::size_t i = 0; i < matched; ++i) {
+            const std::string_view name = traces[0]->str(collectives[0][i].name);
+            bool same = true;
+            for (std::size_t k = 1; k < n && same; ++k)
+                same = traces[k]->str(collectives[k][i].name) == name;
+            if (!same) break;
+            std::size_t last = 0;
+            TimeNs first = collectives[0][i].start;
+            for (std::size_t k = 1; k < n; ++k) {
+                if (collectives[k][i].start > collectives[last][i].start) last = k;
+                first = std::min(first, collectives[k][i].start);
+            }
+            for (std::size_t k = 0; k < n; ++k)
+                r.ranks[k].waitNs += collectives[last][i].start - collectives[k][i].start;
+            if (collectives[last][i].start > first) ++r.ranks[last].lastArrivals; // all at once: nobody waits
+            ++r.collectives;
         }
     }
-    r.meanBusyNs = total / TimeNs(r.ranks.size());
+    TimeNs total = 0, computeTotal = 0;
+    r.minBusyNs = r.maxBusyNs = r.ranks.front().gpuBusyNs;
+    r.minComputeNs = r.maxComputeNs = r.ranks.front().computeBusyNs;
+    r.mostComputeRank = r.ranks.front().rank;
+    const RankStats* straggler = nullptr;
+    for (const RankStats& s : r.ranks) {
+        total += s.gpuBusyNs;
+        computeTotal += s.computeBusyNs;
+        r.minBusyNs = std::min(r.minBusyNs, s.gpuBusyNs);
+        r.maxBusyNs = std::max(r.maxBusyNs, s.gpuBusyNs);
+        r.minComputeNs = std::min(r.minComputeNs, s.computeBusyNs);
+        if (s.computeBusyNs > r.maxComputeNs) {
+            r.maxComputeNs = s.computeBusyNs;
+            r.mostComputeRank = s.rank;
+        }
+        if (!straggler || s.waitNs < straggler->waitNs ||
+            (s.waitNs == straggler->waitNs && s.lastArrivals > straggler->lastArrivals))
+            straggler = &s;
+    }
+    r.meanBusyNs = total / TimeNs(n);
+    r.meanComputeNs = computeTotal / TimeNs(n);
+    if (r.collectives > 0) r.stragglerRank = straggler->rank;
+    r.slowestRank = r.collectives > 0 ? r.stragglerRank : r.mostComputeRank;
+    std::sort(r.ranks.begin(), r.ranks.end(),
+              [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
     return r;
 }
 
-std::string formatRankReport(const RankReport& report, SummaryFormat format) {
+const RankStats* RankReport::find(std::int64_t rank) const {
+    for (const RankStats& s : ranks)
+        if (s.rank == rank) return &s;
+    return nullptr;
+}
+
+TimeNs RankReport::othersMeanWaitNs() const {
+    if (stragglerRank < 0 || ranks.size() < 2) return 0;
+    TimeNs sum = 0;
+    for (const RankStats& s : ranks)
+        if (s.rank != stragglerRank) sum += s.waitNs;
+    return sum / TimeNs(ranks.size() - 1);
+}
+
+std::string formatRankReport(const RankReport& report, SummaryFormat format, const TraceSummary* job) {
     if (format == SummaryFormat::Json) {
         nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
         for (const RankStats& s : report.ranks)
@@ -177,44 +253,84 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format) {
                              {"kernels", s.kernels},
                              {"kernel_ns", s.kernelNs},
                              {"gpu_busy_ns", s.gpuBusyNs},
+                             {"compute_busy_ns", s.computeBusyNs},
+                             {"communication_ns", s.commNs},
+                             {"collective_wait_ns", s.waitNs},
+                             {"last_arrivals", s.lastArrivals},
                              {"span_ns", s.spanNs}});
-        const nlohmann::ordered_json out{{"ranks", ranks},
-                                         {"gpu_busy",
-                                          {{"min_ns", report.minBusyNs},
-                                           {"max_ns", report.maxBusyNs},
-                                           {"mean_ns", report.meanBusyNs},
-                                           {"spread", report.spread()},
-                                           {"slowest_rank", report.slowestRank}}}};
+        nlohmann::ordered_json out{
+            {"ranks", ranks},
+            {"gpu_busy",
+             {{"min_ns", report.minBusyNs}, {"max_ns", report.maxBusyNs}, {"mean_ns", report.meanBusyNs}}},
+            {"compute_busy",
+             {{"min_ns", report.minComputeNs},
+              {"max_ns", report.maxComputeNs},
+              {"mean_ns", report.meanComputeNs},
+              {"spread", report.spread()},
+              {"most_rank", report.mostComputeRank}}},
+            {"collectives", {{"matched", report.collectives}, {"straggler_rank", report.stragglerRank}}},
+            {"slowest_rank", report.slowestRank}};
+        if (job) out["findings"] = nlohmann::ordered_json::parse(findingsJson(job->findings).dump());
         return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     std::ostringstream out;
     if (format == SummaryFormat::Csv) {
-        out << "rank,path,kernels,kernel_ns,gpu_busy_ns,span_ns\n";
+        out << "rank,path,kernels,kernel_ns,gpu_busy_ns,compute_busy_ns,communication_ns,collective_wait_ns,"
+               "last_arrivals,span_ns\n";
         for (const RankStats& s : report.ranks) {
             out << s.rank << ',' << csvField(s.path) << ',' << s.kernels << ',' << s.kernelNs << ','
-                << s.gpuBusyNs << ',' << s.spanNs << '\n';
+                << s.gpuBusyNs << ',' << s.computeBusyNs << ',' << s.commNs << ',' << s.waitNs << ','
+                << s.lastArrivals << ',' << s.spanNs << '\n';
         }
         return out.str();
     }
     char line[512];
-    std::snprintf(line, sizeof line, "%6s %10s %14s %14s %14s  %s\n", "rank", "kernels", "kernel time",
-                  "GPU busy", "vs mean", "file");
+    std::snprintf(line, sizeof line, "%6s %10s %14s %14s %14s %14s %14s  %s\n", "rank", "kernels",
+                  "kernel time", "GPU busy", "compute busy", "vs mean", "waited", "file");
     out << line;
+    const bool several = report.ranks.size() > 1;
     for (const RankStats& s : report.ranks) {
         const double vs =
-            report.meanBusyNs ? 100.0 * (double(s.gpuBusyNs) / double(report.meanBusyNs) - 1) : 0;
-        std::snprintf(line, sizeof line, "%6lld %10llu %14s %14s %+13.1f%%  %s%s\n",
+            report.meanComputeNs ? 100.0 * (double(s.computeBusyNs) / double(report.meanComputeNs) - 1) : 0;
+        const char* mark = !several                         ? ""
+                           : s.rank == report.stragglerRank ? "   <- slowest: the others wait for it"
+                           : s.rank == report.slowestRank   ? "   <- slowest: computes most"
+                                                            : "";
+        std::snprintf(line, sizeof line, "%6lld %10llu %14s %14s %14s %+13.1f%% %14s  %s%s\n",
                       static_cast<long long>(s.rank), static_cast<unsigned long long>(s.kernels),
-                      formatDuration(s.kernelNs).c_str(), formatDuration(s.gpuBusyNs).c_str(), vs,
-                      s.path.c_str(),
-                      s.rank == report.slowestRank && report.ranks.size() > 1 ? "   <- slowest" : "");
+                      formatDuration(s.kernelNs).c_str(), formatDuration(s.gpuBusyNs).c_str(),
+                      formatDuration(s.computeBusyNs).c_str(), vs,
+                      report.collectives ? formatDuration(s.waitNs).c_str() : "-", s.path.c_str(), mark);
         out << line;
     }
-    out << "\nGPU busy: min " << formatDuration(report.minBusyNs) << ", max "
-        << formatDuration(report.maxBusyNs) << ", mean " << formatDuration(report.meanBusyNs);
+    out << "\ncompute busy (kernels other than communication): min " << formatDuration(report.minComputeNs)
+        << ", max " << formatDuration(report.maxComputeNs) << ", mean "
+        << formatDuration(report.meanComputeNs);
     std::snprintf(line, sizeof line, ", spread (max - min) / mean %.1f%%\n", 100 * report.spread());
     out << line;
+    if (report.collectives)
+        out << "collectives: " << report.collectives << " matched on every rank; rank "
+            << report.stragglerRank << " arrives last at " << report.find(report.stragglerRank)->lastArrivals
+            << " and the others wait for it " << formatDuration(report.othersMeanWaitNs())
+            << " each on average (waited: from a rank's arrival to the last one's)\n";
+    else if (several)
+        out << "collectives: none matched on every rank (no communication kernels, or their order differs)\n";
+    if (job) out << findingsText(*job);
     return out.str();
+}
+
+std::string formatJobFindings(const TraceSummary& job, const std::string& name, SummaryFormat format) {
+    switch (format) {
+    case SummaryFormat::Json:
+        return nlohmann::json{{"findings", findingsJson(job.findings)}}.dump(
+                   2, ' ', false, nlohmann::json::error_handler_t::replace) +
+               "\n";
+    case SummaryFormat::Csv:
+        return findingsCsvHeader() + findingsCsvRows(name, job.findings);
+    case SummaryFormat::Text:
+        break;
+    }
+    return name + findingsText(job).substr(1);
 }
 
 } // namespace attnscope

@@ -2,8 +2,10 @@
 #pragma once
 
 // Several files opened as the ranks of one distributed job: one trace whose processes are grouped
-// per rank, with correlation ids and flows kept per file so no link crosses ranks; and per rank
-// the GPU busy time and its spread, since the slowest rank is what holds the others up.
+// per rank, with correlation ids and flows kept per file so no link crosses ranks; and per rank the
+// time its GPUs compute, the time they wait at collectives, and which rank the others wait for.
+// GPU busy time alone misleads: a rank that reaches a collective first spends the wait inside the
+// communication kernel, so the rank that waits most looks the busiest.
 #include "core/model/trace.h"
 
 #include <memory>
@@ -29,19 +31,44 @@ struct RankStats {
     std::string path;
     std::uint64_t kernels = 0;
     TimeNs kernelNs = 0;
-    TimeNs gpuBusyNs = 0; // union of the rank's kernel intervals over all its GPUs' streams
+    TimeNs gpuBusyNs = 0;           // union of the rank's kernel intervals over all its GPUs' streams
+    TimeNs computeBusyNs = 0;       // the same without its communication kernels: the work it does
+    TimeNs commNs = 0;              // its communication kernels' time, the waits inside them included
+    TimeNs waitNs = 0;              // at the matched collectives: from its arrival to the last rank's
+    std::uint64_t lastArrivals = 0; // matched collectives it reached last
     TimeNs spanNs = 0;
 };
 
 struct RankReport {
-    std::vector<RankStats> ranks; // by rank
-    TimeNs minBusyNs = 0, maxBusyNs = 0, meanBusyNs = 0;
-    std::int64_t slowestRank = -1; // the most GPU busy time
-    double spread() const { return meanBusyNs ? double(maxBusyNs - minBusyNs) / double(meanBusyNs) : 0; }
+    std::vector<RankStats> ranks;                                 // by rank
+    TimeNs minBusyNs = 0, maxBusyNs = 0, meanBusyNs = 0;          // GPU busy time
+    TimeNs minComputeNs = 0, maxComputeNs = 0, meanComputeNs = 0; // compute busy time
+    std::int64_t mostComputeRank = -1;                            // the most compute busy time
+    // Collectives matched across every rank: the n-th communication kernel of each rank, while all
+    // ranks have one and its name is the same on all (the ranks' clocks are taken as one).
+    std::uint64_t collectives = 0;
+    std::int64_t stragglerRank = -1; // the rank the others wait for: the least wait (-1: none matched)
+    // The rank that holds the job up: the straggler where collectives were matched, else the one that
+    // computes most.
+    std::int64_t slowestRank = -1;
+    // Of the compute busy time: (max − min) / mean.
+    double spread() const {
+        return meanComputeNs ? double(maxComputeNs - minComputeNs) / double(meanComputeNs) : 0;
+    }
+    const RankStats* find(std::int64_t rank) const;
+    // The mean collective wait of the ranks other than the straggler (0 without one).
+    TimeNs othersMeanWaitNs() const;
 };
 RankReport rankReport(const std::vector<RankInput>& ranks);
 
 enum class SummaryFormat;
-std::string formatRankReport(const RankReport& report, SummaryFormat format);
+struct TraceSummary;
+// The rank table in a summary format; with the job's summary, its findings after it (text) or in it
+// (JSON "findings", as `summary --ranks --findings-only` prints them alone).
+std::string formatRankReport(const RankReport& report, SummaryFormat format,
+                             const TraceSummary* job = nullptr);
+// Only the job's findings (summary --ranks --findings-only): JSON {"findings":[…]}, the findings' text,
+// or their CSV rows under the job's name.
+std::string formatJobFindings(const TraceSummary& job, const std::string& name, SummaryFormat format);
 
 } // namespace attnscope

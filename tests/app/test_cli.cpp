@@ -338,10 +338,24 @@ TEST(Cli, SummaryOfRanksShowsTheSlowest) {
     ASSERT_EQ(j.at("ranks").size(), 2u);
     EXPECT_EQ(j.at("ranks").at(0).at("rank"), 0);
     EXPECT_EQ(j.at("ranks").at(1).at("kernels"), 310);
-    EXPECT_EQ(j.at("gpu_busy").at("slowest_rank"), 1);
+    EXPECT_EQ(j.at("slowest_rank"), 0); // rank 1 waits for it: its GPU busy time is the wait
+    EXPECT_EQ(j.at("collectives").at("straggler_rank"), 0);
+    EXPECT_EQ(j.at("ranks").at(1).at("collective_wait_ns"), 5'585'000);
+    // The job's findings are in the report, in the one shape --findings-only prints alone.
+    ASSERT_TRUE(j.contains("findings"));
+    const auto only =
+        nlohmann::json::parse(run("summary --ranks --findings-only --format json " + r0 + " " + r1).out);
+    ASSERT_EQ(only.size(), 1u);
+    EXPECT_EQ(only.at("findings"), j.at("findings"));
+    bool straggler = false;
+    for (const auto& f : j.at("findings"))
+        straggler = straggler || (f.at("id") == "rank_imbalance" &&
+                                  f.at("title").get<std::string>().find("Rank 0 is the straggler") == 0);
+    EXPECT_TRUE(straggler) << j.at("findings").dump();
     const CliRun text = run("summary --ranks " + r0 + " " + r1);
-    EXPECT_NE(text.out.find("<- slowest"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("<- slowest: the others wait for it"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("spread (max - min) / mean"), std::string::npos);
+    EXPECT_NE(text.out.find("[rank_imbalance]"), std::string::npos);
     EXPECT_EQ(run("summary --ranks " + r0 + " /nonexistent.json").exitCode, 1);
 }
 
@@ -488,19 +502,6 @@ TEST(Cli, FindingsOnlyAndFailOn) {
     EXPECT_EQ(run("summary --fail-on severe " + path).exitCode, 2);
     ATTNSCOPE_REQUIRE_FIXTURE(quiet, "kineto_newest_schema.json");
     EXPECT_EQ(run("summary --fail-on info " + quiet).exitCode, 0);
-}
-
-TEST(Cli, FindingsOfRanksIncludeTheSlowestRank) {
-    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
-    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
-    const CliRun r = run("summary --ranks --findings-only --format json " + r0 + " " + r1);
-    ASSERT_EQ(r.exitCode, 0) << r.out;
-    bool imbalance = false;
-    const auto j = nlohmann::json::parse(r.out);
-    for (const auto& f : j.at("files").at(0).at("findings"))
-        imbalance = imbalance ||
-                    (f.at("id") == "rank_imbalance" && f.at("title").get<std::string>().find("Rank 1") == 0);
-    EXPECT_TRUE(imbalance) << r.out;
 }
 
 // The thresholds are data with a user override: the user's findings.txt (here through

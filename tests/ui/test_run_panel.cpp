@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -222,6 +223,7 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
     std::map<std::string, std::string> summaryVerdict;
     for (const auto& k : json.at("files").at(0).at("roofline").at("kernels")) {
         summaryVerdict[k.at("name")] = k.at("verdict");
+        if (!k.contains("compute_share")) continue; // every kernel of the name beat a measured roof
         EXPECT_LE(k.at("compute_share").get<double>(), 1.0) << k.dump();
         EXPECT_LE(k.at("memory_share").get<double>(), 1.0) << k.dump();
     }
@@ -230,6 +232,18 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
     std::map<std::string, int> detailsChecked;
     for (const KernelAnalysis& k : a.kernels) {
         const std::string name(trace.str(trace.track(k.event.track).events.name[k.event.index]));
+        if (k.beyondRoof) {
+            // Faster than this machine's measured roof (its data in cache): no verdict, and Details says
+            // why instead of a share above 100%; the roof stays.
+            EXPECT_EQ(k.verdict, Verdict::Unknown) << name;
+            w.timeline()->selectEvent(k.event, true);
+            QApplication::processEvents();
+            EXPECT_TRUE(w.details()
+                            ->field("roofline")
+                            .startsWith("no verdict: faster than this machine's measured roof"))
+                << w.details()->field("roofline").toStdString();
+            continue;
+        }
         EXPECT_LE(k.computeShare, 1.0 + 1e-12) << name;
         EXPECT_LE(k.memoryShare, 1.0 + 1e-12) << name;
         ASSERT_NE(k.verdict, Verdict::Unknown) << name;
@@ -262,7 +276,13 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
             EXPECT_LE(match.captured(2).toDouble(), 100.0) << tip.toStdString();
             ++points;
         }
-    EXPECT_EQ(points, 4);
+    // A point per name with a kernel under its roofs.
+    std::set<std::string> placed;
+    for (const KernelAnalysis& k : a.kernels)
+        if (!k.beyondRoof)
+            placed.insert(std::string(trace.str(trace.track(k.event.track).events.name[k.event.index])));
+    EXPECT_EQ(points, int(placed.size()));
+    EXPECT_GE(points, 1); // flash at least: at this small shape the naive kernels' data can sit in cache
 }
 
 // Ticked implementations go to the run only when the chosen backend has them: PyTorch's SDPA backends
