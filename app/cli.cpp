@@ -14,6 +14,7 @@
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -592,6 +593,12 @@ int window(int argc, char** argv) {
             }
         } else if (struct stat st{}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
             request.files.push_back(arg);
+        } else if (arg.rfind('-', 0) != 0 &&
+                   (arg.find('/') != std::string::npos || arg.find('.') != std::string::npos)) {
+            // A path, not a command: say what is wrong with it.
+            std::fprintf(stderr, "attnscope: %s: %s\n", argv[i],
+                         stat(argv[i], &st) == 0 ? "is a folder, not a trace file" : std::strerror(errno));
+            return kFileError;
         } else {
             std::fprintf(stderr, "attnscope: '%s' is neither a command nor a trace file\n", argv[i]);
             printUsage(argv[0]);

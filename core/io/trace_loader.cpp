@@ -61,6 +61,11 @@ std::uint64_t availableMemoryBytes() {
 
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options) {
     if (isSqliteFile(path)) return readNsysSqlite(path, options); // an Nsight Systems export
+    // Nsight Systems' own report is a format of its own; its SQLite export is what can be read.
+    if (path.ends_with(".nsys-rep") || path.ends_with(".qdrep"))
+        throw LoadError("an Nsight Systems report (" + path.substr(path.rfind('.')) +
+                        ") is not read directly: export it with `nsys export --type sqlite " + path +
+                        "` and open the .sqlite file it writes");
     // A JSON trace needs about two thirds of its size in memory at the peak of its load (measured:
     // 1.35 GB for 2.15 GB of JSON): one the machine cannot hold — a decompression bomb among them —
     // is refused before it is read.

@@ -67,7 +67,7 @@ double DiffRow::ratio() const {
 }
 
 bool DiffRow::regression() const {
-    return delta() >= 1000 && (totalA == 0 || ratio() >= 1.05);
+    return totalA > 0 && delta() >= 1000 && ratio() >= 1.05;
 }
 
 TraceDiff diffTraces(const Trace& a, const TraceAnalysis& analysisA, const Trace& b,

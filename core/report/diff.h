@@ -17,7 +17,8 @@ struct DiffRow {
     TimeNs totalA = 0, totalB = 0;
     TimeNs delta() const { return totalB - totalA; }
     double ratio() const; // B / A; infinity when only B has it, 0 when only A has it
-    // B takes at least 5% and 1 µs longer than A (or A did not have it at all).
+    // A matched row that B runs at least 5% and 1 µs slower than A. A row only B has is new, not a
+    // regression: naive → flash adds fused attention while the time drops.
     bool regression() const;
 };
 

@@ -97,6 +97,17 @@ TEST(Cli, OneBadFileDoesNotStopTheOthers) {
     const CliRun e = run("summary " + dir.path("bad.json"), true);
     EXPECT_EQ(e.exitCode, 1);
     EXPECT_NE(e.out.find(dir.path("bad.json") + ": not a JSON trace"), std::string::npos) << e.out;
+    // Said once (stderr), not again on stdout.
+    EXPECT_EQ(e.out.find("not a JSON trace"), e.out.rfind("not a JSON trace")) << e.out;
+    // Nsight Systems' own report: how to export what AttnScope reads.
+    writeFile(dir.path("report1.nsys-rep"), "NSYS\x01\x02");
+    const CliRun rep = run("summary " + dir.path("report1.nsys-rep"), true);
+    EXPECT_EQ(rep.exitCode, 1);
+    EXPECT_NE(rep.out.find("nsys export --type sqlite"), std::string::npos) << rep.out;
+    // A path that is not there is said to be missing, not an unknown command.
+    const CliRun missing = run(dir.path("nosuch.json"), true);
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.out.find("nosuch.json: No such file or directory"), std::string::npos) << missing.out;
 }
 
 TEST(Cli, BadUsageExitsTwo) {

@@ -883,7 +883,7 @@ TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
     EXPECT_EQ(d.roles[1].key, "fused_attention");
     EXPECT_EQ(d.roles[1].countA, 0u);
     EXPECT_TRUE(std::isinf(d.roles[1].ratio()));
-    EXPECT_TRUE(d.roles[1].regression());
+    EXPECT_FALSE(d.roles[1].regression()); // new in B, not slower than anything in A
     EXPECT_EQ(d.roles[2].key, "softmax");
     EXPECT_EQ(d.roles[2].delta(), -10'000);
     EXPECT_FALSE(d.roles[2].regression());
@@ -896,7 +896,7 @@ TEST(Diff, TwoMadeTracesGiveTheKnownAnswer) {
 
     const std::string csv = formatDiff(d, "a.json", "b.json", DiffFormat::Csv);
     EXPECT_NE(csv.find("role,gemm,2,2,200000,230000,30000,1.1500,yes\n"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("role,fused_attention,0,1,0,20000,20000,,yes\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("role,fused_attention,0,1,0,20000,20000,,no\n"), std::string::npos) << csv;
     const std::string json = formatDiff(d, "a.json", "b.json", DiffFormat::Json, 1);
     EXPECT_NE(json.find("\"delta_ns\": 40000"), std::string::npos) << json;
     EXPECT_EQ(std::count(json.begin(), json.end(), '\n') > 10, true);
