@@ -26,7 +26,9 @@ QString traceHeaderText(const QString& name, const TraceSummary& s) {
             !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
         // GPUs as the timeline names them ("GPU 0 · NVIDIA H100 …"); other devices by name (key).
         QString gpu = index ? tr("GPU %1").arg(id) : id;
-        if (!index && !id.startsWith(QStringLiteral("GPU ")))
+        if (d.cpu) // PyTorch's CPU ops, AttnScope's CPU runs: never called a GPU
+            gpu = tr("CPU · %1 (%2)").arg(d.name.empty() ? tr("process") : qs(d.name), id);
+        else if (!index && !id.startsWith(QStringLiteral("GPU ")))
             gpu = d.name.empty() ? id : tr("%1 (%2)").arg(qs(d.name), id);
         else if (!d.name.empty() && qs(d.name) != gpu)
             gpu += QStringLiteral(" · ") + qs(d.name);

@@ -97,9 +97,12 @@ std::string_view verdictName(Verdict v) {
     }
 }
 
-bool isCpuTrack(const Trace& trace, TrackId t) {
-    const ProcessInfo& p = trace.process(trace.track(t).process);
+bool isCpuProcess(const ProcessInfo& p) {
     return !p.isGpu || p.labels == "CPU";
+}
+
+bool isCpuTrack(const Trace& trace, TrackId t) {
+    return isCpuProcess(trace.process(trace.track(t).process));
 }
 
 std::string costBasis(const Trace& trace, const KernelAnalysis& k) {

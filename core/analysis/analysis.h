@@ -95,8 +95,9 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const RoleRules& rules = RoleRules::standard(),
                            const DeviceSpec* cpuCore = nullptr, unsigned threads = 0);
 
-// Whether a track's events ran on a CPU: AttnScope's CPU runs label their kernels' process "CPU" (its
-// kernels make it look like a GPU's).
+// Whether a process's or a track's events ran on a CPU: AttnScope's CPU runs label their kernels'
+// process "CPU" (its kernels make it look like a GPU's).
+bool isCpuProcess(const ProcessInfo& p);
 bool isCpuTrack(const Trace& trace, TrackId t);
 // Whether the trace has kernels that ran on a CPU (AttnScope's CPU runs): they need the CPU's roofs.
 bool hasCpuKernels(const Trace& trace);

@@ -134,7 +134,8 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
                          "device's roofs are not known, so the fused kernel's time is not estimated).";
     f.suggestion =
         "Use torch.nn.functional.scaled_dot_product_attention (its flash and memory-efficient "
-        "backends) or FlashAttention: one fused kernel keeps the scores on chip and reads Q, K and V once.";
+        "backends) or FlashAttention: one fused kernel keeps the scores on chip (in cache on a CPU) and "
+        "reads Q, K and V once.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always: the fused kernel is the fix whatever the share
@@ -317,6 +318,7 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
 void latencyBound(Context& c, std::vector<Finding>& out) {
     TimeNs kernelNs = 0, latencyNs = 0;
     std::uint64_t count = 0;
+    bool onGpu = false; // the words fit the device: a CPU's ops are not told about CUDA graphs
     Places places;
     std::unordered_map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> byName; // name id → kernels, time
     auto nameId = [&](EventRef e) { return c.trace.track(e.track).events.name[e.index].value; };
@@ -324,6 +326,7 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
         if (c.kind(k.event) == Context::Copy) continue;
         kernelNs += c.dur(k.event);
         if (k.verdict != Verdict::LatencyBound) continue;
+        onGpu = onGpu || !isCpuTrack(c.trace, k.event.track);
         latencyNs += c.dur(k.event);
         ++count;
         auto& n = byName[nameId(k.event)];
@@ -343,12 +346,15 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     f.explanation = formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
                     " names) reached under " + percent(kLatencyBoundShare) +
                     " of both the compute and the memory roof, and took " + formatDuration(latencyNs) + ", " +
-                    percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) +
-                    " of the kernel time: too little work per launch to fill the device, so they wait on "
-                    "launch latency, synchronization inside the kernel or a tail of few blocks.";
-    f.suggestion =
-        "Give each kernel more work: batch the calls (a larger batch or several heads per launch), "
-        "fuse small ops (torch.compile), or capture the sequence in a CUDA graph.";
+                    percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) + " of the kernel time: " +
+                    (onGpu ? "too little work per launch to fill the device, so they wait on launch latency, "
+                             "synchronization inside the kernel or a tail of few blocks."
+                           : "too little work per op to keep the CPU's cores and vector units busy, so they "
+                             "wait on the op's own overhead (dispatch, threads waking up, memory allocation).");
+    f.suggestion = onGpu ? "Give each kernel more work: batch the calls (a larger batch or several heads per "
+                           "launch), fuse small ops (torch.compile), or capture the sequence in a CUDA graph."
+                         : "Give each op more work: batch the calls (a larger batch or several heads per op), "
+                           "or fuse small ops (torch.compile) so fewer ops each do more.";
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

@@ -136,7 +136,8 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
         const ProcessInfo& p = trace.process(ProcessId(processId));
         d.summary.id = std::string(trace.str(p.key));
         d.summary.name = p.name;
-        if (!p.deviceModel.empty()) d.summary.name = p.deviceModel;
+        d.summary.cpu = isCpuProcess(p);
+        if (!p.deviceModel.empty() && !d.summary.cpu) d.summary.name = p.deviceModel;
         d.summary.busyNs = unionLength(d.intervals);
         s.devices.push_back(std::move(d.summary));
     }
@@ -228,6 +229,7 @@ json toJson(const SummaryResult& r) {
     for (const auto& d : s.devices)
         devices.push_back({{"id", d.id},
                            {"name", d.name},
+                           {"kind", d.cpu ? "cpu" : "gpu"},
                            {"kernels", d.kernels},
                            {"kernel_ns", d.kernelNs},
                            {"busy_ns", d.busyNs}});
@@ -349,7 +351,8 @@ std::string toText(const std::vector<SummaryResult>& results) {
             out << line;
             for (const auto& d : s.devices) {
                 std::snprintf(line, sizeof line, "  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
-                              clip(d.name, 28).c_str(), static_cast<unsigned long long>(d.kernels),
+                              clip(d.cpu ? "CPU · " + d.name : d.name, 28).c_str(),
+                              static_cast<unsigned long long>(d.kernels),
                               formatDuration(d.kernelNs).c_str(), formatDuration(d.busyNs).c_str());
                 out << line;
             }

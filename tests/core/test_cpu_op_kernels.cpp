@@ -6,11 +6,13 @@
 #include "support/test_support.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/machine_roofs.h"
 #include "core/report/findings.h"
 #include "core/report/summary.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -213,4 +215,47 @@ TEST(CpuOpKernels, ATraceWithGpuKernelsKeepsThem) {
     const TraceSummary s = summarize(*trace, 0);
     EXPECT_EQ(s.kernelCount, 1u);
     EXPECT_TRUE(s.kernelsNote.empty());
+}
+
+// A CPU trace speaks of CPUs: its device is a CPU (never "GPU 7"), its latency-bound ops are not told
+// about CUDA graphs, and a trace recorded on another host is not judged against this machine's roofs
+// unless the user says it ran on one like it.
+TEST(CpuOpKernels, ACpuTraceSpeaksOfCpusAndAnotherHostsTraceHasNoRoofsOfThisMachine) {
+    std::string text = cpuTrace(attentionOps());
+    text.insert(1, R"("host_name":"colleague-laptop",)");
+    const auto trace = loadText(text);
+    EXPECT_EQ(trace->info().hostName, "colleague-laptop");
+    TraceSummary s = summarize(*trace, 0);
+    ASSERT_EQ(s.devices.size(), 1u);
+    EXPECT_TRUE(s.devices[0].cpu);
+    const std::string out = formatSummaries({{"cpu.json", s, ""}}, SummaryFormat::Text);
+    EXPECT_NE(out.find("CPU · "), std::string::npos) << out;
+    EXPECT_NE(formatSummaries({{"cpu.json", s, ""}}, SummaryFormat::Json).find(R"("kind": "cpu")"),
+              std::string::npos);
+    // Held to roofs far above what its ops reach, they are latency-bound: said in a CPU's words.
+    DeviceSpec fast = testCpu();
+    fast.fp32 = fast.fp16 = 1e15;
+    fast.bandwidth = 1e13;
+    const TraceAnalysis a = analyzeTrace(*trace, &fast);
+    const std::vector<Finding> found = findFindings({*trace, a});
+    const auto latency =
+        std::find_if(found.begin(), found.end(), [](const Finding& f) { return f.id == "latency_bound"; });
+    ASSERT_NE(latency, found.end());
+    for (const std::string* text : {&latency->title, &latency->explanation, &latency->suggestion}) {
+        EXPECT_EQ(text->find("CUDA"), std::string::npos) << *text;
+        EXPECT_EQ(text->find("GPU"), std::string::npos) << *text;
+        EXPECT_EQ(text->find("launch"), std::string::npos) << *text;
+    }
+    for (const Finding& f : found)
+        EXPECT_EQ(f.suggestion.find("CUDA graph"), std::string::npos) << f.id;
+    // From another host: no roofs of this machine, so no verdicts, and why.
+    std::string why;
+    EXPECT_FALSE(cpuRoofsFor(*trace, CpuRoofsChoice::Auto, why));
+    EXPECT_NE(why.find("recorded on colleague-laptop"), std::string::npos) << why;
+    const TraceAnalysis unknown = analyzeWithCpuRoofs(*trace, std::nullopt, why);
+    for (const KernelAnalysis& k : unknown.kernels)
+        EXPECT_EQ(k.verdict, Verdict::Unknown);
+    EXPECT_EQ(unknown.cpuNote, why);
+    for (const Finding& f : findFindings({*trace, unknown}))
+        EXPECT_NE(f.id, "latency_bound");
 }
