@@ -278,7 +278,8 @@ TEST(DeviceMapping, KernelsOnAnUnlistedDeviceTakeTheOnlyModelListed) {
     // Kineto lists every GPU it saw as a process ("GPU 1" … "GPU 15" on the H100 trace) while the
     // kernels run on the one listed: no warning.
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
-    for (const std::string& w : loadTraceFile(h100)->info().warnings)
+    const auto h100Trace = loadTraceFile(h100); // held while its warnings are read
+    for (const std::string& w : h100Trace->info().warnings)
         EXPECT_EQ(w.find("properties only for device"), std::string::npos) << w;
 }
 

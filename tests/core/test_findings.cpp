@@ -4,6 +4,7 @@
 #include "core/analysis/analysis.h"
 #include "core/document/document.h"
 #include "core/report/findings.h"
+#include "core/report/findings_rules.h"
 #include "core/report/summary.h"
 #include "support/test_support.h"
 
@@ -526,7 +527,20 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
     ASSERT_NE(comm, nullptr);
     EXPECT_NE(comm->explanation.find("5.625 ms is ranks waiting at collectives"), std::string::npos)
         << comm->explanation;
+    // 16.593 ms exposed on the two ranks, less their 5.625 ms of waits: 10.968 ms in all, 5.484 ms per rank.
+    EXPECT_NE(comm->title.find("10.968 ms of 17.134 ms (summed over 2 ranks)"), std::string::npos)
+        << comm->title;
+    EXPECT_EQ(comm->timeNs, 5'484'000);
 
+    // The threshold is rank_imbalance_excess, of the mean compute busy time (1.140 ms): the wait of
+    // 5.585 ms is 4.9 times it.
+    FindingThresholds high = FindingThresholds::standard();
+    high.set("rank_imbalance_excess", 5.0);
+    const auto above = findFindings({*doc->trace, *doc->analysis, doc->ranks.get(), high});
+    EXPECT_EQ(findingOf(above, "rank_imbalance"), nullptr);
+    high.set("rank_imbalance_excess", 4.8);
+    const auto below = findFindings({*doc->trace, *doc->analysis, doc->ranks.get(), high});
+    EXPECT_NE(findingOf(below, "rank_imbalance"), nullptr);
     // Even ranks: no straggler's wait and compute within 5% of the mean: silent.
     RankReport even = *doc->ranks;
     for (RankStats& s : even.ranks) {
@@ -547,6 +561,61 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
     ASSERT_NE(compute, nullptr);
     EXPECT_NE(compute->title.find("Rank 1 computes the most"), std::string::npos) << compute->title;
     EXPECT_EQ(compute->timeNs, unmatched.maxComputeNs - unmatched.meanComputeNs);
+}
+
+// Severity from the share at stake, at the built-in thresholds: critical from 20%, warning from 5%.
+TEST(Findings, SeverityFollowsTheShareAtTheBuiltInThresholds) {
+    const auto trace = loadText(
+        R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":100}]})");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    const findings::Context c({*trace, a});
+    for (const auto& [share, severity] :
+         {std::pair{0.049, Severity::Info}, std::pair{0.05, Severity::Warning},
+          std::pair{0.199, Severity::Warning}, std::pair{0.2, Severity::Critical},
+          std::pair{1.5, Severity::Critical}}) {
+        Finding f;
+        c.setShare(f, share);
+        EXPECT_EQ(f.severity, severity) << share;
+        EXPECT_LE(f.share, 1.0);
+    }
+}
+
+// Idle gaps count from 5 µs: 40 gaps of 4 µs between back-to-back kernels are not idle time, the one of
+// 100 µs is.
+TEST(Findings, IdleGapsCountFromTheirThresholdInMicroseconds) {
+    GpuTrace t;
+    double ts = 0;
+    for (int k = 0; k < 40; ++k, ts += 14)
+        t.add(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(ts) +
+              R"(,"dur":10,"args":{"device":0,"stream":7}})");
+    t.add(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(ts + 96) +
+          R"(,"dur":10,"args":{"device":0,"stream":7}})");
+    const auto all = findingsOf(*loadText(t.text()));
+    const Finding* f = findingOf(all, "gpu_idle");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 1u);
+    EXPECT_EQ(f->timeNs, 100'000);
+}
+
+// The synchronizations that cost most come first: the one the GPU idled 200 µs after, then the 20 µs one.
+TEST(Findings, SynchronizationsThatCostMostComeFirst) {
+    GpuTrace t;
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 0, 5, "k1", 10, 10);
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":100,"tid":100,"ts":12,"dur":10})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 30, 5, "k2", 42, 10); // idle 20 µs after the first sync
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":100,"tid":100,"ts":45,"dur":10})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 240, 5, "k3", 255, 10); // idle 200 µs after the second
+    const auto all = findingsOf(*loadText(t.text()));
+    const Finding* f = findingOf(all, "synchronization");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(f->evidence.size(), 2u);
+    EXPECT_EQ(f->evidence[0].name, "cudaDeviceSynchronize");
+    EXPECT_NE(f->evidence[0].note.find("GPU idle 200.000 µs after"), std::string::npos)
+        << f->evidence[0].note;
+    EXPECT_EQ(f->evidence[1].name, "cudaStreamSynchronize");
+    EXPECT_EQ(f->timeNs, 220'000);
 }
 
 TEST(Findings, MinShareHidesSmallFindingsAndSeverityFollowsTheShare) {

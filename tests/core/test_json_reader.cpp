@@ -469,6 +469,18 @@ TEST(ParallelParser, ChunkBuffersAreReusedWhateverTheChunkSizes) {
 // reserved under the GPU the memory is on, CPU memory under the host process, in bytes; a saved
 // trace keeps the instants and makes the same counters again (not twice). Checked on the H100 trace:
 // 2,250 CUDA events on device 0 and 200 CPU events.
+// A counter's value may be a number or a string of one (as some writers quote them): the same value.
+TEST(Counters, StringValuesAreTheNumbersTheySay) {
+    const auto t = loadText(R"({"traceEvents":[
+      {"ph":"C","name":"queue","pid":1,"ts":1,"args":{"value":2.25,"depth":"3.5"}},
+      {"ph":"C","name":"queue","pid":1,"ts":2,"args":{"value":"1.75","depth":4}}]})");
+    std::map<std::string, std::vector<double>> values;
+    for (const CounterSeries& c : t->counters())
+        values[c.name] = c.value;
+    EXPECT_EQ(values["queue"], (std::vector<double>{2.25, 1.75}));
+    EXPECT_EQ(values["queue.depth"], (std::vector<double>{3.5, 4}));
+}
+
 TEST(Counters, PyTorchMemoryEventsBecomeCountersPerDevice) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     const auto trace = loadTraceFile(path);

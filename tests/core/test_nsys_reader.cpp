@@ -131,6 +131,36 @@ TEST(NsysReader, TheRtx4060ExportHasItsKernelsCopiesAndLaunches) {
     EXPECT_EQ(s.devices[0].id, "GPU 0");
     EXPECT_EQ(s.devices[0].name, "NVIDIA GeForce RTX 4060 Ti");
     EXPECT_EQ(s.devices[0].kernels, 4u);
+    // The copies' directions, as its CUPTI_ACTIVITY_KIND_MEMCPY rows give them (sqlite3 by hand:
+    // copyKind 1, srcKind 1, dstKind 2 ×8; copyKind 2, srcKind 2, dstKind 1 ×4).
+    std::map<std::string, int> copies;
+    for (const Track& track : t->tracks())
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            if (t->str(track.events.category[i]) == "gpu_memcpy")
+                ++copies[std::string(t->str(track.events.name[i]))];
+    EXPECT_EQ(copies, (std::map<std::string, int>{{"Memcpy HtoD (Pinned -> Device)", 8},
+                                                  {"Memcpy DtoH (Device -> Pinned)", 4}}));
+}
+
+// A kernel's shared memory is its static and dynamic parts together, as its occupancy needs them: on
+// the H200 export (sqlite3 by hand) nvfuser_reduction_f0_c1_r0_g3 has 16 B static and 4096 B dynamic,
+// nvjet_tst_192x192… 0 and 213,204.
+TEST(NsysReader, SharedMemoryIsTheStaticAndTheDynamicPart) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_2025_pytorch_h200.sqlite");
+    const auto t = loadTraceFile(path);
+    std::map<std::string, std::string> shared;
+    for (std::uint32_t tr = 0; tr < t->tracks().size(); ++tr)
+        for (std::uint32_t i = 0; i < t->tracks()[tr].size(); ++i) {
+            const std::string name(t->str(t->tracks()[tr].events.name[i]));
+            for (const char* k :
+                 {"nvfuser_reduction_f0_c1_r0_g3", "nvjet_tst_192x192_64x4_2x1_v_bz_coopB_TNN"})
+                if (name.find(k) != std::string::npos)
+                    t->forEachArg({TrackId{tr}, i}, [&](std::string_view key, std::string_view value) {
+                        if (key == "shared memory") shared[k] = std::string(value);
+                    });
+        }
+    EXPECT_EQ(shared["nvfuser_reduction_f0_c1_r0_g3"], "4112");
+    EXPECT_EQ(shared["nvjet_tst_192x192_64x4_2x1_v_bz_coopB_TNN"], "213204");
 }
 
 TEST(NsysReader, ConvertsToAChromeTraceThatReadsBack) {

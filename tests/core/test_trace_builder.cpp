@@ -187,6 +187,29 @@ TEST(TraceBuilder, ResolvesFlowsVersionOneAndTwo) {
     EXPECT_TRUE(trace->info().warnings.empty());
 }
 
+// Flow ids are per category: a start of one category never ends at a finish of another with its id.
+TEST(TraceBuilder, FlowsOfTwoCategoriesWithOneIdStayApart) {
+    Fixture f;
+    const TrackId cpu = f.track("1", "1");
+    const TrackId gpu = f.track("0", "7");
+    f.b.addSlice(cpu, 0, 100, f.id("launch"), f.id("c"), 0, {});
+    f.b.addSlice(gpu, 200, 10, f.id("kernel"), f.id("kernel"), 0, {});
+    FlowPoint s;
+    s.kind = FlowPoint::Kind::Start;
+    s.category = f.id("ac2g");
+    s.id = 1;
+    s.track = cpu;
+    s.time = 10;
+    f.b.addFlowPoint(s); // ac2g 1 has no finish
+    FlowPoint e = s;
+    e.kind = FlowPoint::Kind::Finish;
+    e.category = f.id("fwdbwd");
+    e.track = gpu;
+    e.time = 200;
+    f.b.addFlowPoint(e); // fwdbwd 1 has no start
+    EXPECT_TRUE(f.b.finish()->flows().empty());
+}
+
 TEST(TraceBuilder, AppliesTheTimeOffsetEverywhere) {
     Fixture f;
     const TrackId t = f.track("1", "1");
