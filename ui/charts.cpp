@@ -167,13 +167,13 @@ struct RoofPoint {
 };
 
 std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
-    std::map<std::string, RoofPoint> byName;
+    std::map<std::pair<std::string, KernelRole>, RoofPoint> byName; // a point per role a name plays
     for (const KernelAnalysis& k : in.analysis->kernels) {
         // A kernel beyond its roof has no place under it (the title says how many were left off).
         if (k.cost == CostSource::Unknown || k.bytes <= 0 || k.beyondRoof || !isKernel(*in.trace, k.event))
             continue;
         const std::string name(in.trace->str(in.trace->track(k.event.track).events.name[k.event.index]));
-        RoofPoint& p = byName[name];
+        RoofPoint& p = byName[{name, k.role}];
         p.name = name;
         p.input = input;
         p.role = k.role;
@@ -356,9 +356,11 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
             roof->setName(QObject::tr("%1 roof (%2, %3)")
                               .arg(QString::fromUtf8(precisionName(precision).data()),
                                    qs(formatRate(peak, "FLOP/s")), qs(formatRate(spec->bandwidth, "B/s"))));
-            roof->append(xMin / 10, spec->bandwidth * xMin / 10 / unit);
+            // Inside the axes: the plot clips lines on screen, but an SVG export draws them whole.
+            const double from = std::max(xMin, yMin / spec->bandwidth);
+            roof->append(from, spec->bandwidth * from / unit);
             roof->append(ridge, peak / unit);
-            roof->append(xMax * 10, peak / unit);
+            roof->append(xMax, peak / unit);
             const QColor color = precision == Precision::F32 ? QColor(90, 90, 90) : QColor(30, 30, 30);
             QPen pen(color);
             pen.setWidthF(1.5);

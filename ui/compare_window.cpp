@@ -67,8 +67,12 @@ CompareWindow::CompareWindow(std::shared_ptr<const Document> a, QString nameA, Q
     m_labelB = new QLabel(tr("B: opening…"), this);
     m_labelA->setObjectName("compareLabelA");
     m_labelB->setObjectName("compareLabelB");
-    m_labelA->setTextFormat(Qt::PlainText); // names and warnings quote the files
-    m_labelB->setTextFormat(Qt::PlainText);
+    for (QLabel* label : {m_labelA, m_labelB}) {
+        label->setTextFormat(Qt::PlainText); // names and warnings quote the files
+        // A job's header lists every rank's GPUs: it wraps, and never holds the window wider than it is.
+        label->setWordWrap(true);
+        label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    }
     split->addWidget(titled(m_labelA, m_viewA, split));
     split->addWidget(titled(m_labelB, m_viewB, split));
     m_viewA->setTrace(m_a->trace, m_a->index);
@@ -97,7 +101,7 @@ CompareWindow::CompareWindow(std::shared_ptr<const Document> a, QString nameA, Q
     QToolBar* bar = addToolBar(tr("Compare"));
     bar->addAction(tr("Align Starts"), this, [this] {
         m_offset = m_b ? m_b->trace->startNs() - m_a->trace->startNs() : 0;
-        follow(m_viewA, m_viewB, m_offset);
+        shareExtent();
     });
     bar->addAction(tr("Align Selections"), this, [this] {
         if (!alignSelections()) statusBar()->showMessage(tr("Select an event in each timeline first"), 4000);
@@ -168,7 +172,7 @@ void CompareWindow::setB(std::shared_ptr<const Document> a, std::shared_ptr<cons
     m_charts->setInputs({{m_a->trace.get(), m_a->analysis.get(), tr("A: %1").arg(m_nameA)},
                          {m_b->trace.get(), m_b->analysis.get(), tr("B: %1").arg(m_nameB)}});
     m_offset = m_b->trace->startNs() - m_a->trace->startNs();
-    follow(m_viewA, m_viewB, m_offset);
+    shareExtent();
     statusBar()->showMessage(tr("Compared %1 with %2").arg(m_nameA, m_nameB), 5000);
     Q_EMIT compared();
 }
@@ -179,8 +183,21 @@ bool CompareWindow::alignSelections() {
     if (!a || !b || !m_b) return false;
     m_offset = m_b->trace->track(b->track).events.start[b->index] -
                m_a->trace->track(a->track).events.start[a->index];
-    follow(m_viewA, m_viewB, m_offset);
+    const TimeViewport v = m_viewA->viewport();
+    shareExtent();
+    m_viewA->setViewport(v.start(), v.end()); // where the user was, B following
     return true;
+}
+
+void CompareWindow::shareExtent() {
+    if (!m_b) return;
+    const Trace &a = *m_a->trace, &b = *m_b->trace;
+    const TimeNs first = std::min(a.startNs(), b.startNs() - m_offset);
+    const TimeNs last = std::max(a.endNs(), b.endNs() - m_offset);
+    m_following = true;
+    m_viewA->setExtent(first, last);
+    m_viewB->setExtent(first + m_offset, last + m_offset);
+    m_following = false;
 }
 
 void CompareWindow::follow(TimelineView* from, TimelineView* to, TimeNs shift) {

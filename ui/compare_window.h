@@ -53,6 +53,8 @@ Q_SIGNALS:
 private:
     void setB(std::shared_ptr<const Document> a, std::shared_ptr<const Document> b, QString nameB);
     void follow(TimelineView* from, TimelineView* to, TimeNs shift);
+    // Both timelines over both traces' time at the current offset: Fit All shows each trace whole.
+    void shareExtent();
     void fillTable();
 
     std::shared_ptr<const Document> m_a, m_b;

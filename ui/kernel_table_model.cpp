@@ -16,15 +16,8 @@ void KernelTableModel::setRows(std::vector<KernelStats> rows, TimeNs totalKernel
     Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
 }
 
-void KernelTableModel::setRoles(std::vector<std::optional<KernelRole>> roleByName) {
-    beginResetModel();
-    m_roleByName = std::move(roleByName);
-    endResetModel();
-}
-
 std::optional<KernelRole> KernelTableModel::roleAt(int row) const {
-    const std::uint32_t name = m_rows[std::size_t(row)].nameId.value;
-    return name < m_roleByName.size() ? m_roleByName[name] : std::nullopt;
+    return m_rows[std::size_t(row)].role;
 }
 
 int KernelTableModel::rowCount(const QModelIndex& parent) const {

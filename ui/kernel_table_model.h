@@ -11,9 +11,10 @@
 
 namespace attnscope::ui {
 
-// Kernels of a trace by name: role, count, total, mean, min, max and share of kernel time. Over a
-// selected range the total is the time inside the range, while mean, min and max stay those of the
-// whole kernels that overlap it; the headers say which.
+// Kernels of a trace by name (and, once analysed, by role: a name whose kernels play several roles is
+// a row per role): count, total, mean, min, max and share of kernel time. Over a selected range the
+// total is the time inside the range, while mean, min and max stay those of the whole kernels that
+// overlap it; the headers say which.
 class KernelTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -22,8 +23,6 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
     // Rows and the kernel time their shares are of; inRange: the rows are a range's.
     void setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs, bool inRange = false);
-    // Each name's role (classesByName), once the analysis is done; empty: no roles yet.
-    void setRoles(std::vector<std::optional<KernelRole>> roleByName);
     const std::vector<KernelStats>& rows() const { return m_rows; }
     TimeNs totalKernelNs() const { return m_totalKernelNs; }
     bool inRange() const { return m_inRange; }
@@ -40,7 +39,6 @@ public:
 
 private:
     std::vector<KernelStats> m_rows;
-    std::vector<std::optional<KernelRole>> m_roleByName;
     TimeNs m_totalKernelNs = 0;
     bool m_inRange = false;
 };

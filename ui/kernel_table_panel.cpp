@@ -74,13 +74,15 @@ void KernelTablePanel::show(const Document* doc, std::optional<TimeRange> range)
     }
     const TraceSummary& summary = *doc->summary;
     if (!range) {
-        m_model->setRows(summary.topKernels, summary.kernelNs);
+        m_model->setRows(doc->analysis ? kernelStatsByRole(*doc->trace, *doc->analysis) : summary.topKernels,
+                         summary.kernelNs);
         m_title->setText(tr("All kernels: %1, %2")
                              .arg(qs(formatCount(summary.topKernels.size(), "name", "names")),
                                   qs(formatDuration(summary.kernelNs))));
         return;
     }
-    std::vector<KernelStats> rows = kernelStatsInRange(*doc->trace, *doc->index, range->from, range->to);
+    std::vector<KernelStats> rows =
+        kernelStatsInRange(*doc->trace, *doc->index, range->from, range->to, doc->analysis.get());
     TimeNs total = 0;
     std::uint64_t count = 0;
     for (const KernelStats& k : rows) {
@@ -93,10 +95,6 @@ void KernelTablePanel::show(const Document* doc, std::optional<TimeRange> range)
                               qs(formatDuration(range->length())),
                               qs(formatCount(count, "kernel", "kernels")), qs(formatDuration(total))));
     m_model->setRows(std::move(rows), total, true);
-}
-
-void KernelTablePanel::setRoles(std::vector<std::optional<KernelRole>> roleByName) {
-    m_model->setRoles(std::move(roleByName));
 }
 
 std::vector<StringId> KernelTablePanel::selectedNames() const {

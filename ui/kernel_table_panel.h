@@ -36,9 +36,8 @@ public:
     explicit KernelTablePanel(QWidget* parent = nullptr);
 
     // The document's kernels, over range when there is one (null: no trace).
+    // The document's kernels (by name and role once it is analysed), or those in the range.
     void show(const Document* doc, std::optional<TimeRange> range);
-    // Each name's role, from the document's analysis (empty: not analysed yet).
-    void setRoles(std::vector<std::optional<KernelRole>> roleByName);
     // The names of the selected rows.
     std::vector<StringId> selectedNames() const;
     // The rows as they are sorted and filtered, as CSV. Empty on success, else the error.

@@ -293,7 +293,6 @@ void MainWindow::showDocument(bool sameRun) {
     }
     m_find->setTrace(doc->trace);
     m_kernels->show(doc.get(), m_timeline->range());
-    m_kernels->setRoles({});
     m_details->setAnalysis(nullptr);
     m_findings->showPending(true);
     m_charts->setInputs({});
@@ -302,7 +301,7 @@ void MainWindow::showDocument(bool sameRun) {
 
 void MainWindow::showAnalysis() {
     const auto doc = document();
-    m_kernels->setRoles(classesByName(*doc->trace, *doc->analysis).role);
+    m_kernels->show(doc.get(), m_timeline->range()); // by name and role now
     m_details->setAnalysis(doc->analysis);
     m_findings->showFindings(doc->findings, doc->trace->startNs());
     m_timeline->setAnalysis(doc->analysis);

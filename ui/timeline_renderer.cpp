@@ -110,12 +110,27 @@ void EventColors::setMode(ColorMode mode, const TraceAnalysis* analysis) {
         m_cache[i].store(0, std::memory_order_relaxed);
     m_nameRole.assign(analysis ? m_size : 0, 0);
     m_nameVerdict.assign(analysis ? m_size : 0, 0);
+    m_analysis = analysis;
+    m_severalRoles.clear();
+    m_trackOf.clear();
     if (!analysis) return;
     const NameClasses classes = classesByName(*m_trace, *analysis);
     for (std::size_t name = 0; name < m_size && name < classes.role.size(); ++name) {
         if (classes.role[name]) m_nameRole[name] = std::uint8_t(1 + int(*classes.role[name]));
         m_nameVerdict[name] = std::uint8_t(classes.verdict[name]);
     }
+    if (mode == ColorMode::Role && std::find(classes.severalRoles.begin(), classes.severalRoles.end(),
+                                             true) != classes.severalRoles.end()) {
+        m_severalRoles = classes.severalRoles;
+        for (std::uint32_t t = 0; t < m_trace->tracks().size(); ++t)
+            m_trackOf[&m_trace->tracks()[t].events] = TrackId(t);
+    }
+}
+
+KernelRole EventColors::kernelRole(const EventColumns& c, std::uint32_t i) const {
+    const auto track = m_trackOf.find(&c);
+    const KernelAnalysis* k = track == m_trackOf.end() ? nullptr : m_analysis->find({track->second, i});
+    return k ? k->role : KernelRole(m_nameRole[c.name[i].value] - 1);
 }
 
 // Verdicts have a palette of their own: hues at least 30° from every role's hue (roles sit at 0, 26,
@@ -174,8 +189,10 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
             const QColor base = verdictColor(analyzed ? Verdict(m_nameVerdict[id]) : Verdict::Unknown);
             color = base.lighter(100 + int((h >> 8) % 13));
         } else {
-            const QColor base = analyzed ? roleColor(KernelRole(m_nameRole[id] - 1))
-                                         : roleColor(classifyKernel(name, category));
+            const bool own = id < m_severalRoles.size() && m_severalRoles[id];
+            const QColor base = own        ? roleColor(kernelRole(c, i))
+                                : analyzed ? roleColor(KernelRole(m_nameRole[id] - 1))
+                                           : roleColor(classifyKernel(name, category));
             const int hue = base.hsvHue() < 0 ? 0 : (base.hsvHue() + int(h % 17) - 8 + 360) % 360;
             const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
             color = QColor::fromHsv(hue, base.hsvSaturation(), value);
@@ -186,7 +203,8 @@ QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
         color = QColor::fromHsv(int(h % 360), 45 + int((h >> 9) % 30), 200 + int((h >> 16) % 40));
     }
     const QRgb rgb = color.rgb() | 0xff000000u;
-    if (c.name[i].value < m_size) m_cache[c.name[i].value].store(rgb, std::memory_order_relaxed);
+    if (c.name[i].value < m_size && !(id < m_severalRoles.size() && m_severalRoles[id]))
+        m_cache[c.name[i].value].store(rgb, std::memory_order_relaxed);
     return rgb;
 }
 

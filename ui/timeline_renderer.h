@@ -14,6 +14,8 @@
 #include <QRect>
 #include <QString>
 
+#include <unordered_map>
+
 #include <array>
 #include <atomic>
 #include <memory>
@@ -61,7 +63,7 @@ public:
     // Safe to call from several threads at once (the renderer scans lanes on two).
     QRgb color(const EventColumns& c, std::uint32_t i) {
         const std::uint32_t id = c.name[i].value;
-        if (id < m_size) {
+        if (id < m_size && !(id < m_severalRoles.size() && m_severalRoles[id])) {
             const QRgb cached = m_cache[id].load(std::memory_order_relaxed);
             if (cached) return cached;
         }
@@ -76,6 +78,12 @@ private:
     ColorMode m_mode = ColorMode::Role;
     std::vector<std::uint8_t> m_nameRole;    // by name id: 1 + KernelRole, 0 = not analyzed
     std::vector<std::uint8_t> m_nameVerdict; // by name id: Verdict
+    // Names whose kernels play several roles take each kernel's own (a naive call's two aten::bmm):
+    // found through the analysis, by the track of the columns drawn.
+    std::vector<bool> m_severalRoles;
+    const TraceAnalysis* m_analysis = nullptr;
+    std::unordered_map<const EventColumns*, TrackId> m_trackOf;
+    KernelRole kernelRole(const EventColumns& c, std::uint32_t i) const;
     std::size_t m_size;
     std::unique_ptr<std::atomic<QRgb>[]> m_cache; // by name id; 0 = not yet computed
 };

@@ -216,6 +216,13 @@ void TimelineView::setViewport(TimeNs from, TimeNs to) {
     navigated();
 }
 
+void TimelineView::setExtent(TimeNs first, TimeNs last) {
+    if (!m_trace) return;
+    m_viewport = TimeViewport(first, last, eventsWidth());
+    m_showingAll = true;
+    navigated();
+}
+
 void TimelineView::noteNavigation(bool discrete) {
     if (!m_trace) return;
     m_showingAll = false;

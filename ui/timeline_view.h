@@ -37,6 +37,9 @@ public:
 
     const TimeViewport& viewport() const { return m_viewport; }
     void setViewport(TimeNs from, TimeNs to);
+    // The time the view may show and Fit All shows: the trace's own by default; wider where views
+    // share one time axis (Compare: both traces' together), and shown whole.
+    void setExtent(TimeNs first, TimeNs last);
 
     std::optional<EventRef> selected() const { return m_selected; }
     // Selects an event (or none); reveal scrolls and zooms so it can be seen.

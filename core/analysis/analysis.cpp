@@ -152,6 +152,7 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
     NameClasses out;
     out.role.assign(names, std::nullopt);
     out.verdict.assign(names, Verdict::Unknown);
+    out.severalRoles.assign(names, false);
     // (name << 8 | value) → time; +1 so that zero-length kernels still count.
     std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime;
     for (const KernelAnalysis& k : analysis.kernels) {
@@ -176,6 +177,10 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
             if (name < names) set(name, choice.second);
     };
     pick(roleTime, [&](std::uint32_t name, std::uint8_t v) { out.role[name] = KernelRole(v); });
+    for (const auto& [key, time] : roleTime)
+        if (const auto name = std::uint32_t(key >> 8);
+            name < names && out.role[name] != KernelRole(key & 0xff))
+            out.severalRoles[name] = true;
     pick(verdictTime, [&](std::uint32_t name, std::uint8_t v) { out.verdict[name] = Verdict(v); });
     return out;
 }
@@ -357,6 +362,7 @@ public:
         readKernels();
         assignOpCosts();
         findCalls();
+        extendCallsToTheirScopes();
         numberCalls();
         placeOnRoofs();
         return std::move(a);
@@ -510,6 +516,83 @@ private:
                     qk.call = 0; // marks it taken until the calls are numbered below
                 }
             }
+        }
+    }
+
+    // Where a kernel was asked for on the host: its launch, or the aten:: op standing for it.
+    std::optional<EventRef> anchorOf(EventRef kernel) const {
+        const bool op = trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
+        return op ? std::optional(kernel) : trace.launchOf(kernel);
+    }
+
+    // Whether a host event bounds one attention call: an attention op (SDPA and its backends' ops) or
+    // a range the user named (record_function("attn_fwd")), never the profiler's own step ranges.
+    bool boundsACall(EventRef e) const {
+        const Track& t = trace.track(e.track);
+        const std::string_view name = trace.str(t.events.name[e.index]);
+        const std::string_view cat = trace.str(t.events.category[e.index]);
+        if (cat == "user_annotation") return !name.starts_with("ProfilerStep#");
+        return categoryKind[t.events.category[e.index].value] == 2 &&
+               (name.starts_with("aten::scaled_dot_product") ||
+                name.starts_with("aten::_scaled_dot_product") || name.starts_with("aten::_flash_attention") ||
+                name.starts_with("aten::_efficient_attention"));
+    }
+
+    // A call is what runs inside the innermost attention op or user range around all of its kernels'
+    // launches, not only the kernels its name-based chain found: the out-of-place masked_fill's copy of
+    // a hand-written call, the casts and the mask SDPA's math backend makes. A kernel inside two calls'
+    // scopes goes to the innermost; one inside none stays outside attention.
+    void extendCallsToTheirScopes() {
+        if (!ownCalls.empty() || a.calls.empty()) return;
+        struct Scope {
+            TimeNs start, end;
+            std::size_t call;
+        };
+        std::map<TrackId, std::vector<Scope>> scopes; // per host thread, by start
+        std::vector<std::uint8_t> inCall(a.kernels.size(), 0);
+        for (std::size_t c = 0; c < a.calls.size(); ++c) {
+            std::vector<EventRef> anchors;
+            for (std::uint32_t k : a.calls[c].kernels) {
+                inCall[k] = 1;
+                if (const auto anchor = anchorOf(a.kernels[k].event)) anchors.push_back(*anchor);
+            }
+            if (anchors.empty() || anchors.size() != a.calls[c].kernels.size()) continue;
+            forEachEnclosingEvent(trace, anchors.front(), [&](EventRef e) {
+                if (!boundsACall(e)) return false;
+                const Track& t = trace.track(e.track);
+                const TimeNs from = t.events.start[e.index], to = t.end(e.index);
+                for (EventRef x : anchors) {
+                    const Track& xt = trace.track(x.track);
+                    if (x.track != e.track || xt.events.start[x.index] < from || xt.end(x.index) > to)
+                        return false;
+                }
+                scopes[e.track].push_back({from, to, c});
+                return true;
+            });
+        }
+        if (scopes.empty()) return;
+        for (auto& [track, list] : scopes)
+            std::sort(list.begin(), list.end(),
+                      [](const Scope& x, const Scope& y) { return x.start < y.start; });
+        for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
+            if (inCall[k]) continue;
+            const auto anchor = anchorOf(a.kernels[k].event);
+            const auto it = anchor ? scopes.find(anchor->track) : scopes.end();
+            if (it == scopes.end()) continue;
+            const Track& t = trace.track(anchor->track);
+            const TimeNs at = t.events.start[anchor->index], end = t.end(anchor->index);
+            // The innermost scope around it: scopes nest or follow each other, so the few that start
+            // last before it are the ones to look at.
+            const std::vector<Scope>& list = it->second;
+            auto after = std::upper_bound(list.begin(), list.end(), at,
+                                          [](TimeNs v, const Scope& s) { return v < s.start; });
+            const Scope* inner = nullptr;
+            for (int look = 0; after != list.begin() && look < 8; ++look) {
+                const Scope& s = *--after;
+                if (s.start <= at && end <= s.end && (!inner || s.end - s.start < inner->end - inner->start))
+                    inner = &s;
+            }
+            if (inner) a.calls[inner->call].kernels.push_back(k);
         }
     }
 

@@ -81,6 +81,7 @@ struct TraceAnalysis {
 struct NameClasses {
     std::vector<std::optional<KernelRole>> role;
     std::vector<Verdict> verdict;
+    std::vector<bool> severalRoles; // its kernels play more than one role (aten::bmm: QKᵀ and PV GEMM)
 };
 NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
 

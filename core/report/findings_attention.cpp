@@ -87,7 +87,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
                 gemmBytes += ka.bytes;
                 if (precision == Precision::Unknown) precision = ka.precision;
                 if (!roofs) roofs = c.analysis.roofsOf(c.trace, ka.event);
-            } else {
+            } else if (ka.role == KernelRole::Softmax) { // scale, mask and softmax of the scores
                 scoreNs += c.dur(ka.event);
                 scoresMoved += ka.bytes;
                 places.emplace_back(ka.event, std::string(roleLabel(ka.role)) + " of a naive call");
@@ -343,18 +343,20 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     });
     Finding f =
         c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound", latencyNs);
-    f.explanation = formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
-                    " names) reached under " + percent(kLatencyBoundShare) +
-                    " of both the compute and the memory roof, and took " + formatDuration(latencyNs) + ", " +
-                    percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) + " of the kernel time: " +
-                    (onGpu ? "too little work per launch to fill the device, so they wait on launch latency, "
-                             "synchronization inside the kernel or a tail of few blocks."
-                           : "too little work per op to keep the CPU's cores and vector units busy, so they "
-                             "wait on the op's own overhead (dispatch, threads waking up, memory allocation).");
-    f.suggestion = onGpu ? "Give each kernel more work: batch the calls (a larger batch or several heads per "
-                           "launch), fuse small ops (torch.compile), or capture the sequence in a CUDA graph."
-                         : "Give each op more work: batch the calls (a larger batch or several heads per op), "
-                           "or fuse small ops (torch.compile) so fewer ops each do more.";
+    f.explanation =
+        formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
+        " names) reached under " + percent(kLatencyBoundShare) +
+        " of both the compute and the memory roof, and took " + formatDuration(latencyNs) + ", " +
+        percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) + " of the kernel time: " +
+        (onGpu ? "too little work per launch to fill the device, so they wait on launch latency, "
+                 "synchronization inside the kernel or a tail of few blocks."
+               : "too little work per op to keep the CPU's cores and vector units busy, so they "
+                 "wait on the op's own overhead (dispatch, threads waking up, memory allocation).");
+    f.suggestion = onGpu
+                       ? "Give each kernel more work: batch the calls (a larger batch or several heads per "
+                         "launch), fuse small ops (torch.compile), or capture the sequence in a CUDA graph."
+                       : "Give each op more work: batch the calls (a larger batch or several heads per op), "
+                         "or fuse small ops (torch.compile) so fewer ops each do more.";
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -43,10 +44,11 @@ namespace {
 class KernelAccumulator {
 public:
     // dur: the whole kernel; counted: the part of it that counts towards the total (inside a range).
-    void add(StringId name, TimeNs dur, TimeNs counted) {
-        KernelStats& k = m_byName[name.value];
+    void add(StringId name, TimeNs dur, TimeNs counted, std::optional<KernelRole> role = std::nullopt) {
+        KernelStats& k = m_byName[std::uint64_t(name.value) << 8 | (role ? 1 + unsigned(*role) : 0u)];
         if (k.count == 0) {
             k.nameId = name;
+            k.role = role;
             k.minNs = k.maxNs = dur;
         } else {
             k.minNs = std::min(k.minNs, dur);
@@ -66,13 +68,15 @@ public:
             out.push_back(std::move(k));
         }
         std::sort(out.begin(), out.end(), [](const KernelStats& a, const KernelStats& b) {
-            return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+            return a.totalNs != b.totalNs ? a.totalNs > b.totalNs
+                   : a.name != b.name     ? a.name < b.name
+                                          : a.role < b.role;
         });
         return out;
     }
 
 private:
-    std::unordered_map<std::uint32_t, KernelStats> m_byName;
+    std::unordered_map<std::uint64_t, KernelStats> m_byName; // by name id << 8 | 1 + role (0: none)
 };
 
 } // namespace
@@ -352,8 +356,8 @@ std::string toText(const std::vector<SummaryResult>& results) {
             for (const auto& d : s.devices) {
                 std::snprintf(line, sizeof line, "  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
                               clip(d.cpu ? "CPU · " + d.name : d.name, 28).c_str(),
-                              static_cast<unsigned long long>(d.kernels),
-                              formatDuration(d.kernelNs).c_str(), formatDuration(d.busyNs).c_str());
+                              static_cast<unsigned long long>(d.kernels), formatDuration(d.kernelNs).c_str(),
+                              formatDuration(d.busyNs).c_str());
                 out << line;
             }
         }
@@ -411,22 +415,24 @@ std::string toText(const std::vector<SummaryResult>& results) {
             if (r.beyondRoof)
                 out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
                     << " more than a roof allows, so no verdict (" << r.beyondRoofReason << ")\n";
-            std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %s\n", "total", "count",
-                          "achieved", "bandwidth", "compute", "memory", "verdict", "kernel");
+            std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %-15s %s\n", "total",
+                          "count", "achieved", "bandwidth", "compute", "memory", "verdict", "role", "kernel");
             out << line;
             std::size_t shown = 0;
             for (const auto& k : r.kernels) {
                 if (++shown > 20) break;
                 if (k.costed)
-                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %s\n",
-                                  formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
-                                  formatRate(k.flopsPerSec, "FLOP/s").c_str(),
-                                  formatRate(k.bytesPerSec, "B/s").c_str(), 100 * k.computeShare,
-                                  100 * k.memoryShare, k.verdict.c_str(), clip(k.name, 60).c_str());
+                    std::snprintf(
+                        line, sizeof line, "  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %-15s %s\n",
+                        formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                        formatRate(k.flopsPerSec, "FLOP/s").c_str(), formatRate(k.bytesPerSec, "B/s").c_str(),
+                        100 * k.computeShare, 100 * k.memoryShare, k.verdict.c_str(), k.role.c_str(),
+                        clip(k.name, 60).c_str());
                 else
-                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %8s %8s  %-8s %s\n",
+                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %8s %8s  %-8s %-15s %s\n",
                                   formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
-                                  "-", "-", "-", "-", k.verdict.c_str(), clip(k.name, 60).c_str());
+                                  "-", "-", "-", "-", k.verdict.c_str(), k.role.c_str(),
+                                  clip(k.name, 60).c_str());
                 out << line;
             }
         }
@@ -473,7 +479,7 @@ std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKe
 }
 
 std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
-                                            TimeNs to) {
+                                            TimeNs to, const TraceAnalysis* analysis) {
     KernelAccumulator kernels;
     for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
         const TrackId track(t);
@@ -485,10 +491,22 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
                 const std::uint32_t i = lane[k];
                 if (c.flags[i] & kInstant) continue;
                 const TimeNs s = std::max(lane.start(k), from), e = std::min(lane.end(k), to);
-                if (e > s && isKernelEvent(trace, trace.track(track), i))
-                    kernels.add(c.name[i], c.duration[i], e - s);
+                if (e <= s || !isKernelEvent(trace, trace.track(track), i)) continue;
+                const KernelAnalysis* ka = analysis ? analysis->find({track, i}) : nullptr;
+                kernels.add(c.name[i], c.duration[i], e - s, ka ? std::optional(ka->role) : std::nullopt);
             }
         }
+    }
+    return kernels.sorted(trace);
+}
+
+std::vector<KernelStats> kernelStatsByRole(const Trace& trace, const TraceAnalysis& analysis) {
+    KernelAccumulator kernels;
+    for (const KernelAnalysis& k : analysis.kernels) {
+        const Track& t = trace.track(k.event.track);
+        if (!isKernelEvent(trace, t, k.event.index)) continue;
+        const TimeNs d = t.events.duration[k.event.index];
+        kernels.add(t.events.name[k.event.index], d, d, k.role);
     }
     return kernels.sorted(trace);
 }
@@ -535,16 +553,21 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         double costedNs = 0;
         const DeviceSpec* roofs = nullptr;        // what its kernels were held to
         Precision precision = Precision::Unknown; // the last costed kernel's
+        std::array<TimeNs, std::size_t(Verdict::LatencyBound) + 1> verdictNs{};
     };
-    std::map<std::uint32_t, Acc> byName;
-    const NameClasses classes = classesByName(trace, a);
+    std::map<std::uint64_t, Acc> byName; // by name id << 8 | role: a point per role a name plays
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
         if (!isKernelEvent(trace, t, k.event.index)) continue;
         const StringId name = t.events.name[k.event.index];
-        Acc& acc = byName[name.value];
-        if (acc.k.count++ == 0) acc.k.name = std::string(trace.str(name)); // once per name, not per kernel
+        Acc& acc = byName[std::uint64_t(name.value) << 8 | unsigned(k.role)];
+        if (acc.k.count++ == 0) { // once per name and role, not per kernel
+            acc.k.name = std::string(trace.str(name));
+            acc.k.role = std::string(roleName(k.role));
+        }
         acc.k.totalNs += t.events.duration[k.event.index];
+        acc.verdictNs[std::size_t(k.verdict)] +=
+            t.events.duration[k.event.index] + 1; // zero-length ones count
         if (k.verdict == Verdict::Unknown || k.flopsPerSec <= 0 || k.computeShare <= 0) continue;
         acc.k.costed = true;
         acc.precision = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
@@ -553,7 +576,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         acc.costedNs += double(t.events.duration[k.event.index]);
         acc.roofs = a.roofsOf(trace, k.event);
     }
-    for (auto& [name, acc] : byName) {
+    for (auto& [key, acc] : byName) {
         RooflineKernel& k = acc.k;
         if (k.costed && acc.costedNs > 0) {
             k.precision = std::string(precisionName(acc.precision));
@@ -565,14 +588,15 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         } else {
             k.precision = "unknown";
         }
-        k.verdict = shortVerdict(name < classes.verdict.size() ? classes.verdict[name] : Verdict::Unknown);
-        // The role that holds most of the name's time, as the kernel table shows it.
-        const auto role = name < classes.role.size() ? classes.role[name] : std::nullopt;
-        k.role = std::string(roleName(role.value_or(KernelRole::Other)));
+        // The verdict that holds most of its time (ties: the first verdict), as the window colours it.
+        k.verdict = shortVerdict(
+            Verdict(std::max_element(acc.verdictNs.begin(), acc.verdictNs.end()) - acc.verdictNs.begin()));
         r.kernels.push_back(std::move(k));
     }
     std::sort(r.kernels.begin(), r.kernels.end(), [](const RooflineKernel& x, const RooflineKernel& y) {
-        return x.totalNs != y.totalNs ? x.totalNs > y.totalNs : x.name < y.name;
+        return x.totalNs != y.totalNs ? x.totalNs > y.totalNs
+               : x.name != y.name     ? x.name < y.name
+                                      : x.role < y.role;
     });
     return r;
 }

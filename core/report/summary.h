@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/model/role.h"
 #include "core/model/trace.h"
 #include "core/report/findings.h"
 
@@ -16,6 +17,9 @@ class TimelineIndex;
 struct KernelStats {
     std::string name;
     StringId nameId;
+    // The kernels' role, in rows made with an analysis: a name whose kernels play several roles
+    // (aten::bmm as a naive call's QKᵀ and PV GEMM) is a row per role.
+    std::optional<KernelRole> role;
     std::uint64_t count = 0;
     TimeNs totalNs = 0;
     TimeNs minNs = 0;
@@ -129,9 +133,12 @@ struct TraceAnalysis;
 void addAnalysis(TraceSummary& summary, const Trace& trace, const TraceAnalysis& analysis);
 
 // Kernels by name over the kernels that overlap [from, to): their count, their time inside the range
-// (totalNs), and the mean, min and max of their whole durations. By time in the range, then name.
+// (totalNs), and the mean, min and max of their whole durations. By time in the range, then name. With
+// an analysis, by name and role (each kernel's own role).
 std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
-                                            TimeNs to);
+                                            TimeNs to, const TraceAnalysis* analysis = nullptr);
+// Every kernel by name and role: a row per role of a name whose kernels play several. By total, then name.
+std::vector<KernelStats> kernelStatsByRole(const Trace& trace, const TraceAnalysis& analysis);
 
 // Union length of [start, end) intervals; sorts the input.
 TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);

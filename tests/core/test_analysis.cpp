@@ -625,6 +625,50 @@ TEST(Analysis, NaiveChainsBecomeCallsWithQkAndPvGemms) {
     }
 }
 
+// A call is what runs inside its range: the out-of-place masked_fill's copy inside record_function
+// ("attn_fwd") belongs to the hand-written call (as a copy, not as its softmax), while a kernel launched
+// outside the range — inside the profiler's step range only — stays outside attention.
+TEST(Analysis, ACallIsEverythingLaunchedInsideItsRange) {
+    std::string events;
+    int corr = 0;
+    auto launch = [&](double ts, const char* kernel, double kernelTs, double dur) {
+        ++corr;
+        events += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+                  std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(corr) + "}}";
+        events += R"(,{"ph":"X","cat":"kernel","name":")" + std::string(kernel) +
+                  R"(","pid":0,"tid":7,"ts":)" + std::to_string(kernelTs) + R"(,"dur":)" +
+                  std::to_string(dur) + R"(,"args":{"device":0,"stream":7,"correlation":)" +
+                  std::to_string(corr) + "}}";
+    };
+    events +=
+        R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":500})";
+    events += R"(,{"ph":"X","cat":"user_annotation","name":"attn_fwd","pid":1,"tid":1,"ts":10,"dur":100})";
+    launch(12, "ampere_bf16_s16816gemm_bf16_128x64_tn", 200, 50);                                 // QKᵀ
+    launch(20, "void at::native::unrolled_elementwise_kernel<direct_copy_kernel_cuda>", 251, 30); // the copy
+    launch(30, "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", 282, 5);        // mask
+    launch(40, "void at::native::cunn_SoftMaxForward<4, float>", 288, 20);                        // softmax
+    launch(50, "ampere_bf16_s16816gemm_bf16_128x64_nn", 309, 50);                                 // PV
+    launch(200, "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor>", 400,
+           5); // outside
+    const auto trace = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" + events + "]}");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(a.calls.size(), 1u);
+    EXPECT_EQ(a.calls[0].impl, "naive");
+    EXPECT_EQ(a.calls[0].kernels.size(), 5u); // the chain's four and the copy
+    for (const KernelAnalysis& k : a.kernels) {
+        const std::string_view name = trace->str(trace->track(k.event.track).events.name[k.event.index]);
+        if (name.find("direct_copy") != std::string_view::npos) {
+            EXPECT_EQ(k.call, 0);
+            EXPECT_EQ(k.role, KernelRole::Copy);
+        } else if (name.find("AddFunctor") != std::string_view::npos) {
+            EXPECT_EQ(k.call, -1) << "the profiler's step range is no call's range";
+        } else {
+            EXPECT_EQ(k.call, 0) << name;
+        }
+    }
+}
+
 // Large traces are read on several threads and joined in order: the same analysis as one thread,
 // also where the two kernels of one op fall to different threads (op 16,666 on three threads: its cost
 // goes to its one GEMM, or to none when both are GEMMs, only once both halves are joined).

@@ -259,3 +259,24 @@ TEST(CpuOpKernels, ACpuTraceSpeaksOfCpusAndAnotherHostsTraceHasNoRoofsOfThisMach
     for (const Finding& f : findFindings({*trace, unknown}))
         EXPECT_NE(f.id, "latency_bound");
 }
+
+// aten::bmm is a hand-written call's QKᵀ and PV GEMM: a row per role in the kernel rows and the
+// roofline, each with its own kernels' time (not the name's dominant role for both).
+TEST(CpuOpKernels, AnOpThatPlaysTwoRolesIsARowPerRole) {
+    const auto trace = loadText(cpuTrace(attentionOps()));
+    const DeviceSpec cpu = testCpu();
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    std::map<std::pair<std::string, std::string>, TimeNs> rows;
+    for (const KernelStats& k : kernelStatsByRole(*trace, a))
+        rows[{k.name, k.role ? std::string(roleName(*k.role)) : "none"}] = k.totalNs;
+    // The naive and the math call each: QKᵀ bmm 280 µs, PV bmm 280 µs.
+    EXPECT_EQ((rows[{"aten::bmm", "qk_gemm"}]), 2 * 280'000);
+    EXPECT_EQ((rows[{"aten::bmm", "pv_gemm"}]), 2 * 280'000);
+    TraceSummary s = summarize(*trace, 0);
+    addAnalysis(s, *trace, a);
+    ASSERT_TRUE(s.roofline);
+    std::set<std::string> bmmRoles;
+    for (const RooflineKernel& k : s.roofline->kernels)
+        if (k.name == "aten::bmm") bmmRoles.insert(k.role);
+    EXPECT_EQ(bmmRoles, (std::set<std::string>{"qk_gemm", "pv_gemm"}));
+}

@@ -37,7 +37,14 @@ TARGETS = {
     "core/report/diff.cpp": ("attnscope_core_tests", "Diff.*"),
     "core/io/timestamp.cpp": ("attnscope_core_tests", "Timestamp.*:JsonReader.*:BadInput.*"),
     "core/io/byte_source.cpp": ("attnscope_core_tests", "BadInput.*:JsonReader.*"),
-    "core/report/ranks.cpp": ("attnscope_core_tests", "Ranks.*:OpenDocument.*"),
+    "core/report/ranks.cpp": ("attnscope_core_tests", "Ranks.*:OpenDocument.*:Findings.*"),
+    "core/report/findings.cpp": ("attnscope_core_tests", "Findings.*:CpuOpKernels.*"),
+    "core/report/findings_attention.cpp": ("attnscope_core_tests", "Findings.*:CpuOpKernels.*"),
+    "core/report/findings_gpu.cpp": ("attnscope_core_tests", "Findings.*"),
+    "core/report/findings_jobs.cpp": ("attnscope_core_tests", "Findings.*"),
+    "core/io/nsys_reader.cpp": ("attnscope_core_tests", "NsysReader.*:BadInput.*"),
+    "core/io/json_event_parser.cpp": ("attnscope_core_tests", "JsonReader.*:Counters.*:BadInput.*:TraceBuilder.*"),
+    "core/io/trace_builder_links.cpp": ("attnscope_core_tests", "TraceBuilder.*:JsonReader.*:Ranks.*"),
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

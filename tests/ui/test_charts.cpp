@@ -8,6 +8,8 @@
 #include "ui/charts.h"
 #include "ui/compare_window.h"
 #include "ui/details_panel.h"
+#include "ui/kernel_table_model.h"
+#include "ui/main_window.h"
 #include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
@@ -30,6 +32,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -326,6 +329,15 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
     for (int i = 0; i < 5; ++i)
         QApplication::processEvents(QEventLoop::AllEvents, 20);
     EXPECT_EQ(c->timelineB()->viewport().start(), c->timelineA()->viewport().start() + c->offset());
+    // Fit All on the shorter A shows the longer B whole too: one time axis over both traces.
+    c->timelineA()->fitAll();
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    const Trace& traceB = *c->timelineB()->trace();
+    EXPECT_LE(c->timelineB()->viewport().start(), traceB.startNs());
+    EXPECT_GE(c->timelineB()->viewport().end(), traceB.endNs());
+    EXPECT_LE(c->timelineA()->viewport().start(), c->timelineA()->trace()->startNs());
+    EXPECT_GE(c->timelineA()->viewport().end(), c->timelineA()->trace()->endNs());
     // Aligning selections: the softmax of each.
     auto softmaxOf = [](const Trace& trace) {
         for (std::uint32_t tr = 0; tr < trace.tracks().size(); ++tr)
@@ -338,6 +350,30 @@ TEST(Compare, TwoTracesSideBySideWithTheirDifferences) {
     c->timelineB()->selectEvent(softmaxOf(*c->timelineB()->trace()));
     ASSERT_TRUE(c->alignSelections());
     EXPECT_EQ(c->offset(), (5000 + 115 + 10 + 115 + 10 - (100 + 10 + 100 + 10)) * 1000);
+    c->close();
+}
+
+// A job's header lists every rank's GPUs on one line: the compare window wraps it and can still be made
+// as narrow as a laptop's screen.
+TEST(Compare, AJobsLongHeaderNeverHoldsTheWindowWide) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    MainWindow w;
+    w.show();
+    w.openRanks({QString::fromStdString(r0), QString::fromStdString(r1)});
+    ASSERT_TRUE(waitForTrace(w));
+    CompareWindow* c = w.compareWith(QString::fromStdString(r1));
+    ASSERT_NE(c, nullptr);
+    QElapsedTimer timer;
+    timer.start();
+    while (c->loading() && timer.elapsed() < 10000)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    c->show();
+    c->resize(900, 700);
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    EXPECT_LE(c->minimumSizeHint().width(), 900);
+    EXPECT_LE(c->width(), 900);
     c->close();
 }
 
@@ -385,5 +421,50 @@ TEST(Verdicts, TheWindowCompareAndTheCommandLineAgree) {
         const DeviceSpec& roofs = w.analysis()->device ? *w.analysis()->device : *w.analysis()->cpuShare;
         EXPECT_TRUE(text.contains(QString::fromStdString(formatRate(roofs.bandwidth, "B/s"))))
             << roofs.bandwidth;
+    }
+}
+
+// Roles are each kernel's own: one GEMM name that is a naive call's QKᵀ GEMM, its PV GEMM and a plain
+// GEMM outside the call is a kernel table row per role, and each kernel takes its own role's colour.
+TEST(Charts, ANameThatPlaysSeveralRolesIsARowAndAColourPerRole) {
+    std::string events;
+    int t = 0;
+    auto kernel = [&](const char* name, int dur) {
+        events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"kernel","name":")" + name +
+                  R"(","pid":0,"tid":7,"ts":)" + std::to_string(t) + R"(,"dur":)" + std::to_string(dur) +
+                  R"(,"args":{"device":0,"stream":7}})";
+        t += dur + 1;
+    };
+    for (int call = 0; call < 2; ++call) {
+        kernel("ampere_sgemm_128x64_tn", 50);                         // QKᵀ
+        kernel("void at::native::cunn_SoftMaxForward<4, float>", 20); // softmax
+        kernel("ampere_sgemm_128x64_tn", 40);                         // PV, the same name
+        kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor>", 5);
+        kernel("ampere_sgemm_128x64_tn", 30); // a plain GEMM
+    }
+    TempDir dir;
+    const std::string path = dir.path("same_name.json");
+    writeFile(path, R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" +
+                        events + "]}");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, path));
+    QAbstractItemModel* table = w.kernelTable()->model();
+    std::map<QString, QString> totalByRole; // the GEMM's rows: role → total
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->index(r, KernelTableModel::Name).data().toString() == "ampere_sgemm_128x64_tn")
+            totalByRole[table->index(r, KernelTableModel::Role).data().toString()] =
+                table->index(r, KernelTableModel::Total).data().toString();
+    EXPECT_EQ(totalByRole,
+              (std::map<QString, QString>{{QStringLiteral("QKᵀ GEMM"), QStringLiteral("100.000 µs")},
+                                          {QStringLiteral("PV GEMM"), QStringLiteral("80.000 µs")},
+                                          {QStringLiteral("GEMM"), QStringLiteral("60.000 µs")}}));
+    // Each kernel in its own role's hue (a shade per name: within a few degrees).
+    for (const KernelAnalysis& k : w.analysis()->kernels) {
+        if (w.trace()->str(w.trace()->track(k.event.track).events.name[k.event.index]) !=
+            "ampere_sgemm_128x64_tn")
+            continue;
+        const QColor c = QColor::fromRgb(
+            w.timeline()->renderer()->colors().color(w.trace()->track(k.event.track).events, k.event.index));
+        EXPECT_NEAR(c.hsvHue(), EventColors::roleColor(k.role).hsvHue(), 8) << roleName(k.role);
     }
 }
