@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 
 using namespace attnscope;
@@ -104,4 +106,22 @@ TEST_F(OpenDocument, OpensBytesInMemoryAndTracesAlreadyBuilt) {
     EXPECT_EQ(built->name, "CPU run");
     EXPECT_EQ(built->summary->kernelCount, fromBytes->summary->kernelCount);
     EXPECT_EQ(built->analysis->kernels.size(), fromBytes->analysis->kernels.size());
+}
+
+// The progress of an open goes on after the bytes are read: reading ends at 85%, the built trace is
+// 92%, and 100% comes only with the parts computed — never 100% while the model is still being built.
+TEST_F(OpenDocument, ProgressReachesItsEndOnlyWhenTheDocumentIsDone) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    std::vector<double> seen;
+    DocumentOptions options;
+    options.load.progress = [&](std::uint64_t done, std::uint64_t total) {
+        seen.push_back(double(done) / double(total));
+    };
+    openDocument(DocumentSource::file(path), options);
+    ASSERT_GE(seen.size(), 3u);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+    EXPECT_DOUBLE_EQ(seen[seen.size() - 2], 0.92);
+    EXPECT_LE(seen[seen.size() - 3], 0.85 + 1e-9); // the reading's last report
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1.0), 1);
 }
