@@ -326,14 +326,25 @@ void DetailsPanel::showOccupancy(EventRef e) {
     const int blocks =
         residentBlocks(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
     const int warps = (config->blockThreads + limits->warpSize - 1) / limits->warpSize;
-    QString text = tr("theoretical %1% (%2 of %3 warps per SM; %4 registers a thread, %5 B shared a block)")
-                       .arg(100 * theoreticalOccupancy(*limits, config->blockThreads,
-                                                       config->registersPerThread, config->sharedMemory),
-                            0, 'f', 1)
-                       .arg(blocks == 1 ? tr("1 block") : tr("%1 blocks").arg(blocks))
-                       .arg(warps)
-                       .arg(config->registersPerThread)
-                       .arg(config->sharedMemory);
+    const double occupancy =
+        theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
+    QString text =
+        tr("theoretical %1% (%2 of %3 warps per SM; %4 registers a thread, %5 B shared a block; limited by "
+           "%6)")
+            .arg(100 * occupancy, 0, 'f', 1)
+            .arg(blocks == 1 ? tr("1 block") : tr("%1 blocks").arg(blocks))
+            .arg(warps)
+            .arg(config->registersPerThread)
+            .arg(config->sharedMemory)
+            .arg(QString::fromUtf8(occupancyLimiterName(occupancyLimiter(
+                *limits, config->blockThreads, config->registersPerThread, config->sharedMemory))));
+    // Low occupancy is a question, and for tiled kernels or kernels near their roof the answer is known.
+    const KernelAnalysis* k = m_analysis ? m_analysis->find(e) : nullptr;
+    if (const double low = FindingThresholds::standard()["low_occupancy"]; k && occupancy < low)
+        if (const std::string why =
+                lowOccupancyByDesign(*m_trace, *k, FindingThresholds::standard()["low_occupancy_near_roof"]);
+            !why.empty())
+            text += QStringLiteral(" · ") + QString::fromStdString(why);
     if (config->reportedOccupancy && *config->reportedOccupancy == 0)
         text +=
             tr(" · the trace's estimate is 0 (Kineto writes 0 for kernels launched with cuLaunchKernelEx)");

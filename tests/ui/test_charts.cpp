@@ -78,6 +78,12 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
         << w.details()->field("cost").toStdString();
     EXPECT_TRUE(w.details()->field("roofline").startsWith("memory-bound"))
         << w.details()->field("roofline").toStdString();
+    // Its 12.5% occupancy, what limits it, and that it is low by design (no finding says otherwise).
+    EXPECT_TRUE(w.details()->field("occupancy").startsWith("theoretical 12.5%"))
+        << w.details()->field("occupancy").toStdString();
+    EXPECT_TRUE(w.details()->field("occupancy").contains("limited by registers"));
+    EXPECT_TRUE(w.details()->field("occupancy").contains("low by design: a fused attention kernel"))
+        << w.details()->field("occupancy").toStdString();
     // Colour by verdict: the flash kernel (memory-bound) in the memory-bound hue; by role, fused attention's.
     const Track& flashTrack = w.trace()->track(flash->event.track);
     auto hueOf = [&] {
