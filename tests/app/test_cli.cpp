@@ -553,3 +553,31 @@ TEST(Cli, TheWindowsRunBackend) {
         EXPECT_EQ(noDisplay.exitCode, 0) << noDisplay.out;
     }
 }
+
+// A trace's verdicts depend on the trace and the roofs named for it only: the same file gives the same
+// bytes before and after other traces were opened and summarized (a trace that beat a roof once moved
+// the roof, and the cache with it). The machine is measured only when nothing is cached, and summary
+// says so on stderr, once.
+TEST(Cli, TheSameFileGivesTheSameAnswerWhateverWasOpenedBefore) {
+    TempDir dir;
+    const std::string cache = "XDG_CACHE_HOME=" + dir.path("cache");
+    writeFile(dir.path("cpu_run.json"), cpuRunTraceText());
+    const CliRun first = run("summary --format json " + dir.path("cpu_run.json"), true, cache);
+    ASSERT_EQ(first.exitCode, 0) << first.out;
+    EXPECT_NE(first.out.find("measured this machine's CPU roofs"), std::string::npos)
+        << first.out.substr(0, 300);
+    const CliRun before = run("summary --format json " + dir.path("cpu_run.json"), false, cache);
+    EXPECT_EQ(run("summary --format json " + dir.path("cpu_run.json"), true, cache)
+                  .out.find("measured this machine's"),
+              std::string::npos); // cached now: not measured again
+    // Others opened in between: a run with kernels far beyond any roof's, the fixtures.
+    std::string fast = cpuRunTraceText();
+    for (std::size_t at = fast.find("\"dur\":"); at != std::string::npos; at = fast.find("\"dur\":", at + 1))
+        fast.replace(at, 6, "\"dur\":0.00");
+    writeFile(dir.path("fast.json"), fast);
+    run("summary " + dir.path("fast.json"), false, cache);
+    for (const std::string& other : verdictTraces(dir))
+        run("summary " + other, false, cache);
+    const CliRun after = run("summary --format json " + dir.path("cpu_run.json"), false, cache);
+    EXPECT_EQ(after.out, before.out);
+}
