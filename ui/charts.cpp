@@ -432,6 +432,10 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
         QString name =
             QString::fromUtf8(shortKernelName(p.name).data(), qsizetype(shortKernelName(p.name).size()));
         if (name.size() > 28) name = name.left(27) + QChar(0x2026);
+        // A name with a point per role (a naive call's aten::bmm as QKᵀ and PV GEMM) says which it is.
+        if (std::count_if(points.begin(), points.end(),
+                          [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
+            name += QStringLiteral(" (%1)").arg(roleText(p.role));
         if (inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
         const QPointF at(p.intensity(), p.flopsPerSec() / unit);
         auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {

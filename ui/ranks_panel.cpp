@@ -32,8 +32,8 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void RanksPanel::showReport(const RankReport& report) {
-    const QStringList headers = {tr("Rank"),         tr("Kernels"), tr("Kernel time"), tr("GPU busy"),
-                                 tr("Compute busy"), tr("vs mean"), tr("Waited"),      tr("File")};
+    const QStringList headers = {tr("Rank"),         tr("Kernels"),         tr("Kernel time"), tr("GPU busy"),
+                                 tr("Compute busy"), tr("Compute vs mean"), tr("Waited"),      tr("File")};
     m_table->clear();
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);

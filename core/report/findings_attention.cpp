@@ -62,6 +62,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     TimeNs callNs = 0, kernelNs = 0, scoreNs = 0, saving = 0;
     double scoreBytes = 0;
     std::uint64_t estimated = 0;
+    bool costsUnknown = false, roofsUnknown = false; // why a call's fused time could not be estimated
     Places places;
     for (const AttentionCall& call : c.analysis.calls) {
         // Hand-written: the scores go through a softmax kernel of their own (own runs name their
@@ -97,6 +98,8 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
         kernelNs += kernelsNs;
         // A fused kernel reads Q, K, V and writes O once: the GEMMs' traffic without the scores, which the
         // QKᵀ GEMM wrote and the PV GEMM read (each as much as the softmax reads, half its traffic).
+        costsUnknown = costsUnknown || !costed;
+        roofsUnknown = roofsUnknown || !roofs || roofs->bandwidth <= 0 || roofs->peak(precision) <= 0;
         if (costed && roofs && roofs->bandwidth > 0 && roofs->peak(precision) > 0 && scoresMoved > 0) {
             const double fusedBytes = std::max(0.0, gemmBytes - scoresMoved);
             const double fusedNs =
@@ -130,8 +133,13 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
                          formatDuration(callNs - saving) + ": about " + formatDuration(saving) +
                          " less (the time at stake; a best case, as no kernel reaches its roofs).";
     else
-        f.explanation += " The time at stake is the scale/mask/softmax time (the kernels' costs or the "
-                         "device's roofs are not known, so the fused kernel's time is not estimated).";
+        f.explanation += std::string(" The time at stake is the scale/mask/softmax time (") +
+                         (costsUnknown && roofsUnknown ? "the costs of some of the calls' kernels and the "
+                                                         "device's roofs are"
+                          : costsUnknown               ? "the costs of some of the calls' kernels, ops "
+                                                         "AttnScope does not model, are"
+                                                       : "the device's roofs are") +
+                         " not known, so the fused kernel's time is not estimated).";
     f.suggestion =
         "Use torch.nn.functional.scaled_dot_product_attention (its flash and memory-efficient "
         "backends) or FlashAttention: one fused kernel keeps the scores on chip (in cache on a CPU) and "

@@ -285,8 +285,8 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format, con
         return out.str();
     }
     char line[512];
-    std::snprintf(line, sizeof line, "%6s %10s %14s %14s %14s %14s %14s  %s\n", "rank", "kernels",
-                  "kernel time", "GPU busy", "compute busy", "vs mean", "waited", "file");
+    std::snprintf(line, sizeof line, "%6s %10s %14s %14s %14s %16s %14s  %s\n", "rank", "kernels",
+                  "kernel time", "GPU busy", "compute busy", "compute vs mean", "waited", "file");
     out << line;
     const bool several = report.ranks.size() > 1;
     for (const RankStats& s : report.ranks) {
@@ -296,7 +296,7 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format, con
                            : s.rank == report.stragglerRank ? "   <- slowest: the others wait for it"
                            : s.rank == report.slowestRank   ? "   <- slowest: computes most"
                                                             : "";
-        std::snprintf(line, sizeof line, "%6lld %10llu %14s %14s %14s %+13.1f%% %14s  %s%s\n",
+        std::snprintf(line, sizeof line, "%6lld %10llu %14s %14s %14s %+15.1f%% %14s  %s%s\n",
                       static_cast<long long>(s.rank), static_cast<unsigned long long>(s.kernels),
                       formatDuration(s.kernelNs).c_str(), formatDuration(s.gpuBusyNs).c_str(),
                       formatDuration(s.computeBusyNs).c_str(), vs,
