@@ -6,6 +6,7 @@
 // SM's warps. Header-only: the CUDA plugin (which links none of core) computes it for the kernels it
 // records, and the analysis for the kernels of any trace that carries their launch configuration.
 #include <algorithm>
+#include <climits>
 
 namespace attnscope {
 
@@ -44,26 +45,7 @@ inline int roundUpTo(int value, int unit) {
 }
 } // namespace detail
 
-// Blocks of blockThreads threads that fit on one SM at once (0: the kernel cannot launch so).
-inline int residentBlocks(const DeviceLimits& l, int blockThreads, int registersPerThread,
-                          int sharedMemoryPerBlock) {
-    if (blockThreads <= 0 || l.warpSize <= 0 || l.maxThreadsPerSm <= 0) return 0;
-    const int maxWarps = l.maxThreadsPerSm / l.warpSize;
-    const int warpsPerBlock = (blockThreads + l.warpSize - 1) / l.warpSize;
-    int blocks = std::min(l.maxBlocksPerSm, maxWarps / warpsPerBlock);
-    if (registersPerThread > 0) {
-        const int registersPerWarp =
-            detail::roundUpTo(registersPerThread * l.warpSize, l.registerAllocationUnit);
-        blocks = std::min(blocks, (l.registersPerSm / registersPerWarp) / warpsPerBlock);
-    }
-    // Every block holds the runtime's reserved shared memory too, whether it uses any or not.
-    const int shared = detail::roundUpTo(std::max(0, sharedMemoryPerBlock), l.sharedAllocationUnit) +
-                       l.reservedSharedPerBlock;
-    if (shared > 0) blocks = std::min(blocks, l.sharedMemoryPerSm / shared);
-    return std::max(0, blocks);
-}
-
-// What holds the resident blocks down to residentBlocks: the resource that allows the fewest.
+// What holds the resident blocks down: the resource that allows the fewest.
 enum class OccupancyLimiter { Threads, BlockSlots, Registers, SharedMemory };
 inline const char* occupancyLimiterName(OccupancyLimiter l) {
     switch (l) {
@@ -77,20 +59,41 @@ inline const char* occupancyLimiterName(OccupancyLimiter l) {
         return "shared memory";
     }
 }
-inline OccupancyLimiter occupancyLimiter(const DeviceLimits& l, int blockThreads, int registersPerThread,
-                                         int sharedMemoryPerBlock) {
-    const int blocks = residentBlocks(l, blockThreads, registersPerThread, sharedMemoryPerBlock);
-    const int warpsPerBlock = std::max(1, (blockThreads + l.warpSize - 1) / std::max(1, l.warpSize));
-    if (registersPerThread > 0 &&
-        (l.registersPerSm / detail::roundUpTo(registersPerThread * l.warpSize, l.registerAllocationUnit)) /
-                warpsPerBlock ==
-            blocks)
-        return OccupancyLimiter::Registers;
+
+// Blocks of blockThreads threads that fit on one SM at once (0: the kernel cannot launch so), and the
+// resource that allows no more (registers before shared memory before block slots when several tie).
+struct ResidentBlocks {
+    int blocks = 0;
+    OccupancyLimiter limiter = OccupancyLimiter::Threads;
+};
+inline ResidentBlocks residentBlocksAndLimiter(const DeviceLimits& l, int blockThreads,
+                                               int registersPerThread, int sharedMemoryPerBlock) {
+    if (blockThreads <= 0 || l.warpSize <= 0 || l.maxThreadsPerSm <= 0) return {};
+    const int warpsPerBlock = (blockThreads + l.warpSize - 1) / l.warpSize;
+    const int byThreads = (l.maxThreadsPerSm / l.warpSize) / warpsPerBlock;
+    const int byRegisters = registersPerThread > 0
+                                ? (l.registersPerSm / detail::roundUpTo(registersPerThread * l.warpSize,
+                                                                        l.registerAllocationUnit)) /
+                                      warpsPerBlock
+                                : INT_MAX;
+    // Every block holds the runtime's reserved shared memory too, whether it uses any or not.
     const int shared = detail::roundUpTo(std::max(0, sharedMemoryPerBlock), l.sharedAllocationUnit) +
                        l.reservedSharedPerBlock;
-    if (shared > 0 && l.sharedMemoryPerSm / shared == blocks) return OccupancyLimiter::SharedMemory;
-    if (l.maxBlocksPerSm == blocks) return OccupancyLimiter::BlockSlots;
-    return OccupancyLimiter::Threads;
+    const int byShared = shared > 0 ? l.sharedMemoryPerSm / shared : INT_MAX;
+    const int blocks = std::max(0, std::min({l.maxBlocksPerSm, byThreads, byRegisters, byShared}));
+    const OccupancyLimiter limiter = byRegisters == blocks        ? OccupancyLimiter::Registers
+                                     : byShared == blocks         ? OccupancyLimiter::SharedMemory
+                                     : l.maxBlocksPerSm == blocks ? OccupancyLimiter::BlockSlots
+                                                                  : OccupancyLimiter::Threads;
+    return {blocks, limiter};
+}
+inline int residentBlocks(const DeviceLimits& l, int blockThreads, int registersPerThread,
+                          int sharedMemoryPerBlock) {
+    return residentBlocksAndLimiter(l, blockThreads, registersPerThread, sharedMemoryPerBlock).blocks;
+}
+inline OccupancyLimiter occupancyLimiter(const DeviceLimits& l, int blockThreads, int registersPerThread,
+                                         int sharedMemoryPerBlock) {
+    return residentBlocksAndLimiter(l, blockThreads, registersPerThread, sharedMemoryPerBlock).limiter;
 }
 
 // Theoretical occupancy (0–1): the share of the SM's warps the resident blocks keep.

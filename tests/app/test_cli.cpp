@@ -293,15 +293,28 @@ TEST(Cli, RunDecodeStepsAndGroupedHeads) {
     const auto j = nlohmann::json::parse(run("summary --format json " + dir.path("decode.json")).out);
     // The fused decode kernel is its own name, and it reads the KV cache: 4·8·4096·64 = 8,388,608 FLOPs
     // for K and V's 2·2·4096·64·4 = 4,194,304 bytes and Q and O's 4,096: 1.998 FLOP/byte.
+    // (Its rates are in the summary unless each of its kernels beat this machine's measured bandwidth,
+    // the KV cache being in cache: the cost is the run's own either way.)
     bool decodeKernel = false;
     for (const auto& k : j.at("files").at(0).at("roofline").at("kernels"))
         if (k.at("name") == "flash_decode_fwd") {
             decodeKernel = true;
-            EXPECT_NEAR(k.at("flops").get<double>() / k.at("bytes").get<double>(), 8388608.0 / 4198400.0,
-                        1e-9)
-                << k;
+            if (k.contains("flops"))
+                EXPECT_NEAR(k.at("flops").get<double>() / k.at("bytes").get<double>(), 8388608.0 / 4198400.0,
+                            1e-9)
+                    << k;
         }
     EXPECT_TRUE(decodeKernel) << j.dump(1);
+    const auto doc = attnscope::openDocument(attnscope::DocumentSource::file(dir.path("decode.json")));
+    int costed = 0;
+    for (const attnscope::KernelAnalysis& k : doc->analysis->kernels)
+        if (doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index]) ==
+            "flash_decode_fwd") {
+            ++costed;
+            EXPECT_EQ(k.cost, attnscope::CostSource::Exact);
+            EXPECT_NEAR(k.flops / k.bytes, 8388608.0 / 4198400.0, 1e-9);
+        }
+    EXPECT_GT(costed, 0);
 }
 
 TEST(Cli, TheProgramLinksNoCudaLibrary) {

@@ -118,6 +118,16 @@ TEST(Findings, OccupancyFollowsTheCalculatorWithTheReservedSharedMemory) {
     EXPECT_EQ(residentBlocks(h100, 128, 32, 48 * 1024), 4);
     // 57 KiB: 4 blocks without the reserve (233472 / 58368 = 4), 3 with it (233472 / 59392 = 3.93).
     EXPECT_EQ(residentBlocks(h100, 128, 32, 57 * 1024), 3);
+    EXPECT_EQ(occupancyLimiter(h100, 128, 32, 57 * 1024), OccupancyLimiter::SharedMemory);
+    // What holds each launch down, by hand: 255 registers × 128 threads → 2 blocks (registers); 1,024
+    // threads of 16 registers → 2 blocks of 32 warps (threads); 32 threads of 16 registers → 32 blocks,
+    // the SM's block slots.
+    EXPECT_EQ(occupancyLimiter(h100, 128, 255, 49152), OccupancyLimiter::Registers);
+    EXPECT_EQ(residentBlocks(h100, 128, 255, 49152), 2);
+    EXPECT_EQ(occupancyLimiter(h100, 1024, 16, 0), OccupancyLimiter::Threads);
+    EXPECT_EQ(residentBlocks(h100, 1024, 16, 0), 2);
+    EXPECT_EQ(occupancyLimiter(h100, 32, 16, 0), OccupancyLimiter::BlockSlots);
+    EXPECT_EQ(residentBlocks(h100, 32, 16, 0), 32);
     EXPECT_DOUBLE_EQ(theoreticalOccupancy(h100, 128, 255, 49152),
                      0.125); // FlashAttention-2's launch: registers
     const DeviceLimits volta = deviceLimitsFor(7, 0, 2048, 65536, 98304, 32);
