@@ -74,8 +74,7 @@ void KernelTablePanel::show(const Document* doc, std::optional<TimeRange> range)
     }
     const TraceSummary& summary = *doc->summary;
     if (!range) {
-        m_model->setRows(doc->analysis ? kernelStatsByRole(*doc->trace, *doc->analysis) : summary.topKernels,
-                         summary.kernelNs);
+        m_model->setRows(summary.analyzed ? summary.kernelsByRole : summary.topKernels, summary.kernelNs);
         m_title->setText(tr("All kernels: %1, %2")
                              .arg(qs(formatCount(summary.topKernels.size(), "name", "names")),
                                   qs(formatDuration(summary.kernelNs))));

@@ -605,6 +605,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
 
 void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     s.analyzed = true;
+    s.kernelsByRole = kernelStatsByRole(trace, a); // on the analysis' thread, not the window's
     std::vector<RoleStats> roles(static_cast<std::size_t>(KernelRole::Count));
     std::vector<VerdictStats> verdicts(std::size_t(Verdict::LatencyBound) + 1);
     for (const KernelAnalysis& k : a.kernels) {

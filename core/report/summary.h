@@ -105,6 +105,7 @@ struct TraceSummary {
     std::string kernelsNote;
     std::vector<DeviceSummary> devices;
     std::vector<KernelStats> topKernels;   // by total time, then name
+    std::vector<KernelStats> kernelsByRole; // analysed: every kernel by name and role (kernelStatsByRole)
     std::vector<CategoryStats> categories; // complete events per category, by total time, then name
     std::vector<std::string> warnings;
     // From the analysis (addAnalysis): kernels per role (in role order, roles with none left out),
