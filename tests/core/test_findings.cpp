@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -524,6 +525,13 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
     EXPECT_EQ(f->count, 8u); // rank 0's collectives
     for (const Evidence& e : f->evidence)
         EXPECT_EQ(doc->trace->process(doc->trace->track(e.event.track).process).rank, 0);
+    for (std::size_t i = 1; i < f->evidence.size(); ++i) // in the order the job reached them
+        EXPECT_LT(f->evidence[i - 1].startNs, f->evidence[i].startNs);
+    EXPECT_NE(f->explanation.find("Of 8 collectives matched on all 2 ranks"), std::string::npos)
+        << f->explanation;
+    const Finding* idle = findingOf(*doc->findings, "gpu_idle");
+    ASSERT_NE(idle, nullptr);
+    EXPECT_EQ(idle->title.rfind("The GPUs idle", 0), 0u) << idle->title; // two GPUs
     for (const Finding& g : *doc->findings) {
         EXPECT_LE(g.timeNs, span) << g.id;
         EXPECT_NEAR(g.share, double(g.timeNs) / double(span), 1e-9) << g.id; // one denominator
@@ -680,4 +688,105 @@ TEST(Findings, SummaryJsonCarriesThemAsDocumented) {
     const std::string csv = formatFindings(results, SummaryFormat::Csv);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), std::ptrdiff_t(doc->findings->size() + 1));
     EXPECT_EQ(csv.rfind("file,id,severity,title,time_ns,share,count,explanation,suggestion\n", 0), 0u);
+}
+
+// Tests that the mutation run over the findings asked for (tests/mutate): each fails on a planted bug
+// the others let through.
+
+// One cast right before an attention op is a finding of one place; SDPA's math backend at inference
+// (dropout_p 0) is not said to drop out.
+TEST(Findings, OneCastBeforeAttentionAndNoDropoutReasonAtInference) {
+    GpuTrace t;
+    t.launch("aten::contiguous", "[[16,16,559,64]]", R"(["c10::BFloat16"])", 0, 30, "copy_kernel", 10, 20);
+    t.launch("aten::scaled_dot_product_attention", "[[16,16,559,64],[16,16,559,64],[16,16,559,64],[]]",
+             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16",""])", 40, 50, "flash_fwd_kernel", 60, 100);
+    const auto casts = findingsOf(*loadText(t.text()));
+    const Finding* f = findingOf(casts, "casts_and_copies");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 1u);
+
+    GpuTrace m;
+    m.add(
+        R"({"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":100,"tid":100,"ts":0,)"
+        R"("dur":500,"args":{"Input Dims":[[2,8,1024,64],[2,8,1024,64],[2,8,1024,64],[],[],[]],)"
+        R"("Input type":["float","float","float","","Scalar","Scalar"],"Concrete Inputs":["","","","","0.","True"]}})");
+    m.add(
+        R"({"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_attention_math","pid":100,"tid":100,"ts":1,"dur":498})");
+    for (int k = 0; k < 10; ++k)
+        m.launch("aten::bmm", "[[16,1024,64],[16,64,1024]]", R"(["float","float"])", 2 + k * 40, 30,
+                 "kernel_" + std::to_string(k), 10 + k * 40, 20);
+    const auto math = findingsOf(*loadText(m.text()));
+    const Finding* s = findingOf(math, "sdpa_math_fallback");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->explanation.find("dropout"), std::string::npos) << s->explanation;
+    EXPECT_NE(s->explanation.find("fp32 inputs"), std::string::npos);
+}
+
+// Latency-bound kernels holding under 5% of the kernel time are no finding.
+TEST(Findings, AFewLatencyBoundKernelsAreNoFinding) {
+    GpuTrace t;
+    for (int k = 0; k < 3; ++k) // 8 kFLOP each in 50 µs: latency-bound, 150 µs in all
+        t.launch("aten::mm", "[[16,16],[16,16]]", R"(["float","float"])", k * 100, 3, "gemm_small",
+                 k * 100 + 10, 50);
+    // 10 ms of kernels without a cost: no verdict, but kernel time.
+    t.launch("aten::add", "[[4]]", R"(["float"])", 400, 3, "big_kernel", 410, 10'000);
+    const auto all = findingsOf(*loadText(t.text()));
+    EXPECT_EQ(findingOf(all, "latency_bound"), nullptr);
+}
+
+// A kernel's launch configuration is read by its keys, whatever their order.
+TEST(Findings, LaunchConfigurationByItsKeysInAnyOrder) {
+    GpuTrace t;
+    t.launch(
+        "aten::mm", "[[16,16],[16,16]]", R"(["float","float"])", 0, 3, "k", 10, 50,
+        R"(,"block":[128,1,1],"External id":5,"grid":[4,2,1],"registers per thread":64,"shared memory":1024)");
+    const auto trace = loadText(t.text());
+    std::optional<LaunchConfig> config;
+    for (std::uint32_t tr = 0; tr < trace->tracks().size(); ++tr)
+        for (std::uint32_t i = 0; i < trace->tracks()[tr].size(); ++i)
+            if (trace->str(trace->tracks()[tr].events.name[i]) == "k")
+                config = launchConfigOf(*trace, {TrackId{tr}, i});
+    ASSERT_TRUE(config);
+    EXPECT_EQ(config->blockThreads, 128);
+    EXPECT_EQ(config->gridBlocks, 8);
+    EXPECT_EQ(config->registersPerThread, 64);
+    EXPECT_EQ(config->sharedMemory, 1024);
+}
+
+// A GPU's busy time is its kernels, copies and memsets: a GPU-side annotation over a gap is no work.
+TEST(Findings, AnAnnotationOnAStreamIsNotGpuWork) {
+    GpuTrace t;
+    t.add(
+        R"({"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":0,"dur":10,"args":{"device":0,"stream":7}})");
+    t.add(
+        R"({"ph":"X","cat":"gpu_user_annotation","name":"step","pid":0,"tid":7,"ts":0,"dur":300,"args":{"device":0,"stream":7}})");
+    t.add(
+        R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":200,"dur":10,"args":{"device":0,"stream":7}})");
+    const auto all = findingsOf(*loadText(t.text()));
+    const Finding* f = findingOf(all, "gpu_idle");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->timeNs, 190'000);
+    EXPECT_NE(f->title.find("The GPU idles"), std::string::npos) << f->title; // one GPU
+}
+
+// The costliest synchronization first even when it came first, and the calls listed by name.
+TEST(Findings, TheCostliestSynchronizationFirstWhereverItIs) {
+    GpuTrace t;
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 0, 5, "k1", 10, 10);
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":100,"tid":100,"ts":12,"dur":10})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 210, 5, "k2", 222, 10); // idle 200 µs after the first
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":100,"tid":100,"ts":225,"dur":10})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 240, 5, "k3", 255, 10); // idle 20 µs after the second
+    const auto all = findingsOf(*loadText(t.text()));
+    const Finding* f = findingOf(all, "synchronization");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(f->evidence.size(), 2u);
+    EXPECT_EQ(f->evidence[0].name, "cudaDeviceSynchronize");
+    EXPECT_EQ(f->evidence[1].name, "cudaStreamSynchronize");
+    EXPECT_NE(
+        f->explanation.find("2 synchronizing calls (cudaDeviceSynchronize ×1, cudaStreamSynchronize ×1): "),
+        std::string::npos)
+        << f->explanation;
 }
