@@ -177,7 +177,9 @@ void synchronization(Context& c, std::vector<Finding>& out) {
         // The GPU idles from the sync's end until the next work starts, unless work is running then.
         TimeNs idle = 0;
         const TimeNs e = c.end(s);
-        const auto next = std::lower_bound(busy.begin(), busy.end(), std::pair{e, TimeNs(0)});
+        const auto next =
+            std::lower_bound(busy.begin(), busy.end(), e,
+                             [](const std::pair<TimeNs, TimeNs>& b, TimeNs t) { return b.first < t; });
         const bool running = next != busy.begin() && latestEnd[std::size_t(next - busy.begin()) - 1] > e;
         if (!running && next != busy.end()) idle = next->first - e;
         idleAfter += idle;

@@ -142,6 +142,8 @@ TEST(Findings, HandWrittenAttentionOnANaiveRunWithTheFusedKernelsEstimate) {
     const Finding* f = findingOf(all, "hand_written_attention");
     ASSERT_NE(f, nullptr);
     EXPECT_NE(f->title.find(": 1 call materializes"), std::string::npos) << f->title; // its two workers'
+    // Its kernels' time, by hand: QKᵀ 9 ms, softmax 3 ms and PV 9 ms on each of two workers.
+    EXPECT_NE(f->explanation.find("of their kernels' time (42.000 ms"), std::string::npos) << f->explanation;
     // Evidence: the softmax kernels of both workers, not the GEMMs nor flash; the count is theirs.
     EXPECT_EQ(f->count, 2u);
     ASSERT_EQ(f->evidence.size(), 2u);
@@ -529,6 +531,8 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
         EXPECT_LT(f->evidence[i - 1].startNs, f->evidence[i].startNs);
     EXPECT_NE(f->explanation.find("Of 8 collectives matched on all 2 ranks"), std::string::npos)
         << f->explanation;
+    EXPECT_NE(f->explanation.find("GPU busy time (6.571 ms to 12.302 ms)"), std::string::npos)
+        << f->explanation;
     const Finding* idle = findingOf(*doc->findings, "gpu_idle");
     ASSERT_NE(idle, nullptr);
     EXPECT_EQ(idle->title.rfind("The GPUs idle", 0), 0u) << idle->title; // two GPUs
@@ -548,6 +552,9 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
     // 16.593 ms exposed on the two ranks, less their 5.625 ms of waits: 10.968 ms in all, 5.484 ms per rank.
     EXPECT_NE(comm->title.find("10.968 ms of 17.134 ms (summed over 2 ranks)"), std::string::npos)
         << comm->title;
+    ASSERT_GE(comm->evidence.size(),
+              2u); // the most exposed first: rank 1's first SendRecv, waiting for rank 0
+    EXPECT_EQ(comm->evidence[0].note.rfind("7.611 ms of 7.635 ms exposed", 0), 0u) << comm->evidence[0].note;
     EXPECT_EQ(comm->timeNs, 5'484'000);
 
     // The threshold is rank_imbalance_excess, of the mean compute busy time (1.140 ms): the wait of
@@ -789,4 +796,59 @@ TEST(Findings, TheCostliestSynchronizationFirstWhereverItIs) {
         f->explanation.find("2 synchronizing calls (cudaDeviceSynchronize ×1, cudaStreamSynchronize ×1): "),
         std::string::npos)
         << f->explanation;
+}
+
+// What SDPA's inputs say of its math fallback, by hand: a head dim of 320 is over flash's 256, one of
+// 256 is not; bf16 inputs with no mask and no dropout on a GPU give no reason at all (and no CPU's);
+// a trace without shapes says it does not know.
+TEST(Findings, TheMathFallbacksReasonsFromItsInputsEdgeByEdge) {
+    auto math = [](const std::string& dims, const std::string& types, const std::string& concrete) {
+        GpuTrace t;
+        std::string args = dims.empty() ? std::string("{}")
+                                        : R"({"Input Dims":)" + dims + R"(,"Input type":)" + types +
+                                              R"(,"Concrete Inputs":)" + concrete + "}";
+        t.add(
+            R"({"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":100,"tid":100,"ts":0,)"
+            R"("dur":500,"args":)" +
+            args + "}");
+        t.add(
+            R"({"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_attention_math","pid":100,"tid":100,"ts":1,"dur":498})");
+        for (int k = 0; k < 10; ++k)
+            t.launch("aten::bmm", "[[16,1024,64],[16,64,1024]]", R"(["c10::BFloat16","c10::BFloat16"])",
+                     2 + k * 40, 30, "kernel_" + std::to_string(k), 10 + k * 40, 20);
+        const auto all = findingsOf(*loadText(t.text()));
+        const Finding* f = findingOf(all, "sdpa_math_fallback");
+        return f ? f->explanation : std::string("no finding");
+    };
+    const std::string bf16 = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar"])";
+    const std::string none = R"(["","","","","0.","True"])";
+    EXPECT_NE(
+        math("[[2,8,1024,320],[2,8,1024,320],[2,8,1024,320],[],[],[]]", bf16, none).find("head dim 320"),
+        std::string::npos);
+    const std::string d256 = math("[[2,8,1024,256],[2,8,1024,256],[2,8,1024,256],[],[],[]]", bf16, none);
+    EXPECT_EQ(d256.find("head dim"), std::string::npos) << d256;
+    EXPECT_EQ(d256.find("What the inputs show"), std::string::npos) << d256;
+    EXPECT_EQ(d256.find("CPU"), std::string::npos) << d256;
+    EXPECT_NE(math("", "", "").find("does not record the op's inputs"), std::string::npos);
+}
+
+// On the CPU a cast counts when it copied: aten::to whose aten::copy_ ran right before SDPA's op.
+TEST(Findings, ACpuCastThatCopiedIsAFinding) {
+    const auto trace = loadText(R"({"deviceProperties":[],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::to","pid":7,"tid":7,"ts":0,"dur":40,"args":{"Input Dims":[[1,8,1024,64],[],[],[],[]],"Input type":["c10::BFloat16","","","",""]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::_to_copy","pid":7,"tid":7,"ts":1,"dur":38,"args":{"Input Dims":[[1,8,1024,64]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":7,"tid":7,"ts":5,"dur":30,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":7,"tid":7,"ts":60,"dur":900,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[1,8,1024,64]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":7,"tid":7,"ts":62,"dur":890,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[1,8,1024,64]]}}]})");
+    FindingThresholds all = FindingThresholds::standard();
+    all.set("min_share", 0);
+    const auto found = findingsOf(*trace, all);
+    const Finding* f = findingOf(found, "casts_and_copies");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 1u);
+    // Nothing cast: no finding, even when none is too small to show.
+    const auto flash = findingsOf(*loadText(R"({"deviceProperties":[],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":7,"tid":7,"ts":62,"dur":890,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[1,8,1024,64]]}}]})"),
+                                  all);
+    EXPECT_EQ(findingOf(flash, "casts_and_copies"), nullptr);
 }
