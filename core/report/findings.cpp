@@ -145,8 +145,8 @@ std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel) {
 }
 
 std::string lowOccupancyByDesign(const Trace& trace, const KernelAnalysis& k, double nearRoof) {
-    const double roofShare = k.verdict == Verdict::Unknown ? 0 : std::max(k.computeShare, k.memoryShare);
-    if (roofShare >= nearRoof)
+    if (const double roofShare = std::max(k.computeShare, k.memoryShare);
+        k.verdict != Verdict::Unknown && roofShare >= nearRoof)
         return "it reaches " + findings::percent(roofShare) +
                " of its roof: more resident warps would not make it faster";
     const bool tiled = k.role == KernelRole::FusedAttention || k.role == KernelRole::Gemm ||

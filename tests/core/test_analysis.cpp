@@ -11,6 +11,7 @@
 #include "core/report/summary.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -980,6 +981,65 @@ TEST(Ranks, BusyTimeIsTheUnionOfTheStreams) {
 
 // Files without a distributedInfo rank are ranks by their position, their processes grouped under
 // the file's name (not its folders).
+// Two ranks of one program write the same correlation ids: each launch still links to its own rank's
+// kernel. Their GPUs are named by device ("GPU 0", "GPU 1"); the collectives are matched in time order
+// across streams (a rank's second collective on another stream that comes first in the file); and the
+// JSON report carries each measure.
+TEST(Ranks, SameCorrelationsStayInTheirRankAndCollectivesMatchInTimeOrder) {
+    // Rank 0 writes its SendRecv on the stream listed first, rank 1 its AllReduce: only time orders them.
+    auto rank = [](int r, int device, double late) {
+        const std::string dev = std::to_string(device);
+        const std::string allReduceStream = r == 0 ? "24" : "20", sendRecvStream = r == 0 ? "20" : "24";
+        return loadText(R"({"distributedInfo":{"rank":)" + std::to_string(r) +
+                        R"(,"world_size":2},"deviceProperties":[{"id":)" + dev +
+                        R"(,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":9,"tid":9,"ts":1,"dur":2,"args":{"correlation":7}},
+          {"ph":"X","cat":"kernel","name":"gemm_a","pid":)" +
+                        dev + R"(,"tid":7,"ts":10,"dur":100,"args":{"device":)" + dev +
+                        R"(,"stream":7,"correlation":7}},
+          {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":)" +
+                        dev + R"(,"tid":)" + allReduceStream + R"(,"ts":)" + std::to_string(300 + late) +
+                        R"(,"dur":50,"args":{"device":)" + dev + R"(,"stream":)" + allReduceStream + R"(}},
+          {"ph":"X","cat":"kernel","name":"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t","pid":)" +
+                        dev + R"(,"tid":)" + sendRecvStream + R"(,"ts":)" + std::to_string(150 + late) +
+                        R"(,"dur":50,"args":{"device":)" + dev + R"(,"stream":)" + sendRecvStream +
+                        R"(}}]})");
+    };
+    // Rank 1 reaches both collectives 30 µs after rank 0.
+    const std::vector<RankInput> inputs = {{"r0.json", rank(0, 0, 0)}, {"r1.json", rank(1, 1, 30)}};
+    const auto merged = mergeRanks(inputs);
+    std::set<std::string> gpus;
+    for (const ProcessInfo& p : merged->processes())
+        if (p.isGpu) gpus.insert(std::to_string(p.rank) + ":" + p.labels);
+    EXPECT_EQ(gpus, (std::set<std::string>{"0:GPU 0", "1:GPU 1"}));
+    int linked = 0;
+    for (std::uint32_t t = 0; t < merged->tracks().size(); ++t)
+        for (std::uint32_t i = 0; i < merged->tracks()[t].size(); ++i)
+            if (const auto launch = merged->launchOf({TrackId{t}, i})) {
+                ++linked;
+                EXPECT_EQ(merged->process(merged->track(launch->track).process).rank,
+                          merged->process(merged->tracks()[t].process).rank);
+            }
+    EXPECT_EQ(linked, 2);
+    const RankReport report = rankReport(inputs);
+    EXPECT_EQ(report.collectives, 2u); // SendRecv first, then AllReduce, on every rank
+    EXPECT_EQ(report.stragglerRank, 1);
+    EXPECT_EQ(report.ranks[0].waitNs, 60'000);
+    EXPECT_EQ(report.ranks[1].waitNs, 0);
+    EXPECT_EQ(report.ranks[0].computeBusyNs, 100'000);
+    EXPECT_EQ(report.ranks[0].commNs, 100'000);
+    const auto j = nlohmann::json::parse(formatRankReport(report, SummaryFormat::Json));
+    EXPECT_EQ(j.at("ranks").at(0).at("compute_busy_ns"), 100'000);
+    EXPECT_EQ(j.at("ranks").at(0).at("communication_ns"), 100'000);
+    EXPECT_EQ(j.at("ranks").at(0).at("collective_wait_ns"), 60'000);
+    EXPECT_EQ(j.at("ranks").at(1).at("last_arrivals"), 2);
+    EXPECT_EQ(j.at("compute_busy").at("mean_ns"), 100'000);
+    EXPECT_EQ(j.at("compute_busy").at("most_rank"), 0);
+    EXPECT_EQ(j.at("collectives").at("matched"), 2);
+    EXPECT_EQ(j.at("collectives").at("straggler_rank"), 1);
+    EXPECT_EQ(j.at("slowest_rank"), 1);
+}
+
 TEST(Ranks, FilesWithoutARankAreGroupedByTheirFileName) {
     const auto t =
         loadText(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1}]})");
