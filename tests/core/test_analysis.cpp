@@ -1040,6 +1040,52 @@ TEST(Ranks, SameCorrelationsStayInTheirRankAndCollectivesMatchInTimeOrder) {
     EXPECT_EQ(j.at("slowest_rank"), 1);
 }
 
+// Collectives are matched by time, whatever stream each rank ran them on: rank 0 runs its first and
+// third on one stream and its second on another, rank 1 all three on one.
+TEST(Ranks, CollectivesAreMatchedInTimeOrderWhateverTheirStreams) {
+    auto kernel = [](const char* name, int stream, int ts) {
+        return std::string(R"({"ph":"X","cat":"kernel","name":")") + name + R"(","pid":0,"tid":)" +
+               std::to_string(stream) + R"(,"ts":)" + std::to_string(ts) +
+               R"(,"dur":20,"args":{"device":0,"stream":)" + std::to_string(stream) + "}}";
+    };
+    auto rank = [](int r, const std::string& events) {
+        return loadText(R"({"distributedInfo":{"rank":)" + std::to_string(r) +
+                        R"(,"world_size":2},"traceEvents":[)" + events + "]}");
+    };
+    const char* s = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t";
+    const char* b = "ncclKernel_Broadcast_RING_LL_Sum_int8_t";
+    const char* a = "ncclKernel_AllReduce_RING_LL_Sum_float";
+    const auto r0 = rank(0, kernel(s, 20, 100) + "," + kernel(a, 20, 400) + "," + kernel(b, 24, 250));
+    const auto r1 = rank(1, kernel(s, 20, 110) + "," + kernel(b, 20, 260) + "," + kernel(a, 20, 410));
+    const RankReport report = rankReport({{"r0.json", r0}, {"r1.json", r1}});
+    EXPECT_EQ(report.collectives, 3u);
+    EXPECT_EQ(report.stragglerRank, 1);
+    EXPECT_EQ(report.ranks[0].waitNs, 30'000);
+    EXPECT_EQ(report.ranks[1].lastArrivals, 3u);
+}
+
+// Three ranks of one program, each with correlation 7: each launch links to its own rank's kernel.
+TEST(Ranks, ThreeRanksWithOneCorrelationKeepTheirOwnLinks) {
+    std::vector<RankInput> inputs;
+    for (int r = 0; r < 3; ++r)
+        inputs.push_back({"r" + std::to_string(r) + ".json",
+                          loadText(R"({"distributedInfo":{"rank":)" + std::to_string(r) +
+                                   R"(,"world_size":3},"traceEvents":[
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":9,"tid":9,"ts":1,"dur":2,"args":{"correlation":7}},
+          {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":100,"args":{"device":0,"stream":7,"correlation":7}}]})")});
+    const auto merged = mergeRanks(inputs);
+    int linked = 0;
+    for (std::uint32_t t = 0; t < merged->tracks().size(); ++t)
+        for (std::uint32_t i = 0; i < merged->tracks()[t].size(); ++i)
+            if (const auto launch = merged->launchOf({TrackId{t}, i});
+                launch && isKernelCategory(merged->str(merged->tracks()[t].events.category[i]))) {
+                ++linked;
+                EXPECT_EQ(merged->process(merged->track(launch->track).process).rank,
+                          merged->process(merged->tracks()[t].process).rank);
+            }
+    EXPECT_EQ(linked, 3);
+}
+
 TEST(Ranks, FilesWithoutARankAreGroupedByTheirFileName) {
     const auto t =
         loadText(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1}]})");

@@ -432,6 +432,14 @@ TEST(Findings, LowOccupancyOfLongKernelsAndTheZeroKinetoWritesForLaunchKernelEx)
     EXPECT_NE(f->evidence[0].note.find("12.5%"), std::string::npos) << f->evidence[0].note;
     EXPECT_NE(f->explanation.find("0 for 20 kernels launched with cudaLaunchKernelEx"), std::string::npos)
         << f->explanation;
+    EXPECT_NE(f->explanation.find("(Kineto writes 0 for them); the figures here are computed instead."),
+              std::string::npos)
+        << f->explanation;
+    EXPECT_NE(
+        f->explanation.find("Fused attention and GEMM kernels whose registers or shared memory hold their "
+                            "tiles are left out: their occupancy is low by design."),
+        std::string::npos)
+        << f->explanation;
     // Above the threshold, silent: 32 registers and no shared memory fill the SM.
     GpuTrace full;
     for (int k = 0; k < 20; ++k)
@@ -851,4 +859,34 @@ TEST(Findings, ACpuCastThatCopiedIsAFinding) {
       {"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":7,"tid":7,"ts":62,"dur":890,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[1,8,1024,64]]}}]})"),
                                   all);
     EXPECT_EQ(findingOf(flash, "casts_and_copies"), nullptr);
+}
+
+// A naive call's QKᵀ and PV GEMMs keep their tiles in registers as any GEMM does: no low-occupancy
+// finding for them either.
+TEST(Findings, ANaiveCallsGemmsLowOccupancyIsByDesignToo) {
+    GpuTrace t;
+    for (int call = 0; call < 20; ++call) {
+        const double at = call * 1000;
+        t.launch("aten::bmm", "[[16,1024,64],[16,64,1024]]", R"(["float","float"])", at, 3,
+                 "ampere_sgemm_128x64_tn", at + 10, 300, launchArgs(255, 0));
+        t.launch("aten::_softmax", "[[16,1024,1024],[],[]]", R"(["float"])", at + 5, 3,
+                 "void at::native::cunn_SoftMaxForward<4, float>", at + 320, 100);
+        t.launch("aten::bmm", "[[16,1024,1024],[16,1024,64]]", R"(["float","float"])", at + 8, 3,
+                 "ampere_sgemm_128x64_nn", at + 430, 300, launchArgs(255, 0));
+    }
+    const auto trace = loadText(t.text());
+    const DeviceSpec cpu;
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    int gemms = 0;
+    for (const KernelAnalysis& k : a.kernels)
+        if (k.role == KernelRole::QkGemm || k.role == KernelRole::PvGemm) {
+            ++gemms;
+            EXPECT_NE(
+                lowOccupancyByDesign(*trace, k, 0.5).find("low by design: a GEMM kernel whose registers"),
+                std::string::npos)
+                << roleName(k.role);
+        }
+    EXPECT_EQ(gemms, 40);
+    const auto found = findFindings({*trace, a});
+    EXPECT_EQ(findingOf(found, "low_occupancy"), nullptr);
 }
