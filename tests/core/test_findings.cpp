@@ -854,6 +854,16 @@ TEST(Findings, ACpuCastThatCopiedIsAFinding) {
     const Finding* f = findingOf(found, "casts_and_copies");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->count, 1u);
+    // A cast of a scalar (empty shapes: no op of it is a kernel) counts by the copy_ that ran inside it.
+    const auto scalar = findingsOf(*loadText(R"({"deviceProperties":[],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::to","pid":7,"tid":7,"ts":0,"dur":40,"args":{"Input Dims":[[],[],[],[],[]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::_to_copy","pid":7,"tid":7,"ts":1,"dur":38,"args":{"Input Dims":[[],[],[],[],[],[],[]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":7,"tid":7,"ts":5,"dur":30,"args":{"Input Dims":[[],[],[]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":7,"tid":7,"ts":62,"dur":890,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[1,8,1024,64]]}}]})"),
+                                   all);
+    const Finding* s = findingOf(scalar, "casts_and_copies");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->count, 1u);
     // Nothing cast: no finding, even when none is too small to show.
     const auto flash = findingsOf(*loadText(R"({"deviceProperties":[],"traceEvents":[
       {"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":7,"tid":7,"ts":62,"dur":890,"args":{"Input Dims":[[1,8,1024,64],[1,8,1024,64],[1,8,1024,64]]}}]})"),
