@@ -45,14 +45,6 @@ QString roleText(KernelRole r) {
     return qs(roleLabel(r));
 }
 
-bool isKernel(const Trace& t, EventRef e) {
-    return isKernelEvent(t, t.track(e.track), e.index);
-}
-
-TimeNs durationOf(const Trace& t, EventRef e) {
-    return t.track(e.track).events.duration[e.index];
-}
-
 // A duration axis' unit for values up to maxNs: the one a person reads (µs, ms or s).
 std::pair<double, QString> timeUnit(double maxNs) {
     if (maxNs >= 1e9) return {1e9, QStringLiteral("s")};
@@ -78,16 +70,15 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
         ns.push_back({});
         return ns.back();
     };
-    for (const ChartInput& in : inputs) {
-        for (const KernelAnalysis& k : in.analysis->kernels) {
-            if (!isKernel(*in.trace, k.event)) continue;
-            QString name = in.label;
-            if (inputs.size() == 1)
-                name = k.call >= 0 ? QString::fromStdString(in.analysis->calls[std::size_t(k.call)].impl)
-                                   : QObject::tr("outside attention");
-            bar(name)[std::size_t(k.role)] += double(durationOf(*in.trace, k.event));
+    for (const ChartInput& in : inputs)
+        for (const ImplRoleTimes& group : in.analysis->tables.roleTimes) {
+            const QString name = inputs.size() > 1   ? in.label
+                                 : group.impl.empty() ? QObject::tr("outside attention")
+                                                      : QString::fromStdString(group.impl);
+            RoleTimes& times = bar(name);
+            for (std::size_t r = 0; r < times.size(); ++r)
+                times[r] += double(group.times.ns[r]);
         }
-    }
     double maxNs = 0;
     for (const RoleTimes& times : ns)
         maxNs = std::max(maxNs, std::accumulate(times.begin(), times.end(), 0.0));
@@ -127,12 +118,13 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
 QChart* share(const std::vector<ChartInput>& inputs) {
     std::array<double, std::size_t(KernelRole::Count)> ns{};
     double total = 0;
-    for (const ChartInput& in : inputs)
-        for (const KernelAnalysis& k : in.analysis->kernels)
-            if (isKernel(*in.trace, k.event)) {
-                ns[std::size_t(k.role)] += double(durationOf(*in.trace, k.event));
-                total += double(durationOf(*in.trace, k.event));
-            }
+    for (const ChartInput& in : inputs) {
+        const attnscope::RoleTimes times = in.analysis->tables.allRoleTimes();
+        for (std::size_t r = 0; r < ns.size(); ++r) {
+            ns[r] += double(times.ns[r]);
+            total += double(times.ns[r]);
+        }
+    }
     auto* series = new QPieSeries;
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         if (ns[std::size_t(r)] <= 0) continue;
@@ -153,63 +145,40 @@ QChart* share(const std::vector<ChartInput>& inputs) {
 // A scatter series' tooltips, one per point (chartTipAt reads them).
 constexpr const char* kTipsProperty = "attnscopeTips";
 
-// One roofline point: a kernel name of one input, its kernels' FLOPs over their time.
+// One roofline point: the analysis' point (kernel_tables.h) of one input, costed.
 struct RoofPoint {
     std::string name;
     std::size_t input = 0;
-    KernelRole role = KernelRole::Other;
-    double flops = 0, bytes = 0, ns = 0;
-    Precision precision = Precision::Unknown;
-    const DeviceSpec* roofs = nullptr; // the roofs its kernels were held to
-    double intensity() const { return flops / bytes; }
-    double flopsPerSec() const { return flops / (ns * 1e-9); }
-    double bytesPerSec() const { return bytes / (ns * 1e-9); }
+    const RooflinePoint* p = nullptr;
+    double ns() const { return double(p->costedNs); }
+    double intensity() const { return p->intensity(); }
 };
 
 std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
-    std::map<std::pair<std::string, KernelRole>, RoofPoint> byName; // a point per role a name plays
-    for (const KernelAnalysis& k : in.analysis->kernels) {
-        // A kernel beyond its roof has no place under it (the title says how many were left off).
-        if (k.cost == CostSource::Unknown || k.bytes <= 0 || k.beyondRoof || !isKernel(*in.trace, k.event))
-            continue;
-        const std::string name(in.trace->str(in.trace->track(k.event.track).events.name[k.event.index]));
-        RoofPoint& p = byName[{name, k.role}];
-        p.name = name;
-        p.input = input;
-        p.role = k.role;
-        p.flops += k.flops;
-        p.bytes += k.bytes;
-        p.ns += double(durationOf(*in.trace, k.event));
-        p.precision = k.precision;
-        p.roofs = in.analysis->roofsOf(*in.trace, k.event);
-    }
     std::vector<RoofPoint> out;
-    for (auto& [name, p] : byName)
-        if (p.ns > 0) out.push_back(std::move(p));
+    for (const RooflinePoint& p : in.analysis->tables.roofline)
+        if (p.costed) out.push_back({std::string(in.trace->str(p.name)), input, &p});
     return out;
 }
 
 // The tooltip of a point: everything the point stands for, and its share of each roof.
-QString roofTip(const RoofPoint& p, double shareOfTime, const QString& inputLabel) {
+QString roofTip(const RoofPoint& rp, double shareOfTime, const QString& inputLabel) {
+    const RooflinePoint& p = *rp.p;
     QString tip =
         QObject::tr("%1%2\n%3 · %4 · %5% of the costed kernel time · %6")
-            .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "),
-                 QString::fromUtf8(shortKernelName(p.name).data(), qsizetype(shortKernelName(p.name).size())),
-                 roleText(p.role), QString::fromUtf8(precisionName(p.precision).data()))
+            .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "), qs(shortKernelName(rp.name)),
+                 roleText(p.role), qs(precisionName(p.precision)))
             .arg(100 * shareOfTime, 0, 'f', 1)
-            .arg(qs(formatDuration(TimeNs(p.ns))));
+            .arg(qs(formatDuration(p.costedNs)));
     tip += QObject::tr("\n%1, %2 · %3 FLOP/byte")
                .arg(qs(formatRate(p.flops, "FLOP")), qs(formatRate(p.bytes, "B")))
                .arg(p.intensity(), 0, 'g', 4);
     tip += QObject::tr("\nachieved %1, %2")
-               .arg(qs(formatRate(p.flopsPerSec(), "FLOP/s")), qs(formatRate(p.bytesPerSec(), "B/s")));
-    if (p.roofs) {
-        const Precision precision = p.precision == Precision::Unknown ? Precision::F32 : p.precision;
-        tip += QObject::tr("\n%1% of the %2 compute roof, %3% of the memory roof")
-                   .arg(100 * p.flopsPerSec() / p.roofs->peak(precision), 0, 'f', 1)
-                   .arg(QString::fromUtf8(precisionName(precision).data()))
-                   .arg(100 * p.bytesPerSec() / p.roofs->bandwidth, 0, 'f', 1);
-    }
+               .arg(qs(formatRate(p.flopsPerSec, "FLOP/s")), qs(formatRate(p.bytesPerSec, "B/s")));
+    tip += QObject::tr("\n%1% of the %2 compute roof, %3% of the memory roof")
+               .arg(100 * p.computeShare, 0, 'f', 1)
+               .arg(qs(precisionName(p.precision)))
+               .arg(100 * p.memoryShare, 0, 'f', 1);
     return tip;
 }
 
@@ -332,10 +301,10 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     double xMin = 0.1, xMax = 1000, yMin = 1e9, yMax = 1e15;
     double totalNs = 0;
     for (const RoofPoint& p : points) {
-        totalNs += p.ns;
+        totalNs += p.ns();
         xMin = std::min(xMin, p.intensity() / 3);
         xMax = std::max(xMax, p.intensity() * 3);
-        yMin = std::min(yMin, p.flopsPerSec() / 3);
+        yMin = std::min(yMin, p.p->flopsPerSec / 3);
     }
     if (spec) {
         yMin = std::min(yMin, spec->peak(Precision::F32) / 1e4);
@@ -343,7 +312,7 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
         // the roofs meet) marked and labelled with the roof's rate.
         std::map<Precision, bool> precisions{{Precision::F32, true}};
         for (const RoofPoint& p : points)
-            if (p.precision != Precision::Unknown) precisions[p.precision] = true;
+            precisions[p.p->precision] = true;
         double highest = 0;
         for (const auto& [precision, unused] : precisions)
             highest = std::max(highest, spec->peak(precision));
@@ -392,18 +361,18 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     };
     std::map<std::tuple<std::size_t, KernelRole, int>, Cloud> clouds;
     for (const RoofPoint& p : points) {
-        const double share = p.ns / std::max(1.0, totalNs);
+        const double share = p.ns() / std::max(1.0, totalNs);
         const int sizeClass = share >= 0.2 ? 2 : share >= 0.02 ? 1 : 0;
-        Cloud& c = clouds[{p.input, p.role, sizeClass}];
+        Cloud& c = clouds[{p.input, p.p->role, sizeClass}];
         if (!c.series) {
             c.series = new QScatterSeries;
-            c.series->setName(roleText(p.role));
-            c.series->setColor(EventColors::roleColor(p.role));
-            c.series->setBorderColor(EventColors::roleColor(p.role).darker(140));
+            c.series->setName(roleText(p.p->role));
+            c.series->setColor(EventColors::roleColor(p.p->role));
+            c.series->setBorderColor(EventColors::roleColor(p.p->role).darker(140));
             c.series->setMarkerSize(kSizes[sizeClass]);
             if (p.input == 1) c.series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
         }
-        c.series->append(p.intensity(), p.flopsPerSec() / unit);
+        c.series->append(p.intensity(), p.p->flopsPerSec / unit);
         c.tips.push_back(roofTip(
             p, share, inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
     }
@@ -424,25 +393,24 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     for (const RoofPoint& p : points)
         biggest.push_back(&p);
     std::sort(biggest.begin(), biggest.end(),
-              [](const RoofPoint* l, const RoofPoint* r) { return l->ns > r->ns; });
+              [](const RoofPoint* l, const RoofPoint* r) { return l->ns() > r->ns(); });
     std::vector<PointName> labels;
     for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
         const RoofPoint& p = *biggest[i];
-        if (p.ns < 0.02 * totalNs) break;
-        QString name =
-            QString::fromUtf8(shortKernelName(p.name).data(), qsizetype(shortKernelName(p.name).size()));
+        if (p.ns() < 0.02 * totalNs) break;
+        QString name = qs(shortKernelName(p.name));
         if (name.size() > 28) name = name.left(27) + QChar(0x2026);
         // A name with a point per role (a naive call's aten::bmm as QKᵀ and PV GEMM) says which it is.
         if (std::count_if(points.begin(), points.end(),
                           [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
-            name += QStringLiteral(" (%1)").arg(roleText(p.role));
+            name += QStringLiteral(" (%1)").arg(roleText(p.p->role));
         if (inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
-        const QPointF at(p.intensity(), p.flopsPerSec() / unit);
+        const QPointF at(p.intensity(), p.p->flopsPerSec / unit);
         auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {
             return std::abs(std::log10(l.value.x() / at.x())) < 0.3 &&
                    std::abs(std::log10(l.value.y() / at.y())) < 0.15;
         });
-        const double size = kSizes[p.ns >= 0.2 * totalNs ? 2 : p.ns >= 0.02 * totalNs ? 1 : 0];
+        const double size = kSizes[p.ns() >= 0.2 * totalNs ? 2 : p.ns() >= 0.02 * totalNs ? 1 : 0];
         if (near != labels.end())
             near->text += QStringLiteral(", ") + name;
         else

@@ -114,7 +114,7 @@ void EventColors::setMode(ColorMode mode, const TraceAnalysis* analysis) {
     m_severalRoles.clear();
     m_trackOf.clear();
     if (!analysis) return;
-    const NameClasses classes = classesByName(*m_trace, *analysis);
+    const NameClasses& classes = analysis->tables.classes;
     for (std::size_t name = 0; name < m_size && name < classes.role.size(); ++name) {
         if (classes.role[name]) m_nameRole[name] = std::uint8_t(1 + int(*classes.role[name]));
         m_nameVerdict[name] = std::uint8_t(classes.verdict[name]);

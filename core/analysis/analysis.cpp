@@ -73,30 +73,6 @@ std::string jsonUnquote(std::string_view v) {
 
 } // namespace
 
-std::string_view costSourceLabel(CostSource s) {
-    switch (s) {
-    case CostSource::Exact:
-        return "exact";
-    case CostSource::Inferred:
-        return "inferred from shapes";
-    default:
-        return "unknown";
-    }
-}
-
-std::string_view verdictName(Verdict v) {
-    switch (v) {
-    case Verdict::MemoryBound:
-        return "memory-bound";
-    case Verdict::ComputeBound:
-        return "compute-bound";
-    case Verdict::LatencyBound:
-        return "latency-bound";
-    default:
-        return "unknown";
-    }
-}
-
 bool isCpuProcess(const ProcessInfo& p) {
     return !p.isGpu || p.labels == "CPU";
 }
@@ -145,44 +121,6 @@ Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& 
             bestTime = time[std::size_t(v)];
         }
     return best;
-}
-
-NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
-    const std::size_t names = trace.strings().size();
-    NameClasses out;
-    out.role.assign(names, std::nullopt);
-    out.verdict.assign(names, Verdict::Unknown);
-    out.severalRoles.assign(names, false);
-    // (name << 8 | value) → time; +1 so that zero-length kernels still count.
-    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime;
-    for (const KernelAnalysis& k : analysis.kernels) {
-        const Track& t = trace.track(k.event.track);
-        const std::uint64_t name = t.events.name[k.event.index].value;
-        const TimeNs d = t.events.duration[k.event.index] + 1;
-        roleTime[name << 8 | std::uint8_t(k.role)] += d;
-        verdictTime[name << 8 | std::uint8_t(k.verdict)] += d;
-    }
-    auto pick = [&](const std::unordered_map<std::uint64_t, TimeNs>& times, auto&& set) {
-        std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
-        for (const auto& [key, time] : times) {
-            const auto name = std::uint32_t(key >> 8);
-            auto& [bestTime, value] = best[name];
-            // Ties go to the smaller value, so the result does not depend on the map's order.
-            if (time > bestTime || (time == bestTime && std::uint8_t(key & 0xff) < value)) {
-                bestTime = time;
-                value = std::uint8_t(key & 0xff);
-            }
-        }
-        for (const auto& [name, choice] : best)
-            if (name < names) set(name, choice.second);
-    };
-    pick(roleTime, [&](std::uint32_t name, std::uint8_t v) { out.role[name] = KernelRole(v); });
-    for (const auto& [key, time] : roleTime)
-        if (const auto name = std::uint32_t(key >> 8);
-            name < names && out.role[name] != KernelRole(key & 0xff))
-            out.severalRoles[name] = true;
-    pick(verdictTime, [&](std::uint32_t name, std::uint8_t v) { out.verdict[name] = Verdict(v); });
-    return out;
 }
 
 std::string beyondRoofReason(const DeviceSpec& roofs) {
@@ -365,6 +303,7 @@ public:
         extendCallsToTheirScopes();
         numberCalls();
         placeOnRoofs();
+        a.tables = kernelTables(trace, a);
         return std::move(a);
     }
 

@@ -7,6 +7,7 @@
 // roofline.
 #include "core/analysis/device_specs.h"
 #include "core/analysis/kernel_role.h"
+#include "core/analysis/kernel_tables.h"
 #include "core/analysis/op_cost.h"
 #include "core/model/trace.h"
 
@@ -17,11 +18,6 @@
 
 namespace attnscope {
 
-enum class CostSource : std::uint8_t { Unknown, Exact, Inferred };
-std::string_view costSourceLabel(CostSource s); // "unknown", "exact", "inferred from shapes"
-
-enum class Verdict : std::uint8_t { Unknown, MemoryBound, ComputeBound, LatencyBound };
-std::string_view verdictName(Verdict v); // "unknown", "memory-bound", "compute-bound", "latency-bound"
 // A kernel well under both roofs (below this share of the roof that limits it) is latency-bound.
 constexpr double kLatencyBoundShare = 0.10;
 
@@ -68,6 +64,7 @@ struct TraceAnalysis {
     std::string cpuNote;                 // why the CPU kernels have no roofs, when they have none
     unsigned cpuWorkers = 0;             // the CPU tracks whose kernels share the CPU's roofs
     std::uint64_t beyondRoof = 0;        // kernels that achieved more than their roof (no verdict)
+    KernelTables tables;                 // per name and role, for every view (kernel_tables.h)
     const KernelAnalysis* find(EventRef e) const;
     // The roofs the kernel was held to (the CPU's share for kernels that ran on a CPU), or null.
     const DeviceSpec* roofsOf(const Trace& trace, EventRef kernel) const;
@@ -75,15 +72,6 @@ struct TraceAnalysis {
     Verdict dominantVerdict(const Trace& trace, const AttentionCall& call) const;
 };
 
-// Per kernel name (by string id, sized to the trace's string pool): the role and the verdict that
-// hold most of that name's kernel time — what a table row or a colour per name shows. Names with no
-// analysed kernel have no entry.
-struct NameClasses {
-    std::vector<std::optional<KernelRole>> role;
-    std::vector<Verdict> verdict;
-    std::vector<bool> severalRoles; // its kernels play more than one role (aten::bmm: QKᵀ and PV GEMM)
-};
-NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis);
 
 // Analyzes a trace. cpu: the roofs of the CPU, all cores at once, for kernels that ran on it
 // (AttnScope's own CPU runs, whose events are each one worker's share of a kernel: each worker is held

@@ -526,15 +526,7 @@ std::string formatRate(double perSecond, std::string_view unit) {
 
 namespace {
 
-// "memory", "compute", "latency", "unknown": the verdict's name without "-bound".
-std::string shortVerdict(Verdict v) {
-    const std::string_view name = verdictName(v);
-    return std::string(name.substr(0, name.find('-')));
-}
-
-// Per kernel name: its kernels' count and time, and over the costed ones their FLOPs, bytes and rates
-// against the roofs they were held to (a rate over several kernels never exceeds the fastest's, so no
-// share exceeds the kernels' own).
+// The analysis' roofline table with the roofs' figures, as `summary` prints it.
 std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysis& a) {
     const std::optional<DeviceSpec>& spec = a.device ? a.device : a.cpuShare;
     if (!spec) return std::nullopt;
@@ -548,56 +540,23 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         const double peak = spec->peak(p);
         if (peak > 0) r.roofs.push_back({std::string(precisionName(p)), peak});
     }
-    struct Acc {
+    for (const RooflinePoint& p : a.tables.roofline) {
         RooflineKernel k;
-        double costedNs = 0;
-        const DeviceSpec* roofs = nullptr;        // what its kernels were held to
-        Precision precision = Precision::Unknown; // the last costed kernel's
-        std::array<TimeNs, std::size_t(Verdict::LatencyBound) + 1> verdictNs{};
-    };
-    std::map<std::uint64_t, Acc> byName; // by name id << 8 | role: a point per role a name plays
-    for (const KernelAnalysis& k : a.kernels) {
-        const Track& t = trace.track(k.event.track);
-        if (!isKernelEvent(trace, t, k.event.index)) continue;
-        const StringId name = t.events.name[k.event.index];
-        Acc& acc = byName[std::uint64_t(name.value) << 8 | unsigned(k.role)];
-        if (acc.k.count++ == 0) { // once per name and role, not per kernel
-            acc.k.name = std::string(trace.str(name));
-            acc.k.role = std::string(roleName(k.role));
-        }
-        acc.k.totalNs += t.events.duration[k.event.index];
-        acc.verdictNs[std::size_t(k.verdict)] +=
-            t.events.duration[k.event.index] + 1; // zero-length ones count
-        if (k.verdict == Verdict::Unknown || k.flopsPerSec <= 0 || k.computeShare <= 0) continue;
-        acc.k.costed = true;
-        acc.precision = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
-        acc.k.flops += k.flops;
-        acc.k.bytes += k.bytes;
-        acc.costedNs += double(t.events.duration[k.event.index]);
-        acc.roofs = a.roofsOf(trace, k.event);
-    }
-    for (auto& [key, acc] : byName) {
-        RooflineKernel& k = acc.k;
-        if (k.costed && acc.costedNs > 0) {
-            k.precision = std::string(precisionName(acc.precision));
-            k.flopsPerSec = k.flops / (acc.costedNs * 1e-9);
-            k.bytesPerSec = k.bytes / (acc.costedNs * 1e-9);
-            const double peak = acc.roofs ? acc.roofs->peak(acc.precision) : 0;
-            k.computeShare = peak > 0 ? k.flopsPerSec / peak : 0;
-            k.memoryShare = acc.roofs && acc.roofs->bandwidth > 0 ? k.bytesPerSec / acc.roofs->bandwidth : 0;
-        } else {
-            k.precision = "unknown";
-        }
-        // The verdict that holds most of its time (ties: the first verdict), as the window colours it.
-        k.verdict = shortVerdict(
-            Verdict(std::max_element(acc.verdictNs.begin(), acc.verdictNs.end()) - acc.verdictNs.begin()));
+        k.name = std::string(trace.str(p.name));
+        k.role = std::string(roleName(p.role));
+        k.precision = p.costed ? std::string(precisionName(p.precision)) : "unknown";
+        k.count = p.count;
+        k.totalNs = p.totalNs;
+        k.costed = p.costed;
+        k.flops = p.flops;
+        k.bytes = p.bytes;
+        k.flopsPerSec = p.flopsPerSec;
+        k.bytesPerSec = p.bytesPerSec;
+        k.computeShare = p.computeShare;
+        k.memoryShare = p.memoryShare;
+        k.verdict = std::string(shortVerdictName(p.verdict));
         r.kernels.push_back(std::move(k));
     }
-    std::sort(r.kernels.begin(), r.kernels.end(), [](const RooflineKernel& x, const RooflineKernel& y) {
-        return x.totalNs != y.totalNs ? x.totalNs > y.totalNs
-               : x.name != y.name     ? x.name < y.name
-                                      : x.role < y.role;
-    });
     return r;
 }
 
@@ -606,31 +565,14 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
 void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     s.analyzed = true;
     s.kernelsByRole = kernelStatsByRole(trace, a); // on the analysis' thread, not the window's
-    std::vector<RoleStats> roles(static_cast<std::size_t>(KernelRole::Count));
-    std::vector<VerdictStats> verdicts(std::size_t(Verdict::LatencyBound) + 1);
-    for (const KernelAnalysis& k : a.kernels) {
-        const Track& t = trace.track(k.event.track);
-        if (!isKernelEvent(trace, t, k.event.index)) continue;
-        const TimeNs d = t.events.duration[k.event.index];
-        RoleStats& r = roles[std::size_t(k.role)];
-        ++r.count;
-        r.totalNs += d;
-        VerdictStats& v = verdicts[std::size_t(k.verdict)];
-        ++v.count;
-        v.totalNs += d;
-    }
+    const RoleTimes roles = a.tables.allRoleTimes();
     s.verdicts.clear();
     for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
-        if (verdicts[std::size_t(v)].count) {
-            verdicts[std::size_t(v)].verdict = std::string(verdictName(v));
-            s.verdicts.push_back(verdicts[std::size_t(v)]);
-        }
+        if (const std::uint64_t count = a.tables.verdictCount[std::size_t(v)])
+            s.verdicts.push_back({std::string(verdictName(v)), count, a.tables.verdictNs[std::size_t(v)]});
     s.roles.clear();
-    for (std::size_t i = 0; i < roles.size(); ++i)
-        if (roles[i].count) {
-            roles[i].role = std::string(roleName(KernelRole(i)));
-            s.roles.push_back(roles[i]);
-        }
+    for (std::size_t i = 0; i < roles.count.size(); ++i)
+        if (roles.count[i]) s.roles.push_back({std::string(roleName(KernelRole(i))), roles.count[i], roles.ns[i]});
     std::map<std::string, AttentionImplStats> impls;
     for (const AttentionCall& c : a.calls) {
         AttentionImplStats& st = impls[c.impl];

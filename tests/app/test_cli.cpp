@@ -436,7 +436,7 @@ TEST(Cli, SummaryVerdictsAreTheAnalysisVerdicts) {
 
 // The summary's roofline section on AttnScope's own CPU run: per kernel name the rates and shares of
 // the roofs its kernels were held to — never above 1 — and the verdict the window shows for that
-// name (classesByName of the same document).
+// name (the analysis' NameClasses of the same document).
 TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
     TempDir dir;
     const std::string path = dir.path("run.json");
@@ -450,7 +450,7 @@ TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
     EXPECT_NE(roofline.at("device").get<std::string>().find("CPU"), std::string::npos);
     EXPECT_GT(roofline.at("bandwidth_bytes_per_s").get<double>(), 0);
     const auto doc = attnscope::openDocument(attnscope::DocumentSource::file(path));
-    const attnscope::NameClasses classes = attnscope::classesByName(*doc->trace, *doc->analysis);
+    const attnscope::NameClasses& classes = doc->analysis->tables.classes;
     const auto& kernels = roofline.at("kernels");
     ASSERT_EQ(kernels.size(), 4u); // naive's three kernels and flash's one
     for (const auto& k : kernels) {

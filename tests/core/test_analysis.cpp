@@ -778,7 +778,7 @@ TEST(Analysis, UpToFourElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
 TEST(Analysis, ANameOfZeroLengthKernelsKeepsItsRole) {
     const auto t = a100Kernels({{softmax, 7, 0}, {softmax, 7, 0}, {gemm, 7, 5}});
     const TraceAnalysis a = analyzeTrace(*t);
-    const NameClasses classes = classesByName(*t, a);
+    const NameClasses& classes = a.tables.classes;
     const StringId softmaxName = t->track(a.kernels[0].event.track).events.name[a.kernels[0].event.index];
     ASSERT_EQ(t->str(softmaxName), softmax);
     ASSERT_TRUE(classes.role[softmaxName.value]);

@@ -13,6 +13,10 @@
 #include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
+#include "kernels/run_session.h"
+#include "support/run_to_end.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QAbstractSeries>
 #include <QApplication>
@@ -473,4 +477,77 @@ TEST(Charts, ANameThatPlaysSeveralRolesIsARowAndAColourPerRole) {
             w.timeline()->renderer()->colors().color(w.trace()->track(k.event.track).events, k.event.index));
         EXPECT_NEAR(c.hsvHue(), EventColors::roleColor(k.role).hsvHue(), 8) << roleName(k.role);
     }
+}
+
+namespace {
+
+// The roofline chart's kernel points, as (intensity, FLOP/s) read back from its scatter series (the
+// labels beside points are nameless series of their own).
+std::vector<std::pair<double, double>> chartRoofPoints(QChart* chart) {
+    double unit = 0;
+    for (QAbstractAxis* axis : chart->axes(Qt::Vertical))
+        unit = axis->titleText() == "TFLOP/s" ? 1e12 : axis->titleText() == "GFLOP/s" ? 1e9 : unit;
+    EXPECT_GT(unit, 0);
+    std::vector<std::pair<double, double>> out;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* scatter = qobject_cast<QScatterSeries*>(s); scatter && !scatter->name().isEmpty())
+            for (const QPointF& p : scatter->points())
+                out.push_back({p.x(), p.y() * unit});
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The summary JSON's costed roofline kernels, the same way.
+std::vector<std::pair<double, double>> summaryRoofPoints(const TraceSummary& summary) {
+    const nlohmann::json json =
+        nlohmann::json::parse(formatSummaries({{"t", summary, ""}}, SummaryFormat::Json));
+    std::vector<std::pair<double, double>> out;
+    for (const auto& k : json.at("files").at(0).at("roofline").at("kernels"))
+        if (k.contains("flops_per_s"))
+            out.push_back({k.at("flops").get<double>() / k.at("bytes").get<double>(),
+                           k.at("flops_per_s").get<double>()});
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void expectSamePoints(const std::vector<std::pair<double, double>>& chart,
+                      const std::vector<std::pair<double, double>>& summary) {
+    ASSERT_EQ(chart.size(), summary.size());
+    for (std::size_t i = 0; i < chart.size(); ++i) {
+        EXPECT_NEAR(chart[i].first, summary[i].first, 1e-9 * summary[i].first) << i;
+        EXPECT_NEAR(chart[i].second, summary[i].second, 1e-9 * summary[i].second) << i;
+    }
+}
+
+} // namespace
+
+// One roofline: the chart draws the points `summary --format json` lists, no more and no fewer (a kernel
+// beyond its roof, or without a verdict, is in neither), for a PyTorch trace of an H100 and for one of
+// AttnScope's own CPU runs.
+TEST(Charts, TheRooflineChartDrawsTheSummarysPoints) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    ASSERT_TRUE(doc->analysis && doc->summary);
+    std::unique_ptr<QChart> h100(makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "h100"}}));
+    const auto h100Points = summaryRoofPoints(*doc->summary);
+    EXPECT_EQ(h100Points.size(), 3u); // the cuBLAS GEMM, flash and a GEMV: the kernels with a cost
+    expectSamePoints(chartRoofPoints(h100.get()), h100Points);
+
+    kernels::RunConfig config;
+    config.shape = {1, 4, 256, 32, false, Precision::F32};
+    config.warmup = 0;
+    config.iters = 2;
+    kernels::RunSession session(config);
+    const auto run = kernels::buildRunTrace(runToEnd(session));
+    DeviceSpec cpu; // roofs high enough that every kernel gets a verdict
+    cpu.name = "test CPU";
+    cpu.fp32 = 1e15;
+    cpu.bandwidth = 1e13;
+    const TraceAnalysis a = analyzeTrace(*run, &cpu);
+    TraceSummary summary = summarize(*run, 0);
+    addAnalysis(summary, *run, a);
+    std::unique_ptr<QChart> cpuChart(makeChart(ChartKind::Roofline, {{run.get(), &a, "run"}}));
+    const auto cpuPoints = summaryRoofPoints(summary);
+    EXPECT_EQ(cpuPoints.size(), 4u); // QKᵀ, softmax, PV of naive and the flash kernel
+    expectSamePoints(chartRoofPoints(cpuChart.get()), cpuPoints);
 }

@@ -228,7 +228,7 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
         EXPECT_LE(k.at("memory_share").get<double>(), 1.0) << k.dump();
     }
     ASSERT_EQ(summaryVerdict.size(), 4u);
-    const NameClasses classes = classesByName(trace, a);
+    const NameClasses& classes = a.tables.classes;
     std::map<std::string, int> detailsChecked;
     for (const KernelAnalysis& k : a.kernels) {
         const std::string name(trace.str(trace.track(k.event.track).events.name[k.event.index]));

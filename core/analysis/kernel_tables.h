@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The per-name and per-role tables of an analysis, computed once with it (on the analysis' thread):
+// what `summary`, the charts, the kernel table and the timeline's colours display. No view computes
+// them again by rules of its own.
+#include "core/analysis/device_specs.h"
+#include "core/model/precision.h"
+#include "core/model/role.h"
+#include "core/model/types.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+enum class CostSource : std::uint8_t { Unknown, Exact, Inferred };
+std::string_view costSourceLabel(CostSource s); // "unknown", "exact", "inferred from shapes"
+
+enum class Verdict : std::uint8_t { Unknown, MemoryBound, ComputeBound, LatencyBound };
+inline constexpr std::size_t kVerdictCount = std::size_t(Verdict::LatencyBound) + 1;
+std::string_view verdictName(Verdict v); // "unknown", "memory-bound", "compute-bound", "latency-bound"
+// "unknown", "memory", "compute", "latency": the verdict's name without "-bound" (summary, charts).
+std::string_view shortVerdictName(Verdict v);
+
+// Per kernel name (by string id, sized to the trace's string pool): the role and the verdict that
+// hold most of that name's kernel time — what a table row or a colour per name shows. Names with no
+// analysed kernel have no entry.
+struct NameClasses {
+    std::vector<std::optional<KernelRole>> role;
+    std::vector<Verdict> verdict;
+    std::vector<bool> severalRoles; // its kernels play more than one role (aten::bmm: QKᵀ and PV GEMM)
+};
+
+// One point of the roofline: the kernels of one name in one role (a naive call's aten::bmm is a QKᵀ
+// and a PV GEMM point), their count and time, and over the costed ones (a verdict of their own) their
+// FLOPs, bytes and rates against the roofs they were held to. A rate over several kernels never
+// exceeds the fastest's, so no share exceeds the kernels' own.
+struct RooflinePoint {
+    StringId name;
+    KernelRole role = KernelRole::Other;
+    std::uint64_t count = 0;
+    TimeNs totalNs = 0;
+    bool costed = false;
+    double flops = 0, bytes = 0; // of the costed kernels
+    TimeNs costedNs = 0;
+    Precision precision = Precision::Unknown; // the last costed kernel's (unknown: held to fp32's roof)
+    bool onCpu = false;                       // held to the CPU's roofs (else the GPU's)
+    double flopsPerSec = 0, bytesPerSec = 0;
+    double computeShare = 0, memoryShare = 0; // of the roofs its kernels were held to
+    Verdict verdict = Verdict::Unknown;       // the one that holds most of its time (ties: the first)
+    double intensity() const { return bytes > 0 ? flops / bytes : 0; }
+};
+
+// Kernel time and count per role.
+struct RoleTimes {
+    std::array<TimeNs, std::size_t(KernelRole::Count)> ns{};
+    std::array<std::uint64_t, std::size_t(KernelRole::Count)> count{};
+    TimeNs total() const;
+    void add(const RoleTimes& other);
+};
+// The kernels of one implementation's attention calls ("naive", "flash", …), or outside any ("").
+struct ImplRoleTimes {
+    std::string impl;
+    RoleTimes times;
+};
+
+struct KernelTables {
+    NameClasses classes;                    // every analysed kernel
+    std::vector<RooflinePoint> roofline;    // the trace's kernels (isKernelEvent); by time, then name, role
+    std::vector<ImplRoleTimes> roleTimes;   // the trace's kernels, in the order their groups first appear
+    std::array<TimeNs, kVerdictCount> verdictNs{};
+    std::array<std::uint64_t, kVerdictCount> verdictCount{};
+    RoleTimes allRoleTimes() const;
+};
+
+class Trace;
+struct TraceAnalysis;
+// The tables of an analysis whose kernels, calls and verdicts are final (analyzeTrace calls it).
+KernelTables kernelTables(const Trace& trace, const TraceAnalysis& analysis);
+
+} // namespace attnscope
