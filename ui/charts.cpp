@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "charts.h"
+#include "core/report/format.h"
 
 #include "core/document/document.h"
 
@@ -45,13 +46,6 @@ QString roleText(KernelRole r) {
     return qs(roleLabel(r));
 }
 
-// A duration axis' unit for values up to maxNs: the one a person reads (µs, ms or s).
-std::pair<double, QString> timeUnit(double maxNs) {
-    if (maxNs >= 1e9) return {1e9, QStringLiteral("s")};
-    if (maxNs >= 1e6) return {1e6, QStringLiteral("ms")};
-    return {1e3, QStringLiteral("µs")};
-}
-
 // A line under a chart's title (Qt Charts draws titles as rich text: a line break is <br>).
 void addTitleLine(QChart* chart, const QString& line) {
     chart->setTitle(chart->title() + QStringLiteral("<br>") + line.toHtmlEscaped());
@@ -82,7 +76,9 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
     double maxNs = 0;
     for (const RoleTimes& times : ns)
         maxNs = std::max(maxNs, std::accumulate(times.begin(), times.end(), 0.0));
-    const auto [unit, unitName] = timeUnit(maxNs);
+    const DurationUnit axisUnit = durationUnit(std::max(maxNs, 1e3)); // µs at the least
+    const double unit = axisUnit.ns;
+    const QString unitName = qs(axisUnit.name);
     auto* series = new QStackedBarSeries;
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         bool any = false;
@@ -130,7 +126,7 @@ QChart* share(const std::vector<ChartInput>& inputs) {
         if (ns[std::size_t(r)] <= 0) continue;
         const double pct = 100 * ns[std::size_t(r)] / total;
         QPieSlice* slice = series->append(
-            QStringLiteral("%1 %2%").arg(roleText(KernelRole(r))).arg(pct, 0, 'f', 1), ns[std::size_t(r)]);
+            QStringLiteral("%1 %2").arg(roleText(KernelRole(r)), qs(formatPercent(pct / 100))), ns[std::size_t(r)]);
         slice->setColor(EventColors::roleColor(KernelRole(r)));
         slice->setLabelVisible(pct >= 2);
     }
@@ -165,20 +161,18 @@ std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
 QString roofTip(const RoofPoint& rp, double shareOfTime, const QString& inputLabel) {
     const RooflinePoint& p = *rp.p;
     QString tip =
-        QObject::tr("%1%2\n%3 · %4 · %5% of the costed kernel time · %6")
+        QObject::tr("%1%2\n%3 · %4 · %5 of the costed kernel time · %6")
             .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "), qs(shortKernelName(rp.name)),
-                 roleText(p.role), qs(precisionName(p.precision)))
-            .arg(100 * shareOfTime, 0, 'f', 1)
-            .arg(qs(formatDuration(p.costedNs)));
+                 roleText(p.role), qs(precisionName(p.precision)), qs(formatPercent(shareOfTime)),
+                 qs(formatDuration(p.costedNs)));
     tip += QObject::tr("\n%1, %2 · %3 FLOP/byte")
                .arg(qs(formatRate(p.flops, "FLOP")), qs(formatRate(p.bytes, "B")))
                .arg(p.intensity(), 0, 'g', 4);
     tip += QObject::tr("\nachieved %1, %2")
                .arg(qs(formatRate(p.flopsPerSec, "FLOP/s")), qs(formatRate(p.bytesPerSec, "B/s")));
-    tip += QObject::tr("\n%1% of the %2 compute roof, %3% of the memory roof")
-               .arg(100 * p.computeShare, 0, 'f', 1)
-               .arg(qs(precisionName(p.precision)))
-               .arg(100 * p.memoryShare, 0, 'f', 1);
+    tip += QObject::tr("\n%1 of the %2 compute roof, %3 of the memory roof")
+               .arg(qs(formatPercent(p.computeShare)), qs(precisionName(p.precision)),
+                    qs(formatPercent(p.memoryShare)));
     return tip;
 }
 
@@ -290,8 +284,9 @@ QChart* roofline(const std::vector<ChartInput>& inputs) {
     x->setLabelFormat("%g");
     // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so the
     // decades read 1, 10, 100 instead of 1e+10.
-    const double unit = spec && spec->peak(Precision::F16) >= 1e12 ? 1e12 : 1e9;
-    const QString unitName = unit == 1e12 ? QStringLiteral("TFLOP/s") : QStringLiteral("GFLOP/s");
+    const SiPrefix rateUnit = siPrefix(spec ? std::clamp(spec->peak(Precision::F16), 1e9, 1e12) : 1e9);
+    const double unit = rateUnit.scale;
+    const QString unitName = qs(rateUnit.prefix) + QStringLiteral("FLOP/s");
     auto* y = new QLogValueAxis;
     y->setTitleText(unitName); // achieved; short, so a low chart still shows all of it
     y->setBase(10);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "compare_window.h"
+#include "core/report/format.h"
 
 #include "core/document/document.h"
 
@@ -10,7 +11,6 @@
 #include "trace_header.h"
 
 #include "core/analysis/kernel_role.h"
-#include "core/report/summary.h"
 
 #include <QHeaderView>
 #include <QLabel>

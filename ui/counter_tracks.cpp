@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "counter_tracks.h"
+#include "core/report/format.h"
 
-#include "core/report/summary.h"
 #include "qt_text.h"
 
 #include <QPainter>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "details_panel.h"
+#include "core/report/format.h"
 
 #include "qt_text.h"
 
 #include "core/io/timestamp.h"
 #include "core/model/demangle.h"
 #include "core/report/findings.h"
-#include "core/report/summary.h"
 
 #include <QFormLayout>
 #include <QHeaderView>
@@ -274,21 +274,18 @@ void DetailsPanel::showWhy(EventRef e) {
     if (k->cost == CostSource::Unknown) {
         m_cost->setText(tr("unknown: no op with input shapes that AttnScope models launched it"));
     } else {
-        m_cost->setText(tr("%1 GFLOP, %2 MB, %3 — %4: %5")
-                            .arg(k->flops / 1e9, 0, 'g', 4)
-                            .arg(k->bytes / 1e6, 0, 'g', 4)
-                            .arg(qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
+        m_cost->setText(tr("%1, %2, %3 — %4: %5")
+                            .arg(qs(formatRate(k->flops, "FLOP")), qs(formatRate(k->bytes, "B")),
+                                 qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
                                  QString::fromStdString(costBasis(*m_trace, *k))));
     }
     if (const DeviceSpec* roofs = m_analysis->roofsOf(*m_trace, e); k->beyondRoof && roofs) {
         // Beyond a roof: no verdict, and the roof stays where it is.
         m_roofline->setText(
-            tr("no verdict: %1 — at %2 TFLOP/s (%3% of the peak) and %4 GB/s (%5% of the bandwidth)")
-                .arg(QString::fromStdString(beyondRoofReason(*roofs)))
-                .arg(k->flopsPerSec / 1e12, 0, 'g', 4)
-                .arg(100 * k->computeShare, 0, 'f', 1)
-                .arg(k->bytesPerSec / 1e9, 0, 'g', 4)
-                .arg(100 * k->memoryShare, 0, 'f', 1));
+            tr("no verdict: %1 — at %2 (%3 of the peak) and %4 (%5 of the bandwidth)")
+                .arg(QString::fromStdString(beyondRoofReason(*roofs)), qs(formatRate(k->flopsPerSec, "FLOP/s")),
+                     qs(formatPercent(k->computeShare)), qs(formatRate(k->bytesPerSec, "B/s")),
+                     qs(formatPercent(k->memoryShare))));
     } else if (k->verdict == Verdict::Unknown) {
         const std::string& why = isCpuTrack(*m_trace, e.track) ? m_analysis->cpuNote : m_analysis->deviceNote;
         m_roofline->setText(k->cost == CostSource::Unknown
@@ -301,14 +298,12 @@ void DetailsPanel::showWhy(EventRef e) {
             roofs ? QStringLiteral(" · roofs: %1 (%2)")
                         .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))
                   : QString();
-        m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 TFLOP/s (%4% of peak) · %5 GB/s (%6% of bandwidth)%7")
+        m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 (%4 of peak) · %5 (%6 of bandwidth)%7")
                                 .arg(qs(verdictName(k->verdict)))
                                 .arg(k->intensity, 0, 'g', 4)
-                                .arg(k->flopsPerSec / 1e12, 0, 'g', 4)
-                                .arg(100 * k->computeShare, 0, 'f', 1)
-                                .arg(k->bytesPerSec / 1e9, 0, 'g', 4)
-                                .arg(100 * k->memoryShare, 0, 'f', 1)
-                                .arg(source));
+                                .arg(qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
+                                     qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare)),
+                                     source));
     }
 }
 
@@ -329,9 +324,9 @@ void DetailsPanel::showOccupancy(EventRef e) {
     const double occupancy =
         theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
     QString text =
-        tr("theoretical %1% (%2 of %3 warps per SM; %4 registers a thread, %5 B shared a block; limited by "
+        tr("theoretical %1 (%2 of %3 warps per SM; %4 registers a thread, %5 B shared a block; limited by "
            "%6)")
-            .arg(100 * occupancy, 0, 'f', 1)
+            .arg(qs(formatPercent(occupancy)))
             .arg(blocks == 1 ? tr("1 block") : tr("%1 blocks").arg(blocks))
             .arg(warps)
             .arg(config->registersPerThread)

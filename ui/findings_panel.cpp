@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "findings_panel.h"
+#include "core/report/format.h"
 
 #include "qt_text.h"
 
-#include "core/report/summary.h"
 
 #include <QHeaderView>
 #include <QLabel>

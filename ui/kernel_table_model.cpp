@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "kernel_table_model.h"
+#include "core/report/format.h"
 
 #include "qt_text.h"
 
@@ -62,7 +63,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         case Share: {
             const double share = m_totalKernelNs ? 100.0 * double(k.totalNs) / double(m_totalKernelNs) : 0.0;
             if (role == SortRole) return share;
-            return QString::number(share, 'f', 1) + " %";
+            return qs(formatPercent(share / 100));
         }
         }
         return {};

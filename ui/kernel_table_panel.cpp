@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "kernel_table_panel.h"
+#include "core/report/format.h"
 
 #include "core/document/document.h"
 

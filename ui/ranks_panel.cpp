@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ranks_panel.h"
+#include "core/report/format.h"
 
 #include "qt_text.h"
 
-#include "core/report/summary.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -47,7 +47,7 @@ void RanksPanel::showReport(const RankReport& report) {
                                    qs(formatDuration(s.kernelNs)),
                                    qs(formatDuration(s.gpuBusyNs)),
                                    qs(formatDuration(s.computeBusyNs)),
-                                   QStringLiteral("%1%2%").arg(vs >= 0 ? "+" : "").arg(vs, 0, 'f', 1),
+                                   QStringLiteral("%1%2").arg(vs >= 0 ? "+" : "", qs(formatPercent(vs / 100))),
                                    report.collectives ? qs(formatDuration(s.waitNs)) : QStringLiteral("—"),
                                    QString::fromStdString(s.path)};
         for (int c = 0; c < cells.size(); ++c) {
@@ -65,7 +65,7 @@ void RanksPanel::showReport(const RankReport& report) {
     }
     // Compute busy time leaves out the communication kernels, whose time is mostly waiting for the
     // last rank; "waited" is that wait, from a rank's arrival at each collective to the last one's.
-    QString note = tr("Compute busy spread %1% (max − min over mean)").arg(100 * report.spread(), 0, 'f', 1);
+    QString note = tr("Compute busy spread %1 (max − min over mean)").arg(qs(formatPercent(report.spread())));
     if (report.collectives)
         note += tr(" · the slowest rank is %1: the others wait %2 each for it at %3 collectives")
                     .arg(report.slowestRank)

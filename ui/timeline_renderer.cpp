@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_renderer.h"
+#include "core/report/format.h"
 
 #include "counter_tracks.h"
 #include "qt_text.h"
 
 #include "core/model/demangle.h"
-#include "core/report/summary.h"
 
 #include <QFontMetrics>
 #include <QImage>
@@ -214,24 +214,6 @@ TimeNs rulerStep(double nsPerPixel, double minPixels) {
     for (double m : {1.0, 2.0, 5.0, 10.0})
         if (m * pow10 >= raw) return TimeNs(std::llround(m * pow10));
     return TimeNs(std::llround(10 * pow10));
-}
-
-QString rulerLabel(TimeNs offset, TimeNs step) {
-    struct Unit {
-        double ns;
-        const char* name;
-        int exponent;
-    };
-    const Unit unit = step >= 100'000'000 ? Unit{1e9, "s", 9}
-                      : step >= 100'000   ? Unit{1e6, "ms", 6}
-                      : step >= 100       ? Unit{1e3, "µs", 3}
-                                          : Unit{1, "ns", 0};
-    const int decimals =
-        std::max(0, unit.exponent - int(std::floor(std::log10(double(std::max<TimeNs>(step, 1))))));
-    return QStringLiteral("%1%2 %3")
-        .arg(offset < 0 ? "−" : "+")
-        .arg(std::abs(double(offset)) / unit.ns, 0, 'f', decimals)
-        .arg(QString::fromUtf8(unit.name));
 }
 
 const QString& TimelineRenderer::label(const Trace& trace, StringId name) {
@@ -586,7 +568,7 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
     for (TimeNs tick : t.times) {
         const int x = left + int(std::lround(vp.timeToX(tick)));
         p.drawLine(x, top - 6, x, top - 1);
-        p.drawText(QPoint(x + 3, top - 7), rulerLabel(tick - scene.trace->startNs(), t.step));
+        p.drawText(QPoint(x + 3, top - 7), qs(formatOffset(tick - scene.trace->startNs(), t.step)));
     }
     // Find results: one tick per pixel that holds a match.
     if (scene.matches && !scene.matches->empty()) {

@@ -182,7 +182,5 @@ private:
 
 // Tick spacing for a ruler: 1, 2 or 5 × 10^k ns, at least minPixels apart.
 TimeNs rulerStep(double nsPerPixel, double minPixels);
-// A ruler label for an offset from the trace's start, in the unit of the step: "+1.25 ms".
-QString rulerLabel(TimeNs offset, TimeNs step);
 
 } // namespace attnscope::ui

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_view.h"
+#include "core/report/format.h"
 
 #include "counter_tracks.h"
 
-#include "core/report/summary.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "trace_header.h"
+#include "core/report/format.h"
 
 #include "qt_text.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/diff.h"
+#include "core/report/format.h"
 
 #include "core/report/summary.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/findings.h"
+#include "core/report/format.h"
 
 #include "core/analysis/op_cost.h"
 #include "core/analysis/resources.h"

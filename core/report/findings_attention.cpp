@@ -2,6 +2,7 @@
 // The rules that know attention: attention written by hand, SDPA on its math backend, casts and
 // copies around attention, and kernels too small to fill the device.
 #include "core/analysis/op_cost.h"
+#include "core/report/format.h"
 #include "core/report/findings_rules.h"
 #include "core/report/summary.h"
 

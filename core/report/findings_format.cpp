@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/findings_format.h"
+#include "core/report/format.h"
 
 #include <cstdio>
 #include <sstream>

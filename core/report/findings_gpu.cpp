@@ -2,6 +2,7 @@
 // The rules about how the host keeps the GPU fed: idle gaps, launch-bound kernels, synchronizations,
 // pageable copies, and kernels whose launch configuration leaves the SMs mostly empty.
 #include "core/report/findings_rules.h"
+#include "core/report/format.h"
 #include "core/report/summary.h"
 
 #include <algorithm>

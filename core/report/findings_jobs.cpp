@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The rules about a distributed job: the slowest rank, and communication the compute does not hide.
 #include "core/report/findings_rules.h"
+#include "core/report/format.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 

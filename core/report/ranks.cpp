@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/ranks.h"
+#include "core/report/format.h"
 
 #include "core/analysis/kernel_role.h"
 #include "core/io/trace_builder.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/summary.h"
+#include "core/report/format.h"
 
 #include "core/report/findings_format.h"
 
@@ -150,32 +151,6 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
         return a.id < b.id;
     });
     return s;
-}
-
-std::string formatDuration(TimeNs ns) {
-    char buf[64];
-    const double v = static_cast<double>(ns);
-    const TimeNs a = ns < 0 ? -ns : ns;
-    if (a >= 1'000'000'000)
-        std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
-    else if (a >= 1'000'000)
-        std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
-    else if (a >= 1'000)
-        std::snprintf(buf, sizeof buf, "%.3f \u00b5s", v / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-    return buf;
-}
-
-std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-        out.push_back(digits[i]);
-    }
-    out.push_back(' ');
-    out += n == 1 ? one : many;
-    return out;
 }
 
 namespace {
@@ -511,18 +486,6 @@ std::vector<KernelStats> kernelStatsByRole(const Trace& trace, const TraceAnalys
     return kernels.sorted(trace);
 }
 
-std::string formatRate(double perSecond, std::string_view unit) {
-    static constexpr std::pair<double, const char*> kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"},
-                                                                   {1e6, "M"},  {1e3, "k"},  {1, ""}};
-    for (const auto& [scale, prefix] : kPrefixes)
-        if (perSecond >= scale || scale == 1) {
-            char text[64];
-            std::snprintf(text, sizeof text, "%.4g %s%.*s", perSecond / scale, prefix, int(unit.size()),
-                          unit.data());
-            return text;
-        }
-    return {};
-}
 
 namespace {
 

@@ -155,12 +155,4 @@ std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKe
 // A CSV field: quoted (with quotes doubled) when it holds a comma, a quote or a line break.
 std::string csvField(std::string_view s);
 
-// "1.234 ms", "56.700 µs": durations for people, the same spelling on every screen and in every
-// text report.
-std::string formatDuration(TimeNs ns);
-// "989.4 TFLOP/s", "3.35 TB/s", "175.6 GFLOP/s": a rate for people, with an SI prefix.
-std::string formatRate(double perSecond, std::string_view unit);
-// "1 kernel", "1,566 kernels": a count with its noun in the right number, thousands grouped.
-std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many);
-
 } // namespace attnscope

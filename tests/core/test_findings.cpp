@@ -2,6 +2,7 @@
 // The findings: each rule fires on a real fixture or a trace written for it, with the numbers an
 // independent reading of the file gives, and stays silent on a trace without the problem.
 #include "core/analysis/analysis.h"
+#include "core/report/format.h"
 #include "core/document/document.h"
 #include "core/report/findings.h"
 #include "core/report/findings_rules.h"

@@ -2,6 +2,7 @@
 // The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
 // roofline in the details, and the charts exported as PNG, SVG and PDF.
 #include "core/document/document.h"
+#include "core/report/format.h"
 #include "core/io/trace_loader.h"
 #include "core/report/summary.h"
 #include "support/test_support.h"

@@ -3,6 +3,7 @@
 // file, the selected finding's explanation, and a click on a place selecting that event on the
 // timeline and zooming to it.
 #include "core/document/document.h"
+#include "core/report/format.h"
 #include "support/test_support.h"
 #include "ui/details_panel.h"
 #include "ui/findings_panel.h"

@@ -158,7 +158,7 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     ASSERT_EQ(model.rowCount(), 2);
     EXPECT_EQ(model.index(0, KernelTableModel::Name).data().toString(), "<b>not bold</b>");
     EXPECT_EQ(model.index(0, KernelTableModel::Total).data(KernelTableModel::SortRole).toLongLong(), 3000);
-    EXPECT_EQ(model.index(0, KernelTableModel::Share).data().toString(), "75.0 %");
+    EXPECT_EQ(model.index(0, KernelTableModel::Share).data().toString(), "75.0%");
     // Over a range the total is the time in the range and the headers say so; min, mean and max are
     // the whole kernels'.
     EXPECT_EQ(model.headerData(KernelTableModel::Total, Qt::Horizontal, Qt::DisplayRole).toString(), "Total");

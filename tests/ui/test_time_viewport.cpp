@@ -123,7 +123,7 @@ TEST(TimeViewport, FitShowsARangeWithItsMargin) {
     EXPECT_EQ(vp.start(), kEpoch + 7000 - 5);
 }
 
-TEST(Ruler, StepsAreOneTwoFiveAndLabelsUseTheStepsUnit) {
+TEST(Ruler, StepsAreOneTwoFive) {
     struct Case {
         double nsPerPixel, minPixels;
         TimeNs step;
@@ -132,9 +132,4 @@ TEST(Ruler, StepsAreOneTwoFiveAndLabelsUseTheStepsUnit) {
         {1, 100, 100}, {1.5, 100, 200}, {30, 100, 5000}, {1e6, 80, 100'000'000}, {0.001, 100, 1}};
     for (const Case& c : cases)
         EXPECT_EQ(rulerStep(c.nsPerPixel, c.minPixels), c.step) << c.nsPerPixel;
-    EXPECT_EQ(rulerLabel(1'500'000, 500'000), QString::fromUtf8("+1.5 ms"));
-    EXPECT_EQ(rulerLabel(2'000'000'000, 1'000'000'000), QString::fromUtf8("+2 s"));
-    EXPECT_EQ(rulerLabel(1200, 200), QString::fromUtf8("+1.2 µs"));
-    EXPECT_EQ(rulerLabel(40, 10), QString::fromUtf8("+40 ns"));
-    EXPECT_EQ(rulerLabel(-3'000'000, 1'000'000), QString::fromUtf8("−3 ms"));
 }

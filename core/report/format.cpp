@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "core/report/format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnscope {
+
+std::string formatDuration(TimeNs ns) {
+    char buf[64];
+    const double v = static_cast<double>(ns);
+    const DurationUnit unit = durationUnit(std::abs(v));
+    if (unit.exponent == 0)
+        std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+    else
+        std::snprintf(buf, sizeof buf, "%.3f %.*s", v / unit.ns, int(unit.name.size()), unit.name.data());
+    return buf;
+}
+
+SiPrefix siPrefix(double value) {
+    static constexpr SiPrefix kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    for (const SiPrefix& p : kPrefixes)
+        if (value >= p.scale) return p;
+    return {1, ""};
+}
+
+std::string formatRate(double value, std::string_view unit) {
+    const SiPrefix p = siPrefix(value);
+    char text[64];
+    std::snprintf(text, sizeof text, "%.4g %.*s%.*s", value / p.scale, int(p.prefix.size()), p.prefix.data(),
+                  int(unit.size()), unit.data());
+    return text;
+}
+
+std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+        out.push_back(digits[i]);
+    }
+    out.push_back(' ');
+    out += n == 1 ? one : many;
+    return out;
+}
+
+std::string formatPercent(double fraction, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f%%", decimals, 100 * fraction);
+    return text;
+}
+
+DurationUnit durationUnit(double ns) {
+    if (ns >= 1e9) return {1e9, "s", 9};
+    if (ns >= 1e6) return {1e6, "ms", 6};
+    if (ns >= 1e3) return {1e3, "\u00b5s", 3};
+    return {};
+}
+
+std::string formatOffset(TimeNs offset, TimeNs step) {
+    // A tick 100 ms apart reads in seconds ("+0.1 s"): the unit of ten steps.
+    const DurationUnit unit = durationUnit(10.0 * double(step));
+    const int decimals =
+        std::max(0, unit.exponent - int(std::floor(std::log10(double(std::max<TimeNs>(step, 1))))));
+    char text[64];
+    std::snprintf(text, sizeof text, "%s%.*f %.*s", offset < 0 ? "\u2212" : "+", decimals,
+                  std::abs(double(offset)) / unit.ns, int(unit.name.size()), unit.name.data());
+    return text;
+}
+
+} // namespace attnscope

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Every number a person reads, spelled one way on every screen, chart, report and export: durations,
+// rates and sizes with an SI prefix, counts with their noun, shares as percentages, and the unit a
+// duration axis or ruler reads in. (Files written for programs — JSON, CSV — keep raw numbers.)
+#include "core/model/types.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace attnscope {
+
+// "1.234 ms", "56.700 µs", "800 ns": durations for people.
+std::string formatDuration(TimeNs ns);
+// "989.4 TFLOP/s", "3.35 TB/s", "12.58 MB", "1.311 MFLOP": a quantity with an SI prefix, four digits.
+std::string formatRate(double value, std::string_view unit);
+// "1 kernel", "1,566 kernels": a count with its noun in the right number, thousands grouped.
+std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many);
+// "12.5%": a fraction as a percentage with `decimals` digits after the point.
+std::string formatPercent(double fraction, int decimals = 1);
+
+// The unit a duration reads in: seconds from 1 s, milliseconds from 1 ms, microseconds from 1 µs,
+// else nanoseconds; `exponent` is the unit's power of ten in nanoseconds.
+struct DurationUnit {
+    double ns = 1;
+    std::string_view name = "ns";
+    int exponent = 0;
+};
+DurationUnit durationUnit(double ns);
+// A ruler's tick: "+1.5 ms", "−200 µs", in the unit and with the digits that a tick `step` apart needs.
+std::string formatOffset(TimeNs offset, TimeNs step);
+
+// The SI prefix a value reads with: {1e12, "T"} for 989e12, {1, ""} below 1000.
+struct SiPrefix {
+    double scale = 1;
+    std::string_view prefix;
+};
+SiPrefix siPrefix(double value);
+
+} // namespace attnscope
