@@ -392,7 +392,8 @@ int run(int argc, char** argv) {
     using namespace attnscope::kernels;
     prepareRuns();
     RunConfig config;
-    std::string backend = "auto", out;
+    BackendChoice backend = BackendChoice::Auto;
+    std::string out;
     bool decode = false, seqGiven = false, implsGiven = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -406,7 +407,12 @@ int run(int argc, char** argv) {
             return true;
         };
         if (arg == "--backend" && value) {
-            backend = argv[++i];
+            const std::optional<BackendChoice> choice = backendChoiceNamed(argv[++i]);
+            if (!choice) {
+                std::fprintf(stderr, "run: the backend is %s, not '%s'\n", backendChoicesText().c_str(), argv[i]);
+                return kUsage;
+            }
+            backend = *choice;
         } else if (arg == "--impl" && value) {
             config.impls = splitCommas(argv[++i]);
             implsGiven = true;
@@ -476,14 +482,14 @@ int run(int argc, char** argv) {
         }
         if (!seqGiven) config.shape.seq = 1;
     }
-    if (backend == "torch" && !implsGiven) config.impls = torchImpls();
+    if (backend == BackendChoice::Torch && !implsGiven) config.impls = torchImpls();
     std::string notice;
     const std::string problem = chooseBackend(config, backend, notice);
     if (!notice.empty()) std::fprintf(stderr, "run: %s\n", notice.c_str());
     if (!problem.empty()) {
         std::fprintf(stderr, "run: %s\n", problem.c_str());
         // No device for --backend cuda is this machine's state, not a usage error.
-        return backend == "cuda" && config.backend != kernels::Backend::Cuda ? kFileError : kUsage;
+        return backend == BackendChoice::Cuda && config.backend != kernels::Backend::Cuda ? kFileError : kUsage;
     }
 
     RunSession session(config);
@@ -584,11 +590,10 @@ int window(int argc, char** argv) {
         } else if (arg == "--timing") {
             request.timing = true;
         } else if (arg == "--run-backend" && i + 1 < argc) {
-            request.runBackend = argv[++i];
-            if (request.runBackend != "cpu" && request.runBackend != "cuda" && request.runBackend != "auto" &&
-                request.runBackend != "torch") {
-                std::fprintf(stderr, "attnscope: --run-backend takes cpu, cuda, torch or auto, got '%s'\n",
-                             request.runBackend.c_str());
+            request.runBackend = kernels::backendChoiceNamed(argv[++i]);
+            if (!request.runBackend) {
+                std::fprintf(stderr, "attnscope: --run-backend takes %s, got '%s'\n",
+                             kernels::backendChoicesText().c_str(), argv[i]);
                 return kUsage;
             }
         } else if (struct stat st{}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
@@ -611,10 +616,11 @@ int window(int argc, char** argv) {
                      "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
                      "window would show. Use xvfb-run or a desktop session for the window.\n");
         std::vector<char*> args = {argv[0], const_cast<char*>(request.files.empty() ? "run" : "summary")};
-        std::string backendOption = "--backend";
-        if (request.files.empty() && !request.runBackend.empty()) {
+        std::string backendOption = "--backend",
+                    backendName(request.runBackend ? kernels::backendChoiceName(*request.runBackend) : "");
+        if (request.files.empty() && request.runBackend) {
             args.push_back(backendOption.data());
-            args.push_back(request.runBackend.data());
+            args.push_back(backendName.data());
         }
         for (std::string& f : request.files)
             args.push_back(f.data());

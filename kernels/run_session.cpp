@@ -158,16 +158,66 @@ std::string checkRunConfig(const RunConfig& c) {
     return {};
 }
 
-std::string chooseBackend(RunConfig& config, const std::string& requested, std::string& notice) {
+namespace {
+
+constexpr std::pair<BackendChoice, std::string_view> kBackendChoices[] = {
+    {BackendChoice::Cpu, "cpu"}, {BackendChoice::Cuda, "cuda"}, {BackendChoice::Torch, "torch"},
+    {BackendChoice::Auto, "auto"}};
+
+} // namespace
+
+std::string_view backendChoiceName(BackendChoice choice) {
+    for (const auto& [c, name] : kBackendChoices)
+        if (c == choice) return name;
+    return {};
+}
+
+std::optional<BackendChoice> backendChoiceNamed(std::string_view name) {
+    for (const auto& [c, n] : kBackendChoices)
+        if (n == name) return c;
+    return std::nullopt;
+}
+
+std::string backendChoicesText() {
+    std::string text;
+    const std::size_t n = std::size(kBackendChoices);
+    for (std::size_t i = 0; i < n; ++i)
+        text += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(kBackendChoices[i].second);
+    return text;
+}
+
+const std::vector<std::string>& cpuImpls() {
+    static const std::vector<std::string> impls{"naive", "flash"};
+    return impls;
+}
+
+std::vector<std::string> implsOffered(BackendChoice choice) {
+    std::vector<std::string> out;
+    auto add = [&](const std::vector<std::string>& impls) {
+        for (const std::string& impl : impls)
+            if (std::find(out.begin(), out.end(), impl) == out.end()) out.push_back(impl);
+    };
+    if (choice == BackendChoice::Cpu || choice == BackendChoice::Auto) add(cpuImpls());
+    if (choice == BackendChoice::Cuda || choice == BackendChoice::Auto) add(cudaImpls());
+    if (choice == BackendChoice::Torch) add(torchImpls());
+    return out;
+}
+
+std::vector<std::string> allImpls() {
+    std::vector<std::string> out = implsOffered(BackendChoice::Auto);
+    for (const std::string& impl : torchImpls())
+        if (std::find(out.begin(), out.end(), impl) == out.end()) out.push_back(impl);
+    return out;
+}
+
+std::string chooseBackend(RunConfig& config, BackendChoice requested, std::string& notice) {
     notice.clear();
     config.backend = Backend::Cpu;
-    if (requested != "cpu" && requested != "cuda" && requested != "auto" && requested != "torch")
-        return "the backend is cpu, cuda, torch or auto, not '" + requested + "'";
-    if (requested == "torch") {
+    if (requested == BackendChoice::Torch) {
         config.backend = Backend::Torch; // PyTorch itself runs on its GPU when it has one
-    } else if (requested != "cpu") {
+    } else if (requested != BackendChoice::Cpu) {
         const CudaAvailability cuda = probeCuda();
-        if (requested == "cuda") {
+        if (requested == BackendChoice::Cuda) {
             if (!cuda.runnable) return cuda.message;
             config.backend = Backend::Cuda;
         } else if (cuda.runnable) {

@@ -11,7 +11,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -31,6 +33,19 @@ constexpr RunLimit kWarmup{0, 10000}, kIters{1, 10000}, kThreads{1, 1024};
 // Where a run's kernels run: AttnScope's own on the CPU or a GPU, or PyTorch's own (torch_backend.h).
 enum class Backend : std::uint8_t { Cpu, Cuda, Torch };
 
+// What a user asks a run to run on: a backend, or auto (the GPU when there is one, else the CPU).
+// One table prints and parses them, for the command line, the Run panel and the window's switches.
+enum class BackendChoice : std::uint8_t { Auto, Cpu, Cuda, Torch };
+std::string_view backendChoiceName(BackendChoice choice); // "auto", "cpu", "cuda", "torch"
+std::optional<BackendChoice> backendChoiceNamed(std::string_view name);
+std::string backendChoicesText(); // "cpu, cuda, torch or auto": what a usage message lists
+
+// AttnScope's CPU implementations (naive, flash); the implementations a choice offers (auto: the
+// CPU's and CUDA's); every backend's implementations, each once, CPU's then CUDA's then PyTorch's.
+const std::vector<std::string>& cpuImpls();
+std::vector<std::string> implsOffered(BackendChoice choice);
+std::vector<std::string> allImpls();
+
 // A named shape with the implementations to run at it, one of a preset's cases ("prefill", "decode").
 struct RunVariant {
     std::string name;
@@ -40,7 +55,7 @@ struct RunVariant {
 
 struct RunConfig {
     Backend backend = Backend::Cpu;
-    std::vector<std::string> impls{"naive", "flash"}; // CPU: naive, flash; CUDA: cudaImpls(); torchImpls()
+    std::vector<std::string> impls = cpuImpls(); // CUDA: cudaImpls(); PyTorch: torchImpls()
     AttentionShape shape;
     // A preset's variants, run one after another instead of impls × shape (the CPU backend).
     std::vector<RunVariant> variants;
@@ -107,13 +122,13 @@ const RunPreset* findRunPreset(const std::string& key);
 // out of range, or more memory than the machine has (CUDA: the device checks its own memory).
 std::string checkRunConfig(const RunConfig& config);
 
-// Sets config.backend from what the user asked for ("cpu", "cuda", "torch" or "auto") and what this machine
-// has, then checks the configuration. "auto" runs on the GPU when there is one and the
+// Sets config.backend from what the user asked for and what this machine has, then checks the
+// configuration. Auto runs on the GPU when there is one and the
 // configuration runs there, else on the CPU, with a notice saying why. Returns the problem that
 // stops the run ("" when it can run).
-std::string chooseBackend(RunConfig& config, const std::string& requested, std::string& notice);
+std::string chooseBackend(RunConfig& config, BackendChoice requested, std::string& notice);
 
-// Runs attention workloads on a thread of its own, on the CPU or (config.backend "cuda") on a GPU:
+// Runs attention workloads on a thread of its own, on the CPU or (Backend::Cuda) on a GPU:
 // each implementation, warm-up calls then measured ones. What is recorded is queued and taken in
 // batches (takeEvents), so a viewer can show it while the run goes on; stop() ends it after the
 // call under way.

@@ -63,18 +63,17 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
     }
     window.show();
     if (files.empty()) { // the embedded default: naive vs flash attention, live
-        if (!request->runBackend.empty())
-            window.runPanel()->setBackend(QString::fromStdString(request->runBackend));
+        if (request->runBackend) window.runPanel()->setBackend(*request->runBackend);
         attnscope::kernels::RunConfig config = window.runPanel()->config();
-        const QString backend = window.runPanel()->backend();
-        if (!request->runBackend.empty()) {
+        const attnscope::kernels::BackendChoice backend = window.runPanel()->backend();
+        if (request->runBackend) {
             // The presets run on the CPU: on a GPU, naive vs flash at a shape its tensor cores take.
-            if (backend == "cuda" && !config.variants.empty()) {
+            if (backend == attnscope::kernels::BackendChoice::Cuda && !config.variants.empty()) {
                 config = attnscope::kernels::RunConfig{};
                 config.impls = {"naive", "flash"};
                 config.shape = {1, 16, 2048, 128, false, attnscope::Precision::BF16};
                 window.runPanel()->setConfig(config);
-            } else if (backend == "torch" && !config.variants.empty()) {
+            } else if (backend == attnscope::kernels::BackendChoice::Torch && !config.variants.empty()) {
                 // PyTorch runs one shape: its hand-written attention and SDPA's backends side by side.
                 config = attnscope::kernels::RunConfig{};
                 config.impls = attnscope::kernels::torchImpls();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "kernels/run_session.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,7 +30,7 @@ struct WindowRequest {
     std::vector<std::string> files; // none: a live run; several: the ranks of one job
     std::string screenshot;         // save a picture of the window once loaded, then quit
     bool timing = false;            // print the time to the first painted timeline, then quit
-    std::string runBackend;         // the live run's backend: "cpu", "cuda", "torch", "auto" ("": the Run panel's)
+    std::optional<kernels::BackendChoice> runBackend; // the live run's (none: the Run panel's)
 };
 
 } // namespace attnscope::ui

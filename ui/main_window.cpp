@@ -259,7 +259,7 @@ CompareWindow* MainWindow::compareWith(const QString& path) {
     return window;
 }
 
-void MainWindow::startRun(kernels::RunConfig config, const QString& backend) {
+void MainWindow::startRun(kernels::RunConfig config, kernels::BackendChoice backend) {
     const QString problem = m_run->start(std::move(config), backend);
     if (problem.isEmpty()) return;
     if (m_screenshotPath.isEmpty()) return warn(tr("Cannot run"), problem);

@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -16,6 +17,7 @@ class QTableView;
 
 namespace attnscope::kernels {
 struct RunConfig;
+enum class BackendChoice : std::uint8_t;
 } // namespace attnscope::kernels
 
 namespace attnscope {
@@ -58,8 +60,8 @@ public:
     void openEmbeddedSample();
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.
-    // backend: "auto", "cpu" or "cuda" (chooseBackend: without a device "cuda" is refused with the reason).
-    void startRun(kernels::RunConfig config, const QString& backend = QStringLiteral("auto"));
+    // chooseBackend: without a device CUDA is refused with the reason.
+    void startRun(kernels::RunConfig config, kernels::BackendChoice backend);
     void stopRun();
     bool running() const;
     RunPanel* runPanel() const { return m_runPanel; }

@@ -30,13 +30,13 @@ QString RunController::name() const {
     return m_run && m_run->config().backend == kernels::Backend::Cuda ? tr("CUDA run") : tr("CPU run");
 }
 
-QString RunController::start(kernels::RunConfig config, const QString& backend) {
+QString RunController::start(kernels::RunConfig config, kernels::BackendChoice backend) {
     if (m_active) return tr("A run is under way");
     std::string notice;
-    const std::string problem = kernels::chooseBackend(config, backend.toStdString(), notice);
+    const std::string problem = kernels::chooseBackend(config, backend, notice);
     if (!problem.empty())
         return QString::fromStdString(problem) +
-               (backend == "cuda" && config.backend != kernels::Backend::Cuda
+               (backend == kernels::BackendChoice::Cuda && config.backend != kernels::Backend::Cuda
                     ? tr(". Choose the CPU backend.")
                     : QString());
     const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";

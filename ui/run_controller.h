@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -14,6 +15,7 @@ class QTimer;
 
 namespace attnscope::kernels {
 struct RunConfig;
+enum class BackendChoice : std::uint8_t;
 struct RunEvent;
 class RunSession;
 } // namespace attnscope::kernels
@@ -31,8 +33,8 @@ public:
     RunController(RunPanel* panel, QObject* parent = nullptr);
     ~RunController() override;
 
-    // backend: "auto", "cpu" or "cuda". Returns the reason when the run cannot start, else "".
-    QString start(kernels::RunConfig config, const QString& backend);
+    // Returns the reason when the run cannot start, else "".
+    QString start(kernels::RunConfig config, kernels::BackendChoice backend);
     void stop();
     // From start until the window has taken the run's last records.
     bool running() const { return m_active; }

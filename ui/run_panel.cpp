@@ -2,6 +2,7 @@
 #include "run_panel.h"
 
 #include "kernels/cuda_backend.h"
+#include "qt_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -30,9 +31,8 @@ bool listed(const std::vector<std::string>& impls, const std::string& impl) {
     return std::find(impls.begin(), impls.end(), impl) != impls.end();
 }
 
-// PyTorch's SDPA backends: its implementations that AttnScope's own backends (all in CUDA's) lack.
-bool torchOnly(const std::string& impl) {
-    return listed(kernels::torchImpls(), impl) && !listed(kernels::cudaImpls(), impl);
+QVariant choiceData(kernels::BackendChoice choice) {
+    return qs(kernels::backendChoiceName(choice));
 }
 
 } // namespace
@@ -53,20 +53,22 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(QString(), m_presetCases);
     m_backend = new QComboBox(this);
     m_backend->setObjectName("runBackend");
-    m_backend->addItem(tr("auto (CPU without a GPU)"), "auto");
-    m_backend->addItem(tr("CPU"), "cpu");
-    m_backend->addItem(tr("CUDA"), "cuda");
-    m_backend->addItem(tr("PyTorch (its own attention)"), "torch");
+    m_backend->addItem(tr("auto (CPU without a GPU)"), choiceData(kernels::BackendChoice::Auto));
+    m_backend->addItem(tr("CPU"), choiceData(kernels::BackendChoice::Cpu));
+    m_backend->addItem(tr("CUDA"), choiceData(kernels::BackendChoice::Cuda));
+    m_backend->addItem(tr("PyTorch (its own attention)"), choiceData(kernels::BackendChoice::Torch));
     m_backend->setItemData(3, tr("PyTorch's naive attention and SDPA backends, run by the Python below"),
                            Qt::ToolTipRole);
     form->addRow(tr("Backend"), m_backend);
     auto* impls = new QHBoxLayout;
     auto* cudaImpls = new QHBoxLayout;
     auto* torchImpls = new QHBoxLayout;
-    for (const char* name : {"naive", "flash", "naive_simt", "flash_simt", "math", "efficient", "cudnn"}) {
-        auto* box = new QCheckBox(QString::fromLatin1(name), this);
-        const bool simt = std::string_view(name).find("simt") != std::string_view::npos;
-        const bool torch = torchOnly(name);
+    // AttnScope's own (CPU and CUDA), CUDA's only (SIMT), then PyTorch's only (SDPA's backends).
+    const std::vector<std::string> own = kernels::cpuImpls(), cuda = kernels::cudaImpls();
+    for (const std::string& name : kernels::allImpls()) {
+        auto* box = new QCheckBox(qs(name), this);
+        const bool simt = !listed(own, name) && listed(cuda, name);
+        const bool torch = !listed(own, name) && !listed(cuda, name);
         if (simt) box->setToolTip(tr("CUDA only: hand-written fp32 SIMT kernels, for teaching"));
         if (torch) box->setToolTip(tr("PyTorch only: scaled_dot_product_attention on this backend"));
         (simt ? cudaImpls : torch ? torchImpls : impls)->addWidget(box);
@@ -152,11 +154,15 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     c.iters = s.value("run/iters", c.iters).toInt();
     c.collect = s.value("run/cupti", c.collect).toBool();
     m_python->setText(s.value("run/python").toString());
-    m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.value("run/backend", "auto"))));
+    m_backend->setCurrentIndex(
+        std::max(0, m_backend->findData(s.value("run/backend", choiceData(kernels::BackendChoice::Auto)))));
     const QString dtype = s.value("run/dtype", "fp32").toString();
     c.shape.dtype = dtype == "fp16" ? Precision::F16 : dtype == "bf16" ? Precision::BF16 : Precision::F32;
     c.impls.clear();
-    for (const QString& i : s.value("run/impls", QStringList{"naive", "flash"}).toStringList())
+    QStringList defaults;
+    for (const std::string& impl : kernels::cpuImpls())
+        defaults << qs(impl);
+    for (const QString& i : s.value("run/impls", defaults).toStringList())
         c.impls.push_back(i.toStdString());
     setConfig(c);
     // The first start shows the contrasts the product is about (the window runs it at once).
@@ -192,10 +198,9 @@ kernels::RunConfig RunPanel::config() const {
     kernels::RunConfig c;
     c.impls.clear();
     // The implementations of the chosen backend: PyTorch's (naive and flash are its too), or AttnScope's.
-    const bool torch = backend() == "torch";
+    const std::vector<std::string> offered = kernels::implsOffered(backend());
     for (const auto& [name, box] : m_impls)
-        if (box->isChecked() && (torch ? listed(kernels::torchImpls(), name) : !torchOnly(name)))
-            c.impls.push_back(name);
+        if (box->isChecked() && listed(offered, name)) c.impls.push_back(name);
     c.collect = m_collect->isChecked();
     c.python = m_python->text().trimmed().toStdString();
     c.shape.batch = m_batch->value();
@@ -241,24 +246,23 @@ void RunPanel::setConfig(const kernels::RunConfig& c) {
 
 void RunPanel::backendChanged() {
     // Each backend's own implementations can be ticked; the Python is the PyTorch backend's.
-    const QString b = backend();
+    const kernels::BackendChoice b = backend();
     const bool preset = !m_preset->currentData().toString().isEmpty();
-    for (const auto& [name, box] : m_impls) {
-        const bool simt = name.find("simt") != std::string::npos;
-        box->setEnabled(!preset && (simt              ? b == "cuda" || b == "auto"
-                                    : torchOnly(name) ? b == "torch"
-                                                      : true));
-    }
-    m_python->setEnabled(b == "torch");
-    m_collect->setEnabled(b == "cuda" || b == "auto"); // CUPTI is AttnScope's CUDA backend's
+    const std::vector<std::string> offered = kernels::implsOffered(b);
+    for (const auto& [name, box] : m_impls)
+        box->setEnabled(!preset && listed(offered, name));
+    m_python->setEnabled(b == kernels::BackendChoice::Torch);
+    // CUPTI is AttnScope's CUDA backend's.
+    m_collect->setEnabled(b == kernels::BackendChoice::Cuda || b == kernels::BackendChoice::Auto);
 }
 
-void RunPanel::setBackend(const QString& backend) {
-    if (const int index = m_backend->findData(backend); index >= 0) m_backend->setCurrentIndex(index);
+void RunPanel::setBackend(kernels::BackendChoice backend) {
+    if (const int index = m_backend->findData(choiceData(backend)); index >= 0) m_backend->setCurrentIndex(index);
 }
 
-QString RunPanel::backend() const {
-    return m_backend->currentData().toString();
+kernels::BackendChoice RunPanel::backend() const {
+    return kernels::backendChoiceNamed(m_backend->currentData().toString().toStdString())
+        .value_or(kernels::BackendChoice::Auto);
 }
 
 void RunPanel::setRunning(bool running) {
@@ -285,7 +289,7 @@ void RunPanel::save() const {
     s.setValue("run/iters", c.iters);
     s.setValue("run/dtype", m_dtype->currentText());
     s.setValue("run/cupti", c.collect);
-    s.setValue("run/backend", backend());
+    s.setValue("run/backend", choiceData(backend()));
     s.setValue("run/python", m_python->text().trimmed());
     QStringList impls;
     for (const std::string& i : c.impls)

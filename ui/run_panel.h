@@ -36,8 +36,8 @@ public:
     void setConfig(const kernels::RunConfig& config);
     // A preset by key (runPresets()), or "" for the fields.
     void setPreset(const QString& key);
-    QString backend() const; // "auto", "cpu", "cuda", "torch"
-    void setBackend(const QString& backend);
+    kernels::BackendChoice backend() const;
+    void setBackend(kernels::BackendChoice backend);
     void setRunning(bool running);
     void setState(const QString& text);
 

@@ -283,19 +283,33 @@ TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {
     EXPECT_NE(checkRunConfig(c).find("CPU backend has"), std::string::npos);
 }
 
+// One table prints and parses what a user may ask a run to run on.
+TEST(RunSession, BackendChoicesAreNamedOnce) {
+    for (BackendChoice c : {BackendChoice::Auto, BackendChoice::Cpu, BackendChoice::Cuda, BackendChoice::Torch})
+        EXPECT_EQ(backendChoiceNamed(backendChoiceName(c)), c) << backendChoiceName(c);
+    EXPECT_EQ(backendChoiceNamed("tpu"), std::nullopt);
+    EXPECT_EQ(backendChoiceNamed("CPU"), std::nullopt);
+    EXPECT_EQ(backendChoicesText(), "cpu, cuda, torch or auto");
+    EXPECT_EQ(implsOffered(BackendChoice::Cpu), cpuImpls());
+    EXPECT_EQ(implsOffered(BackendChoice::Torch), torchImpls());
+    EXPECT_EQ(implsOffered(BackendChoice::Auto),
+              (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt"}));
+    EXPECT_EQ(allImpls(), (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt", "math",
+                                                    "efficient", "cudnn"}));
+}
+
 TEST(RunSession, ChoosingTheBackendWithoutAGpu) {
     if (probeCuda().runnable) GTEST_SKIP() << "this machine has a GPU: " << probeCuda().message;
     RunConfig c;
     c.shape.seq = 64;
     std::string notice;
-    EXPECT_EQ(chooseBackend(c, "auto", notice), "");
+    EXPECT_EQ(chooseBackend(c, BackendChoice::Auto, notice), "");
     EXPECT_EQ(c.backend, Backend::Cpu);
     EXPECT_NE(notice.find("using the CPU backend"), std::string::npos) << notice;
-    const std::string problem = chooseBackend(c, "cuda", notice);
+    const std::string problem = chooseBackend(c, BackendChoice::Cuda, notice);
     EXPECT_TRUE(problem.rfind("no CUDA", 0) == 0 || problem.find("CUDA backend") != std::string::npos)
         << problem;
-    EXPECT_NE(chooseBackend(c, "tpu", notice).find("cpu, cuda, torch or auto"), std::string::npos);
-    EXPECT_EQ(chooseBackend(c, "cpu", notice), "");
+    EXPECT_EQ(chooseBackend(c, BackendChoice::Cpu, notice), "");
     EXPECT_EQ(notice, "");
 }
 

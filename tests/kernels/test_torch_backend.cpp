@@ -189,7 +189,7 @@ TEST(TorchBackend, ABadImplementationIsRefusedBeforeAnythingStarts) {
         "unknown implementation 'flashy' (the PyTorch backend has: naive, math, flash, efficient, cudnn)");
     std::string notice;
     config.impls = {"naive"};
-    EXPECT_EQ(chooseBackend(config, "torch", notice), "");
+    EXPECT_EQ(chooseBackend(config, BackendChoice::Torch, notice), "");
     EXPECT_EQ(config.backend, Backend::Torch);
 }
 

@@ -292,9 +292,9 @@ TEST(RunPanel, ARunGetsOnlyTheImplementationsOfItsBackend) {
     kernels::RunConfig config = smallRun(1);
     config.impls = {"naive", "flash", "naive_simt", "math", "efficient", "cudnn"};
     panel.setConfig(config);
-    panel.setBackend("cuda");
+    panel.setBackend(kernels::BackendChoice::Cuda);
     EXPECT_EQ(panel.config().impls, (std::vector<std::string>{"naive", "flash", "naive_simt"}));
-    panel.setBackend("torch");
+    panel.setBackend(kernels::BackendChoice::Torch);
     EXPECT_EQ(panel.config().impls,
               (std::vector<std::string>{"naive", "flash", "math", "efficient", "cudnn"}));
 }
