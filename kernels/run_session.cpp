@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "run_session.h"
+#include "core/model/categories.h"
 
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/cpu_attention.h"
@@ -160,9 +161,10 @@ std::string checkRunConfig(const RunConfig& c) {
 
 namespace {
 
-constexpr std::pair<BackendChoice, std::string_view> kBackendChoices[] = {
-    {BackendChoice::Cpu, "cpu"}, {BackendChoice::Cuda, "cuda"}, {BackendChoice::Torch, "torch"},
-    {BackendChoice::Auto, "auto"}};
+constexpr std::pair<BackendChoice, std::string_view> kBackendChoices[] = {{BackendChoice::Cpu, "cpu"},
+                                                                          {BackendChoice::Cuda, "cuda"},
+                                                                          {BackendChoice::Torch, "torch"},
+                                                                          {BackendChoice::Auto, "auto"}};
 
 } // namespace
 
@@ -182,7 +184,10 @@ std::string backendChoicesText() {
     std::string text;
     const std::size_t n = std::size(kBackendChoices);
     for (std::size_t i = 0; i < n; ++i)
-        text += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(kBackendChoices[i].second);
+        text += std::string(i == 0       ? ""
+                            : i + 1 == n ? " or "
+                                         : ", ") +
+                std::string(kBackendChoices[i].second);
     return text;
 }
 
@@ -343,7 +348,7 @@ void RunSession::runCpu() {
         held += bytes;
         RunEvent e;
         e.name = "[memory]";
-        e.category = "cpu_instant_event";
+        e.category = category::kCpuInstant;
         e.startNs = e.endNs = steadyClockNs() - origin;
         e.args = {{"Total Allocated", jsonNumber(held)},
                   {"Bytes", jsonNumber(bytes)},
@@ -390,7 +395,7 @@ void RunSession::runCpu() {
             const SpanSink sink = [&](const CpuKernelSpan& span) {
                 RunEvent e;
                 e.name = std::string(span.name);
-                e.category = "kernel";
+                e.category = category::kKernel;
                 e.track = int(span.worker);
                 e.startNs = span.startNs - origin;
                 e.endNs = span.endNs - origin;
@@ -410,7 +415,7 @@ void RunSession::runCpu() {
                 cpuFlashAttention(s, q.data(), k.data(), v.data(), o.data(), pool, sink);
             RunEvent range;
             range.name = rc.label + " attention";
-            range.category = "user_annotation";
+            range.category = category::kUserAnnotation;
             range.startNs = start - origin;
             range.endNs = steadyClockNs() - origin;
             range.impl = rc.label;
@@ -437,7 +442,7 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
     const bool cuda = backend != Backend::Cpu, torch = backend == Backend::Torch;
     const StringId pid = pool.intern(torch ? "attnscope-torch" : cuda ? "attnscope-host" : "attnscope-cpu");
     b.setProcessName(pid, torch ? "PyTorch run" : cuda ? "CUDA run" : "CPU run");
-    b.setProcessLabels(pid, torch ? "CPU" : cuda ? "host" : "CPU");
+    b.setProcessLabels(pid, std::string(cuda && !torch ? "host" : runargs::kCpuProcessLabel));
     b.info().format = "attnscope-run";
     b.info().hostName = thisHostName(); // the run's CPU is this machine's, wherever it is opened later
     const StringId callsTid = pool.intern("calls");
@@ -523,7 +528,7 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
         std::map<std::pair<int, std::string>, std::pair<std::int64_t, std::int64_t>> kernelSpan;
         for (const RunEvent& e : events) {
             if (e.impl != impl || e.warmup) continue;
-            if (e.category == "user_annotation") {
+            if (e.category == category::kUserAnnotation) {
                 if (e.call < 0) continue; // an NVTX range
                 st.callMs.push_back(double(e.measuredNs > 0 ? e.measuredNs : e.endNs - e.startNs) / 1e6);
             } else if (!e.role.empty()) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "torch_backend.h"
+#include "core/model/categories.h"
 
 #include "kernels/run_session.h"
 
@@ -62,7 +63,8 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
         for (std::uint32_t i = 0; i < track.size(); ++i) {
             const std::string_view category = step.str(track.events.category[i]);
             // Kineto's own markers (the profiler's span, its iteration instants) are not the run's.
-            if ((track.events.flags[i] & kInstant) || category == "Trace" || track.kind == TrackKind::Global)
+            if ((track.events.flags[i] & kInstant) || category == category::kTraceMarker ||
+                track.kind == TrackKind::Global)
                 continue;
             RunEvent e;
             e.name = std::string(step.str(track.events.name[i]));
@@ -87,7 +89,7 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
             e.impl = impl;
             e.call = call;
             e.warmup = warmup;
-            if (category == "user_annotation" && e.name == range) {
+            if (category == category::kUserAnnotation && e.name == range) {
                 e.track = -1; // the call, on the run's calls track
                 e.args = {{std::string(runargs::kImpl), "\"" + impl + "\""},
                           {std::string(runargs::kCall), std::to_string(call)},

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/analysis/analysis.h"
+#include "core/model/categories.h"
 
 #include "core/analysis/attention_math.h"
 #include "core/analysis/resources.h"
@@ -74,7 +75,7 @@ std::string jsonUnquote(std::string_view v) {
 } // namespace
 
 bool isCpuProcess(const ProcessInfo& p) {
-    return !p.isGpu || p.labels == "CPU";
+    return !p.isGpu || p.labels == runargs::kCpuProcessLabel;
 }
 
 bool isCpuTrack(const Trace& trace, TrackId t) {
@@ -92,7 +93,7 @@ std::string costBasis(const Trace& trace, const KernelAnalysis& k) {
 bool hasCpuKernels(const Trace& trace) {
     if (trace.info().opKernels) return true;
     for (const ProcessInfo& p : trace.processes())
-        if (p.isGpu && p.labels == "CPU") return true;
+        if (p.isGpu && p.labels == runargs::kCpuProcessLabel) return true;
     return false;
 }
 
@@ -470,7 +471,7 @@ private:
         const Track& t = trace.track(e.track);
         const std::string_view name = trace.str(t.events.name[e.index]);
         const std::string_view cat = trace.str(t.events.category[e.index]);
-        if (cat == "user_annotation") return !name.starts_with("ProfilerStep#");
+        if (cat == category::kUserAnnotation) return !name.starts_with("ProfilerStep#");
         return categoryKind[t.events.category[e.index].value] == 2 &&
                (name.starts_with("aten::scaled_dot_product") ||
                 name.starts_with("aten::_scaled_dot_product") || name.starts_with("aten::_flash_attention") ||

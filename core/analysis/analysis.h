@@ -72,7 +72,6 @@ struct TraceAnalysis {
     Verdict dominantVerdict(const Trace& trace, const AttentionCall& call) const;
 };
 
-
 // Analyzes a trace. cpu: the roofs of the CPU, all cores at once, for kernels that ran on it
 // (AttnScope's own CPU runs, whose events are each one worker's share of a kernel: each worker is held
 // to the CPU's roofs over the workers, and to no more than cpuCore's, one core's, when given); without
@@ -85,7 +84,7 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const DeviceSpec* cpuCore = nullptr, unsigned threads = 0);
 
 // Whether a process's or a track's events ran on a CPU: AttnScope's CPU runs label their kernels'
-// process "CPU" (its kernels make it look like a GPU's).
+// process runargs::kCpuProcessLabel (its kernels make it look like a GPU's).
 bool isCpuProcess(const ProcessInfo& p);
 bool isCpuTrack(const Trace& trace, TrackId t);
 // Whether the trace has kernels that ran on a CPU (AttnScope's CPU runs): they need the CPU's roofs.

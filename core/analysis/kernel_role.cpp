@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/analysis/kernel_role.h"
+#include "core/model/categories.h"
 
 #include "core/analysis/resources.h"
 #include "core/model/text_match.h"
@@ -70,7 +71,7 @@ KernelRole RoleRules::classify(std::string_view name, std::string_view category)
 }
 
 std::string RoleRules::implementation(std::string_view name) const {
-    const Rule* r = match(name, "kernel");
+    const Rule* r = match(name, category::kKernel);
     return r && r->role == KernelRole::FusedAttention ? r->impl : std::string();
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/json_event_parser.h"
+#include "core/model/categories.h"
 
 #include "core/io/json_scanner.h"
 #include "core/io/json_text.h"
@@ -416,8 +417,8 @@ void EventParser::noteCategory(StringId cat) {
     if (m_categoryChecked[cat.value]) return;
     m_categoryChecked[cat.value] = true;
     const std::string_view c = m_b.strings().get(cat);
-    m_kineto = c == "cpu_op" || c == "Operator" || isKernelCategory(c) || isLaunchCategory(c) ||
-               c == "python_function" || c == "user_annotation" || c == "ac2g";
+    m_kineto = isCpuOpCategory(c) || isKernelCategory(c) || isLaunchCategory(c) ||
+               c == category::kPythonFunction || c == category::kUserAnnotation || c == category::kFlow;
 }
 
 bool EventParser::parseArgs(std::string_view encoded, simdjson::dom::object& out) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/nsys_reader.h"
+#include "core/model/categories.h"
 
 #include "core/io/json_escape.h"
 #include "core/io/trace_builder.h"
@@ -478,9 +479,10 @@ private:
     std::string encoded;
     std::uint64_t events = 0;
     std::vector<std::string> warnings;
-    const StringId kernelCat = pool.intern("kernel"), memcpyCat = pool.intern("gpu_memcpy"),
-                   memsetCat = pool.intern("gpu_memset"), runtimeCat = pool.intern("cuda_runtime"),
-                   driverCat = pool.intern("cuda_driver"), nvtxCat = pool.intern("user_annotation");
+    const StringId kernelCat = pool.intern(category::kKernel), memcpyCat = pool.intern(category::kMemcpy),
+                   memsetCat = pool.intern(category::kMemset), runtimeCat = pool.intern(category::kRuntime),
+                   driverCat = pool.intern(category::kDriver),
+                   nvtxCat = pool.intern(category::kUserAnnotation);
 };
 
 } // namespace

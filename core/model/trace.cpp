@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/model/trace.h"
+#include "core/model/categories.h"
 
 #include "core/model/args_codec.h"
 
@@ -9,15 +10,16 @@
 namespace attnscope {
 
 bool isKernelCategory(std::string_view cat) {
-    return cat == "kernel" || cat == "Kernel";
+    return cat == category::kKernel || cat == category::kKernelLegacy;
 }
 
 bool isCopyCategory(std::string_view cat) {
-    return cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" || cat == "Memset";
+    return cat == category::kMemcpy || cat == category::kMemset || cat == category::kMemcpyLegacy ||
+           cat == category::kMemsetLegacy;
 }
 
 bool isCpuOpCategory(std::string_view cat) {
-    return cat == "cpu_op" || cat == "Operator";
+    return cat == category::kCpuOp || cat == category::kCpuOpLegacy;
 }
 
 bool isBookkeepingOp(std::string_view name) {
@@ -40,12 +42,14 @@ bool isBookkeepingOp(std::string_view name) {
 }
 
 bool isGpuCategory(std::string_view cat) {
-    return isKernelCategory(cat) || isCopyCategory(cat) || cat == "cuda_sync" ||
-           cat == "gpu_user_annotation" || cat == "cuda_profiler_range" || cat == "mtia_ccp_events";
+    return isKernelCategory(cat) || isCopyCategory(cat) || cat == category::kCudaSync ||
+           cat == category::kGpuUserAnnotation || cat == category::kProfilerRange ||
+           cat == category::kMtiaDevice;
 }
 
 bool isLaunchCategory(std::string_view cat) {
-    return cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "mtia_runtime";
+    return cat == category::kRuntime || cat == category::kDriver || cat == category::kRuntimeLegacy ||
+           cat == category::kMtiaRuntime;
 }
 
 std::size_t Trace::eventCount() const {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cupti_records.h"
+#include "core/model/categories.h"
 
 #include "core/io/json_escape.h"
 
@@ -77,11 +78,11 @@ const char* syncType(CUpti_ActivitySynchronizationType type) {
 
 // The fields every record of work on a stream has (kernels, copies, memsets), and their args.
 template <class Record>
-void streamWork(const Record& r, GpuRecord::Kind kind, const char* category, std::string name,
+void streamWork(const Record& r, GpuRecord::Kind kind, std::string_view category, std::string name,
                 GpuRecord& out) {
     out = {};
     out.kind = kind;
-    out.category = category;
+    out.category = std::string(category);
     out.name = std::move(name);
     out.startNs = r.start;
     out.endNs = r.end;
@@ -102,7 +103,8 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        streamWork(*k, GpuRecord::Kind::Kernel, "kernel", k->name ? k->name : "(unnamed kernel)", out);
+        streamWork(*k, GpuRecord::Kind::Kernel, category::kKernel, k->name ? k->name : "(unnamed kernel)",
+                   out);
         const int threads = k->blockX * k->blockY * k->blockZ;
         const int shared = k->staticSharedMemory + k->dynamicSharedMemory;
         char occupancy[32];
@@ -117,7 +119,7 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        streamWork(*m, GpuRecord::Kind::Memcpy, "gpu_memcpy",
+        streamWork(*m, GpuRecord::Kind::Memcpy, category::kMemcpy,
                    std::string("Memcpy ") + memcpyKind(m->copyKind) + " (" + memoryKind(m->srcKind) + " -> " +
                        memoryKind(m->dstKind) + ")",
                    out);
@@ -126,7 +128,7 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        streamWork(*m, GpuRecord::Kind::Memset, "gpu_memset",
+        streamWork(*m, GpuRecord::Kind::Memset, category::kMemset,
                    std::string("Memset (") + memoryKind(m->memoryKind) + ")", out);
         out.args.emplace_back("bytes", std::to_string(m->bytes));
         out.args.emplace_back("value", std::to_string(m->value));
@@ -138,7 +140,7 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
         const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
         out = {};
         out.kind = driver ? GpuRecord::Kind::Driver : GpuRecord::Kind::Runtime;
-        out.category = driver ? "cuda_driver" : "cuda_runtime";
+        out.category = driver ? category::kDriver : category::kRuntime;
         out.name = names ? names(driver, a->cbid) : std::string();
         if (out.name.empty()) out.name = (driver ? "driver API " : "runtime API ") + std::to_string(a->cbid);
         out.startNs = a->start;
@@ -168,7 +170,7 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
         const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
         out = {};
         out.kind = GpuRecord::Kind::Marker;
-        out.category = "user_annotation";
+        out.category = category::kUserAnnotation;
         out.name = m->name ? m->name : "";
         out.startNs = out.endNs = m->timestamp;
         out.markerId = m->id;

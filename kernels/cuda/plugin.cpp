@@ -8,6 +8,7 @@
 #include "device_attention.h"
 #include "plugin_api.h"
 
+#include "core/model/categories.h"
 #include "kernels/attention.h"
 
 #include <cuda_runtime.h>
@@ -352,7 +353,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
         AttnscopeCudaRecord record{};
         record.kind = ATTNSCOPE_RECORD_CALL;
         record.name = "[memory]";
-        record.category = "cpu_instant_event";
+        record.category = attnscope::category::kCpuInstant.data();
         record.startNs = record.endNs = std::int64_t(now() - origin);
         record.device = -1;
         record.args = args;
@@ -438,7 +439,7 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
             AttnscopeCudaRecord record{};
             record.kind = ATTNSCOPE_RECORD_CALL;
             record.name = callName.c_str();
-            record.category = "user_annotation";
+            record.category = attnscope::category::kUserAnnotation.data();
             record.startNs = std::int64_t(hostStart - origin);
             record.endNs = std::int64_t(hostEnd - origin);
             record.device = -1;
