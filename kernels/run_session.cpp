@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "run_session.h"
 #include "core/model/categories.h"
+#include "core/model/kineto_args.h"
 
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/cpu_attention.h"
@@ -347,13 +348,13 @@ void RunSession::runCpu() {
     auto memory = [&](double bytes) {
         held += bytes;
         RunEvent e;
-        e.name = "[memory]";
+        e.name = kineto::kMemoryEvent;
         e.category = category::kCpuInstant;
         e.startNs = e.endNs = steadyClockNs() - origin;
-        e.args = {{"Total Allocated", jsonNumber(held)},
-                  {"Bytes", jsonNumber(bytes)},
-                  {"Device Type", "0"},
-                  {"Device Id", "-1"}};
+        e.args = {{kineto::kTotalAllocated, jsonNumber(held)},
+                  {kineto::kBytes, jsonNumber(bytes)},
+                  {kineto::kDeviceType, "0"},
+                  {kineto::kDeviceId, "-1"}};
         push(std::move(e));
     };
     std::vector<float> q, k, v, o, scores;
@@ -484,13 +485,14 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
             encoder.add(key, value);
         encoded.clear();
         encoder.encode(pool, encoded);
-        if (e.name == "[memory]") {
+        if (e.name == kineto::kMemoryEvent) {
             b.addInstant(trackOf(e), e.startNs, pool.intern(e.name), pool.intern(e.category), encoded);
             std::map<std::string, double> number;
             for (const auto& [key, value] : e.args)
                 number[key] = std::atof(value.c_str());
-            b.addMemoryTotals(pid, e.startNs, int(number["Device Type"]), std::int64_t(number["Device Id"]),
-                              number["Total Allocated"], std::nullopt);
+            b.addMemoryTotals(pid, e.startNs, int(number[kineto::kDeviceType]),
+                              std::int64_t(number[kineto::kDeviceId]), number[kineto::kTotalAllocated],
+                              std::nullopt);
             continue;
         }
         b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs), pool.intern(e.name),

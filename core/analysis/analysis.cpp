@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/analysis/analysis.h"
 #include "core/model/categories.h"
+#include "core/model/kineto_args.h"
 
 #include "core/analysis/attention_math.h"
 #include "core/analysis/resources.h"
@@ -87,7 +88,7 @@ std::string costBasis(const Trace& trace, const KernelAnalysis& k) {
     if (k.cost != CostSource::Inferred || !k.costOp) return {};
     const EventRef op = *k.costOp;
     return std::string(trace.str(trace.track(op.track).events.name[op.index])) + " " +
-           argValue(trace, op, "Input Dims") + " " + std::string(precisionName(k.precision));
+           argValue(trace, op, kineto::kInputDims) + " " + std::string(precisionName(k.precision));
 }
 
 bool hasCpuKernels(const Trace& trace) {
@@ -244,11 +245,11 @@ private:
             it->op = op;
             std::string_view dims, types, concrete;
             trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
-                if (key == "Input Dims")
+                if (key == kineto::kInputDims)
                     dims = value;
-                else if (key == "Input type")
+                else if (key == kineto::kInputType)
                     types = value;
-                else if (key == "Concrete Inputs")
+                else if (key == kineto::kConcreteInputs)
                     concrete = value;
             });
             signature.assign(reinterpret_cast<const char*>(&name.value), sizeof name.value);

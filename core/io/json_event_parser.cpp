@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/json_event_parser.h"
 #include "core/model/categories.h"
+#include "core/model/kineto_args.h"
 
 #include "core/io/json_scanner.h"
 #include "core/io/json_text.h"
@@ -291,7 +292,7 @@ simdjson::error_code EventParser::readEvent(od::value& value) {
         else
             track = m_b.track(pid, tid);
         m_b.addInstant(track, *ts, name, cat, encoded);
-        if (m_b.strings().get(name) == "[memory]") readMemoryCounters(pid, *ts, encoded);
+        if (m_b.strings().get(name) == kineto::kMemoryEvent) readMemoryCounters(pid, *ts, encoded);
         break;
     }
     case 'C':
@@ -391,7 +392,7 @@ simdjson::error_code EventParser::readArgs(od::value& v, std::uint64_t& correlat
             m_b.warn("an arg value is not valid JSON (NaN, Infinity or a bad literal); the arg is left out");
             continue;
         }
-        if (key == "correlation" && first != '"') correlation = parseUnsigned(text).value_or(0);
+        if (key == kineto::kCorrelation && first != '"') correlation = parseUnsigned(text).value_or(0);
         // Minified values live in a scratch buffer the next value reuses.
         if (text.data() == m_minified.data())
             m_args.addCopy(key, text);
@@ -466,11 +467,11 @@ void EventParser::readMemoryCounters(StringId pid, TimeNs ts, std::string_view a
         if (a.at_key(key).get(v) || !v.is_number()) return std::nullopt;
         return v.get_double().value_unsafe();
     };
-    const auto deviceType = number("Device Type"), deviceId = number("Device Id");
-    const auto allocated = number("Total Allocated");
+    const auto deviceType = number(kineto::kDeviceType), deviceId = number(kineto::kDeviceId);
+    const auto allocated = number(kineto::kTotalAllocated);
     if (!deviceType || !allocated) return;
     m_b.addMemoryTotals(pid, ts, int(*deviceType), deviceId ? std::int64_t(*deviceId) : -1, *allocated,
-                        number("Total Reserved"));
+                        number(kineto::kTotalReserved));
 }
 
 void EventParser::readCounter(StringId pid, StringId nameId, TimeNs ts, std::string_view args) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/nsys_reader.h"
 #include "core/model/categories.h"
+#include "core/model/kineto_args.h"
 
 #include "core/io/json_escape.h"
 #include "core/io/trace_builder.h"
@@ -290,9 +291,9 @@ private:
         const std::int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
         const std::int64_t device = sqlite3_column_int64(s, 2), stream = sqlite3_column_int64(s, 3);
         const std::int64_t correlation = sqlite3_column_int64(s, 4);
-        own.insert(own.begin(), {{"device", std::to_string(device)},
-                                 {"stream", std::to_string(stream)},
-                                 {"correlation", std::to_string(correlation)}});
+        own.insert(own.begin(), {{kineto::kDevice, std::to_string(device)},
+                                 {kineto::kStream, std::to_string(stream)},
+                                 {kineto::kCorrelation, std::to_string(correlation)}});
         b.addSlice(streamTrack(device, stream), start, std::max<std::int64_t>(0, end - start),
                    pool.intern(name), category, std::uint64_t(correlation), encode(own));
     }
@@ -346,13 +347,14 @@ private:
                             if (!placeholder) break;
                         }
                         if (name.empty()) name = "(unnamed kernel)";
-                        addGpuSlice(s, name, kernelCat,
-                                    {{"context", std::to_string(sqlite3_column_int64(s, 17))},
-                                     {"grid", triple(s, 8)},
-                                     {"block", triple(s, 11)},
-                                     {"registers per thread", std::to_string(sqlite3_column_int64(s, 14))},
-                                     {"shared memory", std::to_string(sqlite3_column_int64(s, 15) +
-                                                                      sqlite3_column_int64(s, 16))}});
+                        addGpuSlice(
+                            s, name, kernelCat,
+                            {{"context", std::to_string(sqlite3_column_int64(s, 17))},
+                             {kineto::kGrid, triple(s, 8)},
+                             {kineto::kBlock, triple(s, 11)},
+                             {kineto::kRegistersPerThread, std::to_string(sqlite3_column_int64(s, 14))},
+                             {kineto::kSharedMemory,
+                              std::to_string(sqlite3_column_int64(s, 15) + sqlite3_column_int64(s, 16))}});
                         ++events;
                         ++rows;
                     });
@@ -426,7 +428,7 @@ private:
                                            end = sqlite3_column_int64(s, 1);
                         const std::int64_t correlation = sqlite3_column_int64(s, 3);
                         std::vector<std::pair<std::string, std::string>> args = {
-                            {"correlation", std::to_string(correlation)}};
+                            {kineto::kCorrelation, std::to_string(correlation)}};
                         if (const std::int64_t rv = sqlite3_column_int64(s, 5))
                             args.emplace_back("return", std::to_string(rv));
                         b.addSlice(hostTrack(sqlite3_column_int64(s, 2)), start,

@@ -2,6 +2,7 @@
 // The builder's stages that make tracks: each track's events sorted and nested into depths, and
 // processes, tracks and GPUs named.
 #include "core/io/trace_builder_stages.h"
+#include "core/model/kineto_args.h"
 
 #include "core/io/timestamp.h"
 #include "core/model/args_codec.h"
@@ -217,7 +218,7 @@ void TraceBuilder::Impl::markOpKernels() {
                 elements[i] = -1;
                 forEachEncodedArg(t.m_strings, t.encodedArgs({TrackId(ti), std::uint32_t(i)}),
                                   [&](std::string_view key, std::string_view value) {
-                                      if (key != "Input Dims") return;
+                                      if (key != kineto::kInputDims) return;
                                       if (const auto dims = parseDims(value))
                                           elements[i] = std::int64_t(
                                               std::min<std::uint64_t>(inputElements(*dims), INT64_MAX / 16));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/report/findings.h"
+#include "core/model/kineto_args.h"
 #include "core/report/format.h"
 
 #include "core/analysis/op_cost.h"
@@ -99,16 +100,16 @@ std::optional<LaunchConfig> launchConfigOf(const Trace& trace, EventRef kernel) 
     LaunchConfig c;
     bool hasBlock = false;
     trace.forEachArg(kernel, [&](std::string_view key, std::string_view value) {
-        if (key == "block") {
+        if (key == kineto::kBlock) {
             c.blockThreads = int(productOf(value));
             hasBlock = true;
-        } else if (key == "grid") {
+        } else if (key == kineto::kGrid) {
             c.gridBlocks = productOf(value);
-        } else if (key == "registers per thread") {
+        } else if (key == kineto::kRegistersPerThread) {
             c.registersPerThread = int(productOf(value));
-        } else if (key == "shared memory") {
+        } else if (key == kineto::kSharedMemory) {
             c.sharedMemory = int(productOf(value));
-        } else if (key == "est. achieved occupancy %") {
+        } else if (key == kineto::kReportedOccupancy) {
             double v = 0;
             if (std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc())
                 c.reportedOccupancy = v;

@@ -2,8 +2,9 @@
 // The rules that know attention: attention written by hand, SDPA on its math backend, casts and
 // copies around attention, and kernels too small to fill the device.
 #include "core/analysis/op_cost.h"
-#include "core/report/format.h"
+#include "core/model/kineto_args.h"
 #include "core/report/findings_rules.h"
+#include "core/report/format.h"
 #include "core/report/summary.h"
 
 #include <algorithm>
@@ -42,9 +43,9 @@ struct OpInputs {
 OpInputs opInputs(const Context& c, EventRef op) {
     std::string dims, types, concrete;
     c.trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
-        if (key == "Input Dims") dims = value;
-        if (key == "Input type") types = value;
-        if (key == "Concrete Inputs") concrete = value;
+        if (key == kineto::kInputDims) dims = value;
+        if (key == kineto::kInputType) types = value;
+        if (key == kineto::kConcreteInputs) concrete = value;
     });
     return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cupti_records.h"
 #include "core/model/categories.h"
+#include "core/model/kineto_args.h"
 
 #include "core/io/json_escape.h"
 
@@ -89,9 +90,9 @@ void streamWork(const Record& r, GpuRecord::Kind kind, std::string_view category
     out.device = r.deviceId;
     out.stream = r.streamId;
     out.correlation = r.correlationId;
-    out.args = {{"device", std::to_string(r.deviceId)},
-                {"stream", std::to_string(r.streamId)},
-                {"correlation", std::to_string(r.correlationId)}};
+    out.args = {{kineto::kDevice, std::to_string(r.deviceId)},
+                {kineto::kStream, std::to_string(r.streamId)},
+                {kineto::kCorrelation, std::to_string(r.correlationId)}};
 }
 
 } // namespace
@@ -110,10 +111,10 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
         char occupancy[32];
         std::snprintf(occupancy, sizeof occupancy, "%.2f",
                       100 * theoreticalOccupancy(limits, threads, k->registersPerThread, shared));
-        out.args.insert(out.args.end(), {{"registers per thread", std::to_string(k->registersPerThread)},
-                                         {"shared memory", std::to_string(shared)},
-                                         {"grid", triple(k->gridX, k->gridY, k->gridZ)},
-                                         {"block", triple(k->blockX, k->blockY, k->blockZ)},
+        out.args.insert(out.args.end(), {{kineto::kRegistersPerThread, std::to_string(k->registersPerThread)},
+                                         {kineto::kSharedMemory, std::to_string(shared)},
+                                         {kineto::kGrid, triple(k->gridX, k->gridY, k->gridZ)},
+                                         {kineto::kBlock, triple(k->blockX, k->blockY, k->blockZ)},
                                          {"theoretical occupancy %", occupancy}});
         return true;
     }
@@ -148,7 +149,8 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
         out.correlation = a->correlationId;
         out.processId = a->processId;
         out.threadId = a->threadId;
-        out.args = {{"cbid", std::to_string(a->cbid)}, {"correlation", std::to_string(a->correlationId)}};
+        out.args = {{kineto::kCbid, std::to_string(a->cbid)},
+                    {kineto::kCorrelation, std::to_string(a->correlationId)}};
         if (a->returnValue) out.args.emplace_back("return", std::to_string(a->returnValue));
         return true;
     }
@@ -162,8 +164,8 @@ bool convertActivity(const CUpti_Activity* record, const DeviceLimits& limits, c
         out.endNs = s->end;
         out.stream = s->streamId;
         out.correlation = s->correlationId;
-        out.args = {{"correlation", std::to_string(s->correlationId)},
-                    {"stream", std::to_string(s->streamId)}};
+        out.args = {{kineto::kCorrelation, std::to_string(s->correlationId)},
+                    {kineto::kStream, std::to_string(s->streamId)}};
         return true;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {

@@ -9,6 +9,7 @@
 #include "plugin_api.h"
 
 #include "core/model/categories.h"
+#include "core/model/kineto_args.h"
 #include "kernels/attention.h"
 
 #include <cuda_runtime.h>
@@ -348,11 +349,12 @@ ATTNSCOPE_EXPORT int attnscope_cuda_run(const AttnscopeCudaRunRequest* request, 
     const auto memory = [&](double bytes) {
         held += bytes;
         const std::string total = jsonNumber(held), delta = jsonNumber(bytes), id = std::to_string(device);
-        const char* args[] = {"Total Allocated", total.c_str(), "Bytes",     delta.c_str(),
-                              "Device Type",     "1",           "Device Id", id.c_str()};
+        const char* args[] = {
+            attnscope::kineto::kTotalAllocated, total.c_str(), attnscope::kineto::kBytes,    delta.c_str(),
+            attnscope::kineto::kDeviceType,     "1",           attnscope::kineto::kDeviceId, id.c_str()};
         AttnscopeCudaRecord record{};
         record.kind = ATTNSCOPE_RECORD_CALL;
-        record.name = "[memory]";
+        record.name = attnscope::kineto::kMemoryEvent;
         record.category = attnscope::category::kCpuInstant.data();
         record.startNs = record.endNs = std::int64_t(now() - origin);
         record.device = -1;
