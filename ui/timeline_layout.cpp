@@ -11,12 +11,8 @@ namespace attnscope::ui {
 
 QString TimelineLayout::groupLabel(const Trace& trace, ProcessId process) {
     const ProcessInfo& p = trace.process(process);
-    if (p.isGpu && p.deviceIndex >= 0) {
-        QString label = QStringLiteral("GPU %1").arg(p.deviceIndex);
-        if (p.rank >= 0) label = QStringLiteral("rank %1 · ").arg(p.rank) + label;
-        if (!p.deviceModel.empty()) label += QStringLiteral(" · ") + QString::fromStdString(p.deviceModel);
-        return label;
-    }
+    if (const std::string gpu = gpuLabel(p); !gpu.empty())
+        return QString::fromStdString(p.deviceModel.empty() ? gpu : gpu + " \u00b7 " + p.deviceModel);
     const QString key = QString::fromStdString(std::string(trace.str(p.key)));
     const QString name = QString::fromStdString(p.name);
     if (key.isEmpty() || name == key) return name;

@@ -21,21 +21,9 @@ QString tr(const char* text) {
 QString traceHeaderText(const QString& name, const TraceSummary& s) {
     QString devices;
     for (const DeviceSummary& d : s.devices) {
-        // Kineto's GPUs are keyed by their index ("0"); other keys name themselves ("GPU 0", "r1:0").
-        const QString id = qs(d.id);
-        const bool index =
-            !id.isEmpty() && std::all_of(id.begin(), id.end(), [](QChar c) { return c.isDigit(); });
-        // GPUs as the timeline names them ("GPU 0 · NVIDIA H100 …"); other devices by name (key).
-        QString gpu = index ? tr("GPU %1").arg(id) : id;
-        if (d.cpu) // PyTorch's CPU ops, AttnScope's CPU runs: never called a GPU
-            gpu = tr("CPU · %1 (%2)").arg(d.name.empty() ? tr("process") : qs(d.name), id);
-        else if (!index && !id.startsWith(QStringLiteral("GPU ")))
-            gpu = d.name.empty() ? id : tr("%1 (%2)").arg(qs(d.name), id);
-        else if (!d.name.empty() && qs(d.name) != gpu)
-            gpu += QStringLiteral(" · ") + qs(d.name);
-        devices +=
-            tr(" · %1: %2, busy %3")
-                .arg(gpu, qs(formatCount(d.kernels, "kernel", "kernels")), qs(formatDuration(d.busyNs)));
+        devices += tr(" · %1: %2, busy %3")
+                       .arg(qs(d.label), qs(formatCount(d.kernels, "kernel", "kernels")),
+                            qs(formatDuration(d.busyNs)));
     }
     QString warnings;
     for (const std::string& w : s.warnings)

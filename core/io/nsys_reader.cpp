@@ -231,7 +231,7 @@ private:
     }
     StringId gpuPid(std::int64_t device) {
         // Keyed "GPU N", which no host pid can be, and which the summary shows as the device.
-        const std::string key = "GPU " + std::to_string(device);
+        const std::string key = gpuName(device);
         const StringId pid = pool.intern(key);
         b.setProcessLabels(pid, key);
         return pid;

@@ -288,7 +288,7 @@ void TraceBuilder::Impl::nameProcessesAndTracks() {
         else if (key.empty())
             info.name = "(no process)";
         else if (info.isGpu && info.deviceIndex >= 0)
-            info.name = "GPU " + std::to_string(info.deviceIndex);
+            info.name = gpuName(info.deviceIndex);
         else
             info.name = asInteger(key) ? "process " + std::string(key) : std::string(key);
         info.sortIndex = p.sortIndex.set ? p.sortIndex.value

@@ -75,14 +75,22 @@ std::string_view Trace::encodedArgs(EventRef e) const {
     return {p + sizeof(len), len};
 }
 
+std::string gpuName(std::int64_t deviceIndex) {
+    return "GPU " + std::to_string(deviceIndex);
+}
+
+std::string gpuLabel(const ProcessInfo& p) {
+    if (!p.isGpu || p.deviceIndex < 0) return {};
+    return (p.rank >= 0 ? "rank " + std::to_string(p.rank) + " \u00b7 " : std::string()) +
+           gpuName(p.deviceIndex);
+}
+
 std::string Trace::trackLabel(TrackId id) const {
     const Track& t = m_tracks[id.value];
     const ProcessInfo& p = m_processes[t.process.value];
     std::string processName = p.name;
     // GPU processes are named after the host program; the label tells the devices apart.
-    if (p.isGpu && p.deviceIndex >= 0 && processName.rfind("GPU", 0) != 0)
-        processName = (p.rank >= 0 ? "rank " + std::to_string(p.rank) + " · " : std::string()) + "GPU " +
-                      std::to_string(p.deviceIndex);
+    if (p.isGpu && p.deviceIndex >= 0 && processName.rfind("GPU", 0) != 0) processName = gpuLabel(p);
     if (t.kind == TrackKind::Global) return t.name;
     return processName + " \u00b7 " + t.name;
 }

@@ -183,6 +183,11 @@ private:
 };
 
 // Categories with a meaning to the model.
+// "GPU 3": a GPU by its index, as traces label it and people read it.
+std::string gpuName(std::int64_t deviceIndex);
+// A GPU process's device as people read it: "GPU 0", "rank 1 · GPU 0" in a job ("" for other processes).
+std::string gpuLabel(const ProcessInfo& p);
+
 bool isKernelCategory(std::string_view cat); // "kernel", legacy "Kernel"
 bool isGpuCategory(std::string_view cat);    // anything that runs on a GPU stream
 bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", legacy "Runtime"

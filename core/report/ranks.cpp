@@ -63,7 +63,7 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
             b.setProcessName(pids[p], prefix + info.name);
             std::string labels = info.labels;
             if (info.isGpu && info.deviceIndex >= 0 && labels.rfind("GPU", 0) != 0)
-                labels = "GPU " + std::to_string(info.deviceIndex);
+                labels = gpuName(info.deviceIndex);
             if (!labels.empty()) b.setProcessLabels(pids[p], labels);
             b.setProcessSortIndex(pids[p], info.sortIndex);
             b.setProcessRank(pids[p], rank);

@@ -82,6 +82,21 @@ private:
 
 } // namespace
 
+namespace {
+
+// Kineto's GPUs are keyed by their index ("0"), named as the timeline names them; a CPU is never
+// called a GPU; other devices' keys name themselves ("GPU 0", "r1:0").
+std::string deviceLabel(const DeviceSummary& d) {
+    const bool index =
+        !d.id.empty() && std::all_of(d.id.begin(), d.id.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (d.cpu) return "CPU \u00b7 " + (d.name.empty() ? std::string("process") : d.name) + " (" + d.id + ")";
+    if (!index && d.id.rfind("GPU ", 0) != 0) return d.name.empty() ? d.id : d.name + " (" + d.id + ")";
+    const std::string gpu = index ? gpuName(std::stoll(d.id)) : d.id;
+    return d.name.empty() || d.name == gpu ? gpu : gpu + " \u00b7 " + d.name;
+}
+
+} // namespace
+
 TraceSummary summarize(const Trace& trace, std::size_t topN) {
     TraceSummary s;
     const TraceInfo& info = trace.info();
@@ -144,6 +159,7 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
         d.summary.cpu = isCpuProcess(p);
         if (!p.deviceModel.empty() && !d.summary.cpu) d.summary.name = p.deviceModel;
         d.summary.busyNs = unionLength(d.intervals);
+        d.summary.label = deviceLabel(d.summary);
         s.devices.push_back(std::move(d.summary));
     }
     std::sort(s.devices.begin(), s.devices.end(), [](const DeviceSummary& a, const DeviceSummary& b) {
@@ -486,7 +502,6 @@ std::vector<KernelStats> kernelStatsByRole(const Trace& trace, const TraceAnalys
     return kernels.sorted(trace);
 }
 
-
 namespace {
 
 // The analysis' roofline table with the roofs' figures, as `summary` prints it.
@@ -535,7 +550,8 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
             s.verdicts.push_back({std::string(verdictName(v)), count, a.tables.verdictNs[std::size_t(v)]});
     s.roles.clear();
     for (std::size_t i = 0; i < roles.count.size(); ++i)
-        if (roles.count[i]) s.roles.push_back({std::string(roleName(KernelRole(i))), roles.count[i], roles.ns[i]});
+        if (roles.count[i])
+            s.roles.push_back({std::string(roleName(KernelRole(i))), roles.count[i], roles.ns[i]});
     std::map<std::string, AttentionImplStats> impls;
     for (const AttentionCall& c : a.calls) {
         AttentionImplStats& st = impls[c.impl];

@@ -34,6 +34,8 @@ struct DeviceSummary {
     std::string id;   // the device's pid as the file wrote it
     std::string name; // from deviceProperties, else the process name
     bool cpu = false; // the kernels ran on a CPU (PyTorch's CPU ops, AttnScope's CPU runs): not a GPU
+    // As the window's header names it: "GPU 0 · NVIDIA H100 …", "CPU · python (1234)", "name (key)".
+    std::string label;
     std::uint64_t kernels = 0;
     TimeNs kernelNs = 0;
     TimeNs busyNs = 0; // union of the device's kernel intervals: overlaps count once
