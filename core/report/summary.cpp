@@ -87,8 +87,8 @@ namespace {
 // Kineto's GPUs are keyed by their index ("0"), named as the timeline names them; a CPU is never
 // called a GPU; other devices' keys name themselves ("GPU 0", "r1:0").
 std::string deviceLabel(const DeviceSummary& d) {
-    const bool index =
-        !d.id.empty() && std::all_of(d.id.begin(), d.id.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool index = !d.id.empty() && d.id.size() <= 18 &&
+                       std::all_of(d.id.begin(), d.id.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (d.cpu) return "CPU \u00b7 " + (d.name.empty() ? std::string("process") : d.name) + " (" + d.id + ")";
     if (!index && d.id.rfind("GPU ", 0) != 0) return d.name.empty() ? d.id : d.name + " (" + d.id + ")";
     const std::string gpu = index ? gpuName(std::stoll(d.id)) : d.id;
