@@ -17,18 +17,26 @@ NavigationKeys::NavigationKeys(TimelineView* timeline) : QObject(timeline), m_ti
     qApp->installEventFilter(this);
 }
 
+const std::array<NavigationKey, 6>& navigationKeys() {
+    static const std::array<NavigationKey, 6> keys{{
+        {NavigationAction::ZoomIn, Qt::Key_W, "W", QT_TRANSLATE_NOOP("QMenu", "Zoom In")},
+        {NavigationAction::ZoomOut, Qt::Key_S, "S", QT_TRANSLATE_NOOP("QMenu", "Zoom Out")},
+        {NavigationAction::PanLeft, Qt::Key_A, "A", QT_TRANSLATE_NOOP("QMenu", "Pan Left")},
+        {NavigationAction::PanRight, Qt::Key_D, "D", QT_TRANSLATE_NOOP("QMenu", "Pan Right")},
+        {NavigationAction::FitSelection, Qt::Key_F, "F", QT_TRANSLATE_NOOP("QMenu", "Fit Selection")},
+        {NavigationAction::FitAll, Qt::Key_0, "0", QT_TRANSLATE_NOOP("QMenu", "Fit All")},
+    }};
+    return keys;
+}
+
+std::optional<NavigationAction> navigationActionFor(int key) {
+    for (const NavigationKey& k : navigationKeys())
+        if (k.key == key) return k.action;
+    return std::nullopt;
+}
+
 bool NavigationKeys::isNavigationKey(int key) {
-    switch (key) {
-    case Qt::Key_W:
-    case Qt::Key_A:
-    case Qt::Key_S:
-    case Qt::Key_D:
-    case Qt::Key_F:
-    case Qt::Key_0:
-        return true;
-    default:
-        return false;
-    }
+    return navigationActionFor(key).has_value();
 }
 
 bool NavigationKeys::takesText(const QWidget* widget) {

@@ -4,11 +4,31 @@
 #include <QObject>
 #include <QPointer>
 
+#include <array>
+#include <optional>
+
 class QWidget;
 
 namespace attnscope::ui {
 
 class TimelineView;
+
+// The timeline's navigation: each action with its key, the hint its View menu entry shows and the
+// entry's text — one table for the keys, the menu and the key filter below.
+enum class NavigationAction { ZoomIn, ZoomOut, PanLeft, PanRight, FitSelection, FitAll };
+struct NavigationKey {
+    NavigationAction action;
+    int key;             // Qt::Key
+    const char* hint;    // "W"
+    const char* command; // "Zoom In" (translated in the QMenu context)
+};
+const std::array<NavigationKey, 6>& navigationKeys();
+std::optional<NavigationAction> navigationActionFor(int key);
+// Zoom: W (and one wheel notch) shows this share of the span, S its inverse; pan: A/D move the view
+// by this share of its width.
+inline constexpr double kZoomStep = 0.8;
+inline constexpr double kPanFraction = 0.15;
+inline constexpr double kWheelPanFraction = 0.1; // a horizontal wheel notch
 
 // The timeline's navigation keys (W/A/S/D zoom and pan, F fit the selection, 0 fit all) work anywhere
 // in the timeline's window, as in Perfetto and Tracy, not only while the timeline has the focus: after

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_actions.h"
 
+#include "navigation_keys.h"
 #include "timeline_view.h"
 
 #include <QAction>
@@ -17,12 +18,11 @@ TimelineActions addTimelineActions(QMenu* view, TimelineView* timeline) {
         return view->addAction(text + '\t' + keyHint, timeline, fn);
     };
     TimelineActions actions;
-    add(QMenu::tr("Zoom In"), "W", [timeline] { timeline->zoomBy(0.8); });
-    add(QMenu::tr("Zoom Out"), "S", [timeline] { timeline->zoomBy(1.25); });
-    add(QMenu::tr("Pan Left"), "A", [timeline] { timeline->panBy(-timeline->viewport().width() * 0.15); });
-    add(QMenu::tr("Pan Right"), "D", [timeline] { timeline->panBy(timeline->viewport().width() * 0.15); });
-    add(QMenu::tr("Fit Selection"), "F", [timeline] { timeline->fitSelection(); });
-    actions.fitAll = add(QMenu::tr("Fit All"), "0", [timeline] { timeline->fitAll(); });
+    for (const NavigationKey& k : navigationKeys()) {
+        QAction* a = add(QMenu::tr(k.command), QString::fromLatin1(k.hint),
+                         [timeline, action = k.action] { timeline->navigate(action); });
+        if (k.action == NavigationAction::FitAll) actions.fitAll = a;
+    }
     view->addSeparator();
     actions.back = view->addAction(QMenu::tr("Back"), timeline, [timeline] { timeline->back(); });
     actions.back->setShortcut(QKeySequence::Back);

@@ -4,7 +4,6 @@
 
 #include "counter_tracks.h"
 
-
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -21,9 +20,7 @@
 namespace attnscope::ui {
 
 namespace {
-constexpr double kZoomStep = 0.8;     // W/S and one wheel notch
-constexpr double kPanFraction = 0.15; // A/D: a share of the window per press
-constexpr int kDragThreshold = 4;     // pixels before a press becomes a drag
+constexpr int kDragThreshold = 4; // pixels before a press becomes a drag
 } // namespace
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
@@ -239,6 +236,23 @@ void TimelineView::navigated() {
     update();
 }
 
+void TimelineView::navigate(NavigationAction action, std::optional<double> atX) {
+    switch (action) {
+    case NavigationAction::ZoomIn:
+        return zoomBy(kZoomStep, atX);
+    case NavigationAction::ZoomOut:
+        return zoomBy(1 / kZoomStep, atX);
+    case NavigationAction::PanLeft:
+        return panBy(-m_viewport.width() * kPanFraction);
+    case NavigationAction::PanRight:
+        return panBy(m_viewport.width() * kPanFraction);
+    case NavigationAction::FitSelection:
+        return fitSelection();
+    case NavigationAction::FitAll:
+        return fitAll();
+    }
+}
+
 void TimelineView::zoomBy(double factor, std::optional<double> atX) {
     if (!m_trace) return;
     noteNavigation(false);
@@ -422,25 +436,12 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
         QWidget::keyPressEvent(event);
         return;
     }
+    if (const std::optional<NavigationAction> action = navigationActionFor(event->key())) {
+        navigate(*action, cursorX());
+        event->accept();
+        return;
+    }
     switch (event->key()) {
-    case Qt::Key_W:
-        zoomBy(kZoomStep, cursorX());
-        break;
-    case Qt::Key_S:
-        zoomBy(1 / kZoomStep, cursorX());
-        break;
-    case Qt::Key_A:
-        panBy(-m_viewport.width() * kPanFraction);
-        break;
-    case Qt::Key_D:
-        panBy(m_viewport.width() * kPanFraction);
-        break;
-    case Qt::Key_F:
-        fitSelection();
-        break;
-    case Qt::Key_0:
-        fitAll();
-        break;
     case Qt::Key_Escape:
         if (m_range)
             setRange(std::nullopt);
@@ -533,7 +534,7 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
         zoomBy(std::pow(kZoomStep, delta.y() / 120.0), x);
     } else if ((event->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
         const int d = delta.x() ? delta.x() : delta.y();
-        panBy(-d / 120.0 * m_viewport.width() * 0.1);
+        panBy(-d / 120.0 * m_viewport.width() * kWheelPanFraction);
     } else {
         setScrollY(m_scrollY - delta.y() / 120 * 3 * m_style.metrics.laneHeight);
     }

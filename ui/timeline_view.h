@@ -3,6 +3,7 @@
 
 // moc (Qt 6.4) stops at C++20 standard headers it follows through these; it needs none of them.
 #ifndef Q_MOC_RUN
+#include "navigation_keys.h"
 #include "timeline_renderer.h"
 #endif
 
@@ -52,6 +53,8 @@ public:
     void setMatches(std::vector<EventRef> matches);
 
     void zoomBy(double factor, std::optional<double> atX = std::nullopt);
+    // A navigation key's action (navigation_keys.h); zooms about atX, else the middle.
+    void navigate(NavigationAction action, std::optional<double> atX = std::nullopt);
     void panBy(double pixels);
     void fitAll();
     void fitSelection();

@@ -17,6 +17,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QMenu>
+#include <QMenuBar>
 #include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QItemSelectionModel>
@@ -156,6 +158,34 @@ TEST(TimelineView, KeysZoomPanFitAndWalkTheHistory) {
     drag(&v, at, at + QPoint(-100, 0));
     EXPECT_NEAR(double(v.viewport().start() - before.start()), 100 * before.nsPerPixel(),
                 before.nsPerPixel() + 1);
+}
+
+// The View menu lists every navigation key with its hint, and its entry does what the key does.
+TEST(TimelineView, TheViewMenuAndTheKeysAreOneTable) {
+    Window win;
+    ASSERT_TRUE(waitForTrace(win.w));
+    TimelineView& v = win.view();
+    QMenu* view = nullptr;
+    for (QAction* a : win.w.menuBar()->actions())
+        if (a->text() == "&View") view = a->menu();
+    ASSERT_NE(view, nullptr);
+    for (const NavigationKey& k : navigationKeys()) {
+        QAction* entry = nullptr;
+        for (QAction* a : view->actions())
+            if (a->text() == QString::fromLatin1(k.command) + '\t' + QString::fromLatin1(k.hint)) entry = a;
+        ASSERT_NE(entry, nullptr) << k.command;
+        v.fitAll();
+        v.zoomBy(0.5); // room to pan both ways
+        entry->trigger();
+        const TimeViewport byMenu = v.viewport();
+        v.fitAll();
+        v.zoomBy(0.5);
+        v.setFocus();
+        v.navigate(k.action);
+        EXPECT_EQ(v.viewport(), byMenu) << k.command;
+        EXPECT_EQ(navigationActionFor(k.key), k.action) << k.command;
+    }
+    EXPECT_EQ(navigationActionFor(Qt::Key_Q), std::nullopt);
 }
 
 // The navigation keys steer the timeline wherever the focus is in the window (a Details link, the
