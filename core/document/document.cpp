@@ -112,8 +112,7 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
         doc->trace = source.trace;
         doc->name = source.name;
     } else if (source.paths.empty()) {
-        auto bytes = openMemorySource(source.bytes);
-        doc->trace = readJsonTrace(*bytes, source.name, options.load);
+        doc->trace = loadTraceBytes(source.bytes, source.name, options.load);
         doc->name = source.name;
     } else if (!source.asRanks) {
         if (source.paths.size() != 1) throw std::invalid_argument("one file, or several as ranks");

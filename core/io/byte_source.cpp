@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/byte_source.h"
+#include "core/io/trace_format.h"
 
 #include "core/io/load_error.h"
 
@@ -214,7 +215,8 @@ public:
         }
         return total;
     }
-    std::uint64_t rawPosition() const override { return m_raw->rawPosition(); }
+    // The compressed bytes inflated so far (what was read but waits in the input buffer is not).
+    std::uint64_t rawPosition() const override { return m_raw->rawPosition() - m_inflater.availIn(); }
     std::uint64_t rawSize() const override { return m_raw->rawSize(); }
 
 private:
@@ -346,8 +348,7 @@ private:
 std::unique_ptr<ByteSource> wrapIfGzip(std::unique_ptr<ByteSource> raw) {
     char magic[2] = {0, 0};
     const std::size_t got = raw->read(magic, 2);
-    if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
-        static_cast<unsigned char>(magic[1]) == 0x8b)
+    if (detectTraceFormat(std::string_view(magic, got), {}) == TraceFormat::GzipJson)
         return std::make_unique<PrefetchSource>(
             std::make_unique<GzipSource>(std::move(raw), std::string_view(magic, 2)));
     // Not gzip: hand the two bytes back in front of the rest.

@@ -145,12 +145,6 @@ const char* memoryKindName(std::int64_t kind) {
 
 } // namespace
 
-bool isSqliteFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    char head[16] = {};
-    in.read(head, sizeof head);
-    return in.gcount() == 16 && std::memcmp(head, "SQLite format 3\0", 16) == 0;
-}
 
 namespace {
 

@@ -11,9 +11,6 @@
 
 namespace attnscope {
 
-// Whether the file starts as an SQLite database does.
-bool isSqliteFile(const std::string& path);
-
 // Reads an nsys export. Throws LoadError with a clear message for a SQLite file that is not an nsys
 // export, an export of a schema version AttnScope does not read, or a damaged file; LoadCancelled.
 std::shared_ptr<const Trace> readNsysSqlite(const std::string& path, const LoadOptions& options = {});

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Format detection: what a file is (gzipped or plain JSON, nsys SQLite), from its first bytes, and
-// whether it fits the memory available before it is read.
+// Opening a trace of any format (trace_format.h tells which), and whether it fits the memory available.
 #include "core/io/trace_loader.h"
 
 #include "core/io/nsys_reader.h"
+#include "core/io/trace_format.h"
 
-#include <zlib.h>
-
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sys/stat.h>
@@ -14,38 +13,71 @@
 
 namespace attnscope {
 
-// How many times its size a gzip file expands, from inflating its start until 64 MB came out (1
-// when it cannot tell).
-double gzipExpansion(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    z_stream z{};
-    if (inflateInit2(&z, 15 + 32) != Z_OK) return 1;
-    std::vector<unsigned char> input(1 << 16), output(1 << 20);
-    std::uint64_t consumed = 0, produced = 0;
-    int rc = Z_OK;
-    while (produced < (64u << 20) && rc != Z_STREAM_END) {
-        in.read(reinterpret_cast<char*>(input.data()), std::streamsize(input.size()));
-        const auto got = std::size_t(in.gcount());
-        if (got == 0) break;
-        z.next_in = input.data();
-        z.avail_in = unsigned(got);
-        while (z.avail_in > 0 && rc != Z_STREAM_END && produced < (64u << 20)) {
-            z.next_out = output.data();
-            z.avail_out = unsigned(output.size());
-            rc = inflate(&z, Z_NO_FLUSH);
-            produced += output.size() - z.avail_out;
-            if (rc != Z_OK && rc != Z_STREAM_END) break;
-            if (rc == Z_STREAM_END && z.avail_in > 0) { // the next gzip member
-                inflateReset(&z);
-                rc = Z_OK;
-            }
-        }
-        consumed += got - z.avail_in;
-        if (rc != Z_OK && rc != Z_STREAM_END) break;
-    }
-    inflateEnd(&z);
-    return consumed ? std::max(1.0, double(produced) / double(consumed)) : 1.0;
+namespace {
+
+// A JSON trace needs about two thirds of its size in memory at the peak of its load (measured:
+// 1.35 GB for 2.15 GB of JSON).
+constexpr double kMemoryPerJsonByte = 0.65;
+
+[[noreturn]] void refuseTooBig(double jsonBytes, bool gzip, std::uint64_t available) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "this trace is about %.1f GB of JSON%s and needs about %.1f GB of memory to open; %.1f GB "
+                  "are available (memory and swap): close other programs or open it on a bigger machine",
+                  jsonBytes / 1e9, gzip ? " once decompressed" : "", kMemoryPerJsonByte * jsonBytes / 1e9,
+                  double(available) / 1e9);
+    throw LoadError(text);
 }
+
+// A gzipped trace's size is known only as it is inflated: its first 64 MB are inflated before the
+// reader sees a byte, and how much they expanded tells the whole JSON's size (a decompression bomb
+// expands a thousandfold); one the machine cannot hold is refused then. The bytes inflated are kept
+// and handed to the reader: nothing is inflated twice.
+class ExpansionGuard final : public ByteSource {
+public:
+    explicit ExpansionGuard(std::unique_ptr<ByteSource> inner) : m_inner(std::move(inner)) {
+        m_head.resize(kSample);
+        std::size_t got = 0;
+        while (got < m_head.size())
+            if (const std::size_t n = m_inner->read(m_head.data() + got, m_head.size() - got); n)
+                got += n;
+            else
+                break;
+        m_head.resize(got);
+        const std::uint64_t consumed = m_inner->rawPosition(), size = m_inner->rawSize();
+        const std::uint64_t available = availableMemoryBytes();
+        if (got == kSample && consumed && available) {
+            const double json = double(got) / double(consumed) * double(size);
+            if (kMemoryPerJsonByte * json > double(available)) refuseTooBig(json, true, available);
+        }
+    }
+    std::size_t read(char* dst, std::size_t n) override {
+        if (m_pos < m_head.size()) {
+            const std::size_t k = std::min(n, m_head.size() - m_pos);
+            std::memcpy(dst, m_head.data() + m_pos, k);
+            m_pos += k;
+            if (m_pos == m_head.size()) std::string().swap(m_head); // the reader has it: free it
+            return k;
+        }
+        return m_inner->read(dst, n);
+    }
+    std::uint64_t rawPosition() const override { return m_inner->rawPosition(); }
+    std::uint64_t rawSize() const override { return m_inner->rawSize(); }
+
+private:
+    static constexpr std::size_t kSample = 64u << 20;
+    std::unique_ptr<ByteSource> m_inner;
+    std::string m_head;
+    std::size_t m_pos = 0;
+};
+
+[[noreturn]] void refuseNsysReport(const std::string& name) {
+    throw LoadError("an Nsight Systems report (" + name.substr(name.rfind('.')) +
+                    ") is not read directly: export it with `nsys export --type sqlite " + name +
+                    "` and open the .sqlite file it writes");
+}
+
+} // namespace
 
 std::uint64_t availableMemoryBytes() {
     std::ifstream in("/proc/meminfo");
@@ -60,37 +92,35 @@ std::uint64_t availableMemoryBytes() {
 }
 
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options) {
-    if (isSqliteFile(path)) return readNsysSqlite(path, options); // an Nsight Systems export
-    // Nsight Systems' own report is a format of its own; its SQLite export is what can be read.
-    if (path.ends_with(".nsys-rep") || path.ends_with(".qdrep"))
-        throw LoadError("an Nsight Systems report (" + path.substr(path.rfind('.')) +
-                        ") is not read directly: export it with `nsys export --type sqlite " + path +
-                        "` and open the .sqlite file it writes");
-    // A JSON trace needs about two thirds of its size in memory at the peak of its load (measured:
-    // 1.35 GB for 2.15 GB of JSON): one the machine cannot hold — a decompression bomb among them —
-    // is refused before it is read.
+    const TraceFormat format = detectTraceFormat(traceFileHead(path), path);
+    if (format == TraceFormat::NsysSqlite) return readNsysSqlite(path, options);
+    if (format == TraceFormat::NsysReport) refuseNsysReport(path);
+    // A plain JSON file the machine cannot hold is refused before it is read.
     struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-        std::ifstream head(path, std::ios::binary);
-        unsigned char magic[2] = {};
-        head.read(reinterpret_cast<char*>(magic), 2);
-        const bool gzip = head.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-        // gzip: the JSON's size is estimated from how much the first few MB expand (a bomb expands
-        // a thousandfold), without reading the rest.
-        const double need = 0.65 * (gzip ? gzipExpansion(path) : 1.0) * double(st.st_size);
+    if (format == TraceFormat::Json && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
         const std::uint64_t available = availableMemoryBytes();
-        if (available && need > double(available)) {
-            char text[256];
-            std::snprintf(
-                text, sizeof text,
-                "this trace is about %.1f GB of JSON%s and needs about %.1f GB of memory to open; %.1f GB "
-                "are available (memory and swap): close other programs or open it on a bigger machine",
-                need / 0.65 / 1e9, gzip ? " once decompressed" : "", need / 1e9, double(available) / 1e9);
-            throw LoadError(text);
-        }
+        if (available && kMemoryPerJsonByte * double(st.st_size) > double(available))
+            refuseTooBig(double(st.st_size), false, available);
     }
-    auto source = openFileSource(path);
+    std::unique_ptr<ByteSource> source = openFileSource(path);
+    if (format == TraceFormat::GzipJson) source = std::make_unique<ExpansionGuard>(std::move(source));
     return readJsonTrace(*source, path, options);
+}
+
+std::shared_ptr<const Trace> loadTraceBytes(std::string_view bytes, const std::string& name,
+                                            const LoadOptions& options) {
+    switch (detectTraceFormat(bytes.substr(0, kTraceHeadBytes), name)) {
+    case TraceFormat::NsysSqlite:
+        throw LoadError("an Nsight Systems SQLite export is read from its file, not from memory: save it and "
+                        "open the file");
+    case TraceFormat::NsysReport:
+        refuseNsysReport(name);
+    case TraceFormat::Json:
+    case TraceFormat::GzipJson:
+        break;
+    }
+    auto source = openMemorySource(bytes);
+    return readJsonTrace(*source, name, options);
 }
 
 } // namespace attnscope

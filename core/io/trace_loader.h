@@ -33,7 +33,11 @@ std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string
 std::uint64_t availableMemoryBytes();
 
 // Opens a trace file of any supported format (plain or gzipped JSON, nsys SQLite). A JSON file too
-// big for the memory available (gzip: by how much its start expands) is refused before it is read.
+// big for the memory available is refused before it is read (gzip: once its first 64 MB expanded).
 std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options = {});
+// The same over bytes in memory (embedded samples, pasted traces); name is the one messages use. An
+// Nsight Systems export is read from its file only: it is refused here with why.
+std::shared_ptr<const Trace> loadTraceBytes(std::string_view bytes, const std::string& name,
+                                            const LoadOptions& options = {});
 
 } // namespace attnscope

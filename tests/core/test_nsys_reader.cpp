@@ -2,6 +2,7 @@
 // Nsight Systems SQLite exports: the real fixture from an RTX 4060 Ti, and the files that only look
 // like one.
 #include "support/test_support.h"
+#include "core/io/trace_format.h"
 
 #include "core/analysis/analysis.h"
 #include "core/io/chrome_writer.h"
@@ -79,7 +80,7 @@ std::string loadError(const std::string& path) {
 
 TEST(NsysReader, TheRtx4060ExportHasItsKernelsCopiesAndLaunches) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "nsys_rtx4060_export.sqlite");
-    ASSERT_TRUE(isSqliteFile(path));
+    ASSERT_EQ(detectTraceFormat(traceFileHead(path), path), TraceFormat::NsysSqlite);
     const auto t = loadTraceFile(path);
     EXPECT_EQ(t->info().format, "nsys-sqlite");
     ASSERT_EQ(t->devices().size(), 1u);

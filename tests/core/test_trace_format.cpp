@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// What a trace is, told once for files and bytes alike (trace_format.h), and what the loader does with it.
+#include "core/io/load_error.h"
+#include "core/io/trace_format.h"
+#include "core/io/trace_loader.h"
+#include "support/test_support.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+std::string fileBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+} // namespace
+
+TEST(TraceFormat, ByTheFirstBytesNotTheName) {
+    const std::string gzip = gzipBytes(R"({"traceEvents":[]})");
+    EXPECT_EQ(detectTraceFormat(gzip, "trace.json"), TraceFormat::GzipJson); // a gzipped .json is gzip
+    EXPECT_EQ(detectTraceFormat(R"({"traceEvents":[]})", "trace.json.gz"), TraceFormat::Json);
+    EXPECT_EQ(detectTraceFormat(std::string_view("SQLite format 3\0xyz", 19), "a.json"),
+              TraceFormat::NsysSqlite);
+    EXPECT_EQ(detectTraceFormat(std::string_view("SQLite format 3", 15), "short"), TraceFormat::Json);
+    EXPECT_EQ(detectTraceFormat("anything", "run.nsys-rep"), TraceFormat::NsysReport);
+    EXPECT_EQ(detectTraceFormat("anything", "old.qdrep"), TraceFormat::NsysReport);
+    EXPECT_EQ(detectTraceFormat("", ""), TraceFormat::Json);
+    EXPECT_EQ(detectTraceFormat("\x1f", ""), TraceFormat::Json);
+}
+
+TEST(TraceFormat, FilesAndBytesInMemoryAreDetectedAlike) {
+    ATTNSCOPE_REQUIRE_FIXTURE(gz, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(sqlite, "nsys_2022_schema2_saxpy_a100.sqlite");
+    EXPECT_EQ(detectTraceFormat(traceFileHead(gz), gz), TraceFormat::GzipJson);
+    EXPECT_EQ(detectTraceFormat(traceFileHead(sqlite), sqlite), TraceFormat::NsysSqlite);
+    EXPECT_EQ(traceFileHead("/nonexistent/trace.json"), "");
+    // A gzipped trace in memory opens as its file does, event for event.
+    const std::string bytes = fileBytes(gz);
+    EXPECT_EQ(loadTraceBytes(bytes, "h100")->eventCount(), loadTraceFile(gz)->eventCount());
+    // An nsys export in memory is refused with why, never parsed as JSON.
+    const std::string db = fileBytes(sqlite);
+    try {
+        loadTraceBytes(db, "saxpy.sqlite");
+        FAIL() << "an SQLite export was read from memory";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("Nsight Systems SQLite export is read from its file"),
+                  std::string::npos)
+            << e.what();
+    }
+    try {
+        loadTraceBytes("PK...", "profile.nsys-rep");
+        FAIL() << "a report was read";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("nsys export --type sqlite"), std::string::npos) << e.what();
+    }
+}
