@@ -161,9 +161,7 @@ public:
 
 private:
     void run();
-    void runCpu();
     RunHooks hooks();
-    void push(RunEvent event);
 
     RunConfig m_config;
     unsigned m_workers = 1;

@@ -195,8 +195,8 @@ json analysisJson(const TraceSummary& s) {
                 {{"precision", roof.precision}, {"flops_per_s", roof.flopsPerSec}, {"source", r.source}});
         json kernels = json::array();
         for (const auto& k : r.kernels) {
-            json j{{"name", k.name},   {"role", k.role},        {"precision", k.precision},
-                   {"count", k.count}, {"total_ns", k.totalNs}, {"verdict", k.verdict}};
+            json j{{"name", k.name},   {"role", roleName(k.role)}, {"precision", k.precisionText()},
+                   {"count", k.count}, {"total_ns", k.totalNs},    {"verdict", k.verdictText()}};
             if (k.costed) {
                 j["flops"] = k.flops;
                 j["bytes"] = k.bytes;
@@ -300,16 +300,16 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
             row({file, "attention", "", csvField(a.impl), n(a.calls), n(a.totalNs), n(a.meanNs())});
         if (s.roofline)
             for (const auto& k : s.roofline->kernels) {
-                std::vector<std::string> f = {file,       "roofline",  csvField(k.role), csvField(k.name),
-                                              n(k.count), n(k.totalNs)};
+                std::vector<std::string> f = {
+                    file, "roofline", csvField(roleName(k.role)), csvField(k.name), n(k.count), n(k.totalNs)};
                 f.resize(10);
                 if (k.costed)
                     for (double v :
                          {k.flops, k.bytes, k.flopsPerSec, k.bytesPerSec, k.computeShare, k.memoryShare})
                         f.push_back(g(v));
                 f.resize(16);
-                f.push_back(k.verdict);
-                f.push_back(k.precision);
+                f.emplace_back(k.verdictText());
+                f.emplace_back(k.precisionText());
                 row(std::move(f));
             }
         for (const auto& f : s.findings) {
@@ -417,13 +417,13 @@ std::string toText(const std::vector<SummaryResult>& results) {
                         line, sizeof line, "  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %-15s %s\n",
                         formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
                         formatRate(k.flopsPerSec, "FLOP/s").c_str(), formatRate(k.bytesPerSec, "B/s").c_str(),
-                        100 * k.computeShare, 100 * k.memoryShare, k.verdict.c_str(), k.role.c_str(),
-                        clip(k.name, 60).c_str());
+                        100 * k.computeShare, 100 * k.memoryShare, std::string(k.verdictText()).c_str(),
+                        std::string(roleName(k.role)).c_str(), clip(k.name, 60).c_str());
                 else
                     std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %8s %8s  %-8s %-15s %s\n",
                                   formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
-                                  "-", "-", "-", "-", k.verdict.c_str(), k.role.c_str(),
-                                  clip(k.name, 60).c_str());
+                                  "-", "-", "-", "-", std::string(k.verdictText()).c_str(),
+                                  std::string(roleName(k.role)).c_str(), clip(k.name, 60).c_str());
                 out << line;
             }
         }
@@ -519,20 +519,8 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
         if (peak > 0) r.roofs.push_back({std::string(precisionName(p)), peak});
     }
     for (const RooflinePoint& p : a.tables.roofline) {
-        RooflineKernel k;
+        RooflineKernel k{p};
         k.name = std::string(trace.str(p.name));
-        k.role = std::string(roleName(p.role));
-        k.precision = p.costed ? std::string(precisionName(p.precision)) : "unknown";
-        k.count = p.count;
-        k.totalNs = p.totalNs;
-        k.costed = p.costed;
-        k.flops = p.flops;
-        k.bytes = p.bytes;
-        k.flopsPerSec = p.flopsPerSec;
-        k.bytesPerSec = p.bytesPerSec;
-        k.computeShare = p.computeShare;
-        k.memoryShare = p.memoryShare;
-        k.verdict = std::string(shortVerdictName(p.verdict));
         r.kernels.push_back(std::move(k));
     }
     return r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/analysis/kernel_tables.h"
 #include "core/model/role.h"
 #include "core/model/trace.h"
 #include "core/report/findings.h"
@@ -68,17 +69,11 @@ struct AttentionImplStats {
 
 // The roofline of a trace's kernels, per kernel name: what `summary` prints in its roofline section,
 // with the same numbers the window and `export --chart roofline` use.
-struct RooflineKernel {
+struct RooflineKernel : RooflinePoint {
     std::string name;
-    std::string role;      // "qk_gemm", …
-    std::string precision; // "fp32", "bf16", … ("unknown" without a cost)
-    std::uint64_t count = 0;
-    TimeNs totalNs = 0;
-    bool costed = false; // FLOPs and bytes known for its kernels (the figures below are of those)
-    double flops = 0, bytes = 0;
-    double flopsPerSec = 0, bytesPerSec = 0;
-    double computeShare = 0, memoryShare = 0; // fractions of the roofs its kernels were held to
-    std::string verdict; // "memory", "compute", "latency", "unknown": the one that holds most of its time
+    // "fp32", "bf16", … ("unknown" without a cost); "memory", "compute", "latency", "unknown".
+    std::string_view precisionText() const { return costed ? precisionName(precision) : "unknown"; }
+    std::string_view verdictText() const { return shortVerdictName(verdict); }
 };
 struct RooflineRoof {
     std::string precision;
@@ -106,9 +101,9 @@ struct TraceSummary {
     // A trace with no GPU kernel (PyTorch on the CPU): says its kernels are the aten:: ops that did the work.
     std::string kernelsNote;
     std::vector<DeviceSummary> devices;
-    std::vector<KernelStats> topKernels;   // by total time, then name
+    std::vector<KernelStats> topKernels;    // by total time, then name
     std::vector<KernelStats> kernelsByRole; // analysed: every kernel by name and role (kernelStatsByRole)
-    std::vector<CategoryStats> categories; // complete events per category, by total time, then name
+    std::vector<CategoryStats> categories;  // complete events per category, by total time, then name
     std::vector<std::string> warnings;
     // From the analysis (addAnalysis): kernels per role (in role order, roles with none left out),
     // per roofline verdict (the same verdicts the window shows), attention calls per implementation

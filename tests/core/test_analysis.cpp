@@ -867,7 +867,7 @@ TEST(Roofline, AKernelBeyondADatasheetRoofHasAWrongCostAndNoVerdict) {
     EXPECT_EQ(s.roofline->beyondRoof, 1u);
     for (const RooflineKernel& k : s.roofline->kernels) {
         EXPECT_FALSE(k.costed);
-        EXPECT_EQ(k.verdict, "unknown");
+        EXPECT_EQ(k.verdict, Verdict::Unknown);
     }
 }
 
