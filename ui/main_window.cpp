@@ -8,6 +8,7 @@
 #include "find_bar.h"
 #include "find_controller.h"
 #include "findings_panel.h"
+#include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
 #include "ranks_panel.h"
@@ -167,7 +168,13 @@ MainWindow::MainWindow() {
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
-    connect(m_cancel, &QPushButton::clicked, m_documents, &DocumentController::cancelLoad);
+    m_saves = new JobRunner(this);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_saving)
+            m_saves->cancel("save");
+        else
+            m_documents->cancelLoad();
+    });
 
     buildMenus();
 

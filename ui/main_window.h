@@ -30,6 +30,7 @@ class ChartsPanel;
 class CompareWindow;
 class DetailsPanel;
 class DocumentController;
+class JobRunner;
 class FindBar;
 class FindingsPanel;
 class FindController;
@@ -67,6 +68,9 @@ public:
     RunPanel* runPanel() const { return m_runPanel; }
     // Saves what is on show as Chrome trace JSON (gzipped for .gz). Empty on success, else the error.
     QString saveTrace(const QString& path);
+    // The same on a worker, with progress in the status bar and Cancel (File ▸ Save Trace As…);
+    // traceSaved says how it ended ("" when saved, "cancelled", else the error).
+    void saveTraceInBackground(const QString& path);
     // Saves a picture of the window to path once the current load ends, then quits.
     void screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
     // The trace on show (null before the first load), and whether a load is under way.
@@ -99,6 +103,8 @@ Q_SIGNALS:
     void loadFinished();
     // A run ended: finished, stopped or failed.
     void runFinished();
+    // A background save ended: error "" when saved, "cancelled", else why not.
+    void traceSaved(const QString& path, const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -118,6 +124,7 @@ private:
     QStringList pickTraces(const QString& title, bool several);
     // Asks where (starting in the last export folder), remembers the folder, writes with `write`
     // (which returns an error or ""), and says how it went.
+    QString askSavePath(const QString& title, const QString& suggestedName, const QString& filter);
     void saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
                         const std::function<QString(const QString&)>& write);
     void warn(const QString& title, const QString& text, const QString& details = {});
@@ -137,6 +144,8 @@ private:
     QLabel* m_header = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    JobRunner* m_saves = nullptr; // "save": Save Trace As… on a worker
+    bool m_saving = false;
     RecentFilesMenu* m_recentMenu = nullptr;
     QString m_screenshotPath;
     bool m_layoutRestored = false; // a saved dock layout was restored: its sizes stay

@@ -5,6 +5,7 @@
 #include "charts.h"
 #include "document_controller.h"
 #include "find_bar.h"
+#include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "recent_files.h"
 #include "timeline_actions.h"
@@ -20,6 +21,8 @@
 #include <QChart>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -65,8 +68,9 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Open &Sample"), this, &MainWindow::openEmbeddedSample);
     QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
         if (!document()) return;
-        saveWithDialog(tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"),
-                       [this](const QString& path) { return saveTrace(path); });
+        const QString path =
+            askSavePath(tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"));
+        if (!path.isEmpty()) saveTraceInBackground(path);
     });
     save->setShortcut(QKeySequence::Save);
     file->addSeparator();
@@ -139,6 +143,48 @@ QString MainWindow::saveTrace(const QString& path) {
     return {};
 }
 
+void MainWindow::saveTraceInBackground(const QString& path) {
+    const std::shared_ptr<const Trace> shown = trace();
+    if (!shown) return;
+    // On a worker: a large trace takes seconds to write; the window stays live, the bar shows how far
+    // it got and Cancel leaves no file behind.
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    m_saving = true;
+    statusBar()->showMessage(tr("Saving %1…").arg(path));
+    auto ended = [this] {
+        m_saving = false;
+        m_progress->hide();
+        m_cancel->hide();
+    };
+    m_saves->start<QString>(
+        "save",
+        [shown, file = path.toStdString()](JobControl& control) {
+            writeChromeTrace(*shown, file,
+                             {[&control](double f) { control.progress(f); }, control.cancelFlag()});
+            return QString();
+        },
+        JobRunner::Callbacks<QString>{[this, path, ended](QString) {
+                                          ended();
+                                          statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+                                          Q_EMIT traceSaved(path, QString());
+                                      },
+                                      [this, path, ended](const QString& error) {
+                                          ended();
+                                          warn(tr("Could not save"), error);
+                                          Q_EMIT traceSaved(path, error);
+                                      },
+                                      [this, path, ended] {
+                                          ended();
+                                          statusBar()->showMessage(tr("Save cancelled: no file written"),
+                                                                   5000);
+                                          Q_EMIT traceSaved(path, tr("cancelled"));
+                                      },
+                                      [this](double f) { m_progress->setValue(int(f * 1000)); }});
+}
+
 QString MainWindow::exportTimeline(const QString& path, double scale) {
     if (!document()) return tr("no trace is open");
     TimelineScene scene = m_timeline->scene();
@@ -150,13 +196,18 @@ QString MainWindow::exportKernelTable(const QString& path) {
     return m_kernels->exportCsv(path);
 }
 
-void MainWindow::saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
-                                const std::function<QString(const QString&)>& write) {
+QString MainWindow::askSavePath(const QString& title, const QString& suggestedName, const QString& filter) {
     QSettings settings;
     const QString path = QFileDialog::getSaveFileName(
         this, title, QDir(settings.value("lastExportDir").toString()).filePath(suggestedName), filter);
+    if (!path.isEmpty()) settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
+    return path;
+}
+
+void MainWindow::saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
+                                const std::function<QString(const QString&)>& write) {
+    const QString path = askSavePath(title, suggestedName, filter);
     if (path.isEmpty()) return;
-    settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
     const QString error = write(path);
     if (!error.isEmpty())
         warn(tr("Could not save"), error);

@@ -3,10 +3,12 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/json_escape.h"
+#include "core/io/load_error.h"
 #include "core/io/timestamp.h"
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <functional>
@@ -100,7 +102,10 @@ private:
 
 // Long on purpose: the file is written top to bottom in the order of its sections (metadata, each
 // track's events, flows, counters), so the JSON's layout can be read off the code.
-void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sink) {
+void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sink,
+                const WriteOptions& options) {
+    const double events = double(std::max<std::uint64_t>(1, t.eventCount()));
+    std::uint64_t eventsWritten = 0;
     EventWriter w(sink);
     ArgsWriter args;
     w.raw("{\"traceEvents\":[");
@@ -149,6 +154,9 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
                  std::to_string(track.sortIndex), false);
     }
     for (const Track& track : t.tracks()) {
+        if (options.cancel && options.cancel->load()) throw LoadCancelled();
+        if (options.progress) options.progress(double(eventsWritten) / events);
+        eventsWritten += track.size();
         const EventColumns& c = track.events;
         const bool global = track.kind == TrackKind::Global;
         std::string ids = ",\"pid\":";
@@ -263,15 +271,16 @@ void writeTrace(const Trace& t, const std::function<void(std::string_view)>& sin
 
 } // namespace
 
-void writeChromeTrace(const Trace& trace, const std::string& path) {
+void writeChromeTrace(const Trace& trace, const std::string& path, const WriteOptions& options) {
     AtomicFile file(path, endsWith(path, ".gz"));
-    writeTrace(trace, [&](std::string_view bytes) { file.write(bytes); });
+    writeTrace(
+        trace, [&](std::string_view bytes) { file.write(bytes); }, options);
     file.commit();
 }
 
 std::string chromeTraceJson(const Trace& trace) {
     std::string out;
-    writeTrace(trace, [&](std::string_view bytes) { out += bytes; });
+    writeTrace(trace, [&](std::string_view bytes) { out += bytes; }, {});
     return out;
 }
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/chrome_writer.h"
 #include "core/io/json_escape.h"
+#include "core/io/load_error.h"
 #include "core/io/trace_loader.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -83,6 +86,35 @@ TEST(ChromeWriter, WritesGzipAtomically) {
     // A path that cannot be written: an error, and no half-written file.
     EXPECT_THROW(writeChromeTrace(*t, dir.path("missing/dir/out.json")), std::runtime_error);
     EXPECT_FALSE(std::filesystem::exists(dir.path("missing")));
+}
+
+// Saving reports how far it got (the window's bar), and a cancelled save leaves no file, whole or
+// partial, behind.
+TEST(ChromeWriter, ReportsProgressAndACancelLeavesNoFile) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto t = loadTraceFile(path);
+    TempDir dir;
+    std::vector<double> reported;
+    WriteOptions options;
+    options.progress = [&](double f) { reported.push_back(f); };
+    writeChromeTrace(*t, dir.path("out.json"), options);
+    ASSERT_GE(reported.size(), 3u);
+    EXPECT_TRUE(std::is_sorted(reported.begin(), reported.end()));
+    EXPECT_EQ(reported.front(), 0.0);
+    EXPECT_LE(reported.back(), 1.0);
+    EXPECT_GT(reported.back(), 0.5);
+    // Cancelled half way: LoadCancelled, and the directory holds only the first file.
+    std::atomic<bool> cancel{false};
+    options.cancel = &cancel;
+    options.progress = [&](double f) {
+        if (f > 0.3) cancel = true;
+    };
+    EXPECT_THROW(writeChromeTrace(*t, dir.path("cancelled.json.gz"), options), LoadCancelled);
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path("")))
+        ++files;
+    EXPECT_EQ(files, 1u);
+    EXPECT_FALSE(std::filesystem::exists(dir.path("cancelled.json.gz")));
 }
 
 // Found by fuzzing: the reader skips nested arg values without validating them, and the writer

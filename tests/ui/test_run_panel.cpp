@@ -25,6 +25,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 
@@ -103,6 +104,16 @@ TEST(RunPanel, KernelsArriveWhileItRunsAndTheRunIsATrace) {
     ASSERT_EQ(w.saveTrace(QString::fromStdString(dir.path("run.json.gz"))), "");
     const auto again = loadTraceFile(dir.path("run.json.gz"));
     EXPECT_EQ(summarize(*again, 0).kernelCount, s.kernelCount);
+    // File ▸ Save Trace As… writes on a worker and says when it is done; the file is the same run.
+    QSignalSpy saved(&w, &MainWindow::traceSaved);
+    const QString background = QString::fromStdString(dir.path("background.json"));
+    w.saveTraceInBackground(background);
+    ASSERT_TRUE(saved.wait(20000));
+    EXPECT_EQ(saved.at(0).at(0).toString(), background);
+    EXPECT_EQ(saved.at(0).at(1).toString(), "");
+    EXPECT_TRUE(w.statusBar()->currentMessage().startsWith("Saved "))
+        << w.statusBar()->currentMessage().toStdString();
+    EXPECT_EQ(summarize(*loadTraceFile(background.toStdString()), 0).kernelCount, s.kernelCount);
 }
 
 TEST(RunPanel, StopEndsTheRunWithinASecond) {
