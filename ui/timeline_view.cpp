@@ -35,7 +35,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
             update();
         }
     });
-    m_lastNavigation.start();
+    m_clock.start();
     restyle();
 }
 
@@ -114,8 +114,7 @@ void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<
     m_range.reset();
     m_highlight.clear();
     m_matches.clear();
-    m_back.clear();
-    m_forward.clear();
+    m_history.clear();
     m_scrollY = 0;
     m_showingAll = true;
     if (m_trace) m_viewport = TimeViewport(m_trace->startNs(), m_trace->endNs(), eventsWidth());
@@ -223,13 +222,7 @@ void TimelineView::setExtent(TimeNs first, TimeNs last) {
 void TimelineView::noteNavigation(bool discrete) {
     if (!m_trace) return;
     m_showingAll = false;
-    if (discrete || m_lastNavigation.elapsed() > 600) {
-        if (m_back.empty() || !(m_back.back().viewport == m_viewport) || m_back.back().scrollY != m_scrollY)
-            m_back.push_back({m_viewport, m_scrollY});
-        if (m_back.size() > 100) m_back.erase(m_back.begin());
-        m_forward.clear();
-    }
-    m_lastNavigation.restart();
+    m_history.leave({m_viewport, m_scrollY}, discrete, m_clock.elapsed());
 }
 
 void TimelineView::navigated() {
@@ -291,20 +284,18 @@ void TimelineView::fitSelection() {
 }
 
 bool TimelineView::back() {
-    return stepHistory(m_back, m_forward);
+    return goTo(m_history.back({m_viewport, m_scrollY}));
 }
 bool TimelineView::forward() {
-    return stepHistory(m_forward, m_back);
+    return goTo(m_history.forward({m_viewport, m_scrollY}));
 }
 
-bool TimelineView::stepHistory(std::vector<HistoryEntry>& from, std::vector<HistoryEntry>& to) {
-    if (from.empty()) return false;
+bool TimelineView::goTo(const std::optional<ViewPlace>& place) {
+    if (!place) return false;
     m_showingAll = false;
-    to.push_back({m_viewport, m_scrollY});
-    m_viewport = from.back().viewport;
+    m_viewport = place->viewport;
     m_viewport.setWidth(eventsWidth());
-    setScrollY(from.back().scrollY);
-    from.pop_back();
+    setScrollY(place->scrollY);
     navigated();
     return true;
 }

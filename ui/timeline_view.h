@@ -5,6 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "navigation_keys.h"
 #include "timeline_renderer.h"
+#include "zoom_history.h"
 #endif
 
 #include <QElapsedTimer>
@@ -122,12 +123,8 @@ private:
     void navigated();
     double cursorX() const;
 
-    struct HistoryEntry {
-        TimeViewport viewport;
-        int scrollY = 0;
-    };
-    // Goes to the last entry of `from`, leaving where the view was on `to`.
-    bool stepHistory(std::vector<HistoryEntry>& from, std::vector<HistoryEntry>& to);
+    // Shows a place from the history (false when there is none).
+    bool goTo(const std::optional<ViewPlace>& place);
 
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const TimelineIndex> m_index;
@@ -150,8 +147,8 @@ private:
     std::optional<TimeRange> m_range;
     std::vector<std::uint8_t> m_highlight;
     std::vector<EventRef> m_matches;
-    std::vector<HistoryEntry> m_back, m_forward;
-    QElapsedTimer m_lastNavigation;
+    ZoomHistory m_history;
+    QElapsedTimer m_clock; // the history's time
     bool m_paintPending = false;
     bool m_legend = true;
     bool m_showingAll = true; // fit to the whole trace and not navigated since
