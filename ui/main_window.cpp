@@ -188,7 +188,9 @@ MainWindow::MainWindow() {
     m_timeline->setFocus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    finishSaving();
+}
 
 QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* widget,
                                  Qt::DockWidgetArea area) {
@@ -234,6 +236,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
     settings.setValue("window/kernelTableColumns", m_kernels->columnState());
+    finishSaving();
     QMainWindow::closeEvent(event);
 }
 

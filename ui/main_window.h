@@ -71,6 +71,8 @@ public:
     // The same on a worker, with progress in the status bar and Cancel (File ▸ Save Trace As…);
     // traceSaved says how it ended ("" when saved, "cancelled", else the error).
     void saveTraceInBackground(const QString& path);
+    // Waits for a background save under way to end (closing and destroying the window do).
+    void finishSaving();
     // Saves a picture of the window to path once the current load ends, then quits.
     void screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
     // The trace on show (null before the first load), and whether a load is under way.

@@ -20,6 +20,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QProgressBar>
 #include <QPushButton>
@@ -183,6 +184,15 @@ void MainWindow::saveTraceInBackground(const QString& path) {
                                           Q_EMIT traceSaved(path, tr("cancelled"));
                                       },
                                       [this](double f) { m_progress->setValue(int(f * 1000)); }});
+}
+
+void MainWindow::finishSaving() {
+    if (!m_saving) return;
+    // A save under way is the user's file: the window waits for it instead of cancelling it.
+    statusBar()->showMessage(tr("Finishing the save before closing…"));
+    QEventLoop loop;
+    connect(this, &MainWindow::traceSaved, &loop, &QEventLoop::quit);
+    if (m_saving) loop.exec();
 }
 
 QString MainWindow::exportTimeline(const QString& path, double scale) {

@@ -22,13 +22,6 @@ namespace attnscope::ui {
 
 namespace {
 
-std::uint32_t fnv1a(std::string_view s) {
-    std::uint32_t h = 2166136261u;
-    for (unsigned char c : s)
-        h = (h ^ c) * 16777619u;
-    return h;
-}
-
 QRgb faded(QRgb c, QRgb background) {
     auto mix = [](int a, int b) { return (a + 3 * b) / 4; };
     return qRgb(mix(qRed(c), qRed(background)), mix(qGreen(c), qGreen(background)),
@@ -96,116 +89,6 @@ TimelineStyle TimelineStyle::from(const QPalette& palette, const QFont& font) {
     s.rulerHeight = fm.height() + 10;
     s.labelWidth = fm.averageCharWidth() * 32;
     return s;
-}
-
-EventColors::EventColors(const Trace& trace)
-    : m_trace(&trace), m_size(trace.strings().size()), m_cache(new std::atomic<QRgb>[m_size]) {
-    for (std::size_t i = 0; i < m_size; ++i)
-        m_cache[i].store(0, std::memory_order_relaxed);
-}
-
-void EventColors::setMode(ColorMode mode, const TraceAnalysis* analysis) {
-    m_mode = mode;
-    for (std::size_t i = 0; i < m_size; ++i)
-        m_cache[i].store(0, std::memory_order_relaxed);
-    m_nameRole.assign(analysis ? m_size : 0, 0);
-    m_nameVerdict.assign(analysis ? m_size : 0, 0);
-    m_analysis = analysis;
-    m_severalRoles.clear();
-    m_trackOf.clear();
-    if (!analysis) return;
-    const NameClasses& classes = analysis->tables.classes;
-    for (std::size_t name = 0; name < m_size && name < classes.role.size(); ++name) {
-        if (classes.role[name]) m_nameRole[name] = std::uint8_t(1 + int(*classes.role[name]));
-        m_nameVerdict[name] = std::uint8_t(classes.verdict[name]);
-    }
-    if (mode == ColorMode::Role && std::find(classes.severalRoles.begin(), classes.severalRoles.end(),
-                                             true) != classes.severalRoles.end()) {
-        m_severalRoles = classes.severalRoles;
-        for (std::uint32_t t = 0; t < m_trace->tracks().size(); ++t)
-            m_trackOf[&m_trace->tracks()[t].events] = TrackId(t);
-    }
-}
-
-KernelRole EventColors::kernelRole(const EventColumns& c, std::uint32_t i) const {
-    const auto track = m_trackOf.find(&c);
-    const KernelAnalysis* k = track == m_trackOf.end() ? nullptr : m_analysis->find({track->second, i});
-    return k ? k->role : KernelRole(m_nameRole[c.name[i].value] - 1);
-}
-
-// Verdicts have a palette of their own: hues at least 30° from every role's hue (roles sit at 0, 26,
-// 50, 132, 200–228, 280 and 340), so that a colour in verdict mode never reads as a role.
-QColor EventColors::verdictColor(Verdict verdict) {
-    switch (verdict) {
-    case Verdict::MemoryBound:
-        return QColor::fromHsv(310, 190, 205); // magenta
-    case Verdict::ComputeBound:
-        return QColor::fromHsv(168, 220, 165); // teal
-    case Verdict::LatencyBound:
-        return QColor::fromHsv(85, 190, 190); // olive green
-    default:
-        return QColor::fromHsv(0, 0, 200); // light grey: no verdict
-    }
-}
-
-QColor EventColors::roleColor(KernelRole role) {
-    switch (role) {
-    case KernelRole::QkGemm:
-        return QColor::fromHsv(200, 200, 235);
-    case KernelRole::PvGemm:
-        return QColor::fromHsv(228, 150, 235);
-    case KernelRole::Gemm:
-        return QColor::fromHsv(212, 170, 205);
-    case KernelRole::Reduction:
-        return QColor::fromHsv(340, 120, 215);
-    case KernelRole::Communication:
-        return QColor::fromHsv(0, 175, 215);
-    case KernelRole::Softmax:
-        return QColor::fromHsv(26, 190, 245);
-    case KernelRole::FusedAttention:
-        return QColor::fromHsv(132, 165, 190);
-    case KernelRole::Elementwise:
-        return QColor::fromHsv(280, 120, 210);
-    case KernelRole::Copy:
-        return QColor::fromHsv(50, 170, 220);
-    default:
-        return QColor::fromHsv(0, 0, 165);
-    }
-}
-
-QRgb EventColors::compute(const EventColumns& c, std::uint32_t i) {
-    const std::string_view name = m_trace->str(c.name[i]);
-    const std::string_view category = m_trace->str(c.category[i]);
-    const std::uint32_t h = fnv1a(name);
-    QColor color;
-    const std::uint32_t id = c.name[i].value;
-    // GPU work, and the aten:: ops that stand for kernels in a trace without any, take role colours.
-    const bool kernelLike = isGpuCategory(category) || (c.flags[i] & kOpKernel);
-    if (kernelLike && m_mode != ColorMode::Name) {
-        // A role's (or verdict's) hue, a shade per name: kernels of one kind read as one family.
-        const bool analyzed = id < m_nameRole.size() && m_nameRole[id];
-        if (m_mode == ColorMode::Verdict) {
-            // One flat colour per verdict, a slight shade per name so neighbours stay apart.
-            const QColor base = verdictColor(analyzed ? Verdict(m_nameVerdict[id]) : Verdict::Unknown);
-            color = base.lighter(100 + int((h >> 8) % 13));
-        } else {
-            const bool own = id < m_severalRoles.size() && m_severalRoles[id];
-            const QColor base = own        ? roleColor(kernelRole(c, i))
-                                : analyzed ? roleColor(KernelRole(m_nameRole[id] - 1))
-                                           : roleColor(classifyKernel(name, category));
-            const int hue = base.hsvHue() < 0 ? 0 : (base.hsvHue() + int(h % 17) - 8 + 360) % 360;
-            const int value = std::clamp(base.value() + int((h >> 8) % 41) - 20, 0, 255);
-            color = QColor::fromHsv(hue, base.hsvSaturation(), value);
-        }
-    } else if (kernelLike) {
-        color = QColor::fromHsv(int(h % 360), 150 + int((h >> 9) % 60), 190 + int((h >> 16) % 50));
-    } else {
-        color = QColor::fromHsv(int(h % 360), 45 + int((h >> 9) % 30), 200 + int((h >> 16) % 40));
-    }
-    const QRgb rgb = color.rgb() | 0xff000000u;
-    if (c.name[i].value < m_size && !(id < m_severalRoles.size() && m_severalRoles[id]))
-        m_cache[c.name[i].value].store(rgb, std::memory_order_relaxed);
-    return rgb;
 }
 
 TimeNs rulerStep(double nsPerPixel, double minPixels) {
@@ -294,7 +177,7 @@ void TimelineRenderer::flushBoxes(QPainter& p, QImage* direct, const QRect& clip
         boxes.lastBatch = nullptr;
 }
 
-void TimelineRenderer::scanLane(const TimelineScene& scene, const TimelineStyle& style, const LaneJob& job,
+void TimelineRenderer::scanLane(const TimelineScene& scene, const TimelineStyle& style, const LaneRecord& job,
                                 Boxes& out) {
     const TrackId track = job.track;
     const int y = job.y;
@@ -365,7 +248,8 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
     if (strip) paintLegend(p, QRect(0, size.height() - strip, size.width(), strip), style);
 }
 
-// Long on purpose: one frame drawn back to front; the order of the steps is the order of painting.
+// One frame drawn back to front: the rows' records (timeline_tracks.h) collected, then painted kind by
+// kind, then what lies over them (folds, the selection, the range), the label column and the ruler.
 void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene& scene,
                                    const TimelineStyle& style) {
     const int w = size.width(), h = size.height();
@@ -387,39 +271,28 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
         p.drawLine(x, top, x, h);
     }
 
-    // Rows: headers across the width, lanes of events in the events area.
+    // The visible rows' records, then the header bands under everything else.
     const std::vector<TimelineRow>& rows = scene.layout->rows();
     auto firstRow = std::partition_point(
         rows.begin(), rows.end(), [&](const TimelineRow& r) { return r.y + r.height <= scene.scrollY; });
     const int laneHeight = style.metrics.laneHeight;
-    std::vector<const TimelineRow*> counterRows;
+    const FrameGeometry geometry{left, top, w, h, laneHeight, style.metrics.trackGap};
+    m_frame.clear();
+    for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it)
+        timelineTrack(it->kind).collect(*it, top + it->y - scene.scrollY, geometry, m_frame);
     p.setClipRect(QRect(left, top, w - left, h - top));
-    for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it) {
-        const int y = top + it->y - scene.scrollY;
-        if (it->kind == TimelineRow::Kind::Group) {
-            p.fillRect(QRect(left, y, w - left, it->height), style.header);
-            continue;
-        }
-        if (it->kind == TimelineRow::Kind::Counter) {
-            counterRows.push_back(&*it);
-            continue;
-        }
-        const int firstLane = std::max(0, (top - y) / laneHeight);
-        for (int d = firstLane; d < it->lanes; ++d) {
-            const int ly = y + d * laneHeight;
-            if (ly >= h) break;
-            m_jobs.push_back({it->track, std::uint16_t(d), ly});
-        }
-    }
+    for (const QRect& band : m_frame.headerBands)
+        p.fillRect(band, style.header);
     // Scanning lanes is mostly waiting on memory: into a raster image, every other lane is scanned
     // on a second thread (each lane's boxes are its own; the painter is only used after both end).
     m_minLabelWidth = fm.averageCharWidth() * 4;
     QImage* direct = directTarget(p);
+    const std::vector<LaneRecord>& lanes = m_frame.lanes;
     auto scan = [&](std::size_t first, Boxes& out) {
-        for (std::size_t j = first; j < m_jobs.size(); j += 2)
-            scanLane(scene, style, m_jobs[j], out);
+        for (std::size_t j = first; j < lanes.size(); j += 2)
+            scanLane(scene, style, lanes[j], out);
     };
-    if (direct && m_jobs.size() >= 2 && std::thread::hardware_concurrency() > 1) {
+    if (direct && lanes.size() >= 2 && std::thread::hardware_concurrency() > 1) {
         auto second = std::async(std::launch::async, [&] { scan(1, m_boxes[1]); });
         scan(0, m_boxes[0]);
         second.get();
@@ -427,7 +300,6 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
         scan(0, m_boxes[0]);
         scan(1, m_boxes[0]);
     }
-    m_jobs.clear();
     flushBoxes(p, direct, QRect(left, top, w - left, h - top));
 
     // Labels on boxes wide enough for a few characters.
@@ -445,11 +317,9 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
         boxes.labels.clear();
     }
 
-    for (const TimelineRow* row : counterRows)
-        paintCounter(
-            p, scene.trace->counters()[row->counter], row->low, row->high,
-            QRect(left, top + row->y - scene.scrollY, w - left, row->height - style.metrics.trackGap), vp,
-            scene.trace->endNs(), style.counter);
+    for (const CounterRecord& c : m_frame.counters)
+        paintCounter(p, scene.trace->counters()[c.row->counter], c.row->low, c.row->high, c.area, vp,
+                     scene.trace->endNs(), style.counter);
 
     if (scene.folds) paintFolds(p, QSize(w, h), scene, style);
 
@@ -484,30 +354,9 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
     p.fillRect(QRect(0, top, left, h - top), style.labelColumn);
     QFont bold = style.font;
     bold.setBold(true);
-    for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it) {
-        const int y = top + it->y - scene.scrollY;
-        if (it->kind == TimelineRow::Kind::Group) {
-            p.fillRect(QRect(0, y, left, it->height), style.header);
-            p.setFont(bold);
-            p.setPen(style.text);
-            const QString text = (it->collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + it->label;
-            p.drawText(QRect(6, y, left - 10, it->height), Qt::AlignVCenter | Qt::TextSingleLine,
-                       QFontMetrics(bold).elidedText(text, Qt::ElideRight, left - 10));
-            p.setFont(style.font);
-        } else {
-            p.setPen(style.text);
-            p.drawText(QRect(18, y, left - 22, laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
-                       fm.elidedText(it->label, Qt::ElideMiddle, left - 22));
-            if (it->kind == TimelineRow::Kind::Counter) {
-                // A counter's range under its name: what the step line is scaled to.
-                p.setPen(style.dimText);
-                p.drawText(
-                    QRect(18, y + laneHeight, left - 22, laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
-                    fm.elidedText(counterRangeText(scene.trace->counters()[it->counter], it->low, it->high),
-                                  Qt::ElideRight, left - 22));
-            }
-        }
-    }
+    const LabelPainting labels{scene.trace, &style, bold, fm, left, laneHeight};
+    for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it)
+        timelineTrack(it->kind).paintLabel(p, *it, top + it->y - scene.scrollY, labels);
     p.setClipping(false);
     p.setPen(style.grid);
     p.drawLine(left, top, left, h);

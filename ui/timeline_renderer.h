@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "event_colors.h"
 #include "time_viewport.h"
 #include "timeline_layout.h"
+#include "timeline_tracks.h"
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/kernel_role.h"
@@ -46,46 +48,6 @@ struct TimelineStyle {
     TimelineLayout::Metrics metrics;
 
     static TimelineStyle from(const QPalette& palette, const QFont& font);
-};
-
-// What kernels are coloured by: their role (a hue per role, shades per name), their roofline
-// verdict (the verdict that holds most of a name's time), or their name alone.
-enum class ColorMode : std::uint8_t { Role, Verdict, Name };
-
-// Colour per event name, stable across runs and files: kernels by the mode's key, CPU events in
-// muted shades by name.
-class EventColors {
-public:
-    explicit EventColors(const Trace& trace);
-    // The analysis (when there is one) gives names their attention-call roles and verdicts.
-    void setMode(ColorMode mode, const TraceAnalysis* analysis);
-    ColorMode mode() const { return m_mode; }
-    // Safe to call from several threads at once (the renderer scans lanes on two).
-    QRgb color(const EventColumns& c, std::uint32_t i) {
-        const std::uint32_t id = c.name[i].value;
-        if (id < m_size && !(id < m_severalRoles.size() && m_severalRoles[id])) {
-            const QRgb cached = m_cache[id].load(std::memory_order_relaxed);
-            if (cached) return cached;
-        }
-        return compute(c, i);
-    }
-    static QColor roleColor(KernelRole role);
-    static QColor verdictColor(Verdict verdict);
-
-private:
-    QRgb compute(const EventColumns& c, std::uint32_t i);
-    const Trace* m_trace;
-    ColorMode m_mode = ColorMode::Role;
-    std::vector<std::uint8_t> m_nameRole;    // by name id: 1 + KernelRole, 0 = not analyzed
-    std::vector<std::uint8_t> m_nameVerdict; // by name id: Verdict
-    // Names whose kernels play several roles take each kernel's own (a naive call's two aten::bmm):
-    // found through the analysis, by the track of the columns drawn.
-    std::vector<bool> m_severalRoles;
-    const TraceAnalysis* m_analysis = nullptr;
-    std::unordered_map<const EventColumns*, TrackId> m_trackOf;
-    KernelRole kernelRole(const EventColumns& c, std::uint32_t i) const;
-    std::size_t m_size;
-    std::unique_ptr<std::atomic<QRgb>[]> m_cache; // by name id; 0 = not yet computed
 };
 
 // An attention call folded into one block on a lane: where its kernels are, what it is.
@@ -155,12 +117,7 @@ private:
         std::vector<QRect>* lastBatch = nullptr;
         void add(QRgb color, const QRect& r);
     };
-    struct LaneJob {
-        TrackId track;
-        std::uint16_t depth;
-        int y;
-    };
-    void scanLane(const TimelineScene& scene, const TimelineStyle& style, const LaneJob& job, Boxes& out);
+    void scanLane(const TimelineScene& scene, const TimelineStyle& style, const LaneRecord& job, Boxes& out);
     void flushBoxes(QPainter& p, QImage* direct, const QRect& clip);
     void paintRuler(QPainter& p, QSize size, const TimelineScene& scene, const TimelineStyle& style);
     void paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style);
@@ -176,7 +133,7 @@ private:
     // where a trace's strings can number millions.
     std::unordered_map<std::uint32_t, QString> m_names;
     std::array<Boxes, 2> m_boxes;
-    std::vector<LaneJob> m_jobs;
+    FrameRecords m_frame;    // this frame's records, kept to reuse their memory
     int m_minLabelWidth = 0; // boxes narrower get no label
 };
 

@@ -19,6 +19,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QSignalSpy>
 #include <QHeaderView>
 #include <QImage>
 #include <QLabel>
@@ -315,9 +316,13 @@ TEST(UserFlows, CtrlSSavesALoadedTraceThatOpensAgainWithTheSameKernels) {
         before = shownRows(w);
         ASSERT_GT(before.size(), 10u);
         auto seen = answerFileDialog(saved);
+        QSignalSpy done(&w, &MainWindow::traceSaved);
         press(w, Qt::Key_S);
         ASSERT_TRUE(seen->shown);
         EXPECT_EQ(seen->title, "Save trace");
+        // Written on a worker while the window stays live, then said in the status bar.
+        ASSERT_TRUE(done.count() || done.wait(20000));
+        EXPECT_EQ(done.at(0).at(1).toString(), "");
         EXPECT_EQ(w.statusBar()->currentMessage(), "Saved " + saved);
     }
     ASSERT_TRUE(QFileInfo(saved).size() > 0);
