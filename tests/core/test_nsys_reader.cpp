@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Nsight Systems SQLite exports: the real fixture from an RTX 4060 Ti, and the files that only look
 // like one.
-#include "support/test_support.h"
 #include "core/io/trace_format.h"
+#include "support/test_support.h"
 
 #include "core/analysis/analysis.h"
 #include "core/io/chrome_writer.h"
