@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+// `attnscope summary` written out: JSON and CSV for programs, text for people.
+#include "core/report/findings_format.h"
+#include "core/report/format.h"
+#include "core/report/summary.h"
+
+#include "core/io/timestamp.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace attnscope {
+
+namespace {
+
+using nlohmann::json;
+
+json analysisJson(const TraceSummary& s) {
+    json roles = json::array();
+    for (const auto& r : s.roles)
+        roles.push_back({{"role", r.role}, {"count", r.count}, {"total_ns", r.totalNs}});
+    json verdicts = json::array();
+    for (const auto& v : s.verdicts)
+        verdicts.push_back({{"verdict", v.verdict}, {"count", v.count}, {"total_ns", v.totalNs}});
+    json impls = json::array();
+    for (const auto& a : s.attention)
+        impls.push_back(
+            {{"impl", a.impl}, {"calls", a.calls}, {"mean_ns", a.meanNs()}, {"total_ns", a.totalNs}});
+    json out{{"roles", roles},
+             {"verdicts", verdicts},
+             {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
+    if (s.roofline) {
+        const RooflineSummary& r = *s.roofline;
+        json roofs = json::array();
+        for (const auto& roof : r.roofs)
+            roofs.push_back(
+                {{"precision", roof.precision}, {"flops_per_s", roof.flopsPerSec}, {"source", r.source}});
+        json kernels = json::array();
+        for (const auto& k : r.kernels) {
+            json j{{"name", k.name},   {"role", roleName(k.role)}, {"precision", k.precisionText()},
+                   {"count", k.count}, {"total_ns", k.totalNs},    {"verdict", k.verdictText()}};
+            if (k.costed) {
+                j["flops"] = k.flops;
+                j["bytes"] = k.bytes;
+                j["flops_per_s"] = k.flopsPerSec;
+                j["bytes_per_s"] = k.bytesPerSec;
+                j["compute_share"] = k.computeShare;
+                j["memory_share"] = k.memoryShare;
+            }
+            kernels.push_back(std::move(j));
+        }
+        out["roofline"] = {{"device", r.device},
+                           {"roofs", roofs},
+                           {"bandwidth_bytes_per_s", r.bandwidth},
+                           {"beyond_roof", r.beyondRoof},
+                           {"beyond_roof_reason", r.beyondRoofReason},
+                           {"kernels", kernels}};
+    }
+    return out;
+}
+
+json toJson(const SummaryResult& r) {
+    if (!r.summary) return json{{"path", r.path}, {"error", r.error}};
+    const TraceSummary& s = *r.summary;
+    json devices = json::array();
+    for (const auto& d : s.devices)
+        devices.push_back({{"id", d.id},
+                           {"name", d.name},
+                           {"kind", d.cpu ? "cpu" : "gpu"},
+                           {"kernels", d.kernels},
+                           {"kernel_ns", d.kernelNs},
+                           {"busy_ns", d.busyNs}});
+    json top = json::array();
+    for (const auto& k : s.topKernels)
+        top.push_back({{"name", k.name},
+                       {"count", k.count},
+                       {"total_ns", k.totalNs},
+                       {"mean_ns", k.meanNs()},
+                       {"min_ns", k.minNs},
+                       {"max_ns", k.maxNs}});
+    json cats = json::array();
+    for (const auto& c : s.categories)
+        cats.push_back({{"name", c.name}, {"count", c.count}, {"total_ns", c.totalNs}});
+    json out{{"path", s.path},
+             {"format", s.format},
+             {"events", s.events},
+             {"span_ns", s.spanNs},
+             {"kernels", {{"count", s.kernelCount}, {"total_ns", s.kernelNs}}},
+             {"devices", devices},
+             {"top_kernels", top},
+             {"categories", cats}};
+    if (s.analyzed) {
+        out.update(analysisJson(s));
+        out["findings"] = findingsJson(s.findings);
+    }
+    if (!s.kernelsNote.empty()) out["kernels_note"] = s.kernelsNote;
+    out["warnings"] = s.warnings;
+    return out;
+}
+
+std::string toCsv(const std::vector<SummaryResult>& results) {
+    static constexpr std::size_t kColumns = 18;
+    std::ostringstream out;
+    out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,"
+           "flops,bytes,flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision\n";
+    // A row of fields already quoted where they need it, the columns it lacks left empty.
+    auto row = [&](std::vector<std::string> fields) {
+        fields.resize(kColumns);
+        for (std::size_t i = 0; i < kColumns; ++i)
+            out << (i ? "," : "") << fields[i];
+        out << '\n';
+    };
+    auto n = [](auto v) { return std::to_string(v); };
+    auto g = [](double v) {
+        std::ostringstream text;
+        text << v;
+        return text.str();
+    };
+    for (const SummaryResult& r : results) {
+        const std::string file = csvField(r.path);
+        if (!r.summary) {
+            row({file, "error", "", csvField(r.error)});
+            continue;
+        }
+        const TraceSummary& s = *r.summary;
+        row({file, "trace", "", csvField(s.format), n(s.events), n(s.spanNs)});
+        row({file, "kernels", "", "", n(s.kernelCount), n(s.kernelNs)});
+        for (const auto& d : s.devices)
+            row({file, "device", csvField(d.id), csvField(d.name), n(d.kernels), n(d.kernelNs), "", "", "",
+                 n(d.busyNs)});
+        for (const auto& k : s.topKernels)
+            row({file, "kernel", "", csvField(k.name), n(k.count), n(k.totalNs), n(k.meanNs()), n(k.minNs),
+                 n(k.maxNs)});
+        for (const auto& c : s.categories)
+            row({file, "category", "", csvField(c.name), n(c.count), n(c.totalNs)});
+        for (const auto& role : s.roles)
+            row({file, "role", "", role.role, n(role.count), n(role.totalNs)});
+        for (const auto& v : s.verdicts)
+            row({file, "verdict", "", v.verdict, n(v.count), n(v.totalNs)});
+        if (s.analyzed) row({file, "attention_calls", "", "", n(s.attentionCalls)});
+        for (const auto& a : s.attention)
+            row({file, "attention", "", csvField(a.impl), n(a.calls), n(a.totalNs), n(a.meanNs())});
+        if (s.roofline)
+            for (const auto& k : s.roofline->kernels) {
+                std::vector<std::string> f = {
+                    file, "roofline", csvField(roleName(k.role)), csvField(k.name), n(k.count), n(k.totalNs)};
+                f.resize(10);
+                if (k.costed)
+                    for (double v :
+                         {k.flops, k.bytes, k.flopsPerSec, k.bytesPerSec, k.computeShare, k.memoryShare})
+                        f.push_back(g(v));
+                f.resize(16);
+                f.emplace_back(k.verdictText());
+                f.emplace_back(k.precisionText());
+                row(std::move(f));
+            }
+        for (const auto& f : s.findings) {
+            std::vector<std::string> fields = {file,       "finding",  f.id, csvField(f.title),
+                                               n(f.count), n(f.timeNs)};
+            fields.resize(16);
+            fields.push_back(std::string(severityName(f.severity)));
+            row(std::move(fields));
+        }
+    }
+    return out.str();
+}
+
+// Long kernel names are cut for the terminal; JSON and CSV keep them whole.
+std::string clip(std::string_view s, std::size_t width) {
+    if (s.size() <= width) return std::string(s);
+    return std::string(s.substr(0, width - 3)) + "...";
+}
+
+// Long on purpose: the text report in the order it prints.
+std::string toText(const std::vector<SummaryResult>& results) {
+    std::ostringstream out;
+    char line[512];
+    for (const SummaryResult& r : results) {
+        if (!r.summary) continue; // said once, on stderr, by the caller that failed to open it
+        const TraceSummary& s = *r.summary;
+        out << s.path << "  (" << s.format << ")\n";
+        out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
+            << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
+        if (!s.kernelsNote.empty()) out << "  " << s.kernelsNote << '\n';
+        if (!s.devices.empty()) {
+            std::snprintf(line, sizeof line, "\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels",
+                          "kernel time", "busy");
+            out << line;
+            for (const auto& d : s.devices) {
+                std::snprintf(line, sizeof line, "  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
+                              clip(d.cpu ? "CPU · " + d.name : d.name, 28).c_str(),
+                              static_cast<unsigned long long>(d.kernels), formatDuration(d.kernelNs).c_str(),
+                              formatDuration(d.busyNs).c_str());
+                out << line;
+            }
+        }
+        if (!s.topKernels.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean",
+                          "min", "max", "kernel");
+            out << line;
+            for (const auto& k : s.topKernels) {
+                std::snprintf(line, sizeof line, "  %14s %8llu %12s %12s %12s  %s\n",
+                              formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                              formatDuration(k.meanNs()).c_str(), formatDuration(k.minNs).c_str(),
+                              formatDuration(k.maxNs).c_str(), clip(k.name, 100).c_str());
+                out << line;
+            }
+        }
+        if (!s.categories.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s  %s\n", "total", "count", "category");
+            out << line;
+            for (const auto& c : s.categories) {
+                std::snprintf(line, sizeof line, "  %14s %8llu  %s\n", formatDuration(c.totalNs).c_str(),
+                              static_cast<unsigned long long>(c.count),
+                              c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
+                out << line;
+            }
+        }
+        if (!s.roles.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "role");
+            out << line;
+            for (const auto& role : s.roles) {
+                std::snprintf(
+                    line, sizeof line, "  %14s %8llu %6.1f%%  %s\n", formatDuration(role.totalNs).c_str(),
+                    static_cast<unsigned long long>(role.count),
+                    s.kernelNs ? 100.0 * double(role.totalNs) / double(s.kernelNs) : 0.0, role.role.c_str());
+                out << line;
+            }
+        }
+        if (!s.verdicts.empty()) {
+            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "roofline");
+            out << line;
+            for (const auto& v : s.verdicts) {
+                std::snprintf(line, sizeof line, "  %14s %8llu %6.1f%%  %s\n",
+                              formatDuration(v.totalNs).c_str(), static_cast<unsigned long long>(v.count),
+                              s.kernelNs ? 100.0 * double(v.totalNs) / double(s.kernelNs) : 0.0,
+                              v.verdict.c_str());
+                out << line;
+            }
+        }
+        if (s.roofline && !s.roofline->kernels.empty()) {
+            const RooflineSummary& r = *s.roofline;
+            out << "\n  roofline: " << r.device << " (" << r.source << "): memory "
+                << formatRate(r.bandwidth, "B/s");
+            for (const auto& roof : r.roofs)
+                out << ", " << roof.precision << ' ' << formatRate(roof.flopsPerSec, "FLOP/s");
+            out << '\n';
+            if (r.beyondRoof)
+                out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
+                    << " more than a roof allows, so no verdict (" << r.beyondRoofReason << ")\n";
+            std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %-15s %s\n", "total",
+                          "count", "achieved", "bandwidth", "compute", "memory", "verdict", "role", "kernel");
+            out << line;
+            std::size_t shown = 0;
+            for (const auto& k : r.kernels) {
+                if (++shown > 20) break;
+                if (k.costed)
+                    std::snprintf(
+                        line, sizeof line, "  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %-15s %s\n",
+                        formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                        formatRate(k.flopsPerSec, "FLOP/s").c_str(), formatRate(k.bytesPerSec, "B/s").c_str(),
+                        100 * k.computeShare, 100 * k.memoryShare, std::string(k.verdictText()).c_str(),
+                        std::string(roleName(k.role)).c_str(), clip(k.name, 60).c_str());
+                else
+                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %8s %8s  %-8s %-15s %s\n",
+                                  formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
+                                  "-", "-", "-", "-", std::string(k.verdictText()).c_str(),
+                                  std::string(roleName(k.role)).c_str(), clip(k.name, 60).c_str());
+                out << line;
+            }
+        }
+        if (s.analyzed) {
+            out << "\n  attention calls: " << s.attentionCalls << '\n';
+            for (const auto& a : s.attention) {
+                std::snprintf(line, sizeof line, "  %14s mean  %8llu calls  %s\n",
+                              formatDuration(a.meanNs()).c_str(), static_cast<unsigned long long>(a.calls),
+                              a.impl.c_str());
+                out << line;
+            }
+            out << findingsText(s);
+        }
+        for (const auto& w : s.warnings)
+            out << "  warning: " << w << '\n';
+        out << '\n';
+    }
+    return out.str();
+}
+
+} // namespace
+
+std::string csvField(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs) {
+    std::ostringstream out;
+    out << "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n";
+    char share[32];
+    for (const KernelStats& k : rows) {
+        std::snprintf(share, sizeof share, "%.2f",
+                      totalKernelNs ? 100.0 * double(k.totalNs) / double(totalKernelNs) : 0.0);
+        out << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs
+            << ',' << k.maxNs << ',' << share << '\n';
+    }
+    return out.str();
+}
+
+std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format) {
+    switch (format) {
+    case SummaryFormat::Json: {
+        json files = json::array();
+        for (const auto& r : results)
+            files.push_back(toJson(r));
+        return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    case SummaryFormat::Csv:
+        return toCsv(results);
+    case SummaryFormat::Text:
+        break;
+    }
+    return toText(results);
+}
+
+std::string formatFindings(const std::vector<SummaryResult>& results, SummaryFormat format) {
+    std::string out;
+    switch (format) {
+    case SummaryFormat::Json: {
+        json files = json::array();
+        for (const auto& r : results)
+            files.push_back(r.summary
+                                ? json{{"path", r.path}, {"findings", findingsJson(r.summary->findings)}}
+                                : json{{"path", r.path}, {"error", r.error}});
+        return json{{"files", files}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    case SummaryFormat::Csv:
+        out = findingsCsvHeader();
+        for (const auto& r : results)
+            if (r.summary) out += findingsCsvRows(r.path, r.summary->findings);
+        return out;
+    case SummaryFormat::Text:
+        break;
+    }
+    for (const auto& r : results) {
+        if (!r.summary) continue; // said once, on stderr, by the caller that failed to open it
+        out += r.path + findingsText(*r.summary).substr(1) + "\n";
+    }
+    return out;
+}
+
+} // namespace attnscope
