@@ -4,6 +4,7 @@
 
 #include "core/analysis/analysis.h"
 
+#include "core/io/timestamp.h"
 #include "core/model/timeline_index.h"
 
 #include <algorithm>
