@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
+#include "cli_run.h"
 
 #include "gui_module.h"
 #include "ui/gui_requests.h"
 
-#include "kernels/cuda_backend.h"
 
 #include "kernels/run_session.h"
 
@@ -33,7 +33,6 @@ namespace {
 int summary(int argc, char** argv);
 int diff(int argc, char** argv);
 int convert(int argc, char** argv);
-int run(int argc, char** argv);
 int exportPicture(int argc, char** argv);
 int versionVerb(int, char**) {
     std::printf("attnscope %s\n", version());
@@ -97,7 +96,7 @@ const std::vector<Verb>& verbs() {
          "  --warmup W, --iters I            calls before and while measuring\n"
          "  --threads T   CPU workers; --no-cupti: CUDA without CUPTI\n"
          "  -o OUT        save the run as Chrome trace JSON\n",
-         run},
+         runVerb},
         {"version", "", "print the version", "", versionVerb},
     };
     return table;
@@ -367,163 +366,6 @@ int convert(int argc, char** argv) {
     return kOk;
 }
 
-bool parseInt(const char* s, int& out, int lo, int hi) {
-    char* end = nullptr;
-    const long v = std::strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi) return false;
-    out = int(v);
-    return true;
-}
-
-std::vector<std::string> splitCommas(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= s.size()) {
-        const std::size_t comma = std::min(s.find(',', at), s.size());
-        if (comma > at) out.push_back(s.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
-}
-
-// Long on purpose: the verb's options parsed in line (each refusal names its option), the run, and
-// its table.
-int run(int argc, char** argv) {
-    using namespace attnscope::kernels;
-    prepareRuns();
-    RunConfig config;
-    BackendChoice backend = BackendChoice::Auto;
-    std::string out;
-    bool decode = false, seqGiven = false, implsGiven = false;
-    for (int i = 2; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const bool value = i + 1 < argc;
-        auto intArg = [&](int& target, RunLimit limit) {
-            if (!parseInt(argv[++i], target, limit.lo, limit.hi)) {
-                std::fprintf(stderr, "run: %s wants a whole number from %d to %d, got '%s'\n", arg.c_str(),
-                             limit.lo, limit.hi, argv[i]);
-                return false;
-            }
-            return true;
-        };
-        if (arg == "--backend" && value) {
-            const std::optional<BackendChoice> choice = backendChoiceNamed(argv[++i]);
-            if (!choice) {
-                std::fprintf(stderr, "run: the backend is %s, not '%s'\n", backendChoicesText().c_str(), argv[i]);
-                return kUsage;
-            }
-            backend = *choice;
-        } else if (arg == "--impl" && value) {
-            config.impls = splitCommas(argv[++i]);
-            implsGiven = true;
-        } else if (arg == "--python" && value) {
-            config.python = argv[++i];
-        } else if (arg == "--batch" && value) {
-            if (!intArg(config.shape.batch, limits::kBatch)) return kUsage;
-        } else if (arg == "--heads" && value) {
-            if (!intArg(config.shape.heads, limits::kHeads)) return kUsage;
-        } else if (arg == "--seq" && value) {
-            if (!intArg(config.shape.seq, limits::kSeq)) return kUsage;
-            seqGiven = true;
-        } else if (arg == "--dim" && value) {
-            if (!intArg(config.shape.dim, limits::kDim)) return kUsage;
-        } else if (arg == "--kv-heads" && value) {
-            if (!intArg(config.shape.kvHeads, limits::kKvHeads)) return kUsage;
-        } else if (arg == "--kv-len" && value) {
-            if (!intArg(config.shape.kvLen, limits::kKvLen)) return kUsage;
-        } else if (arg == "--decode") {
-            decode = true;
-        } else if (arg == "--preset" && value) {
-            const RunPreset* preset = findRunPreset(argv[++i]);
-            if (!preset) {
-                std::string keys;
-                for (const RunPreset& p : runPresets())
-                    keys += (keys.empty() ? "" : ", ") + p.key;
-                std::fprintf(stderr, "run: --preset is one of %s, got '%s'\n", keys.c_str(), argv[i]);
-                return kUsage;
-            }
-            config.variants = preset->variants;
-        } else if (arg == "--warmup" && value) {
-            if (!intArg(config.warmup, limits::kWarmup)) return kUsage;
-        } else if (arg == "--iters" && value) {
-            if (!intArg(config.iters, limits::kIters)) return kUsage;
-        } else if (arg == "--threads" && value) {
-            int threads = 0;
-            if (!intArg(threads, limits::kThreads)) return kUsage;
-            config.threads = unsigned(threads);
-        } else if (arg == "--dtype" && value) {
-            const std::string d = argv[++i];
-            if (d == "fp32")
-                config.shape.dtype = Precision::F32;
-            else if (d == "fp16")
-                config.shape.dtype = Precision::F16;
-            else if (d == "bf16")
-                config.shape.dtype = Precision::BF16;
-            else {
-                std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", d.c_str());
-                return kUsage;
-            }
-        } else if (arg == "--no-cupti") {
-            config.collect = false;
-        } else if (arg == "--causal") {
-            config.shape.causal = true;
-        } else if ((arg == "-o" || arg == "--output") && value) {
-            out = argv[++i];
-        } else {
-            std::fprintf(stderr, "run: unknown option or missing value '%s'\n", arg.c_str());
-            return kUsage;
-        }
-    }
-    if (decode) {
-        // A decode step: one query (or --seq a few) against the KV cache.
-        if (!config.shape.kvLen) {
-            std::fprintf(stderr, "run: --decode needs --kv-len, the KV cache's length\n");
-            return kUsage;
-        }
-        if (!seqGiven) config.shape.seq = 1;
-    }
-    if (backend == BackendChoice::Torch && !implsGiven) config.impls = torchImpls();
-    std::string notice;
-    const std::string problem = chooseBackend(config, backend, notice);
-    if (!notice.empty()) std::fprintf(stderr, "run: %s\n", notice.c_str());
-    if (!problem.empty()) {
-        std::fprintf(stderr, "run: %s\n", problem.c_str());
-        // No device for --backend cuda is this machine's state, not a usage error.
-        return backend == BackendChoice::Cuda && config.backend != kernels::Backend::Cuda ? kFileError : kUsage;
-    }
-
-    RunSession session(config);
-    std::printf("%s", runHeadline(config, session.workers()).c_str());
-    std::fflush(stdout);
-    session.start();
-    session.wait();
-    for (const std::string& line : session.takeNotices())
-        std::fprintf(stderr, "run: %s\n", line.c_str());
-    if (const std::string error = session.error(); !error.empty()) {
-        std::fprintf(stderr, "run: %s\n", error.c_str());
-        return kFileError;
-    }
-    if (session.dropped())
-        std::fprintf(stderr, "run: CUPTI dropped %llu records\n", (unsigned long long)session.dropped());
-    const std::vector<RunEvent> events = session.takeEvents();
-    std::vector<ImplStats> stats = runStats(config, events);
-    for (ImplStats& st : stats)
-        st.unavailable = session.unavailable().count(st.impl) > 0;
-
-    std::printf("%s", formatRunStats(stats).c_str());
-    if (!out.empty()) {
-        try {
-            const auto trace = buildRunTrace(events, config.backend, session.deviceName());
-            writeChromeTrace(*trace, out);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "%s: %s\n", out.c_str(), e.what());
-            return kFileError;
-        }
-        std::printf("saved %s (%zu events)\n", out.c_str(), events.size());
-    }
-    return kOk;
-}
-
 int exportPicture(int argc, char** argv) {
     ui::ExportRequest r;
     auto usage = [&](const std::string& why) {
@@ -625,7 +467,7 @@ int window(int argc, char** argv) {
         for (std::string& f : request.files)
             args.push_back(f.data());
         args.push_back(nullptr);
-        return request.files.empty() ? run(int(args.size()) - 1, args.data())
+        return request.files.empty() ? runVerb(int(args.size()) - 1, args.data())
                                      : summary(int(args.size()) - 1, args.data());
     }
     std::string error;
