@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/model/timeline_index.h"
 #include "support/test_support.h"
+#include "ui/charts.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
 #include "ui/trace_header.h"
@@ -9,6 +10,7 @@
 #include <QAbstractItemModelTester>
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDropEvent>
@@ -21,6 +23,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QTableView>
+#include <QTest>
 #include <QUrl>
 
 #include <gtest/gtest.h>
@@ -105,7 +108,8 @@ TEST(MainWindow, TheKernelTableHasRolesAndARoleFilter) {
     EXPECT_EQ(m->rowCount(), all);
 }
 
-// The bottom docks (kernels, charts, ranks) open tall enough for a chart to be read.
+// The bottom docks (kernels, charts, ranks) open tall enough for a chart to be read: the dock, and
+// in it the chart's plot with its bars, not only a frame.
 TEST(MainWindow, TheChartsDockOpensAtAUsableHeight) {
     QSettings().clear(); // a first start: no saved layout
     MainWindow w;
@@ -116,8 +120,21 @@ TEST(MainWindow, TheChartsDockOpensAtAUsableHeight) {
     auto* charts = w.findChild<QDockWidget*>("chartsDock");
     ASSERT_NE(charts, nullptr);
     charts->raise();
+    QElapsedTimer waited;
+    waited.start();
+    while (!w.analysis() && waited.elapsed() < 20000)
+        QTest::qWait(20);
+    ASSERT_TRUE(w.analysis());
     QApplication::processEvents();
     EXPECT_GE(charts->height(), 280);
+    auto* panel = charts->findChild<ChartsPanel*>();
+    ASSERT_NE(panel, nullptr);
+    ASSERT_EQ(panel->currentKind(), ChartKind::Breakdown);
+    QChart* chart = panel->currentChart();
+    ASSERT_NE(chart, nullptr);
+    EXPECT_FALSE(chart->series().isEmpty()) << "no bars in the breakdown";
+    EXPECT_GE(chart->plotArea().height(), 120) << "the bars have no room";
+    EXPECT_GE(chart->plotArea().width(), 300);
 }
 
 TEST(MainWindow, SuggestedNamesDropTheTraceSuffixes) {
