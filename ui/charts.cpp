@@ -66,7 +66,7 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
     };
     for (const ChartInput& in : inputs)
         for (const ImplRoleTimes& group : in.analysis->tables.roleTimes) {
-            const QString name = inputs.size() > 1   ? in.label
+            const QString name = inputs.size() > 1    ? in.label
                                  : group.impl.empty() ? QObject::tr("outside attention")
                                                       : QString::fromStdString(group.impl);
             RoleTimes& times = bar(name);
@@ -125,8 +125,9 @@ QChart* share(const std::vector<ChartInput>& inputs) {
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         if (ns[std::size_t(r)] <= 0) continue;
         const double pct = 100 * ns[std::size_t(r)] / total;
-        QPieSlice* slice = series->append(
-            QStringLiteral("%1 %2").arg(roleText(KernelRole(r)), qs(formatPercent(pct / 100))), ns[std::size_t(r)]);
+        QPieSlice* slice =
+            series->append(QStringLiteral("%1 %2").arg(roleText(KernelRole(r)), qs(formatPercent(pct / 100))),
+                           ns[std::size_t(r)]);
         slice->setColor(EventColors::roleColor(KernelRole(r)));
         slice->setLabelVisible(pct >= 2);
     }
@@ -160,11 +161,10 @@ std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
 // The tooltip of a point: everything the point stands for, and its share of each roof.
 QString roofTip(const RoofPoint& rp, double shareOfTime, const QString& inputLabel) {
     const RooflinePoint& p = *rp.p;
-    QString tip =
-        QObject::tr("%1%2\n%3 · %4 · %5 of the costed kernel time · %6")
-            .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "), qs(shortKernelName(rp.name)),
-                 roleText(p.role), qs(precisionName(p.precision)), qs(formatPercent(shareOfTime)),
-                 qs(formatDuration(p.costedNs)));
+    QString tip = QObject::tr("%1%2\n%3 · %4 · %5 of the costed kernel time · %6")
+                      .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "),
+                           qs(shortKernelName(rp.name)), roleText(p.role), qs(precisionName(p.precision)),
+                           qs(formatPercent(shareOfTime)), qs(formatDuration(p.costedNs)));
     tip += QObject::tr("\n%1, %2 · %3 FLOP/byte")
                .arg(qs(formatRate(p.flops, "FLOP")), qs(formatRate(p.bytes, "B")))
                .arg(p.intensity(), 0, 'g', 4);
@@ -249,178 +249,220 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
     place();
 }
 
-// Long on purpose: one chart's parts in the order Qt Charts needs them (axes before the series
-// attached to them, roofs before the points drawn over them). With two inputs (Compare) both traces'
-// points share the first one's roofs: A as circles, B as squares.
-QChart* roofline(const std::vector<ChartInput>& inputs) {
-    auto* chart = new QChart;
-    std::vector<RoofPoint> points;
-    std::size_t kernels = 0;
-    for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
-        for (RoofPoint& p : roofPoints(inputs[i], i))
-            points.push_back(std::move(p));
-        kernels += inputs[i].analysis->kernels.size();
+// The roofline chart, built in the order Qt Charts needs its parts: the title, the axes, the roofs,
+// then the points drawn over them with their names, then the axes' ranges. With two inputs (Compare)
+// both traces' points share the first one's roofs: A as circles, B as squares.
+class RooflineChart {
+public:
+    explicit RooflineChart(const std::vector<ChartInput>& inputs)
+        : m_inputs(inputs), m_a(*inputs.front().analysis) {
+        for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
+            for (RoofPoint& p : roofPoints(inputs[i], i))
+                m_points.push_back(std::move(p));
+            m_kernels += inputs[i].analysis->kernels.size();
+        }
+        m_spec = m_a.device ? &*m_a.device : m_a.cpuShare ? &*m_a.cpuShare : nullptr;
+        // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so
+        // the decades read 1, 10, 100 instead of 1e+10.
+        const SiPrefix rateUnit =
+            siPrefix(m_spec ? std::clamp(m_spec->peak(Precision::F16), 1e9, 1e12) : 1e9);
+        m_unit = rateUnit.scale;
+        m_unitName = qs(rateUnit.prefix) + QStringLiteral("FLOP/s");
+        for (const RoofPoint& p : m_points) {
+            m_totalNs += p.ns();
+            m_xMin = std::min(m_xMin, p.intensity() / 3);
+            m_xMax = std::max(m_xMax, p.intensity() * 3);
+            m_yMin = std::min(m_yMin, p.p->flopsPerSec / 3);
+        }
     }
-    const TraceAnalysis& a = *inputs.front().analysis;
-    const DeviceSpec* spec = a.device ? &*a.device : a.cpuShare ? &*a.cpuShare : nullptr;
-    chart->setTitle((spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(spec->name))
-                          : QObject::tr("Roofline · no roofs known for this trace's device"))
-                        .toHtmlEscaped());
-    if (a.beyondRoof && spec)
-        addTitleLine(
-            chart, QObject::tr("%n kernel(s) faster than a roof allows, left off: %1", "", int(a.beyondRoof))
-                       .arg(QString::fromStdString(beyondRoofReason(*spec))));
-    else if (!spec && !a.cpuNote.empty())
-        addTitleLine(chart, QString::fromStdString(a.cpuNote));
-    if (inputs.size() > 1 && inputs[1].analysis->device && a.device &&
-        inputs[1].analysis->device->name != a.device->name)
-        addTitleLine(chart, QObject::tr("B ran on %1: its points are drawn on A's roofs")
-                                .arg(QString::fromStdString(inputs[1].analysis->device->name)));
-    if (inputs.size() > 1)
-        addTitleLine(chart, QObject::tr("● %1 · ■ %2").arg(inputs[0].label, inputs[1].label));
-    auto* x = new QLogValueAxis;
-    x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));
-    x->setBase(10);
-    x->setLabelFormat("%g");
-    // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so the
-    // decades read 1, 10, 100 instead of 1e+10.
-    const SiPrefix rateUnit = siPrefix(spec ? std::clamp(spec->peak(Precision::F16), 1e9, 1e12) : 1e9);
-    const double unit = rateUnit.scale;
-    const QString unitName = qs(rateUnit.prefix) + QStringLiteral("FLOP/s");
-    auto* y = new QLogValueAxis;
-    y->setTitleText(unitName); // achieved; short, so a low chart still shows all of it
-    y->setBase(10);
-    y->setLabelFormat("%g");
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    double xMin = 0.1, xMax = 1000, yMin = 1e9, yMax = 1e15;
-    double totalNs = 0;
-    for (const RoofPoint& p : points) {
-        totalNs += p.ns();
-        xMin = std::min(xMin, p.intensity() / 3);
-        xMax = std::max(xMax, p.intensity() * 3);
-        yMin = std::min(yMin, p.p->flopsPerSec / 3);
+
+    QChart* build() {
+        m_chart = new QChart;
+        addTitle();
+        addAxes();
+        if (m_spec) addRoofs();
+        addPoints();
+        addNames();
+        m_x->setRange(m_xMin, m_xMax);
+        m_y->setRange(m_yMin / m_unit, m_yMax / m_unit);
+        if (m_points.empty())
+            addTitleLine(m_chart, m_kernels == 0
+                                      ? QObject::tr("no kernels in this trace")
+                                      : QObject::tr("none of its %1 kernels could be costed: the ops that "
+                                                    "launched them carry no input shapes AttnScope models")
+                                            .arg(m_kernels));
+        return m_chart;
     }
-    if (spec) {
-        yMin = std::min(yMin, spec->peak(Precision::F32) / 1e4);
-        // The memory roof and each precision's compute roof present among the points, the ridge (where
-        // the roofs meet) marked and labelled with the roof's rate.
+
+private:
+    // Qt 6.4 draws no scatter point given a size of its own: points are sized in three classes by the
+    // name's share of the costed kernel time.
+    static constexpr double kSizes[] = {8, 14, 22};
+    int sizeClass(double ns) const { return ns >= 0.2 * m_totalNs ? 2 : ns >= 0.02 * m_totalNs ? 1 : 0; }
+    QPointF at(const RoofPoint& p) const { return {p.intensity(), p.p->flopsPerSec / m_unit}; }
+
+    void addTitle() {
+        m_chart->setTitle((m_spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(m_spec->name))
+                                  : QObject::tr("Roofline · no roofs known for this trace's device"))
+                              .toHtmlEscaped());
+        if (m_a.beyondRoof && m_spec)
+            addTitleLine(m_chart, QObject::tr("%n kernel(s) faster than a roof allows, left off: %1", "",
+                                              int(m_a.beyondRoof))
+                                      .arg(QString::fromStdString(beyondRoofReason(*m_spec))));
+        else if (!m_spec && !m_a.cpuNote.empty())
+            addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
+        if (m_inputs.size() > 1 && m_inputs[1].analysis->device && m_a.device &&
+            m_inputs[1].analysis->device->name != m_a.device->name)
+            addTitleLine(m_chart, QObject::tr("B ran on %1: its points are drawn on A's roofs")
+                                      .arg(QString::fromStdString(m_inputs[1].analysis->device->name)));
+        if (m_inputs.size() > 1)
+            addTitleLine(m_chart, QObject::tr("● %1 · ■ %2").arg(m_inputs[0].label, m_inputs[1].label));
+    }
+
+    void addAxes() {
+        m_x = new QLogValueAxis;
+        m_x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));
+        m_x->setBase(10);
+        m_x->setLabelFormat("%g");
+        m_y = new QLogValueAxis;
+        m_y->setTitleText(m_unitName); // achieved; short, so a low chart still shows all of it
+        m_y->setBase(10);
+        m_y->setLabelFormat("%g");
+        m_chart->addAxis(m_x, Qt::AlignBottom);
+        m_chart->addAxis(m_y, Qt::AlignLeft);
+    }
+
+    // The memory roof and each precision's compute roof present among the points, the ridge (where the
+    // roofs meet) marked and labelled with the roof's rate.
+    void addRoofs() {
+        const DeviceSpec& spec = *m_spec;
+        m_yMin = std::min(m_yMin, spec.peak(Precision::F32) / 1e4);
         std::map<Precision, bool> precisions{{Precision::F32, true}};
-        for (const RoofPoint& p : points)
+        for (const RoofPoint& p : m_points)
             precisions[p.p->precision] = true;
         double highest = 0;
         for (const auto& [precision, unused] : precisions)
-            highest = std::max(highest, spec->peak(precision));
-        yMax = highest * 3;
-        xMax = std::max(xMax, highest / spec->bandwidth * 3);
+            highest = std::max(highest, spec.peak(precision));
+        m_yMax = highest * 3;
+        m_xMax = std::max(m_xMax, highest / spec.bandwidth * 3);
         for (const auto& [precision, unused] : precisions) {
-            const double peak = spec->peak(precision);
-            const double ridge = peak / spec->bandwidth;
+            const double peak = spec.peak(precision);
+            const double ridge = peak / spec.bandwidth;
             auto* roof = new QLineSeries;
             roof->setName(QObject::tr("%1 roof (%2, %3)")
-                              .arg(QString::fromUtf8(precisionName(precision).data()),
-                                   qs(formatRate(peak, "FLOP/s")), qs(formatRate(spec->bandwidth, "B/s"))));
+                              .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")),
+                                   qs(formatRate(spec.bandwidth, "B/s"))));
             // Inside the axes: the plot clips lines on screen, but an SVG export draws them whole.
-            const double from = std::max(xMin, yMin / spec->bandwidth);
-            roof->append(from, spec->bandwidth * from / unit);
-            roof->append(ridge, peak / unit);
-            roof->append(xMax, peak / unit);
+            const double from = std::max(m_xMin, m_yMin / spec.bandwidth);
+            roof->append(from, spec.bandwidth * from / m_unit);
+            roof->append(ridge, peak / m_unit);
+            roof->append(m_xMax, peak / m_unit);
             const QColor color = precision == Precision::F32 ? QColor(90, 90, 90) : QColor(30, 30, 30);
             QPen pen(color);
             pen.setWidthF(1.5);
             if (precision == Precision::F32 && precisions.size() > 1) pen.setStyle(Qt::DashLine);
             roof->setPen(pen);
-            chart->addSeries(roof);
-            roof->attachAxis(x);
-            roof->attachAxis(y);
-            labelledPoint(
-                chart, x, y, {ridge, peak / unit},
-                QObject::tr("%1 %2 · ridge %3 FLOP/B")
-                    .arg(QString::fromUtf8(precisionName(precision).data()), qs(formatRate(peak, "FLOP/s")))
-                    .arg(ridge, 0, 'g', 3),
-                color, 7);
+            m_chart->addSeries(roof);
+            roof->attachAxis(m_x);
+            roof->attachAxis(m_y);
+            labelledPoint(m_chart, m_x, m_y, {ridge, peak / m_unit},
+                          QObject::tr("%1 %2 · ridge %3 FLOP/B")
+                              .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
+                              .arg(ridge, 0, 'g', 3),
+                          color, 7);
         }
         // The memory roof's own label, on its slope a decade in from the left.
-        const double at = xMin * 10;
-        labelledPoint(chart, x, y, {at, spec->bandwidth * at * 1.7 / unit},
-                      QObject::tr("memory %1").arg(qs(formatRate(spec->bandwidth, "B/s"))),
-                      QColor(90, 90, 90), 1);
+        const double x = m_xMin * 10;
+        labelledPoint(m_chart, m_x, m_y, {x, spec.bandwidth * x * 1.7 / m_unit},
+                      QObject::tr("memory %1").arg(qs(formatRate(spec.bandwidth, "B/s"))), QColor(90, 90, 90),
+                      1);
     }
-    // Qt 6.4 draws no scatter point given a size of its own: points are sized in three classes by
-    // the name's share of the costed kernel time, a series per role, class and input (one legend entry
-    // per role).
-    constexpr double kSizes[] = {8, 14, 22};
-    struct Cloud {
-        QScatterSeries* series = nullptr;
-        QStringList tips;
-    };
-    std::map<std::tuple<std::size_t, KernelRole, int>, Cloud> clouds;
-    for (const RoofPoint& p : points) {
-        const double share = p.ns() / std::max(1.0, totalNs);
-        const int sizeClass = share >= 0.2 ? 2 : share >= 0.02 ? 1 : 0;
-        Cloud& c = clouds[{p.input, p.p->role, sizeClass}];
-        if (!c.series) {
-            c.series = new QScatterSeries;
-            c.series->setName(roleText(p.p->role));
-            c.series->setColor(EventColors::roleColor(p.p->role));
-            c.series->setBorderColor(EventColors::roleColor(p.p->role).darker(140));
-            c.series->setMarkerSize(kSizes[sizeClass]);
-            if (p.input == 1) c.series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+
+    // A series per role, size class and input (one legend entry per role).
+    void addPoints() {
+        struct Cloud {
+            QScatterSeries* series = nullptr;
+            QStringList tips;
+        };
+        std::map<std::tuple<std::size_t, KernelRole, int>, Cloud> clouds;
+        for (const RoofPoint& p : m_points) {
+            const int size = sizeClass(p.ns());
+            Cloud& c = clouds[{p.input, p.p->role, size}];
+            if (!c.series) {
+                c.series = new QScatterSeries;
+                c.series->setName(roleText(p.p->role));
+                c.series->setColor(EventColors::roleColor(p.p->role));
+                c.series->setBorderColor(EventColors::roleColor(p.p->role).darker(140));
+                c.series->setMarkerSize(kSizes[size]);
+                if (p.input == 1) c.series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+            }
+            c.series->append(at(p));
+            c.tips.push_back(roofTip(
+                p, p.ns() / std::max(1.0, m_totalNs),
+                m_inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
         }
-        c.series->append(p.intensity(), p.p->flopsPerSec / unit);
-        c.tips.push_back(roofTip(
-            p, share, inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
+        std::set<KernelRole> inLegend; // one entry per role; in Compare the title says which shape is which
+        for (auto& [key, cloud] : clouds) {
+            QScatterSeries* s = cloud.series;
+            m_chart->addSeries(s);
+            s->attachAxis(m_x);
+            s->attachAxis(m_y);
+            if (!inLegend.insert(std::get<1>(key)).second)
+                for (QLegendMarker* m : m_chart->legend()->markers(s))
+                    m->setVisible(false);
+            s->setProperty(kTipsProperty, cloud.tips);
+            if (!m_firstCloud) m_firstCloud = s;
+        }
     }
-    std::set<KernelRole> inLegend; // one entry per role; in Compare the title says which shape is which
-    for (auto& [key, cloud] : clouds) {
-        QScatterSeries* s = cloud.series;
-        chart->addSeries(s);
-        s->attachAxis(x);
-        s->attachAxis(y);
-        if (!inLegend.insert(std::get<1>(key)).second)
-            for (QLegendMarker* m : chart->legend()->markers(s))
-                m->setVisible(false);
-        s->setProperty(kTipsProperty, cloud.tips);
-    }
+
     // The names of the points that hold most of the time, beside them; names of points that lie
     // together share one label.
-    std::vector<const RoofPoint*> biggest;
-    for (const RoofPoint& p : points)
-        biggest.push_back(&p);
-    std::sort(biggest.begin(), biggest.end(),
-              [](const RoofPoint* l, const RoofPoint* r) { return l->ns() > r->ns(); });
-    std::vector<PointName> labels;
-    for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
-        const RoofPoint& p = *biggest[i];
-        if (p.ns() < 0.02 * totalNs) break;
-        QString name = qs(shortKernelName(p.name));
-        if (name.size() > 28) name = name.left(27) + QChar(0x2026);
-        // A name with a point per role (a naive call's aten::bmm as QKᵀ and PV GEMM) says which it is.
-        if (std::count_if(points.begin(), points.end(),
-                          [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
-            name += QStringLiteral(" (%1)").arg(roleText(p.p->role));
-        if (inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
-        const QPointF at(p.intensity(), p.p->flopsPerSec / unit);
-        auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {
-            return std::abs(std::log10(l.value.x() / at.x())) < 0.3 &&
-                   std::abs(std::log10(l.value.y() / at.y())) < 0.15;
-        });
-        const double size = kSizes[p.ns() >= 0.2 * totalNs ? 2 : p.ns() >= 0.02 * totalNs ? 1 : 0];
-        if (near != labels.end())
-            near->text += QStringLiteral(", ") + name;
-        else
-            labels.push_back({at, size, name});
+    void addNames() {
+        std::vector<const RoofPoint*> biggest;
+        for (const RoofPoint& p : m_points)
+            biggest.push_back(&p);
+        std::sort(biggest.begin(), biggest.end(),
+                  [](const RoofPoint* l, const RoofPoint* r) { return l->ns() > r->ns(); });
+        std::vector<PointName> labels;
+        for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
+            const RoofPoint& p = *biggest[i];
+            if (p.ns() < 0.02 * m_totalNs) break;
+            QString name = qs(shortKernelName(p.name));
+            if (name.size() > 28) name = name.left(27) + QChar(0x2026);
+            // A name with a point per role (a naive call's aten::bmm as QKᵀ and PV GEMM) says which it is.
+            if (std::count_if(m_points.begin(), m_points.end(),
+                              [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
+                name += QStringLiteral(" (%1)").arg(roleText(p.p->role));
+            if (m_inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
+            const QPointF point = at(p);
+            auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {
+                return std::abs(std::log10(l.value.x() / point.x())) < 0.3 &&
+                       std::abs(std::log10(l.value.y() / point.y())) < 0.15;
+            });
+            if (near != labels.end())
+                near->text += QStringLiteral(", ") + name;
+            else
+                labels.push_back({point, kSizes[sizeClass(p.ns())], name});
+        }
+        if (m_firstCloud) nameBeside(m_chart, m_firstCloud, labels);
     }
-    if (!clouds.empty()) nameBeside(chart, clouds.begin()->second.series, labels);
-    x->setRange(xMin, xMax);
-    y->setRange(yMin / unit, yMax / unit);
-    if (points.empty())
-        addTitleLine(chart, kernels == 0
-                                ? QObject::tr("no kernels in this trace")
-                                : QObject::tr("none of its %1 kernels could be costed: the ops that launched "
-                                              "them carry no input shapes AttnScope models")
-                                      .arg(kernels));
-    return chart;
+
+    const std::vector<ChartInput>& m_inputs;
+    const TraceAnalysis& m_a;
+    std::vector<RoofPoint> m_points;
+    std::size_t m_kernels = 0;
+    const DeviceSpec* m_spec = nullptr;
+    double m_unit = 1e9;
+    QString m_unitName;
+    double m_xMin = 0.1, m_xMax = 1000, m_yMin = 1e9, m_yMax = 1e15;
+    double m_totalNs = 0;
+    QChart* m_chart = nullptr;
+    QLogValueAxis *m_x = nullptr, *m_y = nullptr;
+    QScatterSeries* m_firstCloud = nullptr;
+};
+
+QChart* roofline(const std::vector<ChartInput>& inputs) {
+    return RooflineChart(inputs).build();
 }
 
 } // namespace
