@@ -174,118 +174,124 @@ std::string clip(std::string_view s, std::size_t width) {
     return std::string(s.substr(0, width - 3)) + "...";
 }
 
-// Long on purpose: the text report in the order it prints.
-std::string toText(const std::vector<SummaryResult>& results) {
-    std::ostringstream out;
-    char line[512];
-    for (const SummaryResult& r : results) {
-        if (!r.summary) continue; // said once, on stderr, by the caller that failed to open it
-        const TraceSummary& s = *r.summary;
-        out << s.path << "  (" << s.format << ")\n";
-        out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
-            << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
-        if (!s.kernelsNote.empty()) out << "  " << s.kernelsNote << '\n';
-        if (!s.devices.empty()) {
-            std::snprintf(line, sizeof line, "\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels",
-                          "kernel time", "busy");
-            out << line;
-            for (const auto& d : s.devices) {
-                std::snprintf(line, sizeof line, "  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
-                              clip(d.cpu ? "CPU · " + d.name : d.name, 28).c_str(),
-                              static_cast<unsigned long long>(d.kernels), formatDuration(d.kernelNs).c_str(),
-                              formatDuration(d.busyNs).c_str());
-                out << line;
-            }
-        }
-        if (!s.topKernels.empty()) {
-            std::snprintf(line, sizeof line, "\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean",
-                          "min", "max", "kernel");
-            out << line;
-            for (const auto& k : s.topKernels) {
-                std::snprintf(line, sizeof line, "  %14s %8llu %12s %12s %12s  %s\n",
-                              formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
-                              formatDuration(k.meanNs()).c_str(), formatDuration(k.minNs).c_str(),
-                              formatDuration(k.maxNs).c_str(), clip(k.name, 100).c_str());
-                out << line;
-            }
-        }
-        if (!s.categories.empty()) {
-            std::snprintf(line, sizeof line, "\n  %14s %8s  %s\n", "total", "count", "category");
-            out << line;
-            for (const auto& c : s.categories) {
-                std::snprintf(line, sizeof line, "  %14s %8llu  %s\n", formatDuration(c.totalNs).c_str(),
-                              static_cast<unsigned long long>(c.count),
-                              c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
-                out << line;
-            }
-        }
+// The text report of one file, a section at a time in the order it prints.
+class TextReport {
+public:
+    explicit TextReport(std::ostringstream& out) : m_out(out) {}
+
+    void print(const TraceSummary& s) {
+        m_out << s.path << "  (" << s.format << ")\n";
+        m_out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
+              << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
+        if (!s.kernelsNote.empty()) m_out << "  " << s.kernelsNote << '\n';
+        devices(s);
+        kernels(s);
+        categories(s);
+        shares(s);
+        if (s.roofline && !s.roofline->kernels.empty()) roofline(*s.roofline);
+        if (s.analyzed) attention(s);
+        for (const auto& w : s.warnings)
+            m_out << "  warning: " << w << '\n';
+        m_out << '\n';
+    }
+
+private:
+    // One formatted line.
+    template <class... Args> void line(const char* format, Args... args) {
+        char text[512];
+        std::snprintf(text, sizeof text, format, args...);
+        m_out << text;
+    }
+    static unsigned long long n(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+    void devices(const TraceSummary& s) {
+        if (s.devices.empty()) return;
+        line("\n  %-8s %-28s %10s %14s %14s\n", "device", "name", "kernels", "kernel time", "busy");
+        for (const auto& d : s.devices)
+            line("  %-8s %-28s %10llu %14s %14s\n", clip(d.id, 8).c_str(),
+                 clip(d.cpu ? "CPU · " + d.name : d.name, 28).c_str(), n(d.kernels),
+                 formatDuration(d.kernelNs).c_str(), formatDuration(d.busyNs).c_str());
+    }
+
+    void kernels(const TraceSummary& s) {
+        if (s.topKernels.empty()) return;
+        line("\n  %14s %8s %12s %12s %12s  %s\n", "total", "count", "mean", "min", "max", "kernel");
+        for (const auto& k : s.topKernels)
+            line("  %14s %8llu %12s %12s %12s  %s\n", formatDuration(k.totalNs).c_str(), n(k.count),
+                 formatDuration(k.meanNs()).c_str(), formatDuration(k.minNs).c_str(),
+                 formatDuration(k.maxNs).c_str(), clip(k.name, 100).c_str());
+    }
+
+    void categories(const TraceSummary& s) {
+        if (s.categories.empty()) return;
+        line("\n  %14s %8s  %s\n", "total", "count", "category");
+        for (const auto& c : s.categories)
+            line("  %14s %8llu  %s\n", formatDuration(c.totalNs).c_str(), n(c.count),
+                 c.name.empty() ? "(none)" : clip(c.name, 60).c_str());
+    }
+
+    // Kernel time per role and per roofline verdict, each as a share of all kernel time.
+    void shares(const TraceSummary& s) {
+        const auto share = [&](TimeNs t) {
+            return s.kernelNs ? 100.0 * double(t) / double(s.kernelNs) : 0.0;
+        };
         if (!s.roles.empty()) {
-            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "role");
-            out << line;
-            for (const auto& role : s.roles) {
-                std::snprintf(
-                    line, sizeof line, "  %14s %8llu %6.1f%%  %s\n", formatDuration(role.totalNs).c_str(),
-                    static_cast<unsigned long long>(role.count),
-                    s.kernelNs ? 100.0 * double(role.totalNs) / double(s.kernelNs) : 0.0, role.role.c_str());
-                out << line;
-            }
+            line("\n  %14s %8s %7s  %s\n", "total", "count", "share", "role");
+            for (const auto& role : s.roles)
+                line("  %14s %8llu %6.1f%%  %s\n", formatDuration(role.totalNs).c_str(), n(role.count),
+                     share(role.totalNs), role.role.c_str());
         }
         if (!s.verdicts.empty()) {
-            std::snprintf(line, sizeof line, "\n  %14s %8s %7s  %s\n", "total", "count", "share", "roofline");
-            out << line;
-            for (const auto& v : s.verdicts) {
-                std::snprintf(line, sizeof line, "  %14s %8llu %6.1f%%  %s\n",
-                              formatDuration(v.totalNs).c_str(), static_cast<unsigned long long>(v.count),
-                              s.kernelNs ? 100.0 * double(v.totalNs) / double(s.kernelNs) : 0.0,
-                              v.verdict.c_str());
-                out << line;
-            }
+            line("\n  %14s %8s %7s  %s\n", "total", "count", "share", "roofline");
+            for (const auto& v : s.verdicts)
+                line("  %14s %8llu %6.1f%%  %s\n", formatDuration(v.totalNs).c_str(), n(v.count),
+                     share(v.totalNs), v.verdict.c_str());
         }
-        if (s.roofline && !s.roofline->kernels.empty()) {
-            const RooflineSummary& r = *s.roofline;
-            out << "\n  roofline: " << r.device << " (" << r.source << "): memory "
-                << formatRate(r.bandwidth, "B/s");
-            for (const auto& roof : r.roofs)
-                out << ", " << roof.precision << ' ' << formatRate(roof.flopsPerSec, "FLOP/s");
-            out << '\n';
-            if (r.beyondRoof)
-                out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
-                    << " more than a roof allows, so no verdict (" << r.beyondRoofReason << ")\n";
-            std::snprintf(line, sizeof line, "  %14s %8s %14s %12s %8s %8s  %-8s %-15s %s\n", "total",
-                          "count", "achieved", "bandwidth", "compute", "memory", "verdict", "role", "kernel");
-            out << line;
-            std::size_t shown = 0;
-            for (const auto& k : r.kernels) {
-                if (++shown > 20) break;
-                if (k.costed)
-                    std::snprintf(
-                        line, sizeof line, "  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %-15s %s\n",
-                        formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
-                        formatRate(k.flopsPerSec, "FLOP/s").c_str(), formatRate(k.bytesPerSec, "B/s").c_str(),
-                        100 * k.computeShare, 100 * k.memoryShare, std::string(k.verdictText()).c_str(),
-                        std::string(roleName(k.role)).c_str(), clip(k.name, 60).c_str());
-                else
-                    std::snprintf(line, sizeof line, "  %14s %8llu %14s %12s %8s %8s  %-8s %-15s %s\n",
-                                  formatDuration(k.totalNs).c_str(), static_cast<unsigned long long>(k.count),
-                                  "-", "-", "-", "-", std::string(k.verdictText()).c_str(),
-                                  std::string(roleName(k.role)).c_str(), clip(k.name, 60).c_str());
-                out << line;
-            }
-        }
-        if (s.analyzed) {
-            out << "\n  attention calls: " << s.attentionCalls << '\n';
-            for (const auto& a : s.attention) {
-                std::snprintf(line, sizeof line, "  %14s mean  %8llu calls  %s\n",
-                              formatDuration(a.meanNs()).c_str(), static_cast<unsigned long long>(a.calls),
-                              a.impl.c_str());
-                out << line;
-            }
-            out << findingsText(s);
-        }
-        for (const auto& w : s.warnings)
-            out << "  warning: " << w << '\n';
-        out << '\n';
     }
+
+    void roofline(const RooflineSummary& r) {
+        m_out << "\n  roofline: " << r.device << " (" << r.source << "): memory "
+              << formatRate(r.bandwidth, "B/s");
+        for (const auto& roof : r.roofs)
+            m_out << ", " << roof.precision << ' ' << formatRate(roof.flopsPerSec, "FLOP/s");
+        m_out << '\n';
+        if (r.beyondRoof)
+            m_out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
+                  << " more than a roof allows, so no verdict (" << r.beyondRoofReason << ")\n";
+        line("  %14s %8s %14s %12s %8s %8s  %-8s %-15s %s\n", "total", "count", "achieved", "bandwidth",
+             "compute", "memory", "verdict", "role", "kernel");
+        std::size_t shown = 0;
+        for (const auto& k : r.kernels) {
+            if (++shown > 20) break;
+            const std::string verdict(k.verdictText()), role(roleName(k.role));
+            if (k.costed)
+                line("  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %-15s %s\n",
+                     formatDuration(k.totalNs).c_str(), n(k.count),
+                     formatRate(k.flopsPerSec, "FLOP/s").c_str(), formatRate(k.bytesPerSec, "B/s").c_str(),
+                     100 * k.computeShare, 100 * k.memoryShare, verdict.c_str(), role.c_str(),
+                     clip(k.name, 60).c_str());
+            else
+                line("  %14s %8llu %14s %12s %8s %8s  %-8s %-15s %s\n", formatDuration(k.totalNs).c_str(),
+                     n(k.count), "-", "-", "-", "-", verdict.c_str(), role.c_str(), clip(k.name, 60).c_str());
+        }
+    }
+
+    void attention(const TraceSummary& s) {
+        m_out << "\n  attention calls: " << s.attentionCalls << '\n';
+        for (const auto& a : s.attention)
+            line("  %14s mean  %8llu calls  %s\n", formatDuration(a.meanNs()).c_str(), n(a.calls),
+                 a.impl.c_str());
+        m_out << findingsText(s);
+    }
+
+    std::ostringstream& m_out;
+};
+
+std::string toText(const std::vector<SummaryResult>& results) {
+    std::ostringstream out;
+    TextReport report(out);
+    for (const SummaryResult& r : results)
+        if (r.summary) report.print(*r.summary); // a file that failed was said once, on stderr, by the caller
     return out.str();
 }
 
