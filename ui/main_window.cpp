@@ -44,14 +44,36 @@
 
 namespace attnscope::ui {
 
-// Long on purpose: the window built top to bottom (centre, docks, controllers, their wiring), as it
-// looks.
+// The window built top to bottom as it looks: the centre, the docks, the controllers and their wiring
+// to the views, the status bar, the menus, then the saved layout.
 MainWindow::MainWindow() {
     setWindowTitle(tr("AttnScope"));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    buildCentre();
+    buildDocks();
+    m_documents = new DocumentController(this);
+    m_run = new RunController(m_runPanel, this);
+    m_find = new FindController(m_findBar, m_timeline, this);
 
-    // Centre: trace facts, find bar, timeline.
+    connectDocuments();
+    connectRuns();
+    connectViews();
+    buildStatusBar();
+    buildMenus();
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
+    m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
+    m_kernels->restoreColumnState(settings.value("window/kernelTableColumns").toByteArray());
+    m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
+    statusBar()->showMessage(tr("%1 · drag to pan · click selects · Shift+drag selects a range · Ctrl+F find")
+                                 .arg(navigationHint()));
+    m_timeline->setFocus();
+}
+
+// Centre: trace facts, find bar, timeline.
+void MainWindow::buildCentre() {
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -69,7 +91,9 @@ MainWindow::MainWindow() {
     layout->addWidget(m_findBar);
     layout->addWidget(m_timeline, 1);
     setCentralWidget(central);
+}
 
+void MainWindow::buildDocks() {
     // Right: details of the selected event, and the Run panel. Bottom: kernels by name (over the
     // selected range when there is one), the charts, and the ranks of a job.
     m_details = new DetailsPanel(this);
@@ -99,11 +123,9 @@ MainWindow::MainWindow() {
     runScroll->setWidgetResizable(true);
     runScroll->setFrameShape(QFrame::NoFrame);
     tabifyDockWidget(addDock(tr("Run"), "runDock", runScroll, Qt::RightDockWidgetArea), detailsDock);
+}
 
-    m_documents = new DocumentController(this);
-    m_run = new RunController(m_runPanel, this);
-    m_find = new FindController(m_findBar, m_timeline, this);
-
+void MainWindow::connectDocuments() {
     connect(m_documents, &DocumentController::loadStarted, this,
             [this](const QString& name, bool measurable) {
                 m_progress->setRange(0, measurable ? 1000 : 0); // ranks: busy, no progress to report
@@ -120,7 +142,9 @@ MainWindow::MainWindow() {
     connect(m_documents, &DocumentController::loadCancelled, this,
             [this] { statusBar()->showMessage(tr("Load cancelled"), 5000); });
     connect(m_documents, &DocumentController::loadEnded, this, &MainWindow::loadEnded);
+}
 
+void MainWindow::connectRuns() {
     connect(m_runPanel, &RunPanel::runRequested, this,
             [this] { startRun(m_runPanel->config(), m_runPanel->backend()); });
     connect(m_runPanel, &RunPanel::stopRequested, this, &MainWindow::stopRun);
@@ -137,7 +161,11 @@ MainWindow::MainWindow() {
         Q_EMIT runFinished();
         screenshotIfAsked();
     });
+}
 
+// The views follow each other: a table row or a finding selects on the timeline, a selection shows
+// in Details, a range narrows the kernel table.
+void MainWindow::connectViews() {
     connect(m_kernels, &KernelTablePanel::selectionChanged, this, &MainWindow::highlightTableSelection);
     connect(m_kernels, &KernelTablePanel::nameActivated, this, [this](StringId name) {
         // Its longest instance (in the range, if one is selected), selected and brought into view.
@@ -160,7 +188,10 @@ MainWindow::MainWindow() {
         m_timeline->selectEvent(e, true);
         m_timeline->fitSelection();
     });
+}
 
+// A progress bar and Cancel for loads and saves, shown while one is under way.
+void MainWindow::buildStatusBar() {
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(240);
     m_cancel = new QPushButton(tr("Cancel"), this);
@@ -175,17 +206,6 @@ MainWindow::MainWindow() {
         else
             m_documents->cancelLoad();
     });
-
-    buildMenus();
-
-    QSettings settings;
-    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
-    m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
-    m_kernels->restoreColumnState(settings.value("window/kernelTableColumns").toByteArray());
-    m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
-    statusBar()->showMessage(tr("W/S zoom · A/D pan · drag to pan · click selects · Shift+drag selects a "
-                                "range · F fit · 0 fit all · Ctrl+F find"));
-    m_timeline->setFocus();
 }
 
 MainWindow::~MainWindow() {

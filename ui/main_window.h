@@ -117,6 +117,12 @@ protected:
 private:
     QDockWidget* addDock(const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area);
     void buildMenus();
+    void buildCentre();
+    void buildDocks();
+    void connectDocuments();
+    void connectRuns();
+    void connectViews();
+    void buildStatusBar();
     void showDocument(bool sameRun);
     void showAnalysis();
     void showLoadFailed(const QString& name, const QString& message);

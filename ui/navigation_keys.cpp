@@ -11,6 +11,8 @@
 #include <QPlainTextEdit>
 #include <QTextEdit>
 
+#include <string_view>
+
 namespace attnscope::ui {
 
 NavigationKeys::NavigationKeys(TimelineView* timeline) : QObject(timeline), m_timeline(timeline) {
@@ -19,12 +21,12 @@ NavigationKeys::NavigationKeys(TimelineView* timeline) : QObject(timeline), m_ti
 
 const std::array<NavigationKey, 6>& navigationKeys() {
     static const std::array<NavigationKey, 6> keys{{
-        {NavigationAction::ZoomIn, Qt::Key_W, "W", QT_TRANSLATE_NOOP("QMenu", "Zoom In")},
-        {NavigationAction::ZoomOut, Qt::Key_S, "S", QT_TRANSLATE_NOOP("QMenu", "Zoom Out")},
-        {NavigationAction::PanLeft, Qt::Key_A, "A", QT_TRANSLATE_NOOP("QMenu", "Pan Left")},
-        {NavigationAction::PanRight, Qt::Key_D, "D", QT_TRANSLATE_NOOP("QMenu", "Pan Right")},
-        {NavigationAction::FitSelection, Qt::Key_F, "F", QT_TRANSLATE_NOOP("QMenu", "Fit Selection")},
-        {NavigationAction::FitAll, Qt::Key_0, "0", QT_TRANSLATE_NOOP("QMenu", "Fit All")},
+        {NavigationAction::ZoomIn, Qt::Key_W, "W", QT_TRANSLATE_NOOP("QMenu", "Zoom In"), "zoom"},
+        {NavigationAction::ZoomOut, Qt::Key_S, "S", QT_TRANSLATE_NOOP("QMenu", "Zoom Out"), "zoom"},
+        {NavigationAction::PanLeft, Qt::Key_A, "A", QT_TRANSLATE_NOOP("QMenu", "Pan Left"), "pan"},
+        {NavigationAction::PanRight, Qt::Key_D, "D", QT_TRANSLATE_NOOP("QMenu", "Pan Right"), "pan"},
+        {NavigationAction::FitSelection, Qt::Key_F, "F", QT_TRANSLATE_NOOP("QMenu", "Fit Selection"), "fit"},
+        {NavigationAction::FitAll, Qt::Key_0, "0", QT_TRANSLATE_NOOP("QMenu", "Fit All"), "fit all"},
     }};
     return keys;
 }
@@ -33,6 +35,19 @@ std::optional<NavigationAction> navigationActionFor(int key) {
     for (const NavigationKey& k : navigationKeys())
         if (k.key == key) return k.action;
     return std::nullopt;
+}
+
+QString navigationHint() {
+    QString hint;
+    const auto& keys = navigationKeys();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const bool pairsWithNext = i + 1 < keys.size() && std::string_view(keys[i].does) == keys[i + 1].does;
+        if (!hint.isEmpty()) hint += QStringLiteral(" · ");
+        hint += QString::fromLatin1(keys[i].hint);
+        if (pairsWithNext) hint += '/' + QString::fromLatin1(keys[++i].hint);
+        hint += ' ' + QString::fromLatin1(keys[i].does);
+    }
+    return hint;
 }
 
 bool NavigationKeys::isNavigationKey(int key) {

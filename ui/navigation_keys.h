@@ -3,6 +3,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QString>
 
 #include <array>
 #include <optional>
@@ -21,9 +22,12 @@ struct NavigationKey {
     int key;             // Qt::Key
     const char* hint;    // "W"
     const char* command; // "Zoom In" (translated in the QMenu context)
+    const char* does;    // "zoom": what the status bar's hint says keys of a pair do
 };
 const std::array<NavigationKey, 6>& navigationKeys();
 std::optional<NavigationAction> navigationActionFor(int key);
+// The keys as the status bar lists them: "W/S zoom · A/D pan · F fit · 0 fit all".
+QString navigationHint();
 // Zoom: W (and one wheel notch) shows this share of the span, S its inverse; pan: A/D move the view
 // by this share of its width.
 inline constexpr double kZoomStep = 0.8;

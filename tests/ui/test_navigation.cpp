@@ -73,6 +73,8 @@ TEST(TimelineView, TheViewMenuAndTheKeysAreOneTable) {
         EXPECT_EQ(navigationActionFor(k.key), k.action) << k.command;
     }
     EXPECT_EQ(navigationActionFor(Qt::Key_Q), std::nullopt);
+    // The status bar's hint is read off the same table.
+    EXPECT_EQ(navigationHint(), QString::fromUtf8("W/S zoom · A/D pan · F fit · 0 fit all"));
 }
 
 // The navigation keys steer the timeline wherever the focus is in the window (a Details link, the
