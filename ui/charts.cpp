@@ -259,7 +259,9 @@ public:
         for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
             for (RoofPoint& p : roofPoints(inputs[i], i))
                 m_points.push_back(std::move(p));
-            m_kernels += inputs[i].analysis->kernels.size();
+            // The trace's kernels as the summary counts them (copies and memsets are not kernels).
+            for (const RooflinePoint& p : inputs[i].analysis->tables.roofline)
+                m_kernels += p.count;
         }
         m_spec = m_a.device ? &*m_a.device : m_a.cpuShare ? &*m_a.cpuShare : nullptr;
         // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so
@@ -288,9 +290,9 @@ public:
         if (m_points.empty())
             addTitleLine(m_chart, m_kernels == 0
                                       ? QObject::tr("no kernels in this trace")
-                                      : QObject::tr("none of its %1 kernels could be costed: the ops that "
+                                      : QObject::tr("none of its %1 could be costed: the ops that "
                                                     "launched them carry no input shapes AttnScope models")
-                                            .arg(m_kernels));
+                                            .arg(qs(formatCount(m_kernels, "kernel", "kernels"))));
         return m_chart;
     }
 
@@ -306,9 +308,9 @@ private:
                                   : QObject::tr("Roofline · no roofs known for this trace's device"))
                               .toHtmlEscaped());
         if (m_a.beyondRoof && m_spec)
-            addTitleLine(m_chart, QObject::tr("%n kernel(s) faster than a roof allows, left off: %1", "",
-                                              int(m_a.beyondRoof))
-                                      .arg(QString::fromStdString(beyondRoofReason(*m_spec))));
+            addTitleLine(m_chart, QObject::tr("%1 faster than a roof allows, left off: %2")
+                                      .arg(qs(formatCount(m_a.beyondRoof, "kernel", "kernels")),
+                                           QString::fromStdString(beyondRoofReason(*m_spec))));
         else if (!m_spec && !m_a.cpuNote.empty())
             addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
         if (m_inputs.size() > 1 && m_inputs[1].analysis->device && m_a.device &&
@@ -450,7 +452,7 @@ private:
     const std::vector<ChartInput>& m_inputs;
     const TraceAnalysis& m_a;
     std::vector<RoofPoint> m_points;
-    std::size_t m_kernels = 0;
+    std::uint64_t m_kernels = 0;
     const DeviceSpec* m_spec = nullptr;
     double m_unit = 1e9;
     QString m_unitName;

@@ -128,7 +128,8 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
     std::shared_ptr<const Document> doc;
     try {
         DocumentOptions options;
-        options.parts = chart ? AnalysisPart : TimelinePart;
+        // A timeline's kernels take their colours from the analysis' roles, as in the window.
+        options.parts = chart ? AnalysisPart : TimelinePart | AnalysisPart;
         doc = openDocument(DocumentSource::file(file), options);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "attnscope export: %s: %s\n", file.c_str(), e.what());
@@ -142,7 +143,7 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
         error = ui::exportTraceChart(*doc, *chart, picture.size.isEmpty() ? QSize(1200, 800) : picture.size,
                                      picture.scale, picture.path);
     } else {
-        error = ui::exportTracePicture(trace, *doc->index, picture);
+        error = ui::exportTracePicture(trace, *doc->index, doc->analysis.get(), picture);
     }
     if (!error.isEmpty()) {
         std::fprintf(stderr, "attnscope export: %s\n", qPrintable(error));

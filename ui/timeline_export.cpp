@@ -80,7 +80,8 @@ QString exportTimeline(TimelineRenderer& renderer, const TimelineScene& scene, c
                          [&](QPainter& p, QSize at) { renderer.paint(p, at, s, style); });
 }
 
-QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TimelinePicture& picture) {
+QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TraceAnalysis* analysis,
+                           const TimelinePicture& picture) {
     const QRegularExpression filter(picture.trackFilter);
     if (!filter.isValid())
         return QStringLiteral("--tracks: %1 is not a valid regular expression: %2")
@@ -95,6 +96,7 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
     QSize size = picture.size;
     if (size.isEmpty()) size = QSize(1600, std::min(fullTimelineHeight(layout, style), 20000));
     TimelineRenderer renderer(trace);
+    renderer.setColorMode(ColorMode::Role, analysis);
     TimelineScene scene;
     scene.trace = &trace;
     scene.index = &index;

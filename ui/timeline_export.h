@@ -38,6 +38,8 @@ struct TimelinePicture {
     QString trackFilter;            // a regular expression on track labels
     double scale = 1;
 };
-QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TimelinePicture& picture);
+// analysis (when given) colours kernels by their roles, as the window does.
+QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TraceAnalysis* analysis,
+                           const TimelinePicture& picture);
 
 } // namespace attnscope::ui

@@ -2,9 +2,11 @@
 // The "why" views as a user meets them: the Charts dock on a real trace, a kernel's role, cost and
 // roofline in the details, and the charts exported as PNG, SVG and PDF.
 #include "core/document/document.h"
-#include "core/report/format.h"
 #include "core/io/trace_loader.h"
+#include "core/report/format.h"
 #include "core/report/summary.h"
+#include "kernels/run_session.h"
+#include "support/run_to_end.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/compare_window.h"
@@ -14,8 +16,6 @@
 #include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
-#include "kernels/run_session.h"
-#include "support/run_to_end.h"
 
 #include <nlohmann/json.hpp>
 
@@ -226,8 +226,19 @@ TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
         R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":7,"ts":1,"dur":100,"args":{"device":0}}]})");
     const TraceAnalysis bareAnalysis = analyzeTrace(*bare);
     std::unique_ptr<QChart> empty(makeChart(ChartKind::Roofline, {{bare.get(), &bareAnalysis, "bare"}}));
-    EXPECT_TRUE(empty->title().contains("none of its 1 kernels could be costed"))
+    EXPECT_TRUE(empty->title().contains("none of its 1 kernel could be costed"))
         << empty->title().toStdString();
+    // Copies and memsets are not kernels: the count is the summary's.
+    const auto withCopies = loadText(
+        R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":7,"ts":1,"dur":100,"args":{"device":0}},)"
+        R"({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":200,"dur":10,"args":{"device":0}},)"
+        R"({"ph":"X","cat":"gpu_memset","name":"Memset","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0}}]})");
+    const TraceAnalysis copiesAnalysis = analyzeTrace(*withCopies);
+    std::unique_ptr<QChart> copies(
+        makeChart(ChartKind::Roofline, {{withCopies.get(), &copiesAnalysis, "copies"}}));
+    EXPECT_EQ(summarize(*withCopies, 0).kernelCount, 1u);
+    EXPECT_TRUE(copies->title().contains("none of its 1 kernel could be costed"))
+        << copies->title().toStdString();
 
     // Compare: A's points as circles, B's as squares, as the title says; both traces' points drawn.
     std::unique_ptr<QChart> both(
@@ -529,7 +540,8 @@ TEST(Charts, TheRooflineChartDrawsTheSummarysPoints) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     const auto doc = openDocument(DocumentSource::file(path));
     ASSERT_TRUE(doc->analysis && doc->summary);
-    std::unique_ptr<QChart> h100(makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "h100"}}));
+    std::unique_ptr<QChart> h100(
+        makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "h100"}}));
     const auto h100Points = summaryRoofPoints(*doc->summary);
     EXPECT_EQ(h100Points.size(), 3u); // the cuBLAS GEMM, flash and a GEMV: the kernels with a cost
     expectSamePoints(chartRoofPoints(h100.get()), h100Points);

@@ -5,9 +5,11 @@
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
 #include "ui/timeline_export.h"
+#include "ui/timeline_renderer.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
+#include "core/analysis/analysis.h"
 #include "core/io/trace_loader.h"
 
 #include <QApplication>
@@ -85,7 +87,7 @@ TEST(Export, TracePictureAsPngSvgAndPdf) {
     TimelinePicture picture;
 
     picture.path = QString::fromStdString(dir.path("t.png"));
-    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, nullptr, picture), "");
     const QImage png(picture.path);
     ASSERT_FALSE(png.isNull());
     EXPECT_EQ(png.width(), 1600);
@@ -93,7 +95,7 @@ TEST(Export, TracePictureAsPngSvgAndPdf) {
     EXPECT_GT(distinctColours(png), 50);
 
     picture.path = QString::fromStdString(dir.path("t.svg"));
-    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, nullptr, picture), "");
     const SvgFacts svg = readSvg(picture.path);
     EXPECT_TRUE(svg.valid);
     EXPECT_GT(svg.shapes, 100);
@@ -102,7 +104,7 @@ TEST(Export, TracePictureAsPngSvgAndPdf) {
     EXPECT_TRUE(svg.text.contains("+10 ms")) << "and the ruler";
 
     picture.path = QString::fromStdString(dir.path("t.pdf"));
-    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, nullptr, picture), "");
     const QByteArray pdf = readAll(picture.path);
     EXPECT_TRUE(pdf.startsWith("%PDF-"));
     EXPECT_TRUE(pdf.trimmed().endsWith("%%EOF"));
@@ -118,7 +120,7 @@ TEST(Export, TwiceThePixelsAtScaleTwo) {
     picture.size = QSize(800, 300);
     picture.scale = 2;
     picture.path = QString::fromStdString(dir.path("t.png"));
-    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, nullptr, picture), "");
     const QImage png(picture.path);
     EXPECT_EQ(png.size(), QSize(1600, 600));
     EXPECT_GT(distinctColours(png), 10);
@@ -131,7 +133,7 @@ TEST(Export, RangeAndTrackFilterChooseWhatIsDrawn) {
     TimelinePicture picture;
     picture.path = QString::fromStdString(dir.path("gpu.svg"));
     picture.trackFilter = "stream";
-    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, nullptr, picture), "");
     SvgFacts svg = readSvg(picture.path);
     EXPECT_TRUE(svg.text.contains("GPU 0 · stream 7"));
     EXPECT_FALSE(svg.text.contains("python3 · thread")) << "CPU threads are filtered out";
@@ -140,7 +142,7 @@ TEST(Export, RangeAndTrackFilterChooseWhatIsDrawn) {
     picture.trackFilter.clear();
     picture.path = QString::fromStdString(dir.path("range.svg"));
     picture.range = TimeRange{l.trace->startNs() + 20'000'000, l.trace->startNs() + 21'000'000};
-    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, picture), "");
+    ASSERT_EQ(exportTracePicture(*l.trace, *l.index, nullptr, picture), "");
     svg = readSvg(picture.path);
     EXPECT_TRUE(svg.text.contains("+20.4 ms")) << svg.text.left(400).toStdString();
     EXPECT_FALSE(svg.text.contains("+10 ms"));
@@ -152,15 +154,15 @@ TEST(Export, BadRequestsSayWhy) {
     TempDir dir;
     TimelinePicture picture;
     picture.path = QString::fromStdString(dir.path("t.bmp"));
-    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, picture).contains("must end in .png, .svg or .pdf"));
+    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("must end in .png, .svg or .pdf"));
     picture.path = QString::fromStdString(dir.path("t.png"));
     picture.trackFilter = "([";
-    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, picture).contains("not a valid regular expression"));
+    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("not a valid regular expression"));
     picture.trackFilter = "no track is called this";
-    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, picture).contains("no track label matches"));
+    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("no track label matches"));
     picture.trackFilter.clear();
     picture.path = QString::fromStdString(dir.path("missing-dir/t.png"));
-    EXPECT_FALSE(exportTracePicture(*l.trace, *l.index, picture).isEmpty());
+    EXPECT_FALSE(exportTracePicture(*l.trace, *l.index, nullptr, picture).isEmpty());
     EXPECT_FALSE(QFile::exists(picture.path));
 }
 
@@ -189,4 +191,41 @@ TEST(Export, TheWindowExportsWhatItShowsAndTheKernelTable) {
     EXPECT_TRUE(lines[1].contains("SoftMaxForward")) << lines[1].toStdString(); // sorted as the table is
     // The same figures `attnscope summary` gives for the sample; share of 8277727 ns of kernel time.
     EXPECT_TRUE(lines[1].endsWith(",6,3141688,523614,506338,543825,37.95")) << lines[1].toStdString();
+}
+
+// `export --timeline` colours kernels by the analysis' roles as the window does: a CPU run's QKᵀ GEMM in
+// the QKᵀ colour, not in the plain GEMM colour its name alone would give.
+TEST(Export, TheTimelinePictureColoursKernelsByTheirAnalysedRoles) {
+    const auto trace = loadText(cpuRunTraceText());
+    const TimelineIndex index(*trace);
+    const TraceAnalysis analysis = analyzeTrace(*trace);
+    // The colour the window gives the QKᵀ kernel, and the one its name alone gives.
+    EventRef qk{};
+    for (std::uint32_t t = 0; t < trace->tracks().size(); ++t)
+        for (std::uint32_t i = 0; i < trace->tracks()[t].size(); ++i)
+            if (trace->str(trace->tracks()[t].events.name[i]) == "naive_qk_gemm") qk = {TrackId(t), i};
+    const EventColumns& columns = trace->track(qk.track).events;
+    TimelineRenderer analysed(*trace), byName(*trace);
+    analysed.setColorMode(ColorMode::Role, &analysis);
+    byName.setColorMode(ColorMode::Role, nullptr);
+    const QRgb roleColour = analysed.colors().color(columns, qk.index) & 0xffffff;
+    const QRgb nameColour = byName.colors().color(columns, qk.index) & 0xffffff;
+    ASSERT_NE(roleColour, nameColour);
+    TempDir dir;
+    TimelinePicture picture;
+    picture.size = QSize(1200, 300);
+    auto colours = [&](const TraceAnalysis* a) {
+        picture.path = QString::fromStdString(dir.path(a ? "analysed.png" : "names.png"));
+        EXPECT_EQ(exportTracePicture(*trace, index, a, picture), "");
+        QSet<QRgb> seen;
+        const QImage image = QImage(picture.path).convertToFormat(QImage::Format_RGB32);
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                seen.insert(image.pixel(x, y) & 0xffffff);
+        return seen;
+    };
+    const QSet<QRgb> withAnalysis = colours(&analysis), withNames = colours(nullptr);
+    EXPECT_TRUE(withAnalysis.contains(roleColour));
+    EXPECT_FALSE(withAnalysis.contains(nameColour));
+    EXPECT_TRUE(withNames.contains(nameColour));
 }
