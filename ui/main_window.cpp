@@ -340,9 +340,15 @@ void MainWindow::showAnalysis() {
 }
 
 void MainWindow::showLoadFailed(const QString& name, const QString& message) {
-    statusBar()->showMessage(tr("Could not open %1").arg(name));
-    if (m_screenshotPath.isEmpty())
+    statusBar()->showMessage(tr("Could not open %1: %2").arg(name, message));
+    if (m_screenshotPath.isEmpty()) {
         warn(tr("Could not open trace"), tr("%1 could not be opened.").arg(name), message);
+    } else {
+        // No one is at the window to read a message box: the reason goes to stderr, and the
+        // screenshot's exit status says the file was not opened.
+        std::fprintf(stderr, "attnscope: %s: %s\n", qPrintable(name), qPrintable(message));
+        m_screenshotFailed = true;
+    }
 }
 
 void MainWindow::loadEnded() {
@@ -365,7 +371,7 @@ void MainWindow::screenshotIfAsked() {
     QTimer::singleShot(100, this, [this, path] {
         const bool ok = grab().save(path);
         if (!ok) qWarning("could not save screenshot to %s", qPrintable(path));
-        QApplication::exit(ok ? 0 : 1);
+        QApplication::exit(ok && !m_screenshotFailed ? 0 : 1);
     });
 }
 

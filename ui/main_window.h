@@ -154,6 +154,7 @@ private:
     QPushButton* m_cancel = nullptr;
     JobRunner* m_saves = nullptr; // "save": Save Trace As… on a worker
     bool m_saving = false;
+    bool m_screenshotFailed = false; // --screenshot: what was asked for could not be opened
     RecentFilesMenu* m_recentMenu = nullptr;
     QString m_screenshotPath;
     bool m_layoutRestored = false; // a saved dock layout was restored: its sizes stay

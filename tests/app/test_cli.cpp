@@ -552,6 +552,18 @@ TEST(Cli, YourFindingsThresholdsOverrideTheBuiltInOnes) {
 
 // The window's live run on a backend of one's choosing: a bad one is bad usage; without a display the
 // run is printed on that backend (here, with no GPU, CUDA says why it cannot run).
+// The window asked for a screenshot of a file it cannot open: the reason on stderr and exit 1, as the
+// verbs do — no one is at the window to read a message box.
+TEST(Cli, TheWindowsScreenshotOfAFileItCannotOpenFails) {
+    TempDir dir;
+    writeFile(dir.path("program.json"), std::string("\x7f" "ELF\x02\x01\x01", 6));
+    const CliRun window = run(dir.path("program.json") + " --screenshot " + dir.path("shot.png"), true,
+                              "QT_QPA_PLATFORM=offscreen");
+    EXPECT_EQ(window.exitCode, 1) << window.out;
+    EXPECT_NE(window.out.find("program.json: not a JSON trace"), std::string::npos) << window.out;
+    EXPECT_NE(window.out.find("at byte 0"), std::string::npos) << window.out;
+}
+
 TEST(Cli, TheWindowsRunBackend) {
     const CliRun bad = run("--run-backend gpu", true);
     EXPECT_EQ(bad.exitCode, 2);
