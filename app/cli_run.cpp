@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The run verb: its options read into a RunConfig, the run, its table, and the trace it saves.
-#include "cli.h"
 #include "cli_run.h"
+#include "cli.h"
 
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
@@ -37,16 +37,21 @@ std::vector<std::string> splitCommas(const std::string& s) {
     return out;
 }
 
-// Long on purpose: the verb's options parsed in line (each refusal names its option), the run, and
-// its table.
-} // namespace
+using namespace attnscope::kernels;
 
-int runVerb(int argc, char** argv) {
-    using namespace attnscope::kernels;
-    prepareRuns();
+// What `attnscope run …` asks for.
+struct RunRequest {
     RunConfig config;
     BackendChoice backend = BackendChoice::Auto;
-    std::string out;
+    std::string out; // -o: where the run is saved as a trace
+};
+
+// The verb's options (each refusal names its option, on stderr); none when the usage is wrong.
+std::optional<RunRequest> parseRunArgs(int argc, char** argv) {
+    RunRequest request;
+    RunConfig& config = request.config;
+    BackendChoice& backend = request.backend;
+    std::string& out = request.out;
     bool decode = false, seqGiven = false, implsGiven = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -62,8 +67,9 @@ int runVerb(int argc, char** argv) {
         if (arg == "--backend" && value) {
             const std::optional<BackendChoice> choice = backendChoiceNamed(argv[++i]);
             if (!choice) {
-                std::fprintf(stderr, "run: the backend is %s, not '%s'\n", backendChoicesText().c_str(), argv[i]);
-                return kUsage;
+                std::fprintf(stderr, "run: the backend is %s, not '%s'\n", backendChoicesText().c_str(),
+                             argv[i]);
+                return std::nullopt;
             }
             backend = *choice;
         } else if (arg == "--impl" && value) {
@@ -72,18 +78,18 @@ int runVerb(int argc, char** argv) {
         } else if (arg == "--python" && value) {
             config.python = argv[++i];
         } else if (arg == "--batch" && value) {
-            if (!intArg(config.shape.batch, limits::kBatch)) return kUsage;
+            if (!intArg(config.shape.batch, limits::kBatch)) return std::nullopt;
         } else if (arg == "--heads" && value) {
-            if (!intArg(config.shape.heads, limits::kHeads)) return kUsage;
+            if (!intArg(config.shape.heads, limits::kHeads)) return std::nullopt;
         } else if (arg == "--seq" && value) {
-            if (!intArg(config.shape.seq, limits::kSeq)) return kUsage;
+            if (!intArg(config.shape.seq, limits::kSeq)) return std::nullopt;
             seqGiven = true;
         } else if (arg == "--dim" && value) {
-            if (!intArg(config.shape.dim, limits::kDim)) return kUsage;
+            if (!intArg(config.shape.dim, limits::kDim)) return std::nullopt;
         } else if (arg == "--kv-heads" && value) {
-            if (!intArg(config.shape.kvHeads, limits::kKvHeads)) return kUsage;
+            if (!intArg(config.shape.kvHeads, limits::kKvHeads)) return std::nullopt;
         } else if (arg == "--kv-len" && value) {
-            if (!intArg(config.shape.kvLen, limits::kKvLen)) return kUsage;
+            if (!intArg(config.shape.kvLen, limits::kKvLen)) return std::nullopt;
         } else if (arg == "--decode") {
             decode = true;
         } else if (arg == "--preset" && value) {
@@ -93,29 +99,24 @@ int runVerb(int argc, char** argv) {
                 for (const RunPreset& p : runPresets())
                     keys += (keys.empty() ? "" : ", ") + p.key;
                 std::fprintf(stderr, "run: --preset is one of %s, got '%s'\n", keys.c_str(), argv[i]);
-                return kUsage;
+                return std::nullopt;
             }
             config.variants = preset->variants;
         } else if (arg == "--warmup" && value) {
-            if (!intArg(config.warmup, limits::kWarmup)) return kUsage;
+            if (!intArg(config.warmup, limits::kWarmup)) return std::nullopt;
         } else if (arg == "--iters" && value) {
-            if (!intArg(config.iters, limits::kIters)) return kUsage;
+            if (!intArg(config.iters, limits::kIters)) return std::nullopt;
         } else if (arg == "--threads" && value) {
             int threads = 0;
-            if (!intArg(threads, limits::kThreads)) return kUsage;
+            if (!intArg(threads, limits::kThreads)) return std::nullopt;
             config.threads = unsigned(threads);
         } else if (arg == "--dtype" && value) {
-            const std::string d = argv[++i];
-            if (d == "fp32")
-                config.shape.dtype = Precision::F32;
-            else if (d == "fp16")
-                config.shape.dtype = Precision::F16;
-            else if (d == "bf16")
-                config.shape.dtype = Precision::BF16;
-            else {
-                std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", d.c_str());
-                return kUsage;
+            const Precision d = precisionNamed(argv[++i]);
+            if (d != Precision::F32 && d != Precision::F16 && d != Precision::BF16) {
+                std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", argv[i]);
+                return std::nullopt;
             }
+            config.shape.dtype = d;
         } else if (arg == "--no-cupti") {
             config.collect = false;
         } else if (arg == "--causal") {
@@ -124,25 +125,34 @@ int runVerb(int argc, char** argv) {
             out = argv[++i];
         } else {
             std::fprintf(stderr, "run: unknown option or missing value '%s'\n", arg.c_str());
-            return kUsage;
+            return std::nullopt;
         }
     }
     if (decode) {
         // A decode step: one query (or --seq a few) against the KV cache.
         if (!config.shape.kvLen) {
             std::fprintf(stderr, "run: --decode needs --kv-len, the KV cache's length\n");
-            return kUsage;
+            return std::nullopt;
         }
         if (!seqGiven) config.shape.seq = 1;
     }
     if (backend == BackendChoice::Torch && !implsGiven) config.impls = torchImpls();
+    return request;
+}
+
+// The run, its table, and the trace it saves.
+int runAndReport(RunRequest request) {
+    RunConfig& config = request.config;
+    const BackendChoice backend = request.backend;
+    const std::string& out = request.out;
     std::string notice;
     const std::string problem = chooseBackend(config, backend, notice);
     if (!notice.empty()) std::fprintf(stderr, "run: %s\n", notice.c_str());
     if (!problem.empty()) {
         std::fprintf(stderr, "run: %s\n", problem.c_str());
         // No device for --backend cuda is this machine's state, not a usage error.
-        return backend == BackendChoice::Cuda && config.backend != kernels::Backend::Cuda ? kFileError : kUsage;
+        return backend == BackendChoice::Cuda && config.backend != kernels::Backend::Cuda ? kFileError
+                                                                                          : kUsage;
     }
 
     RunSession session(config);
@@ -175,6 +185,14 @@ int runVerb(int argc, char** argv) {
         std::printf("saved %s (%zu events)\n", out.c_str(), events.size());
     }
     return kOk;
+}
+
+} // namespace
+
+int runVerb(int argc, char** argv) {
+    prepareRuns();
+    std::optional<RunRequest> request = parseRunArgs(argc, argv);
+    return request ? runAndReport(std::move(*request)) : kUsage;
 }
 
 } // namespace attnscope::cli
