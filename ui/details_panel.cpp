@@ -173,7 +173,8 @@ void DetailsPanel::addLink(const QString& relation, EventRef event, const QStrin
     m_links->addWidget(button);
 }
 
-// Long on purpose: the panel's rows in the order it shows them.
+// The panel's rows in the order it shows them: the event's facts, why it took its time, its links,
+// its args.
 void DetailsPanel::showEvent(std::optional<EventRef> event) {
     // Later, not now: this may run inside a link button's own clicked() (a link followed).
     while (QLayoutItem* item = m_links->takeAt(0)) {
@@ -192,8 +193,14 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
     }
     m_placeholder->hide();
     m_body->show();
+    showFacts(*event);
+    showWhy(*event);
+    showLinks(*event);
+    showArgs(*event);
+}
+
+void DetailsPanel::showFacts(EventRef e) {
     const Trace& trace = *m_trace;
-    const EventRef e = *event;
     const Track& t = trace.track(e.track);
     const EventColumns& c = t.events;
     m_name->setText(QString::fromStdString(demangle(trace.str(c.name[e.index]))));
@@ -206,8 +213,11 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
                                                       : qs(formatDuration(c.duration[e.index])));
     m_track->setText(QString::fromStdString(trace.trackLabel(e.track)));
     m_correlation->setText(c.correlation[e.index] ? QString::number(c.correlation[e.index]) : tr("none"));
-    showWhy(e);
+}
 
+// What launched it and what it launched, flows, and the op around it.
+void DetailsPanel::showLinks(EventRef e) {
+    const Trace& trace = *m_trace;
     const auto launch = trace.launchOf(e);
     if (launch) {
         // A graph launch (cudaGraphLaunch, hipGraphLaunch) shares one correlation id among all the
@@ -247,7 +257,10 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
     if (work.empty() && !launch)
         if (auto op = enclosingOp(trace, e)) addLink(tr("Inside"), *op);
     m_linksTitle->setVisible(m_links->count() > 0);
+}
 
+void DetailsPanel::showArgs(EventRef e) {
+    const Trace& trace = *m_trace;
     trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
         const int row = m_args->rowCount();
         m_args->insertRow(row);
@@ -283,9 +296,9 @@ void DetailsPanel::showWhy(EventRef e) {
         // Beyond a roof: no verdict, and the roof stays where it is.
         m_roofline->setText(
             tr("no verdict: %1 — at %2 (%3 of the peak) and %4 (%5 of the bandwidth)")
-                .arg(QString::fromStdString(beyondRoofReason(*roofs)), qs(formatRate(k->flopsPerSec, "FLOP/s")),
-                     qs(formatPercent(k->computeShare)), qs(formatRate(k->bytesPerSec, "B/s")),
-                     qs(formatPercent(k->memoryShare))));
+                .arg(QString::fromStdString(beyondRoofReason(*roofs)),
+                     qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
+                     qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare))));
     } else if (k->verdict == Verdict::Unknown) {
         const std::string& why = isCpuTrack(*m_trace, e.track) ? m_analysis->cpuNote : m_analysis->deviceNote;
         m_roofline->setText(k->cost == CostSource::Unknown
@@ -298,12 +311,12 @@ void DetailsPanel::showWhy(EventRef e) {
             roofs ? QStringLiteral(" · roofs: %1 (%2)")
                         .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))
                   : QString();
-        m_roofline->setText(tr("%1 · %2 FLOP/byte · %3 (%4 of peak) · %5 (%6 of bandwidth)%7")
-                                .arg(qs(verdictName(k->verdict)))
-                                .arg(k->intensity, 0, 'g', 4)
-                                .arg(qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
-                                     qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare)),
-                                     source));
+        m_roofline->setText(
+            tr("%1 · %2 FLOP/byte · %3 (%4 of peak) · %5 (%6 of bandwidth)%7")
+                .arg(qs(verdictName(k->verdict)))
+                .arg(k->intensity, 0, 'g', 4)
+                .arg(qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
+                     qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare)), source));
     }
 }
 

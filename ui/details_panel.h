@@ -49,7 +49,10 @@ Q_SIGNALS:
 private:
     // note: a second line under the link ("one of 1,566 kernels of this graph").
     void addLink(const QString& relation, EventRef event, const QString& note = {});
-    void showWhy(EventRef event); // role, cost and roofline rows, shown for analyzed kernels
+    void showFacts(EventRef event); // name, category, start, duration, track, correlation
+    void showWhy(EventRef event);   // role, cost and roofline rows, shown for analyzed kernels
+    void showLinks(EventRef event);
+    void showArgs(EventRef event);
     void showOccupancy(EventRef kernel);
 
     std::shared_ptr<const Trace> m_trace;
