@@ -37,7 +37,7 @@ QVariant choiceData(kernels::BackendChoice choice) {
 
 } // namespace
 
-// Long on purpose: the form built top to bottom, as the panel looks.
+// The form built top to bottom, as the panel looks, then filled with the last settings.
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
@@ -60,10 +60,19 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_backend->setItemData(3, tr("PyTorch's naive attention and SDPA backends, run by the Python below"),
                            Qt::ToolTipRole);
     form->addRow(tr("Backend"), m_backend);
+    addImplementationRows(form);
+    addShapeRows(form);
+    layout->addLayout(form);
+    addButtons(layout);
+    restore();
+}
+
+// A box per implementation: AttnScope's own (CPU and CUDA), CUDA's only (SIMT), then PyTorch's only
+// (SDPA's backends).
+void RunPanel::addImplementationRows(QFormLayout* form) {
     auto* impls = new QHBoxLayout;
     auto* cudaImpls = new QHBoxLayout;
     auto* torchImpls = new QHBoxLayout;
-    // AttnScope's own (CPU and CUDA), CUDA's only (SIMT), then PyTorch's only (SDPA's backends).
     const std::vector<std::string> own = kernels::cpuImpls(), cuda = kernels::cudaImpls();
     for (const std::string& name : kernels::allImpls()) {
         auto* box = new QCheckBox(qs(name), this);
@@ -80,6 +89,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Implementations"), impls);
     form->addRow(tr("CUDA only"), cudaImpls);
     form->addRow(tr("PyTorch only"), torchImpls);
+}
+
+// The Python, the shape, the calls and CUPTI.
+void RunPanel::addShapeRows(QFormLayout* form) {
     m_python = new QLineEdit(this);
     m_python->setObjectName("runPython");
     m_python->setPlaceholderText(tr("python3 on PATH, or ATTNSCOPE_PYTHON"));
@@ -104,8 +117,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("K/V heads"), m_kvHeads);
     form->addRow(tr("KV length"), m_kvLen);
     m_dtype = new QComboBox(this);
-    for (const char* d : {"fp32", "fp16", "bf16"})
-        m_dtype->addItem(QString::fromLatin1(d));
+    for (Precision d : {Precision::F32, Precision::F16, Precision::BF16})
+        m_dtype->addItem(qs(precisionName(d)));
     form->addRow(tr("Dtype"), m_dtype);
     m_causal = new QCheckBox(tr("causal mask"), this);
     form->addRow(QString(), m_causal);
@@ -119,7 +132,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_collect = new QCheckBox(tr("record kernels with CUPTI"), this);
     m_collect->setToolTip(tr("CUDA: off times the calls only, to measure what collection costs"));
     form->addRow(QString(), m_collect);
-    layout->addLayout(form);
+}
+
+void RunPanel::addButtons(QVBoxLayout* layout) {
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run"), this);
     m_stop = new QPushButton(tr("Stop"), this);
@@ -139,8 +154,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(m_stop, &QPushButton::clicked, this, &RunPanel::stopRequested);
     connect(m_preset, &QComboBox::currentIndexChanged, this, &RunPanel::presetChanged);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &RunPanel::backendChanged);
+}
 
-    // The last settings, else the defaults (B=1, H=8, N=2048, D=64, fp32, naive and flash).
+// The last settings, else the defaults (B=1, H=8, N=2048, D=64, fp32, naive and flash).
+void RunPanel::restore() {
     kernels::RunConfig c;
     QSettings s;
     c.shape.batch = s.value("run/batch", c.shape.batch).toInt();
@@ -156,8 +173,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_python->setText(s.value("run/python").toString());
     m_backend->setCurrentIndex(
         std::max(0, m_backend->findData(s.value("run/backend", choiceData(kernels::BackendChoice::Auto)))));
-    const QString dtype = s.value("run/dtype", "fp32").toString();
-    c.shape.dtype = dtype == "fp16" ? Precision::F16 : dtype == "bf16" ? Precision::BF16 : Precision::F32;
+    const Precision dtype = precisionNamed(s.value("run/dtype").toString().toStdString());
+    c.shape.dtype = dtype == Precision::F16 || dtype == Precision::BF16 ? dtype : Precision::F32;
     c.impls.clear();
     QStringList defaults;
     for (const std::string& impl : kernels::cpuImpls())
@@ -257,7 +274,8 @@ void RunPanel::backendChanged() {
 }
 
 void RunPanel::setBackend(kernels::BackendChoice backend) {
-    if (const int index = m_backend->findData(choiceData(backend)); index >= 0) m_backend->setCurrentIndex(index);
+    if (const int index = m_backend->findData(choiceData(backend)); index >= 0)
+        m_backend->setCurrentIndex(index);
 }
 
 kernels::BackendChoice RunPanel::backend() const {

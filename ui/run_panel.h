@@ -14,6 +14,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
+class QVBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -49,6 +51,10 @@ private:
     void save() const;
     void presetChanged();
     void backendChanged();
+    void addImplementationRows(QFormLayout* form);
+    void addShapeRows(QFormLayout* form);
+    void addButtons(QVBoxLayout* layout);
+    void restore();
 
     QComboBox* m_backend = nullptr;
     std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, the SIMT ones, PyTorch's
