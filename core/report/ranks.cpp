@@ -36,26 +36,45 @@ std::int64_t rankOf(const RankInput& input, std::size_t position) {
     return d.rank ? *d.rank : std::int64_t(position);
 }
 
-// Long on purpose: one pass per rank that keeps each file's processes, tracks, flows and
-// correlation ids together and apart from the other ranks'.
-std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
-    TraceBuilder b;
-    StringPool& pool = b.strings();
-    ArgsEncoder encoder;
-    std::string encoded;
-    std::set<std::int64_t> seen;
-    std::uint64_t flowId = 0;
-    for (std::size_t position = 0; position < ranks.size(); ++position) {
-        const RankInput& in = ranks[position];
+namespace {
+
+// The ranks' traces merged into one: one pass per rank that keeps each file's processes, tracks, flows
+// and correlation ids together and apart from the other ranks'.
+class RankMerger {
+public:
+    void add(const RankInput& in, std::size_t position) {
         const Trace& t = *in.trace;
         const std::int64_t rank = rankOf(in, position);
-        if (!seen.insert(rank).second)
+        if (!m_seen.insert(rank).second)
             throw std::invalid_argument(in.path + " is rank " + std::to_string(rank) +
                                         " too: each file must be a rank of its own");
         // Grouped by the rank the file says it is, else by its file name.
         const std::string prefix =
             (t.distributed().rank ? "rank " + std::to_string(rank) : fileName(in.path)) + " · ";
-        const std::uint64_t correlationBase = std::uint64_t(rank + 1) << kRankShift;
+        const std::vector<StringId> pids = addProcesses(t, rank, prefix);
+        const auto seqs = addTracks(t, pids, std::uint64_t(rank + 1) << kRankShift);
+        for (const CounterSeries& c : t.counters())
+            for (std::size_t i = 0; i < c.time.size(); ++i)
+                b.addCounter(pids[c.process.value], c.name, c.time[i], c.value[i]);
+        addFlows(t, pids, seqs);
+        for (DeviceInfo d : t.devices())
+            b.addDevice(std::move(d));
+    }
+
+    std::shared_ptr<const Trace> finish(const std::vector<RankInput>& ranks) {
+        b.info().format = "ranks";
+        for (const RankInput& in : ranks)
+            b.info().eventsRead += in.trace->info().eventsRead;
+        std::string paths;
+        for (const RankInput& in : ranks)
+            paths += (paths.empty() ? "" : ", ") + fileName(in.path);
+        b.info().path = paths;
+        return b.finish();
+    }
+
+private:
+    // The file's processes under keys of their rank ("r1:1234"), named after it.
+    std::vector<StringId> addProcesses(const Trace& t, std::int64_t rank, const std::string& prefix) {
         std::vector<StringId> pids(t.processes().size());
         for (std::size_t p = 0; p < t.processes().size(); ++p) {
             const ProcessInfo& info = t.processes()[p];
@@ -68,7 +87,13 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
             b.setProcessSortIndex(pids[p], info.sortIndex);
             b.setProcessRank(pids[p], rank);
         }
-        // Each event's sequence number on its new track, for the flows.
+        return pids;
+    }
+
+    // Its tracks and events, correlation ids moved into the rank's own range; each event's sequence
+    // number on its new track, for the flows.
+    std::vector<std::vector<std::uint32_t>> addTracks(const Trace& t, const std::vector<StringId>& pids,
+                                                      std::uint64_t correlationBase) {
         std::vector<std::vector<std::uint32_t>> seqs(t.tracks().size());
         for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
             const Track& track = t.tracks()[ti];
@@ -99,9 +124,11 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
                                          correlation ? correlationBase + correlation : 0, encoded);
             }
         }
-        for (const CounterSeries& c : t.counters())
-            for (std::size_t i = 0; i < c.time.size(); ++i)
-                b.addCounter(pids[c.process.value], c.name, c.time[i], c.value[i]);
+        return seqs;
+    }
+
+    void addFlows(const Trace& t, const std::vector<StringId>& pids,
+                  const std::vector<std::vector<std::uint32_t>>& seqs) {
         for (const Flow& f : t.flows()) {
             ++flowId;
             FlowPoint out;
@@ -121,17 +148,23 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
             b.addFlowPoint(out);
             b.addFlowPoint(in);
         }
-        for (DeviceInfo d : t.devices())
-            b.addDevice(std::move(d));
     }
-    b.info().format = "ranks";
-    for (const RankInput& in : ranks)
-        b.info().eventsRead += in.trace->info().eventsRead;
-    std::string paths;
-    for (const RankInput& in : ranks)
-        paths += (paths.empty() ? "" : ", ") + fileName(in.path);
-    b.info().path = paths;
-    return b.finish();
+
+    TraceBuilder b;
+    StringPool& pool = b.strings();
+    ArgsEncoder encoder;
+    std::string encoded;
+    std::set<std::int64_t> m_seen;
+    std::uint64_t flowId = 0;
+};
+
+} // namespace
+
+std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
+    RankMerger merger;
+    for (std::size_t position = 0; position < ranks.size(); ++position)
+        merger.add(ranks[position], position);
+    return merger.finish(ranks);
 }
 
 RankReport rankReport(const std::vector<RankInput>& ranks) {
