@@ -23,5 +23,6 @@ inline constexpr std::string_view kCudaSync = "cuda_sync", kProfilerRange = "cud
 inline constexpr std::string_view kMtiaDevice = "mtia_ccp_events";
 inline constexpr std::string_view kTraceMarker = "Trace"; // PyTorch's own "PyTorch Profiler" span
 inline constexpr std::string_view kCpuInstant = "cpu_instant_event";
+inline constexpr std::string_view kOverhead = "overhead"; // CUPTI's own time
 
 } // namespace attnscope::category
