@@ -40,7 +40,7 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
         StringId owner = pid, tid = callsTid;
         if (e.device >= 0) {
             owner = pool.intern(std::to_string(e.device)); // numbered by device, as Kineto numbers GPUs
-            const std::string gpu = "GPU " + std::to_string(e.device);
+            const std::string gpu = gpuName(e.device);
             b.setProcessName(owner, gpu);
             b.setProcessLabels(owner, gpu);
             tid = pool.intern("stream " + std::to_string(e.stream));

@@ -70,7 +70,7 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
             // The presets run on the CPU: on a GPU, naive vs flash at a shape its tensor cores take.
             if (backend == attnscope::kernels::BackendChoice::Cuda && !config.variants.empty()) {
                 config = attnscope::kernels::RunConfig{};
-                config.impls = {"naive", "flash"};
+                config.impls = attnscope::kernels::cpuImpls(); // naive and flash, CUDA's too
                 config.shape = {1, 16, 2048, 128, false, attnscope::Precision::BF16};
                 window.runPanel()->setConfig(config);
             } else if (backend == attnscope::kernels::BackendChoice::Torch && !config.variants.empty()) {

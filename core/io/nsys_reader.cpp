@@ -273,7 +273,7 @@ private:
                         d.computeMinor = sqlite3_column_int(s, 5);
                         d.json = "{\"id\":" + std::to_string(d.id) + ",\"name\":" + jsonQuoted(d.name) + "}";
                         b.addDevice(d);
-                        b.setProcessName(gpuPid(d.id), "GPU " + std::to_string(d.id));
+                        b.setProcessName(gpuPid(d.id), gpuName(d.id));
                     });
         }
     }

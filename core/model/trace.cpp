@@ -79,10 +79,13 @@ std::string gpuName(std::int64_t deviceIndex) {
     return "GPU " + std::to_string(deviceIndex);
 }
 
+std::string rankName(std::int64_t rank) {
+    return "rank " + std::to_string(rank);
+}
+
 std::string gpuLabel(const ProcessInfo& p) {
     if (!p.isGpu || p.deviceIndex < 0) return {};
-    return (p.rank >= 0 ? "rank " + std::to_string(p.rank) + " \u00b7 " : std::string()) +
-           gpuName(p.deviceIndex);
+    return (p.rank >= 0 ? rankName(p.rank) + " \u00b7 " : std::string()) + gpuName(p.deviceIndex);
 }
 
 std::string Trace::trackLabel(TrackId id) const {

@@ -183,8 +183,9 @@ private:
 };
 
 // Categories with a meaning to the model.
-// "GPU 3": a GPU by its index, as traces label it and people read it.
+// "GPU 3": a GPU by its index, as traces label it and people read it; "rank 1": a rank of a job.
 std::string gpuName(std::int64_t deviceIndex);
+std::string rankName(std::int64_t rank);
 // A GPU process's device as people read it: "GPU 0", "rank 1 · GPU 0" in a job ("" for other processes).
 std::string gpuLabel(const ProcessInfo& p);
 

@@ -49,8 +49,7 @@ public:
             throw std::invalid_argument(in.path + " is rank " + std::to_string(rank) +
                                         " too: each file must be a rank of its own");
         // Grouped by the rank the file says it is, else by its file name.
-        const std::string prefix =
-            (t.distributed().rank ? "rank " + std::to_string(rank) : fileName(in.path)) + " · ";
+        const std::string prefix = (t.distributed().rank ? rankName(rank) : fileName(in.path)) + " · ";
         const std::vector<StringId> pids = addProcesses(t, rank, prefix);
         const auto seqs = addTracks(t, pids, std::uint64_t(rank + 1) << kRankShift);
         for (const CounterSeries& c : t.counters())

@@ -137,7 +137,7 @@ std::unique_ptr<DialogAnswer> answerFileDialog(const QString& names, const QStri
 // have left no window active).
 void press(QWidget& w, Qt::Key key, Qt::KeyboardModifiers modifiers = Qt::ControlModifier) {
     w.activateWindow();
-    QTest::qWaitForWindowActive(&w);
+    EXPECT_TRUE(QTest::qWaitForWindowActive(&w)) << "the window never became active: the shortcut would go nowhere";
     QTest::keyClick(&w, key, modifiers);
 }
 
