@@ -256,7 +256,8 @@ std::optional<TimeNs> TraceBuilder::minTime() const {
     return m->minTime;
 }
 
-// Long on purpose: the stages in their order, each its own method, with the bookkeeping between.
+// The stages in their order, each its own method; between them what joins them (the flow points'
+// sequence maps, the time offset applied once every event is in).
 std::shared_ptr<const Trace> TraceBuilder::finish() {
     Impl& d = *m;
     Trace& t = *d.trace;
@@ -271,33 +272,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
             needsSeqMap[p.track.value] = true;
     std::vector<std::vector<std::uint32_t>> seqMaps(d.tracks.size());
 
-    t.m_tracks.resize(d.tracks.size());
-    for (std::size_t i = 0; i < d.tracks.size(); ++i) {
-        StagedTrack& staged = d.tracks[i];
-        Track& track = t.m_tracks[i];
-        track.process = staged.process;
-        track.tidKey = staged.tidKey;
-        const ProcessInfo& process = t.m_processes[staged.process.value];
-        track.kind = staged.global                   ? TrackKind::Global
-                     : (staged.gpu || process.isGpu) ? TrackKind::GpuStream
-                                                     : TrackKind::CpuThread;
-        const std::string_view tid = t.m_strings.get(staged.tidKey);
-        if (staged.name.set && !staged.name.value.empty())
-            track.name = staged.name.value;
-        else if (staged.global)
-            track.name = "global events";
-        else if (tid.empty())
-            track.name = "process events";
-        else if (track.kind == TrackKind::GpuStream && asInteger(tid))
-            track.name = "stream " + std::string(tid);
-        else if (asInteger(tid))
-            track.name = "thread " + std::string(tid);
-        else
-            track.name = std::string(tid);
-        track.sortIndex = staged.sortIndex.set
-                              ? staged.sortIndex.value
-                              : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
-    }
+    d.describeTracks();
     // Tracks are independent: sort and lay them out on several threads, biggest first.
     std::vector<std::size_t> bySize(d.tracks.size());
     std::iota(bySize.begin(), bySize.end(), std::size_t(0));
@@ -346,18 +321,56 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         d.warn(std::to_string(d.unboundFlowPoints) + " flow endpoints have no slice to bind to; ignored",
                std::nullopt);
 
-    std::vector<std::pair<std::string, WarningEntry>> warnings(d.warnings.begin(), d.warnings.end());
-    std::stable_sort(warnings.begin(), warnings.end(),
+    d.publishWarnings();
+    std::shared_ptr<const Trace> result = std::move(d.trace);
+    d.trace = std::make_shared<Trace>();
+    return result;
+}
+
+// Each track's kind, name and sort index from what the file said of it.
+void TraceBuilder::Impl::describeTracks() {
+    Trace& t = *trace;
+    t.m_tracks.resize(tracks.size());
+    for (std::size_t i = 0; i < tracks.size(); ++i) {
+        StagedTrack& staged = tracks[i];
+        Track& track = t.m_tracks[i];
+        track.process = staged.process;
+        track.tidKey = staged.tidKey;
+        const ProcessInfo& process = t.m_processes[staged.process.value];
+        track.kind = staged.global                   ? TrackKind::Global
+                     : (staged.gpu || process.isGpu) ? TrackKind::GpuStream
+                                                     : TrackKind::CpuThread;
+        const std::string_view tid = t.m_strings.get(staged.tidKey);
+        if (staged.name.set && !staged.name.value.empty())
+            track.name = staged.name.value;
+        else if (staged.global)
+            track.name = "global events";
+        else if (tid.empty())
+            track.name = "process events";
+        else if (track.kind == TrackKind::GpuStream && asInteger(tid))
+            track.name = "stream " + std::string(tid);
+        else if (asInteger(tid))
+            track.name = "thread " + std::string(tid);
+        else
+            track.name = std::string(tid);
+        track.sortIndex = staged.sortIndex.set
+                              ? staged.sortIndex.value
+                              : asInteger(tid).value_or(std::numeric_limits<std::int64_t>::max());
+    }
+}
+
+// The warnings in the order they were first met, with where and how often.
+void TraceBuilder::Impl::publishWarnings() {
+    Trace& t = *trace;
+    std::vector<std::pair<std::string, WarningEntry>> ordered(warnings.begin(), warnings.end());
+    std::stable_sort(ordered.begin(), ordered.end(),
                      [](const auto& a, const auto& b) { return a.second.firstOrder < b.second.firstOrder; });
-    for (const auto& [message, w] : warnings) {
+    for (const auto& [message, w] : ordered) {
         std::string text = message;
         if (w.hasOffset) text += " (first at byte " + std::to_string(w.firstOffset) + ")";
         if (w.count > 1) text += " [" + std::to_string(w.count) + " times]";
         t.m_info.warnings.push_back(std::move(text));
     }
-    std::shared_ptr<const Trace> result = std::move(d.trace);
-    d.trace = std::make_shared<Trace>();
-    return result;
 }
 
 } // namespace attnscope

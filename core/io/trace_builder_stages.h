@@ -261,6 +261,8 @@ struct TraceBuilder::Impl {
     void resolveFlows();
     void buildCorrelations();
     void nameProcessesAndTracks();
+    void describeTracks();
+    void publishWarnings();
     // A trace without GPU kernels: flags the aten:: ops that did the work as its kernels (kOpKernel).
     void markOpKernels();
     // After the processes are named; gpuWork: by process, whether its tracks carry GPU work.
