@@ -45,6 +45,10 @@ TARGETS = {
     "core/io/nsys_reader.cpp": ("attnscope_core_tests", "NsysReader.*:BadInput.*"),
     "core/io/json_event_parser.cpp": ("attnscope_core_tests", "JsonReader.*:Counters.*:BadInput.*:TraceBuilder.*"),
     "core/io/trace_builder_links.cpp": ("attnscope_core_tests", "TraceBuilder.*:JsonReader.*:Ranks.*"),
+    "core/analysis/kernel_tables.cpp": ("attnscope_core_tests",
+                                        "KernelTables.*:Analysis.*:Roofline.*:Summary.*:CpuOpKernels.*:Findings.*:Diff.*"),
+    "core/report/format.cpp": ("attnscope_core_tests", "Format.*:Summary.*"),
+    "core/io/trace_format.cpp": ("attnscope_core_tests", "TraceFormat.*:BadInput.*:NsysReader.*"),
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
