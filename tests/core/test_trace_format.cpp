@@ -33,6 +33,9 @@ TEST(TraceFormat, ByTheFirstBytesNotTheName) {
     EXPECT_EQ(detectTraceFormat("anything", "old.qdrep"), TraceFormat::NsysReport);
     EXPECT_EQ(detectTraceFormat("", ""), TraceFormat::Json);
     EXPECT_EQ(detectTraceFormat("\x1f", ""), TraceFormat::Json);
+    // One byte of gzip's magic is not gzip, whatever lies past the bytes given.
+    const std::string magic = "\x1f\x8b";
+    EXPECT_EQ(detectTraceFormat(std::string_view(magic.data(), 1), ""), TraceFormat::Json);
 }
 
 TEST(TraceFormat, FilesAndBytesInMemoryAreDetectedAlike) {
