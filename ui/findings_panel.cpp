@@ -110,8 +110,8 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_note->setText(list.empty()
                         ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
-                        : tr("%n finding(s), most time at stake first. Select one for why and where.",
-                             nullptr, int(list.size())));
+                        : tr("%1, most time at stake first. Select one for why and where.")
+                              .arg(qs(formatCount(list.size(), "finding", "findings"))));
     m_explanation->clear();
     m_evidence->clear();
     if (!list.empty()) m_table->setCurrentCell(0, 0);
