@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "charts.h"
+#include "chart_parts.h"
 #include "core/report/format.h"
 
 #include "core/document/document.h"
@@ -8,7 +9,6 @@
 #include "timeline_export.h"
 #include "timeline_renderer.h"
 
-#include "core/model/demangle.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -16,11 +16,7 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QGraphicsScene>
-#include <QGraphicsSimpleTextItem>
 #include <QHelpEvent>
-#include <QLegendMarker>
-#include <QLineSeries>
-#include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPieSeries>
@@ -32,24 +28,11 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
-#include <cmath>
-#include <map>
 #include <numeric>
-#include <set>
-#include <tuple>
 
 namespace attnscope::ui {
 
 namespace {
-
-QString roleText(KernelRole r) {
-    return qs(roleLabel(r));
-}
-
-// A line under a chart's title (Qt Charts draws titles as rich text: a line break is <br>).
-void addTitleLine(QChart* chart, const QString& line) {
-    chart->setTitle(chart->title() + QStringLiteral("<br>") + line.toHtmlEscaped());
-}
 
 // Time per role for each bar: the implementations of one trace, or one bar per trace. Each bar's
 // total is written under it.
@@ -139,334 +122,6 @@ QChart* share(const std::vector<ChartInput>& inputs) {
     return chart;
 }
 
-// A scatter series' tooltips, one per point (chartTipAt reads them).
-constexpr const char* kTipsProperty = "attnscopeTips";
-
-// One roofline point: the analysis' point (kernel_tables.h) of one input, costed.
-struct RoofPoint {
-    std::string name;
-    std::size_t input = 0;
-    const RooflinePoint* p = nullptr;
-    double ns() const { return double(p->costedNs); }
-    double intensity() const { return p->intensity(); }
-};
-
-std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
-    std::vector<RoofPoint> out;
-    for (const RooflinePoint& p : in.analysis->tables.roofline)
-        if (p.costed) out.push_back({std::string(in.trace->str(p.name)), input, &p});
-    return out;
-}
-
-// The tooltip of a point: everything the point stands for, and its share of each roof.
-QString roofTip(const RoofPoint& rp, double shareOfTime, const QString& inputLabel) {
-    const RooflinePoint& p = *rp.p;
-    QString tip = QObject::tr("%1%2\n%3 · %4 · %5 of the costed kernel time · %6")
-                      .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "),
-                           qs(shortKernelName(rp.name)), roleText(p.role), qs(precisionName(p.precision)),
-                           qs(formatPercent(shareOfTime)), qs(formatDuration(p.costedNs)));
-    tip += QObject::tr("\n%1, %2 · %3 FLOP/byte")
-               .arg(qs(formatRate(p.flops, "FLOP")), qs(formatRate(p.bytes, "B")))
-               .arg(p.intensity(), 0, 'g', 4);
-    tip += QObject::tr("\nachieved %1, %2")
-               .arg(qs(formatRate(p.flopsPerSec, "FLOP/s")), qs(formatRate(p.bytesPerSec, "B/s")));
-    tip += QObject::tr("\n%1 of the %2 compute roof, %3 of the memory roof")
-               .arg(qs(formatPercent(p.computeShare)), qs(precisionName(p.precision)),
-                    qs(formatPercent(p.memoryShare)));
-    return tip;
-}
-
-// A one-point series that draws a label beside its point (Qt 6.4 has no per-point label text).
-QScatterSeries* labelledPoint(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at,
-                              const QString& text, QColor color, double size) {
-    auto* s = new QScatterSeries;
-    s->append(at);
-    s->setColor(color);
-    s->setBorderColor(color.darker(140));
-    s->setMarkerSize(size);
-    QString format = text;
-    format.replace('@', QStringLiteral("(at)")); // '@' starts Qt's label tags
-    s->setPointLabelsFormat(format);
-    s->setPointLabelsVisible(true);
-    s->setPointLabelsClipping(false);
-    s->setPointLabelsColor(QColor(40, 40, 40));
-    chart->addSeries(s);
-    s->attachAxis(x);
-    s->attachAxis(y);
-    for (QLegendMarker* m : chart->legend()->markers(s))
-        m->setVisible(false);
-    return s;
-}
-
-// Names beside points, placed in pixels once the chart is laid out (and again whenever its plot
-// moves): right of the marker, else left of it, else above it, whichever first stays inside the plot
-// and clear of the other named markers and the names placed before it.
-struct PointName {
-    QPointF value; // in the axes' units
-    double markerSize;
-    QString text;
-};
-void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointName>& names) {
-    std::vector<QGraphicsSimpleTextItem*> items;
-    for (const PointName& n : names) {
-        auto* item = new QGraphicsSimpleTextItem(n.text, chart);
-        item->setBrush(QColor(40, 40, 40));
-        item->setZValue(10);
-        items.push_back(item);
-    }
-    auto place = [chart, series, names, items] {
-        const QRectF plot = chart->plotArea();
-        std::vector<QRectF> taken;
-        for (const PointName& n : names) {
-            const QPointF at = chart->mapToPosition(n.value, series);
-            taken.emplace_back(at.x() - n.markerSize / 2, at.y() - n.markerSize / 2, n.markerSize,
-                               n.markerSize);
-        }
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            const QPointF at = chart->mapToPosition(names[i].value, series);
-            const QSizeF box = items[i]->boundingRect().size();
-            const double r = names[i].markerSize / 2 + 4;
-            const QRectF choices[] = {{QPointF(at.x() + r, at.y() - box.height() / 2), box},
-                                      {QPointF(at.x() - r - box.width(), at.y() - box.height() / 2), box},
-                                      {QPointF(at.x() - box.width() / 2, at.y() - r - box.height()), box}};
-            QRectF chosen = choices[0];
-            for (const QRectF& c : choices) {
-                const bool clear =
-                    plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
-                        return t != taken[i] && t.intersects(c);
-                    });
-                if (clear) {
-                    chosen = c;
-                    break;
-                }
-            }
-            items[i]->setPos(chosen.topLeft());
-            items[i]->setVisible(plot.contains(at));
-            taken.push_back(chosen);
-        }
-    };
-    QObject::connect(chart, &QChart::plotAreaChanged, chart, place);
-    place();
-}
-
-// The roofline chart, built in the order Qt Charts needs its parts: the title, the axes, the roofs,
-// then the points drawn over them with their names, then the axes' ranges. With two inputs (Compare)
-// both traces' points share the first one's roofs: A as circles, B as squares.
-class RooflineChart {
-public:
-    explicit RooflineChart(const std::vector<ChartInput>& inputs)
-        : m_inputs(inputs), m_a(*inputs.front().analysis) {
-        for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
-            for (RoofPoint& p : roofPoints(inputs[i], i))
-                m_points.push_back(std::move(p));
-            // The trace's kernels as the summary counts them (copies and memsets are not kernels).
-            for (const RooflinePoint& p : inputs[i].analysis->tables.roofline)
-                m_kernels += p.count;
-        }
-        m_spec = m_a.device ? &*m_a.device : m_a.cpuShare ? &*m_a.cpuShare : nullptr;
-        // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so
-        // the decades read 1, 10, 100 instead of 1e+10.
-        const SiPrefix rateUnit =
-            siPrefix(m_spec ? std::clamp(m_spec->peak(Precision::F16), 1e9, 1e12) : 1e9);
-        m_unit = rateUnit.scale;
-        m_unitName = qs(rateUnit.prefix) + QStringLiteral("FLOP/s");
-        for (const RoofPoint& p : m_points) {
-            m_totalNs += p.ns();
-            m_xMin = std::min(m_xMin, p.intensity() / 3);
-            m_xMax = std::max(m_xMax, p.intensity() * 3);
-            m_yMin = std::min(m_yMin, p.p->flopsPerSec / 3);
-        }
-    }
-
-    QChart* build() {
-        m_chart = new QChart;
-        addTitle();
-        addAxes();
-        if (m_spec) addRoofs();
-        addPoints();
-        addNames();
-        m_x->setRange(m_xMin, m_xMax);
-        m_y->setRange(m_yMin / m_unit, m_yMax / m_unit);
-        if (m_points.empty())
-            addTitleLine(m_chart, m_kernels == 0
-                                      ? QObject::tr("no kernels in this trace")
-                                      : QObject::tr("none of its %1 could be costed: the ops that "
-                                                    "launched them carry no input shapes AttnScope models")
-                                            .arg(qs(formatCount(m_kernels, "kernel", "kernels"))));
-        return m_chart;
-    }
-
-private:
-    // Qt 6.4 draws no scatter point given a size of its own: points are sized in three classes by the
-    // name's share of the costed kernel time.
-    static constexpr double kSizes[] = {8, 14, 22};
-    int sizeClass(double ns) const { return ns >= 0.2 * m_totalNs ? 2 : ns >= 0.02 * m_totalNs ? 1 : 0; }
-    QPointF at(const RoofPoint& p) const { return {p.intensity(), p.p->flopsPerSec / m_unit}; }
-
-    void addTitle() {
-        m_chart->setTitle((m_spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(m_spec->name))
-                                  : QObject::tr("Roofline · no roofs known for this trace's device"))
-                              .toHtmlEscaped());
-        if (m_a.beyondRoof && m_spec)
-            addTitleLine(m_chart, QObject::tr("%1 faster than a roof allows, left off: %2")
-                                      .arg(qs(formatCount(m_a.beyondRoof, "kernel", "kernels")),
-                                           QString::fromStdString(beyondRoofReason(*m_spec))));
-        else if (!m_spec && !m_a.cpuNote.empty())
-            addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
-        if (m_inputs.size() > 1 && m_inputs[1].analysis->device && m_a.device &&
-            m_inputs[1].analysis->device->name != m_a.device->name)
-            addTitleLine(m_chart, QObject::tr("B ran on %1: its points are drawn on A's roofs")
-                                      .arg(QString::fromStdString(m_inputs[1].analysis->device->name)));
-        if (m_inputs.size() > 1)
-            addTitleLine(m_chart, QObject::tr("● %1 · ■ %2").arg(m_inputs[0].label, m_inputs[1].label));
-    }
-
-    void addAxes() {
-        m_x = new QLogValueAxis;
-        m_x->setTitleText(QObject::tr("arithmetic intensity (FLOP/byte)"));
-        m_x->setBase(10);
-        m_x->setLabelFormat("%g");
-        m_y = new QLogValueAxis;
-        m_y->setTitleText(m_unitName); // achieved; short, so a low chart still shows all of it
-        m_y->setBase(10);
-        m_y->setLabelFormat("%g");
-        m_chart->addAxis(m_x, Qt::AlignBottom);
-        m_chart->addAxis(m_y, Qt::AlignLeft);
-    }
-
-    // The memory roof and each precision's compute roof present among the points, the ridge (where the
-    // roofs meet) marked and labelled with the roof's rate.
-    void addRoofs() {
-        const DeviceSpec& spec = *m_spec;
-        m_yMin = std::min(m_yMin, spec.peak(Precision::F32) / 1e4);
-        std::map<Precision, bool> precisions{{Precision::F32, true}};
-        for (const RoofPoint& p : m_points)
-            precisions[p.p->precision] = true;
-        double highest = 0;
-        for (const auto& [precision, unused] : precisions)
-            highest = std::max(highest, spec.peak(precision));
-        m_yMax = highest * 3;
-        m_xMax = std::max(m_xMax, highest / spec.bandwidth * 3);
-        for (const auto& [precision, unused] : precisions) {
-            const double peak = spec.peak(precision);
-            const double ridge = peak / spec.bandwidth;
-            auto* roof = new QLineSeries;
-            roof->setName(QObject::tr("%1 roof (%2, %3)")
-                              .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")),
-                                   qs(formatRate(spec.bandwidth, "B/s"))));
-            // Inside the axes: the plot clips lines on screen, but an SVG export draws them whole.
-            const double from = std::max(m_xMin, m_yMin / spec.bandwidth);
-            roof->append(from, spec.bandwidth * from / m_unit);
-            roof->append(ridge, peak / m_unit);
-            roof->append(m_xMax, peak / m_unit);
-            const QColor color = precision == Precision::F32 ? QColor(90, 90, 90) : QColor(30, 30, 30);
-            QPen pen(color);
-            pen.setWidthF(1.5);
-            if (precision == Precision::F32 && precisions.size() > 1) pen.setStyle(Qt::DashLine);
-            roof->setPen(pen);
-            m_chart->addSeries(roof);
-            roof->attachAxis(m_x);
-            roof->attachAxis(m_y);
-            labelledPoint(m_chart, m_x, m_y, {ridge, peak / m_unit},
-                          QObject::tr("%1 %2 · ridge %3 FLOP/B")
-                              .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
-                              .arg(ridge, 0, 'g', 3),
-                          color, 7);
-        }
-        // The memory roof's own label, on its slope a decade in from the left.
-        const double x = m_xMin * 10;
-        labelledPoint(m_chart, m_x, m_y, {x, spec.bandwidth * x * 1.7 / m_unit},
-                      QObject::tr("memory %1").arg(qs(formatRate(spec.bandwidth, "B/s"))), QColor(90, 90, 90),
-                      1);
-    }
-
-    // A series per role, size class and input (one legend entry per role).
-    void addPoints() {
-        struct Cloud {
-            QScatterSeries* series = nullptr;
-            QStringList tips;
-        };
-        std::map<std::tuple<std::size_t, KernelRole, int>, Cloud> clouds;
-        for (const RoofPoint& p : m_points) {
-            const int size = sizeClass(p.ns());
-            Cloud& c = clouds[{p.input, p.p->role, size}];
-            if (!c.series) {
-                c.series = new QScatterSeries;
-                c.series->setName(roleText(p.p->role));
-                c.series->setColor(EventColors::roleColor(p.p->role));
-                c.series->setBorderColor(EventColors::roleColor(p.p->role).darker(140));
-                c.series->setMarkerSize(kSizes[size]);
-                if (p.input == 1) c.series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-            }
-            c.series->append(at(p));
-            c.tips.push_back(roofTip(
-                p, p.ns() / std::max(1.0, m_totalNs),
-                m_inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
-        }
-        std::set<KernelRole> inLegend; // one entry per role; in Compare the title says which shape is which
-        for (auto& [key, cloud] : clouds) {
-            QScatterSeries* s = cloud.series;
-            m_chart->addSeries(s);
-            s->attachAxis(m_x);
-            s->attachAxis(m_y);
-            if (!inLegend.insert(std::get<1>(key)).second)
-                for (QLegendMarker* m : m_chart->legend()->markers(s))
-                    m->setVisible(false);
-            s->setProperty(kTipsProperty, cloud.tips);
-            if (!m_firstCloud) m_firstCloud = s;
-        }
-    }
-
-    // The names of the points that hold most of the time, beside them; names of points that lie
-    // together share one label.
-    void addNames() {
-        std::vector<const RoofPoint*> biggest;
-        for (const RoofPoint& p : m_points)
-            biggest.push_back(&p);
-        std::sort(biggest.begin(), biggest.end(),
-                  [](const RoofPoint* l, const RoofPoint* r) { return l->ns() > r->ns(); });
-        std::vector<PointName> labels;
-        for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
-            const RoofPoint& p = *biggest[i];
-            if (p.ns() < 0.02 * m_totalNs) break;
-            QString name = qs(shortKernelName(p.name));
-            if (name.size() > 28) name = name.left(27) + QChar(0x2026);
-            // A name with a point per role (a naive call's aten::bmm as QKᵀ and PV GEMM) says which it is.
-            if (std::count_if(m_points.begin(), m_points.end(),
-                              [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
-                name += QStringLiteral(" (%1)").arg(roleText(p.p->role));
-            if (m_inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
-            const QPointF point = at(p);
-            auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {
-                return std::abs(std::log10(l.value.x() / point.x())) < 0.3 &&
-                       std::abs(std::log10(l.value.y() / point.y())) < 0.15;
-            });
-            if (near != labels.end())
-                near->text += QStringLiteral(", ") + name;
-            else
-                labels.push_back({point, kSizes[sizeClass(p.ns())], name});
-        }
-        if (m_firstCloud) nameBeside(m_chart, m_firstCloud, labels);
-    }
-
-    const std::vector<ChartInput>& m_inputs;
-    const TraceAnalysis& m_a;
-    std::vector<RoofPoint> m_points;
-    std::uint64_t m_kernels = 0;
-    const DeviceSpec* m_spec = nullptr;
-    double m_unit = 1e9;
-    QString m_unitName;
-    double m_xMin = 0.1, m_xMax = 1000, m_yMin = 1e9, m_yMax = 1e15;
-    double m_totalNs = 0;
-    QChart* m_chart = nullptr;
-    QLogValueAxis *m_x = nullptr, *m_y = nullptr;
-    QScatterSeries* m_firstCloud = nullptr;
-};
-
-QChart* roofline(const std::vector<ChartInput>& inputs) {
-    return RooflineChart(inputs).build();
-}
-
 } // namespace
 
 std::optional<ChartKind> chartKindNamed(const QString& name) {
@@ -494,7 +149,7 @@ QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs) {
     else if (kind == ChartKind::Breakdown)
         chart = breakdown(inputs);
     else if (kind == ChartKind::Roofline)
-        chart = roofline(inputs);
+        chart = rooflineChart(inputs);
     else
         chart = share(inputs);
     chart->legend()->setAlignment(Qt::AlignBottom);
