@@ -28,7 +28,7 @@ public:
         p.fillRect(QRect(0, y, l.left, row.height), l.style->header);
         p.setFont(l.bold);
         p.setPen(l.style->text);
-        const QString text = (row.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + row.label;
+        const QString text = groupHeaderText(row);
         p.drawText(QRect(6, y, l.left - 10, row.height), Qt::AlignVCenter | Qt::TextSingleLine,
                    QFontMetrics(l.bold).elidedText(text, Qt::ElideRight, l.left - 10));
         p.setFont(l.style->font);
@@ -73,6 +73,10 @@ public:
 };
 
 } // namespace
+
+QString groupHeaderText(const TimelineRow& row) {
+    return (row.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + row.label;
+}
 
 const TimelineTrack& timelineTrack(TimelineRow::Kind kind) {
     static const GroupTrack group;

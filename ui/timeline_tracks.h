@@ -68,6 +68,9 @@ public:
     virtual void paintLabel(QPainter& p, const TimelineRow& row, int y, const LabelPainting& l) const = 0;
 };
 
+// A process's header as its label column shows it: "▾ name" unfolded, "▸ name" folded.
+QString groupHeaderText(const TimelineRow& row);
+
 // The class of each kind of row.
 const TimelineTrack& timelineTrack(TimelineRow::Kind kind);
 

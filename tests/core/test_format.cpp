@@ -27,6 +27,10 @@ TEST(Format, RatesAndSizesWithAnSiPrefix) {
     EXPECT_EQ(siPrefix(5e11).prefix, "G");
     EXPECT_EQ(siPrefix(5e11).scale, 1e9);
     EXPECT_EQ(siPrefix(12).prefix, "");
+    // At each power of a thousand the larger prefix starts.
+    EXPECT_EQ(siPrefix(1e9).prefix, "G");
+    EXPECT_EQ(formatRate(1e3, "B/s"), "1 kB/s");
+    EXPECT_EQ(formatRate(1e12, "FLOP/s"), "1 TFLOP/s");
 }
 
 TEST(Format, CountsWithTheirNounAndSharesAsPercent) {

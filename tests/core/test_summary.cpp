@@ -218,3 +218,27 @@ TEST(Summary, RooflineSectionAgainstHandWorkedNumbers) {
     EXPECT_NE(text.find("attention calls: 2\n"), std::string::npos) << text;
     EXPECT_NE(text.find(" 50.000 µs mean         2 calls  flash"), std::string::npos) << text;
 }
+
+// Devices and tracks as people read them, built once in core: "GPU 0", "rank 0 · GPU 0" (rank 0 is a
+// rank too), and a device whose name is its GPU's name said once.
+TEST(Summary, DeviceAndTrackLabels) {
+    ProcessInfo p;
+    p.isGpu = true;
+    p.deviceIndex = 0;
+    EXPECT_EQ(gpuLabel(p), "GPU 0");
+    p.rank = 0;
+    EXPECT_EQ(gpuLabel(p), "rank 0 \u00b7 GPU 0");
+    p.rank = 3;
+    p.deviceIndex = 1;
+    EXPECT_EQ(gpuLabel(p), "rank 3 \u00b7 GPU 1");
+    p.isGpu = false;
+    EXPECT_EQ(gpuLabel(p), "");
+    const auto t = loadText(
+        R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0}}]})");
+    const TraceSummary s = summarize(*t, 0);
+    ASSERT_EQ(s.devices.size(), 1u);
+    EXPECT_EQ(s.devices[0].label, "GPU 0"); // its process is named "GPU 0" too: not "GPU 0 · GPU 0"
+    const auto named = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0}}]})");
+    EXPECT_EQ(summarize(*named, 0).devices[0].label, "GPU 0 \u00b7 NVIDIA H100 80GB HBM3");
+}

@@ -38,6 +38,32 @@ TEST(TraceFormat, ByTheFirstBytesNotTheName) {
     EXPECT_EQ(detectTraceFormat(std::string_view(magic.data(), 1), ""), TraceFormat::Json);
 }
 
+// A gzipped trace larger than the bytes inflated ahead for the memory check (and than one read of
+// the reader) reads exactly as the same JSON plain: the bytes inflated ahead are handed over once, in
+// order, then the rest.
+TEST(TraceFormat, AGzippedTraceReadsAsThePlainOne) {
+    std::string json = R"({"traceEvents":[)";
+    for (int i = 0; i < 60000; ++i)
+        json += std::string(i ? "," : "") + R"({"ph":"X","cat":"kernel","name":"k)" + std::to_string(i % 97) +
+                R"(","pid":0,"tid":7,"ts":)" + std::to_string(i * 3) + R"(,"dur":2,"args":{"i":)" +
+                std::to_string(i) + "}}";
+    json += "]}";
+    ASSERT_GT(json.size(), 5u << 20); // more than one 4 MB read
+    TempDir dir;
+    writeFile(dir.path("plain.json"), json);
+    writeFile(dir.path("packed.json.gz"), gzipBytes(json));
+    LoadOptions small;
+    small.readBytes = (1 << 20) + 17; // many reads of the bytes handed over, none a divisor of them
+    for (const LoadOptions& options : {LoadOptions{}, small}) {
+        const auto plain = loadTraceFile(dir.path("plain.json"), options);
+        const auto packed = loadTraceFile(dir.path("packed.json.gz"), options);
+        EXPECT_EQ(packed->eventCount(), 60000u);
+        expectSame(snapshot(*plain), snapshot(*packed));
+        EXPECT_EQ(packed->info().warnings, plain->info().warnings); // no bytes read twice or past the end
+        EXPECT_TRUE(packed->info().warnings.empty());
+    }
+}
+
 TEST(TraceFormat, FilesAndBytesInMemoryAreDetectedAlike) {
     ATTNSCOPE_REQUIRE_FIXTURE(gz, "h100_sdpa_flash_qwen.json.gz");
     ATTNSCOPE_REQUIRE_FIXTURE(sqlite, "nsys_2022_schema2_saxpy_a100.sqlite");

@@ -178,6 +178,11 @@ Snapshot snapshot(const Trace& t) {
     for (const CounterSeries& c : t.counters())
         for (std::size_t i = 0; i < c.time.size(); ++i)
             s.counters[c.name].emplace_back(c.time[i], c.value[i]);
+    for (const Track& track : t.tracks())
+        if (track.kind != TrackKind::Global)
+            s.processes.emplace(t.process(track.process).name, t.process(track.process).labels);
+    for (const CounterSeries& c : t.counters())
+        s.processes.emplace(t.process(c.process).name, t.process(c.process).labels);
     s.devices = t.devices().size();
     s.rank = t.distributed().rank;
     s.worldSize = t.distributed().worldSize;
@@ -190,6 +195,7 @@ void expectSame(const Snapshot& a, const Snapshot& b) {
     EXPECT_TRUE(a.flows == b.flows);
     EXPECT_TRUE(a.counters == b.counters);
     EXPECT_EQ(a.devices, b.devices);
+    EXPECT_TRUE(a.processes == b.processes) << "process names or labels differ";
     EXPECT_EQ(a.rank, b.rank);
     EXPECT_EQ(a.worldSize, b.worldSize);
 }

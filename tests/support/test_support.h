@@ -70,6 +70,7 @@ struct Snapshot {
     std::map<std::string, std::vector<std::pair<TimeNs, double>>> counters;
     std::size_t devices = 0;
     std::optional<std::int64_t> rank, worldSize;
+    std::set<std::tuple<std::string, std::string>> processes; // name, labels of those with events
 };
 Snapshot snapshot(const Trace& t);
 // gtest expectations that two snapshots are equal.

@@ -31,6 +31,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QImage>
 #include <QLabel>
+#include <QPieSeries>
 #include <QScatterSeries>
 #include <QScrollBar>
 #include <QTableWidget>
@@ -231,14 +232,27 @@ TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
     // Copies and memsets are not kernels: the count is the summary's.
     const auto withCopies = loadText(
         R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":7,"ts":1,"dur":100,"args":{"device":0}},)"
+        R"({"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":7,"ts":150,"dur":20,"args":{"device":0}},)"
         R"({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":200,"dur":10,"args":{"device":0}},)"
         R"({"ph":"X","cat":"gpu_memset","name":"Memset","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0}}]})");
     const TraceAnalysis copiesAnalysis = analyzeTrace(*withCopies);
     std::unique_ptr<QChart> copies(
         makeChart(ChartKind::Roofline, {{withCopies.get(), &copiesAnalysis, "copies"}}));
-    EXPECT_EQ(summarize(*withCopies, 0).kernelCount, 1u);
-    EXPECT_TRUE(copies->title().contains("none of its 1 kernel could be costed"))
+    EXPECT_EQ(summarize(*withCopies, 0).kernelCount, 2u);
+    EXPECT_TRUE(copies->title().contains("none of its 2 kernels could be costed"))
         << copies->title().toStdString();
+    // Share, of two traces: each role's slice is both traces' time together.
+    std::unique_ptr<QChart> one(makeChart(ChartKind::Share, {{withCopies.get(), &copiesAnalysis, "A"}}));
+    std::unique_ptr<QChart> two(makeChart(ChartKind::Share, {{withCopies.get(), &copiesAnalysis, "A"},
+                                                             {withCopies.get(), &copiesAnalysis, "B"}}));
+    auto pieTotal = [](QChart* chart) {
+        double total = 0;
+        for (QAbstractSeries* s : chart->series())
+            if (auto* pie = qobject_cast<QPieSeries*>(s)) total += pie->sum();
+        return total;
+    };
+    EXPECT_DOUBLE_EQ(pieTotal(one.get()), 120.0 * 1000); // the two GEMMs' 100 + 20 µs, in ns
+    EXPECT_DOUBLE_EQ(pieTotal(two.get()), 2 * pieTotal(one.get()));
 
     // Compare: A's points as circles, B's as squares, as the title says; both traces' points drawn.
     std::unique_ptr<QChart> both(

@@ -37,6 +37,7 @@ TEST(ZoomHistory, ABurstOfStepsIsOneEntryAndScrollCounts) {
     h.leave(at(0), false, 0);
     h.leave(at(10), false, ZoomHistory::kBurstMs / 2); // a wheel spun: same burst
     h.leave(at(20), false, ZoomHistory::kBurstMs);     // still within kBurstMs of the last step
+    h.leave(at(25), false, 2 * ZoomHistory::kBurstMs); // exactly kBurstMs after it: the same burst
     EXPECT_EQ(h.back(at(30)), at(0));
     EXPECT_FALSE(h.back(at(0)));
     ZoomHistory g;
