@@ -321,28 +321,55 @@ private:
         }
     }
 
+    // Whether an op's cost can be a kernel's: the aten:: op standing for a kernel is its own kernel; a
+    // GPU kernel must do the op's kind of work (its role), the elementwise and reduction kernels of
+    // one memory-bound family taking each other's, as a GEMM-role op's kernel may be any GEMM.
+    bool costFits(std::uint32_t k, KernelRole opRole) const {
+        const KernelAnalysis& ka = a.kernels[k];
+        if (ops[kernelOp[k]].first == ka.event) return true;
+        auto pointwise = [](KernelRole r) { return r == KernelRole::Elementwise || r == KernelRole::Reduction; };
+        return ka.role == opRole || (pointwise(ka.role) && pointwise(opRole));
+    }
+
     void assignOpCosts() {
         // An op's cost goes to its one kernel of the op's role; with none or several, it stays unknown.
+        // An op of several parts (a convolution's backward) gives each part to the one kernel whose
+        // name holds the part's word.
         std::vector<std::uint32_t> matches(ops.size(), 0), chosen(ops.size(), 0);
+        std::vector<std::vector<std::uint32_t>> fitting(ops.size());
         for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
             const std::uint32_t op = kernelOp[k];
-            if (op == kNoOp) continue;
-            const KernelRole role = ops[op].second.role;
-            if (a.kernels[k].role == role ||
-                (role == KernelRole::Gemm && a.kernels[k].role == KernelRole::Gemm)) {
-                chosen[op] = k;
-                ++matches[op];
-            }
+            if (op == kNoOp || !costFits(k, ops[op].second.role)) continue;
+            chosen[op] = k;
+            ++matches[op];
+            if (!ops[op].second.parts.empty()) fitting[op].push_back(k);
         }
-        for (std::uint32_t op = 0; op < ops.size(); ++op) {
-            if (matches[op] != 1) continue;
-            const OpCost& c = ops[op].second;
-            KernelAnalysis& k = a.kernels[chosen[op]];
+        auto give = [&](std::uint32_t op, std::uint32_t kernel, double flops, double bytes) {
+            KernelAnalysis& k = a.kernels[kernel];
             k.cost = CostSource::Inferred;
-            k.flops = c.flops;
-            k.bytes = c.bytes;
-            k.precision = c.precision;
+            k.flops = flops;
+            k.bytes = bytes;
+            k.precision = ops[op].second.precision;
             k.costOp = ops[op].first;
+        };
+        for (std::uint32_t op = 0; op < ops.size(); ++op) {
+            const OpCost& c = ops[op].second;
+            if (c.parts.empty()) {
+                if (matches[op] == 1) give(op, chosen[op], c.flops, c.bytes);
+                continue;
+            }
+            for (const OpCost::Part& part : c.parts) {
+                std::optional<std::uint32_t> only;
+                int found = 0;
+                for (std::uint32_t k : fitting[op]) {
+                    const EventRef e = a.kernels[k].event;
+                    if (!containsNoCase(trace.str(trace.track(e.track).events.name[e.index]), part.word))
+                        continue;
+                    only = k;
+                    ++found;
+                }
+                if (found == 1) give(op, *only, part.flops, part.bytes);
+            }
         }
     }
 
@@ -443,13 +470,30 @@ private:
         };
         std::map<TrackId, std::vector<Scope>> scopes; // per host thread, by start
         std::vector<std::uint8_t> inCall(a.kernels.size(), 0);
+        std::vector<std::vector<EventRef>> anchorsOf(a.calls.size());
+        std::map<TrackId, std::vector<TimeNs>> firstAnchors; // per host thread: each call's first, sorted
         for (std::size_t c = 0; c < a.calls.size(); ++c) {
-            std::vector<EventRef> anchors;
+            std::vector<EventRef>& anchors = anchorsOf[c];
             for (std::uint32_t k : a.calls[c].kernels) {
                 inCall[k] = 1;
                 if (const auto anchor = anchorOf(a.kernels[k].event)) anchors.push_back(*anchor);
             }
-            if (anchors.empty() || anchors.size() != a.calls[c].kernels.size()) continue;
+            if (anchors.empty() || anchors.size() != a.calls[c].kernels.size()) {
+                anchors.clear();
+                continue;
+            }
+            std::sort(anchors.begin(), anchors.end(), [&](EventRef x, EventRef y) {
+                return trace.track(x.track).events.start[x.index] < trace.track(y.track).events.start[y.index];
+            });
+            const EventRef first = anchors.front();
+            firstAnchors[first.track].push_back(trace.track(first.track).events.start[first.index]);
+        }
+        for (auto& [track, starts] : firstAnchors)
+            std::sort(starts.begin(), starts.end());
+        for (std::size_t c = 0; c < a.calls.size(); ++c) {
+            const std::vector<EventRef>& anchors = anchorsOf[c];
+            if (anchors.empty()) continue;
+            bool inner = true;
             forEachEnclosingEvent(trace, anchors.front(), [&](EventRef e) {
                 if (!boundsACall(e)) return false;
                 const Track& t = trace.track(e.track);
@@ -459,8 +503,16 @@ private:
                     if (x.track != e.track || xt.events.start[x.index] < from || xt.end(x.index) > to)
                         return false;
                 }
-                scopes[e.track].push_back({from, to, c});
-                return true;
+                // The kernels launched inside the innermost range around all of the call's go to it.
+                if (inner) scopes[e.track].push_back({from, to, c});
+                inner = false;
+                // The call's own host range: the outermost one that holds no other call.
+                const std::vector<TimeNs>& starts = firstAnchors[e.track];
+                const auto held = std::lower_bound(starts.begin(), starts.end(), to) -
+                                  std::lower_bound(starts.begin(), starts.end(), from);
+                if (held > 1) return true;
+                a.calls[c].scope = e;
+                return false;
             });
         }
         if (scopes.empty()) return;

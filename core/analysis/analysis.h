@@ -52,6 +52,10 @@ struct AttentionCall {
     std::vector<std::uint32_t> kernels; // indices into TraceAnalysis::kernels
     TimeNs start = 0;
     TimeNs end = 0;
+    // The call's own range on the host: the outermost attention op or record_function range around
+    // its kernels' launches that holds no other call (what "CPU time per call" is measured on); none
+    // for AttnScope's own runs and for kernels launched from no such range.
+    std::optional<EventRef> scope;
     TimeNs duration() const { return end - start; }
 };
 

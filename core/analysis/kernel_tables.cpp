@@ -153,6 +153,41 @@ std::vector<RooflinePoint> rooflineOf(const Trace& trace, const TraceAnalysis& a
     return out;
 }
 
+std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
+    std::map<std::string, ImplCalls> byImpl;
+    for (const AttentionCall& c : a.calls) {
+        ImplCalls& st = byImpl[c.impl];
+        st.impl = c.impl;
+        ++st.calls;
+        st.totalNs += c.duration();
+        st.kernels += c.kernels.size();
+        bool costed = !c.kernels.empty();
+        double bytes = 0;
+        for (std::uint32_t k : c.kernels) {
+            const KernelAnalysis& ka = a.kernels[k];
+            const TimeNs d = trace.track(ka.event.track).events.duration[ka.event.index];
+            st.kernelNs += d;
+            st.verdictNs[std::size_t(ka.verdict)] += d;
+            costed = costed && ka.cost != CostSource::Unknown;
+            bytes += ka.bytes;
+        }
+        if (costed) {
+            ++st.costedCalls;
+            st.costedBytes += bytes;
+        }
+        if (c.scope) {
+            ++st.hostCalls;
+            st.hostNs += trace.track(c.scope->track).events.duration[c.scope->index];
+        }
+    }
+    std::vector<ImplCalls> out;
+    for (auto& [name, st] : byImpl)
+        out.push_back(st);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ImplCalls& x, const ImplCalls& y) { return x.calls > y.calls; });
+    return out;
+}
+
 } // namespace
 
 KernelTables kernelTables(const Trace& trace, const TraceAnalysis& a) {
@@ -175,6 +210,7 @@ KernelTables kernelTables(const Trace& trace, const TraceAnalysis& a) {
         tables.verdictNs[std::size_t(k.verdict)] += d;
         ++tables.verdictCount[std::size_t(k.verdict)];
     }
+    tables.implCalls = implCallsOf(trace, a);
     return tables;
 }
 

@@ -68,10 +68,37 @@ struct ImplRoleTimes {
     RoleTimes times;
 };
 
+// The attention calls of one implementation ("naive", "SDPA math", "flash", …): the post's closing
+// table read from a trace. Kernels are the call's kernels (a CPU trace's: the aten:: ops that did the
+// work); host time is the call's own range on the host (attention op or record_function range) when
+// the trace has one; bytes are over the calls whose every kernel has a cost.
+struct ImplCalls {
+    std::string impl;
+    std::uint64_t calls = 0;
+    TimeNs totalNs = 0; // first kernel's start to last kernel's end, summed over calls
+    std::uint64_t kernels = 0;
+    TimeNs kernelNs = 0;
+    std::uint64_t hostCalls = 0; // calls with a host range
+    TimeNs hostNs = 0;           // their ranges' time, summed
+    std::uint64_t costedCalls = 0;
+    double costedBytes = 0; // the costed calls' bytes, summed
+    std::array<TimeNs, kVerdictCount> verdictNs{};
+    TimeNs meanNs() const { return calls ? totalNs / TimeNs(calls) : 0; }
+    double kernelsPerCall() const { return calls ? double(kernels) / double(calls) : 0; }
+    TimeNs kernelNsPerCall() const { return calls ? kernelNs / TimeNs(calls) : 0; }
+    std::optional<TimeNs> hostNsPerCall() const {
+        return hostCalls ? std::optional(hostNs / TimeNs(hostCalls)) : std::nullopt;
+    }
+    std::optional<double> bytesPerCall() const {
+        return costedCalls ? std::optional(costedBytes / double(costedCalls)) : std::nullopt;
+    }
+};
+
 struct KernelTables {
     NameClasses classes;                    // every analysed kernel
     std::vector<RooflinePoint> roofline;    // the trace's kernels (isKernelEvent); by time, then name, role
     std::vector<ImplRoleTimes> roleTimes;   // the trace's kernels, in the order their groups first appear
+    std::vector<ImplCalls> implCalls;       // by calls, then name
     std::array<TimeNs, kVerdictCount> verdictNs{};
     std::array<std::uint64_t, kVerdictCount> verdictCount{};
     RoleTimes allRoleTimes() const;

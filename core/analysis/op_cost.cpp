@@ -2,6 +2,7 @@
 #include "core/analysis/op_cost.h"
 
 #include "core/analysis/attention_math.h"
+#include "core/analysis/op_cost_memory.h"
 
 #include <algorithm>
 #include <charconv>
@@ -101,7 +102,7 @@ bool opCostModels(std::string_view op) {
         if (op == name) return true;
     for (const Sdpa& s : kSdpa)
         if (op == s.name) return true;
-    return false;
+    return detail::memoryOpModelled(op);
 }
 
 std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, std::string_view inputTypes,
@@ -179,7 +180,7 @@ std::optional<OpCost> opCost(std::string_view op, std::string_view inputDims, st
             (product(q) + product(k) + product(v) + b * h * n * dv) * double(precisionBytes(c.precision));
         return c;
     }
-    return std::nullopt;
+    return detail::memoryOpCost(op, d, types, concrete);
 }
 
 } // namespace attnscope

@@ -2,6 +2,7 @@
 #include "core/model/op_args.h"
 
 #include <charconv>
+#include <iterator>
 
 namespace attnscope {
 
@@ -79,6 +80,29 @@ std::uint64_t inputElements(const std::vector<std::vector<std::int64_t>>& dims) 
         total = total + n < total ? UINT64_MAX : total + n;
     }
     return total;
+}
+
+int inputTypeBytes(std::string_view type) {
+    struct Size {
+        std::string_view type;
+        int bytes;
+    };
+    static constexpr Size kSizes[] = {
+        {"float", 4},         {"double", 8},         {"c10::Half", 2},          {"c10::BFloat16", 2},
+        {"bool", 1},          {"unsigned char", 1},  {"signed char", 1},        {"short int", 2},
+        {"int", 4},           {"long int", 8},       {"long", 8},               {"c10::complex<float>", 8},
+        {"c10::complex<double>", 16}, {"c10::complex<c10::Half>", 4}};
+    for (const Size& s : kSizes)
+        if (type == s.type) return s.bytes;
+    return type.find("Float8") != std::string_view::npos ? 1 : 0;
+}
+
+int scalarTypeBytes(std::int64_t scalarType) {
+    // c10::ScalarType: Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf, ComplexFloat,
+    // ComplexDouble, Bool, QInt8, QUInt8, QInt32, BFloat16, …, Float8_e5m2 (23) to Float8_e4m3fnuz (26).
+    static constexpr int kBytes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2};
+    if (scalarType >= 0 && scalarType < std::int64_t(std::size(kBytes))) return kBytes[scalarType];
+    return scalarType >= 23 && scalarType <= 26 ? 1 : 0;
 }
 
 } // namespace attnscope

@@ -21,5 +21,11 @@ std::vector<std::int64_t> parseInts(std::string_view s);
 // The elements of the tensors among an op's inputs ("Input Dims" read); scalars and arguments that
 // are no tensor ([]) count none.
 std::uint64_t inputElements(const std::vector<std::vector<std::int64_t>>& dims);
+// Bytes per element of a tensor input by its "Input type" ("float" 4, "c10::BFloat16" 2, "bool" 1,
+// "long int" 8, …); 0 for what is no tensor ("Scalar", "ScalarList", "") or a type not known.
+int inputTypeBytes(std::string_view type);
+// Bytes per element of a dtype as "Concrete Inputs" give it (c10::ScalarType's number: 6 float, 15
+// bfloat16, 11 bool, …); 0 when not known.
+int scalarTypeBytes(std::int64_t scalarType);
 
 } // namespace attnscope

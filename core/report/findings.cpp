@@ -321,7 +321,10 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
     findings::Context c(in);
     using Rule = void (*)(findings::Context&, std::vector<Finding>&);
     constexpr Rule kRules[] = {findings::handWrittenAttention, findings::sdpaMathFallback,
-                               findings::castsAndCopies,       findings::gpuIdle,
+                               findings::outOfPlaceCopy,       findings::mathUpcast,
+                               findings::maskPerCall,          findings::safeSoftmax,
+                               findings::hostBoundAttention,   findings::castsAndCopies,
+                               findings::gpuIdle,
                                findings::launchBound,          findings::synchronization,
                                findings::pageableMemcpy,       findings::latencyBound,
                                findings::lowOccupancy,         findings::rankImbalance,

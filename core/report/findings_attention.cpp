@@ -268,6 +268,11 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
                 return true;
             });
             if (nested) continue;
+            // Casts inside SDPA's math backend are its upcast: math_upcast says so, with their reason.
+            if (forEachEnclosingEvent(c.trace, e, [&](EventRef p) {
+                    return c.name(p).starts_with("aten::_scaled_dot_product_attention_math");
+                }))
+                continue;
             const TimeNs s = track.events.start[i], end = track.end(i);
             // The first attention op that ends after this cast starts: inside it, or starting soon after.
             const auto next = std::lower_bound(attention.begin(), attention.end(), s,

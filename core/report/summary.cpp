@@ -232,20 +232,8 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     for (std::size_t i = 0; i < roles.count.size(); ++i)
         if (roles.count[i])
             s.roles.push_back({std::string(roleName(KernelRole(i))), roles.count[i], roles.ns[i]});
-    std::map<std::string, AttentionImplStats> impls;
-    for (const AttentionCall& c : a.calls) {
-        AttentionImplStats& st = impls[c.impl];
-        st.impl = c.impl;
-        ++st.calls;
-        st.totalNs += c.duration();
-    }
     s.attentionCalls = a.calls.size();
-    s.attention.clear();
-    for (auto& [name, st] : impls)
-        s.attention.push_back(st);
-    std::sort(s.attention.begin(), s.attention.end(), [](const auto& x, const auto& y) {
-        return x.calls != y.calls ? x.calls > y.calls : x.impl < y.impl;
-    });
+    s.attention = a.tables.implCalls;
     s.roofline = rooflineOf(trace, a);
 }
 

@@ -60,12 +60,8 @@ struct VerdictStats {
     TimeNs totalNs = 0;
 };
 
-struct AttentionImplStats {
-    std::string impl; // "naive", "flash", …
-    std::uint64_t calls = 0;
-    TimeNs totalNs = 0; // first kernel's start to last kernel's end, summed over calls
-    TimeNs meanNs() const { return calls ? totalNs / static_cast<TimeNs>(calls) : 0; }
-};
+// Attention calls per implementation: the analysis' table (kernel_tables.h).
+using AttentionImplStats = ImplCalls;
 
 // The roofline of a trace's kernels, per kernel name: what `summary` prints in its roofline section,
 // with the same numbers the window and `export --chart roofline` use.

@@ -18,6 +18,24 @@ namespace {
 
 using nlohmann::json;
 
+// One implementation's calls: the post's table, per call.
+json implCallsJson(const ImplCalls& a) {
+    json verdicts = json::object();
+    for (std::size_t v = 0; v < kVerdictCount; ++v)
+        if (a.verdictNs[v]) verdicts[std::string(verdictName(Verdict(v)))] = a.verdictNs[v];
+    const auto host = a.hostNsPerCall();
+    const auto bytes = a.bytesPerCall();
+    return {{"impl", a.impl},
+            {"calls", a.calls},
+            {"mean_ns", a.meanNs()},
+            {"total_ns", a.totalNs},
+            {"kernels_per_call", a.kernelsPerCall()},
+            {"kernel_ns_per_call", a.kernelNsPerCall()},
+            {"host_ns_per_call", host ? json(*host) : json(nullptr)},
+            {"bytes_per_call", bytes ? json(*bytes) : json(nullptr)},
+            {"kernel_ns_by_verdict", verdicts}};
+}
+
 json analysisJson(const TraceSummary& s) {
     json roles = json::array();
     for (const auto& r : s.roles)
@@ -27,8 +45,7 @@ json analysisJson(const TraceSummary& s) {
         verdicts.push_back({{"verdict", v.verdict}, {"count", v.count}, {"total_ns", v.totalNs}});
     json impls = json::array();
     for (const auto& a : s.attention)
-        impls.push_back(
-            {{"impl", a.impl}, {"calls", a.calls}, {"mean_ns", a.meanNs()}, {"total_ns", a.totalNs}});
+        impls.push_back(implCallsJson(a));
     json out{{"roles", roles},
              {"verdicts", verdicts},
              {"attention", {{"calls", s.attentionCalls}, {"implementations", impls}}}};
@@ -102,10 +119,11 @@ json toJson(const SummaryResult& r) {
 }
 
 std::string toCsv(const std::vector<SummaryResult>& results) {
-    static constexpr std::size_t kColumns = 18;
+    static constexpr std::size_t kColumns = 22;
     std::ostringstream out;
     out << "file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,"
-           "flops,bytes,flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision\n";
+           "flops,bytes,flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision,"
+           "kernels_per_call,kernel_ns_per_call,host_ns_per_call,bytes_per_call\n";
     // A row of fields already quoted where they need it, the columns it lacks left empty.
     auto row = [&](std::vector<std::string> fields) {
         fields.resize(kColumns);
@@ -141,8 +159,16 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
         for (const auto& v : s.verdicts)
             row({file, "verdict", "", v.verdict, n(v.count), n(v.totalNs)});
         if (s.analyzed) row({file, "attention_calls", "", "", n(s.attentionCalls)});
-        for (const auto& a : s.attention)
-            row({file, "attention", "", csvField(a.impl), n(a.calls), n(a.totalNs), n(a.meanNs())});
+        for (const auto& a : s.attention) {
+            std::vector<std::string> f = {file, "attention", "", csvField(a.impl), n(a.calls), n(a.totalNs),
+                                          n(a.meanNs())};
+            f.resize(kColumns);
+            f[18] = g(a.kernelsPerCall());
+            f[19] = n(a.kernelNsPerCall());
+            if (const auto host = a.hostNsPerCall()) f[20] = n(*host);
+            if (const auto bytes = a.bytesPerCall()) f[21] = g(*bytes);
+            row(f);
+        }
         if (s.roofline)
             for (const auto& k : s.roofline->kernels) {
                 std::vector<std::string> f = {
@@ -278,9 +304,24 @@ private:
 
     void attention(const TraceSummary& s) {
         m_out << "\n  attention calls: " << s.attentionCalls << '\n';
-        for (const auto& a : s.attention)
-            line("  %14s mean  %8llu calls  %s\n", formatDuration(a.meanNs()).c_str(), n(a.calls),
-                 a.impl.c_str());
+        if (!s.attention.empty())
+            line("  %-16s %8s %9s %13s %13s %11s  %s\n", "implementation", "calls", "kernels", "kernel time",
+                 "host time", "bytes", "kernel time by verdict");
+        for (const auto& a : s.attention) {
+            const auto host = a.hostNsPerCall();
+            const auto bytes = a.bytesPerCall();
+            char perCall[32];
+            std::snprintf(perCall, sizeof perCall, "%.1f", a.kernelsPerCall());
+            std::string verdicts;
+            const TimeNs all = a.kernelNs ? a.kernelNs : 1;
+            for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+                if (const TimeNs ns = a.verdictNs[std::size_t(v)])
+                    verdicts += (verdicts.empty() ? "" : ", ") + std::string(shortVerdictName(v)) + " " +
+                                formatPercent(double(ns) / double(all));
+            line("  %-16s %8llu %9s %13s %13s %11s  %s\n", clip(a.impl, 16).c_str(), n(a.calls), perCall,
+                 formatDuration(a.kernelNsPerCall()).c_str(), host ? formatDuration(*host).c_str() : "-",
+                 bytes ? formatRate(*bytes, "B").c_str() : "-", verdicts.c_str());
+        }
         m_out << findingsText(s);
     }
 

@@ -85,7 +85,8 @@ TEST(Cli, TextAndCsvSummaries) {
     const CliRun csv = run("summary --format csv " + path);
     EXPECT_EQ(csv.exitCode, 0);
     EXPECT_EQ(csv.out.rfind("file,kind,id,name,count,total_ns,mean_ns,min_ns,max_ns,busy_ns,flops,bytes,"
-                            "flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision\n",
+                            "flops_per_s,bytes_per_s,compute_share,memory_share,verdict,precision,"
+                            "kernels_per_call,kernel_ns_per_call,host_ns_per_call,bytes_per_call\n",
                             0),
               0u);
 }

@@ -205,7 +205,7 @@ TEST(Summary, RooflineSectionAgainstHandWorkedNumbers) {
     EXPECT_NE(csv.find("\nt.json,role,,gemm,1,200000,"), std::string::npos) << csv;
     EXPECT_NE(
         csv.find("\nt.json,roofline,gemm,sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n,1,200000,,,,,1.37439e+11,"
-                 "1.00663e+08,6.87195e+14,5.03316e+11,0.694557,0.150244,compute,bf16\n"),
+                 "1.00663e+08,6.87195e+14,5.03316e+11,0.694557,0.150244,compute,bf16,,,,\n"),
         std::string::npos)
         << csv;
     // Every name has its row, costed or not (flash: no cost, its verdict unknown).
@@ -216,7 +216,11 @@ TEST(Summary, RooflineSectionAgainstHandWorkedNumbers) {
     EXPECT_NE(text.find("memory 3.35 TB/s, fp32 67 TFLOP/s"), std::string::npos) << text;
     // Two flash calls of 40 and 60 µs (no cost: no op launched them): 50 µs each on average.
     EXPECT_NE(text.find("attention calls: 2\n"), std::string::npos) << text;
-    EXPECT_NE(text.find(" 50.000 µs mean         2 calls  flash"), std::string::npos) << text;
+    EXPECT_NE(text.find("  flash                   2       1.0    50.000 µs             -           -  unknown 100.0%\n"),
+              std::string::npos)
+        << text;
+    // The same per call in the CSV: kernels per call, kernel time per call; no host range, no cost.
+    EXPECT_NE(csv.find("\nt.json,attention,,flash,2,100000,50000,,,,,,,,,,,,1,50000,,\n"), std::string::npos) << csv;
 }
 
 // Devices and tracks as people read them, built once in core: "GPU 0", "rank 0 · GPU 0" (rank 0 is a

@@ -557,7 +557,8 @@ TEST(Charts, TheRooflineChartDrawsTheSummarysPoints) {
     std::unique_ptr<QChart> h100(
         makeChart(ChartKind::Roofline, {{doc->trace.get(), doc->analysis.get(), "h100"}}));
     const auto h100Points = summaryRoofPoints(*doc->summary);
-    EXPECT_EQ(h100Points.size(), 3u); // the cuBLAS GEMM, flash and a GEMV: the kernels with a cost
+    // The kernels with a cost: the GEMMs, flash, and the elementwise, reduction and copy kernels.
+    EXPECT_EQ(h100Points.size(), 17u);
     expectSamePoints(chartRoofPoints(h100.get()), h100Points);
 
     kernels::RunConfig config;
