@@ -382,7 +382,9 @@ private:
             a.calls.push_back(std::move(call));
         }
         // Fused kernels are a call each; naive chains are found per GPU track: a softmax with a GEMM
-        // before it and one after, with only elementwise kernels (scale, mask, dropout) between.
+        // before it and one after, with only elementwise kernels (scale, mask, dropout) and reductions
+        // (_safe_softmax's test for fully masked rows) between.
+        auto isBetween = [](KernelRole r) { return r == KernelRole::Elementwise || r == KernelRole::Reduction; };
         if (ownCalls.empty()) {
             std::map<TrackId, std::vector<std::uint32_t>> perTrack;
             for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
@@ -405,14 +407,14 @@ private:
                     if (k.role != KernelRole::Softmax) continue;
                     std::size_t before = p, after = p;
                     int between = 0;
-                    while (before > 0 && a.kernels[list[before - 1]].role == KernelRole::Elementwise &&
+                    while (before > 0 && isBetween(a.kernels[list[before - 1]].role) &&
                            between < kMaxBetween) {
                         --before;
                         ++between;
                     }
                     between = 0;
                     while (after + 1 < list.size() &&
-                           a.kernels[list[after + 1]].role == KernelRole::Elementwise &&
+                           isBetween(a.kernels[list[after + 1]].role) &&
                            between < kMaxBetween) {
                         ++after;
                         ++between;
