@@ -281,6 +281,10 @@ void DetailsPanel::showWhy(EventRef e) {
         role += tr(" · attention call %1 (%2, %3, %4)")
                     .arg(k->call + 1)
                     .arg(QString::fromStdString(call.impl), kernels, qs(formatDuration(call.duration())));
+        if (call.scope)
+            role += tr(" · host %1 in %2")
+                        .arg(qs(formatDuration(m_trace->track(call.scope->track).events.duration[call.scope->index])),
+                             qs(m_trace->str(m_trace->track(call.scope->track).events.name[call.scope->index])));
     }
     m_role->setText(role);
     showOccupancy(e);

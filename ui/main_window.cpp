@@ -8,6 +8,7 @@
 #include "find_bar.h"
 #include "find_controller.h"
 #include "findings_panel.h"
+#include "attention_panel.h"
 #include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
@@ -111,9 +112,13 @@ void MainWindow::buildDocks() {
     m_charts = new ChartsPanel(this);
     QDockWidget* chartsDock = addDock(tr("Charts"), "chartsDock", m_charts, Qt::BottomDockWidgetArea);
     tabifyDockWidget(tableDock, chartsDock);
+    // Beside them: the attention calls per implementation (the post's closing table).
+    m_attention = new AttentionPanel(this);
+    QDockWidget* attentionDock = addDock(tr("Attention"), "attentionDock", m_attention, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(chartsDock, attentionDock);
     m_ranks = new RanksPanel(this);
     m_ranksDock = addDock(tr("Ranks"), "ranksDock", m_ranks, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(chartsDock, m_ranksDock);
+    tabifyDockWidget(attentionDock, m_ranksDock);
     m_ranksDock->hide();
     tableDock->raise();
     m_runPanel = new RunPanel(this);
@@ -185,6 +190,10 @@ void MainWindow::connectViews() {
     connect(m_details, &DetailsPanel::linkActivated, this,
             [this](EventRef e) { m_timeline->selectEvent(e, true); });
     connect(m_findings, &FindingsPanel::evidenceActivated, this, [this](EventRef e) {
+        m_timeline->selectEvent(e, true);
+        m_timeline->fitSelection();
+    });
+    connect(m_attention, &AttentionPanel::callActivated, this, [this](EventRef e) {
         m_timeline->selectEvent(e, true);
         m_timeline->fitSelection();
     });
@@ -324,6 +333,7 @@ void MainWindow::showDocument(bool sameRun) {
     m_find->setTrace(doc->trace);
     m_kernels->show(doc.get(), m_timeline->range());
     m_details->setAnalysis(nullptr);
+    m_attention->showAnalysis(nullptr, nullptr);
     m_findings->showPending(true);
     m_charts->setInputs({});
     if (!m_run->running()) m_documents->analyse(); // a run's are analysed when it ends
@@ -334,6 +344,7 @@ void MainWindow::showAnalysis() {
     m_kernels->show(doc.get(), m_timeline->range()); // by name and role now
     m_details->setAnalysis(doc->analysis);
     m_findings->showFindings(doc->findings, doc->trace->startNs());
+    m_attention->showAnalysis(doc->trace, doc->analysis);
     m_timeline->setAnalysis(doc->analysis);
     m_charts->setInputs({{doc->trace.get(), doc->analysis.get(), m_documents->name()}});
     Q_EMIT analysisReady();

@@ -26,6 +26,7 @@ struct Document;
 
 namespace attnscope::ui {
 
+class AttentionPanel;
 class ChartsPanel;
 class CompareWindow;
 class DetailsPanel;
@@ -83,6 +84,7 @@ public:
     TimelineView* timeline() const { return m_timeline; }
     DetailsPanel* details() const { return m_details; }
     FindingsPanel* findings() const { return m_findings; }
+    AttentionPanel* attention() const { return m_attention; }
     FindBar* findBar() const { return m_findBar; }
     QTableView* kernelTable() const;
     KernelTableModel* kernelModel() const;
@@ -146,6 +148,7 @@ private:
     FindBar* m_findBar = nullptr;
     KernelTablePanel* m_kernels = nullptr;
     FindingsPanel* m_findings = nullptr;
+    AttentionPanel* m_attention = nullptr;
     RanksPanel* m_ranks = nullptr;
     QDockWidget* m_ranksDock = nullptr;
     RunPanel* m_runPanel = nullptr;

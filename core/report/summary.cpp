@@ -237,4 +237,14 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
     s.roofline = rooflineOf(trace, a);
 }
 
+std::string verdictMix(const ImplCalls& impl) {
+    std::string out;
+    const TimeNs all = impl.kernelNs ? impl.kernelNs : 1;
+    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+        if (const TimeNs ns = impl.verdictNs[std::size_t(v)])
+            out += (out.empty() ? "" : ", ") + std::string(shortVerdictName(v)) + " " +
+                   formatPercent(double(ns) / double(all));
+    return out;
+}
+
 } // namespace attnscope

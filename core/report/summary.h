@@ -62,6 +62,8 @@ struct VerdictStats {
 
 // Attention calls per implementation: the analysis' table (kernel_tables.h).
 using AttentionImplStats = ImplCalls;
+// "memory 48.4%, compute 21.5%, unknown 5.9%": an implementation's kernel time by verdict.
+std::string verdictMix(const ImplCalls& impl);
 
 // The roofline of a trace's kernels, per kernel name: what `summary` prints in its roofline section,
 // with the same numbers the window and `export --chart roofline` use.

@@ -312,12 +312,7 @@ private:
             const auto bytes = a.bytesPerCall();
             char perCall[32];
             std::snprintf(perCall, sizeof perCall, "%.1f", a.kernelsPerCall());
-            std::string verdicts;
-            const TimeNs all = a.kernelNs ? a.kernelNs : 1;
-            for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
-                if (const TimeNs ns = a.verdictNs[std::size_t(v)])
-                    verdicts += (verdicts.empty() ? "" : ", ") + std::string(shortVerdictName(v)) + " " +
-                                formatPercent(double(ns) / double(all));
+            const std::string verdicts = verdictMix(a);
             line("  %-16s %8llu %9s %13s %13s %11s  %s\n", clip(a.impl, 16).c_str(), n(a.calls), perCall,
                  formatDuration(a.kernelNsPerCall()).c_str(), host ? formatDuration(*host).c_str() : "-",
                  bytes ? formatRate(*bytes, "B").c_str() : "-", verdicts.c_str());

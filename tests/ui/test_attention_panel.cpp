@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// The Attention dock as a user reads it: the trace's attention calls per implementation with the same
+// per-call numbers `attnscope summary` prints, and a row opening its first call on the timeline.
+#include "core/document/document.h"
+#include "core/report/format.h"
+#include "core/report/summary.h"
+#include "support/test_support.h"
+#include "ui/attention_panel.h"
+#include "ui/main_window.h"
+#include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
+
+#include <QDockWidget>
+#include <QTableWidget>
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, path));
+    QTableWidget* table = w.attention()->table();
+    DocumentOptions options;
+    options.parts = SummaryPart | AnalysisPart;
+    const auto doc = openDocument(DocumentSource::file(path), options);
+    const auto& impls = doc->summary->attention;
+    ASSERT_EQ(impls.size(), 1u); // 34 flash calls, each one pytorch_flash kernel
+    ASSERT_EQ(table->rowCount(), 1);
+    const ImplCalls& flash = impls[0];
+    EXPECT_EQ(table->item(0, 0)->text(), "flash");
+    EXPECT_EQ(table->item(0, 1)->text(), "34");
+    EXPECT_EQ(table->item(0, 2)->text(), "1.0");
+    EXPECT_EQ(table->item(0, 3)->text().toStdString(), formatDuration(flash.kernelNsPerCall()));
+    ASSERT_TRUE(flash.hostNsPerCall());
+    EXPECT_EQ(table->item(0, 4)->text().toStdString(), formatDuration(*flash.hostNsPerCall()));
+    ASSERT_TRUE(flash.bytesPerCall());
+    EXPECT_EQ(table->item(0, 5)->text().toStdString(), formatRate(*flash.bytesPerCall(), "B"));
+    EXPECT_EQ(table->item(0, 6)->text().toStdString(), verdictMix(flash));
+
+    // A row opens its first call: its host range (the SDPA op around the flash kernel's launch), or its
+    // kernel when it has none.
+    Q_EMIT table->cellActivated(0, 0);
+    const auto selected = w.timeline()->selected();
+    ASSERT_TRUE(selected);
+    const auto& first = doc->analysis->calls.front();
+    EXPECT_EQ(*selected, first.scope ? *first.scope : doc->analysis->kernels[first.kernels.front()].event);
+    // 24 calls have their SDPA op around them: the other 10 kernels' launches are not in the file
+    // (counted with Python's json: their correlation ids match no runtime call).
+    EXPECT_EQ(flash.hostCalls, 24u);
+    if (const char* dir = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) { // to look at it
+        for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+            if (dock->objectName() == "attentionDock") dock->raise();
+        w.grab().save(QString::fromLocal8Bit(dir) + "/attention_panel.png");
+    }
+}

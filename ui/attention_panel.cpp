@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include "attention_panel.h"
+
+#include "qt_text.h"
+
+#include "core/report/format.h"
+#include "core/report/summary.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace attnscope::ui {
+
+namespace {
+
+QTableWidgetItem* cell(const QString& text, bool number) {
+    auto* item = new QTableWidgetItem(text);
+    item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+    if (number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+} // namespace
+
+AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    m_note->setTextFormat(Qt::PlainText);
+    layout->addWidget(m_note);
+    m_table = new QTableWidget(0, 7, this);
+    m_table->setHorizontalHeaderLabels({tr("Implementation"), tr("Calls"), tr("Kernels / call"),
+                                        tr("Kernel time / call"), tr("Host time / call"), tr("Bytes / call"),
+                                        tr("Kernel time by verdict")});
+    m_table->verticalHeader()->hide();
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(m_table);
+    connect(m_table, &QTableWidget::cellActivated, this, [this](int row, int) {
+        if (!m_analysis || row < 0 || std::size_t(row) >= m_analysis->tables.implCalls.size()) return;
+        const std::string& impl = m_analysis->tables.implCalls[std::size_t(row)].impl;
+        for (const AttentionCall& call : m_analysis->calls) {
+            if (call.impl != impl || call.kernels.empty()) continue;
+            Q_EMIT callActivated(call.scope ? *call.scope : m_analysis->kernels[call.kernels.front()].event);
+            return;
+        }
+    });
+    showAnalysis(nullptr, nullptr);
+}
+
+void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace, std::shared_ptr<const TraceAnalysis> analysis) {
+    m_trace = std::move(trace);
+    m_analysis = std::move(analysis);
+    m_table->setRowCount(0);
+    if (!m_analysis) {
+        m_note->setText(tr("The attention calls of the trace on show, per implementation, once it is analysed."));
+        return;
+    }
+    const auto& rows = m_analysis->tables.implCalls;
+    m_note->setText(rows.empty() ? tr("No attention calls in this trace.")
+                                 : tr("%1 per implementation: per call, what its kernels did and how long the "
+                                      "host took (its attention op or record_function range). Double-click a "
+                                      "row to see its first call.")
+                                       .arg(qs(formatCount(m_analysis->calls.size(), "attention call",
+                                                           "attention calls"))));
+    m_table->setRowCount(int(rows.size()));
+    for (int r = 0; r < int(rows.size()); ++r) {
+        const ImplCalls& a = rows[std::size_t(r)];
+        const auto host = a.hostNsPerCall();
+        const auto bytes = a.bytesPerCall();
+        m_table->setItem(r, 0, cell(QString::fromStdString(a.impl), false));
+        m_table->setItem(r, 1, cell(QString::number(a.calls), true));
+        m_table->setItem(r, 2, cell(QString::number(a.kernelsPerCall(), 'f', 1), true));
+        m_table->setItem(r, 3, cell(qs(formatDuration(a.kernelNsPerCall())), true));
+        m_table->setItem(r, 4, cell(host ? qs(formatDuration(*host)) : QStringLiteral("-"), true));
+        m_table->setItem(r, 5, cell(bytes ? qs(formatRate(*bytes, "B")) : QStringLiteral("-"), true));
+        m_table->setItem(r, 6, cell(QString::fromStdString(verdictMix(a)), false));
+    }
+    m_table->resizeColumnsToContents();
+}
+
+} // namespace attnscope::ui

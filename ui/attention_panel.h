@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/analysis/analysis.h"
+#include "core/model/trace.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QTableWidget;
+
+namespace attnscope::ui {
+
+// The Attention dock: the trace's attention calls per implementation, the post's closing table read
+// from the trace — calls, kernels, kernel time, host time and bytes per call, and the kernel time by
+// verdict (the analysis' ImplCalls, as `summary` prints them). A row opens its first call's host range
+// (or first kernel) on the timeline.
+class AttentionPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit AttentionPanel(QWidget* parent = nullptr);
+    // The analysis of the trace on show, or null while there is none.
+    void showAnalysis(std::shared_ptr<const Trace> trace, std::shared_ptr<const TraceAnalysis> analysis);
+    QTableWidget* table() const { return m_table; }
+
+Q_SIGNALS:
+    void callActivated(attnscope::EventRef event);
+
+private:
+    std::shared_ptr<const Trace> m_trace;
+    std::shared_ptr<const TraceAnalysis> m_analysis;
+    QLabel* m_note = nullptr;
+    QTableWidget* m_table = nullptr;
+};
+
+} // namespace attnscope::ui
