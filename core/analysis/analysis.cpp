@@ -245,7 +245,8 @@ public:
           categoryKind(trace.strings().size(), 0) {
         for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
             const std::string_view c = trace.strings().get(StringId(id));
-            categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
+            categoryKind[id] =
+                isKernelCategory(c) || isCopyCategory(c) || isDeviceEventCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
         }
     }
 

@@ -179,10 +179,11 @@ void TraceBuilder::Impl::markOpKernels() {
     bool anyOp = false;
     for (std::uint32_t id = 0; id < strings; ++id) {
         const std::string_view s = t.m_strings.get(StringId(id));
-        kind[id] = isKernelCategory(s) ? 1 : isCpuOpCategory(s) ? 2 : 0;
+        kind[id] = isKernelCategory(s) || isDeviceEventCategory(s) ? 1 : isCpuOpCategory(s) ? 2 : 0;
         works[id] = s.substr(0, 6) == "aten::" && !isBookkeepingOp(s);
     }
-    // GPU kernels (on GPU tracks, looked at first: a large trace has them early) are the kernels.
+    // GPU kernels (on GPU tracks, looked at first: a large trace has them early) and an accelerator's
+    // own device events are the kernels.
     for (const TrackKind k : {TrackKind::GpuStream, TrackKind::CpuThread, TrackKind::Global})
         for (const Track& track : t.m_tracks)
             for (std::size_t i = 0; track.kind == k && i < track.size(); ++i) {

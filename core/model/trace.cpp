@@ -18,6 +18,18 @@ bool isCopyCategory(std::string_view cat) {
            cat == category::kMemsetLegacy;
 }
 
+bool isDeviceEventCategory(std::string_view cat) {
+    return cat == category::kMtiaDevice;
+}
+
+bool isDeviceCopyName(std::string_view name) {
+    return name == "dma_request";
+}
+
+bool isDeviceSyncName(std::string_view name) {
+    return name == "event_record" || name == "event_wait";
+}
+
 bool isCpuOpCategory(std::string_view cat) {
     return cat == category::kCpuOp || cat == category::kCpuOpLegacy;
 }
@@ -85,7 +97,13 @@ std::string rankName(std::int64_t rank) {
 
 std::string gpuLabel(const ProcessInfo& p) {
     if (!p.isGpu || p.deviceIndex < 0) return {};
-    return (p.rank >= 0 ? rankName(p.rank) + " \u00b7 " : std::string()) + gpuName(p.deviceIndex);
+    const std::string device = deviceKind(p) == "GPU" ? gpuName(p.deviceIndex)
+                                                      : std::string(deviceKind(p)) + " " + std::to_string(p.deviceIndex);
+    return (p.rank >= 0 ? rankName(p.rank) + " \u00b7 " : std::string()) + device;
+}
+
+std::string_view deviceKind(const ProcessInfo& p) {
+    return p.name.starts_with("MTIA") || p.labels.starts_with("MTIA") ? "MTIA" : "GPU";
 }
 
 std::string Trace::trackLabel(TrackId id) const {

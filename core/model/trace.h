@@ -188,14 +188,24 @@ std::string gpuName(std::int64_t deviceIndex);
 std::string rankName(std::int64_t rank);
 // A GPU process's device as people read it: "GPU 0", "rank 1 · GPU 0" in a job ("" for other processes).
 std::string gpuLabel(const ProcessInfo& p);
+// What a device process's device is, as people name it: "MTIA" for Meta's accelerator (Kineto names
+// its processes "MTIA N"), else "GPU".
+std::string_view deviceKind(const ProcessInfo& p);
 
 bool isKernelCategory(std::string_view cat); // "kernel", legacy "Kernel"
 bool isGpuCategory(std::string_view cat);    // anything that runs on a GPU stream
 bool isLaunchCategory(std::string_view cat); // "cuda_runtime", "cuda_driver", legacy "Runtime"
 bool isCpuOpCategory(std::string_view cat);  // "cpu_op", legacy "Operator" (2021 traces)
 bool isCopyCategory(std::string_view cat);   // "gpu_memcpy", "gpu_memset", legacy "Memcpy", "Memset"
-// What the kernel table, the summary, the charts and the analysis count as kernels: GPU kernels, or
-// in a trace without any, the aten:: ops that did the work (kOpKernel).
+// An accelerator's own device events under one category, told apart by name: Meta MTIA's
+// "mtia_ccp_events" are its kernels, except its "dma_request"s, which are its copies, and its
+// "event_record"/"event_wait", which are synchronization (neither).
+bool isDeviceEventCategory(std::string_view cat);
+bool isDeviceCopyName(std::string_view name);
+bool isDeviceSyncName(std::string_view name);
+// What the kernel table, the summary, the charts and the analysis count as kernels: GPU kernels (an
+// accelerator's own device kernels), or in a trace without any, the aten:: ops that did the work
+// (kOpKernel).
 inline bool isKernelEvent(const Trace& trace, const Track& track, std::size_t i);
 // aten:: ops that only make views or empty tensors, or return their input: never a trace's kernels.
 bool isBookkeepingOp(std::string_view name);
@@ -212,7 +222,12 @@ std::optional<EventRef> longestEventNamed(const Trace& trace, StringId name, Tim
 std::optional<ProcessId> firstProcessOfRank(const Trace& trace, std::int64_t rank);
 
 inline bool isKernelEvent(const Trace& trace, const Track& track, std::size_t i) {
-    return (track.events.flags[i] & kOpKernel) || isKernelCategory(trace.str(track.events.category[i]));
+    if (track.events.flags[i] & kOpKernel) return true;
+    const std::string_view cat = trace.str(track.events.category[i]);
+    if (isKernelCategory(cat)) return true;
+    if (!isDeviceEventCategory(cat)) return false;
+    const std::string_view name = trace.str(track.events.name[i]);
+    return !isDeviceCopyName(name) && !isDeviceSyncName(name);
 }
 
 } // namespace attnscope

@@ -188,8 +188,9 @@ Context::Context(const FindingInputs& in)
             const StringId c = t.events.category[i];
             if (!c.valid() || m_kind[c.value] != Other) continue;
             const std::string_view cat = trace.str(c);
-            m_kind[c.value] = isKernelCategory(cat)   ? Kernel
-                              : isCopyCategory(cat)   ? Copy
+            m_kind[c.value] = isKernelCategory(cat)        ? Kernel
+                              : isCopyCategory(cat)        ? Copy
+                              : isDeviceEventCategory(cat) ? Device
                               : isLaunchCategory(cat) ? Launch
                               : isCpuOpCategory(cat)  ? CpuOp
                                                       : Other;
@@ -198,7 +199,10 @@ Context::Context(const FindingInputs& in)
 
 Context::Kind Context::kind(EventRef e) const {
     const StringId c = trace.track(e.track).events.category[e.index];
-    return c.valid() ? Kind(m_kind[c.value]) : Other;
+    const Kind k = c.valid() ? Kind(m_kind[c.value]) : Other;
+    if (k != Device) return k;
+    const std::string_view n = name(e); // an accelerator's events, told apart by name
+    return isDeviceCopyName(n) ? Copy : isDeviceSyncName(n) ? Other : Kernel;
 }
 
 const std::vector<std::pair<ProcessId, std::vector<Busy>>>& Context::gpuBusy() {

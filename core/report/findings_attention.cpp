@@ -337,10 +337,14 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     Places places;
     std::unordered_map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> byName; // name id → kernels, time
     auto nameId = [&](EventRef e) { return c.trace.track(e.track).events.name[e.index].value; };
+    // An op on a CPU waits on its overhead (dispatch, waking threads: microseconds) only when it is
+    // short: a long one under both roofs is slow for another reason, and is not said to be this.
+    const TimeNs cpuOpMax = TimeNs(c.th["latency_bound_cpu_op_max_us"] * 1000);
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) == Context::Copy) continue;
         kernelNs += c.dur(k.event);
         if (k.verdict != Verdict::LatencyBound) continue;
+        if (isCpuTrack(c.trace, k.event.track) && c.dur(k.event) > cpuOpMax) continue;
         onGpu = onGpu || !isCpuTrack(c.trace, k.event.track);
         latencyNs += c.dur(k.event);
         ++count;

@@ -75,6 +75,12 @@ std::string oneDecimal(double v) {
     return text;
 }
 
+// Whether the trace holds any of these strings (an op's name): a rule about an op the trace never ran
+// walks nothing.
+bool hasAny(const Context& c, std::initializer_list<std::string_view> names) {
+    return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return c.trace.strings().find(n).valid(); });
+}
+
 bool isCopyKernel(const Context& c, const KernelAnalysis& k) {
     return c.kind(k.event) == Context::Copy || k.role == KernelRole::Copy;
 }
@@ -84,6 +90,7 @@ bool isCopyKernel(const Context& c, const KernelAnalysis& k) {
 // The lesson of the naive trace: an out-of-place op that is a clone and its in-place twin
 // (masked_fill → clone → copy_, masked_fill_) copies its whole input inside an attention call.
 void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
+    if (!hasAny(c, {"aten::clone"})) return;
     std::uint64_t copies = 0;
     TimeNs time = 0;
     double bytes = 0;
@@ -143,6 +150,9 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
 // The first lesson of SDPA's math backend: half-precision inputs computed in fp32 — Q, K and V cast up,
 // the GEMMs run in fp32 (sgemm kernels: the tensor cores left vacant), the result cast back down.
 void mathUpcast(Context& c, std::vector<Finding>& out) {
+    if (!hasAny(c, {"aten::_scaled_dot_product_attention_math",
+                    "aten::_scaled_dot_product_attention_math_for_mps"}))
+        return;
     std::uint64_t calls = 0, casts = 0, gemms = 0;
     TimeNs castNs = 0, gemmNs = 0, stake = 0;
     double castBytes = 0;
@@ -232,6 +242,8 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
 // The mask built on every call: ones/tril/triu, the fill value, where (the math backend's causal
 // mask, or a mask a user builds inside their attention), kernels named triu_tril.
 void maskPerCall(Context& c, std::vector<Finding>& out) {
+    if (c.analysis.calls.empty()) return;
+    std::vector<std::int8_t> triuTril(c.trace.strings().size(), -1); // per kernel name: -1 not looked at
     std::uint64_t calls = 0, kernels = 0;
     TimeNs time = 0;
     std::map<std::string, std::uint64_t> byOp;
@@ -243,12 +255,14 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
             const std::vector<EventRef> ops = opsAround(c, ka.event, call);
             if (anyNamed(c, ops, {"aten::_safe_softmax", "aten::softmax", "aten::_softmax"})) continue;
+            const StringId nameId = c.trace.track(ka.event.track).events.name[ka.event.index];
+            std::int8_t& named = triuTril[nameId.value];
+            if (named < 0) named = containsNoCase(c.trace.str(nameId), "triu_tril");
             const auto maker = std::find_if(ops.begin(), ops.end(), [&](EventRef e) {
                 const std::string_view n = c.name(e);
                 return n == "aten::tril" || n == "aten::triu" || n == "aten::ones" || n == "aten::ones_like" ||
                        n == "aten::full" || n == "aten::where" || n == "aten::logical_not" || n == "aten::arange";
             });
-            const bool named = containsNoCase(c.name(ka.event), "triu_tril");
             if (maker == ops.end() && !named) continue;
             ++found;
             time += c.dur(ka.event);
@@ -282,6 +296,7 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
 
 // _safe_softmax: the kernels besides the softmax that find fully masked rows and write 0 there.
 void safeSoftmax(Context& c, std::vector<Finding>& out) {
+    if (!hasAny(c, {"aten::_safe_softmax"})) return;
     std::uint64_t calls = 0, kernels = 0;
     TimeNs time = 0;
     std::map<std::string, std::uint64_t> byOp;
@@ -332,7 +347,8 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
         // The calls with a host range, their kernels on a GPU or on the CPU.
         TimeNs hostNs = 0, kernelNs = 0;
         bool onCpu = false;
-        std::map<std::string, TimeNs> selfByOp; // where the host time sits: each op's own time
+        std::map<std::uint32_t, TimeNs> selfByOp; // where the host time sits: each op's own time, by name
+        std::vector<TimeNs> own;                  // of the events of one call's range, from its start
         Places places;
         for (const AttentionCall& call : c.analysis.calls) {
             if (call.impl != impl.impl || !call.scope) continue;
@@ -348,17 +364,16 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             places.emplace_back(s, "host " + formatDuration(c.dur(s)) + ", kernels " + formatDuration(kernels));
             // Own time of the range and of the ops inside it (not the ops that are kernels).
             const Track& t = c.trace.track(s.track);
-            std::vector<std::uint32_t> stack;
-            std::map<std::uint32_t, TimeNs> own;
+            own.clear();
             for (std::uint32_t j = s.index; j < t.size() && t.events.start[j] < c.end(s); ++j) {
                 if (j != s.index && t.events.depth[j] <= t.events.depth[s.index]) break;
-                own[j] += t.events.duration[j];
+                own.push_back(t.events.duration[j]);
                 const std::uint32_t parent = t.events.parent[j];
-                if (j != s.index && parent != kNoParent) own[parent] -= t.events.duration[j];
+                if (j != s.index && parent != kNoParent && parent >= s.index) own[parent - s.index] -= t.events.duration[j];
             }
-            for (const auto& [j, ns] : own) {
-                if (t.events.flags[j] & kOpKernel) continue;
-                selfByOp[std::string(c.name({s.track, j}))] += std::max<TimeNs>(0, ns);
+            for (std::uint32_t j = 0; j < own.size(); ++j) {
+                if (t.events.flags[s.index + j] & kOpKernel) continue;
+                selfByOp[t.events.name[s.index + j].value] += std::max<TimeNs>(0, own[j]);
             }
         }
         const std::uint64_t calls = impl.hostCalls;
@@ -367,12 +382,12 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
         const TimeNs over = onCpu ? hostNs - kernelNs : hostNs - kernelNs;
         const bool bound = onCpu ? hostNs - kernelNs > kernelNs : hostNs > kernelNs;
         if (!bound || over <= 0) continue;
-        std::vector<std::pair<std::string, TimeNs>> sits(selfByOp.begin(), selfByOp.end());
+        std::vector<std::pair<std::uint32_t, TimeNs>> sits(selfByOp.begin(), selfByOp.end());
         std::stable_sort(sits.begin(), sits.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
         std::string where;
         for (std::size_t i = 0; i < std::min<std::size_t>(3, sits.size()); ++i)
             if (sits[i].second > 0)
-                where += (where.empty() ? "" : ", ") + sits[i].first + " " +
+                where += (where.empty() ? "" : ", ") + std::string(c.trace.str(StringId(sits[i].first))) + " " +
                          formatDuration(sits[i].second / TimeNs(calls)) + " of its own";
         Finding f = c.make("host_bound_attention",
                            impl.impl + " attention is host-bound: " + formatDuration(hostNs / TimeNs(calls)) +

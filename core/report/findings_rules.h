@@ -34,9 +34,9 @@ public:
     TimeNs span = 0; // the trace's span (at least 1)
 
     // What an event's category is, by string id (computed once).
-    enum Kind : std::uint8_t { Other, CpuOp, Launch, Kernel, Copy };
+    // (Device: of a category whose events are kernels or copies by name; kind() says which.)
+    enum Kind : std::uint8_t { Other, CpuOp, Launch, Kernel, Copy, Device };
     Kind kind(EventRef e) const;
-    Kind kindOfCategory(StringId category) const { return Kind(m_kind[category.value]); }
     TimeNs start(EventRef e) const { return trace.track(e.track).events.start[e.index]; }
     TimeNs dur(EventRef e) const { return trace.track(e.track).events.duration[e.index]; }
     TimeNs end(EventRef e) const { return start(e) + dur(e); }
