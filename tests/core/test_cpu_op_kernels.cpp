@@ -248,6 +248,21 @@ TEST(CpuOpKernels, ACpuTraceSpeaksOfCpusAndAnotherHostsTraceHasNoRoofsOfThisMach
     }
     for (const Finding& f : found)
         EXPECT_EQ(f.suggestion.find("CUDA graph"), std::string::npos) << f.id;
+    // An op longer than a CPU op's overhead could explain is slow for another reason: not said to be
+    // waiting on it (the post's first naive call: a 9 ms copy of 16 MB).
+    TimeNs longest = 0;
+    for (const KernelAnalysis& k : a.kernels)
+        longest = std::max(longest, trace->track(k.event.track).events.duration[k.event.index]);
+    FindingThresholds th = FindingThresholds::standard();
+    auto latencyCount = [&](double maxUs) {
+        th.set("latency_bound_cpu_op_max_us", maxUs);
+        for (const Finding& f : findFindings({*trace, a, nullptr, th}))
+            if (f.id == "latency_bound") return f.count;
+        return std::uint64_t(0);
+    };
+    EXPECT_GT(latencyCount(double(longest) / 1000), latency->count); // the default (200 µs) leaves out the long ones
+    EXPECT_LT(latencyCount(double(longest) / 1000 - 0.001), latencyCount(double(longest) / 1000));
+    EXPECT_EQ(latencyCount(0), 0u);
     // From another host: no roofs of this machine, so no verdicts, and why.
     std::string why;
     EXPECT_FALSE(cpuRoofsFor(*trace, CpuRoofsChoice::Auto, why));

@@ -23,7 +23,7 @@ TEST(Findings, ThresholdsAreDataWithTheirProblemsSaid) {
     for (const char* key :
          {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
           "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
-          "launch_bound_min_kernels", "latency_bound_min_kernel_share", "low_occupancy",
+          "launch_bound_min_kernels", "latency_bound_min_kernel_share", "latency_bound_cpu_op_max_us", "low_occupancy",
           "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
         EXPECT_GT(standard[key], 0) << key;
 }
