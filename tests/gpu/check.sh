@@ -4,8 +4,8 @@
 # Qt is installed), its tests and the GPU benchmark into build/gpu (a build/gpu made elsewhere and
 # carried over is used as it is when this machine cannot build), says what the driver and the plugin
 # see, runs the CUDA tests against the CPU reference, a collected run from the command line,
-# grouped-query and decode runs, PyTorch's own attention through the PyTorch backend (when a Python
-# with a CUDA PyTorch is there), a live CUDA run and the collected run in the window under Xvfb
+# grouped-query and decode runs, PyTorch's own attention through the PyTorch backend and the post's
+# experiment (examples/attention_variants.py) with its findings (when a Python with a CUDA PyTorch is there), a live CUDA run and the collected run in the window under Xvfb
 # (screenshots into $OUT when set), and the benchmark (flash TFLOP/s against the dense peak, cuBLAS
 # naive, CUPTI's overhead), printing every number. Exit status: 0 when all pass, 1 when a test fails
 # or there is no GPU, 2 when nothing could be built.
@@ -68,6 +68,16 @@ if [ -n "$torch_python" ]; then
     "$BUILD/attnscope" summary "$BUILD/torch_run.json.gz" --top 12 || rc=1
     "$BUILD/attnscope" run --backend torch --python "$torch_python" --impl naive,flash,efficient --heads 32 \
         --kv-heads 8 --decode --kv-len 32768 --dim 128 --dtype bf16 --warmup 2 --iters 5 || rc=1
+    echo "== the post's experiment under CUDA (examples/attention_variants.py: naive, in-place, SDPA math,"
+    echo "   efficient, flash, cuDNN; bf16): each trace's attention per implementation and its findings"
+    if "$torch_python" examples/attention_variants.py --all --device cuda -o "$BUILD/post"; then
+        for variant in naive inplace math efficient flash cudnn; do
+            [ -f "$BUILD/post/$variant.json" ] || continue
+            "$BUILD/attnscope" summary "$BUILD/post/$variant.json" --top 6 | sed -n '/attention calls/,$p' || rc=1
+        done
+    else
+        rc=1
+    fi
 else
     echo "no Python with a CUDA PyTorch here (ATTNSCOPE_PYTHON, build/torch-venv, python3): not checked"
     rc=1
