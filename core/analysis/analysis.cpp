@@ -323,13 +323,10 @@ private:
     }
 
     // Whether an op's cost can be a kernel's: the aten:: op standing for a kernel is its own kernel; a
-    // GPU kernel must do the op's kind of work (its role), the elementwise and reduction kernels of
-    // one memory-bound family taking each other's, as a GEMM-role op's kernel may be any GEMM.
+    // GPU kernel must do the op's kind of work (its role).
     bool costFits(std::uint32_t k, KernelRole opRole) const {
         const KernelAnalysis& ka = a.kernels[k];
-        if (ops[kernelOp[k]].first == ka.event) return true;
-        auto pointwise = [](KernelRole r) { return r == KernelRole::Elementwise || r == KernelRole::Reduction; };
-        return ka.role == opRole || (pointwise(ka.role) && pointwise(opRole));
+        return ops[kernelOp[k]].first == ka.event || ka.role == opRole;
     }
 
     void assignOpCosts() {

@@ -111,16 +111,17 @@ std::optional<OpCost> memoryOpCost(std::string_view op, const std::vector<std::v
     if (!m || d.empty()) return std::nullopt;
     auto size = [&](std::size_t i) { return i < types.size() ? inputTypeBytes(types[i]) : 0; };
     // The tensor inputs (a known type and at least one dimension): their elements, sizes, and the
-    // broadcast shape of them all.
+    // broadcast shape of them all; the widest element of any tensor (a 0-dim one too) is the output's.
     double read = 0;
     int widest = 0, firstSize = 0;
     std::vector<std::int64_t> shape;
     for (std::size_t i = 0; i < d.size(); ++i) {
         const int bytes = size(i);
-        if (bytes == 0 || d[i].empty()) continue;
+        if (bytes == 0) continue;
+        if (types[i] != "bool") widest = std::max(widest, bytes); // a 0-dim tensor's type counts too
+        if (d[i].empty()) continue;
         if (!firstSize) firstSize = bytes;
         read += elements(d[i]) * bytes;
-        if (types[i] != "bool") widest = std::max(widest, bytes);
         if (d[i].size() > shape.size()) shape.insert(shape.begin(), d[i].size() - shape.size(), 1);
         for (std::size_t j = 0; j < d[i].size(); ++j) {
             std::int64_t& s = shape[shape.size() - d[i].size() + j];

@@ -128,7 +128,10 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
     }
     if (copies == 0) return;
     const std::uint64_t inCalls = std::count(calls.begin(), calls.end(), 1);
-    const std::string first = byOp.begin()->first;
+    // The op that made most of them names the finding.
+    const std::string first =
+        std::max_element(byOp.begin(), byOp.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
+            ->first;
     const std::string shortName = first.substr(first.find("::") == std::string::npos ? 0 : first.find("::") + 2);
     Finding f = c.make("out_of_place_copy",
                        "Out-of-place " + shortName + " copies its input in " +
@@ -139,8 +142,9 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
                     ") made by out-of-place ops inside attention calls: " + opCounts(byOp) +
                     ". An out-of-place op is a clone of its input followed by the in-place op on the clone: "
                     "the whole tensor (the N×N scores, for a mask) is copied before it is changed.";
-    f.suggestion = "Use the in-place op (" + first + "_, e.g. scores.masked_fill_(mask, float(\"-inf\"))): no "
-                   "copy and no second tensor. It is safe under torch.no_grad() or inference_mode; in training, "
+    f.suggestion = "Use the in-place op (" + first + "_" +
+                   (first == "aten::masked_fill" ? ", e.g. scores.masked_fill_(mask, float(\"-inf\"))" : "") +
+                   "): no copy and no second tensor. It is safe under torch.no_grad() or inference_mode; in training, "
                    "autograd may need the values it overwrites (PyTorch raises an error when it does).";
     longestFirst(c, places);
     c.addEvidence(f, places);
@@ -379,7 +383,7 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
         const std::uint64_t calls = impl.hostCalls;
         if (calls == 0 || hostNs <= 0) continue;
         // On a CPU the kernels are part of the host's time: the rest is overhead.
-        const TimeNs over = onCpu ? hostNs - kernelNs : hostNs - kernelNs;
+        const TimeNs over = hostNs - kernelNs; // on a CPU the ops' overhead; on a GPU its wait per call
         const bool bound = onCpu ? hostNs - kernelNs > kernelNs : hostNs > kernelNs;
         if (!bound || over <= 0) continue;
         std::vector<std::pair<std::uint32_t, TimeNs>> sits(selfByOp.begin(), selfByOp.end());

@@ -297,7 +297,13 @@ TEST(FindingsLessons, CudnnsHostTimeAboveItsGpuTimeIsFoundAndFlashsIsNot) {
     EXPECT_EQ(f->timeNs, 8 * (214000 - 186300));
     EXPECT_NE(f->title.find("214.000 µs on the host per call against 186.300 µs of kernels"), std::string::npos)
         << f->title;
-    EXPECT_NE(f->explanation.find("aten::scaled_dot_product_attention"), std::string::npos) << f->explanation;
+    // Where the host's time sits: each op's own time per call, the public op's first (212 µs less its
+    // backend op's 64.2), then the backend op's (less its 1 µs launch), then the range's own 2 µs.
+    EXPECT_NE(f->explanation.find("sits in aten::scaled_dot_product_attention 147.800 µs of its own, "
+                                  "aten::_scaled_dot_product_cudnn_attention 63.200 µs of its own, attn_fwd "
+                                  "2.000 µs of its own."),
+              std::string::npos)
+        << f->explanation;
     EXPECT_EQ(f->evidence[0].name, "attn_fwd");
     // Its 0% occupancy is CUPTI's gap for cuLaunchKernelEx, not a finding (the post, Figure 23).
     EXPECT_EQ(findingOf(found, "low_occupancy"), nullptr);
@@ -318,9 +324,60 @@ TEST(FindingsLessons, CudnnsHostTimeAboveItsGpuTimeIsFoundAndFlashsIsNot) {
     }
 }
 
+// A copy no out-of-place op made — .contiguous() of a transposed tensor, a clone with no in-place twin
+// after it — is not the masked_fill lesson (casts_and_copies' domain), though it is the call's kernel.
+TEST(FindingsLessons, ACopyWithoutAnInPlaceTwinIsNotAnOutOfPlaceCopy) {
+    PostTrace t = naiveTrace(true);
+    for (int i = 0; i < 4; ++i) {
+        const double h = 1000 + 100 * i, g = 2000 + 100 * i;
+        t.op("aten::contiguous", h + 27, 10, "[" + kS + ",[]]", "[" + kBf16 + ",\"Scalar\"]");
+        t.op("aten::clone", h + 28, 8, "[" + kS + ",[]]", "[" + kBf16 + ",\"Scalar\"]");
+        t.op("aten::copy_", h + 29, 6, "[" + kS + "," + kS + ",[]]", "[" + kBf16 + "," + kBf16 + ",\"Scalar\"]");
+        t.launch(h + 30, "Memcpy DtoD (Device -> Device)", g + 35, 8, "cudaMemcpyAsync", "gpu_memcpy");
+    }
+    const auto doc = t.open();
+    ASSERT_EQ(doc->analysis->tables.implCalls.size(), 1u);
+    EXPECT_DOUBLE_EQ(doc->analysis->tables.implCalls[0].kernelsPerCall(), 6.0); // the copy is the call's
+    EXPECT_EQ(findingOf(findingsOfDoc(*doc), "out_of_place_copy"), nullptr);
+}
+
+// A call's host range is its own: inside a model's range that holds every call, each call's is its
+// attn_fwd, and the host time per call is attn_fwd's.
+TEST(FindingsLessons, ACallsHostRangeIsTheOutermostThatHoldsNoOtherCall) {
+    PostTrace t = naiveTrace(false);
+    t.range("model_fwd", 900, 600);
+    const auto doc = t.open();
+    ASSERT_EQ(doc->analysis->calls.size(), 4u);
+    for (const AttentionCall& call : doc->analysis->calls) {
+        ASSERT_TRUE(call.scope);
+        EXPECT_EQ(doc->trace->str(doc->trace->track(call.scope->track).events.name[call.scope->index]), "attn_fwd");
+    }
+    EXPECT_EQ(doc->analysis->tables.implCalls[0].hostNsPerCall(), 60000);
+}
+
+// One call of the math backend builds its mask once: not a mask built again.
+TEST(FindingsLessons, OneCallsMaskIsNotAMaskBuiltAgain) {
+    const auto found = findingsOfDoc(*mathTrace(1).open());
+    EXPECT_EQ(findingOf(found, "mask_per_call"), nullptr);
+    EXPECT_NE(findingOf(found, "math_upcast"), nullptr);
+    EXPECT_NE(findingOf(found, "safe_softmax"), nullptr);
+}
+
 } // namespace attnscope::test
 
 namespace attnscope::test {
+
+// What a device is called: an MTIA by its process's name or labels, else a GPU.
+TEST(Accelerators, AnMtiaIsNamedByItsProcessesNameOrLabels) {
+    ProcessInfo p;
+    p.name = "MTIA 9";
+    EXPECT_EQ(deviceKind(p), "MTIA");
+    p.name = "python";
+    p.labels = "MTIA 3";
+    EXPECT_EQ(deviceKind(p), "MTIA");
+    p.labels = "GPU 0";
+    EXPECT_EQ(deviceKind(p), "GPU");
+}
 
 // A Meta MTIA trace, written as Kineto writes one (the facts of HTA's MTIA test trace): the device's
 // events are "mtia_ccp_events" on a process named "MTIA 9", launched from "mtia_runtime" calls linked by
@@ -372,6 +429,8 @@ TEST(Accelerators, AnMtiasDeviceEventsAreItsKernelsAndCopies) {
     const Finding* idle = findingOf(found, "gpu_idle");
     ASSERT_NE(idle, nullptr);
     EXPECT_EQ(idle->title.rfind("The MTIA idles", 0), 0u) << idle->title;
+    // Its syncs are not work: the gaps run from each fc kernel's end to the next DMA (90 µs, twice).
+    EXPECT_EQ(idle->timeNs, 180000);
     EXPECT_EQ(idle->suggestion.find("CUDA"), std::string::npos) << idle->suggestion;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The cost model: FLOPs and bytes of PyTorch ops from their input shapes.
 #include "analysis_test_support.h"
+#include "findings_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -171,4 +172,115 @@ TEST(CostModel, ConvolutionsFromTheirInputShapes) {
     EXPECT_EQ(
         RoleRules::standard().classify("cudnn_infer_volta_scudnn_128x64_stridedB_interior_nn_v1", "kernel"),
         KernelRole::Gemm);
+}
+
+// The ops that move memory, each from a small shape worked out by hand: what they must read and write
+// at least, and their arithmetic where they do any.
+TEST(CostModel, MemoryBoundOpsFromTheirInputShapes) {
+    auto cost = [](const char* op, const char* dims, const char* types, const char* concrete = "[]") {
+        auto c = opCost(op, dims, types, concrete);
+        EXPECT_TRUE(c) << op;
+        return c ? *c : OpCost{};
+    };
+    // A cast of 32 bf16 elements to fp32 (ScalarType 6): 32·2 read, 32·4 written; no arithmetic.
+    OpCost c = cost("aten::_to_copy", "[[4,8],[],[],[],[],[],[]]", R"(["c10::BFloat16","Scalar"])", R"(["","6"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 192);
+    EXPECT_DOUBLE_EQ(c.flops, 0);
+    EXPECT_EQ(c.role, KernelRole::Copy);
+    // copy_(dst fp32, src bf16): the source read, the destination written.
+    c = cost("aten::copy_", "[[4,8],[4,8],[]]", R"(["float","c10::BFloat16","Scalar"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 32 * 4 + 32 * 2);
+    EXPECT_EQ(c.precision, Precision::BF16);
+    // A comparison writes one byte an element: two fp32 inputs read, a bool written.
+    c = cost("aten::eq", "[[4,8],[4,8]]", R"(["float","float"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 2 * 32 * 4 + 32);
+    EXPECT_DOUBLE_EQ(c.flops, 32);
+    // Broadcast, out of place: bf16 [4,8] · fp32 [8] is an fp32 [4,8]: 64 + 32 read, 128 written.
+    c = cost("aten::mul", "[[4,8],[8]]", R"(["c10::BFloat16","float"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 64 + 32 + 128);
+    EXPECT_EQ(c.role, KernelRole::Elementwise);
+    // In place, the first input is written back at its own size: 64 + 32 read, 64 written.
+    c = cost("aten::mul_", "[[4,8],[8]]", R"(["c10::BFloat16","float"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 64 + 32 + 64);
+    EXPECT_DOUBLE_EQ(c.flops, 32);
+    // where(bool mask, 0., a 0-dim fp32 tensor): the mask read, an fp32 of its shape written.
+    c = cost("aten::where", "[[1024,1024],[],[]]", R"(["bool","Scalar","float"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 1024.0 * 1024 * (1 + 4));
+    // A fill writes only.
+    c = cost("aten::fill_", "[[4,8],[]]", R"(["float","Scalar"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 128);
+    EXPECT_DOUBLE_EQ(c.flops, 0);
+    // Reductions over the dims given (negative from the end): sum of [2,3,4] over -1 keeps 6 of 24.
+    c = cost("aten::sum", "[[2,3,4],[],[]]", R"(["float","ScalarList","Scalar"])", R"(["","[-1]","False"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 24 * 4 + 6 * 4);
+    EXPECT_DOUBLE_EQ(c.flops, 24);
+    EXPECT_EQ(c.role, KernelRole::Reduction);
+    c = cost("aten::sum", "[[2,3,4],[],[]]", R"(["float","ScalarList","Scalar"])", R"(["","[0, -1]","False"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 24 * 4 + 3 * 4);
+    c = cost("aten::all", "[[2,3,4],[],[]]", R"(["bool","Scalar","Scalar"])", R"(["","-1","True"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 24 + 6);
+    c = cost("aten::sum", "[[2,3,4]]", R"(["float"])"); // no dims: all reduced to one element
+    EXPECT_DOUBLE_EQ(c.bytes, 24 * 4 + 4);
+    EXPECT_FALSE(opCost("aten::sum", "[[2,3,4],[],[]]", R"(["float"])", R"(["","[3]","False"])")); // no dim 3
+    // A normalization reads its input and writes as much; its backward reads two and writes one.
+    c = cost("aten::native_layer_norm", "[[8,1024],[],[1024],[1024],[]]", R"(["c10::BFloat16"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 2 * 8192 * 2);
+    EXPECT_DOUBLE_EQ(c.flops, 8 * 8192);
+    c = cost("aten::native_layer_norm_backward", "[[8,1024],[8,1024]]", R"(["float","float"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 3 * 8192 * 4);
+    // A scalar's op moves nothing worth a roof: no cost.
+    EXPECT_FALSE(opCost("aten::copy_", "[[],[],[]]", R"(["float","double","Scalar"])", "[]"));
+    EXPECT_TRUE(opCostModels("aten::masked_fill_"));
+    EXPECT_TRUE(opCostModels("aten::clone"));
+    EXPECT_FALSE(opCostModels("aten::view"));
+    EXPECT_FALSE(opCostModels("aten::masked_fill__"));
+}
+
+// A convolution's backward is two GEMMs of the forward's FLOPs: the input's gradient (cuDNN's dgrad)
+// and the weight's (wgrad), each the part its kernel's name says.
+TEST(CostModel, AConvolutionsBackwardIsItsDgradAndWgrad) {
+    // grad_output [2,4,5,5], input [2,3,7,7], weight [4,3,3,3] fp32: each GEMM 2·(2·4·25)·3·9 = 10,800
+    // FLOPs; grad_output 800 B, input 1,176 B, weight 432 B.
+    const auto c = opCost("aten::convolution_backward", "[[2,4,5,5],[2,3,7,7],[4,3,3,3],[],[],[],[],[],[],[],[]]",
+                          R"(["float","float","float"])", "[]");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->flops, 2 * 10800);
+    EXPECT_DOUBLE_EQ(c->bytes, 2 * (800 + 1176 + 432));
+    ASSERT_EQ(c->parts.size(), 2u);
+    EXPECT_EQ(c->parts[0].word, "dgrad");
+    EXPECT_DOUBLE_EQ(c->parts[0].flops, 10800);
+    EXPECT_DOUBLE_EQ(c->parts[0].bytes, 800 + 432 + 1176);
+    EXPECT_EQ(c->parts[1].word, "wgrad");
+
+    // In a trace: the op launches cuDNN's dgrad and wgrad kernels; each takes its part. Two kernels of
+    // one part leave that part unknown (which is which cannot be told).
+    for (const bool twoDgrads : {false, true}) {
+        GpuTrace t;
+        t.launch("aten::convolution_backward", "[[2,4,5,5],[2,3,7,7],[4,3,3,3]]", R"(["float","float","float"])",
+                 100, 50, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>", 200, 10);
+        t.add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":120,"dur":2,"args":{"correlation":900}})");
+        t.add(std::string(R"({"ph":"X","cat":"kernel","name":")") +
+              (twoDgrads ? "void cudnn::detail::dgrad2d_alg1_1<float>" : "void wgrad_alg0_engine<float, 128, 6, 7>") +
+              R"(","pid":0,"tid":7,"ts":220,"dur":10,"args":{"device":0,"stream":7,"correlation":900}})");
+        const auto trace = loadText(t.text());
+        const TraceAnalysis a = analyzeTrace(*trace);
+        ASSERT_EQ(a.kernels.size(), 2u);
+        for (const KernelAnalysis& k : a.kernels) {
+            EXPECT_EQ(k.role, KernelRole::Gemm);
+            EXPECT_EQ(k.cost, twoDgrads ? CostSource::Unknown : CostSource::Inferred) << twoDgrads;
+            if (!twoDgrads) EXPECT_DOUBLE_EQ(k.flops, 10800);
+        }
+    }
+}
+
+// PyTorch's CPU ops are their own kernels: an op's cost is its own whatever role its name gives it
+// (aten::all reads as elementwise to the role rules, a reduction to the cost model).
+TEST(CostModel, AnOpStandingForAKernelTakesItsOwnCost) {
+    const auto trace = loadText(
+        R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::all","pid":1,"tid":1,"ts":10,"dur":100,)"
+        R"("args":{"Input Dims":[[2,3,4],[],[]],"Input type":["bool","Scalar","Scalar"],"Concrete Inputs":["","-1","True"]}}]})");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_EQ(a.kernels[0].cost, CostSource::Inferred);
+    EXPECT_DOUBLE_EQ(a.kernels[0].bytes, 30);
 }
