@@ -52,21 +52,24 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     showAnalysis(nullptr, nullptr);
 }
 
-void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace, std::shared_ptr<const TraceAnalysis> analysis) {
+void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace,
+                                  std::shared_ptr<const TraceAnalysis> analysis) {
     m_trace = std::move(trace);
     m_analysis = std::move(analysis);
     m_table->setRowCount(0);
     if (!m_analysis) {
-        m_note->setText(tr("The attention calls of the trace on show, per implementation, once it is analysed."));
+        m_note->setText(
+            tr("The attention calls of the trace on show, per implementation, once it is analysed."));
         return;
     }
     const auto& rows = m_analysis->tables.implCalls;
-    m_note->setText(rows.empty() ? tr("No attention calls in this trace.")
-                                 : tr("%1 per implementation: per call, what its kernels did and how long the "
-                                      "host took (its attention op or record_function range). Double-click a "
-                                      "row to see its first call.")
-                                       .arg(qs(formatCount(m_analysis->calls.size(), "attention call",
-                                                           "attention calls"))));
+    m_note->setText(
+        rows.empty()
+            ? tr("No attention calls in this trace.")
+            : tr("%1 per implementation: per call, what its kernels did and how long the "
+                 "host took (its attention op or record_function range). Double-click a "
+                 "row to see its first call.")
+                  .arg(qs(formatCount(m_analysis->calls.size(), "attention call", "attention calls"))));
     m_table->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         const ImplCalls& a = rows[std::size_t(r)];

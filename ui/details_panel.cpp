@@ -282,9 +282,11 @@ void DetailsPanel::showWhy(EventRef e) {
                     .arg(k->call + 1)
                     .arg(QString::fromStdString(call.impl), kernels, qs(formatDuration(call.duration())));
         if (call.scope)
-            role += tr(" · host %1 in %2")
-                        .arg(qs(formatDuration(m_trace->track(call.scope->track).events.duration[call.scope->index])),
-                             qs(m_trace->str(m_trace->track(call.scope->track).events.name[call.scope->index])));
+            role +=
+                tr(" · host %1 in %2")
+                    .arg(qs(formatDuration(
+                             m_trace->track(call.scope->track).events.duration[call.scope->index])),
+                         qs(m_trace->str(m_trace->track(call.scope->track).events.name[call.scope->index])));
     }
     m_role->setText(role);
     showOccupancy(e);

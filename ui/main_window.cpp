@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "attention_panel.h"
 #include "charts.h"
 #include "compare_window.h"
 #include "details_panel.h"
@@ -8,7 +9,6 @@
 #include "find_bar.h"
 #include "find_controller.h"
 #include "findings_panel.h"
-#include "attention_panel.h"
 #include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
@@ -114,7 +114,8 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(tableDock, chartsDock);
     // Beside them: the attention calls per implementation (the post's closing table).
     m_attention = new AttentionPanel(this);
-    QDockWidget* attentionDock = addDock(tr("Attention"), "attentionDock", m_attention, Qt::BottomDockWidgetArea);
+    QDockWidget* attentionDock =
+        addDock(tr("Attention"), "attentionDock", m_attention, Qt::BottomDockWidgetArea);
     tabifyDockWidget(chartsDock, attentionDock);
     m_ranks = new RanksPanel(this);
     m_ranksDock = addDock(tr("Ranks"), "ranksDock", m_ranks, Qt::BottomDockWidgetArea);

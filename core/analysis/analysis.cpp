@@ -245,8 +245,9 @@ public:
           categoryKind(trace.strings().size(), 0) {
         for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
             const std::string_view c = trace.strings().get(StringId(id));
-            categoryKind[id] =
-                isKernelCategory(c) || isCopyCategory(c) || isDeviceEventCategory(c) ? 1 : isCpuOpCategory(c) ? 2 : 0;
+            categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) || isDeviceEventCategory(c) ? 1
+                               : isCpuOpCategory(c)                                                 ? 2
+                                                                                                    : 0;
         }
     }
 
@@ -382,7 +383,9 @@ private:
         // Fused kernels are a call each; naive chains are found per GPU track: a softmax with a GEMM
         // before it and one after, with only elementwise kernels (scale, mask, dropout) and reductions
         // (_safe_softmax's test for fully masked rows) between.
-        auto isBetween = [](KernelRole r) { return r == KernelRole::Elementwise || r == KernelRole::Reduction; };
+        auto isBetween = [](KernelRole r) {
+            return r == KernelRole::Elementwise || r == KernelRole::Reduction;
+        };
         if (ownCalls.empty()) {
             std::map<TrackId, std::vector<std::uint32_t>> perTrack;
             for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
@@ -411,8 +414,7 @@ private:
                         ++between;
                     }
                     between = 0;
-                    while (after + 1 < list.size() &&
-                           isBetween(a.kernels[list[after + 1]].role) &&
+                    while (after + 1 < list.size() && isBetween(a.kernels[list[after + 1]].role) &&
                            between < kMaxBetween) {
                         ++after;
                         ++between;
@@ -483,7 +485,8 @@ private:
                 continue;
             }
             std::sort(anchors.begin(), anchors.end(), [&](EventRef x, EventRef y) {
-                return trace.track(x.track).events.start[x.index] < trace.track(y.track).events.start[y.index];
+                return trace.track(x.track).events.start[x.index] <
+                       trace.track(y.track).events.start[y.index];
             });
             const EventRef first = anchors.front();
             firstAnchors[first.track].push_back(trace.track(first.track).events.start[first.index]);

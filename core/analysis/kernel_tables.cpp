@@ -99,7 +99,6 @@ NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
     return out;
 }
 
-
 // Per kernel name and role, over the trace's kernels (see RooflinePoint).
 std::vector<RooflinePoint> rooflineOf(const Trace& trace, const TraceAnalysis& a) {
     struct Acc {

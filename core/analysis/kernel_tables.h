@@ -95,10 +95,10 @@ struct ImplCalls {
 };
 
 struct KernelTables {
-    NameClasses classes;                    // every analysed kernel
-    std::vector<RooflinePoint> roofline;    // the trace's kernels (isKernelEvent); by time, then name, role
-    std::vector<ImplRoleTimes> roleTimes;   // the trace's kernels, in the order their groups first appear
-    std::vector<ImplCalls> implCalls;       // by calls, then name
+    NameClasses classes;                  // every analysed kernel
+    std::vector<RooflinePoint> roofline;  // the trace's kernels (isKernelEvent); by time, then name, role
+    std::vector<ImplRoleTimes> roleTimes; // the trace's kernels, in the order their groups first appear
+    std::vector<ImplCalls> implCalls;     // by calls, then name
     std::array<TimeNs, kVerdictCount> verdictNs{};
     std::array<std::uint64_t, kVerdictCount> verdictCount{};
     RoleTimes allRoleTimes() const;

@@ -179,7 +179,7 @@ std::optional<OpCost> memoryOpCost(std::string_view op, const std::vector<std::v
         c.flops = m->flopsPerElement * first;
         c.bytes = 2 * first * firstSize;
         break;
-    case Kind::NormBack: // the output's gradient and the input read, the input's gradient written
+    case Kind::NormBack:    // the output's gradient and the input read, the input's gradient written
     case Kind::SoftmaxBack: // the output's gradient and the output read, the input's gradient written
         c.flops = m->flopsPerElement * first;
         c.bytes = 3 * first * firstSize;

@@ -87,11 +87,20 @@ int inputTypeBytes(std::string_view type) {
         std::string_view type;
         int bytes;
     };
-    static constexpr Size kSizes[] = {
-        {"float", 4},         {"double", 8},         {"c10::Half", 2},          {"c10::BFloat16", 2},
-        {"bool", 1},          {"unsigned char", 1},  {"signed char", 1},        {"short int", 2},
-        {"int", 4},           {"long int", 8},       {"long", 8},               {"c10::complex<float>", 8},
-        {"c10::complex<double>", 16}, {"c10::complex<c10::Half>", 4}};
+    static constexpr Size kSizes[] = {{"float", 4},
+                                      {"double", 8},
+                                      {"c10::Half", 2},
+                                      {"c10::BFloat16", 2},
+                                      {"bool", 1},
+                                      {"unsigned char", 1},
+                                      {"signed char", 1},
+                                      {"short int", 2},
+                                      {"int", 4},
+                                      {"long int", 8},
+                                      {"long", 8},
+                                      {"c10::complex<float>", 8},
+                                      {"c10::complex<double>", 16},
+                                      {"c10::complex<c10::Half>", 4}};
     for (const Size& s : kSizes)
         if (type == s.type) return s.bytes;
     return type.find("Float8") != std::string_view::npos ? 1 : 0;

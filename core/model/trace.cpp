@@ -97,8 +97,9 @@ std::string rankName(std::int64_t rank) {
 
 std::string gpuLabel(const ProcessInfo& p) {
     if (!p.isGpu || p.deviceIndex < 0) return {};
-    const std::string device = deviceKind(p) == "GPU" ? gpuName(p.deviceIndex)
-                                                      : std::string(deviceKind(p)) + " " + std::to_string(p.deviceIndex);
+    const std::string device = deviceKind(p) == "GPU"
+                                   ? gpuName(p.deviceIndex)
+                                   : std::string(deviceKind(p)) + " " + std::to_string(p.deviceIndex);
     return (p.rank >= 0 ? rankName(p.rank) + " \u00b7 " : std::string()) + device;
 }
 

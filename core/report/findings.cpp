@@ -191,9 +191,9 @@ Context::Context(const FindingInputs& in)
             m_kind[c.value] = isKernelCategory(cat)        ? Kernel
                               : isCopyCategory(cat)        ? Copy
                               : isDeviceEventCategory(cat) ? Device
-                              : isLaunchCategory(cat) ? Launch
-                              : isCpuOpCategory(cat)  ? CpuOp
-                                                      : Other;
+                              : isLaunchCategory(cat)      ? Launch
+                              : isCpuOpCategory(cat)       ? CpuOp
+                                                           : Other;
         }
 }
 
@@ -324,15 +324,13 @@ std::string percent(double share) {
 std::vector<Finding> findFindings(const FindingInputs& in) {
     findings::Context c(in);
     using Rule = void (*)(findings::Context&, std::vector<Finding>&);
-    constexpr Rule kRules[] = {findings::handWrittenAttention, findings::sdpaMathFallback,
-                               findings::outOfPlaceCopy,       findings::mathUpcast,
-                               findings::maskPerCall,          findings::safeSoftmax,
-                               findings::hostBoundAttention,   findings::castsAndCopies,
-                               findings::gpuIdle,
-                               findings::launchBound,          findings::synchronization,
-                               findings::pageableMemcpy,       findings::latencyBound,
-                               findings::lowOccupancy,         findings::rankImbalance,
-                               findings::exposedCommunication};
+    constexpr Rule kRules[] = {
+        findings::handWrittenAttention, findings::sdpaMathFallback, findings::outOfPlaceCopy,
+        findings::mathUpcast,           findings::maskPerCall,      findings::safeSoftmax,
+        findings::hostBoundAttention,   findings::castsAndCopies,   findings::gpuIdle,
+        findings::launchBound,          findings::synchronization,  findings::pageableMemcpy,
+        findings::latencyBound,         findings::lowOccupancy,     findings::rankImbalance,
+        findings::exposedCommunication};
     // The rules only read the trace and the analysis, and the context's shared parts are made
     // before they start, so they run side by side, each into a list of its own (joined in rule
     // order: the result does not depend on the threads).

@@ -73,7 +73,8 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
     // "GPU", or what the devices are when none is one (an MTIA's).
     std::string_view noun = "GPU";
     for (const auto& [process, busy] : c.gpuBusy())
-        noun = deviceKind(c.trace.process(process)) == "GPU" ? std::string_view("GPU") : deviceKind(c.trace.process(process));
+        noun = deviceKind(c.trace.process(process)) == "GPU" ? std::string_view("GPU")
+                                                             : deviceKind(c.trace.process(process));
     Finding f = c.make("gpu_idle",
                        "The " + std::string(noun) + (several ? "s idle " : " idles ") +
                            percent(double(idle) / double(window)) + " of the time between " +
@@ -84,17 +85,18 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                     " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
                     formatDuration(window) +
                     ". Waiting on the host to launch (the next work was launched only "
-                    "after the " + std::string(noun) + " ran dry): " +
-                    formatDuration(host) +
+                    "after the " +
+                    std::string(noun) + " ran dry): " + formatDuration(host) +
                     "; waiting on a synchronization (the host "
                     "sat in a sync, then had to launch again): " +
                     formatDuration(sync) + "; other: " + formatDuration(other) + ".";
     f.suggestion =
         host >= sync && host >= other
-            ? (noun == "GPU" ? "The host cannot launch fast enough: capture the step in a CUDA graph (torch.compile "
-                               "mode=\"reduce-overhead\"), fuse small ops, and move Python work off the step's path."
-                             : "The host cannot launch fast enough: fuse small ops (torch.compile) and move Python "
-                               "work off the step's path.")
+            ? (noun == "GPU"
+                   ? "The host cannot launch fast enough: capture the step in a CUDA graph (torch.compile "
+                     "mode=\"reduce-overhead\"), fuse small ops, and move Python work off the step's path."
+                   : "The host cannot launch fast enough: fuse small ops (torch.compile) and move Python "
+                     "work off the step's path.")
         : sync >= other ? "Remove the synchronizations inside the step (see the synchronization finding): "
                           "the device waits each time the host waits."
                         : "Look at what the work after each gap waited on: events, other streams, "

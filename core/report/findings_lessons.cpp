@@ -36,7 +36,8 @@ std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const Attenti
     return out;
 }
 
-bool anyNamed(const Context& c, const std::vector<EventRef>& ops, std::initializer_list<std::string_view> names) {
+bool anyNamed(const Context& c, const std::vector<EventRef>& ops,
+              std::initializer_list<std::string_view> names) {
     return std::any_of(ops.begin(), ops.end(), [&](EventRef e) {
         return std::find(names.begin(), names.end(), c.name(e)) != names.end();
     });
@@ -53,7 +54,8 @@ std::string arg(const Context& c, EventRef e, std::string_view key) {
 // "aten::tril ×4, aten::where ×4": the ops a list of places came from, by count.
 std::string opCounts(const std::map<std::string, std::uint64_t>& byOp) {
     std::vector<std::pair<std::string, std::uint64_t>> sorted(byOp.begin(), byOp.end());
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     std::string out;
     for (const auto& [op, n] : sorted)
         out += (out.empty() ? "" : ", ") + op + " ×" + std::to_string(n);
@@ -78,7 +80,8 @@ std::string oneDecimal(double v) {
 // Whether the trace holds any of these strings (an op's name): a rule about an op the trace never ran
 // walks nothing.
 bool hasAny(const Context& c, std::initializer_list<std::string_view> names) {
-    return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return c.trace.strings().find(n).valid(); });
+    return std::any_of(names.begin(), names.end(),
+                       [&](std::string_view n) { return c.trace.strings().find(n).valid(); });
 }
 
 bool isCopyKernel(const Context& c, const KernelAnalysis& k) {
@@ -104,8 +107,8 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
             if (!isCopyKernel(c, ka)) continue;
             const std::vector<EventRef> ops = opsAround(c, ka.event, call);
-            const auto clone = std::find_if(ops.begin(), ops.end(),
-                                            [&](EventRef e) { return c.name(e) == "aten::clone"; });
+            const auto clone =
+                std::find_if(ops.begin(), ops.end(), [&](EventRef e) { return c.name(e) == "aten::clone"; });
             if (clone == ops.end() || clone + 1 == ops.end()) continue;
             const EventRef maker = *(clone + 1);
             const std::string makerName(c.name(maker));
@@ -114,25 +117,29 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
             // do it in place".
             const Track& t = c.trace.track(maker.track);
             bool twin = false;
-            for (std::uint32_t j = maker.index + 1; !twin && j < t.size() && t.events.start[j] < c.end(maker); ++j)
-                twin = t.events.depth[j] == t.events.depth[maker.index] + 1 && c.name({maker.track, j}) == makerName + "_";
+            for (std::uint32_t j = maker.index + 1; !twin && j < t.size() && t.events.start[j] < c.end(maker);
+                 ++j)
+                twin = t.events.depth[j] == t.events.depth[maker.index] + 1 &&
+                       c.name({maker.track, j}) == makerName + "_";
             if (!twin) continue;
             ++copies;
             calls[ci] = 1;
             time += c.dur(ka.event);
             bytes += ka.bytes;
             ++byOp[makerName];
-            places.emplace_back(ka.event, makerName + " → aten::clone" +
-                                              (ka.bytes > 0 ? ": " + formatRate(ka.bytes, "B") + " copied" : ""));
+            places.emplace_back(ka.event,
+                                makerName + " → aten::clone" +
+                                    (ka.bytes > 0 ? ": " + formatRate(ka.bytes, "B") + " copied" : ""));
         }
     }
     if (copies == 0) return;
     const std::uint64_t inCalls = std::count(calls.begin(), calls.end(), 1);
     // The op that made most of them names the finding.
-    const std::string first =
-        std::max_element(byOp.begin(), byOp.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
-            ->first;
-    const std::string shortName = first.substr(first.find("::") == std::string::npos ? 0 : first.find("::") + 2);
+    const std::string first = std::max_element(byOp.begin(), byOp.end(), [](const auto& a, const auto& b) {
+                                  return a.second < b.second;
+                              })->first;
+    const std::string shortName =
+        first.substr(first.find("::") == std::string::npos ? 0 : first.find("::") + 2);
     Finding f = c.make("out_of_place_copy",
                        "Out-of-place " + shortName + " copies its input in " +
                            formatCount(inCalls, "attention call", "attention calls"),
@@ -142,10 +149,11 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
                     ") made by out-of-place ops inside attention calls: " + opCounts(byOp) +
                     ". An out-of-place op is a clone of its input followed by the in-place op on the clone: "
                     "the whole tensor (the N×N scores, for a mask) is copied before it is changed.";
-    f.suggestion = "Use the in-place op (" + first + "_" +
-                   (first == "aten::masked_fill" ? ", e.g. scores.masked_fill_(mask, float(\"-inf\"))" : "") +
-                   "): no copy and no second tensor. It is safe under torch.no_grad() or inference_mode; in training, "
-                   "autograd may need the values it overwrites (PyTorch raises an error when it does).";
+    f.suggestion =
+        "Use the in-place op (" + first + "_" +
+        (first == "aten::masked_fill" ? ", e.g. scores.masked_fill_(mask, float(\"-inf\"))" : "") +
+        "): no copy and no second tensor. It is safe under torch.no_grad() or inference_mode; in training, "
+        "autograd may need the values it overwrites (PyTorch raises an error when it does).";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always: a one-line fix
@@ -181,7 +189,8 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
         for (std::uint32_t k : call.kernels) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
             const std::vector<EventRef> ops = opsAround(c, ka.event, call);
-            const bool gemm = ka.role == KernelRole::Gemm || ka.role == KernelRole::QkGemm || ka.role == KernelRole::PvGemm;
+            const bool gemm =
+                ka.role == KernelRole::Gemm || ka.role == KernelRole::QkGemm || ka.role == KernelRole::PvGemm;
             const std::string_view name = c.name(ka.event);
             const bool fp32 = ka.precision == Precision::F32 || containsNoCase(name, "sgemm") ||
                               containsNoCase(name, "gemmsn") || containsNoCase(name, "f32") ||
@@ -191,12 +200,14 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
                 callGemmNs += c.dur(ka.event);
                 if (!roofs) roofs = c.analysis.roofsOf(c.trace, ka.event);
                 onGpu = onGpu || !isCpuTrack(c.trace, ka.event.track);
-                gemmPlaces.emplace_back(ka.event, "fp32 GEMM of a " + std::string(precisionName(in)) + " call");
+                gemmPlaces.emplace_back(ka.event,
+                                        "fp32 GEMM of a " + std::string(precisionName(in)) + " call");
             } else if (isCopyKernel(c, ka) && anyNamed(c, ops, {"aten::_to_copy", "aten::to"})) {
                 ++callCasts;
                 castNs += c.dur(ka.event);
                 castBytes += ka.bytes;
-                castPlaces.emplace_back(ka.event, "a cast between " + std::string(precisionName(in)) + " and fp32");
+                castPlaces.emplace_back(ka.event,
+                                        "a cast between " + std::string(precisionName(in)) + " and fp32");
             }
         }
         if (callGemms == 0 && callCasts == 0) continue;
@@ -216,26 +227,30 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
                        "SDPA's math backend computes " + inputType + " attention in fp32 in " +
                            formatCount(calls, "call", "calls"),
                        castTotal + stake);
-    f.explanation = formatCount(calls, "call", "calls") + " of SDPA's math backend took " + inputType +
-                    " inputs and computed in fp32: " +
-                    (gemms ? formatCount(gemms, "fp32 GEMM", "fp32 GEMMs") + " (" + formatDuration(gemmNs) + ")" +
-                                 (onGpu ? " where a " + inputType + " GEMM runs on the tensor cores: the tensor cores "
-                                                                    "are left vacant"
-                                        : " rather than in " + inputType)
-                           : std::string("its GEMMs")) +
-                    (casts ? ", and " + formatCount(casts, "cast", "casts") + " up to fp32 and back (" +
-                                 formatDuration(castTotal) +
-                                 (castBytes > 0 ? ", " + formatRate(castBytes, "B") + " moved" : "") + ")"
-                           : std::string()) +
-                    ". fp32 doubles the bytes every op after the cast moves. The time at stake is the casts' time" +
-                    (stake > 0 ? " and what the GEMMs would save at the " + inputType + " roof (" +
-                                     formatDuration(stake) + ")"
-                               : std::string()) +
-                    ".";
-    f.suggestion = "The math backend upcasts for accuracy, by design: it is the reference, not the fast path. "
-                   "Let SDPA take a fused backend (flash, efficient, cuDNN on a GPU; flash on a CPU), which stays "
-                   "in " + inputType + (onGpu ? " on the tensor cores" : "") +
-                   ": is_causal instead of a mask, head dim ≤ 256, no sdpa_kernel(SDPBackend.MATH).";
+    f.explanation =
+        formatCount(calls, "call", "calls") + " of SDPA's math backend took " + inputType +
+        " inputs and computed in fp32: " +
+        (gemms ? formatCount(gemms, "fp32 GEMM", "fp32 GEMMs") + " (" + formatDuration(gemmNs) + ")" +
+                     (onGpu ? " where a " + inputType +
+                                  " GEMM runs on the tensor cores: the tensor cores "
+                                  "are left vacant"
+                            : " rather than in " + inputType)
+               : std::string("its GEMMs")) +
+        (casts ? ", and " + formatCount(casts, "cast", "casts") + " up to fp32 and back (" +
+                     formatDuration(castTotal) +
+                     (castBytes > 0 ? ", " + formatRate(castBytes, "B") + " moved" : "") + ")"
+               : std::string()) +
+        ". fp32 doubles the bytes every op after the cast moves. The time at stake is the casts' time" +
+        (stake > 0
+             ? " and what the GEMMs would save at the " + inputType + " roof (" + formatDuration(stake) + ")"
+             : std::string()) +
+        ".";
+    f.suggestion =
+        "The math backend upcasts for accuracy, by design: it is the reference, not the fast path. "
+        "Let SDPA take a fused backend (flash, efficient, cuDNN on a GPU; flash on a CPU), which stays "
+        "in " +
+        inputType + (onGpu ? " on the tensor cores" : "") +
+        ": is_causal instead of a mask, head dim ≤ 256, no sdpa_kernel(SDPBackend.MATH).";
     longestFirst(c, gemmPlaces);
     longestFirst(c, castPlaces);
     gemmPlaces.insert(gemmPlaces.end(), castPlaces.begin(), castPlaces.end());
@@ -264,8 +279,9 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
             if (named < 0) named = containsNoCase(c.trace.str(nameId), "triu_tril");
             const auto maker = std::find_if(ops.begin(), ops.end(), [&](EventRef e) {
                 const std::string_view n = c.name(e);
-                return n == "aten::tril" || n == "aten::triu" || n == "aten::ones" || n == "aten::ones_like" ||
-                       n == "aten::full" || n == "aten::where" || n == "aten::logical_not" || n == "aten::arange";
+                return n == "aten::tril" || n == "aten::triu" || n == "aten::ones" ||
+                       n == "aten::ones_like" || n == "aten::full" || n == "aten::where" ||
+                       n == "aten::logical_not" || n == "aten::arange";
             });
             if (maker == ops.end() && !named) continue;
             ++found;
@@ -274,25 +290,29 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
             ++byOp[op];
             places.emplace_back(ka.event, "builds the mask (" + op + ")");
         }
-        for (EventRef e : call.kernels.empty() ? std::vector<EventRef>{}
-                                               : opsAround(c, c.analysis.kernels[call.kernels.front()].event, call))
+        for (EventRef e : call.kernels.empty()
+                              ? std::vector<EventRef>{}
+                              : opsAround(c, c.analysis.kernels[call.kernels.front()].event, call))
             math = math || c.name(e).starts_with("aten::_scaled_dot_product_attention_math");
         if (found == 0) continue;
         ++calls;
         kernels += found;
     }
     if (calls < 2) return; // once is a mask built, not one built again
-    Finding f = c.make("mask_per_call",
-                       "The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
-    f.explanation = formatCount(calls, "attention call", "attention calls") + " each built their mask again: " +
-                    oneDecimal(kernelsPerCall(kernels, calls)) + " kernels per call (" + opCounts(byOp) + "), " +
-                    formatDuration(time) + " in all." +
-                    (math ? " SDPA's math backend materializes the causal mask of is_causal=True on every call "
-                            "(ones → tril, the -inf fill value, where)."
-                          : "");
-    f.suggestion = "With is_causal=True a fused backend (flash, efficient, cuDNN) applies the causal mask inside its "
-                   "kernel and builds none. Where a mask must be a tensor, build it once (per sequence length) and "
-                   "pass it to every call.";
+    Finding f =
+        c.make("mask_per_call",
+               "The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
+    f.explanation =
+        formatCount(calls, "attention call", "attention calls") +
+        " each built their mask again: " + oneDecimal(kernelsPerCall(kernels, calls)) +
+        " kernels per call (" + opCounts(byOp) + "), " + formatDuration(time) + " in all." +
+        (math ? " SDPA's math backend materializes the causal mask of is_causal=True on every call "
+                "(ones → tril, the -inf fill value, where)."
+              : "");
+    f.suggestion =
+        "With is_causal=True a fused backend (flash, efficient, cuDNN) applies the causal mask inside its "
+        "kernel and builds none. Where a mask must be a tensor, build it once (per sequence length) and "
+        "pass it to every call.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
@@ -331,12 +351,14 @@ void safeSoftmax(Context& c, std::vector<Finding>& out) {
                        "_safe_softmax adds " + oneDecimal(kernelsPerCall(kernels, calls)) +
                            " kernels per call to guard fully masked rows",
                        time);
-    f.explanation = "Besides its softmax, aten::_safe_softmax ran " + formatCount(kernels, "kernel", "kernels") + " in " +
-                    formatCount(calls, "call", "calls") + " (" + opCounts(byOp) + ", " + formatDuration(time) +
-                    "): they find the rows whose every score is -inf and write 0 there, where a plain softmax "
-                    "would give NaN (0/0). Each reads the whole N×N scores again.";
-    f.suggestion = "This is SDPA math's NaN safety, not a bug. A fused backend (flash, efficient, cuDNN) handles fully "
-                   "masked rows inside its one kernel: let SDPA take one.";
+    f.explanation =
+        "Besides its softmax, aten::_safe_softmax ran " + formatCount(kernels, "kernel", "kernels") + " in " +
+        formatCount(calls, "call", "calls") + " (" + opCounts(byOp) + ", " + formatDuration(time) +
+        "): they find the rows whose every score is -inf and write 0 there, where a plain softmax "
+        "would give NaN (0/0). Each reads the whole N×N scores again.";
+    f.suggestion =
+        "This is SDPA math's NaN safety, not a bug. A fused backend (flash, efficient, cuDNN) handles fully "
+        "masked rows inside its one kernel: let SDPA take one.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
@@ -365,7 +387,8 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             const EventRef s = *call.scope;
             hostNs += c.dur(s);
             kernelNs += kernels;
-            places.emplace_back(s, "host " + formatDuration(c.dur(s)) + ", kernels " + formatDuration(kernels));
+            places.emplace_back(s,
+                                "host " + formatDuration(c.dur(s)) + ", kernels " + formatDuration(kernels));
             // Own time of the range and of the ops inside it (not the ops that are kernels).
             const Track& t = c.trace.track(s.track);
             own.clear();
@@ -373,7 +396,8 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
                 if (j != s.index && t.events.depth[j] <= t.events.depth[s.index]) break;
                 own.push_back(t.events.duration[j]);
                 const std::uint32_t parent = t.events.parent[j];
-                if (j != s.index && parent != kNoParent && parent >= s.index) own[parent - s.index] -= t.events.duration[j];
+                if (j != s.index && parent != kNoParent && parent >= s.index)
+                    own[parent - s.index] -= t.events.duration[j];
             }
             for (std::uint32_t j = 0; j < own.size(); ++j) {
                 if (t.events.flags[s.index + j] & kOpKernel) continue;
@@ -387,12 +411,13 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
         const bool bound = onCpu ? hostNs - kernelNs > kernelNs : hostNs > kernelNs;
         if (!bound || over <= 0) continue;
         std::vector<std::pair<std::uint32_t, TimeNs>> sits(selfByOp.begin(), selfByOp.end());
-        std::stable_sort(sits.begin(), sits.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        std::stable_sort(sits.begin(), sits.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
         std::string where;
         for (std::size_t i = 0; i < std::min<std::size_t>(3, sits.size()); ++i)
             if (sits[i].second > 0)
-                where += (where.empty() ? "" : ", ") + std::string(c.trace.str(StringId(sits[i].first))) + " " +
-                         formatDuration(sits[i].second / TimeNs(calls)) + " of its own";
+                where += (where.empty() ? "" : ", ") + std::string(c.trace.str(StringId(sits[i].first))) +
+                         " " + formatDuration(sits[i].second / TimeNs(calls)) + " of its own";
         Finding f = c.make("host_bound_attention",
                            impl.impl + " attention is host-bound: " + formatDuration(hostNs / TimeNs(calls)) +
                                " on the host per call against " + formatDuration(kernelNs / TimeNs(calls)) +
@@ -402,16 +427,19 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             formatCount(calls, impl.impl + " call", impl.impl + " calls") + " spent " +
             formatDuration(hostNs / TimeNs(calls)) + " per call on the host" +
             (onCpu ? ", of which " + formatDuration(kernelNs / TimeNs(calls)) +
-                         " in the ops that did the work: the rest, dispatch and the library's own work, is larger"
+                         " in the ops that did the work: the rest, dispatch and the library's own work, is "
+                         "larger"
                    : " and " + formatDuration(kernelNs / TimeNs(calls)) +
-                         " in kernels: the GPU finishes each call before the host has issued the next, so the host "
+                         " in kernels: the GPU finishes each call before the host has issued the next, so "
+                         "the host "
                          "sets the pace") +
             (where.empty() ? std::string(".") : ". Per call the host's time sits in " + where + ".") +
             " A trace that looks clean (few ops, one kernel) can hide work moved into a library, where the "
             "profiler shows one opaque bar: cuDNN builds and selects its plan on the host.";
-        f.suggestion = "Take the host out of the loop: capture the calls in a CUDA graph (torch.compile "
-                       "mode=\"reduce-overhead\"), batch more work per call, or compare another backend's host time "
-                       "per call (flash, efficient) for this shape.";
+        f.suggestion =
+            "Take the host out of the loop: capture the calls in a CUDA graph (torch.compile "
+            "mode=\"reduce-overhead\"), batch more work per call, or compare another backend's host time "
+            "per call (flash, efficient) for this shape.";
         longestFirst(c, places);
         c.addEvidence(f, places);
         if (c.worthShowing(f)) out.push_back(std::move(f));

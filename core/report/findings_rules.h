@@ -92,7 +92,8 @@ private:
 // "1.2 ms", "34%": the spellings the explanations use.
 std::string percent(double share);
 
-// The rules (findings_attention.cpp, findings_lessons.cpp, findings_gpu.cpp, findings_jobs.cpp); each appends what it found.
+// The rules (findings_attention.cpp, findings_lessons.cpp, findings_gpu.cpp, findings_jobs.cpp); each appends
+// what it found.
 void handWrittenAttention(Context& c, std::vector<Finding>& out);
 void sdpaMathFallback(Context& c, std::vector<Finding>& out);
 void outOfPlaceCopy(Context& c, std::vector<Finding>& out);

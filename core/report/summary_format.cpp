@@ -160,8 +160,8 @@ std::string toCsv(const std::vector<SummaryResult>& results) {
             row({file, "verdict", "", v.verdict, n(v.count), n(v.totalNs)});
         if (s.analyzed) row({file, "attention_calls", "", "", n(s.attentionCalls)});
         for (const auto& a : s.attention) {
-            std::vector<std::string> f = {file, "attention", "", csvField(a.impl), n(a.calls), n(a.totalNs),
-                                          n(a.meanNs())};
+            std::vector<std::string> f = {file,       "attention",  "",           csvField(a.impl),
+                                          n(a.calls), n(a.totalNs), n(a.meanNs())};
             f.resize(kColumns);
             f[18] = g(a.kernelsPerCall());
             f[19] = n(a.kernelNsPerCall());

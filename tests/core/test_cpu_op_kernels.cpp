@@ -260,7 +260,8 @@ TEST(CpuOpKernels, ACpuTraceSpeaksOfCpusAndAnotherHostsTraceHasNoRoofsOfThisMach
             if (f.id == "latency_bound") return f.count;
         return std::uint64_t(0);
     };
-    EXPECT_GT(latencyCount(double(longest) / 1000), latency->count); // the default (200 µs) leaves out the long ones
+    EXPECT_GT(latencyCount(double(longest) / 1000),
+              latency->count); // the default (200 µs) leaves out the long ones
     EXPECT_LT(latencyCount(double(longest) / 1000 - 0.001), latencyCount(double(longest) / 1000));
     EXPECT_EQ(latencyCount(0), 0u);
     // From another host: no roofs of this machine, so no verdicts, and why.

@@ -71,22 +71,29 @@ PostTrace naiveTrace(bool inPlace, int calls = 4) {
         t.op("aten::bmm", h + 2, 6, "[[8,1024,64],[8,64,1024]]", "[" + kBf16 + "," + kBf16 + "]");
         t.launch(h + 3, kTensorCoreGemm, g, 12);
         t.op("aten::mul", h + 10, 6, "[" + kS + ",[]]", "[" + kBf16 + ",\"double\"]");
-        t.launch(h + 11, "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::BFloat16>>",
-                 g + 13, 10);
+        t.launch(
+            h + 11,
+            "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::BFloat16>>",
+            g + 13, 10);
         if (inPlace) {
-            t.op("aten::masked_fill_", h + 17, 8, "[" + kS + ",[1024,1024],[]]", "[" + kBf16 + ",\"bool\",\"Scalar\"]");
+            t.op("aten::masked_fill_", h + 17, 8, "[" + kS + ",[1024,1024],[]]",
+                 "[" + kBf16 + ",\"bool\",\"Scalar\"]");
             t.launch(h + 18, "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", g + 24, 10);
         } else {
-            t.op("aten::masked_fill", h + 17, 22, "[" + kS + ",[1024,1024],[]]", "[" + kBf16 + ",\"bool\",\"Scalar\"]");
+            t.op("aten::masked_fill", h + 17, 22, "[" + kS + ",[1024,1024],[]]",
+                 "[" + kBf16 + ",\"bool\",\"Scalar\"]");
             t.op("aten::clone", h + 18, 10, "[" + kS + ",[]]", "[" + kBf16 + ",\"Scalar\"]");
-            t.op("aten::copy_", h + 19, 8, "[" + kS + "," + kS + ",[]]", "[" + kBf16 + "," + kBf16 + ",\"Scalar\"]");
+            t.op("aten::copy_", h + 19, 8, "[" + kS + "," + kS + ",[]]",
+                 "[" + kBf16 + "," + kBf16 + ",\"Scalar\"]");
             t.launch(h + 20, "Memcpy DtoD (Device -> Device)", g + 24, 9, "cudaMemcpyAsync", "gpu_memcpy");
-            t.op("aten::masked_fill_", h + 30, 8, "[" + kS + ",[1024,1024],[]]", "[" + kBf16 + ",\"bool\",\"Scalar\"]");
+            t.op("aten::masked_fill_", h + 30, 8, "[" + kS + ",[1024,1024],[]]",
+                 "[" + kBf16 + ",\"bool\",\"Scalar\"]");
             t.launch(h + 31, "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", g + 34, 10);
         }
         t.op("aten::softmax", h + 40, 8, "[" + kS + ",[],[]]", "[" + kBf16 + ",\"Scalar\",\"\"]");
         t.op("aten::_softmax", h + 41, 6, "[" + kS + ",[],[]]", "[" + kBf16 + ",\"Scalar\",\"Scalar\"]");
-        t.launch(h + 42, "void (anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float>", g + 45, 15);
+        t.launch(h + 42, "void (anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float>", g + 45,
+                 15);
         t.op("aten::matmul", h + 50, 8, "[" + kS + "," + kQ + "]", "[" + kBf16 + "," + kBf16 + "]");
         t.op("aten::bmm", h + 51, 6, "[[8,1024,1024],[8,1024,64]]", "[" + kBf16 + "," + kBf16 + "]");
         t.launch(h + 52, kTensorCoreGemm, g + 61, 12);
@@ -102,13 +109,16 @@ PostTrace mathTrace(int calls = 4) {
     for (int i = 0; i < calls; ++i) {
         const double h = 1000 + 300 * i, g = 2000 + 300 * i;
         double gt = g; // the next GPU start
-        auto kernel = [&](double at, const std::string& name, double dur, const std::string& launch = "cudaLaunchKernel") {
+        auto kernel = [&](double at, const std::string& name, double dur,
+                          const std::string& launch = "cudaLaunchKernel") {
             t.launch(at, name, gt, dur, launch);
             gt += dur + 1;
         };
-        const std::string copyKernel = "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda>";
+        const std::string copyKernel =
+            "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda>";
         t.range("attn_fwd", h, 250);
-        t.op("aten::scaled_dot_product_attention", h + 1, 245, "[" + kQ + "," + kQ + "," + kQ + ",[],[],[],[],[]]",
+        t.op("aten::scaled_dot_product_attention", h + 1, 245,
+             "[" + kQ + "," + kQ + "," + kQ + ",[],[],[],[],[]]",
              "[" + kBf16 + "," + kBf16 + "," + kBf16 + ",\"\",\"Scalar\",\"Scalar\",\"\",\"Scalar\"]",
              "[\"\",\"\",\"\",\"\",\"0.\",\"True\",\"\",\"False\"]");
         t.op("aten::_scaled_dot_product_attention_math", h + 2, 243,
@@ -116,16 +126,20 @@ PostTrace mathTrace(int calls = 4) {
              "[" + kBf16 + "," + kBf16 + "," + kBf16 + ",\"\",\"Scalar\",\"Scalar\",\"\",\"\",\"Scalar\"]");
         double at = h + 3;
         for (int c = 0; c < 3; ++c) { // q, k, v to fp32
-            t.op("aten::to", at, 8, "[" + kQ + ",[],[],[],[]]", "[" + kBf16 + ",\"Scalar\",\"Scalar\",\"Scalar\",\"\"]",
+            t.op("aten::to", at, 8, "[" + kQ + ",[],[],[],[]]",
+                 "[" + kBf16 + ",\"Scalar\",\"Scalar\",\"Scalar\",\"\"]",
                  "[\"\",\"6\",\"False\",\"False\",\"\"]");
-            t.op("aten::_to_copy", at + 1, 7, "[" + kQ + ",[],[],[],[],[],[]]", "[" + kBf16 + ",\"Scalar\",\"\",\"\",\"\",\"Scalar\",\"\"]",
+            t.op("aten::_to_copy", at + 1, 7, "[" + kQ + ",[],[],[],[],[],[]]",
+                 "[" + kBf16 + ",\"Scalar\",\"\",\"\",\"\",\"Scalar\",\"\"]",
                  "[\"\",\"6\",\"\",\"\",\"\",\"False\",\"\"]");
-            t.op("aten::copy_", at + 2, 5, "[" + kQ + "," + kQ + ",[]]", "[" + f32 + "," + kBf16 + ",\"Scalar\"]");
+            t.op("aten::copy_", at + 2, 5, "[" + kQ + "," + kQ + ",[]]",
+                 "[" + f32 + "," + kBf16 + ",\"Scalar\"]");
             kernel(at + 3, copyKernel, 4);
             at += 10;
         }
         t.op("aten::mul", at, 5, "[" + kQ + ",[]]", "[" + f32 + ",\"Scalar\"]");
-        kernel(at + 1, "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>", 3);
+        kernel(at + 1, "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>",
+               3);
         at += 6;
         t.op("aten::ones", at, 6, "[[],[],[],[],[]]", "[\"ScalarList\",\"Scalar\",\"Scalar\",\"\",\"\"]");
         t.op("aten::fill_", at + 1, 4, "[[1024,1024],[]]", "[\"bool\",\"Scalar\"]");
@@ -142,7 +156,8 @@ PostTrace mathTrace(int calls = 4) {
         kernel(at + 2, "ampere_sgemm_128x64_nn", 40);
         at += 11;
         t.op("aten::add_", at, 5, "[" + kS + ",[1024,1024],[]]", "[" + f32 + "," + f32 + ",\"Scalar\"]");
-        kernel(at + 1, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", 12);
+        kernel(at + 1,
+               "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", 12);
         at += 6;
         t.op("aten::_safe_softmax", at, 40, "[" + kS + ",[],[]]", "[" + f32 + ",\"Scalar\",\"\"]");
         t.op("aten::softmax", at + 1, 8, "[" + kS + ",[],[]]", "[" + f32 + ",\"Scalar\",\"\"]");
@@ -150,17 +165,20 @@ PostTrace mathTrace(int calls = 4) {
         kernel(at + 3, "void (anonymous namespace)::cunn_SoftMaxForward<4, float, float>", 20);
         t.op("aten::isneginf", at + 10, 6, "[" + kS + "]", "[" + f32 + "]");
         kernel(at + 11, "void at::native::vectorized_elementwise_kernel<4, isneginf_kernel<float>>", 10);
-        t.op("aten::all", at + 17, 8, "[" + kS + ",[],[]]", "[\"bool\",\"Scalar\",\"Scalar\"]", "[\"\",\"-1\",\"True\"]");
+        t.op("aten::all", at + 17, 8, "[" + kS + ",[],[]]", "[\"bool\",\"Scalar\",\"Scalar\"]",
+             "[\"\",\"-1\",\"True\"]");
         kernel(at + 18, "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<bool, AndOps>>", 8);
         t.op("aten::where", at + 27, 8, "[[1,8,1024,1]," + std::string("[],") + kS + "," + kS + "]",
              "[\"bool\",\"float\",\"float\",\"float\"]");
         kernel(at + 28, "void at::native::elementwise_kernel<128, 2, where_kernel_impl<float>>", 14);
         at += 41;
-        t.op("aten::to", at, 10, "[" + kS + ",[],[],[],[]]", "[" + f32 + ",\"Scalar\",\"Scalar\",\"Scalar\",\"\"]",
-             "[\"\",\"15\",\"False\",\"False\",\"\"]");
-        t.op("aten::_to_copy", at + 1, 9, "[" + kS + ",[],[],[],[],[],[]]", "[" + f32 + ",\"Scalar\",\"\",\"\",\"\",\"Scalar\",\"\"]",
+        t.op("aten::to", at, 10, "[" + kS + ",[],[],[],[]]",
+             "[" + f32 + ",\"Scalar\",\"Scalar\",\"Scalar\",\"\"]", "[\"\",\"15\",\"False\",\"False\",\"\"]");
+        t.op("aten::_to_copy", at + 1, 9, "[" + kS + ",[],[],[],[],[],[]]",
+             "[" + f32 + ",\"Scalar\",\"\",\"\",\"\",\"Scalar\",\"\"]",
              "[\"\",\"15\",\"\",\"\",\"\",\"False\",\"\"]");
-        t.op("aten::copy_", at + 2, 7, "[" + kS + "," + kS + ",[]]", "[" + kBf16 + "," + f32 + ",\"Scalar\"]");
+        t.op("aten::copy_", at + 2, 7, "[" + kS + "," + kS + ",[]]",
+             "[" + kBf16 + "," + f32 + ",\"Scalar\"]");
         kernel(at + 3, copyKernel, 12);
         at += 11;
         t.op("aten::matmul", at, 10, "[" + kS + "," + kQ + "]", "[" + kBf16 + "," + f32 + "]");
@@ -180,7 +198,8 @@ PostTrace fusedTrace(const std::string& implOp, const std::string& kernel, doubl
     for (int i = 0; i < calls; ++i) {
         const double h = 1000 + every * i, g = 1000 + hostUs * 0.5 + every * i;
         t.range("attn_fwd", h, hostUs);
-        t.op("aten::scaled_dot_product_attention", h + 1, hostUs - 2, "[" + kQ + "," + kQ + "," + kQ + ",[],[],[],[],[]]",
+        t.op("aten::scaled_dot_product_attention", h + 1, hostUs - 2,
+             "[" + kQ + "," + kQ + "," + kQ + ",[],[],[],[],[]]",
              "[" + kBf16 + "," + kBf16 + "," + kBf16 + ",\"\",\"Scalar\",\"Scalar\",\"\",\"Scalar\"]",
              "[\"\",\"\",\"\",\"\",\"0.\",\"True\",\"\",\"False\"]");
         // Most of the host time is the public op's own; the backend's op holds the launch.
@@ -295,7 +314,8 @@ TEST(FindingsLessons, CudnnsHostTimeAboveItsGpuTimeIsFoundAndFlashsIsNot) {
     const Finding* f = findingOf(found, "host_bound_attention");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->timeNs, 8 * (214000 - 186300));
-    EXPECT_NE(f->title.find("214.000 µs on the host per call against 186.300 µs of kernels"), std::string::npos)
+    EXPECT_NE(f->title.find("214.000 µs on the host per call against 186.300 µs of kernels"),
+              std::string::npos)
         << f->title;
     // Where the host's time sits: each op's own time per call, the public op's first (212 µs less its
     // backend op's 64.2), then the backend op's (less its 1 µs launch), then the range's own 2 µs.
@@ -310,10 +330,12 @@ TEST(FindingsLessons, CudnnsHostTimeAboveItsGpuTimeIsFoundAndFlashsIsNot) {
 
     for (const auto& [op, kernel, host, gpu] :
          {std::tuple{"aten::_scaled_dot_product_flash_attention",
-                     "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>", 138.0, 146.8},
-          std::tuple{"aten::_scaled_dot_product_efficient_attention", "fmha_cutlassF_bf16_aligned_64x64_rf_sm80",
-                     117.0, 277.9}}) {
-        const auto doc = fusedTrace(op, kernel, host, gpu, "cudaLaunchKernel", launchArgs(255, 49152, 13)).open();
+                     "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>", 138.0,
+                     146.8},
+          std::tuple{"aten::_scaled_dot_product_efficient_attention",
+                     "fmha_cutlassF_bf16_aligned_64x64_rf_sm80", 117.0, 277.9}}) {
+        const auto doc =
+            fusedTrace(op, kernel, host, gpu, "cudaLaunchKernel", launchArgs(255, 49152, 13)).open();
         const auto all = findingsOfDoc(*doc);
         EXPECT_EQ(findingOf(all, "host_bound_attention"), nullptr) << kernel;
         EXPECT_EQ(findingOf(all, "low_occupancy"), nullptr) << kernel; // flash's 13%: by design
@@ -332,7 +354,8 @@ TEST(FindingsLessons, ACopyWithoutAnInPlaceTwinIsNotAnOutOfPlaceCopy) {
         const double h = 1000 + 100 * i, g = 2000 + 100 * i;
         t.op("aten::contiguous", h + 27, 10, "[" + kS + ",[]]", "[" + kBf16 + ",\"Scalar\"]");
         t.op("aten::clone", h + 28, 8, "[" + kS + ",[]]", "[" + kBf16 + ",\"Scalar\"]");
-        t.op("aten::copy_", h + 29, 6, "[" + kS + "," + kS + ",[]]", "[" + kBf16 + "," + kBf16 + ",\"Scalar\"]");
+        t.op("aten::copy_", h + 29, 6, "[" + kS + "," + kS + ",[]]",
+             "[" + kBf16 + "," + kBf16 + ",\"Scalar\"]");
         t.launch(h + 30, "Memcpy DtoD (Device -> Device)", g + 35, 8, "cudaMemcpyAsync", "gpu_memcpy");
     }
     const auto doc = t.open();
@@ -350,7 +373,8 @@ TEST(FindingsLessons, ACallsHostRangeIsTheOutermostThatHoldsNoOtherCall) {
     ASSERT_EQ(doc->analysis->calls.size(), 4u);
     for (const AttentionCall& call : doc->analysis->calls) {
         ASSERT_TRUE(call.scope);
-        EXPECT_EQ(doc->trace->str(doc->trace->track(call.scope->track).events.name[call.scope->index]), "attn_fwd");
+        EXPECT_EQ(doc->trace->str(doc->trace->track(call.scope->track).events.name[call.scope->index]),
+                  "attn_fwd");
     }
     EXPECT_EQ(doc->analysis->tables.implCalls[0].hostNsPerCall(), 60000);
 }
@@ -407,7 +431,8 @@ TEST(Accelerators, AnMtiasDeviceEventsAreItsKernelsAndCopies) {
     }
     const auto doc = openDocument(DocumentSource::memory(R"({"traceEvents":[)" + events + "]}", "mtia.json"));
     ASSERT_TRUE(doc->trace && doc->summary && doc->analysis);
-    EXPECT_EQ(doc->summary->kernelCount, 3u); // the fc kernels: not the DMA requests, the syncs or aten::addmm
+    EXPECT_EQ(doc->summary->kernelCount,
+              3u); // the fc kernels: not the DMA requests, the syncs or aten::addmm
     EXPECT_EQ(doc->summary->kernelNs, 300000);
     EXPECT_TRUE(doc->summary->kernelsNote.empty()) << doc->summary->kernelsNote; // not "no GPU kernels"
     ASSERT_EQ(doc->summary->devices.size(), 1u);
@@ -416,7 +441,8 @@ TEST(Accelerators, AnMtiasDeviceEventsAreItsKernelsAndCopies) {
     // Its role (fc is its GEMM) and its launch: the runtime call, under the op.
     const KernelAnalysis* fc = nullptr;
     for (const KernelAnalysis& k : doc->analysis->kernels)
-        if (doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index]) == "fc-dtype_Float") fc = &k;
+        if (doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index]) == "fc-dtype_Float")
+            fc = &k;
     ASSERT_NE(fc, nullptr);
     EXPECT_EQ(fc->role, KernelRole::Gemm);
     const auto launch = doc->trace->launchOf(fc->event);
@@ -424,7 +450,8 @@ TEST(Accelerators, AnMtiasDeviceEventsAreItsKernelsAndCopies) {
     EXPECT_EQ(doc->trace->str(doc->trace->track(launch->track).events.name[launch->index]),
               "runFunction - job_prep_and_submit_for_execution");
     // The device is an MTIA, never called a GPU: its tracks and its idle time say so.
-    EXPECT_EQ(doc->trace->trackLabel(fc->event.track).rfind("MTIA 9 · ", 0), 0u) << doc->trace->trackLabel(fc->event.track);
+    EXPECT_EQ(doc->trace->trackLabel(fc->event.track).rfind("MTIA 9 · ", 0), 0u)
+        << doc->trace->trackLabel(fc->event.track);
     const auto found = findFindings({*doc->trace, *doc->analysis});
     const Finding* idle = findingOf(found, "gpu_idle");
     ASSERT_NE(idle, nullptr);

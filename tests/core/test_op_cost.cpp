@@ -183,7 +183,8 @@ TEST(CostModel, MemoryBoundOpsFromTheirInputShapes) {
         return c ? *c : OpCost{};
     };
     // A cast of 32 bf16 elements to fp32 (ScalarType 6): 32·2 read, 32·4 written; no arithmetic.
-    OpCost c = cost("aten::_to_copy", "[[4,8],[],[],[],[],[],[]]", R"(["c10::BFloat16","Scalar"])", R"(["","6"])");
+    OpCost c =
+        cost("aten::_to_copy", "[[4,8],[],[],[],[],[],[]]", R"(["c10::BFloat16","Scalar"])", R"(["","6"])");
     EXPECT_DOUBLE_EQ(c.bytes, 192);
     EXPECT_DOUBLE_EQ(c.flops, 0);
     EXPECT_EQ(c.role, KernelRole::Copy);
@@ -215,7 +216,8 @@ TEST(CostModel, MemoryBoundOpsFromTheirInputShapes) {
     EXPECT_DOUBLE_EQ(c.bytes, 24 * 4 + 6 * 4);
     EXPECT_DOUBLE_EQ(c.flops, 24);
     EXPECT_EQ(c.role, KernelRole::Reduction);
-    c = cost("aten::sum", "[[2,3,4],[],[]]", R"(["float","ScalarList","Scalar"])", R"(["","[0, -1]","False"])");
+    c = cost("aten::sum", "[[2,3,4],[],[]]", R"(["float","ScalarList","Scalar"])",
+             R"(["","[0, -1]","False"])");
     EXPECT_DOUBLE_EQ(c.bytes, 24 * 4 + 3 * 4);
     c = cost("aten::all", "[[2,3,4],[],[]]", R"(["bool","Scalar","Scalar"])", R"(["","-1","True"])");
     EXPECT_DOUBLE_EQ(c.bytes, 24 + 6);
@@ -241,8 +243,9 @@ TEST(CostModel, MemoryBoundOpsFromTheirInputShapes) {
 TEST(CostModel, AConvolutionsBackwardIsItsDgradAndWgrad) {
     // grad_output [2,4,5,5], input [2,3,7,7], weight [4,3,3,3] fp32: each GEMM 2·(2·4·25)·3·9 = 10,800
     // FLOPs; grad_output 800 B, input 1,176 B, weight 432 B.
-    const auto c = opCost("aten::convolution_backward", "[[2,4,5,5],[2,3,7,7],[4,3,3,3],[],[],[],[],[],[],[],[]]",
-                          R"(["float","float","float"])", "[]");
+    const auto c =
+        opCost("aten::convolution_backward", "[[2,4,5,5],[2,3,7,7],[4,3,3,3],[],[],[],[],[],[],[],[]]",
+               R"(["float","float","float"])", "[]");
     ASSERT_TRUE(c);
     EXPECT_DOUBLE_EQ(c->flops, 2 * 10800);
     EXPECT_DOUBLE_EQ(c->bytes, 2 * (800 + 1176 + 432));
@@ -256,11 +259,14 @@ TEST(CostModel, AConvolutionsBackwardIsItsDgradAndWgrad) {
     // one part leave that part unknown (which is which cannot be told).
     for (const bool twoDgrads : {false, true}) {
         GpuTrace t;
-        t.launch("aten::convolution_backward", "[[2,4,5,5],[2,3,7,7],[4,3,3,3]]", R"(["float","float","float"])",
-                 100, 50, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>", 200, 10);
-        t.add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":120,"dur":2,"args":{"correlation":900}})");
+        t.launch("aten::convolution_backward", "[[2,4,5,5],[2,3,7,7],[4,3,3,3]]",
+                 R"(["float","float","float"])", 100, 50,
+                 "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>", 200, 10);
+        t.add(
+            R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":120,"dur":2,"args":{"correlation":900}})");
         t.add(std::string(R"({"ph":"X","cat":"kernel","name":")") +
-              (twoDgrads ? "void cudnn::detail::dgrad2d_alg1_1<float>" : "void wgrad_alg0_engine<float, 128, 6, 7>") +
+              (twoDgrads ? "void cudnn::detail::dgrad2d_alg1_1<float>"
+                         : "void wgrad_alg0_engine<float, 128, 6, 7>") +
               R"(","pid":0,"tid":7,"ts":220,"dur":10,"args":{"device":0,"stream":7,"correlation":900}})");
         const auto trace = loadText(t.text());
         const TraceAnalysis a = analyzeTrace(*trace);

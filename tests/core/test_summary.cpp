@@ -216,11 +216,14 @@ TEST(Summary, RooflineSectionAgainstHandWorkedNumbers) {
     EXPECT_NE(text.find("memory 3.35 TB/s, fp32 67 TFLOP/s"), std::string::npos) << text;
     // Two flash calls of 40 and 60 µs (no cost: no op launched them): 50 µs each on average.
     EXPECT_NE(text.find("attention calls: 2\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("  flash                   2       1.0    50.000 µs             -           -  unknown 100.0%\n"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find(
+            "  flash                   2       1.0    50.000 µs             -           -  unknown 100.0%\n"),
+        std::string::npos)
         << text;
     // The same per call in the CSV: kernels per call, kernel time per call; no host range, no cost.
-    EXPECT_NE(csv.find("\nt.json,attention,,flash,2,100000,50000,,,,,,,,,,,,1,50000,,\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\nt.json,attention,,flash,2,100000,50000,,,,,,,,,,,,1,50000,,\n"), std::string::npos)
+        << csv;
 }
 
 // Devices and tracks as people read them, built once in core: "GPU 0", "rank 0 · GPU 0" (rank 0 is a

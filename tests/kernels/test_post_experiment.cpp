@@ -29,18 +29,21 @@ protected:
     static void SetUpTestSuite() {
         s_dir = new TempDir();
         const std::string python = ATTNSCOPE_TORCH_PYTHON;
-        ASSERT_TRUE(std::filesystem::exists(python)) << "no Python with PyTorch at " << python << " (make test makes it)";
-        const std::string command = python + " " ATTNSCOPE_SOURCE_DIR "/examples/attention_variants.py --all -o " +
-                                    s_dir->path("traces") +
-                                    " --device cpu --seq 512 --heads 4 --steps 4 --threads 1 > " +
-                                    s_dir->path("log.txt") + " 2>&1";
+        ASSERT_TRUE(std::filesystem::exists(python))
+            << "no Python with PyTorch at " << python << " (make test makes it)";
+        const std::string command =
+            python + " " ATTNSCOPE_SOURCE_DIR "/examples/attention_variants.py --all -o " +
+            s_dir->path("traces") + " --device cpu --seq 512 --heads 4 --steps 4 --threads 1 > " +
+            s_dir->path("log.txt") + " 2>&1";
         ASSERT_EQ(std::system(command.c_str()), 0) << command;
     }
     static void TearDownTestSuite() {
         delete s_dir;
         s_dir = nullptr;
     }
-    static std::string trace(const std::string& variant) { return s_dir->path("traces/" + variant + ".json"); }
+    static std::string trace(const std::string& variant) {
+        return s_dir->path("traces/" + variant + ".json");
+    }
 
     // The trace's document and its findings against fixed roofs (every rule's threshold at 0: these
     // tests are about what is found, not about how large it must be to be shown).
@@ -83,7 +86,8 @@ protected:
 };
 
 // Events named `name` inside an event named `parent` (by time, on the same thread).
-std::vector<nlohmann::json> inside(const std::vector<nlohmann::json>& all, std::string_view name, std::string_view parent) {
+std::vector<nlohmann::json> inside(const std::vector<nlohmann::json>& all, std::string_view name,
+                                   std::string_view parent) {
     std::vector<nlohmann::json> out;
     for (const auto& e : all) {
         if (e.at("name") != name) continue;
@@ -112,12 +116,14 @@ TEST_F(PostExperiment, TheMaskedFillCopyIsFoundInNaiveAndNotInPlace) {
     ASSERT_EQ(naive.analysis.tables.implCalls.size(), 1u);
     const ImplCalls& impl = naive.analysis.tables.implCalls[0];
     EXPECT_EQ(impl.impl, "naive");
-    EXPECT_DOUBLE_EQ(impl.kernelsPerCall(), 6.0); // bmm, mul, copy_ (the clone's), masked_fill_, _softmax, bmm
+    EXPECT_DOUBLE_EQ(impl.kernelsPerCall(),
+                     6.0); // bmm, mul, copy_ (the clone's), masked_fill_, _softmax, bmm
     // Host time per call: the attn_fwd ranges, as the file has them.
     const auto all = events("naive");
     TimeNs ranges = 0;
     for (const auto& e : all)
-        if (e.at("name") == "attn_fwd" && e.at("cat") == "user_annotation") ranges += microseconds(e.at("dur"));
+        if (e.at("name") == "attn_fwd" && e.at("cat") == "user_annotation")
+            ranges += microseconds(e.at("dur"));
     ASSERT_TRUE(impl.hostNsPerCall());
     EXPECT_NEAR(double(*impl.hostNsPerCall()), double(ranges) / 4, 4.0);
 
