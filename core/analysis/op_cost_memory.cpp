@@ -113,12 +113,16 @@ std::optional<OpCost> memoryOpCost(std::string_view op, const std::vector<std::v
     // The tensor inputs (a known type and at least one dimension): their elements, sizes, and the
     // broadcast shape of them all; the widest element of any tensor (a 0-dim one too) is the output's.
     double read = 0;
-    int widest = 0, firstSize = 0;
+    int widest = 0, widestScalar = 0, firstSize = 0;
     std::vector<std::int64_t> shape;
     for (std::size_t i = 0; i < d.size(); ++i) {
         const int bytes = size(i);
         if (bytes == 0) continue;
-        if (types[i] != "bool") widest = std::max(widest, bytes); // a 0-dim tensor's type counts too
+        // A 0-dim tensor (a Python number wrapped, as in scores * scale) does not widen the result of
+        // tensors with dims of its kind; it gives the result its type only when those are all bool
+        // (where(mask, 0., x)), as PyTorch's type promotion does.
+        int& widestOfItsKind = d[i].empty() ? widestScalar : widest;
+        if (types[i] != "bool") widestOfItsKind = std::max(widestOfItsKind, bytes);
         if (d[i].empty()) continue;
         if (!firstSize) firstSize = bytes;
         read += elements(d[i]) * bytes;
@@ -129,6 +133,7 @@ std::optional<OpCost> memoryOpCost(std::string_view op, const std::vector<std::v
         }
     }
     if (!firstSize) return std::nullopt;
+    if (!widest) widest = widestScalar;
     const double first = elements(d[0]), out = elements(shape);
     OpCost c;
     c.role = m->role;

@@ -159,6 +159,11 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
     TimeNs time = 0;
     Places places;
     std::map<std::string, std::uint64_t> reasons;
+    // No input rules the fused backend out: the math backend was pinned (the post's sdpa_kernel).
+    static constexpr const char* kChosenMath =
+        "nothing in the inputs rules out the CPU's flash backend, so the math backend was chosen by "
+        "torch.nn.attention.sdpa_kernel or torch.backends settings";
+    bool chosen = false;
     c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track& track) {
         const std::uint32_t i = e.index;
         const std::string_view n = c.name(e);
@@ -202,9 +207,10 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
             reason("an explicit attn_mask (flash takes none)");
         if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
             reason("dropout_p " + con[4] + " (training)");
-        if (cpu && why.empty())
-            reason("on the CPU the flash backend takes these inputs: the math backend was chosen "
-                   "(torch.nn.attention.sdpa_kernel or torch.backends settings)");
+        if (cpu && why.empty()) {
+            reason(kChosenMath);
+            chosen = true;
+        }
         places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
     });
     if (calls == 0) return;
@@ -228,9 +234,14 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
         f.explanation.back() = '.';
     }
     f.suggestion =
-        "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
-        "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
-        "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
+        chosen && reasons.size() == 1
+            ? "Remove the pin to SDPBackend.MATH (sdpa_kernel, or torch.backends.cuda.enable_flash_sdp(False) "
+              "and the like): with these inputs SDPA takes its flash backend, one op a call."
+            : "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
+              "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
+              "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
+    f.explanation += " Its time holds the casts, the mask and _safe_softmax's kernels (math_upcast, mask_per_call "
+                     "and safe_softmax, where shown): those findings are parts of this one, not time besides it.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always

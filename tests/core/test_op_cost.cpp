@@ -204,6 +204,10 @@ TEST(CostModel, MemoryBoundOpsFromTheirInputShapes) {
     c = cost("aten::mul_", "[[4,8],[8]]", R"(["c10::BFloat16","float"])");
     EXPECT_DOUBLE_EQ(c.bytes, 64 + 32 + 64);
     EXPECT_DOUBLE_EQ(c.flops, 32);
+    // A Python number wrapped as a 0-dim double does not widen bf16 scores: 2 bytes read and 2 written
+    // an element (scores * scale).
+    c = cost("aten::mul", "[[1,8,1024,1024],[]]", R"(["c10::BFloat16","double"])");
+    EXPECT_DOUBLE_EQ(c.bytes, 8.0 * 1024 * 1024 * (2 + 2));
     // where(bool mask, 0., a 0-dim fp32 tensor): the mask read, an fp32 of its shape written.
     c = cost("aten::where", "[[1024,1024],[],[]]", R"(["bool","Scalar","float"])");
     EXPECT_DOUBLE_EQ(c.bytes, 1024.0 * 1024 * (1 + 4));
