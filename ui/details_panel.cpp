@@ -273,7 +273,10 @@ void DetailsPanel::showArgs(EventRef e) {
 void DetailsPanel::showWhy(EventRef e) {
     const KernelAnalysis* k = m_analysis ? m_analysis->find(e) : nullptr;
     m_why->setVisible(k != nullptr);
-    if (!k) return;
+    if (!k) {
+        showCallRange(e);
+        return;
+    }
     QString role = qs(roleLabel(k->role));
     if (k->call >= 0) {
         const AttentionCall& call = m_analysis->calls[std::size_t(k->call)];
@@ -324,6 +327,30 @@ void DetailsPanel::showWhy(EventRef e) {
                 .arg(qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
                      qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare)), source));
     }
+}
+
+void DetailsPanel::showCallRange(EventRef e) {
+    // An attention call's own host range (its attention op or record_function range): the call it holds.
+    if (!m_analysis) return;
+    const auto& calls = m_analysis->calls;
+    const auto it = std::find_if(calls.begin(), calls.end(),
+                                 [&](const AttentionCall& c) { return c.scope && *c.scope == e; });
+    if (it == calls.end()) return;
+    TimeNs kernelNs = 0;
+    for (std::uint32_t k : it->kernels) {
+        const EventRef ke = m_analysis->kernels[k].event;
+        kernelNs += m_trace->track(ke.track).events.duration[ke.index];
+    }
+    m_why->setVisible(true);
+    m_role->setText(tr("the host range of attention call %1 (%2, %3, %4 of kernels; host %5)")
+                        .arg(int(it - calls.begin()) + 1)
+                        .arg(QString::fromStdString(it->impl),
+                             qs(formatCount(it->kernels.size(), "kernel", "kernels")),
+                             qs(formatDuration(kernelNs)),
+                             qs(formatDuration(m_trace->track(e.track).events.duration[e.index]))));
+    m_cost->setText(QStringLiteral("—"));
+    m_roofline->setText(QStringLiteral("—"));
+    m_occupancy->setText(QStringLiteral("—"));
 }
 
 void DetailsPanel::showOccupancy(EventRef e) {

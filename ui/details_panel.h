@@ -54,6 +54,7 @@ private:
     void showLinks(EventRef event);
     void showArgs(EventRef event);
     void showOccupancy(EventRef kernel);
+    void showCallRange(EventRef event); // an attention call's host range: the call it holds
 
     std::shared_ptr<const Trace> m_trace;
     QLabel* m_placeholder = nullptr;

@@ -127,9 +127,9 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
             time += c.dur(ka.event);
             bytes += ka.bytes;
             ++byOp[makerName];
-            places.emplace_back(ka.event,
-                                makerName + " → aten::clone" +
-                                    (ka.bytes > 0 ? ": " + formatRate(ka.bytes, "B") + " copied" : ""));
+            places.emplace_back(
+                ka.event, makerName + " → aten::clone" +
+                              (ka.bytes > 0 ? ": " + formatRate(ka.bytes, "B") + " read and written" : ""));
         }
     }
     if (copies == 0) return;

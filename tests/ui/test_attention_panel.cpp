@@ -6,6 +6,7 @@
 #include "core/report/summary.h"
 #include "support/test_support.h"
 #include "ui/attention_panel.h"
+#include "ui/details_panel.h"
 #include "ui/main_window.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
@@ -13,6 +14,7 @@
 #include <QDockWidget>
 #include <QTableWidget>
 
+#include <algorithm>
 #include <cstdlib>
 #include <gtest/gtest.h>
 
@@ -52,6 +54,17 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
     // 24 calls have their SDPA op around them: the other 10 kernels' launches are not in the file
     // (counted with Python's json: their correlation ids match no runtime call).
     EXPECT_EQ(flash.hostCalls, 24u);
+    // Details of a call's host range say which call it holds: the first call with one is call 11 (the
+    // first ten kernels' launches are not in the file).
+    const auto& calls = doc->analysis->calls;
+    const auto withRange =
+        std::find_if(calls.begin(), calls.end(), [](const AttentionCall& c) { return c.scope; });
+    ASSERT_NE(withRange, calls.end());
+    w.details()->showEvent(*withRange->scope);
+    const QString role = w.details()->field("role");
+    EXPECT_TRUE(role.startsWith(QString("the host range of attention call %1 (flash, 1 kernel, ")
+                                    .arg(int(withRange - calls.begin()) + 1)))
+        << role.toStdString();
     if (const char* dir = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) { // to look at it
         for (QDockWidget* dock : w.findChildren<QDockWidget*>())
             if (dock->objectName() == "attentionDock") dock->raise();
