@@ -11,6 +11,7 @@
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
+#include <QApplication>
 #include <QDockWidget>
 #include <QTableWidget>
 
@@ -68,6 +69,7 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
     if (const char* dir = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) { // to look at it
         for (QDockWidget* dock : w.findChildren<QDockWidget*>())
             if (dock->objectName() == "attentionDock") dock->raise();
+        QApplication::processEvents(); // laid out as the window draws it
         w.grab().save(QString::fromLocal8Bit(dir) + "/attention_panel.png");
     }
 }
