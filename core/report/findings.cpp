@@ -319,6 +319,27 @@ std::string percent(double share) {
     return out + "%";
 }
 
+std::string oneDecimal(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", v);
+    return text;
+}
+
+void longestFirst(const Context& c, Places& places) {
+    std::stable_sort(places.begin(), places.end(),
+                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
+}
+
+OpInputs opInputs(const Context& c, EventRef op) {
+    std::string dims, types, concrete;
+    c.trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
+        if (key == kineto::kInputDims) dims = value;
+        if (key == kineto::kInputType) types = value;
+        if (key == kineto::kConcreteInputs) concrete = value;
+    });
+    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
+}
+
 } // namespace findings
 
 std::vector<Finding> findFindings(const FindingInputs& in) {

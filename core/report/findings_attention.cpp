@@ -16,13 +16,6 @@ namespace attnscope::findings {
 
 namespace {
 
-using Places = std::vector<std::pair<EventRef, std::string>>;
-
-void longestFirst(const Context& c, Places& places) {
-    std::stable_sort(places.begin(), places.end(),
-                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
-}
-
 std::string bytesText(double bytes) {
     return formatRate(bytes, "B");
 }
@@ -33,21 +26,6 @@ bool isAttentionOpName(std::string_view n) {
            n.find("flash_attn") != std::string_view::npos ||
            n.find("_flash_attention") != std::string_view::npos ||
            n.find("_efficient_attention") != std::string_view::npos;
-}
-
-// What a PyTorch op's args say of its inputs (record_shapes), parsed.
-struct OpInputs {
-    std::optional<std::vector<std::vector<std::int64_t>>> dims;
-    std::vector<std::string> types, concrete;
-};
-OpInputs opInputs(const Context& c, EventRef op) {
-    std::string dims, types, concrete;
-    c.trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
-        if (key == kineto::kInputDims) dims = value;
-        if (key == kineto::kInputType) types = value;
-        if (key == kineto::kConcreteInputs) concrete = value;
-    });
-    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
 }
 
 bool isCastOpName(std::string_view n) {
@@ -218,9 +196,8 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
                        "scaled_dot_product_attention fell back to its math backend in " +
                            formatCount(calls, "call", "calls"),
                        time);
-    char perCall[32];
-    std::snprintf(perCall, sizeof perCall, "%.1f", double(kernels) / double(calls));
-    f.explanation = formatCount(calls, "SDPA call", "SDPA calls") + " ran on the math backend: " + perCall +
+    f.explanation = formatCount(calls, "SDPA call", "SDPA calls") +
+                    " ran on the math backend: " + oneDecimal(double(kernels) / double(calls)) +
                     " kernels per call (a fused backend runs one), " + formatDuration(time) +
                     (kernels ? " of kernel time" : " in the op") +
                     ". The math backend is attention written out op by op: it materializes the N×N scores.";
@@ -235,13 +212,15 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
     }
     f.suggestion =
         chosen && reasons.size() == 1
-            ? "Remove the pin to SDPBackend.MATH (sdpa_kernel, or torch.backends.cuda.enable_flash_sdp(False) "
+            ? "Remove the pin to SDPBackend.MATH (sdpa_kernel, or "
+              "torch.backends.cuda.enable_flash_sdp(False) "
               "and the like): with these inputs SDPA takes its flash backend, one op a call."
             : "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
               "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
               "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
-    f.explanation += " Its time holds the casts, the mask and _safe_softmax's kernels (math_upcast, mask_per_call "
-                     "and safe_softmax, where shown): those findings are parts of this one, not time besides it.";
+    f.explanation +=
+        " Its time holds the casts, the mask and _safe_softmax's kernels (math_upcast, mask_per_call "
+        "and safe_softmax, where shown): those findings are parts of this one, not time besides it.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always

@@ -5,8 +5,6 @@
 // kernels'. Each walks the attention calls of the analysis and the ops its kernels were launched from
 // (on the CPU: the ops that are its kernels), inside the call's own host range.
 #include "core/analysis/analysis.h"
-#include "core/model/kineto_args.h"
-#include "core/model/op_args.h"
 #include "core/model/text_match.h"
 #include "core/report/findings_rules.h"
 #include "core/report/format.h"
@@ -17,8 +15,6 @@
 namespace attnscope::findings {
 
 namespace {
-
-using Places = std::vector<std::pair<EventRef, std::string>>;
 
 // The cpu_ops a kernel was launched from, innermost first (an aten:: op standing for a kernel first
 // itself), up to and without the call's host range.
@@ -43,14 +39,6 @@ bool anyNamed(const Context& c, const std::vector<EventRef>& ops,
     });
 }
 
-std::string arg(const Context& c, EventRef e, std::string_view key) {
-    std::string out;
-    c.trace.forEachArg(e, [&](std::string_view k, std::string_view v) {
-        if (k == key) out = v;
-    });
-    return out;
-}
-
 // "aten::tril ×4, aten::where ×4": the ops a list of places came from, by count.
 std::string opCounts(const std::map<std::string, std::uint64_t>& byOp) {
     std::vector<std::pair<std::string, std::uint64_t>> sorted(byOp.begin(), byOp.end());
@@ -62,19 +50,8 @@ std::string opCounts(const std::map<std::string, std::uint64_t>& byOp) {
     return out;
 }
 
-void longestFirst(const Context& c, Places& places) {
-    std::stable_sort(places.begin(), places.end(),
-                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
-}
-
 double kernelsPerCall(std::uint64_t kernels, std::uint64_t calls) {
     return calls ? double(kernels) / double(calls) : 0;
-}
-
-std::string oneDecimal(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", v);
-    return text;
 }
 
 // Whether the trace holds any of these strings (an op's name): a rule about an op the trace never ran
@@ -180,7 +157,7 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
             if (math) break;
         }
         if (!math) continue;
-        const std::vector<std::string> types = parseStrings(arg(c, *math, kineto::kInputType));
+        const std::vector<std::string> types = opInputs(c, *math).types;
         const Precision in = types.empty() ? Precision::Unknown : precisionNamed(types[0]);
         if (in != Precision::F16 && in != Precision::BF16) continue;
         std::uint64_t callCasts = 0, callGemms = 0;

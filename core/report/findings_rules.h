@@ -89,8 +89,20 @@ private:
     std::optional<std::vector<EventRef>> m_syncs;
 };
 
-// "1.2 ms", "34%": the spellings the explanations use.
+// "1.2 ms", "34%": the spellings the explanations use; "3.0" (one decimal: kernels per call).
 std::string percent(double share);
+std::string oneDecimal(double v);
+
+// A finding's places (an event and its note), and the longest first.
+using Places = std::vector<std::pair<EventRef, std::string>>;
+void longestFirst(const Context& c, Places& places);
+
+// What a PyTorch op's args say of its inputs (record_shapes), parsed.
+struct OpInputs {
+    std::optional<std::vector<std::vector<std::int64_t>>> dims;
+    std::vector<std::string> types, concrete;
+};
+OpInputs opInputs(const Context& c, EventRef op);
 
 // The rules (findings_attention.cpp, findings_lessons.cpp, findings_gpu.cpp, findings_jobs.cpp); each appends
 // what it found.

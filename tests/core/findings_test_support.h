@@ -38,6 +38,13 @@ inline std::vector<Finding> findingsOf(const Trace& trace,
     return findFindings({trace, analysis, nullptr, th});
 }
 
+// A time in µs as a trace writes it ("12.500").
+inline std::string microseconds(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", v);
+    return b;
+}
+
 // A GPU trace written for a test: an H100, one Python thread whose cpu_ops launch kernels through
 // cudaLaunchKernel (correlation ids, as Kineto writes them), kernels on stream 7.
 class GpuTrace {
@@ -70,11 +77,7 @@ public:
     }
 
 private:
-    static std::string num(double v) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.3f", v);
-        return b;
-    }
+    static std::string num(double v) { return microseconds(v); }
     std::vector<std::string> m_events;
     int m_corr = 0;
 };

@@ -47,11 +47,7 @@ public:
 
 private:
     void add(const std::string& e) { m_events.push_back(e); }
-    static std::string num(double v) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.3f", v);
-        return b;
-    }
+    static std::string num(double v) { return microseconds(v); }
     std::vector<std::string> m_events;
     int m_corr = 0;
 };

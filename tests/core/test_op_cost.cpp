@@ -278,7 +278,9 @@ TEST(CostModel, AConvolutionsBackwardIsItsDgradAndWgrad) {
         for (const KernelAnalysis& k : a.kernels) {
             EXPECT_EQ(k.role, KernelRole::Gemm);
             EXPECT_EQ(k.cost, twoDgrads ? CostSource::Unknown : CostSource::Inferred) << twoDgrads;
-            if (!twoDgrads) EXPECT_DOUBLE_EQ(k.flops, 10800);
+            if (!twoDgrads) {
+                EXPECT_DOUBLE_EQ(k.flops, 10800);
+            }
         }
     }
 }
