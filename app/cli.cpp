@@ -5,7 +5,6 @@
 #include "gui_module.h"
 #include "ui/gui_requests.h"
 
-
 #include "kernels/run_session.h"
 
 #include "core/document/document.h"
@@ -32,6 +31,7 @@ const char* version() {
 namespace {
 int summary(int argc, char** argv);
 int diff(int argc, char** argv);
+int compare(int argc, char** argv);
 int convert(int argc, char** argv);
 int exportPicture(int argc, char** argv);
 int versionVerb(int, char**) {
@@ -62,6 +62,19 @@ const std::vector<Verb>& verbs() {
          "  --top N      kernel rows (default 30; 0: all)\n"
          "  --cpu-roofs C  as summary's\n",
          diff},
+        {"compare",
+         "FILE... [--baseline N] [--format text|json|csv|markdown] [--findings N] [--parallel N]\n"
+         "         [--cpu-roofs auto|this-machine|none]",
+         "variants side by side: a row per attention implementation of each trace (calls, kernels per call "
+         "against the expected call, kernel and host time per call, bytes, roles, verdicts, findings)",
+         "  --baseline N   the trace the ratios are to, counted from 1 (default 1)\n"
+         "  --format F     text (default), json, csv or markdown (pastes into a report or a PR)\n"
+         "  --findings N   findings listed per row in text and markdown (default 3; json and csv: all)\n"
+         "  --parallel N   traces opened at once (default: this machine's threads)\n"
+         "  --cpu-roofs C  as summary's\n"
+         "A file that cannot be read keeps its row with the reason (exit status 1); the others are "
+         "compared.\n",
+         compare},
         {"convert", "IN -o OUT.json[.gz]",
          "write a trace (Kineto, Chrome or nsys) as Chrome trace JSON Perfetto opens",
          "  -o OUT       the output; gzipped when it ends in .gz; written whole or not at all\n", convert},
@@ -323,6 +336,62 @@ int diff(int argc, char** argv) {
     const std::string out = formatDiff(d, files[0], files[1], format, top);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kOk;
+}
+
+int compare(int argc, char** argv) {
+    std::vector<std::string> files;
+    CompareFormat format = CompareFormat::Text;
+    std::size_t baseline = 1, findings = 3, parallel = 0;
+    DocumentOptions options;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--format" && i + 1 < argc) {
+            const std::string f = argv[++i];
+            if (f == "text" || f == "json" || f == "csv" || f == "markdown") {
+                format = f == "json"       ? CompareFormat::Json
+                         : f == "csv"      ? CompareFormat::Csv
+                         : f == "markdown" ? CompareFormat::Markdown
+                                           : CompareFormat::Text;
+            } else {
+                std::fprintf(stderr, "compare: unknown format '%s' (text, json, csv or markdown)\n",
+                             f.c_str());
+                return kUsage;
+            }
+        } else if (arg == "--cpu-roofs" && i + 1 < argc) {
+            if (!parseCpuRoofs("compare", argv[++i], options)) return kUsage;
+        } else if ((arg == "--baseline" || arg == "--findings" || arg == "--parallel") && i + 1 < argc) {
+            std::size_t& target = arg == "--baseline" ? baseline : arg == "--findings" ? findings : parallel;
+            if (!parseCount(argv[++i], target)) {
+                std::fprintf(stderr, "compare: %s needs a number, got '%s'\n", arg.c_str(), argv[i]);
+                return kUsage;
+            }
+        } else if (arg.rfind("--", 0) == 0) {
+            std::fprintf(stderr, "compare: unknown option '%s'\n", arg.c_str());
+            return kUsage;
+        } else {
+            files.push_back(arg);
+        }
+    }
+    if (files.empty()) {
+        std::fprintf(stderr, "compare: no trace files given\n");
+        printUsage(argv[0]);
+        return kUsage;
+    }
+    if (baseline < 1 || baseline > files.size()) {
+        std::fprintf(stderr, "compare: --baseline is a trace's place among the %zu given, from 1\n",
+                     files.size());
+        return kUsage;
+    }
+    const Comparison c = compareFiles(files, baseline - 1, options, unsigned(parallel));
+    int exitCode = kOk;
+    for (const ComparedTrace& t : c.traces)
+        if (!t.error.empty()) {
+            std::fprintf(stderr, "%s: %s\n", t.path.c_str(), t.error.c_str());
+            exitCode = kFileError;
+        }
+    const std::string out = formatComparison(c, format, findings);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return exitCode;
 }
 
 int convert(int argc, char** argv) {

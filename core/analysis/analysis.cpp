@@ -84,8 +84,8 @@ constexpr std::size_t kKernelsPerThread = 16384;
 class Analyzer {
 public:
     Analyzer(const Trace& trace, const DeviceSpec* cpu, const DeviceSpec* cpuCore, const DeviceSpecs& specs,
-             const RoleRules& rules, unsigned threads)
-        : trace(trace), cpu(cpu), cpuCore(cpuCore), specs(specs), rules(rules),
+             const RoleRules& rules, const CallShapes& shapes, unsigned threads)
+        : trace(trace), cpu(cpu), cpuCore(cpuCore), specs(specs), rules(rules), shapes(shapes),
           maxThreads(threads ? threads : std::max(1u, std::thread::hardware_concurrency())),
           categoryKind(trace.strings().size(), 0) {
         for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
@@ -103,6 +103,7 @@ public:
         findCalls();
         extendCallsToTheirScopes();
         numberCalls();
+        checkShapes();
         placeOnRoofs();
         a.tables = kernelTables(trace, a);
         return std::move(a);
@@ -422,6 +423,52 @@ private:
                 a.kernels[k].call = int(c);
     }
 
+    // Each call's kernels counted (a CPU run's workers' shares of one kernel once) and held to its
+    // expected shape, by start.
+    void checkShapes() {
+        const bool ownCpu = !ownCalls.empty() && !trace.info().opKernels;
+        for (AttentionCall& call : a.calls) {
+            const Track* scopeTrack = call.scope ? &trace.track(call.scope->track) : nullptr;
+            const std::string_view scopeName =
+                scopeTrack ? trace.str(scopeTrack->events.name[call.scope->index]) : std::string_view();
+            std::vector<std::uint32_t> kernels = call.kernels;
+            auto startOf = [&](std::uint32_t k) {
+                const EventRef e = a.kernels[k].event;
+                return trace.track(e.track).events.start[e.index];
+            };
+            std::stable_sort(kernels.begin(), kernels.end(),
+                             [&](std::uint32_t x, std::uint32_t y) { return startOf(x) < startOf(y); });
+            if (ownCpu) {
+                // Each worker runs its share of each of the call's kernels, under the kernel's name.
+                std::set<StringId> seen;
+                std::erase_if(kernels, [&](std::uint32_t k) {
+                    const EventRef e = a.kernels[k].event;
+                    return isCpuTrack(trace, e.track) &&
+                           !seen.insert(trace.track(e.track).events.name[e.index]).second;
+                });
+            }
+            call.kernelCount = std::uint32_t(kernels.size());
+            std::vector<ShapeKernel> roles;
+            bool fused = false;
+            for (std::uint32_t k : kernels) {
+                const EventRef e = a.kernels[k].event;
+                roles.push_back({a.kernels[k].role, trace.str(trace.track(e.track).events.name[e.index])});
+                fused = fused || a.kernels[k].role == KernelRole::FusedAttention;
+            }
+            const CallShape* shape = shapes.find(scopeName, call.impl, fused);
+            if (!shape) continue;
+            const ShapeCheck check = checkShape(*shape, roles);
+            call.shapeKey = shape->key;
+            call.shapeText = shape->text;
+            call.expectedKernels = check.expected;
+            call.missing = check.missing;
+            for (std::size_t i : check.unexpected) {
+                call.unexpected.push_back(kernels[i]);
+                a.kernels[kernels[i]].unexpected = true;
+            }
+        }
+    }
+
     // The roofline: GPU kernels on the trace's device, a CPU run's kernels on the measured CPU. A CPU
     // run records each worker's share of a kernel, run at the same time as the other workers' shares:
     // each is held to its share of all cores' roofs, and to no more than one core's. A kernel above
@@ -456,6 +503,7 @@ private:
     const DeviceSpec* cpuCore;
     const DeviceSpecs& specs;
     const RoleRules& rules;
+    const CallShapes& shapes;
     const unsigned maxThreads;
     TraceAnalysis a;
     std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
@@ -470,8 +518,9 @@ private:
 } // namespace
 
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
-                           const RoleRules& rules, const DeviceSpec* cpuCore, unsigned threads) {
-    return Analyzer(trace, cpu, cpuCore, specs, rules, threads).run();
+                           const RoleRules& rules, const DeviceSpec* cpuCore, unsigned threads,
+                           const CallShapes& shapes) {
+    return Analyzer(trace, cpu, cpuCore, specs, rules, shapes, threads).run();
 }
 
 } // namespace attnscope

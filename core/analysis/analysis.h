@@ -5,6 +5,7 @@
 // to, its FLOPs and bytes (exact for AttnScope's own runs, inferred from the launching op's input
 // shapes for PyTorch traces, else unknown — never a guess), and where it sits on the device's
 // roofline.
+#include "core/analysis/call_shapes.h"
 #include "core/analysis/device_specs.h"
 #include "core/analysis/kernel_role.h"
 #include "core/analysis/kernel_tables.h"
@@ -40,6 +41,8 @@ struct KernelAnalysis {
     // It achieved more than a roof allows: its cost is wrong (or, on a CPU, the measurement low), so it
     // gets no verdict; the rates above say by how much. A roof is never moved to fit a kernel.
     bool beyondRoof = false;
+    // Its call's shape (call_shapes.h) has no room for it: work the implementation was not expected to do.
+    bool unexpected = false;
 };
 
 // One attention call: the QK → scale/mask → softmax → PV chain of naive attention, or one fused
@@ -56,6 +59,17 @@ struct AttentionCall {
     // its kernels' launches that holds no other call (what "CPU time per call" is measured on); none
     // for AttnScope's own runs and for kernels launched from no such range.
     std::optional<EventRef> scope;
+    // Held to its expected shape (call_shapes.h): the shape's key ("" when none is known for it) and
+    // kernels as written, the
+    // kernels it expected (matched + missing), the kernels it had no room for (indices into
+    // TraceAnalysis::kernels, by start) and the roles it expected and the call lacks.
+    std::string shapeKey, shapeText;
+    // Its kernels as a reader counts them: a CPU run's workers' shares of one kernel are one.
+    std::uint32_t kernelCount = 0;
+    std::uint32_t expectedKernels = 0;
+    std::vector<std::uint32_t> unexpected;
+    std::vector<std::pair<KernelRole, std::uint32_t>> missing;
+    bool matchesShape() const { return unexpected.empty() && missing.empty(); }
     TimeNs duration() const { return end - start; }
 };
 
@@ -81,11 +95,12 @@ struct TraceAnalysis {
 // to the CPU's roofs over the workers, and to no more than cpuCore's, one core's, when given); without
 // it those get no verdict. A kernel above its roof gets no verdict (KernelAnalysis::beyondRoof): the
 // roofs are the device's, whatever the trace says. Large traces are read on up to `threads` threads (0: the
-// machine's); the result is the same.
+// machine's); the result is the same. Each call is held to its shape in shapes.
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
                            const DeviceSpecs& specs = DeviceSpecs::standard(),
                            const RoleRules& rules = RoleRules::standard(),
-                           const DeviceSpec* cpuCore = nullptr, unsigned threads = 0);
+                           const DeviceSpec* cpuCore = nullptr, unsigned threads = 0,
+                           const CallShapes& shapes = CallShapes::standard());
 
 // Whether a process's or a track's events ran on a CPU: AttnScope's CPU runs label their kernels'
 // process runargs::kCpuProcessLabel (its kernels make it look like a GPU's).

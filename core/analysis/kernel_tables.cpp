@@ -159,7 +159,7 @@ std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
         st.impl = c.impl;
         ++st.calls;
         st.totalNs += c.duration();
-        st.kernels += c.kernels.size();
+        st.kernels += c.kernelCount;
         bool costed = !c.kernels.empty();
         double bytes = 0;
         for (std::uint32_t k : c.kernels) {
@@ -173,6 +173,16 @@ std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
         if (costed) {
             ++st.costedCalls;
             st.costedBytes += bytes;
+        }
+        if (!c.shapeKey.empty()) {
+            ++st.shapedCalls;
+            st.expectedKernels += c.expectedKernels;
+            st.mismatchedCalls += !c.matchesShape();
+            st.unexpectedKernels += c.unexpected.size();
+            for (std::uint32_t k : c.unexpected) {
+                const EventRef e = a.kernels[k].event;
+                st.unexpectedNs += trace.track(e.track).events.duration[e.index];
+            }
         }
         if (c.scope) {
             ++st.hostCalls;

@@ -83,11 +83,21 @@ struct ImplCalls {
     std::uint64_t costedCalls = 0;
     double costedBytes = 0; // the costed calls' bytes, summed
     std::array<TimeNs, kVerdictCount> verdictNs{};
+    // Against the calls' expected shapes (call_shapes.h): the calls held to one, the kernels they
+    // expected, and the calls that ran otherwise, with the kernels they had no room for.
+    std::uint64_t shapedCalls = 0;
+    std::uint64_t expectedKernels = 0;
+    std::uint64_t mismatchedCalls = 0;
+    std::uint64_t unexpectedKernels = 0;
+    TimeNs unexpectedNs = 0;
     TimeNs meanNs() const { return calls ? totalNs / TimeNs(calls) : 0; }
     double kernelsPerCall() const { return calls ? double(kernels) / double(calls) : 0; }
     TimeNs kernelNsPerCall() const { return calls ? kernelNs / TimeNs(calls) : 0; }
     std::optional<TimeNs> hostNsPerCall() const {
         return hostCalls ? std::optional(hostNs / TimeNs(hostCalls)) : std::nullopt;
+    }
+    std::optional<double> expectedPerCall() const {
+        return shapedCalls ? std::optional(double(expectedKernels) / double(shapedCalls)) : std::nullopt;
     }
     std::optional<double> bytesPerCall() const {
         return costedCalls ? std::optional(costedBytes / double(costedCalls)) : std::nullopt;

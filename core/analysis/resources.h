@@ -6,10 +6,11 @@
 
 namespace attnscope {
 
-// resources/kernel_roles.txt, resources/device_specs.txt and resources/findings.txt as built in.
+// resources/kernel_roles.txt, device_specs.txt, findings.txt and call_shapes.txt as built in.
 std::string_view builtinKernelRoles();
 std::string_view builtinDeviceSpecs();
 std::string_view builtinFindings();
+std::string_view builtinCallShapes();
 
 // A user's file that extends a built-in one: the file named by the environment variable, else
 // ~/.config/attnscope/NAME ($XDG_CONFIG_HOME honoured). "" when there is none.

@@ -2,10 +2,12 @@
 #include "core/document/document.h"
 
 #include "core/analysis/machine_roofs.h"
+#include "core/model/parallel_for.h"
 
 #include <chrono>
 #include <future>
 #include <stdexcept>
+#include <thread>
 
 namespace attnscope {
 
@@ -157,6 +159,33 @@ std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Doc
     compute(*doc, parts, summaryTop);
     doc->totalSeconds += secondsSince(t0);
     return doc;
+}
+
+ComparedTrace compareEntry(const Document& document, std::string path) {
+    if (!document.analysis || !document.findings)
+        throw std::invalid_argument("compareEntry: the document was opened without its analysis");
+    return compareEntry(std::move(path), *document.trace, *document.analysis, *document.findings);
+}
+
+Comparison compareFiles(const std::vector<std::string>& paths, std::size_t baseline, DocumentOptions options,
+                        unsigned parallel) {
+    Comparison out;
+    out.baseline = baseline;
+    out.traces.resize(paths.size());
+    options.parts = AnalysisPart;
+    if (!parallel) parallel = std::max(1u, std::thread::hardware_concurrency());
+    // This machine's CPU roofs, when a trace may need them, are measured (once, then cached) before the
+    // loads start: measured beside them they would come out low.
+    if (parallel > 1 && paths.size() > 1 && options.cpuRoofs != CpuRoofsChoice::None) cpuRoofs();
+    parallelFor(paths.size(), parallel, [&](std::size_t i) {
+        try {
+            out.traces[i] = compareEntry(*openDocument(DocumentSource::file(paths[i]), options), paths[i]);
+        } catch (const std::exception& e) {
+            out.traces[i].path = paths[i];
+            out.traces[i].error = e.what();
+        }
+    });
+    return out;
 }
 
 } // namespace attnscope

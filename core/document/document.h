@@ -11,6 +11,7 @@
 #include "core/io/trace_loader.h"
 #include "core/model/timeline_index.h"
 #include "core/model/trace.h"
+#include "core/report/compare.h"
 #include "core/report/findings.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
@@ -76,5 +77,15 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source,
 // The same document with the missing parts of `parts` computed; shares everything it had.
 std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Document>& document,
                                                  unsigned parts, std::size_t summaryTop = 0);
+
+// A document's rows for a comparison (compare.h): it needs the analysis.
+ComparedTrace compareEntry(const Document& document, std::string path);
+
+// The files side by side (attnscope compare): each opened with its analysis, its rows kept and the
+// document let go, up to `parallel` files at a time (0: the machine's threads), so the peak memory is
+// that of the documents open at once. A file that cannot be read keeps its row with the error.
+// baseline: the trace the ratios are to.
+Comparison compareFiles(const std::vector<std::string>& paths, std::size_t baseline,
+                        DocumentOptions options = {}, unsigned parallel = 0);
 
 } // namespace attnscope

@@ -351,7 +351,7 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
         findings::hostBoundAttention,   findings::castsAndCopies,   findings::gpuIdle,
         findings::launchBound,          findings::synchronization,  findings::pageableMemcpy,
         findings::latencyBound,         findings::lowOccupancy,     findings::rankImbalance,
-        findings::exposedCommunication};
+        findings::exposedCommunication, findings::unexpectedKernels};
     // The rules only read the trace and the analysis, and the context's shared parts are made
     // before they start, so they run side by side, each into a list of its own (joined in rule
     // order: the result does not depend on the threads).

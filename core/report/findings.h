@@ -49,7 +49,7 @@ inline constexpr std::string_view kFindingIds[] = {
     "hand_written_attention", "sdpa_math_fallback",   "out_of_place_copy", "math_upcast",   "mask_per_call",
     "safe_softmax",           "host_bound_attention", "casts_and_copies",  "gpu_idle",      "launch_bound",
     "synchronization",        "pageable_memcpy",      "latency_bound",     "low_occupancy", "rank_imbalance",
-    "exposed_communication"};
+    "exposed_communication",  "unexpected_kernels"};
 
 // The rules' thresholds by name ("min_share 0.01" lines; '#' starts a comment).
 class FindingThresholds {

@@ -5,11 +5,13 @@
 // kernels'. Each walks the attention calls of the analysis and the ops its kernels were launched from
 // (on the CPU: the ops that are its kernels), inside the call's own host range.
 #include "core/analysis/analysis.h"
+#include "core/model/demangle.h"
 #include "core/model/text_match.h"
 #include "core/report/findings_rules.h"
 #include "core/report/format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace attnscope::findings {
@@ -420,6 +422,92 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
         longestFirst(c, places);
         c.addEvidence(f, places);
         if (c.worthShowing(f)) out.push_back(std::move(f));
+    }
+}
+
+// "Guess first, then look": the calls of an implementation that ran otherwise than its expected shape
+// (call_shapes.txt) — kernels it had no room for, named by the op that asked for them, and roles it
+// lacks. One finding per implementation; the unexpected kernels are its places.
+void unexpectedKernels(Context& c, std::vector<Finding>& out) {
+    struct Impl {
+        std::string shapeText;
+        std::uint64_t calls = 0, mismatched = 0, kernels = 0, expected = 0, unexpected = 0;
+        TimeNs time = 0;
+        std::map<std::string, std::uint64_t> byWhat;  // "aten::copy_ from aten::masked_fill" → count
+        std::map<std::string, std::uint64_t> missing; // "pv_gemm" → calls lacking it
+        Places places;
+    };
+    std::map<std::string, Impl> impls;
+    // The op that asked for a kernel: the innermost one around it that is not plumbing (clone, copy_,
+    // the aten::_ internals), below the call's own range.
+    auto maker = [&](const KernelAnalysis& ka, const AttentionCall& call) -> std::string {
+        const std::vector<EventRef> ops = opsAround(c, ka.event, call);
+        const std::string_view kernel = c.name(ka.event);
+        for (EventRef e : ops) {
+            const std::string_view n = c.name(e);
+            if (e == ka.event || n == kernel || n == "aten::clone" || n == "aten::copy_" ||
+                n == "aten::_to_copy" || n == "aten::empty" || n == "aten::empty_like")
+                continue;
+            return std::string(n);
+        }
+        return {};
+    };
+    for (const AttentionCall& call : c.analysis.calls) {
+        if (call.shapeKey.empty()) continue;
+        Impl& im = impls[call.impl];
+        im.shapeText = call.shapeText;
+        ++im.calls;
+        im.kernels += call.kernelCount;
+        im.expected += call.expectedKernels;
+        if (call.matchesShape()) continue;
+        ++im.mismatched;
+        for (std::uint32_t k : call.unexpected) {
+            const KernelAnalysis& ka = c.analysis.kernels[k];
+            const std::string from = maker(ka, call);
+            const std::string what = std::string(shortKernelName(c.name(ka.event))) + " (" +
+                                     std::string(roleName(ka.role)) + ")" +
+                                     (from.empty() ? "" : " from " + from);
+            ++im.byWhat[what];
+            ++im.unexpected;
+            im.time += c.dur(ka.event);
+            im.places.emplace_back(ka.event, "not in " + call.impl + "'s expected call" +
+                                                 (from.empty() ? "" : ": from " + from));
+        }
+        for (const auto& [role, n] : call.missing)
+            ++im.missing[std::string(roleName(role))];
+    }
+    for (auto& [impl, im] : impls) {
+        if (im.mismatched == 0) continue;
+        const double kernels = kernelsPerCall(im.kernels, im.calls),
+                     expected = kernelsPerCall(im.expected, im.calls);
+        std::string what = opCounts(im.byWhat);
+        std::string lacking;
+        for (const auto& [role, n] : im.missing)
+            lacking += (lacking.empty() ? "" : ", ") + role + " in " + formatCount(n, "call", "calls");
+        // "6", or "5.5" when the calls differ.
+        auto count = [](double v) {
+            return v == std::floor(v) ? std::to_string(std::uint64_t(v)) : oneDecimal(v);
+        };
+        Finding f = c.make("unexpected_kernels",
+                           impl + ": " + count(kernels) + " kernels per call where " + count(expected) +
+                               " are expected" + (what.empty() ? "" : ": " + what.substr(0, what.find(" ×"))),
+                           im.time);
+        // An observation against a guess, not a cost of its own: never critical.
+        f.severity = std::min(f.severity, Severity::Warning);
+        f.explanation =
+            formatCount(im.mismatched, "call", "calls") + " of " + std::to_string(im.calls) +
+            " ran otherwise than " + impl + "'s expected call (" + im.shapeText + "). " +
+            (what.empty() ? std::string()
+                          : "Kernels it did not expect: " + what + " (" + formatDuration(im.time) + "). ") +
+            (lacking.empty() ? std::string() : "Missing: " + lacking + ". ") +
+            "Each is work the implementation was not expected to do — or a guess to correct.";
+        f.suggestion =
+            "Look at where each comes from (the places below); when it is expected after all, say so "
+            "in ~/.config/attnscope/call_shapes.txt (\"" +
+            impl + " = …\", or your record_function's name).";
+        longestFirst(c, im.places);
+        c.addEvidence(f, im.places);
+        out.push_back(std::move(f)); // always: the mismatch is the most interesting thing on the screen
     }
 }
 

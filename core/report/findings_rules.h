@@ -113,6 +113,7 @@ void mathUpcast(Context& c, std::vector<Finding>& out);
 void maskPerCall(Context& c, std::vector<Finding>& out);
 void safeSoftmax(Context& c, std::vector<Finding>& out);
 void hostBoundAttention(Context& c, std::vector<Finding>& out);
+void unexpectedKernels(Context& c, std::vector<Finding>& out);
 void castsAndCopies(Context& c, std::vector<Finding>& out);
 void latencyBound(Context& c, std::vector<Finding>& out);
 void gpuIdle(Context& c, std::vector<Finding>& out);

@@ -390,3 +390,95 @@ TEST(Cli, TheSameFileGivesTheSameAnswerWhateverWasOpenedBefore) {
     const CliRun after = run("summary --format json " + dir.path("cpu_run.json"), false, cache);
     EXPECT_EQ(after.out, before.out);
 }
+
+// Variants side by side: a row per implementation of each trace, kernels per call against the expected
+// call (a CPU run's workers' shares of a kernel are one kernel), ratios to the baseline; a trace that
+// cannot be read keeps its row with the reason and the others are compared; a trace with no attention
+// call has one row for all its kernels. The same table as JSON, CSV and Markdown.
+TEST(Cli, CompareKeepsAFailedTraceAndComparesTheOthers) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(dlrm, "dlrm_2ranks/rank0.json");
+    TempDir dir;
+    const std::string run0 = verdictTraces(dir).front();
+    writeFile(dir.path("broken.json"), "not a trace at all");
+    const std::string files = run0 + " " + dir.path("broken.json") + " " + h100 + " " + dlrm;
+    const CliRun r = run("compare --format json " + files);
+    EXPECT_EQ(r.exitCode, 1) << r.out;
+    EXPECT_NE(run("compare --format json " + files, true).out.find("broken.json: not a JSON trace"),
+              std::string::npos);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& traces = j.at("traces");
+    ASSERT_EQ(traces.size(), 4u);
+    EXPECT_EQ(j.at("baseline"), 0);
+    EXPECT_FALSE(traces[1].at("error").get<std::string>().empty());
+    EXPECT_FALSE(traces[1].contains("rows"));
+    const auto& own = traces[0].at("rows");
+    ASSERT_EQ(own.size(), 2u);
+    std::map<std::string, nlohmann::json> byImpl;
+    for (const auto& row : own)
+        byImpl[row.at("implementation")] = row;
+    const auto& naive = byImpl.at("naive");
+    const auto& flash = byImpl.at("flash");
+    EXPECT_EQ(naive.at("calls"), 1);
+    EXPECT_EQ(naive.at("kernels_per_call"), 3.0); // QKᵀ, softmax, PV: each run by two workers
+    EXPECT_EQ(naive.at("expected_kernels_per_call"), 3.0);
+    EXPECT_EQ(naive.at("mismatched_calls"), 0);
+    EXPECT_EQ(naive.at("kernel_ns_per_call"), 2 * (9000 + 3000 + 9000) * 1000); // the file's µs
+    EXPECT_EQ(flash.at("kernels_per_call"), 1.0);
+    EXPECT_EQ(flash.at("kernel_ns_per_call"), 2 * 15000 * 1000);
+    const nlohmann::json& base = own[0]; // the baseline trace's first row
+    for (const auto& row : own)
+        EXPECT_DOUBLE_EQ(row.at("kernel_ratio").get<double>(),
+                         row.at("kernel_ns_per_call").get<double>() /
+                             base.at("kernel_ns_per_call").get<double>());
+    EXPECT_TRUE(flash.at("host_ratio").is_null()); // an own run has no host ranges
+    const auto& qwen = traces[2].at("rows");
+    ASSERT_EQ(qwen.size(), 1u);
+    EXPECT_EQ(qwen[0].at("implementation"), "flash");
+    EXPECT_EQ(qwen[0].at("calls"), 34);
+    EXPECT_EQ(qwen[0].at("kernels_per_call"), 1.0);
+    EXPECT_EQ(qwen[0].at("mismatched_calls"), 0);
+    const auto& rec = traces[3].at("rows");
+    ASSERT_EQ(rec.size(), 1u);
+    EXPECT_EQ(rec[0].at("implementation"), "");
+    EXPECT_GT(rec[0].at("kernels").get<std::uint64_t>(), 0u);
+    EXPECT_FALSE(rec[0].contains("kernels_per_call"));
+
+    const CliRun md = run("compare --format markdown --baseline 3 " + files);
+    EXPECT_EQ(md.exitCode, 1);
+    EXPECT_EQ(md.out.rfind("| trace | implementation | calls | kernels/call | expected |", 0), 0u) << md.out;
+    EXPECT_NE(md.out.find("| cpu_run.json | naive | 1 | 3 | 3 | 0 |"), std::string::npos) << md.out;
+    EXPECT_NE(md.out.find("| broken.json | could not be read: "), std::string::npos) << md.out;
+    EXPECT_NE(md.out.find("over h100_sdpa_flash_qwen.json.gz · flash's"), std::string::npos) << md.out;
+    const CliRun csv = run("compare --format csv " + files);
+    EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 6) << csv.out; // header, 2 + 1 + 1 + 1 rows
+    const CliRun text = run("compare " + files);
+    EXPECT_NE(text.out.find("(no attention call)"), std::string::npos) << text.out;
+    EXPECT_EQ(run("compare --baseline 5 " + files).exitCode, 2);
+    EXPECT_EQ(run("compare --format yaml " + files).exitCode, 2);
+    EXPECT_EQ(run("compare").exitCode, 2);
+}
+
+// The shapes expected of a call are data with a user override: the user's call_shapes.txt (here through
+// ATTNSCOPE_CALL_SHAPES) comes before the built-in shapes, for an implementation or a range name.
+TEST(Cli, YourCallShapesComeFirst) {
+    TempDir dir;
+    const std::string run0 = verdictTraces(dir).front();
+    auto naiveRow = [&](const std::string& environment) {
+        const auto j = nlohmann::json::parse(run("compare --format json " + run0, false, environment).out);
+        for (const auto& row : j.at("traces").at(0).at("rows"))
+            if (row.at("implementation") == "naive") return row;
+        return nlohmann::json();
+    };
+    EXPECT_EQ(naiveRow("").at("mismatched_calls"), 0);
+    writeFile(dir.path("shapes.txt"), "# no softmax of its own\nnaive = qk_gemm pv_gemm\nnot a shape\n");
+    const auto mine = naiveRow("ATTNSCOPE_CALL_SHAPES=" + dir.path("shapes.txt"));
+    EXPECT_EQ(mine.at("mismatched_calls"), 1);
+    EXPECT_EQ(mine.at("expected_kernels_per_call"), 2.0);
+    bool named = false;
+    for (const auto& f : mine.at("findings"))
+        named = named || (f.at("id") == "unexpected_kernels" &&
+                          f.at("title") == "naive: 3 kernels per call where 2 are expected: naive_softmax "
+                                           "(softmax)");
+    EXPECT_TRUE(named) << mine.dump();
+}

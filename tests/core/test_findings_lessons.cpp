@@ -134,7 +134,10 @@ PostTrace mathTrace(int calls = 4) {
             at += 10;
         }
         t.op("aten::mul", at, 5, "[" + kQ + ",[]]", "[" + f32 + ",\"Scalar\"]");
-        kernel(at + 1, "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>",
+        kernel(at + 1,
+               "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, "
+               "float, "
+               "at::native::binary_internal::MulFunctor<float>>>",
                3);
         at += 6;
         t.op("aten::ones", at, 6, "[[],[],[],[],[]]", "[\"ScalarList\",\"Scalar\",\"Scalar\",\"\",\"\"]");
@@ -387,6 +390,102 @@ TEST(FindingsLessons, OneCallsMaskIsNotAMaskBuiltAgain) {
 } // namespace attnscope::test
 
 namespace attnscope::test {
+
+// "Guess first, then look" on the post's GPU traces: naive's call expected as QKᵀ, scale, mask,
+// softmax, PV runs a sixth kernel, the Memcpy out-of-place masked_fill makes, named with its op and
+// outlined (unexpected); in place, flash and cuDNN run what is expected, and so do the math backend's
+// own kernels against a shape that names them all.
+TEST(FindingsLessons, AKernelACallWasNotExpectedToRunIsNamedWithItsOp) {
+    const auto naive = naiveTrace(false).open();
+    const auto found = findingsOfDoc(*naive);
+    const Finding* f = findingOf(found, "unexpected_kernels");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->title,
+              "naive: 6 kernels per call where 5 are expected: Memcpy DtoD (Device -> Device) (copy) "
+              "from aten::masked_fill");
+    EXPECT_EQ(f->count, 4u);
+    EXPECT_EQ(f->timeNs, 4 * 9000);
+    EXPECT_NE(f->severity, Severity::Critical);
+    ASSERT_FALSE(f->evidence.empty());
+    EXPECT_EQ(f->evidence[0].name, "Memcpy DtoD (Device -> Device)");
+    const ImplCalls& impl = naive->analysis->tables.implCalls.at(0);
+    EXPECT_EQ(impl.shapedCalls, 4u);
+    EXPECT_EQ(impl.mismatchedCalls, 4u);
+    EXPECT_EQ(impl.unexpectedKernels, 4u);
+    EXPECT_DOUBLE_EQ(*impl.expectedPerCall(), 5.0);
+    std::size_t outlined = 0;
+    for (const KernelAnalysis& k : naive->analysis->kernels) {
+        outlined += k.unexpected;
+        if (k.unexpected) {
+            EXPECT_EQ(naive->trace->str(naive->trace->track(k.event.track).events.name[k.event.index]),
+                      "Memcpy DtoD (Device -> Device)");
+        }
+    }
+    EXPECT_EQ(outlined, 4u);
+
+    // What an expert calls fine: in place, a fused backend's one kernel.
+    for (const auto& doc :
+         {naiveTrace(true).open(),
+          fusedTrace("aten::_scaled_dot_product_flash_attention",
+                     "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>", 138, 146.8)
+              .open(),
+          fusedTrace("aten::_scaled_dot_product_cudnn_attention", kCudnnKernel, 214, 186.3,
+                     "cuLaunchKernelEx")
+              .open()}) {
+        ASSERT_FALSE(doc->analysis->calls.empty());
+        EXPECT_EQ(findingOf(findingsOfDoc(*doc), "unexpected_kernels"), nullptr);
+        for (const AttentionCall& call : doc->analysis->calls) {
+            EXPECT_FALSE(call.shapeKey.empty());
+            EXPECT_TRUE(call.matchesShape()) << call.impl;
+        }
+    }
+}
+
+// The math backend's decomposition on a GPU: what it runs beyond scale, QKᵀ, mask, softmax and PV —
+// the casts, the mask built, _safe_softmax's guard — is unexpected; the guard is named by its op.
+TEST(FindingsLessons, TheMathBackendRunsMoreThanItsDecomposition) {
+    const auto math = mathTrace().open();
+    const auto found = findingsOfDoc(*math);
+    const Finding* f = findingOf(found, "unexpected_kernels");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->title.rfind("SDPA math: ", 0), 0u) << f->title;
+    for (const char* what :
+         {"triu_tril_kernel (elementwise) from aten::tril", "reduce_kernel (reduction) from aten::all",
+          "unrolled_elementwise_kernel (copy) from aten::to"})
+        EXPECT_NE(f->explanation.find(what), std::string::npos) << what << "\n" << f->explanation;
+    // The scale's multiplications are the decomposition's own.
+    EXPECT_EQ(f->explanation.find("from aten::mul"), std::string::npos) << f->explanation;
+}
+
+// A user's shape, for their own record_function name, comes before the built-in ones: with the copy
+// expected, naive's calls match; one that lacks a role says which.
+TEST(FindingsLessons, AUsersShapeForTheirOwnRangeComesFirst) {
+    std::vector<std::string> problems;
+    const CallShapes shapes = CallShapes::parse("attn_fwd = qk_gemm softmax{1,3} copy? pv_gemm\n"
+                                                "naive = qk_gemm softmax{1,3} pv_gemm reduction\n",
+                                                &problems);
+    EXPECT_TRUE(problems.empty());
+    const auto doc = naiveTrace(false).open();
+    const TraceAnalysis own = analyzeTrace(*doc->trace, nullptr, DeviceSpecs::standard(),
+                                           RoleRules::standard(), nullptr, 0, shapes);
+    ASSERT_EQ(own.calls.size(), 4u);
+    for (const AttentionCall& call : own.calls) {
+        EXPECT_EQ(call.shapeKey, "attn_fwd");
+        EXPECT_TRUE(call.matchesShape());
+        EXPECT_EQ(call.expectedKernels, 6u);
+    }
+    // Keyed by the implementation, the reduction the shape asks for is missing in every call.
+    const CallShapes byImpl = CallShapes::parse("naive = qk_gemm softmax{1,3} pv_gemm reduction copy*\n");
+    const TraceAnalysis missing = analyzeTrace(*doc->trace, nullptr, DeviceSpecs::standard(),
+                                               RoleRules::standard(), nullptr, 0, byImpl);
+    FindingThresholds th = FindingThresholds::standard();
+    const auto found = findFindings({*doc->trace, missing, nullptr, th});
+    const Finding* f = findingOf(found, "unexpected_kernels");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->title, "naive: 6 kernels per call where 7 are expected");
+    EXPECT_NE(f->explanation.find("Missing: reduction in 4 calls"), std::string::npos) << f->explanation;
+    EXPECT_EQ(f->timeNs, 0);
+}
 
 // What a device is called: an MTIA by its process's name or labels, else a GPU.
 TEST(Accelerators, AnMtiaIsNamedByItsProcessesNameOrLabels) {

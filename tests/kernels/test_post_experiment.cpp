@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -211,4 +212,87 @@ TEST_F(PostExperiment, FlashHasNoneOfTheLessons) {
     for (std::string_view id : {"out_of_place_copy", "math_upcast", "mask_per_call", "safe_softmax",
                                 "host_bound_attention", "hand_written_attention", "sdpa_math_fallback"})
         EXPECT_EQ(find(flash, id), nullptr) << id;
+}
+
+// The post's closing table for the four CPU traces in one comparison: a row each, the kernels per call
+// checked against the file's own count (the ops that do each variant's work, outermost, inside each
+// attn_fwd range) and their time; naive's unexpected copy named with its op, none in place or in flash.
+TEST_F(PostExperiment, CompareGivesThePostsTable) {
+    const std::vector<std::string> variants = {"naive", "inplace", "math", "flash"};
+    std::vector<std::string> paths;
+    for (const std::string& v : variants)
+        paths.push_back(trace(v));
+    const Comparison c = compareFiles(paths, 0);
+    ASSERT_EQ(c.traces.size(), 4u);
+    // The ops each variant's forward runs as its work (PyTorch's CPU kernels), by name.
+    const std::map<std::string, std::vector<std::string>> work = {
+        {"naive", {"aten::bmm", "aten::mul", "aten::copy_", "aten::masked_fill_", "aten::_softmax"}},
+        {"inplace", {"aten::bmm", "aten::mul", "aten::masked_fill_", "aten::_softmax"}},
+        {"math",
+         {"aten::bmm", "aten::copy_", "aten::mul", "aten::add_", "aten::_softmax", "aten::isneginf",
+          "aten::all", "aten::where", "aten::fill_", "aten::tril"}},
+        {"flash", {"aten::_scaled_dot_product_flash_attention_for_cpu"}}};
+    for (std::size_t t = 0; t < variants.size(); ++t) {
+        SCOPED_TRACE(variants[t]);
+        const ComparedTrace& tr = c.traces[t];
+        ASSERT_TRUE(tr.error.empty()) << tr.error;
+        ASSERT_EQ(tr.rows.size(), 1u);
+        const CompareRow& row = tr.rows[0];
+        // The independent count: the work ops inside attn_fwd, outermost (an aten::where inside another,
+        // the fill_ inside aten::all, are one kernel), per range.
+        const auto all = events(variants[t]);
+        const std::vector<std::string>& names = work.at(variants[t]);
+        auto isWork = [&](const nlohmann::json& e) {
+            return std::find(names.begin(), names.end(), e.at("name").get<std::string>()) != names.end();
+        };
+        auto within = [](const nlohmann::json& inner, const nlohmann::json& outer) {
+            const double ts = inner.at("ts"), end = ts + inner.at("dur").get<double>();
+            const double ots = outer.at("ts"), oend = ots + outer.at("dur").get<double>();
+            return &inner != &outer && inner.at("tid") == outer.at("tid") && ots <= ts && end <= oend;
+        };
+        std::size_t ranges = 0, kernels = 0;
+        TimeNs kernelNs = 0;
+        for (const auto& r : all) {
+            if (r.at("name") != "attn_fwd" || r.at("cat") != "user_annotation") continue;
+            ++ranges;
+            for (const auto& e : all) {
+                if (!isWork(e) || !within(e, r)) continue;
+                const bool nested = std::any_of(all.begin(), all.end(), [&](const nlohmann::json& o) {
+                    return isWork(o) && within(e, o) &&
+                           !(o.at("ts") == e.at("ts") && o.at("dur") == e.at("dur") &&
+                             o.at("name") == e.at("name"));
+                });
+                if (nested) continue;
+                ++kernels;
+                kernelNs += microseconds(e.at("dur"));
+            }
+        }
+        ASSERT_EQ(ranges, 4u);
+        EXPECT_EQ(row.calls.calls, 4u);
+        EXPECT_DOUBLE_EQ(row.calls.kernelsPerCall(), double(kernels) / 4);
+        // Their time too (within 0.5%: the math backend's aten::mul wraps the one that does the work).
+        EXPECT_NEAR(double(row.calls.kernelNs), double(kernelNs), 0.005 * double(kernelNs));
+        const bool unexpected =
+            std::any_of(row.findings.begin(), row.findings.end(),
+                        [](const CompareRow::Brief& f) { return f.id == "unexpected_kernels"; });
+        if (variants[t] == "naive") {
+            EXPECT_DOUBLE_EQ(row.calls.kernelsPerCall(), 6.0);
+            EXPECT_EQ(row.calls.mismatchedCalls, 4u);
+            ASSERT_TRUE(unexpected);
+        } else if (variants[t] != "math") {
+            EXPECT_EQ(row.calls.mismatchedCalls, 0u);
+            EXPECT_FALSE(unexpected);
+        }
+    }
+    EXPECT_DOUBLE_EQ(c.traces[1].rows[0].calls.kernelsPerCall(), 5.0);
+    EXPECT_DOUBLE_EQ(c.traces[3].rows[0].calls.kernelsPerCall(), 1.0);
+    // The Markdown table names naive's copy and its op.
+    const std::string md = formatComparison(c, CompareFormat::Markdown);
+    EXPECT_NE(md.find("| naive.json | naive | 4 | 6 | 5 | 4 |"), std::string::npos) << md;
+    EXPECT_NE(
+        md.find("naive: 6 kernels per call where 5 are expected: aten::copy_ (copy) from aten::masked_fill"),
+        std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| inplace.json | naive | 4 | 5 | 5 | 0 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| flash.json | flash | 4 | 1 | 1 | 0 |"), std::string::npos) << md;
 }

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+#include "core/report/compare.h"
+
+#include "core/analysis/analysis.h"
+#include "core/report/format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace attnscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The whole trace's kernels as one row, for a trace with no attention call.
+CompareRow wholeTrace(const KernelTables& tables) {
+    CompareRow row;
+    row.roles = tables.allRoleTimes();
+    for (std::size_t r = 0; r < row.roles.count.size(); ++r)
+        row.calls.kernels += row.roles.count[r];
+    row.calls.kernelNs = row.roles.total();
+    row.calls.verdictNs = tables.verdictNs;
+    return row;
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+// "6", or "5.5" when the calls differ.
+std::string perCall(double v) {
+    return v == double(std::uint64_t(v)) ? std::to_string(std::uint64_t(v)) : fixed(v, 1);
+}
+
+std::string ratioText(std::optional<double> r) {
+    return r ? fixed(*r, 2) + "×" : "-";
+}
+
+} // namespace
+
+ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnalysis& analysis,
+                           const std::vector<Finding>& findings) {
+    ComparedTrace out;
+    out.path = std::move(path);
+    out.spanNs = trace.endNs() - trace.startNs();
+    const KernelTables& tables = analysis.tables;
+    std::map<std::string, std::size_t> rowOf;
+    for (const ImplCalls& impl : tables.implCalls) {
+        CompareRow row;
+        row.impl = impl.impl;
+        row.calls = impl;
+        for (const ImplRoleTimes& g : tables.roleTimes)
+            if (g.impl == impl.impl) row.roles = g.times;
+        rowOf[impl.impl] = out.rows.size();
+        out.rows.push_back(std::move(row));
+    }
+    if (out.rows.empty()) out.rows.push_back(wholeTrace(tables));
+    // Each finding goes to the rows whose calls hold one of its places; the others to the first row.
+    std::map<EventRef, std::size_t> placeRow;
+    for (const AttentionCall& call : analysis.calls) {
+        const std::size_t r = rowOf[call.impl];
+        for (std::uint32_t k : call.kernels)
+            placeRow.emplace(analysis.kernels[k].event, r);
+        if (call.scope) placeRow.emplace(*call.scope, r);
+    }
+    for (const Finding& f : findings) {
+        std::vector<std::size_t> rows;
+        for (const Evidence& e : f.evidence)
+            if (const auto it = placeRow.find(e.event); it != placeRow.end()) rows.push_back(it->second);
+        std::sort(rows.begin(), rows.end());
+        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+        if (rows.empty()) rows.push_back(0);
+        for (std::size_t r : rows)
+            out.rows[r].findings.push_back({f.id, f.severity, f.title, f.timeNs});
+    }
+    return out;
+}
+
+const CompareRow* Comparison::baselineRow() const {
+    return baseline < traces.size() && !traces[baseline].rows.empty() ? &traces[baseline].rows.front()
+                                                                      : nullptr;
+}
+
+std::optional<double> Comparison::kernelRatio(const CompareRow& row) const {
+    const CompareRow* base = baselineRow();
+    if (!base || !base->calls.calls || !row.calls.calls || !base->calls.kernelNsPerCall())
+        return std::nullopt;
+    return double(row.calls.kernelNsPerCall()) / double(base->calls.kernelNsPerCall());
+}
+
+std::optional<double> Comparison::hostRatio(const CompareRow& row) const {
+    const CompareRow* base = baselineRow();
+    const auto b = base ? base->calls.hostNsPerCall() : std::nullopt;
+    const auto r = row.calls.hostNsPerCall();
+    if (!b || !r || !*b) return std::nullopt;
+    return double(*r) / double(*b);
+}
+
+std::vector<std::string> traceLabels(const Comparison& comparison) {
+    auto tail = [](const std::string& path, int parts) {
+        std::size_t at = path.size();
+        for (int i = 0; i < parts && at != std::string::npos && at > 0; ++i)
+            at = path.rfind('/', at - 1);
+        return at == std::string::npos ? path : path.substr(at + 1);
+    };
+    std::vector<std::string> labels;
+    for (const ComparedTrace& t : comparison.traces)
+        labels.push_back(tail(t.path, 1));
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const bool shared = std::count(labels.begin(), labels.end(), labels[i]) > 1;
+        if (shared)
+            for (std::size_t j = 0; j < labels.size(); ++j)
+                if (labels[j] == tail(comparison.traces[i].path, 1) && j != i)
+                    labels[j] = tail(comparison.traces[j].path, 2);
+        if (shared) labels[i] = tail(comparison.traces[i].path, 2);
+    }
+    return labels;
+}
+
+std::string roleMix(const CompareRow& row, std::size_t top) {
+    std::vector<std::pair<TimeNs, KernelRole>> byTime;
+    for (std::size_t r = 0; r < row.roles.ns.size(); ++r)
+        if (row.roles.ns[r] > 0) byTime.push_back({row.roles.ns[r], KernelRole(r)});
+    std::stable_sort(byTime.begin(), byTime.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    const TimeNs all = std::max<TimeNs>(1, row.roles.total());
+    std::string out;
+    for (std::size_t i = 0; i < byTime.size() && i < top; ++i)
+        out += (out.empty() ? "" : ", ") + std::string(roleLabel(byTime[i].second)) + " " +
+               formatPercent(double(byTime[i].first) / double(all), 0);
+    return out;
+}
+
+namespace {
+
+struct Cells {
+    std::string trace, impl, calls, kernels, expected, mismatched, kernelTime, kernelRatio, hostTime,
+        hostRatio, bytes, roles, verdicts;
+};
+
+Cells cellsOf(const Comparison& c, const std::string& label, const CompareRow& row) {
+    Cells x;
+    x.trace = label;
+    const ImplCalls& s = row.calls;
+    if (row.impl.empty()) {
+        x.impl = "(no attention call)";
+        x.calls = "0";
+        x.kernels = x.expected = x.mismatched = x.kernelTime = x.kernelRatio = x.hostTime = x.hostRatio =
+            x.bytes = "-";
+    } else {
+        x.impl = row.impl;
+        x.calls = std::to_string(s.calls);
+        x.kernels = perCall(s.kernelsPerCall());
+        const auto expected = s.expectedPerCall();
+        x.expected = expected ? perCall(*expected) : "-";
+        x.mismatched = expected ? std::to_string(s.mismatchedCalls) : "-";
+        x.kernelTime = formatDuration(s.kernelNsPerCall());
+        x.kernelRatio = ratioText(c.kernelRatio(row));
+        const auto host = s.hostNsPerCall();
+        x.hostTime = host ? formatDuration(*host) : "-";
+        x.hostRatio = ratioText(c.hostRatio(row));
+        const auto bytes = s.bytesPerCall();
+        x.bytes = bytes ? formatRate(*bytes, "B") : "-";
+    }
+    x.roles = roleMix(row);
+    x.verdicts = verdictMix(s);
+    return x;
+}
+
+std::string findingLine(const CompareRow::Brief& f) {
+    return std::string(severityName(f.severity)) + " " + formatDuration(f.timeNs) + " " + f.title + " [" +
+           f.id + "]";
+}
+
+std::string markdownCell(std::string s) {
+    std::string out;
+    for (char ch : s) {
+        if (ch == '|') out += '\\';
+        out += ch == '\n' ? ' ' : ch;
+    }
+    return out;
+}
+
+json rowJson(const Comparison& c, const CompareRow& row) {
+    const ImplCalls& s = row.calls;
+    json j{
+        {"implementation", row.impl}, {"calls", s.calls}, {"kernels", s.kernels}, {"kernel_ns", s.kernelNs}};
+    auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+    if (!row.impl.empty()) {
+        j["kernels_per_call"] = s.kernelsPerCall();
+        j["expected_kernels_per_call"] = opt(s.expectedPerCall());
+        j["mismatched_calls"] = s.mismatchedCalls;
+        j["unexpected_kernels"] = s.unexpectedKernels;
+        j["unexpected_ns"] = s.unexpectedNs;
+        j["kernel_ns_per_call"] = s.kernelNsPerCall();
+        j["host_ns_per_call"] = opt(s.hostNsPerCall());
+        j["bytes_per_call"] = opt(s.bytesPerCall());
+        j["kernel_ratio"] = opt(c.kernelRatio(row));
+        j["host_ratio"] = opt(c.hostRatio(row));
+    }
+    json roles = json::object();
+    for (std::size_t r = 0; r < row.roles.ns.size(); ++r)
+        if (row.roles.count[r]) roles[std::string(roleName(KernelRole(r)))] = row.roles.ns[r];
+    j["role_ns"] = roles;
+    json verdicts = json::object();
+    for (std::size_t v = 0; v < kVerdictCount; ++v)
+        if (s.verdictNs[v]) verdicts[std::string(shortVerdictName(Verdict(v)))] = s.verdictNs[v];
+    j["kernel_ns_by_verdict"] = verdicts;
+    json findings = json::array();
+    for (const CompareRow::Brief& f : row.findings)
+        findings.push_back({{"id", f.id},
+                            {"severity", severityName(f.severity)},
+                            {"title", f.title},
+                            {"time_ns", f.timeNs}});
+    j["findings"] = findings;
+    return j;
+}
+
+} // namespace
+
+std::string formatComparison(const Comparison& c, CompareFormat format, std::size_t topFindings) {
+    const std::vector<std::string> labels = traceLabels(c);
+    std::ostringstream out;
+    if (format == CompareFormat::Json) {
+        json traces = json::array();
+        for (std::size_t t = 0; t < c.traces.size(); ++t) {
+            const ComparedTrace& tr = c.traces[t];
+            json j{{"path", tr.path}, {"label", labels[t]}};
+            if (!tr.error.empty()) {
+                j["error"] = tr.error;
+            } else {
+                j["span_ns"] = tr.spanNs;
+                json rows = json::array();
+                for (const CompareRow& row : tr.rows)
+                    rows.push_back(rowJson(c, row));
+                j["rows"] = rows;
+            }
+            traces.push_back(j);
+        }
+        json all{{"baseline", c.baselineRow() ? json(c.baseline) : json(nullptr)}, {"traces", traces}};
+        out << all.dump(2) << '\n';
+        return out.str();
+    }
+    if (format == CompareFormat::Csv) {
+        out << "trace,implementation,calls,kernels_per_call,expected_kernels_per_call,mismatched_calls,"
+               "kernel_ns_per_call,kernel_ratio,host_ns_per_call,host_ratio,bytes_per_call";
+        for (std::size_t r = 0; r < std::size_t(KernelRole::Count); ++r)
+            out << ",ns_" << roleName(KernelRole(r));
+        for (std::size_t v = 0; v < kVerdictCount; ++v)
+            out << ",ns_" << shortVerdictName(Verdict(v));
+        out << ",findings,error\n";
+        auto num = [](const auto& v) { return v ? fixed(double(*v), 3) : std::string(); };
+        for (std::size_t t = 0; t < c.traces.size(); ++t) {
+            const ComparedTrace& tr = c.traces[t];
+            if (!tr.error.empty()) {
+                out << csvField(tr.path) << ",,,,,,,,,,";
+                for (std::size_t i = 0; i < std::size_t(KernelRole::Count) + kVerdictCount; ++i)
+                    out << ',';
+                out << ',' << csvField(tr.error) << '\n';
+                continue;
+            }
+            for (const CompareRow& row : tr.rows) {
+                const ImplCalls& s = row.calls;
+                const bool calls = !row.impl.empty();
+                out << csvField(tr.path) << ',' << csvField(row.impl) << ',' << s.calls << ','
+                    << (calls ? fixed(s.kernelsPerCall(), 3) : "") << ',' << num(s.expectedPerCall()) << ','
+                    << s.mismatchedCalls << ',' << (calls ? std::to_string(s.kernelNsPerCall()) : "") << ','
+                    << num(c.kernelRatio(row)) << ','
+                    << (s.hostNsPerCall() ? std::to_string(*s.hostNsPerCall()) : "") << ','
+                    << num(c.hostRatio(row)) << ',' << num(s.bytesPerCall());
+                for (std::size_t r = 0; r < std::size_t(KernelRole::Count); ++r)
+                    out << ',' << row.roles.ns[r];
+                for (std::size_t v = 0; v < kVerdictCount; ++v)
+                    out << ',' << s.verdictNs[v];
+                std::string ids;
+                for (const CompareRow::Brief& f : row.findings)
+                    ids += (ids.empty() ? "" : ";") + f.id;
+                out << ',' << csvField(ids) << ",\n";
+            }
+        }
+        return out.str();
+    }
+    // Text and Markdown: the post's table, a row per implementation of each trace.
+    // clang-format off
+    const std::vector<std::string> head = {
+        "trace", "implementation", "calls", "kernels/call", "expected", "calls off", "kernel/call", "vs base",
+        "host/call", "vs base", "bytes/call", "kernel time by role", "by verdict"};
+    // clang-format on
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::vector<const CompareRow::Brief*>> revealed;
+    for (std::size_t t = 0; t < c.traces.size(); ++t) {
+        const ComparedTrace& tr = c.traces[t];
+        if (!tr.error.empty()) {
+            rows.push_back({labels[t], "could not be read: " + tr.error});
+            revealed.push_back({});
+            continue;
+        }
+        for (const CompareRow& row : tr.rows) {
+            const Cells x = cellsOf(c, labels[t], row);
+            rows.push_back({x.trace, x.impl, x.calls, x.kernels, x.expected, x.mismatched, x.kernelTime,
+                            x.kernelRatio, x.hostTime, x.hostRatio, x.bytes, x.roles, x.verdicts});
+            std::vector<const CompareRow::Brief*> top;
+            for (std::size_t i = 0; i < row.findings.size() && i < topFindings; ++i)
+                top.push_back(&row.findings[i]);
+            revealed.push_back(top);
+        }
+    }
+    const std::string base =
+        c.baselineRow() ? labels[c.baseline] +
+                              (c.baselineRow()->impl.empty() ? std::string() : " · " + c.baselineRow()->impl)
+                        : std::string("none");
+    if (format == CompareFormat::Markdown) {
+        out << '|';
+        for (const std::string& h : head)
+            out << ' ' << h << " |";
+        out << " what the trace revealed |\n|";
+        for (std::size_t i = 0; i <= head.size(); ++i)
+            out << (i >= 2 && i <= 10 ? " ---: |" : " --- |");
+        out << '\n';
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            out << '|';
+            for (std::size_t i = 0; i < head.size(); ++i)
+                out << ' ' << markdownCell(i < rows[r].size() ? rows[r][i] : std::string()) << " |";
+            std::string cell;
+            for (const CompareRow::Brief* f : revealed[r])
+                cell += (cell.empty() ? "" : "<br>") + markdownCell(f->title) + " (" +
+                        formatDuration(f->timeNs) + ")";
+            out << ' ' << (cell.empty() ? std::string("-") : cell) << " |\n";
+        }
+        out << "\n\"expected\": kernels per call of the expected call (call_shapes.txt); \"calls off\": "
+               "calls that "
+               "ran otherwise; \"vs base\": kernel and host time per call over "
+            << markdownCell(base) << "'s.\n";
+        return out.str();
+    }
+    // Text: columns padded to their widest cell (counting characters, not bytes).
+    auto width = [](const std::string& s) {
+        std::size_t n = 0;
+        for (unsigned char ch : s)
+            n += (ch & 0xC0) != 0x80;
+        return n;
+    };
+    std::vector<std::size_t> w(head.size());
+    for (std::size_t i = 0; i < head.size(); ++i) {
+        w[i] = width(head[i]);
+        for (const auto& r : rows)
+            if (i < r.size() && r.size() > 2) w[i] = std::max(w[i], width(r[i]));
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string s;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const bool right = i >= 2 && i <= 10;
+            const std::string pad(
+                i < w.size() && cells.size() > 2 ? w[i] - std::min(w[i], width(cells[i])) : 0, ' ');
+            s += (i ? "  " : "") + (right ? pad + cells[i] : cells[i] + (i + 1 < cells.size() ? pad : ""));
+        }
+        out << s << '\n';
+    };
+    line(head);
+    for (const auto& r : rows)
+        line(r);
+    out << "\nexpected: kernels per call of the expected call (call_shapes.txt); calls off: calls that ran "
+           "otherwise; vs base: kernel and host time per call over "
+        << base << "'s.\n";
+    bool any = false;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        if (revealed[r].empty()) continue;
+        if (!any) out << "\nwhat each trace revealed (most time at stake first):\n";
+        any = true;
+        out << "  " << rows[r][0] << (rows[r].size() > 1 ? " · " + rows[r][1] : std::string()) << '\n';
+        for (const CompareRow::Brief* f : revealed[r])
+            out << "    " << findingLine(*f) << '\n';
+    }
+    return out.str();
+}
+
+} // namespace attnscope

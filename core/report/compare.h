@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Variants side by side: the post's closing table ("Everything we covered, at a glance") for any set
+// of traces. A row per attention implementation found in each trace (a trace of a run of naive and
+// flash has two; one with no attention call has one for all its kernels; one that could not be read
+// keeps its row with the error): calls, kernels per call against the shape expected of a call
+// (call_shapes.h), kernel and host time per call, bytes per call, kernel time by role and by verdict,
+// what the trace revealed (its findings, most at stake first), and ratios to a baseline row.
+#include "core/analysis/kernel_tables.h"
+#include "core/report/findings.h"
+#include "core/report/summary.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+struct CompareRow {
+    std::string impl; // "" for a trace with no attention call: its kernels, all of them
+    ImplCalls calls;  // the implementation's calls (the whole trace's kernels for "")
+    RoleTimes roles;  // the calls' kernel time per role
+    // Its findings, most at stake first: those whose places are its calls' kernels or host ranges (a
+    // trace's other findings go to its first row).
+    struct Brief {
+        std::string id;
+        Severity severity = Severity::Info;
+        std::string title;
+        TimeNs timeNs = 0;
+    };
+    std::vector<Brief> findings;
+};
+
+struct ComparedTrace {
+    std::string path;
+    std::string error; // why it could not be read: then it has no rows
+    TimeNs spanNs = 0;
+    std::vector<CompareRow> rows; // by calls (the analysis' order)
+};
+
+// One trace's rows, from its analysis and findings (the trace is only read).
+ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnalysis& analysis,
+                           const std::vector<Finding>& findings);
+
+struct Comparison {
+    std::vector<ComparedTrace> traces;
+    std::size_t baseline = 0; // the trace the ratios are to (its first row); past the end: none
+    // The row the ratios are to: the baseline trace's first row, null when it has none.
+    const CompareRow* baselineRow() const;
+    // A row's kernel (host) time per call over the baseline row's; none without both figures.
+    std::optional<double> kernelRatio(const CompareRow& row) const;
+    std::optional<double> hostRatio(const CompareRow& row) const;
+};
+
+// The traces' short names as a table shows them: file names, with the folder where two share one.
+std::vector<std::string> traceLabels(const Comparison& comparison);
+// "QKᵀ GEMM 41%, softmax 33%, PV GEMM 26%": the roles holding the row's kernel time, largest first.
+std::string roleMix(const CompareRow& row, std::size_t top = 4);
+
+enum class CompareFormat { Text, Json, Csv, Markdown };
+// topFindings: the findings listed per row in text and Markdown (JSON and CSV keep them all).
+std::string formatComparison(const Comparison& comparison, CompareFormat format, std::size_t topFindings = 3);
+
+} // namespace attnscope
