@@ -81,14 +81,19 @@ const std::vector<Verb>& verbs() {
         {"export",
          "FILE --timeline OUT.png|svg|pdf [--range START_NS:END_NS] [--size WxH] [--scale 1|2] [--tracks "
          "REGEX]\n"
-         "         FILE --chart breakdown|roofline|share OUT.png|svg|pdf [--size WxH] [--scale 1|2]",
-         "a picture of the timeline or of a chart, no display needed",
+         "         FILE --chart breakdown|roofline|share OUT.png|svg|pdf [--size WxH] [--scale 1|2]\n"
+         "         --compare FILE... (--chart breakdown|roofline OUT.png|svg|pdf | --table OUT.md|csv) "
+         "[--baseline N]",
+         "a picture of the timeline or of a chart, or a comparison's chart or table, no display needed",
          "  --timeline OUT        the timeline as the window draws it\n"
          "  --chart KIND OUT      breakdown, roofline or share\n"
          "  --range A:B           nanoseconds from the trace's first event (default: all of it)\n"
          "  --size WxH            from 100x50 to 20000x20000\n"
          "  --scale 1|2           2 doubles a PNG's pixels\n"
-         "  --tracks REGEX        keep the tracks whose label matches\n",
+         "  --tracks REGEX        keep the tracks whose label matches\n"
+         "  --compare FILE...     the traces side by side (as `compare`): --chart breakdown (time per call\n"
+         "                        by role, a bar per variant) or roofline (a marker per trace), or\n"
+         "                        --table OUT.md|csv; --baseline N as compare's\n",
          exportPicture},
         {"run",
          "[--backend cpu|cuda|torch|auto] [--impl naive,flash] [--batch B] [--heads H] [--seq N]\n"
@@ -132,8 +137,9 @@ void printUsage(const char* program) {
 void printHelp(const char* program) {
     std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
     std::printf(
-        "  %s [FILE...] [--run-backend cpu|cuda|torch|auto] [--screenshot OUT.png]\n"
-        "      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite); "
+        "  %s [FILE...] [--compare] [--run-backend cpu|cuda|torch|auto] [--screenshot OUT.png]\n"
+        "      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite; "
+        "several: the ranks of one job, or with --compare side by side in Compare Variants); "
         "no file: a live run (on the CPU, or the backend given). --screenshot saves the window once loaded "
         "or run, then quits. With no display, print what it would show.\n",
         program);
@@ -437,6 +443,7 @@ int convert(int argc, char** argv) {
 
 int exportPicture(int argc, char** argv) {
     ui::ExportRequest r;
+    bool compare = false;
     auto usage = [&](const std::string& why) {
         std::fprintf(stderr, "export: %s\n", why.c_str());
         printVerbHelp(argv[0], *findVerb("export"), stderr);
@@ -466,16 +473,36 @@ int exportPicture(int argc, char** argv) {
             if (r.scale != 1 && r.scale != 2) return usage("--scale is 1 or 2");
         } else if (a == "--tracks" && hasValue) {
             r.tracks = argv[++i];
+        } else if (a == "--compare") {
+            compare = true;
+        } else if (a == "--table" && hasValue) {
+            r.table = true;
+            r.out = argv[++i];
+        } else if (a == "--baseline" && hasValue) {
+            std::size_t n = 0;
+            if (!parseCount(argv[++i], n) || n < 1) return usage("--baseline is a trace's place, from 1");
+            r.baseline = n - 1;
         } else if (a.rfind("--", 0) == 0) {
             return usage("unknown option or missing value: " + a);
+        } else if (compare) {
+            r.compare.push_back(a);
         } else if (r.file.empty()) {
             r.file = a;
         } else {
-            return usage("one trace at a time; extra argument: " + a);
+            return usage("one trace at a time (several: --compare); extra argument: " + a);
         }
     }
-    if (r.file.empty()) return usage("which trace?");
-    if (r.out.empty()) return usage("--timeline OUT or --chart KIND OUT is required");
+    if (compare) {
+        if (!r.file.empty()) r.compare.insert(r.compare.begin(), r.file);
+        if (r.compare.empty()) return usage("--compare needs the traces");
+        if (r.baseline >= r.compare.size()) return usage("--baseline is past the traces given");
+        if (r.out.empty() || (!r.table && r.chart.empty()))
+            return usage("--compare needs --chart breakdown|roofline OUT or --table OUT");
+    } else {
+        if (r.table) return usage("--table goes with --compare");
+        if (r.file.empty()) return usage("which trace?");
+        if (r.out.empty()) return usage("--timeline OUT or --chart KIND OUT is required");
+    }
     // Pictures need Qt's painting and fonts, not a screen.
     if (!app::haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     std::string error;
@@ -500,6 +527,8 @@ int window(int argc, char** argv) {
             request.screenshot = argv[++i];
         } else if (arg == "--timing") {
             request.timing = true;
+        } else if (arg == "--compare") {
+            request.compare = true;
         } else if (arg == "--run-backend" && i + 1 < argc) {
             request.runBackend = kernels::backendChoiceNamed(argv[++i]);
             if (!request.runBackend) {
@@ -526,7 +555,9 @@ int window(int argc, char** argv) {
         std::fprintf(stderr,
                      "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
                      "window would show. Use xvfb-run or a desktop session for the window.\n");
-        std::vector<char*> args = {argv[0], const_cast<char*>(request.files.empty() ? "run" : "summary")};
+        std::vector<char*> args = {argv[0], const_cast<char*>(request.files.empty() ? "run"
+                                                              : request.compare     ? "compare"
+                                                                                    : "summary")};
         std::string backendOption = "--backend",
                     backendName(request.runBackend ? kernels::backendChoiceName(*request.runBackend) : "");
         if (request.files.empty() && request.runBackend) {
@@ -536,8 +567,9 @@ int window(int argc, char** argv) {
         for (std::string& f : request.files)
             args.push_back(f.data());
         args.push_back(nullptr);
-        return request.files.empty() ? runVerb(int(args.size()) - 1, args.data())
-                                     : summary(int(args.size()) - 1, args.data());
+        if (request.files.empty()) return runVerb(int(args.size()) - 1, args.data());
+        return request.compare ? compare(int(args.size()) - 1, args.data())
+                               : summary(int(args.size()) - 1, args.data());
     }
     std::string error;
     using Main = int (*)(const char*, const ui::WindowRequest*);

@@ -4,11 +4,11 @@
 #include "core/report/format.h"
 
 #include "core/document/document.h"
+#include "core/report/compare.h"
 
 #include "qt_text.h"
 #include "timeline_export.h"
 #include "timeline_renderer.h"
-
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -34,6 +34,10 @@ namespace attnscope::ui {
 
 namespace {
 
+QChart* stackedBars(const std::vector<QString>& bars,
+                    const std::vector<std::array<double, std::size_t(KernelRole::Count)>>& ns,
+                    const QString& title, const QString& yTitle, const QString& empty);
+
 // Time per role for each bar: the implementations of one trace, or one bar per trace. Each bar's
 // total is written under it.
 QChart* breakdown(const std::vector<ChartInput>& inputs) {
@@ -56,33 +60,40 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
             for (std::size_t r = 0; r < times.size(); ++r)
                 times[r] += double(group.times.ns[r]);
         }
+    return stackedBars(bars, ns, QObject::tr("Kernel time by role, summed over streams and workers"),
+                       QObject::tr("kernel time (%1)"), QObject::tr("no kernels in this trace"));
+}
+
+// Bars of kernel time per role, with each bar's total under it.
+QChart* stackedBars(const std::vector<QString>& bars,
+                    const std::vector<std::array<double, std::size_t(KernelRole::Count)>>& ns,
+                    const QString& title, const QString& yTitle, const QString& empty) {
     double maxNs = 0;
-    for (const RoleTimes& times : ns)
+    for (const auto& times : ns)
         maxNs = std::max(maxNs, std::accumulate(times.begin(), times.end(), 0.0));
     const DurationUnit axisUnit = durationUnit(std::max(maxNs, 1e3)); // µs at the least
     const double unit = axisUnit.ns;
-    const QString unitName = qs(axisUnit.name);
     auto* series = new QStackedBarSeries;
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         bool any = false;
-        for (const RoleTimes& times : ns)
+        for (const auto& times : ns)
             any = any || times[std::size_t(r)] > 0;
         if (!any) continue;
         auto* set = new QBarSet(roleText(KernelRole(r)));
         set->setColor(EventColors::roleColor(KernelRole(r)));
-        for (const RoleTimes& times : ns)
+        for (const auto& times : ns)
             *set << times[std::size_t(r)] / unit;
         series->append(set);
     }
     auto* chart = new QChart;
-    chart->setTitle(QObject::tr("Kernel time by role, summed over streams and workers"));
+    chart->setTitle(title);
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     for (std::size_t i = 0; i < bars.size(); ++i)
         x->append(QStringLiteral("%1 · %2").arg(
             bars[i], qs(formatDuration(TimeNs(std::accumulate(ns[i].begin(), ns[i].end(), 0.0))))));
     auto* y = new QValueAxis;
-    y->setTitleText(QObject::tr("kernel time (%1)").arg(unitName));
+    y->setTitleText(yTitle.arg(qs(axisUnit.name)));
     y->setRange(0, std::max(maxNs / unit, 1e-9) * 1.05);
     y->applyNiceNumbers(); // round ticks: 0, 10, 20 … instead of 0, 10.4, 20.8
     y->setLabelFormat("%g");
@@ -90,7 +101,7 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    if (bars.empty()) addTitleLine(chart, QObject::tr("no kernels in this trace"));
+    if (bars.empty()) addTitleLine(chart, empty);
     return chart;
 }
 
@@ -176,6 +187,24 @@ QString chartTipAt(QChart* chart, QPointF position) {
         }
     }
     return tip;
+}
+
+QChart* makeComparisonChart(const Comparison& comparison) {
+    std::vector<QString> bars;
+    std::vector<std::array<double, std::size_t(KernelRole::Count)>> ns;
+    const std::vector<std::string> labels = traceLabels(comparison);
+    for (std::size_t t = 0; t < comparison.traces.size(); ++t)
+        for (const CompareRow& row : comparison.traces[t].rows) {
+            if (!row.calls.calls) continue;
+            bars.push_back(QStringLiteral("%1 · %2").arg(qs(labels[t]), qs(row.impl)));
+            std::array<double, std::size_t(KernelRole::Count)> perCall{};
+            for (std::size_t r = 0; r < perCall.size(); ++r)
+                perCall[r] = double(row.roles.ns[r]) / double(row.calls.calls);
+            ns.push_back(perCall);
+        }
+    return stackedBars(bars, ns, QObject::tr("Kernel time per attention call by role"),
+                       QObject::tr("kernel time per call (%1)"),
+                       QObject::tr("no attention call in these traces"));
 }
 
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path) {

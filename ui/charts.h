@@ -20,7 +20,8 @@ class QTabWidget;
 
 namespace attnscope {
 struct Document;
-}
+struct Comparison;
+} // namespace attnscope
 
 namespace attnscope::ui {
 
@@ -39,6 +40,10 @@ struct ChartInput {
 // the trace (AttnScope's runs, or fused vs naive calls) plus the kernels outside calls, or with
 // several inputs a bar per trace.
 QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs);
+
+// Variants side by side (attnscope compare, the Compare Variants window): a bar per row of the
+// comparison — an implementation of a trace — its kernel time per attention call stacked by role.
+QChart* makeComparisonChart(const Comparison& comparison);
 
 // The tooltip of the point under `position` (chart coordinates), or "" when none is there.
 QString chartTipAt(QChart* chart, QPointF position);

@@ -6,18 +6,24 @@
 #include "run_panel.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
+#include "variants_window.h"
 
 #include "core/document/document.h"
+#include "core/model/parallel_for.h"
+#include "core/report/compare.h"
 
 #include <QApplication>
+#include <QChart>
 #include <QElapsedTimer>
 #include <QGuiApplication>
+#include <QSaveFile>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* request) {
@@ -34,7 +40,7 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
     QApplication::setApplicationName("AttnScope");
     QApplication::setApplicationVersion(ATTNSCOPE_VERSION);
     attnscope::ui::MainWindow window;
-    if (!screenshot.isEmpty()) window.screenshotWhenLoaded(screenshot);
+    if (!screenshot.isEmpty() && !request->compare) window.screenshotWhenLoaded(screenshot);
 
     // --timing: how long until the loaded trace is painted, and the longest the event loop went
     // without turning while it loaded (a 5 ms timer that notes its own lateness); then ends the
@@ -83,6 +89,23 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
             }
         }
         window.startRun(config, backend);
+    } else if (request->compare) {
+        QStringList paths;
+        for (const std::string& f : files)
+            paths << QString::fromStdString(f);
+        attnscope::ui::VariantsWindow* variants = window.compareVariants(paths);
+        if (!screenshot.isEmpty())
+            QObject::connect(variants, &attnscope::ui::VariantsWindow::compared, variants,
+                             [variants, screenshot] {
+                                 // The compare window's picture, once its charts and table have laid
+                                 // themselves out.
+                                 QTimer::singleShot(500, variants, [variants, screenshot] {
+                                     const bool saved = variants->grab().save(screenshot);
+                                     std::fprintf(saved ? stdout : stderr, "%s%s\n",
+                                                  saved ? "" : "cannot write ", qPrintable(screenshot));
+                                     QApplication::exit(saved ? 0 : 1);
+                                 });
+                             });
     } else if (files.size() == 1)
         window.openFile(QString::fromStdString(files.front()));
     else { // several files: the ranks of one job
@@ -94,6 +117,83 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
     return app.exec();
 }
 
+namespace {
+
+// export --compare: the traces opened side by side (as `compare` opens them, keeping the documents for
+// the roofline), then the table or a chart written.
+int exportComparison(const attnscope::ui::ExportRequest& r) {
+    using namespace attnscope;
+    int argc = 1;
+    char name[] = "attnscope";
+    char* argv[] = {name, nullptr};
+    QApplication app(argc, argv);
+    std::vector<std::shared_ptr<const Document>> docs(r.compare.size());
+    Comparison c;
+    c.baseline = r.baseline;
+    c.traces.resize(r.compare.size());
+    DocumentOptions options;
+    options.parts = AnalysisPart;
+    if (r.compare.size() > 1) cpuRoofs(); // measured before the loads, not beside them (compareFiles)
+    parallelFor(r.compare.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
+        try {
+            docs[i] = openDocument(DocumentSource::file(r.compare[i]), options);
+            c.traces[i] = compareEntry(*docs[i], r.compare[i]);
+        } catch (const std::exception& e) {
+            c.traces[i].path = r.compare[i];
+            c.traces[i].error = e.what();
+        }
+    });
+    int status = 0;
+    for (const ComparedTrace& t : c.traces)
+        if (!t.error.empty()) {
+            std::fprintf(stderr, "attnscope export: %s: %s\n", t.path.c_str(), t.error.c_str());
+            status = 1;
+        }
+    const QString out = QString::fromLocal8Bit(r.out.c_str());
+    QString error;
+    if (r.table) {
+        const bool md = out.endsWith(".md", Qt::CaseInsensitive);
+        if (!md && !out.endsWith(".csv", Qt::CaseInsensitive))
+            error = QStringLiteral("--table OUT ends in .md or .csv");
+        const std::string text = formatComparison(c, md ? CompareFormat::Markdown : CompareFormat::Csv);
+        QSaveFile file(out);
+        if (error.isEmpty() &&
+            (!file.open(QIODevice::WriteOnly) ||
+             file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit()))
+            error = QStringLiteral("cannot write %1: %2").arg(out, file.errorString());
+    } else {
+        std::unique_ptr<QChart> chart;
+        const std::vector<std::string> labels = traceLabels(c);
+        if (r.chart == "breakdown") {
+            chart.reset(ui::makeComparisonChart(c));
+        } else if (r.chart == "roofline") {
+            std::vector<ui::ChartInput> inputs;
+            for (std::size_t i = 0; i < docs.size(); ++i)
+                if (docs[i])
+                    inputs.push_back(
+                        {docs[i]->trace.get(), docs[i]->analysis.get(), QString::fromStdString(labels[i])});
+            if (inputs.empty())
+                error = QStringLiteral("no trace could be read");
+            else
+                chart.reset(ui::makeChart(ui::ChartKind::Roofline, inputs));
+        } else {
+            error = QStringLiteral("with --compare, --chart is breakdown or roofline");
+        }
+        if (chart) {
+            const QSize size = r.width > 0 ? QSize(r.width, r.height) : QSize(1200, 800);
+            error = ui::exportChart(chart.get(), size, r.scale, out);
+        }
+    }
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "attnscope export: %s\n", qPrintable(error));
+        return 1;
+    }
+    std::printf("%s\n", qPrintable(out));
+    return status;
+}
+
+} // namespace
+
 int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
     using namespace attnscope;
     const ui::ExportRequest& r = *request;
@@ -101,6 +201,7 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
         std::fprintf(stderr, "attnscope export: %s\n", qPrintable(why));
         return 2;
     };
+    if (!r.compare.empty()) return exportComparison(r);
     std::optional<ui::ChartKind> chart;
     if (!r.chart.empty()) {
         chart = ui::chartKindNamed(QString::fromStdString(r.chart));

@@ -23,12 +23,18 @@ struct ExportRequest {
     int width = 0, height = 0;                                  // 0: the picture's default size
     double scale = 1;                                           // 1 or 2
     std::string tracks;                                         // a regular expression on track labels
+    // export --compare: the traces side by side (then file is unused): the chart (breakdown or
+    // roofline) or, with table set, the table as Markdown or CSV by out's suffix.
+    std::vector<std::string> compare;
+    std::size_t baseline = 0;
+    bool table = false;
 };
 
 // What the window is opened with, parsed by the command line (app/).
 struct WindowRequest {
     std::vector<std::string> files; // none: a live run; several: the ranks of one job
     std::string screenshot;         // save a picture of the window once loaded, then quit
+    bool compare = false;           // the files side by side in Compare Variants, not as ranks
     bool timing = false;            // print the time to the first painted timeline, then quit
     std::optional<kernels::BackendChoice> runBackend; // the live run's (none: the Run panel's)
 };

@@ -18,6 +18,7 @@
 #include "run_panel.h"
 #include "timeline_view.h"
 #include "trace_header.h"
+#include "variants_window.h"
 
 #include "kernels/run_session.h"
 
@@ -296,6 +297,15 @@ CompareWindow* MainWindow::compareWith(const QString& path) {
     window->setWindowFlag(Qt::Window);
     window->show();
     window->openB(path);
+    return window;
+}
+
+VariantsWindow* MainWindow::compareVariants(const QStringList& paths) {
+    auto* window = new VariantsWindow(this);
+    window->setWindowFlag(Qt::Window);
+    connect(window, &VariantsWindow::openRequested, this, &MainWindow::openFile);
+    window->show();
+    window->addTraces(paths);
     return window;
 }
 

@@ -29,6 +29,7 @@ namespace attnscope::ui {
 class AttentionPanel;
 class ChartsPanel;
 class CompareWindow;
+class VariantsWindow;
 class DetailsPanel;
 class DocumentController;
 class JobRunner;
@@ -59,6 +60,8 @@ public:
     void openRanks(const QStringList& paths);
     // File → Compare With: the trace on show (A) against the file (B), in a window of its own.
     CompareWindow* compareWith(const QString& path);
+    // File → Compare Variants: the files side by side in a window of its own; a row opens its trace here.
+    VariantsWindow* compareVariants(const QStringList& paths);
     void openEmbeddedSample();
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.

@@ -22,11 +22,11 @@
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -58,6 +58,11 @@ void MainWindow::buildMenus() {
             return warn(tr("Nothing to compare"), tr("Open a trace first: it is A, the file you pick is B."));
         if (const QStringList paths = pickTraces(tr("Compare with (B)"), false); !paths.isEmpty())
             compareWith(paths.front());
+    });
+    file->addAction(tr("Compare &Variants…"), this, [this] {
+        if (const QStringList paths = pickTraces(tr("Traces to compare side by side"), true);
+            !paths.isEmpty())
+            compareVariants(paths);
     });
     file->addAction(tr("Open Several as &Ranks…"), this, [this] {
         if (const QStringList paths = pickTraces(tr("Open the ranks of one job"), true); !paths.isEmpty())

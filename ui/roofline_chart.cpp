@@ -15,6 +15,7 @@
 #include <QScatterSeries>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -132,13 +133,14 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
 }
 
 // The roofline chart, built in the order Qt Charts needs its parts: the title, the axes, the roofs,
-// then the points drawn over them with their names, then the axes' ranges. With two inputs (Compare)
-// both traces' points share the first one's roofs: A as circles, B as squares.
+// then the points drawn over them with their names, then the axes' ranges. With several inputs
+// (Compare) every trace's points share the first one's roofs, each trace in a marker of its own: A as
+// circles, B as squares, C as diamonds, D as triangles, E as stars, F as pentagons (then again).
 class RooflineChart {
 public:
     explicit RooflineChart(const std::vector<ChartInput>& inputs)
         : m_inputs(inputs), m_a(*inputs.front().analysis) {
-        for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
             for (RoofPoint& p : roofPoints(inputs[i], i))
                 m_points.push_back(std::move(p));
             // The trace's kernels as the summary counts them (copies and memsets are not kernels).
@@ -182,6 +184,20 @@ private:
     // Qt 6.4 draws no scatter point given a size of its own: points are sized in three classes by the
     // name's share of the costed kernel time.
     static constexpr double kSizes[] = {8, 14, 22};
+    // Each input's marker, and the sign the title shows for it.
+    static constexpr std::array<QScatterSeries::MarkerShape, 6> kShapes = {
+        QScatterSeries::MarkerShapeCircle,
+        QScatterSeries::MarkerShapeRectangle,
+        QScatterSeries::MarkerShapeRotatedRectangle,
+        QScatterSeries::MarkerShapeTriangle,
+        QScatterSeries::MarkerShapeStar,
+        QScatterSeries::MarkerShapePentagon};
+    static constexpr const char16_t* kShapeSigns[] = {u"\u25CF", u"\u25A0", u"\u25C6",
+                                                      u"\u25B2", u"\u2605", u"\u2B1F"};
+    // "A", "B", … "Z", then "27", …: the input's name in tips and labels.
+    static QString letter(std::size_t i) {
+        return i < 26 ? QString(QChar(char16_t(u'A' + i))) : QString::number(i + 1);
+    }
     int sizeClass(double ns) const { return ns >= 0.2 * m_totalNs ? 2 : ns >= 0.02 * m_totalNs ? 1 : 0; }
     QPointF at(const RoofPoint& p) const { return {p.intensity(), p.p->flopsPerSec / m_unit}; }
 
@@ -195,12 +211,20 @@ private:
                                            QString::fromStdString(beyondRoofReason(*m_spec))));
         else if (!m_spec && !m_a.cpuNote.empty())
             addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
-        if (m_inputs.size() > 1 && m_inputs[1].analysis->device && m_a.device &&
-            m_inputs[1].analysis->device->name != m_a.device->name)
-            addTitleLine(m_chart, QObject::tr("B ran on %1: its points are drawn on A's roofs")
-                                      .arg(QString::fromStdString(m_inputs[1].analysis->device->name)));
-        if (m_inputs.size() > 1)
-            addTitleLine(m_chart, QObject::tr("● %1 · ■ %2").arg(m_inputs[0].label, m_inputs[1].label));
+        for (std::size_t i = 1; i < m_inputs.size(); ++i)
+            if (m_inputs[i].analysis->device && m_a.device &&
+                m_inputs[i].analysis->device->name != m_a.device->name)
+                addTitleLine(m_chart,
+                             QObject::tr("%1 ran on %2: its points are drawn on A's roofs")
+                                 .arg(letter(i), QString::fromStdString(m_inputs[i].analysis->device->name)));
+        if (m_inputs.size() > 1) {
+            QStringList keys;
+            for (std::size_t i = 0; i < m_inputs.size(); ++i)
+                keys << QStringLiteral("%1 %2 %3")
+                            .arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]), letter(i),
+                                 m_inputs[i].label);
+            addTitleLine(m_chart, keys.join(QStringLiteral(" · ")));
+        }
     }
 
     void addAxes() {
@@ -278,12 +302,11 @@ private:
                 c.series->setColor(EventColors::roleColor(p.p->role));
                 c.series->setBorderColor(EventColors::roleColor(p.p->role).darker(140));
                 c.series->setMarkerSize(kSizes[size]);
-                if (p.input == 1) c.series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+                c.series->setMarkerShape(kShapes[p.input % kShapes.size()]);
             }
             c.series->append(at(p));
-            c.tips.push_back(roofTip(
-                p, p.ns() / std::max(1.0, m_totalNs),
-                m_inputs.size() > 1 ? (p.input ? QStringLiteral("B") : QStringLiteral("A")) : QString()));
+            c.tips.push_back(roofTip(p, p.ns() / std::max(1.0, m_totalNs),
+                                     m_inputs.size() > 1 ? letter(p.input) : QString()));
         }
         std::set<KernelRole> inLegend; // one entry per role; in Compare the title says which shape is which
         for (auto& [key, cloud] : clouds) {
@@ -317,7 +340,7 @@ private:
             if (std::count_if(m_points.begin(), m_points.end(),
                               [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
                 name += QStringLiteral(" (%1)").arg(roleText(p.p->role));
-            if (m_inputs.size() > 1) name = (p.input ? QStringLiteral("B: ") : QStringLiteral("A: ")) + name;
+            if (m_inputs.size() > 1) name = letter(p.input) + QStringLiteral(": ") + name;
             const QPointF point = at(p);
             auto near = std::find_if(labels.begin(), labels.end(), [&](const PointName& l) {
                 return std::abs(std::log10(l.value.x() / point.x())) < 0.3 &&

@@ -323,6 +323,27 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
 
     if (scene.folds) paintFolds(p, QSize(w, h), scene, style);
 
+    // Kernels their call was not expected to run: a dashed outline, so the mismatch stands out.
+    if (scene.analysis && !scene.folds) {
+        QPen dashed(QColor(230, 120, 0), 1.5, Qt::DashLine);
+        p.setPen(dashed);
+        p.setBrush(Qt::NoBrush);
+        for (const AttentionCall& call : scene.analysis->calls) {
+            if (call.unexpected.empty() || call.end < vp.start() || call.start > vp.end()) continue;
+            for (std::uint32_t k : call.unexpected) {
+                const EventRef e = scene.analysis->kernels[k].event;
+                const Track& track = scene.trace->track(e.track);
+                const auto y = laneY(scene, style, e.track, track.events.depth[e.index]);
+                if (!y) continue;
+                const double x0 = vp.timeToX(track.events.start[e.index]);
+                const double x1 = std::max(vp.timeToX(track.end(e.index)), x0 + 3);
+                if (x1 < -4 || x0 > w + 4) continue;
+                p.drawRect(QRectF(left + std::max(x0, -4.0), *y + 0.5,
+                                  std::min(x1, w + 4.0) - std::max(x0, -4.0), laneHeight - 1));
+            }
+        }
+    }
+
     // The selected event, and its links (launch → kernel).
     if (scene.selected) {
         const EventRef e = *scene.selected;

@@ -74,6 +74,8 @@ struct TimelineScene {
     const std::vector<std::uint8_t>* highlight = nullptr; // names to stand out (by name id), others fade
     const std::vector<EventRef>* matches = nullptr;       // find results, ticked on the ruler
     const std::vector<FoldedCall>* folds = nullptr;       // attention calls drawn as one block each
+    // Its attention calls: the kernels a call was not expected to run (call_shapes.h) are outlined.
+    const TraceAnalysis* analysis = nullptr;
     std::optional<TimeRange> range;
     const std::vector<std::pair<EventRef, EventRef>>* links = nullptr; // arrows to draw, from → to
     bool legend = true;

@@ -162,6 +162,7 @@ TimelineScene TimelineView::scene() const {
     s.links = m_links.empty() ? nullptr : &m_links;
     s.legend = m_legend;
     s.folds = m_folds.empty() ? nullptr : &m_folds;
+    s.analysis = m_analysis.get();
     return s;
 }
 

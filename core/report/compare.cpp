@@ -225,6 +225,32 @@ json rowJson(const Comparison& c, const CompareRow& row) {
 
 } // namespace
 
+CompareTable compareTable(const Comparison& c) {
+    CompareTable table;
+    // clang-format off
+    table.header = {
+        "trace", "implementation", "calls", "kernels/call", "expected", "calls off", "kernel/call", "vs base",
+        "host/call", "vs base", "bytes/call", "kernel time by role", "by verdict"};
+    // clang-format on
+    const std::vector<std::string> labels = traceLabels(c);
+    for (std::size_t t = 0; t < c.traces.size(); ++t) {
+        const ComparedTrace& tr = c.traces[t];
+        if (!tr.error.empty()) {
+            table.lines.push_back({t, nullptr, {labels[t], "could not be read: " + tr.error}});
+            continue;
+        }
+        for (const CompareRow& row : tr.rows) {
+            const Cells x = cellsOf(c, labels[t], row);
+            table.lines.push_back(
+                {t,
+                 &row,
+                 {x.trace, x.impl, x.calls, x.kernels, x.expected, x.mismatched, x.kernelTime, x.kernelRatio,
+                  x.hostTime, x.hostRatio, x.bytes, x.roles, x.verdicts}});
+        }
+    }
+    return table;
+}
+
 std::string formatComparison(const Comparison& c, CompareFormat format, std::size_t topFindings) {
     const std::vector<std::string> labels = traceLabels(c);
     std::ostringstream out;
@@ -288,29 +314,16 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         return out.str();
     }
     // Text and Markdown: the post's table, a row per implementation of each trace.
-    // clang-format off
-    const std::vector<std::string> head = {
-        "trace", "implementation", "calls", "kernels/call", "expected", "calls off", "kernel/call", "vs base",
-        "host/call", "vs base", "bytes/call", "kernel time by role", "by verdict"};
-    // clang-format on
+    const CompareTable table = compareTable(c);
+    const std::vector<std::string>& head = table.header;
     std::vector<std::vector<std::string>> rows;
     std::vector<std::vector<const CompareRow::Brief*>> revealed;
-    for (std::size_t t = 0; t < c.traces.size(); ++t) {
-        const ComparedTrace& tr = c.traces[t];
-        if (!tr.error.empty()) {
-            rows.push_back({labels[t], "could not be read: " + tr.error});
-            revealed.push_back({});
-            continue;
-        }
-        for (const CompareRow& row : tr.rows) {
-            const Cells x = cellsOf(c, labels[t], row);
-            rows.push_back({x.trace, x.impl, x.calls, x.kernels, x.expected, x.mismatched, x.kernelTime,
-                            x.kernelRatio, x.hostTime, x.hostRatio, x.bytes, x.roles, x.verdicts});
-            std::vector<const CompareRow::Brief*> top;
-            for (std::size_t i = 0; i < row.findings.size() && i < topFindings; ++i)
-                top.push_back(&row.findings[i]);
-            revealed.push_back(top);
-        }
+    for (const CompareTable::Line& l : table.lines) {
+        rows.push_back(l.cells);
+        std::vector<const CompareRow::Brief*> top;
+        for (std::size_t i = 0; l.row && i < l.row->findings.size() && i < topFindings; ++i)
+            top.push_back(&l.row->findings[i]);
+        revealed.push_back(top);
     }
     const std::string base =
         c.baselineRow() ? labels[c.baseline] +

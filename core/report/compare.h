@@ -58,6 +58,20 @@ std::vector<std::string> traceLabels(const Comparison& comparison);
 // "QKᵀ GEMM 41%, softmax 33%, PV GEMM 26%": the roles holding the row's kernel time, largest first.
 std::string roleMix(const CompareRow& row, std::size_t top = 4);
 
+// The table as people read it (text, Markdown, the Compare window): a header, and per row its trace,
+// the row (null for a trace that could not be read: then its cells are its label and the reason) and
+// its cells, one per header column.
+struct CompareTable {
+    std::vector<std::string> header;
+    struct Line {
+        std::size_t trace = 0;
+        const CompareRow* row = nullptr; // into the comparison
+        std::vector<std::string> cells;
+    };
+    std::vector<Line> lines;
+};
+CompareTable compareTable(const Comparison& comparison);
+
 enum class CompareFormat { Text, Json, Csv, Markdown };
 // topFindings: the findings listed per row in text and Markdown (JSON and CSV keep them all).
 std::string formatComparison(const Comparison& comparison, CompareFormat format, std::size_t topFindings = 3);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// Compare Variants as a user works it: traces added (one that cannot be read keeps its row, with why),
+// the table with the rows `attnscope compare` prints, reordered, one removed, the baseline moved, the
+// timelines lined up at the n-th attention call, a row opening its trace, and every export written.
+#include "core/document/document.h"
+#include "core/report/compare.h"
+#include "support/test_support.h"
+#include "ui/timeline_view.h"
+#include "ui/variants_window.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+namespace {
+
+bool waitForCompare(VariantsWindow& w, int timeoutMs = 60000) {
+    QElapsedTimer timer;
+    timer.start();
+    while (w.loading() && timer.elapsed() < timeoutMs)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QApplication::processEvents();
+    return !w.loading();
+}
+
+QString cell(QTableWidget* t, int row, int column) {
+    const QTableWidgetItem* item = t->item(row, column);
+    return item ? item->text() : QString();
+}
+
+} // namespace
+
+TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(dlrm, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(mi250, "mi250_rocm_small.json.gz");
+    TempDir dir;
+    const std::string run0 = verdictTraces(dir).front();
+    writeFile(dir.path("broken.json"), "not a trace at all");
+    const QStringList paths = {QString::fromStdString(run0), QString::fromStdString(h100),
+                               QString::fromStdString(dir.path("broken.json")), QString::fromStdString(dlrm),
+                               QString::fromStdString(mi250)};
+    auto* w = new VariantsWindow;
+    w->resize(1500, 1000);
+    w->show();
+    QSignalSpy compared(w, &VariantsWindow::compared);
+    w->addTraces(paths);
+    ASSERT_TRUE(waitForCompare(*w));
+    EXPECT_GE(compared.count(), 1);
+    ASSERT_EQ(w->traceCount(), 5);
+
+    // The same rows as `attnscope compare` prints, in the same order.
+    const Comparison expected = compareFiles({run0, h100, dir.path("broken.json"), dlrm, mi250}, 0);
+    const CompareTable rows = compareTable(expected);
+    QTableWidget* t = w->table();
+    ASSERT_EQ(t->rowCount(), int(rows.lines.size()));
+    for (int r = 0; r < t->rowCount(); ++r)
+        for (std::size_t c = 0; c < rows.lines[std::size_t(r)].cells.size(); ++c)
+            EXPECT_EQ(cell(t, r, int(c)).toStdString(), rows.lines[std::size_t(r)].cells[c]) << r << "," << c;
+    int broken = -1;
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (cell(t, r, 0) == "broken.json") broken = r;
+    ASSERT_GE(broken, 0);
+    EXPECT_TRUE(cell(t, broken, 1).startsWith("could not be read: not a JSON trace"))
+        << cell(t, broken, 1).toStdString();
+    EXPECT_EQ(w->timelines().size(), 4u); // the four that opened
+
+    // Reordered, the baseline moved, one removed: the ratios follow the baseline.
+    w->moveTrace(2, 4); // the broken one last
+    EXPECT_EQ(w->comparison().traces.back().path, dir.path("broken.json"));
+    w->setBaseline(1); // the H100 trace
+    const CompareRow* base = w->comparison().baselineRow();
+    ASSERT_NE(base, nullptr);
+    EXPECT_EQ(base->impl, "flash");
+    EXPECT_DOUBLE_EQ(*w->comparison().kernelRatio(*base), 1.0);
+    EXPECT_FALSE(w->alignCalls(1)); // the DLRM and MI250 traces have no attention call
+    w->removeTrace(4);
+    w->removeTrace(3);
+    w->removeTrace(2);
+    ASSERT_EQ(w->traceCount(), 2);
+    EXPECT_EQ(w->comparison().baseline, 1u);
+
+    // Lined up at the 2nd call: each timeline starts just before its own 2nd call.
+    ASSERT_TRUE(w->alignCalls(2));
+    const auto views = w->timelines();
+    ASSERT_EQ(views.size(), 2u);
+    for (std::size_t i = 0; i < views.size(); ++i) {
+        const auto doc = openDocument(DocumentSource::file(w->comparison().traces[i].path));
+        ASSERT_GE(doc->analysis->calls.size(), 2u);
+        const TimeNs start = doc->analysis->calls[1].start;
+        EXPECT_LE(views[i]->viewport().start(), start) << i;
+        EXPECT_GT(views[i]->viewport().end(), start) << i;
+    }
+    EXPECT_FALSE(w->alignCalls(100000)); // no trace has that many
+
+    // A double-click opens the row's trace.
+    QSignalSpy open(w, &VariantsWindow::openRequested);
+    Q_EMIT t->cellDoubleClicked(0, 0);
+    ASSERT_EQ(open.count(), 1);
+    EXPECT_EQ(open.front().front().toString().toStdString(), run0);
+
+    // The exports: the table as Markdown and CSV, the charts as pictures.
+    const QString md = QString::fromStdString(dir.path("t.md"));
+    ASSERT_EQ(w->exportTable(md), QString());
+    QFile mdFile(md);
+    ASSERT_TRUE(mdFile.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(mdFile.readAll());
+    EXPECT_TRUE(text.startsWith("| trace | implementation |")) << text.toStdString();
+    EXPECT_TRUE(text.contains("| h100_sdpa_flash_qwen.json.gz | flash | 34 | 1 | 1 | 0 |"))
+        << text.toStdString();
+    ASSERT_EQ(w->exportTable(QString::fromStdString(dir.path("t.csv"))), QString());
+    EXPECT_FALSE(w->exportTable(QString::fromStdString(dir.path("t.txt"))).isEmpty());
+    for (const char* kind : {"breakdown", "roofline"}) {
+        const QString png = QString::fromStdString(dir.path(std::string(kind) + ".png"));
+        ASSERT_EQ(w->exportChart(kind, png), QString()) << kind;
+        const QImage image(png);
+        EXPECT_EQ(image.size(), QSize(1200, 700)) << kind;
+        ASSERT_EQ(w->exportChart(kind, QString::fromStdString(dir.path(std::string(kind) + ".svg"))),
+                  QString());
+    }
+    if (const char* shots = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) { // to look at it
+        auto* tabs = w->findChild<QTabWidget*>();
+        for (int tab = 0; tab < tabs->count(); ++tab) {
+            tabs->setCurrentIndex(tab);
+            QApplication::processEvents();
+            w->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/variants_%1.png").arg(tab));
+        }
+    }
+    delete w;
+}

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+#include "variants_window.h"
+
+#include "charts.h"
+#include "job_runner.h"
+#include "qt_text.h"
+#include "timeline_view.h"
+
+#include "core/document/document.h"
+#include "core/report/format.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace attnscope::ui {
+
+namespace {
+
+constexpr int kTraceRole = Qt::UserRole + 1;
+
+// Replaces a chart view's chart (the view does not delete the one it had).
+void setChart(QChartView* view, QChart* chart) {
+    QChart* old = view->chart();
+    view->setChart(chart);
+    delete old;
+}
+
+} // namespace
+
+VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
+    setAttribute(Qt::WA_DeleteOnClose);
+    setWindowTitle(tr("Compare Variants"));
+    m_jobs = new JobRunner(this);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    auto* top = new QWidget(split);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(4, 4, 4, 0);
+    m_status = new QLabel(tr("Add the traces to compare (File → Open in the toolbar)."), top);
+    m_status->setTextFormat(Qt::PlainText);
+    m_status->setWordWrap(true);
+    m_table = new QTableWidget(top);
+    m_table->setObjectName("variantsTable");
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->setWordWrap(false);
+    topLayout->addWidget(m_status);
+    topLayout->addWidget(m_table, 1);
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        const QTableWidgetItem* item = m_table->item(row, 0);
+        const int t = item ? item->data(kTraceRole).toInt() : -1;
+        if (t >= 0 && t < int(m_entries.size()) && m_entries[std::size_t(t)].doc)
+            Q_EMIT openRequested(m_entries[std::size_t(t)].path);
+    });
+    m_tabs = new QTabWidget(split);
+    m_breakdown = new QChartView(makeComparisonChart(m_comparison), m_tabs);
+    m_breakdown->setRenderHint(QPainter::Antialiasing);
+    m_roofline = new QChartView(new QChart, m_tabs);
+    m_roofline->setRenderHint(QPainter::Antialiasing);
+    auto* scroll = new QScrollArea(m_tabs);
+    scroll->setWidgetResizable(true);
+    m_timelineBox = new QWidget(scroll);
+    m_timelineLayout = new QVBoxLayout(m_timelineBox);
+    m_timelineLayout->setContentsMargins(0, 0, 0, 0);
+    scroll->setWidget(m_timelineBox);
+    m_tabs->addTab(m_breakdown, tr("Time per Call by Role"));
+    m_tabs->addTab(m_roofline, tr("Roofline"));
+    m_tabs->addTab(scroll, tr("Timelines"));
+    split->addWidget(top);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    split->setSizes({300, 640});
+    setCentralWidget(split);
+
+    QToolBar* bar = addToolBar(tr("Variants"));
+    bar->addAction(tr("Add…"), this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(
+            this, tr("Traces to compare"), {},
+            tr("Traces (*.json *.json.gz *.gz *.sqlite *.nsys-rep.sqlite);;All files (*)"));
+        if (!paths.isEmpty()) addTraces(paths);
+    });
+    bar->addAction(tr("Remove"), this, [this] {
+        if (const int t = selectedTrace(); t >= 0) removeTrace(t);
+    });
+    bar->addAction(tr("Move Up"), this, [this] {
+        if (const int t = selectedTrace(); t > 0) moveTrace(t, t - 1);
+    });
+    bar->addAction(tr("Move Down"), this, [this] {
+        if (const int t = selectedTrace(); t >= 0 && t + 1 < traceCount()) moveTrace(t, t + 1);
+    });
+    bar->addAction(tr("Set as Baseline"), this, [this] {
+        if (const int t = selectedTrace(); t >= 0) setBaseline(t);
+    });
+    bar->addSeparator();
+    bar->addAction(tr("Fit All"), this, [this] { fitAll(); });
+    m_call = new QSpinBox(bar);
+    m_call->setRange(1, 1000000);
+    m_call->setPrefix(tr("call "));
+    m_call->setToolTip(tr("The attention call each timeline is lined up at"));
+    bar->addWidget(m_call);
+    bar->addAction(tr("Align Calls"), this, [this] {
+        m_tabs->setCurrentIndex(2);
+        if (!alignCalls(m_call->value()))
+            statusBar()->showMessage(tr("A trace has fewer than %1 attention calls").arg(m_call->value()),
+                                     5000);
+    });
+    bar->addSeparator();
+    bar->addAction(tr("Export Table…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the table"), "variants.md",
+                                                          tr("Markdown (*.md);;CSV (*.csv)"));
+        if (path.isEmpty()) return;
+        if (const QString error = exportTable(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    bar->addAction(tr("Export Chart…"), this, [this] {
+        const QString kind = m_tabs->currentIndex() == 1 ? "roofline" : "breakdown";
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the chart"), kind + ".png",
+                                                          tr("Pictures (*.png *.svg *.pdf)"));
+        if (path.isEmpty()) return;
+        if (const QString error = exportChart(kind, path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    resize(1500, 1000);
+}
+
+VariantsWindow::~VariantsWindow() = default;
+
+void VariantsWindow::addTraces(const QStringList& paths) {
+    for (const QString& path : paths) {
+        Entry e;
+        e.path = path;
+        e.id = ++m_nextId;
+        const int id = e.id;
+        m_entries.push_back(e);
+        JobRunner::Callbacks<std::shared_ptr<const Document>> callbacks;
+        auto entry = [this, id]() -> Entry* {
+            for (Entry& x : m_entries)
+                if (x.id == id) return &x;
+            return nullptr; // removed meanwhile
+        };
+        callbacks.done = [this, entry](std::shared_ptr<const Document> doc) {
+            if (Entry* x = entry()) {
+                x->doc = std::move(doc);
+                x->loading = false;
+                rebuild();
+            }
+        };
+        callbacks.failed = [this, entry](const QString& why) {
+            if (Entry* x = entry()) {
+                x->error = why;
+                x->loading = false;
+                rebuild();
+            }
+        };
+        // Each file on a worker thread of its own: they load side by side.
+        m_jobs->start<std::shared_ptr<const Document>>(
+            "variant " + std::to_string(id),
+            [file = path.toStdString()](JobControl& control) {
+                DocumentOptions options;
+                options.load.cancel = control.cancelFlag();
+                return openDocument(DocumentSource::file(file), options);
+            },
+            std::move(callbacks));
+    }
+    rebuild();
+}
+
+void VariantsWindow::addDocument(std::shared_ptr<const Document> doc, const QString& path) {
+    Entry e;
+    e.path = path;
+    e.id = ++m_nextId;
+    e.loading = false;
+    e.doc = completeDocument(doc, AllParts);
+    m_entries.push_back(std::move(e));
+    rebuild();
+}
+
+void VariantsWindow::removeTrace(int index) {
+    if (index < 0 || index >= traceCount()) return;
+    m_entries.erase(m_entries.begin() + index);
+    if (m_baseline > index || m_baseline >= traceCount()) m_baseline = std::max(0, m_baseline - 1);
+    rebuild();
+}
+
+void VariantsWindow::moveTrace(int index, int to) {
+    if (index < 0 || index >= traceCount() || to < 0 || to >= traceCount() || index == to) return;
+    const Entry moved = m_entries[std::size_t(index)];
+    m_entries.erase(m_entries.begin() + index);
+    m_entries.insert(m_entries.begin() + to, moved);
+    if (m_baseline == index)
+        m_baseline = to;
+    else if (index < m_baseline && to >= m_baseline)
+        --m_baseline;
+    else if (index > m_baseline && to <= m_baseline)
+        ++m_baseline;
+    rebuild();
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        if (m_table->item(r, 0) && m_table->item(r, 0)->data(kTraceRole).toInt() == to) {
+            m_table->selectRow(r);
+            break;
+        }
+}
+
+void VariantsWindow::setBaseline(int index) {
+    if (index < 0 || index >= traceCount()) return;
+    m_baseline = index;
+    rebuild();
+}
+
+bool VariantsWindow::loading() const {
+    return std::any_of(m_entries.begin(), m_entries.end(), [](const Entry& e) { return e.loading; });
+}
+
+int VariantsWindow::selectedTrace() const {
+    const auto rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty()) return -1;
+    const QTableWidgetItem* item = m_table->item(rows.front().row(), 0);
+    return item ? item->data(kTraceRole).toInt() : -1;
+}
+
+std::vector<TimelineView*> VariantsWindow::timelines() const {
+    return m_views;
+}
+
+void VariantsWindow::rebuild() {
+    m_comparison = {};
+    m_comparison.baseline = std::size_t(m_baseline);
+    for (const Entry& e : m_entries) {
+        ComparedTrace t;
+        t.path = e.path.toStdString();
+        if (e.doc)
+            t = compareEntry(*e.doc, t.path);
+        else
+            t.error = e.loading ? "opening…" : e.error.toStdString();
+        m_comparison.traces.push_back(std::move(t));
+    }
+    fillTable();
+    setChart(m_breakdown, makeComparisonChart(m_comparison));
+    std::vector<ChartInput> inputs;
+    const std::vector<std::string> labels = traceLabels(m_comparison);
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
+            inputs.push_back({doc->trace.get(), doc->analysis.get(), qs(labels[i])});
+    setChart(m_roofline, inputs.empty() ? new QChart : makeChart(ChartKind::Roofline, inputs));
+    fillTimelines();
+    const int loaded = int(inputs.size());
+    const int failed = int(std::count_if(m_entries.begin(), m_entries.end(),
+                                         [](const Entry& e) { return !e.loading && !e.doc; }));
+    m_status->setText(
+        loading()
+            ? tr("Opening %1 of %2 traces…").arg(traceCount() - loaded - failed).arg(traceCount())
+            : tr("%1 compared%2. Baseline: %3. Double-click a row to open its trace.")
+                  .arg(qs(formatCount(std::uint64_t(loaded), "trace", "traces")),
+                       failed ? tr(", %1 could not be read").arg(failed) : QString(),
+                       m_entries.empty() ? tr("none")
+                                         : QFileInfo(m_entries[std::size_t(m_baseline)].path).fileName()));
+    setWindowTitle(
+        tr("Compare Variants — %1").arg(qs(formatCount(std::uint64_t(traceCount()), "trace", "traces"))));
+    if (!loading()) Q_EMIT compared();
+}
+
+void VariantsWindow::fillTable() {
+    const CompareTable table = compareTable(m_comparison);
+    QStringList headers;
+    for (const std::string& h : table.header)
+        headers << qs(h);
+    headers << tr("what the trace revealed");
+    m_table->clear();
+    m_table->clearSpans(); // a trace that was opening had its row spanned
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+    m_table->setRowCount(int(table.lines.size()));
+    for (int r = 0; r < int(table.lines.size()); ++r) {
+        const CompareTable::Line& line = table.lines[std::size_t(r)];
+        QStringList revealed;
+        QString tip;
+        if (line.row)
+            for (std::size_t i = 0; i < line.row->findings.size(); ++i) {
+                const CompareRow::Brief& f = line.row->findings[i];
+                if (i < 3) revealed << qs(f.title);
+                tip += QStringLiteral("%1%2 · %3 · %4")
+                           .arg(tip.isEmpty() ? "" : "\n", qs(severityName(f.severity)),
+                                qs(formatDuration(f.timeNs)), qs(f.title));
+            }
+        for (int c = 0; c <= int(table.header.size()); ++c) {
+            QString text;
+            if (c < int(line.cells.size())) text = qs(line.cells[std::size_t(c)]);
+            if (c == int(table.header.size())) text = revealed.join(QStringLiteral("; "));
+            auto* item = new QTableWidgetItem(text);
+            item->setData(kTraceRole, int(line.trace));
+            if (c >= 2 && c <= 10) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == int(table.header.size()) && !tip.isEmpty()) item->setToolTip(tip);
+            if (int(line.trace) == m_baseline) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+            }
+            if (!line.row) item->setForeground(QColor(200, 30, 30));
+            // Calls that ran otherwise than expected: the expected column says so in colour.
+            if (line.row && c == 5 && line.row->calls.mismatchedCalls)
+                item->setForeground(QColor(210, 110, 0));
+            m_table->setItem(r, c, item);
+        }
+        if (!line.row) m_table->setSpan(r, 1, 1, int(headers.size()) - 1);
+    }
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+}
+
+void VariantsWindow::fillTimelines() {
+    for (TimelineView* v : m_views)
+        delete v->parentWidget();
+    m_views.clear();
+    const std::vector<std::string> labels = traceLabels(m_comparison);
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        const auto& doc = m_entries[i].doc;
+        if (!doc) continue;
+        auto* box = new QWidget(m_timelineBox);
+        auto* layout = new QVBoxLayout(box);
+        layout->setContentsMargins(0, 0, 0, 4);
+        auto* label = new QLabel(
+            QStringLiteral("%1 %2").arg(QChar(char16_t(u'A' + std::min<std::size_t>(i, 25))), qs(labels[i])),
+            box);
+        label->setTextFormat(Qt::PlainText);
+        auto* view = new TimelineView(box);
+        view->setMinimumHeight(180);
+        view->setTrace(doc->trace, doc->index);
+        view->setAnalysis(doc->analysis);
+        layout->addWidget(label);
+        layout->addWidget(view, 1);
+        m_timelineLayout->addWidget(box);
+        m_views.push_back(view);
+    }
+}
+
+void VariantsWindow::fitAll() {
+    for (TimelineView* v : m_views)
+        v->fitAll();
+}
+
+bool VariantsWindow::alignCalls(int n) {
+    if (n < 1) return false;
+    std::vector<std::pair<TimelineView*, const AttentionCall*>> at;
+    TimeNs longest = 0;
+    std::size_t view = 0;
+    for (const Entry& e : m_entries) {
+        if (!e.doc) continue;
+        TimelineView* v = view < m_views.size() ? m_views[view++] : nullptr;
+        if (!v || !e.doc->analysis || e.doc->analysis->calls.size() < std::size_t(n)) return false;
+        const AttentionCall& call = e.doc->analysis->calls[std::size_t(n - 1)];
+        at.push_back({v, &call});
+        longest = std::max(longest, call.duration());
+    }
+    if (at.empty()) return false;
+    // Each timeline from just before its call, over the longest call and as much again: the calls
+    // start under one another, at one scale.
+    const TimeNs span = std::max<TimeNs>(2 * longest, 1000);
+    for (const auto& [v, call] : at)
+        v->setViewport(call->start - span / 10, call->start + span);
+    return true;
+}
+
+QString VariantsWindow::exportTable(const QString& path) const {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix != "md" && suffix != "csv") return tr("The table exports as .md (Markdown) or .csv");
+    const std::string text =
+        formatComparison(m_comparison, suffix == "md" ? CompareFormat::Markdown : CompareFormat::Csv);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit())
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString VariantsWindow::exportChart(const QString& kind, const QString& path, QSize size) const {
+    std::unique_ptr<QChart> chart;
+    if (kind == "breakdown") {
+        chart.reset(makeComparisonChart(m_comparison));
+    } else if (kind == "roofline") {
+        std::vector<ChartInput> inputs;
+        const std::vector<std::string> labels = traceLabels(m_comparison);
+        for (std::size_t i = 0; i < m_entries.size(); ++i)
+            if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
+                inputs.push_back({doc->trace.get(), doc->analysis.get(), qs(labels[i])});
+        if (inputs.empty()) return tr("No trace is open to draw");
+        chart.reset(makeChart(ChartKind::Roofline, inputs));
+    } else {
+        return tr("The charts are breakdown and roofline");
+    }
+    return ui::exportChart(chart.get(), size, 1, path);
+}
+
+} // namespace attnscope::ui

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// File → Compare Variants: any number of traces side by side, as the post compares its six variants.
+// The table (a row per implementation of each trace: calls, kernels per call against the expected
+// call, time per call, ratios to the baseline, what the trace revealed), the time per call by role as a
+// bar per variant, the roofline with each trace in a marker of its own, and the traces' timelines one
+// under another, each whole, or lined up at their n-th attention call. Traces are added, removed,
+// reordered and one is the baseline; a row opens its trace in the main window. The table exports as
+// CSV or Markdown, the charts as PNG, SVG or PDF. A trace that cannot be read keeps its row, with why.
+#include "core/report/compare.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+class QChartView;
+class QLabel;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+class QVBoxLayout;
+
+namespace attnscope {
+struct Document;
+}
+
+namespace attnscope::ui {
+
+class JobRunner;
+class TimelineView;
+
+class VariantsWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit VariantsWindow(QWidget* parent = nullptr);
+    ~VariantsWindow() override;
+
+    // Opens the files (each on a worker thread of its own) and adds them after the ones there.
+    void addTraces(const QStringList& paths);
+    // A document already open (the main window's), under its name.
+    void addDocument(std::shared_ptr<const Document> doc, const QString& path);
+    void removeTrace(int index);
+    void moveTrace(int index, int to);
+    void setBaseline(int index);
+    bool loading() const;
+    int traceCount() const { return int(m_entries.size()); }
+
+    const Comparison& comparison() const { return m_comparison; }
+    QTableWidget* table() const { return m_table; }
+    std::vector<TimelineView*> timelines() const;
+    // Lines the timelines up at each one's n-th attention call (from 1); false when a trace has fewer.
+    bool alignCalls(int n);
+    void fitAll();
+    // The table as CSV or Markdown (by the suffix), a chart ("breakdown" or "roofline") as PNG, SVG or
+    // PDF; "" or what went wrong.
+    QString exportTable(const QString& path) const;
+    QString exportChart(const QString& kind, const QString& path, QSize size = QSize(1200, 700)) const;
+
+Q_SIGNALS:
+    // Every trace added so far is loaded (or failed) and shown.
+    void compared();
+    // A row was double-clicked: open its trace.
+    void openRequested(const QString& path);
+
+private:
+    struct Entry {
+        QString path;
+        std::shared_ptr<const Document> doc;
+        QString error;
+        bool loading = true;
+        int id = 0; // the job's
+    };
+    void rebuild();
+    void fillTable();
+    void fillTimelines();
+    int selectedTrace() const;
+
+    std::vector<Entry> m_entries;
+    int m_baseline = 0;
+    int m_nextId = 0;
+    Comparison m_comparison;
+    JobRunner* m_jobs = nullptr;
+    QLabel* m_status = nullptr;
+    QTableWidget* m_table = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QChartView* m_breakdown = nullptr;
+    QChartView* m_roofline = nullptr;
+    QWidget* m_timelineBox = nullptr;
+    QVBoxLayout* m_timelineLayout = nullptr;
+    std::vector<TimelineView*> m_views;
+    QSpinBox* m_call = nullptr;
+};
+
+} // namespace attnscope::ui
