@@ -6,7 +6,9 @@
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
 
+#include "core/document/document.h"
 #include "core/io/chrome_writer.h"
+#include "core/report/compare.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -174,9 +176,23 @@ int runAndReport(RunRequest request) {
         st.unavailable = session.unavailable().count(st.impl) > 0;
 
     std::printf("%s", formatRunStats(stats).c_str());
+    std::shared_ptr<const Trace> trace;
+    try {
+        trace = buildRunTrace(events, config.backend, session.deviceName());
+        // The run read as `attnscope compare` reads a trace: its implementations side by side, each call
+        // against the expected one, and what the run revealed.
+        DocumentOptions options;
+        options.parts = AnalysisPart;
+        Comparison c;
+        c.traces.push_back(compareEntry(*openDocument(DocumentSource::built(trace, "run"), options),
+                                        out.empty() ? std::string("this run") : out));
+        std::printf("\n%s", formatComparison(c, CompareFormat::Text).c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "run: %s\n", e.what());
+        return kFileError;
+    }
     if (!out.empty()) {
         try {
-            const auto trace = buildRunTrace(events, config.backend, session.deviceName());
             writeChromeTrace(*trace, out);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", out.c_str(), e.what());

@@ -101,6 +101,7 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
     scene.trace = &trace;
     scene.index = &index;
     scene.layout = &layout;
+    scene.analysis = analysis; // the kernels a call was not expected to run, outlined as in the window
     scene.viewport = TimeViewport(trace.startNs(), trace.endNs(), size.width() - style.labelWidth);
     if (picture.range) scene.viewport.fit(picture.range->from, picture.range->to, 0);
     return exportTimeline(renderer, scene, style, size, picture.scale, picture.path);

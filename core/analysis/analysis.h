@@ -60,13 +60,14 @@ struct AttentionCall {
     // for AttnScope's own runs and for kernels launched from no such range.
     std::optional<EventRef> scope;
     // Held to its expected shape (call_shapes.h): the shape's key ("" when none is known for it) and
-    // kernels as written, the
-    // kernels it expected (matched + missing), the kernels it had no room for (indices into
-    // TraceAnalysis::kernels, by start) and the roles it expected and the call lacks.
+    // kernels as written, the kernels it expected (matched + missing), the kernels it had no room for
+    // (unexpectedCount of them; in `unexpected` as indices into TraceAnalysis::kernels, by start, with a
+    // CPU run's workers' shares) and the roles it expected and the call lacks.
     std::string shapeKey, shapeText;
     // Its kernels as a reader counts them: a CPU run's workers' shares of one kernel are one.
     std::uint32_t kernelCount = 0;
     std::uint32_t expectedKernels = 0;
+    std::uint32_t unexpectedCount = 0;
     std::vector<std::uint32_t> unexpected;
     std::vector<std::pair<KernelRole, std::uint32_t>> missing;
     bool matchesShape() const { return unexpected.empty() && missing.empty(); }

@@ -178,7 +178,7 @@ std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
             ++st.shapedCalls;
             st.expectedKernels += c.expectedKernels;
             st.mismatchedCalls += !c.matchesShape();
-            st.unexpectedKernels += c.unexpected.size();
+            st.unexpectedKernels += c.unexpectedCount;
             for (std::uint32_t k : c.unexpected) {
                 const EventRef e = a.kernels[k].event;
                 st.unexpectedNs += trace.track(e.track).events.duration[e.index];

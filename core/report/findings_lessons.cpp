@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace attnscope::findings {
 
@@ -461,14 +462,17 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         im.expected += call.expectedKernels;
         if (call.matchesShape()) continue;
         ++im.mismatched;
+        std::set<std::string> named; // a CPU run's workers' shares of one kernel are named once
         for (std::uint32_t k : call.unexpected) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
             const std::string from = maker(ka, call);
             const std::string what = std::string(shortKernelName(c.name(ka.event))) + " (" +
                                      std::string(roleName(ka.role)) + ")" +
                                      (from.empty() ? "" : " from " + from);
-            ++im.byWhat[what];
-            ++im.unexpected;
+            if (named.insert(std::string(c.name(ka.event))).second) {
+                ++im.byWhat[what];
+                ++im.unexpected;
+            }
             im.time += c.dur(ka.event);
             im.places.emplace_back(ka.event, "not in " + call.impl + "'s expected call" +
                                                  (from.empty() ? "" : ": from " + from));

@@ -18,6 +18,12 @@ TEST(Cli, RunPrintsATableAndSavesATrace) {
     EXPECT_NE(r.out.find("\nnaive "), std::string::npos);
     EXPECT_NE(r.out.find("\nflash "), std::string::npos);
     EXPECT_NE(r.out.find("flash / naive time:"), std::string::npos);
+    // And the table `attnscope compare` prints of the same trace: each call as expected.
+    const std::string naiveRow = "run.json.gz  naive               2             3         3          0";
+    EXPECT_NE(run("compare " + dir.path("run.json.gz")).out.find(naiveRow), std::string::npos);
+    EXPECT_NE(r.out.find(naiveRow), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("implementation  calls  kernels/call  expected  calls off"), std::string::npos)
+        << r.out;
     // The saved run opens like any trace: 2 calls × (3 naive kernels + 1 flash) × 2 workers.
     const CliRun summary = run("summary --format json " + dir.path("run.json.gz"));
     ASSERT_EQ(summary.exitCode, 0);

@@ -154,10 +154,12 @@ TEST(Export, BadRequestsSayWhy) {
     TempDir dir;
     TimelinePicture picture;
     picture.path = QString::fromStdString(dir.path("t.bmp"));
-    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("must end in .png, .svg or .pdf"));
+    EXPECT_TRUE(
+        exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("must end in .png, .svg or .pdf"));
     picture.path = QString::fromStdString(dir.path("t.png"));
     picture.trackFilter = "([";
-    EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("not a valid regular expression"));
+    EXPECT_TRUE(
+        exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("not a valid regular expression"));
     picture.trackFilter = "no track is called this";
     EXPECT_TRUE(exportTracePicture(*l.trace, *l.index, nullptr, picture).contains("no track label matches"));
     picture.trackFilter.clear();
@@ -228,4 +230,36 @@ TEST(Export, TheTimelinePictureColoursKernelsByTheirAnalysedRoles) {
     EXPECT_TRUE(withAnalysis.contains(roleColour));
     EXPECT_FALSE(withAnalysis.contains(nameColour));
     EXPECT_TRUE(withNames.contains(nameColour));
+}
+
+// A kernel its call was not expected to run is outlined, on the timeline and in its picture: here a
+// shape with no softmax for naive outlines the run's softmax kernels, and the built-in shape none.
+TEST(Export, KernelsACallWasNotExpectedToRunAreOutlined) {
+    const auto trace = loadText(cpuRunTraceText());
+    const TimelineIndex index(*trace);
+    const TraceAnalysis fits = analyzeTrace(*trace);
+    const TraceAnalysis off = analyzeTrace(*trace, nullptr, DeviceSpecs::standard(), RoleRules::standard(),
+                                           nullptr, 0, CallShapes::parse("naive = qk_gemm pv_gemm\n"));
+    std::size_t outlinedKernels = 0;
+    for (const KernelAnalysis& k : off.kernels)
+        outlinedKernels += k.unexpected;
+    ASSERT_EQ(outlinedKernels, 2u); // the softmax: both workers' shares of it
+    ASSERT_EQ(off.tables.implCalls.size(), 2u);
+    for (const ImplCalls& impl : off.tables.implCalls)
+        EXPECT_EQ(impl.unexpectedKernels, impl.impl == "naive" ? 1u : 0u) << impl.impl; // one kernel
+    TempDir dir;
+    TimelinePicture picture;
+    picture.size = QSize(1200, 300);
+    auto outlinePixels = [&](const TraceAnalysis& a, const char* name) {
+        picture.path = QString::fromStdString(dir.path(name));
+        EXPECT_EQ(exportTracePicture(*trace, index, &a, picture), "");
+        const QImage image = QImage(picture.path).convertToFormat(QImage::Format_RGB32);
+        int n = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
+        return n;
+    };
+    EXPECT_EQ(outlinePixels(fits, "fits.png"), 0);
+    EXPECT_GT(outlinePixels(off, "off.png"), 20);
 }
