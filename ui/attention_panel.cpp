@@ -31,10 +31,10 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_note->setWordWrap(true);
     m_note->setTextFormat(Qt::PlainText);
     layout->addWidget(m_note);
-    m_table = new QTableWidget(0, 7, this);
-    m_table->setHorizontalHeaderLabels({tr("Implementation"), tr("Calls"), tr("Kernels / call"),
-                                        tr("Kernel time / call"), tr("Host time / call"), tr("Bytes / call"),
-                                        tr("Kernel time by verdict")});
+    m_table = new QTableWidget(0, 9, this);
+    m_table->setHorizontalHeaderLabels(
+        {tr("Implementation"), tr("Calls"), tr("Kernels / call"), tr("Expected"), tr("Calls off"),
+         tr("Kernel time / call"), tr("Host time / call"), tr("Bytes / call"), tr("Kernel time by verdict")});
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -78,10 +78,25 @@ void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace,
         m_table->setItem(r, 0, cell(QString::fromStdString(a.impl), false));
         m_table->setItem(r, 1, cell(QString::number(a.calls), true));
         m_table->setItem(r, 2, cell(QString::number(a.kernelsPerCall(), 'f', 1), true));
-        m_table->setItem(r, 3, cell(qs(formatDuration(a.kernelNsPerCall())), true));
-        m_table->setItem(r, 4, cell(host ? qs(formatDuration(*host)) : QStringLiteral("-"), true));
-        m_table->setItem(r, 5, cell(bytes ? qs(formatRate(*bytes, "B")) : QStringLiteral("-"), true));
-        m_table->setItem(r, 6, cell(QString::fromStdString(verdictMix(a)), false));
+        // Against the expected call (call_shapes.txt): its kernels per call, and the calls that ran
+        // otherwise.
+        const auto expected = a.expectedPerCall();
+        QTableWidgetItem* expectedCell =
+            cell(expected ? QString::number(*expected, 'f', 1) : QStringLiteral("-"), true);
+        for (const AttentionCall& call : m_analysis->calls)
+            if (call.impl == a.impl && !call.shapeText.empty()) {
+                expectedCell->setToolTip(tr("%1 = %2").arg(qs(call.shapeKey), qs(call.shapeText)));
+                break;
+            }
+        m_table->setItem(r, 3, expectedCell);
+        QTableWidgetItem* off =
+            cell(expected ? QString::number(a.mismatchedCalls) : QStringLiteral("-"), true);
+        if (a.mismatchedCalls) off->setForeground(QColor(210, 110, 0));
+        m_table->setItem(r, 4, off);
+        m_table->setItem(r, 5, cell(qs(formatDuration(a.kernelNsPerCall())), true));
+        m_table->setItem(r, 6, cell(host ? qs(formatDuration(*host)) : QStringLiteral("-"), true));
+        m_table->setItem(r, 7, cell(bytes ? qs(formatRate(*bytes, "B")) : QStringLiteral("-"), true));
+        m_table->setItem(r, 8, cell(QString::fromStdString(verdictMix(a)), false));
     }
     m_table->resizeColumnsToContents();
 }

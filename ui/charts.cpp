@@ -189,6 +189,10 @@ QString chartTipAt(QChart* chart, QPointF position) {
     return tip;
 }
 
+QString inputLetter(std::size_t i) {
+    return i < 26 ? QString(QChar(char16_t(u'A' + i))) : QString::number(i + 1);
+}
+
 QChart* makeComparisonChart(const Comparison& comparison) {
     std::vector<QString> bars;
     std::vector<std::array<double, std::size_t(KernelRole::Count)>> ns;

@@ -36,6 +36,10 @@ struct ChartInput {
     QString label;
 };
 
+// The letter a chart input goes by in tips and labels (and a compared trace on its timeline): "A", "B",
+// … "Z", then "27", "28", …
+QString inputLetter(std::size_t i);
+
 // A new chart (the caller owns it). Breakdown has a bar per implementation of attention found in
 // the trace (AttnScope's runs, or fused vs naive calls) plus the kernels outside calls, or with
 // several inputs a bar per trace.

@@ -170,8 +170,9 @@ int exportComparison(const attnscope::ui::ExportRequest& r) {
             std::vector<ui::ChartInput> inputs;
             for (std::size_t i = 0; i < docs.size(); ++i)
                 if (docs[i])
-                    inputs.push_back(
-                        {docs[i]->trace.get(), docs[i]->analysis.get(), QString::fromStdString(labels[i])});
+                    inputs.push_back({docs[i]->trace.get(), docs[i]->analysis.get(),
+                                      ui::inputLetter(inputs.size()) + QStringLiteral(": ") +
+                                          QString::fromStdString(labels[i])});
             if (inputs.empty())
                 error = QStringLiteral("no trace could be read");
             else

@@ -194,10 +194,7 @@ private:
         QScatterSeries::MarkerShapePentagon};
     static constexpr const char16_t* kShapeSigns[] = {u"\u25CF", u"\u25A0", u"\u25C6",
                                                       u"\u25B2", u"\u2605", u"\u2B1F"};
-    // "A", "B", … "Z", then "27", …: the input's name in tips and labels.
-    static QString letter(std::size_t i) {
-        return i < 26 ? QString(QChar(char16_t(u'A' + i))) : QString::number(i + 1);
-    }
+    static QString letter(std::size_t i) { return inputLetter(i); }
     int sizeClass(double ns) const { return ns >= 0.2 * m_totalNs ? 2 : ns >= 0.02 * m_totalNs ? 1 : 0; }
     QPointF at(const RoofPoint& p) const { return {p.intensity(), p.p->flopsPerSec / m_unit}; }
 
@@ -220,9 +217,8 @@ private:
         if (m_inputs.size() > 1) {
             QStringList keys;
             for (std::size_t i = 0; i < m_inputs.size(); ++i)
-                keys << QStringLiteral("%1 %2 %3")
-                            .arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]), letter(i),
-                                 m_inputs[i].label);
+                keys << QStringLiteral("%1 %2").arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]),
+                                                    m_inputs[i].label); // "A: name"
             addTitleLine(m_chart, keys.join(QStringLiteral(" · ")));
         }
     }

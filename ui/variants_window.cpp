@@ -51,7 +51,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     auto* top = new QWidget(split);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(4, 4, 4, 0);
-    m_status = new QLabel(tr("Add the traces to compare (File → Open in the toolbar)."), top);
+    m_status = new QLabel(tr("Add the traces to compare (Add… in the toolbar)."), top);
     m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
     m_table = new QTableWidget(top);
@@ -258,7 +258,8 @@ void VariantsWindow::rebuild() {
     const std::vector<std::string> labels = traceLabels(m_comparison);
     for (std::size_t i = 0; i < m_entries.size(); ++i)
         if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
-            inputs.push_back({doc->trace.get(), doc->analysis.get(), qs(labels[i])});
+            inputs.push_back({doc->trace.get(), doc->analysis.get(),
+                              inputLetter(inputs.size()) + QStringLiteral(": ") + qs(labels[i])});
     setChart(m_roofline, inputs.empty() ? new QChart : makeChart(ChartKind::Roofline, inputs));
     fillTimelines();
     const int loaded = int(inputs.size());
@@ -336,9 +337,8 @@ void VariantsWindow::fillTimelines() {
         auto* box = new QWidget(m_timelineBox);
         auto* layout = new QVBoxLayout(box);
         layout->setContentsMargins(0, 0, 0, 4);
-        auto* label = new QLabel(
-            QStringLiteral("%1 %2").arg(QChar(char16_t(u'A' + std::min<std::size_t>(i, 25))), qs(labels[i])),
-            box);
+        // Lettered as the roofline letters its points: by place among the traces that opened.
+        auto* label = new QLabel(inputLetter(m_views.size()) + QStringLiteral(": ") + qs(labels[i]), box);
         label->setTextFormat(Qt::PlainText);
         auto* view = new TimelineView(box);
         view->setMinimumHeight(180);
@@ -399,7 +399,8 @@ QString VariantsWindow::exportChart(const QString& kind, const QString& path, QS
         const std::vector<std::string> labels = traceLabels(m_comparison);
         for (std::size_t i = 0; i < m_entries.size(); ++i)
             if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
-                inputs.push_back({doc->trace.get(), doc->analysis.get(), qs(labels[i])});
+                inputs.push_back({doc->trace.get(), doc->analysis.get(),
+                                  inputLetter(inputs.size()) + QStringLiteral(": ") + qs(labels[i])});
         if (inputs.empty()) return tr("No trace is open to draw");
         chart.reset(makeChart(ChartKind::Roofline, inputs));
     } else {

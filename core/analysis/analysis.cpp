@@ -462,19 +462,19 @@ private:
             call.shapeText = shape->text;
             call.expectedKernels = check.expected;
             call.missing = check.missing;
-            call.unexpectedCount = std::uint32_t(check.unexpected.size());
-            // An unexpected kernel with all of its workers' shares (its time is theirs, as the call's is).
+            // An unexpected kernel is outlined with all of its workers' shares (its time is theirs, as the
+            // call's is).
             auto nameOf = [&](std::uint32_t k) {
                 const EventRef e = a.kernels[k].event;
                 return trace.track(e.track).events.name[e.index];
             };
-            for (std::size_t i : check.unexpected)
+            for (std::size_t i : check.unexpected) {
+                call.unexpected.push_back(kernels[i]);
                 for (std::uint32_t k : call.kernels)
                     if (k == kernels[i] || (ownCpu && isCpuTrack(trace, a.kernels[k].event.track) &&
-                                            nameOf(k) == nameOf(kernels[i]))) {
-                        call.unexpected.push_back(k);
+                                            nameOf(k) == nameOf(kernels[i])))
                         a.kernels[k].unexpected = true;
-                    }
+            }
         }
     }
 

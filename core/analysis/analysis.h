@@ -41,7 +41,8 @@ struct KernelAnalysis {
     // It achieved more than a roof allows: its cost is wrong (or, on a CPU, the measurement low), so it
     // gets no verdict; the rates above say by how much. A roof is never moved to fit a kernel.
     bool beyondRoof = false;
-    // Its call's shape (call_shapes.h) has no room for it: work the implementation was not expected to do.
+    // Its call's shape (call_shapes.h) has no room for it (or for the kernel it is a CPU run worker's share
+    // of): work the implementation was not expected to do.
     bool unexpected = false;
 };
 
@@ -61,13 +62,12 @@ struct AttentionCall {
     std::optional<EventRef> scope;
     // Held to its expected shape (call_shapes.h): the shape's key ("" when none is known for it) and
     // kernels as written, the kernels it expected (matched + missing), the kernels it had no room for
-    // (unexpectedCount of them; in `unexpected` as indices into TraceAnalysis::kernels, by start, with a
-    // CPU run's workers' shares) and the roles it expected and the call lacks.
+    // (indices into TraceAnalysis::kernels, by start; each marked KernelAnalysis::unexpected, with a CPU
+    // run's workers' shares of it) and the roles it expected and the call lacks.
     std::string shapeKey, shapeText;
     // Its kernels as a reader counts them: a CPU run's workers' shares of one kernel are one.
     std::uint32_t kernelCount = 0;
     std::uint32_t expectedKernels = 0;
-    std::uint32_t unexpectedCount = 0;
     std::vector<std::uint32_t> unexpected;
     std::vector<std::pair<KernelRole, std::uint32_t>> missing;
     bool matchesShape() const { return unexpected.empty() && missing.empty(); }

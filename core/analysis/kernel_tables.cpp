@@ -178,11 +178,12 @@ std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
             ++st.shapedCalls;
             st.expectedKernels += c.expectedKernels;
             st.mismatchedCalls += !c.matchesShape();
-            st.unexpectedKernels += c.unexpectedCount;
-            for (std::uint32_t k : c.unexpected) {
-                const EventRef e = a.kernels[k].event;
-                st.unexpectedNs += trace.track(e.track).events.duration[e.index];
-            }
+            st.unexpectedKernels += c.unexpected.size();
+            for (std::uint32_t k : c.kernels)
+                if (a.kernels[k].unexpected) {
+                    const EventRef e = a.kernels[k].event;
+                    st.unexpectedNs += trace.track(e.track).events.duration[e.index];
+                }
         }
         if (c.scope) {
             ++st.hostCalls;

@@ -211,7 +211,7 @@ json rowJson(const Comparison& c, const CompareRow& row) {
     j["role_ns"] = roles;
     json verdicts = json::object();
     for (std::size_t v = 0; v < kVerdictCount; ++v)
-        if (s.verdictNs[v]) verdicts[std::string(shortVerdictName(Verdict(v)))] = s.verdictNs[v];
+        if (s.verdictNs[v]) verdicts[std::string(verdictName(Verdict(v)))] = s.verdictNs[v]; // as summary's
     j["kernel_ns_by_verdict"] = verdicts;
     json findings = json::array();
     for (const CompareRow::Brief& f : row.findings)

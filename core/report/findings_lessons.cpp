@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 namespace attnscope::findings {
 
@@ -462,14 +461,15 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         im.expected += call.expectedKernels;
         if (call.matchesShape()) continue;
         ++im.mismatched;
-        std::set<std::string> named; // a CPU run's workers' shares of one kernel are named once
-        for (std::uint32_t k : call.unexpected) {
+        for (std::uint32_t k : call.kernels) {
+            if (!c.analysis.kernels[k].unexpected) continue;
             const KernelAnalysis& ka = c.analysis.kernels[k];
             const std::string from = maker(ka, call);
             const std::string what = std::string(shortKernelName(c.name(ka.event))) + " (" +
                                      std::string(roleName(ka.role)) + ")" +
                                      (from.empty() ? "" : " from " + from);
-            if (named.insert(std::string(c.name(ka.event))).second) {
+            // A CPU run's workers' shares of one kernel are one kernel, and their time its time.
+            if (std::find(call.unexpected.begin(), call.unexpected.end(), k) != call.unexpected.end()) {
                 ++im.byWhat[what];
                 ++im.unexpected;
             }

@@ -30,6 +30,8 @@ json implCallsJson(const ImplCalls& a) {
             {"mean_ns", a.meanNs()},
             {"total_ns", a.totalNs},
             {"kernels_per_call", a.kernelsPerCall()},
+            {"expected_kernels_per_call", a.expectedPerCall() ? json(*a.expectedPerCall()) : json(nullptr)},
+            {"mismatched_calls", a.mismatchedCalls},
             {"kernel_ns_per_call", a.kernelNsPerCall()},
             {"host_ns_per_call", host ? json(*host) : json(nullptr)},
             {"bytes_per_call", bytes ? json(*bytes) : json(nullptr)},

@@ -75,6 +75,12 @@ if [ -n "$torch_python" ]; then
             [ -f "$BUILD/post/$variant.json" ] || continue
             "$BUILD/attnscope" summary "$BUILD/post/$variant.json" --top 6 | sed -n '/attention calls/,$p' || rc=1
         done
+        echo "== the six side by side (attnscope compare): each call against the expected one"
+        variants=()
+        for variant in naive inplace math efficient flash cudnn; do
+            [ -f "$BUILD/post/$variant.json" ] && variants+=("$BUILD/post/$variant.json")
+        done
+        "$BUILD/attnscope" compare "${variants[@]}" || rc=1
     else
         rc=1
     fi

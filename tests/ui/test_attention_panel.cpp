@@ -38,12 +38,15 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
     EXPECT_EQ(table->item(0, 0)->text(), "flash");
     EXPECT_EQ(table->item(0, 1)->text(), "34");
     EXPECT_EQ(table->item(0, 2)->text(), "1.0");
-    EXPECT_EQ(table->item(0, 3)->text().toStdString(), formatDuration(flash.kernelNsPerCall()));
+    EXPECT_EQ(table->item(0, 3)->text(), "1.0"); // one fused kernel expected (@fused)
+    EXPECT_EQ(table->item(0, 3)->toolTip(), "@fused = fused_attention");
+    EXPECT_EQ(table->item(0, 4)->text(), "0");
+    EXPECT_EQ(table->item(0, 5)->text().toStdString(), formatDuration(flash.kernelNsPerCall()));
     ASSERT_TRUE(flash.hostNsPerCall());
-    EXPECT_EQ(table->item(0, 4)->text().toStdString(), formatDuration(*flash.hostNsPerCall()));
+    EXPECT_EQ(table->item(0, 6)->text().toStdString(), formatDuration(*flash.hostNsPerCall()));
     ASSERT_TRUE(flash.bytesPerCall());
-    EXPECT_EQ(table->item(0, 5)->text().toStdString(), formatRate(*flash.bytesPerCall(), "B"));
-    EXPECT_EQ(table->item(0, 6)->text().toStdString(), verdictMix(flash));
+    EXPECT_EQ(table->item(0, 7)->text().toStdString(), formatRate(*flash.bytesPerCall(), "B"));
+    EXPECT_EQ(table->item(0, 8)->text().toStdString(), verdictMix(flash));
 
     // A row opens its first call: its host range (the SDPA op around the flash kernel's launch), or its
     // kernel when it has none.
