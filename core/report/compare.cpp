@@ -62,18 +62,19 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
         out.rows.push_back(std::move(row));
     }
     if (out.rows.empty()) out.rows.push_back(wholeTrace(tables));
-    // Each finding goes to the rows whose calls hold one of its places; the others to the first row.
-    std::map<EventRef, std::size_t> placeRow;
-    for (const AttentionCall& call : analysis.calls) {
-        const std::size_t r = rowOf[call.impl];
-        for (std::uint32_t k : call.kernels)
-            placeRow.emplace(analysis.kernels[k].event, r);
-        if (call.scope) placeRow.emplace(*call.scope, r);
-    }
+    // Each finding goes to the rows whose calls hold one of its places (a kernel of the call, or its host
+    // range); the others to the first row.
+    std::map<EventRef, std::size_t> scopeRow;
+    for (const AttentionCall& call : analysis.calls)
+        if (call.scope) scopeRow.emplace(*call.scope, rowOf[call.impl]);
     for (const Finding& f : findings) {
         std::vector<std::size_t> rows;
-        for (const Evidence& e : f.evidence)
-            if (const auto it = placeRow.find(e.event); it != placeRow.end()) rows.push_back(it->second);
+        for (const Evidence& e : f.evidence) {
+            if (const KernelAnalysis* k = analysis.find(e.event); k && k->call >= 0)
+                rows.push_back(rowOf[analysis.calls[std::size_t(k->call)].impl]);
+            else if (const auto it = scopeRow.find(e.event); it != scopeRow.end())
+                rows.push_back(it->second);
+        }
         std::sort(rows.begin(), rows.end());
         rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
         if (rows.empty()) rows.push_back(0);
@@ -110,17 +111,14 @@ std::vector<std::string> traceLabels(const Comparison& comparison) {
             at = path.rfind('/', at - 1);
         return at == std::string::npos ? path : path.substr(at + 1);
     };
-    std::vector<std::string> labels;
+    std::vector<std::string> names, labels;
     for (const ComparedTrace& t : comparison.traces)
-        labels.push_back(tail(t.path, 1));
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-        const bool shared = std::count(labels.begin(), labels.end(), labels[i]) > 1;
-        if (shared)
-            for (std::size_t j = 0; j < labels.size(); ++j)
-                if (labels[j] == tail(comparison.traces[i].path, 1) && j != i)
-                    labels[j] = tail(comparison.traces[j].path, 2);
-        if (shared) labels[i] = tail(comparison.traces[i].path, 2);
-    }
+        names.push_back(tail(t.path, 1));
+    // A file name two traces share is told apart by its folder.
+    for (std::size_t i = 0; i < names.size(); ++i)
+        labels.push_back(std::count(names.begin(), names.end(), names[i]) > 1
+                             ? tail(comparison.traces[i].path, 2)
+                             : names[i]);
     return labels;
 }
 
@@ -325,10 +323,12 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
             top.push_back(&l.row->findings[i]);
         revealed.push_back(top);
     }
+    // What "vs base" is over: the baseline trace's first row, or nothing when it has none.
     const std::string base =
-        c.baselineRow() ? labels[c.baseline] +
-                              (c.baselineRow()->impl.empty() ? std::string() : " · " + c.baselineRow()->impl)
-                        : std::string("none");
+        c.baselineRow()
+            ? "kernel and host time per call over " + labels[c.baseline] +
+                  (c.baselineRow()->impl.empty() ? std::string() : " · " + c.baselineRow()->impl) + "'s"
+            : std::string("none (the baseline trace has no row)");
     if (format == CompareFormat::Markdown) {
         out << '|';
         for (const std::string& h : head)
@@ -348,9 +348,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
             out << ' ' << (cell.empty() ? std::string("-") : cell) << " |\n";
         }
         out << "\n\"expected\": kernels per call of the expected call (call_shapes.txt); \"calls off\": "
-               "calls that "
-               "ran otherwise; \"vs base\": kernel and host time per call over "
-            << markdownCell(base) << "'s.\n";
+               "calls that ran otherwise; \"vs base\": "
+            << markdownCell(base) << ".\n";
         return out.str();
     }
     // Text: columns padded to their widest cell (counting characters, not bytes).
@@ -380,8 +379,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
     for (const auto& r : rows)
         line(r);
     out << "\nexpected: kernels per call of the expected call (call_shapes.txt); calls off: calls that ran "
-           "otherwise; vs base: kernel and host time per call over "
-        << base << "'s.\n";
+           "otherwise; vs base: "
+        << base << ".\n";
     bool any = false;
     for (std::size_t r = 0; r < rows.size(); ++r) {
         if (revealed[r].empty()) continue;

@@ -437,7 +437,9 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         std::map<std::string, std::uint64_t> missing; // "pv_gemm" → calls lacking it
         Places places;
     };
-    std::map<std::string, Impl> impls;
+    // Per implementation and the shape its calls were held to (a user's shape for their own range may
+    // take some of an implementation's calls).
+    std::map<std::pair<std::string, std::string>, Impl> impls;
     // The op that asked for a kernel: the innermost one around it that is not plumbing (clone, copy_,
     // the aten::_ internals), below the call's own range.
     auto maker = [&](const KernelAnalysis& ka, const AttentionCall& call) -> std::string {
@@ -454,8 +456,8 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
     };
     for (const AttentionCall& call : c.analysis.calls) {
         if (call.shapeKey.empty()) continue;
-        Impl& im = impls[call.impl];
-        im.shapeText = call.shapeText;
+        Impl& im = impls[{call.impl, call.shapeKey}];
+        if (im.calls == 0) im.shapeText = call.shapeText;
         ++im.calls;
         im.kernels += call.kernelCount;
         im.expected += call.expectedKernels;
@@ -480,8 +482,12 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         for (const auto& [role, n] : call.missing)
             ++im.missing[std::string(roleName(role))];
     }
-    for (auto& [impl, im] : impls) {
+    for (auto& [key, im] : impls) {
         if (im.mismatched == 0) continue;
+        const std::string& impl = key.first;
+        // The shape as it is known: "naive's expected call", or "attn_fwd's" when a user's shape for the
+        // range held it.
+        const std::string shapeName = key.second == impl || key.second == "@fused" ? impl : key.second;
         const double kernels = kernelsPerCall(im.kernels, im.calls),
                      expected = kernelsPerCall(im.expected, im.calls);
         std::string what = opCounts(im.byWhat);
@@ -500,7 +506,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         f.severity = std::min(f.severity, Severity::Warning);
         f.explanation =
             formatCount(im.mismatched, "call", "calls") + " of " + std::to_string(im.calls) +
-            " ran otherwise than " + impl + "'s expected call (" + im.shapeText + "). " +
+            " ran otherwise than " + shapeName + "'s expected call (" + im.shapeText + "). " +
             (what.empty() ? std::string()
                           : "Kernels it did not expect: " + what + " (" + formatDuration(im.time) + "). ") +
             (lacking.empty() ? std::string() : "Missing: " + lacking + ". ") +
@@ -508,7 +514,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         f.suggestion =
             "Look at where each comes from (the places below); when it is expected after all, say so "
             "in ~/.config/attnscope/call_shapes.txt (\"" +
-            impl + " = …\", or your record_function's name).";
+            shapeName + " = …\", or your record_function's name).";
         longestFirst(c, im.places);
         c.addEvidence(f, im.places);
         out.push_back(std::move(f)); // always: the mismatch is the most interesting thing on the screen

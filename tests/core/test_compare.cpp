@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// Variants side by side (compare.h): a row per implementation with the analysis' own figures, each
+// finding on the rows whose calls hold its places, ratios only where both figures exist, and labels
+// that tell traces of one file name apart.
+#include "support/test_support.h"
+
+#include "core/document/document.h"
+#include "core/report/compare.h"
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+TEST(Compare, ARowPerImplementationAndEachFindingOnItsRows) {
+    const auto doc = openDocument(DocumentSource::memory(cpuRunTraceText(), "run.json"));
+    ASSERT_TRUE(doc->analysis && doc->findings);
+    const ComparedTrace t = compareEntry(*doc, "run.json");
+    ASSERT_EQ(t.rows.size(), doc->analysis->tables.implCalls.size());
+    ASSERT_EQ(t.rows.size(), 2u);
+    for (const CompareRow& row : t.rows) {
+        const bool naive = row.impl == "naive";
+        EXPECT_EQ(row.calls.kernels, naive ? 3u : 1u) << row.impl; // the workers' shares once
+        EXPECT_EQ(row.roles.total(), row.calls.kernelNs) << row.impl;
+        // Hand-written attention is naive's, not flash's.
+        const bool hand =
+            std::any_of(row.findings.begin(), row.findings.end(),
+                        [](const CompareRow::Brief& f) { return f.id == "hand_written_attention"; });
+        EXPECT_EQ(hand, naive) << row.impl;
+    }
+    EXPECT_EQ(roleMix(t.rows[0]).empty(), false);
+}
+
+TEST(Compare, RatiosOnlyWhereBothFiguresExist) {
+    Comparison c;
+    ComparedTrace base, other, broken;
+    base.path = "/x/naive.json";
+    CompareRow b;
+    b.impl = "naive";
+    b.calls.calls = 2;
+    b.calls.kernelNs = 2000;
+    b.calls.hostCalls = 2;
+    b.calls.hostNs = 4000;
+    base.rows.push_back(b);
+    other.path = "/y/naive.json";
+    CompareRow o = b;
+    o.calls.kernelNs = 1000;
+    o.calls.hostCalls = 0; // no host ranges
+    o.calls.hostNs = 0;
+    other.rows.push_back(o);
+    broken.path = "/z/flash.json";
+    broken.error = "cannot open";
+    c.traces = {base, other, broken};
+    EXPECT_DOUBLE_EQ(*c.kernelRatio(c.traces[1].rows[0]), 0.5);
+    EXPECT_FALSE(c.hostRatio(c.traces[1].rows[0]));
+    EXPECT_DOUBLE_EQ(*c.hostRatio(c.traces[0].rows[0]), 1.0);
+    EXPECT_EQ(traceLabels(c), (std::vector<std::string>{"x/naive.json", "y/naive.json", "flash.json"}));
+    // A baseline that could not be read gives no ratios, and says so.
+    c.baseline = 2;
+    EXPECT_EQ(c.baselineRow(), nullptr);
+    EXPECT_FALSE(c.kernelRatio(c.traces[0].rows[0]));
+    const std::string text = formatComparison(c, CompareFormat::Text);
+    EXPECT_NE(text.find("flash.json  could not be read: cannot open"), std::string::npos) << text;
+    EXPECT_NE(text.find("vs base: none (the baseline trace has no row)."), std::string::npos) << text;
+    const CompareTable table = compareTable(c);
+    ASSERT_EQ(table.lines.size(), 3u);
+    EXPECT_EQ(table.lines[2].row, nullptr);
+    EXPECT_EQ(table.lines[1].cells[7], "-"); // vs base
+}
