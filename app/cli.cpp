@@ -13,6 +13,7 @@
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -371,6 +372,10 @@ int compare(int argc, char** argv) {
                 std::fprintf(stderr, "compare: %s needs a number, got '%s'\n", arg.c_str(), argv[i]);
                 return kUsage;
             }
+        } else if (arg == "--baseline" || arg == "--findings" || arg == "--parallel" || arg == "--format" ||
+                   arg == "--cpu-roofs") {
+            std::fprintf(stderr, "compare: %s needs a value\n", arg.c_str());
+            return kUsage;
         } else if (arg.rfind("--", 0) == 0) {
             std::fprintf(stderr, "compare: unknown option '%s'\n", arg.c_str());
             return kUsage;
@@ -521,6 +526,8 @@ int window(int argc, char** argv) {
     kernels::prepareRuns(); // for the window's runs
     // Anything that is not a verb: trace files, and the window's own options.
     ui::WindowRequest request;
+    const bool compareRequested =
+        std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--compare") == 0; });
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--screenshot" && i + 1 < argc) {
@@ -538,6 +545,8 @@ int window(int argc, char** argv) {
             }
         } else if (struct stat st{}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
             request.files.push_back(arg);
+        } else if (compareRequested && arg.rfind('-', 0) != 0) {
+            request.files.push_back(arg); // side by side, a file that cannot be read keeps its row with why
         } else if (arg.rfind('-', 0) != 0 &&
                    (arg.find('/') != std::string::npos || arg.find('.') != std::string::npos)) {
             // A path, not a command: say what is wrong with it.

@@ -180,6 +180,8 @@ void MainWindow::connectViews() {
         if (const auto e = longestEventNamed(*trace(), name, range ? range->from : 0, range ? range->to : 0))
             m_timeline->selectEvent(*e, true);
     });
+    connect(m_ranks, &RanksPanel::compareRequested, this,
+            [this](const QStringList& paths) { compareVariants(paths); });
     connect(m_ranks, &RanksPanel::rankActivated, this, [this](std::int64_t rank) {
         if (!trace()) return;
         if (const auto p = firstProcessOfRank(*trace(), rank)) m_timeline->revealProcess(*p);

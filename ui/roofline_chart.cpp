@@ -140,7 +140,19 @@ class RooflineChart {
 public:
     explicit RooflineChart(const std::vector<ChartInput>& inputs)
         : m_inputs(inputs), m_a(*inputs.front().analysis) {
+        // The roofs a trace's kernels were held to (the GPU's, else the CPU's share): a trace on other
+        // roofs than the first's is left off, not drawn under roofs that are not its own.
+        auto roofsName = [](const TraceAnalysis& a) {
+            return a.device ? a.device->name : a.cpuShare ? a.cpuShare->name : std::string();
+        };
         for (std::size_t i = 0; i < inputs.size(); ++i) {
+            m_drawn.push_back(i == 0 || roofsName(*inputs[i].analysis) == roofsName(m_a));
+            if (!m_drawn.back()) {
+                const std::string other = roofsName(*inputs[i].analysis);
+                m_otherRoofs << QStringLiteral("%1 (%2)").arg(
+                    inputs[i].label, other.empty() ? QObject::tr("no roofs") : QString::fromStdString(other));
+                continue;
+            }
             for (RoofPoint& p : roofPoints(inputs[i], i))
                 m_points.push_back(std::move(p));
             // The trace's kernels as the summary counts them (copies and memsets are not kernels).
@@ -208,17 +220,15 @@ private:
                                            QString::fromStdString(beyondRoofReason(*m_spec))));
         else if (!m_spec && !m_a.cpuNote.empty())
             addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
-        for (std::size_t i = 1; i < m_inputs.size(); ++i)
-            if (m_inputs[i].analysis->device && m_a.device &&
-                m_inputs[i].analysis->device->name != m_a.device->name)
-                addTitleLine(m_chart,
-                             QObject::tr("%1 ran on %2: its points are drawn on A's roofs")
-                                 .arg(letter(i), QString::fromStdString(m_inputs[i].analysis->device->name)));
+        if (!m_otherRoofs.isEmpty())
+            addTitleLine(m_chart, QObject::tr("left off, held to other roofs than these: %1")
+                                      .arg(m_otherRoofs.join(QStringLiteral(", "))));
         if (m_inputs.size() > 1) {
             QStringList keys;
             for (std::size_t i = 0; i < m_inputs.size(); ++i)
-                keys << QStringLiteral("%1 %2").arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]),
-                                                    m_inputs[i].label); // "A: name"
+                if (m_drawn[i])
+                    keys << QStringLiteral("%1 %2").arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]),
+                                                        m_inputs[i].label); // "A: name"
             addTitleLine(m_chart, keys.join(QStringLiteral(" · ")));
         }
     }
@@ -354,6 +364,8 @@ private:
     const TraceAnalysis& m_a;
     std::vector<RoofPoint> m_points;
     std::uint64_t m_kernels = 0;
+    QStringList m_otherRoofs;  // the inputs left off: "B: name (their roofs)"
+    std::vector<bool> m_drawn; // per input: on these roofs
     const DeviceSpec* m_spec = nullptr;
     double m_unit = 1e9;
     QString m_unitName;

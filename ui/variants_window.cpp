@@ -183,16 +183,6 @@ void VariantsWindow::addTraces(const QStringList& paths) {
     rebuild();
 }
 
-void VariantsWindow::addDocument(std::shared_ptr<const Document> doc, const QString& path) {
-    Entry e;
-    e.path = path;
-    e.id = ++m_nextId;
-    e.loading = false;
-    e.doc = completeDocument(doc, AllParts);
-    m_entries.push_back(std::move(e));
-    rebuild();
-}
-
 void VariantsWindow::removeTrace(int index) {
     if (index < 0 || index >= traceCount()) return;
     m_entries.erase(m_entries.begin() + index);
@@ -315,6 +305,16 @@ void VariantsWindow::fillTable() {
                 item->setFont(bold);
             }
             if (!line.row) item->setForeground(QColor(200, 30, 30));
+            // A trace read in part (a truncated file) says so on its name.
+            if (const auto& warnings = m_comparison.traces[line.trace].warnings;
+                c == 0 && !warnings.empty()) {
+                item->setText(item->text() + QStringLiteral(" ⚠"));
+                QStringList lines;
+                for (const std::string& w : warnings)
+                    lines << qs(w);
+                item->setToolTip(lines.join('\n'));
+                item->setForeground(QColor(210, 110, 0));
+            }
             // Calls that ran otherwise than expected: the expected column says so in colour.
             if (line.row && c == 5 && line.row->calls.mismatchedCalls)
                 item->setForeground(QColor(210, 110, 0));

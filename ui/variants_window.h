@@ -40,8 +40,6 @@ public:
 
     // Opens the files (each on a worker thread of its own) and adds them after the ones there.
     void addTraces(const QStringList& paths);
-    // A document already open (the main window's), under its name.
-    void addDocument(std::shared_ptr<const Document> doc, const QString& path);
     void removeTrace(int index);
     void moveTrace(int index, int to);
     void setBaseline(int index);

@@ -39,8 +39,13 @@ std::string perCall(double v) {
     return v == double(std::uint64_t(v)) ? std::to_string(std::uint64_t(v)) : fixed(v, 1);
 }
 
+// "0.87×", "0.0012×": two decimals, or two significant digits below 0.1.
 std::string ratioText(std::optional<double> r) {
-    return r ? fixed(*r, 2) + "×" : "-";
+    if (!r) return "-";
+    if (*r >= 0.1 || *r == 0) return fixed(*r, 2) + "×";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", *r);
+    return std::string(buf) + "×";
 }
 
 } // namespace
@@ -50,6 +55,7 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
     ComparedTrace out;
     out.path = std::move(path);
     out.spanNs = trace.endNs() - trace.startNs();
+    out.warnings = trace.info().warnings;
     const KernelTables& tables = analysis.tables;
     std::map<std::string, std::size_t> rowOf;
     for (const ImplCalls& impl : tables.implCalls) {
@@ -85,8 +91,10 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
 }
 
 const CompareRow* Comparison::baselineRow() const {
-    return baseline < traces.size() && !traces[baseline].rows.empty() ? &traces[baseline].rows.front()
-                                                                      : nullptr;
+    return baseline < traces.size() && !traces[baseline].rows.empty() &&
+                   traces[baseline].rows.front().calls.calls
+               ? &traces[baseline].rows.front()
+               : nullptr;
 }
 
 std::optional<double> Comparison::kernelRatio(const CompareRow& row) const {
@@ -261,6 +269,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                 j["error"] = tr.error;
             } else {
                 j["span_ns"] = tr.spanNs;
+                j["warnings"] = tr.warnings;
                 json rows = json::array();
                 for (const CompareRow& row : tr.rows)
                     rows.push_back(rowJson(c, row));
@@ -268,23 +277,26 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
             }
             traces.push_back(j);
         }
-        json all{{"baseline", c.baselineRow() ? json(c.baseline) : json(nullptr)}, {"traces", traces}};
+        // The baseline as --baseline counts (from 1), null when it has no row to be measured against.
+        json all{{"baseline", c.baselineRow() ? json(c.baseline + 1) : json(nullptr)}, {"traces", traces}};
         out << all.dump(2) << '\n';
         return out.str();
     }
     if (format == CompareFormat::Csv) {
+        // Per call, then the calls' totals: kernel time per role and per verdict.
         out << "trace,implementation,calls,kernels_per_call,expected_kernels_per_call,mismatched_calls,"
-               "kernel_ns_per_call,kernel_ratio,host_ns_per_call,host_ratio,bytes_per_call";
+               "unexpected_kernels,unexpected_ns,kernel_ns_per_call,kernel_ratio,host_ns_per_call,host_ratio,"
+               "bytes_per_call";
         for (std::size_t r = 0; r < std::size_t(KernelRole::Count); ++r)
-            out << ",ns_" << roleName(KernelRole(r));
+            out << ",total_ns_role_" << roleName(KernelRole(r));
         for (std::size_t v = 0; v < kVerdictCount; ++v)
-            out << ",ns_" << shortVerdictName(Verdict(v));
+            out << ",total_ns_verdict_" << shortVerdictName(Verdict(v));
         out << ",findings,error\n";
         auto num = [](const auto& v) { return v ? fixed(double(*v), 3) : std::string(); };
         for (std::size_t t = 0; t < c.traces.size(); ++t) {
             const ComparedTrace& tr = c.traces[t];
             if (!tr.error.empty()) {
-                out << csvField(tr.path) << ",,,,,,,,,,";
+                out << csvField(tr.path) << ",,,,,,,,,,,,";
                 for (std::size_t i = 0; i < std::size_t(KernelRole::Count) + kVerdictCount; ++i)
                     out << ',';
                 out << ',' << csvField(tr.error) << '\n';
@@ -295,9 +307,9 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                 const bool calls = !row.impl.empty();
                 out << csvField(tr.path) << ',' << csvField(row.impl) << ',' << s.calls << ','
                     << (calls ? fixed(s.kernelsPerCall(), 3) : "") << ',' << num(s.expectedPerCall()) << ','
-                    << s.mismatchedCalls << ',' << (calls ? std::to_string(s.kernelNsPerCall()) : "") << ','
-                    << num(c.kernelRatio(row)) << ','
-                    << (s.hostNsPerCall() ? std::to_string(*s.hostNsPerCall()) : "") << ','
+                    << s.mismatchedCalls << ',' << s.unexpectedKernels << ',' << s.unexpectedNs << ','
+                    << (calls ? std::to_string(s.kernelNsPerCall()) : "") << ',' << num(c.kernelRatio(row))
+                    << ',' << (s.hostNsPerCall() ? std::to_string(*s.hostNsPerCall()) : "") << ','
                     << num(c.hostRatio(row)) << ',' << num(s.bytesPerCall());
                 for (std::size_t r = 0; r < std::size_t(KernelRole::Count); ++r)
                     out << ',' << row.roles.ns[r];
@@ -328,7 +340,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         c.baselineRow()
             ? "kernel and host time per call over " + labels[c.baseline] +
                   (c.baselineRow()->impl.empty() ? std::string() : " · " + c.baselineRow()->impl) + "'s"
-            : std::string("none (the baseline trace has no row)");
+            : std::string("none (the baseline trace has no attention call)");
     if (format == CompareFormat::Markdown) {
         out << '|';
         for (const std::string& h : head)
@@ -350,6 +362,9 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         out << "\n\"expected\": kernels per call of the expected call (call_shapes.txt); \"calls off\": "
                "calls that ran otherwise; \"vs base\": "
             << markdownCell(base) << ".\n";
+        for (std::size_t t = 0; t < c.traces.size(); ++t)
+            for (const std::string& w : c.traces[t].warnings)
+                out << "\n**" << markdownCell(labels[t]) << "**: warning: " << markdownCell(w) << '\n';
         return out.str();
     }
     // Text: columns padded to their widest cell (counting characters, not bytes).
@@ -381,6 +396,9 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
     out << "\nexpected: kernels per call of the expected call (call_shapes.txt); calls off: calls that ran "
            "otherwise; vs base: "
         << base << ".\n";
+    for (std::size_t t = 0; t < c.traces.size(); ++t)
+        for (const std::string& w : c.traces[t].warnings)
+            out << labels[t] << ": warning: " << w << '\n';
     bool any = false;
     for (std::size_t r = 0; r < rows.size(); ++r) {
         if (revealed[r].empty()) continue;

@@ -219,8 +219,9 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
               "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
               "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
     f.explanation +=
-        " Its time holds the casts, the mask and _safe_softmax's kernels (math_upcast, mask_per_call "
-        "and safe_softmax, where shown): those findings are parts of this one, not time besides it.";
+        " Its time holds the casts, the mask and _safe_softmax's kernels (math_upcast, mask_per_call, "
+        "safe_softmax and unexpected_kernels, where shown): those findings are parts of this one, not time "
+        "besides it.";
     longestFirst(c, places);
     c.addEvidence(f, places);
     out.push_back(std::move(f)); // always

@@ -52,6 +52,20 @@ std::string opCounts(const std::map<std::string, std::uint64_t>& byOp) {
     return out;
 }
 
+// "aten::copy_ (copy) from aten::to", "… and aten::all (reduction) from aten::_safe_softmax", or the two
+// commonest and how many more kinds: a title names what the explanation lists.
+std::string firstKinds(const std::map<std::string, std::uint64_t>& byWhat) {
+    std::vector<std::pair<std::string, std::uint64_t>> sorted(byWhat.begin(), byWhat.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string out = sorted.empty() ? std::string() : sorted[0].first;
+    if (sorted.size() == 2) out += " and " + sorted[1].first;
+    if (sorted.size() > 2)
+        out += ", " + sorted[1].first + " and " + std::to_string(sorted.size() - 2) + " more " +
+               (sorted.size() == 3 ? "kind" : "kinds");
+    return out;
+}
+
 double kernelsPerCall(std::uint64_t kernels, std::uint64_t calls) {
     return calls ? double(kernels) / double(calls) : 0;
 }
@@ -500,7 +514,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         };
         Finding f = c.make("unexpected_kernels",
                            impl + ": " + count(kernels) + " kernels per call where " + count(expected) +
-                               " are expected" + (what.empty() ? "" : ": " + what.substr(0, what.find(" ×"))),
+                               " are expected" + (what.empty() ? "" : ": " + firstKinds(im.byWhat)),
                            im.time);
         // An observation against a guess, not a cost of its own: never critical.
         f.severity = std::min(f.severity, Severity::Warning);

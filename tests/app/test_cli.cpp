@@ -409,7 +409,7 @@ TEST(Cli, CompareKeepsAFailedTraceAndComparesTheOthers) {
     const auto j = nlohmann::json::parse(r.out);
     const auto& traces = j.at("traces");
     ASSERT_EQ(traces.size(), 4u);
-    EXPECT_EQ(j.at("baseline"), 0);
+    EXPECT_EQ(j.at("baseline"), 1); // as --baseline counts
     EXPECT_FALSE(traces[1].at("error").get<std::string>().empty());
     EXPECT_FALSE(traces[1].contains("rows"));
     const auto& own = traces[0].at("rows");

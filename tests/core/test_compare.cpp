@@ -61,9 +61,26 @@ TEST(Compare, RatiosOnlyWhereBothFiguresExist) {
     EXPECT_FALSE(c.kernelRatio(c.traces[0].rows[0]));
     const std::string text = formatComparison(c, CompareFormat::Text);
     EXPECT_NE(text.find("flash.json  could not be read: cannot open"), std::string::npos) << text;
-    EXPECT_NE(text.find("vs base: none (the baseline trace has no row)."), std::string::npos) << text;
+    EXPECT_NE(text.find("vs base: none (the baseline trace has no attention call)."), std::string::npos)
+        << text;
     const CompareTable table = compareTable(c);
     ASSERT_EQ(table.lines.size(), 3u);
     EXPECT_EQ(table.lines[2].row, nullptr);
     EXPECT_EQ(table.lines[1].cells[7], "-"); // vs base
+}
+
+// A trace read in part keeps its row, and says so: its reader's warning is on the row in every format.
+TEST(Compare, ATruncatedTraceSaysSo) {
+    std::string text = cpuRunTraceText();
+    text.resize(text.size() * 2 / 3); // cut inside traceEvents
+    const auto doc = openDocument(DocumentSource::memory(text, "cut.json"));
+    ASSERT_FALSE(doc->trace->info().warnings.empty());
+    Comparison c;
+    c.traces.push_back(compareEntry(*doc, "cut.json"));
+    ASSERT_FALSE(c.traces[0].warnings.empty());
+    const std::string out = formatComparison(c, CompareFormat::Text);
+    EXPECT_NE(out.find("cut.json: warning: " + c.traces[0].warnings[0]), std::string::npos) << out;
+    EXPECT_NE(formatComparison(c, CompareFormat::Markdown).find("**cut.json**: warning: "),
+              std::string::npos);
+    EXPECT_NE(formatComparison(c, CompareFormat::Json).find("\"warnings\": ["), std::string::npos);
 }

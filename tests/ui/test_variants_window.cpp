@@ -5,17 +5,22 @@
 #include "core/document/document.h"
 #include "core/report/compare.h"
 #include "support/test_support.h"
+#include "ui/main_window.h"
+#include "ui/ranks_panel.h"
 #include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
 #include "ui/variants_window.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 
+#include <algorithm>
 #include <cstdlib>
 #include <gtest/gtest.h>
 
@@ -137,5 +142,59 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
             w->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/variants_%1.png").arg(tab));
         }
     }
+    delete w;
+}
+
+// Two ranks of an open job, compared from the Ranks dock: the button waits for two selected ranks, then
+// opens their files side by side.
+TEST(VariantsWindow, TwoRanksOfAnOpenJobFromTheRanksDock) {
+    ATTNSCOPE_REQUIRE_FIXTURE(rank0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(rank1, "dlrm_2ranks/rank1.json");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openRanks({QString::fromStdString(rank0), QString::fromStdString(rank1)});
+    ASSERT_TRUE(waitForLoad(w));
+    auto* ranks = w.findChild<RanksPanel*>();
+    ASSERT_NE(ranks, nullptr);
+    ASSERT_EQ(ranks->table()->rowCount(), 2);
+    EXPECT_FALSE(ranks->compareButton()->isEnabled());
+    ranks->table()->selectRow(0);
+    EXPECT_FALSE(ranks->compareButton()->isEnabled()); // one rank is nothing to compare
+    ranks->table()->selectAll();
+    ASSERT_TRUE(ranks->compareButton()->isEnabled());
+    ranks->compareButton()->click();
+    VariantsWindow* v = w.findChild<VariantsWindow*>();
+    ASSERT_NE(v, nullptr);
+    ASSERT_TRUE(waitForCompare(*v));
+    ASSERT_EQ(v->traceCount(), 2);
+    std::vector<std::string> paths;
+    for (const ComparedTrace& t : v->comparison().traces) {
+        EXPECT_TRUE(t.error.empty()) << t.error;
+        paths.push_back(t.path);
+    }
+    std::sort(paths.begin(), paths.end());
+    EXPECT_EQ(paths, (std::vector<std::string>{rank0, rank1}));
+    // The ranks share a file name's folder but not its name: each row says which rank it is.
+    EXPECT_EQ(v->table()->item(0, 0)->text().toStdString().find("rank"), 0u);
+}
+
+// A roofline holds each trace to its own device's roofs: a trace held to others (an H100's beside a CPU
+// run's) is left off and named, never drawn under roofs that are not its own.
+TEST(VariantsWindow, TheRooflineLeavesOffATraceOnOtherRoofs) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string run0 = verdictTraces(dir).front();
+    auto* w = new VariantsWindow;
+    w->addTraces({QString::fromStdString(run0), QString::fromStdString(h100)});
+    ASSERT_TRUE(waitForCompare(*w));
+    const QString svg = QString::fromStdString(dir.path("roofline.svg"));
+    ASSERT_EQ(w->exportChart("roofline", svg), QString());
+    QFile file(svg);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    EXPECT_TRUE(
+        text.contains("left off, held to other roofs than these: B: h100_sdpa_flash_qwen.json.gz (H100"))
+        << "the title names the trace left off";
     delete w;
 }
