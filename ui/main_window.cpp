@@ -165,6 +165,9 @@ void MainWindow::connectRuns() {
     });
     connect(m_run, &RunController::finished, this, [this] {
         m_documents->analyse(); // held back during the run: measuring the CPU's roofs would disturb it
+        // The finished run opens into its implementations side by side: the Attention dock's table,
+        // each against its expected call.
+        if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();
         Q_EMIT runFinished();
         screenshotIfAsked();
     });

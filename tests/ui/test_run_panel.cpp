@@ -2,6 +2,7 @@
 // A run from the Run panel, as a user starts it: kernels appear while it runs, Stop ends it, the
 // finished run is a trace like a loaded one, and what cannot run says why.
 #include "support/test_support.h"
+#include "ui/attention_panel.h"
 #include "ui/charts.h"
 #include "ui/details_panel.h"
 #include "ui/kernel_table_model.h"
@@ -19,6 +20,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
@@ -28,6 +30,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableWidget>
 
 #include <filesystem>
 #include <map>
@@ -99,6 +102,23 @@ TEST(RunPanel, KernelsArriveWhileItRunsAndTheRunIsATrace) {
     EXPECT_EQ(w.kernelModel()->rowCount(), 4);
     EXPECT_TRUE(w.statusBar()->currentMessage().startsWith("Run finished"))
         << w.statusBar()->currentMessage().toStdString();
+    // It opens into its implementations side by side: the Attention dock, raised, with naive and flash
+    // each as expected (once the analysis is in).
+    auto* attentionDock = w.findChild<QDockWidget*>("attentionDock");
+    ASSERT_NE(attentionDock, nullptr);
+    EXPECT_FALSE(attentionDock->visibleRegion().isEmpty()) << "the Attention dock is on top of its tabs";
+    QElapsedTimer analysed;
+    analysed.start();
+    while (!w.analysis() && analysed.elapsed() < 20000)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QApplication::processEvents();
+    QTableWidget* implementations = w.attention()->table();
+    ASSERT_EQ(implementations->rowCount(), 2);
+    for (int r = 0; r < 2; ++r) {
+        EXPECT_EQ(implementations->item(r, 2)->text(), implementations->item(r, 3)->text())
+            << r; // as expected
+        EXPECT_EQ(implementations->item(r, 4)->text(), "0") << r;
+    }
     // Saved, it reads back the same.
     TempDir dir;
     ASSERT_EQ(w.saveTrace(QString::fromStdString(dir.path("run.json.gz"))), "");
