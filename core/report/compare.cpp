@@ -299,7 +299,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                 out << csvField(tr.path) << ",,,,,,,,,,,,";
                 for (std::size_t i = 0; i < std::size_t(KernelRole::Count) + kVerdictCount; ++i)
                     out << ',';
-                out << ',' << csvField(tr.error) << '\n';
+                out << ",," << csvField(tr.error) << '\n'; // no findings, then the reason
                 continue;
             }
             for (const CompareRow& row : tr.rows) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 using namespace attnscope;
 using namespace attnscope::test;
 
@@ -452,6 +454,27 @@ TEST(Cli, CompareKeepsAFailedTraceAndComparesTheOthers) {
     EXPECT_NE(md.out.find("over h100_sdpa_flash_qwen.json.gz · flash's"), std::string::npos) << md.out;
     const CliRun csv = run("compare --format csv " + files);
     EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 6) << csv.out; // header, 2 + 1 + 1 + 1 rows
+    // Every line, the failed trace's too, has the header's fields (quoted commas are one field's).
+    auto fields = [](const std::string& line) {
+        std::size_t n = 1;
+        bool quoted = false;
+        for (char ch : line) {
+            if (ch == '"') quoted = !quoted;
+            n += !quoted && ch == ',';
+        }
+        return n;
+    };
+    std::istringstream lines(csv.out);
+    std::string header, line;
+    std::getline(lines, header);
+    while (std::getline(lines, line))
+        EXPECT_EQ(fields(line), fields(header)) << line;
+    // A baseline with no attention call gives no ratios, and says so.
+    const auto noBase = nlohmann::json::parse(run("compare --format json --baseline 4 " + files).out);
+    EXPECT_TRUE(noBase.at("baseline").is_null());
+    EXPECT_NE(run("compare --baseline 4 " + files)
+                  .out.find("vs base: none (the baseline trace has no attention call)."),
+              std::string::npos);
     const CliRun text = run("compare " + files);
     EXPECT_NE(text.out.find("(no attention call)"), std::string::npos) << text.out;
     EXPECT_EQ(run("compare --baseline 5 " + files).exitCode, 2);
@@ -474,6 +497,8 @@ TEST(Cli, YourCallShapesComeFirst) {
     writeFile(dir.path("shapes.txt"), "# no softmax of its own\nnaive = qk_gemm pv_gemm\nnot a shape\n");
     const auto mine = naiveRow("ATTNSCOPE_CALL_SHAPES=" + dir.path("shapes.txt"));
     EXPECT_EQ(mine.at("mismatched_calls"), 1);
+    EXPECT_EQ(mine.at("unexpected_kernels"), 1);          // the softmax, once
+    EXPECT_EQ(mine.at("unexpected_ns"), 2 * 3000 * 1000); // both workers' shares of its 3 ms
     EXPECT_EQ(mine.at("expected_kernels_per_call"), 2.0);
     bool named = false;
     for (const auto& f : mine.at("findings"))

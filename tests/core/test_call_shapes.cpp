@@ -61,16 +61,19 @@ TEST(CallShapes, WhatCannotBeReadIsSaidWithItsLine) {
                                                 "z = softmax{0}\n"
                                                 "w = softmax(\n"
                                                 " = softmax\n"
+                                                "v = softmax()\n"
                                                 "ok = softmax\n",
                                                 &problems);
     EXPECT_EQ(shapes.size(), 1u);
-    ASSERT_EQ(problems.size(), 6u);
+    ASSERT_EQ(problems.size(), 7u);
     EXPECT_EQ(problems[0], "line 1: no ' = ' between the key and its kernels");
     EXPECT_NE(problems[1].find("line 2: cannot read 'gem'"), std::string::npos) << problems[1];
     EXPECT_NE(problems[2].find("line 3: cannot read 'softmax{3,1}'"), std::string::npos) << problems[2];
     EXPECT_NE(problems[3].find("line 4: cannot read 'softmax{0}'"), std::string::npos) << problems[3];
     EXPECT_NE(problems[4].find("line 5"), std::string::npos);
     EXPECT_NE(problems[5].find("line 6"), std::string::npos);
+    EXPECT_NE(problems[6].find("line 7: cannot read 'softmax()'"), std::string::npos)
+        << problems[6]; // no pattern
 }
 
 // The built-in shapes read whole, and find by range name, then implementation, then "@fused".

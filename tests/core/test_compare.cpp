@@ -67,6 +67,25 @@ TEST(Compare, RatiosOnlyWhereBothFiguresExist) {
     ASSERT_EQ(table.lines.size(), 3u);
     EXPECT_EQ(table.lines[2].row, nullptr);
     EXPECT_EQ(table.lines[1].cells[7], "-"); // vs base
+    // Small ratios keep two significant digits.
+    c.baseline = 0;
+    c.traces[1].rows[0].calls.kernelNs = 100; // 0.05 of the baseline's per call
+    EXPECT_EQ(compareTable(c).lines[1].cells[7], "0.05×");
+    c.traces[1].rows[0].calls.kernelNs = 24; // 0.012
+    EXPECT_EQ(compareTable(c).lines[1].cells[7], "0.012×");
+    c.traces[1].rows[0].calls.kernelNs = 1000;
+    EXPECT_EQ(compareTable(c).lines[1].cells[7], "0.50×");
+}
+
+// A finding whose places are in no call (the H100 trace's idle time, syncs, copies) goes to the trace's
+// first row: none is lost.
+TEST(Compare, AFindingOutsideTheCallsGoesToTheFirstRow) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(h100));
+    const ComparedTrace t = compareEntry(*doc, h100);
+    ASSERT_EQ(t.rows.size(), 1u);
+    ASSERT_FALSE(doc->findings->empty());
+    EXPECT_EQ(t.rows[0].findings.size(), doc->findings->size());
 }
 
 // A trace read in part keeps its row, and says so: its reader's warning is on the row in every format.

@@ -90,9 +90,19 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
     EXPECT_EQ(base->impl, "flash");
     EXPECT_DOUBLE_EQ(*w->comparison().kernelRatio(*base), 1.0);
     EXPECT_FALSE(w->alignCalls(1)); // the DLRM and MI250 traces have no attention call
-    w->removeTrace(4);
-    w->removeTrace(3);
+    // The baseline follows its trace when another moves past it or is removed before it.
+    w->moveTrace(0, 1); // the H100 trace (the baseline) is now first
+    EXPECT_EQ(w->comparison().baseline, 0u);
+    EXPECT_EQ(w->comparison().traces[0].path, h100);
+    w->moveTrace(1, 0);
+    EXPECT_EQ(w->comparison().baseline, 1u);
+    w->setBaseline(2); // the DLRM rank; removing it makes the next trace the baseline
     w->removeTrace(2);
+    EXPECT_EQ(w->comparison().baseline, 2u);
+    EXPECT_EQ(w->comparison().traces[2].path, mi250);
+    w->setBaseline(1);
+    w->removeTrace(3); // the broken one
+    w->removeTrace(2); // the MI250 trace: no attention call to line up
     ASSERT_EQ(w->traceCount(), 2);
     EXPECT_EQ(w->comparison().baseline, 1u);
 
