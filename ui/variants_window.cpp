@@ -304,7 +304,13 @@ void VariantsWindow::fillTable() {
                 bold.setBold(true);
                 item->setFont(bold);
             }
-            if (!line.row) item->setForeground(QColor(200, 30, 30));
+            if (!line.row && m_entries[line.trace].loading) {
+                // Still opening: not an error.
+                if (c == 1) item->setText(tr("opening…"));
+                item->setForeground(QColor(120, 120, 120));
+            } else if (!line.row) {
+                item->setForeground(QColor(200, 30, 30));
+            }
             // A trace read in part (a truncated file) says so on its name.
             if (const auto& warnings = m_comparison.traces[line.trace].warnings;
                 c == 0 && !warnings.empty()) {

@@ -208,3 +208,15 @@ TEST(VariantsWindow, TheRooflineLeavesOffATraceOnOtherRoofs) {
         << "the title names the trace left off";
     delete w;
 }
+
+// A trace still opening says so, in grey, and is no error.
+TEST(VariantsWindow, ATraceStillOpeningIsNotAnError) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    auto* w = new VariantsWindow;
+    w->addTraces({QString::fromStdString(h100)});
+    ASSERT_TRUE(w->loading()); // it opens on a worker thread
+    EXPECT_EQ(w->table()->item(0, 1)->text(), "opening…");
+    ASSERT_TRUE(waitForCompare(*w));
+    EXPECT_EQ(w->table()->item(0, 1)->text(), "flash");
+    delete w;
+}
