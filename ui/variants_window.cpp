@@ -244,12 +244,7 @@ void VariantsWindow::rebuild() {
     }
     fillTable();
     setChart(m_breakdown, makeComparisonChart(m_comparison));
-    std::vector<ChartInput> inputs;
-    const std::vector<std::string> labels = traceLabels(m_comparison);
-    for (std::size_t i = 0; i < m_entries.size(); ++i)
-        if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
-            inputs.push_back({doc->trace.get(), doc->analysis.get(),
-                              inputLetter(inputs.size()) + QStringLiteral(": ") + qs(labels[i])});
+    const std::vector<ChartInput> inputs = rooflineInputs();
     setChart(m_roofline, inputs.empty() ? new QChart : makeChart(ChartKind::Roofline, inputs));
     fillTimelines();
     const int loaded = int(inputs.size());
@@ -396,17 +391,22 @@ QString VariantsWindow::exportTable(const QString& path) const {
     return {};
 }
 
+std::vector<ChartInput> VariantsWindow::rooflineInputs() const {
+    std::vector<ChartInput> inputs;
+    const std::vector<std::string> labels = traceLabels(m_comparison);
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
+            inputs.push_back({doc->trace.get(), doc->analysis.get(),
+                              inputLetter(inputs.size()) + QStringLiteral(": ") + qs(labels[i])});
+    return inputs;
+}
+
 QString VariantsWindow::exportChart(const QString& kind, const QString& path, QSize size) const {
     std::unique_ptr<QChart> chart;
     if (kind == "breakdown") {
         chart.reset(makeComparisonChart(m_comparison));
     } else if (kind == "roofline") {
-        std::vector<ChartInput> inputs;
-        const std::vector<std::string> labels = traceLabels(m_comparison);
-        for (std::size_t i = 0; i < m_entries.size(); ++i)
-            if (const auto& doc = m_entries[i].doc; doc && doc->analysis)
-                inputs.push_back({doc->trace.get(), doc->analysis.get(),
-                                  inputLetter(inputs.size()) + QStringLiteral(": ") + qs(labels[i])});
+        const std::vector<ChartInput> inputs = rooflineInputs();
         if (inputs.empty()) return tr("No trace is open to draw");
         chart.reset(makeChart(ChartKind::Roofline, inputs));
     } else {

@@ -30,6 +30,7 @@ struct Document;
 namespace attnscope::ui {
 
 class JobRunner;
+struct ChartInput;
 class TimelineView;
 
 class VariantsWindow : public QMainWindow {
@@ -75,6 +76,8 @@ private:
     void fillTable();
     void fillTimelines();
     int selectedTrace() const;
+    // The opened traces as the roofline's inputs, lettered by place among them ("A: naive.json").
+    std::vector<ChartInput> rooflineInputs() const;
 
     std::vector<Entry> m_entries;
     int m_baseline = 0;

@@ -58,20 +58,14 @@ bool parseSlot(std::string_view text, CallShape::Slot& slot) {
 
 CallShapes CallShapes::parse(std::string_view text, std::vector<std::string>* problems) {
     CallShapes shapes;
-    std::size_t lineNumber = 0;
-    auto problem = [&](const std::string& why) {
-        if (problems) problems->push_back("line " + std::to_string(lineNumber) + ": " + why);
-    };
-    while (!text.empty()) {
-        const std::size_t end = text.find('\n');
-        const std::string_view line = trimBlanks(text.substr(0, end));
-        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-        ++lineNumber;
-        if (line.empty() || line.front() == '#') continue;
+    forEachDataLine(text, [&](std::size_t lineNumber, std::string_view line) {
+        auto problem = [&](const std::string& why) {
+            if (problems) problems->push_back("line " + std::to_string(lineNumber) + ": " + why);
+        };
         const std::size_t eq = line.find(" = ");
         if (eq == std::string_view::npos) {
             problem("no ' = ' between the key and its kernels");
-            continue;
+            return;
         }
         CallShape shape;
         shape.key = trimBlanks(line.substr(0, eq));
@@ -101,7 +95,7 @@ CallShapes CallShapes::parse(std::string_view text, std::vector<std::string>* pr
             ok = false;
         }
         if (ok) shapes.m_shapes.push_back(std::move(shape));
-    }
+    });
     return shapes;
 }
 

@@ -30,13 +30,8 @@ using namespace attnscope::test;
 
 namespace {
 
-bool waitForCompare(VariantsWindow& w, int timeoutMs = 60000) {
-    QElapsedTimer timer;
-    timer.start();
-    while (w.loading() && timer.elapsed() < timeoutMs)
-        QApplication::processEvents(QEventLoop::AllEvents, 20);
-    QApplication::processEvents();
-    return !w.loading();
+bool waitForCompare(VariantsWindow& w) {
+    return waitWhile([&] { return w.loading(); }, 60000);
 }
 
 QString cell(QTableWidget* t, int row, int column) {

@@ -11,14 +11,20 @@
 
 namespace attnscope::test {
 
-// Runs the event loop until the window's load ends (the load itself is on a worker thread).
-inline bool waitForLoad(ui::MainWindow& w, int timeoutMs = 30000) {
+// Runs the event loop while busy() holds (work on worker threads hands its results back through it),
+// up to timeoutMs; whether it ended.
+template <class Busy> bool waitWhile(Busy busy, int timeoutMs = 30000) {
     QElapsedTimer timer;
     timer.start();
-    while (w.loading() && timer.elapsed() < timeoutMs)
+    while (busy() && timer.elapsed() < timeoutMs)
         QApplication::processEvents(QEventLoop::AllEvents, 20);
     QApplication::processEvents();
-    return !w.loading();
+    return !busy();
+}
+
+// Runs the event loop until the window's load ends (the load itself is on a worker thread).
+inline bool waitForLoad(ui::MainWindow& w, int timeoutMs = 30000) {
+    return waitWhile([&] { return w.loading(); }, timeoutMs);
 }
 
 // The same, and a trace is on show.
