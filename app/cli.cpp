@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
+#include "cli_profile.h"
 #include "cli_run.h"
 
 #include "gui_module.h"
@@ -116,6 +117,29 @@ const std::vector<Verb>& verbs() {
          "  --threads T   CPU workers; --no-cupti: CUDA without CUPTI\n"
          "  -o OUT        save the run as Chrome trace JSON\n",
          runVerb},
+        {"profile",
+         "[-o OUT.json[.gz]] [--steps auto|optimizer|time] [--wait W] [--warmup U] [--active A]\n"
+         "         [--repeat R] [--slice S] [--delay S] [--duration S] [--cd DIR] [--log FILE|-] -- COMMAND "
+         "ARGS...",
+         "run your own program with PyTorch's profiler on, no change to its code: each finished step's "
+         "trace saved (-o) or shown live in the window",
+         "  -o OUT          the trace (a process a file with several: OUT-rank-0.json, …); default:\n"
+         "                  profileN.pt.trace.json here; without -o and with a display: the window, live\n"
+         "  --steps S       what a step is: optimizer (the program's optimizer steps), time (slices of\n"
+         "                  --slice seconds) or auto (default: slices until the first optimizer step)\n"
+         "  --wait W --warmup U --active A --repeat R\n"
+         "                  optimizer steps skipped, warmed up and recorded per cycle, and cycles\n"
+         "                  (default 1 1 3 1; --repeat 0: as long as the program runs), as\n"
+         "                  torch.profiler.schedule's\n"
+         "  --slice S       seconds a time step lasts (default 1)\n"
+         "  --delay S       seconds from the program's start before recording (default 0)\n"
+         "  --duration S    seconds of recording at most (default: until the program ends)\n"
+         "  --cd DIR        run the program there\n"
+         "  --log FILE|-    AttnScope's own lines (default: the terminal, else OUT.log; -: stderr)\n"
+         "The program's stdin, stdout and stderr are its own, untouched; its exit code is the verb's (127:\n"
+         "it could not start). Ctrl+C ends it and keeps the steps recorded so far. torchrun's workers are\n"
+         "profiled, each a rank.\n",
+         profileVerb},
         {"version", "", "print the version", "", versionVerb},
     };
     return table;

@@ -3,6 +3,7 @@
 #include "core/model/categories.h"
 
 #include "kernels/run_session.h"
+#include "kernels/temp_folder.h"
 
 #include "core/analysis/analysis.h"
 #include "core/io/load_error.h"
@@ -102,24 +103,6 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
 }
 
 namespace {
-
-// A private folder for the runner and its step files, removed with everything in it.
-class TempFolder {
-public:
-    TempFolder() {
-        const char* base = std::getenv("TMPDIR");
-        std::string pattern = std::string(base && *base ? base : "/tmp") + "/attnscope-torch-XXXXXX";
-        if (mkdtemp(pattern.data())) m_path = pattern;
-    }
-    ~TempFolder() {
-        std::error_code ignored;
-        if (!m_path.empty()) fs::remove_all(m_path, ignored);
-    }
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 // The runner's process: stdout read line by line, stderr kept in a file for the error message.
 class Runner {
@@ -259,7 +242,7 @@ std::string configJson(const RunConfig& config) {
 } // namespace
 
 std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
-    TempFolder folder;
+    TempFolder folder("attnscope-torch");
     if (folder.path().empty()) return std::string("cannot make a temporary folder: ") + std::strerror(errno);
     const std::string script = folder.path() + "/torch_runner.py";
     {

@@ -4,7 +4,7 @@
 
 #include "core/analysis/kernel_role.h"
 #include "core/io/trace_builder.h"
-#include "core/model/args_codec.h"
+#include "core/io/trace_merge.h"
 #include "core/report/findings_format.h"
 #include "core/report/summary.h"
 
@@ -50,111 +50,23 @@ public:
                                         " too: each file must be a rank of its own");
         // Grouped by the rank the file says it is, else by its file name.
         const std::string prefix = (t.distributed().rank ? rankName(rank) : fileName(in.path)) + " · ";
-        const std::vector<StringId> pids = addProcesses(t, rank, prefix);
-        const auto seqs = addTracks(t, pids, std::uint64_t(rank + 1) << kRankShift);
-        for (const CounterSeries& c : t.counters())
-            for (std::size_t i = 0; i < c.time.size(); ++i)
-                b.addCounter(pids[c.process.value], c.name, c.time[i], c.value[i]);
-        addFlows(t, pids, seqs);
-        for (DeviceInfo d : t.devices())
-            b.addDevice(std::move(d));
+        m_merger.add(t,
+                     {"r" + std::to_string(rank) + ":", prefix, rank, std::uint64_t(rank + 1) << kRankShift});
     }
 
     std::shared_ptr<const Trace> finish(const std::vector<RankInput>& ranks) {
-        b.info().format = "ranks";
-        for (const RankInput& in : ranks)
-            b.info().eventsRead += in.trace->info().eventsRead;
+        TraceInfo& info = m_merger.builder().info();
+        info.format = "ranks";
         std::string paths;
         for (const RankInput& in : ranks)
             paths += (paths.empty() ? "" : ", ") + fileName(in.path);
-        b.info().path = paths;
-        return b.finish();
+        info.path = paths;
+        return m_merger.finish();
     }
 
 private:
-    // The file's processes under keys of their rank ("r1:1234"), named after it.
-    std::vector<StringId> addProcesses(const Trace& t, std::int64_t rank, const std::string& prefix) {
-        std::vector<StringId> pids(t.processes().size());
-        for (std::size_t p = 0; p < t.processes().size(); ++p) {
-            const ProcessInfo& info = t.processes()[p];
-            pids[p] = pool.intern("r" + std::to_string(rank) + ":" + std::string(t.str(info.key)));
-            b.setProcessName(pids[p], prefix + info.name);
-            std::string labels = info.labels;
-            if (info.isGpu && info.deviceIndex >= 0 && labels.rfind("GPU", 0) != 0)
-                labels = gpuName(info.deviceIndex);
-            if (!labels.empty()) b.setProcessLabels(pids[p], labels);
-            b.setProcessSortIndex(pids[p], info.sortIndex);
-            b.setProcessRank(pids[p], rank);
-        }
-        return pids;
-    }
-
-    // Its tracks and events, correlation ids moved into the rank's own range; each event's sequence
-    // number on its new track, for the flows.
-    std::vector<std::vector<std::uint32_t>> addTracks(const Trace& t, const std::vector<StringId>& pids,
-                                                      std::uint64_t correlationBase) {
-        std::vector<std::vector<std::uint32_t>> seqs(t.tracks().size());
-        for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
-            const Track& track = t.tracks()[ti];
-            const StringId pid = pids[track.process.value];
-            const StringId tid = pool.intern(std::string(t.str(track.tidKey)));
-            const TrackId to = b.track(pid, tid);
-            b.setThreadName(pid, tid, track.name);
-            b.setThreadSortIndex(pid, tid, track.sortIndex);
-            seqs[ti].resize(track.size());
-            for (std::uint32_t i = 0; i < track.size(); ++i) {
-                encoder.clear();
-                if (track.events.args[i]) {
-                    const std::string_view blob = t.encodedArgs({TrackId{ti}, i});
-                    forEachEncodedArg(t.strings(), blob, [&](std::string_view key, std::string_view value) {
-                        encoder.addCopy(key, value);
-                    });
-                }
-                encoded.clear();
-                encoder.encode(pool, encoded);
-                const StringId name = pool.intern(std::string(t.str(track.events.name[i])));
-                const StringId category = pool.intern(std::string(t.str(track.events.category[i])));
-                if (track.events.flags[i] & kInstant) {
-                    b.addInstant(to, track.events.start[i], name, category, encoded);
-                    continue;
-                }
-                const std::uint64_t correlation = track.events.correlation[i];
-                seqs[ti][i] = b.addSlice(to, track.events.start[i], track.events.duration[i], name, category,
-                                         correlation ? correlationBase + correlation : 0, encoded);
-            }
-        }
-        return seqs;
-    }
-
-    void addFlows(const Trace& t, const std::vector<StringId>& pids,
-                  const std::vector<std::vector<std::uint32_t>>& seqs) {
-        for (const Flow& f : t.flows()) {
-            ++flowId;
-            FlowPoint out;
-            out.kind = FlowPoint::Kind::V2Out;
-            out.category = pool.intern(std::string(t.str(f.category)));
-            out.id = flowId;
-            const Track& from = t.track(f.from.track);
-            const Track& toTrack = t.track(f.to.track);
-            out.track = b.track(pids[from.process.value], pool.intern(std::string(t.str(from.tidKey))));
-            out.time = from.events.start[f.from.index];
-            out.boundSeq = seqs[f.from.track.value][f.from.index];
-            FlowPoint in = out;
-            in.kind = FlowPoint::Kind::V2In;
-            in.track = b.track(pids[toTrack.process.value], pool.intern(std::string(t.str(toTrack.tidKey))));
-            in.time = toTrack.events.start[f.to.index];
-            in.boundSeq = seqs[f.to.track.value][f.to.index];
-            b.addFlowPoint(out);
-            b.addFlowPoint(in);
-        }
-    }
-
-    TraceBuilder b;
-    StringPool& pool = b.strings();
-    ArgsEncoder encoder;
-    std::string encoded;
+    TraceMerger m_merger;
     std::set<std::int64_t> m_seen;
-    std::uint64_t flowId = 0;
 };
 
 } // namespace

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "core/io/trace_merge.h"
+
+#include "core/io/trace_builder.h"
+#include "core/model/args_codec.h"
+
+#include <set>
+
+namespace attnscope {
+
+struct TraceMerger::Impl {
+    TraceBuilder b;
+    StringPool& pool = b.strings();
+    ArgsEncoder encoder;
+    std::string encoded;
+    std::uint64_t flowId = 0;
+    std::set<std::int64_t> devices;
+    std::set<std::string> warnings;
+
+    // The part's processes under their new keys; returns each one's key.
+    std::vector<StringId> addProcesses(const Trace& t, const Part& part) {
+        std::vector<StringId> pids(t.processes().size());
+        for (std::size_t p = 0; p < t.processes().size(); ++p) {
+            const ProcessInfo& info = t.processes()[p];
+            pids[p] = pool.intern(part.keyPrefix + std::string(t.str(info.key)));
+            b.setProcessName(pids[p], part.namePrefix + info.name);
+            std::string labels = info.labels;
+            if (part.rank && info.isGpu && info.deviceIndex >= 0 && labels.rfind("GPU", 0) != 0)
+                labels = gpuName(info.deviceIndex);
+            if (!labels.empty()) b.setProcessLabels(pids[p], labels);
+            b.setProcessSortIndex(pids[p], info.sortIndex);
+            if (part.rank) b.setProcessRank(pids[p], *part.rank);
+        }
+        return pids;
+    }
+
+    // Its tracks and events; each event's sequence number on its new track, for the flows.
+    std::vector<std::vector<std::uint32_t>> addTracks(const Trace& t, const std::vector<StringId>& pids,
+                                                      std::uint64_t correlationBase) {
+        std::vector<std::vector<std::uint32_t>> seqs(t.tracks().size());
+        for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
+            const Track& track = t.tracks()[ti];
+            const StringId pid = pids[track.process.value];
+            const StringId tid = pool.intern(std::string(t.str(track.tidKey)));
+            const TrackId to = track.kind == TrackKind::Global ? b.globalTrack() : b.track(pid, tid);
+            if (track.kind != TrackKind::Global) {
+                b.setThreadName(pid, tid, track.name);
+                b.setThreadSortIndex(pid, tid, track.sortIndex);
+            }
+            seqs[ti].resize(track.size());
+            for (std::uint32_t i = 0; i < track.size(); ++i) {
+                encoder.clear();
+                if (track.events.args[i]) {
+                    const std::string_view blob = t.encodedArgs({TrackId{ti}, i});
+                    forEachEncodedArg(t.strings(), blob, [&](std::string_view key, std::string_view value) {
+                        encoder.addCopy(key, value);
+                    });
+                }
+                encoded.clear();
+                encoder.encode(pool, encoded);
+                const StringId name = pool.intern(std::string(t.str(track.events.name[i])));
+                const StringId category = pool.intern(std::string(t.str(track.events.category[i])));
+                if (track.events.flags[i] & kInstant) {
+                    b.addInstant(to, track.events.start[i], name, category, encoded);
+                    continue;
+                }
+                const std::uint64_t correlation = track.events.correlation[i];
+                seqs[ti][i] = b.addSlice(to, track.events.start[i], track.events.duration[i], name, category,
+                                         correlation ? correlationBase + correlation : 0, encoded);
+            }
+        }
+        return seqs;
+    }
+
+    TrackId trackOf(const Trace& t, const std::vector<StringId>& pids, TrackId id) {
+        const Track& track = t.track(id);
+        if (track.kind == TrackKind::Global) return b.globalTrack();
+        return b.track(pids[track.process.value], pool.intern(std::string(t.str(track.tidKey))));
+    }
+
+    void addFlows(const Trace& t, const std::vector<StringId>& pids,
+                  const std::vector<std::vector<std::uint32_t>>& seqs) {
+        for (const Flow& f : t.flows()) {
+            ++flowId;
+            FlowPoint out;
+            out.kind = FlowPoint::Kind::V2Out;
+            out.category = pool.intern(std::string(t.str(f.category)));
+            out.id = flowId;
+            out.track = trackOf(t, pids, f.from.track);
+            out.time = t.track(f.from.track).events.start[f.from.index];
+            out.boundSeq = seqs[f.from.track.value][f.from.index];
+            FlowPoint in = out;
+            in.kind = FlowPoint::Kind::V2In;
+            in.track = trackOf(t, pids, f.to.track);
+            in.time = t.track(f.to.track).events.start[f.to.index];
+            in.boundSeq = seqs[f.to.track.value][f.to.index];
+            b.addFlowPoint(out);
+            b.addFlowPoint(in);
+        }
+    }
+};
+
+TraceMerger::TraceMerger() : m(std::make_unique<Impl>()) {}
+TraceMerger::~TraceMerger() = default;
+
+TraceBuilder& TraceMerger::builder() {
+    return m->b;
+}
+
+void TraceMerger::add(const Trace& t, const Part& part) {
+    const std::vector<StringId> pids = m->addProcesses(t, part);
+    const auto seqs = m->addTracks(t, pids, part.correlationBase);
+    for (const CounterSeries& c : t.counters())
+        for (std::size_t i = 0; i < c.time.size(); ++i)
+            m->b.addCounter(pids[c.process.value], c.name, c.time[i], c.value[i], c.unit);
+    m->addFlows(t, pids, seqs);
+    for (DeviceInfo d : t.devices())
+        if (!part.keyPrefix.empty() || m->devices.insert(d.id).second) m->b.addDevice(std::move(d));
+    m->b.info().eventsRead += t.info().eventsRead;
+    m->b.info().bytesRead += t.info().bytesRead;
+    for (const std::string& w : t.info().warnings)
+        if (m->warnings.insert(w).second) m->b.warn(w);
+}
+
+std::shared_ptr<const Trace> TraceMerger::finish() {
+    return m->b.finish();
+}
+
+std::shared_ptr<const Trace> mergeSteps(const std::vector<std::shared_ptr<const Trace>>& steps) {
+    TraceMerger merger;
+    TraceInfo& info = merger.builder().info();
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const Trace& step = *steps[i];
+        // Kineto numbers its correlation ids per profiling session: each step's get a range of their own.
+        merger.add(step, {"", "", std::nullopt, std::uint64_t(i + 1) << 32});
+        if (i == 0) {
+            info.format = step.info().format;
+            info.path = step.info().path;
+            info.schemaVersion = step.info().schemaVersion;
+            info.displayTimeUnit = step.info().displayTimeUnit;
+        }
+        if (!step.info().hostName.empty()) info.hostName = step.info().hostName;
+        if (step.distributed().rank || step.distributed().worldSize)
+            merger.builder().setDistributed(step.distributed());
+    }
+    return merger.finish();
+}
+
+} // namespace attnscope

@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: MIT
+"""AttnScope's start-up hook for `attnscope profile -- COMMAND`: PyTorch's profiler switched on from
+outside a program, with no change to its code.
+
+AttnScope writes this file as `sitecustomize.py` into a private folder and puts the folder first on
+the program's PYTHONPATH, so every Python the command starts runs it at start-up (then the
+sitecustomize it hides, if there is one). It does nothing until the program imports torch; then it
+starts torch.profiler (CPU activity, CUDA activity where CUDA is available, shapes recorded) and
+writes each finished step's Kineto trace into ATTNSCOPE_PROFILE_DIR. It never writes to the
+program's stdout or stderr: what it does is appended, one JSON object a line, to events.jsonl there:
+
+  python   argv, version: a Python started with the hook
+  skipped  why: this process is not profiled (torchrun's launcher, a multiprocessing worker)
+  torch    torch version, cuda, rank, world, mode: the profiler is on in this process
+  step     trace (the file), step (0-based, per process), mode ("optimizer" or "time"), first and
+           last optimizer step it covers, partial (cut short by the program's end)
+  error    message: the profiler failed; the program goes on without it
+  exception lines: the traceback of an exception that ended the program (sys.excepthook)
+  exit     steps written by this process
+
+Steps: the program's optimizer steps (torch.optim's global step hook: the first optimizer that
+steps) where it has them; before the first one, and in programs without one, slices of time. A time
+slice ends by a real-time signal sent to the main thread, whose handler runs there between two
+Python bytecodes: the profiler records the ops of the thread that starts it, so it is started and
+stepped on the main thread only. ATTNSCOPE_PROFILE holds the schedule as JSON: steps ("auto",
+"optimizer", "time"), wait, warmup, active, repeat (optimizer steps, as torch.profiler.schedule's;
+repeat 0: no end), slice (seconds a time step lasts), delay (seconds from the start before any
+recording), duration (seconds of recording at most; 0: no limit).
+"""
+import os
+import sys
+
+
+def _attnscope_profile():
+    import json
+    import threading
+    import time
+
+    out_dir = os.environ.get("ATTNSCOPE_PROFILE_DIR")
+    if not out_dir or not os.path.isdir(out_dir):
+        return
+    try:
+        config = json.loads(os.environ.get("ATTNSCOPE_PROFILE", "{}"))
+    except ValueError:
+        config = {}
+    started = time.monotonic()
+    log_fd = os.open(os.path.join(out_dir, "events.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.set_inheritable(log_fd, False)
+
+    def log(event, **fields):
+        fields["event"] = event
+        fields["pid"] = os.getpid()
+        try:
+            os.write(log_fd, (json.dumps(fields) + "\n").encode())
+        except OSError:
+            pass
+
+    log("python", argv=list(sys.argv), version=sys.version.split()[0])
+
+    # The program's last words when an exception ends it (its stderr is the program's own, untouched).
+    previous_hook = sys.excepthook
+
+    def excepthook(kind, value, tb):
+        try:
+            import traceback
+
+            log("exception", lines=traceback.format_exception(kind, value, tb)[-30:])
+        except Exception:
+            pass
+        previous_hook(kind, value, tb)
+
+    sys.excepthook = excepthook
+
+    def profiled_process():
+        """Why this process is not one to profile ("" when it is)."""
+        command = " ".join(getattr(sys, "orig_argv", sys.argv))
+        if os.environ.get("LOCAL_RANK") is None and (
+            os.path.basename(sys.argv[0] if sys.argv else "") == "torchrun"
+            or "torch.distributed.run" in command
+            or "torch.distributed.launch" in command
+        ):
+            return "torchrun's launcher (its workers are profiled)"
+        if "multiprocessing" in command or "--multiprocessing-fork" in command:
+            return "a multiprocessing worker"
+        return ""
+
+    def on_torch(torch):
+        why = profiled_process()
+        if why:
+            log("skipped", why=why)
+            return
+        if threading.current_thread() is not threading.main_thread():
+            log("skipped", why="torch was imported on a thread other than the main one")
+            return
+        try:
+            Profiling(torch).start()
+        except Exception as e:  # the program goes on without the profiler
+            log("error", message="the profiler could not start: %s: %s" % (type(e).__name__, e))
+
+    class Profiling:
+        def __init__(self, torch):
+            import signal
+            import warnings
+
+            from torch.profiler import ProfilerAction, ProfilerActivity, profile
+
+            self.torch = torch
+            self.signal = signal
+            self.Action = ProfilerAction
+            self.mode = config.get("steps", "auto")
+            self.wait = max(0, int(config.get("wait", 1)))
+            self.warmup = max(0, int(config.get("warmup", 1)))
+            self.active = max(1, int(config.get("active", 3)))
+            self.repeat = max(0, int(config.get("repeat", 1)))
+            self.slice = max(0.05, float(config.get("slice", 1.0)))
+            self.delay = max(0.0, float(config.get("delay", 0.0)))
+            self.duration = max(0.0, float(config.get("duration", 0.0)))
+            self.clock = "time" if self.mode in ("auto", "time") else "optimizer"
+            self.step_clock = self.clock  # what the step under way is: a time slice or an optimizer step
+            self.optimizer = None  # the optimizer whose steps are the profiler's
+            self.optimizer_steps = 0  # its steps so far
+            self.step_first = 0  # the optimizer step the step under way began after
+            self.switched_at = 0  # optimizer steps when the steps became the optimizer's
+            self.steps = 0  # traces written
+            self.recording_since = None
+            self.done = False
+            self.busy = False
+            self.ending = False
+            self.rank = os.environ.get("RANK")
+            self.world = os.environ.get("WORLD_SIZE")
+            self.name = "rank%s" % self.rank if self.rank is not None else "pid%d" % os.getpid()
+            cuda = bool(torch.cuda.is_available())
+            activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+            # Each active step is saved on its own, so the steps stream; the profiler warns each cycle.
+            warnings.filterwarnings("ignore", message=".*Profiler clears events at the end of each cycle")
+            self.profiler = profile(
+                activities=activities,
+                record_shapes=True,
+                schedule=self.action,
+                on_trace_ready=self.save,
+            )
+            log("torch", torch=torch.__version__, cuda=cuda, rank=self.rank, world=self.world, mode=self.clock)
+
+        def start(self):
+            self.profiler.start()
+            if self.profiler.current_action == self.Action.RECORD_AND_SAVE:
+                self.recording_since = time.monotonic() - started
+            if self.mode != "time":
+                from torch.optim.optimizer import register_optimizer_step_post_hook
+
+                register_optimizer_step_post_hook(self.on_optimizer_step)
+            if self.mode != "optimizer":
+                self.sig = self.signal.SIGRTMIN + 7
+                self.signal.signal(self.sig, lambda signum, frame: self.step("time"))
+                self.signal.siginterrupt(self.sig, False)
+                main = threading.main_thread().ident
+                threading.Thread(target=self.ticker, args=(main,), name="attnscope-profile", daemon=True).start()
+            term = self.signal.getsignal(self.signal.SIGTERM)
+            if term == self.signal.SIG_DFL:
+                self.signal.signal(self.signal.SIGTERM, self.on_term)
+            import atexit
+
+            atexit.register(self.end)
+
+        # --- the schedule -------------------------------------------------------------------------
+        def window_open(self):
+            now = time.monotonic() - started
+            if now < self.delay:
+                return False
+            return not self.duration or self.recording_since is None or now - self.recording_since < self.duration
+
+        def action(self, _step):
+            A = self.Action
+            if self.done or self.ending or not self.window_open():
+                return A.NONE
+            if self.clock == "time":
+                return A.RECORD_AND_SAVE
+            k = self.optimizer_steps - self.switched_at
+            cycle = self.wait + self.warmup + self.active
+            if self.repeat and k >= self.repeat * cycle:
+                self.done = True
+                return A.NONE
+            position = k % cycle
+            if position < self.wait:
+                return A.NONE
+            if position < self.wait + self.warmup:
+                return A.WARMUP
+            return A.RECORD_AND_SAVE
+
+        def step(self, why):
+            if self.busy or self.ending:  # a time slice's signal inside a step already under way
+                return
+            self.busy = True
+            try:
+                self.profiler.step()
+                if self.profiler.current_action == self.Action.RECORD_AND_SAVE and self.recording_since is None:
+                    self.recording_since = time.monotonic() - started
+                self.step_first = self.optimizer_steps
+                self.step_clock = self.clock
+            except Exception as e:
+                log("error", message="a profiler step failed: %s: %s" % (type(e).__name__, e))
+                self.done = True
+            finally:
+                self.busy = False
+
+        def on_optimizer_step(self, optimizer, args, kwargs):
+            if self.optimizer is None:
+                self.optimizer = optimizer
+            if optimizer is not self.optimizer:
+                return
+            self.optimizer_steps += 1
+            if self.clock == "time":  # the program has optimizer steps: they are its steps from now on
+                self.clock = "optimizer"
+                self.switched_at = self.optimizer_steps
+            self.step("optimizer")
+
+        def ticker(self, main):
+            # A signal at the end of the delay starts the recording, then one at the end of each slice
+            # (the last one when the duration is over) until the steps are the optimizer's.
+            if self.delay:
+                time.sleep(self.delay)
+                self.signal.pthread_kill(main, self.sig)
+            while not self.done and not self.ending and self.clock == "time":
+                if self.duration and self.recording_since is not None:
+                    left = self.recording_since + self.duration - (time.monotonic() - started)
+                    time.sleep(max(0.0, min(self.slice, left + 0.01)))
+                else:
+                    time.sleep(self.slice)
+                if self.done or self.ending or self.clock != "time":
+                    break
+                self.signal.pthread_kill(main, self.sig)
+                if self.duration and self.recording_since is not None and not self.window_open():
+                    break
+
+        # --- the traces ---------------------------------------------------------------------------
+        def save(self, profiler):
+            path = os.path.join(out_dir, "%s-step%05d.json" % (self.name, self.steps))
+            partial = self.ending
+            try:
+                profiler.export_chrome_trace(path + ".part")
+                os.replace(path + ".part", path)
+            except Exception as e:
+                log("error", message="a step's trace could not be written: %s: %s" % (type(e).__name__, e))
+                return
+            log(
+                "step",
+                trace=path,
+                step=self.steps,
+                mode=self.step_clock,
+                first=self.step_first,
+                last=self.optimizer_steps,
+                partial=partial,
+                rank=self.rank,
+                name=self.name,
+            )
+            self.steps += 1
+
+        def end(self):
+            """At the program's end (normal, an exception, Ctrl+C): the step under way is kept."""
+            if self.ending:
+                return
+            self.ending = True
+            try:
+                if self.profiler.current_action in (self.Action.RECORD, self.Action.RECORD_AND_SAVE):
+                    self.profiler.current_action = self.Action.RECORD_AND_SAVE
+                self.profiler.stop()
+            except Exception as e:
+                log("error", message="the last step could not be kept: %s: %s" % (type(e).__name__, e))
+            log("exit", steps=self.steps)
+
+        def on_term(self, signum, frame):
+            # SIGTERM (Stop, or torchrun ending its workers): the step under way is kept, then the
+            # program ends by the signal as it would have.
+            self.end()
+            self.signal.signal(signum, self.signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    # Runs on_torch once torch's own import is complete, on the thread that imported it.
+    import importlib.abc
+    import importlib.machinery
+
+    class TorchWatch(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name != "torch":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            if spec is None or spec.loader is None:
+                return spec
+            loader = spec.loader
+
+            class Loader(importlib.abc.Loader):
+                def create_module(self, spec):
+                    return loader.create_module(spec)
+
+                def exec_module(self, module):
+                    loader.exec_module(module)
+                    on_torch(module)
+
+            spec.loader = Loader()
+            return spec
+
+    if "torch" in sys.modules:
+        on_torch(sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, TorchWatch())
+
+
+def _attnscope_chain():
+    """The sitecustomize this one hides on the path, run as it would have been."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+
+try:
+    _attnscope_profile()
+except Exception:  # never in the program's way
+    pass
+_attnscope_chain()
