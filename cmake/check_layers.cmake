@@ -10,9 +10,10 @@
 #   core/document  the one way a trace is opened     <- all of core
 #   kernels        the workloads and the run session <- core
 #   ui             the window (Qt)                   <- core, the run-session interface of kernels
+#                                                       (its own runs', and a profiled program's)
 #   app            the executable and its verbs      <- core, the run-session interface, ui's requests
 # core is plain C++: no Qt, no CUDA.
-set(run_session_interface "kernels/run_session\\.h|kernels/cuda_backend\\.h")
+set(run_session_interface "kernels/run_session\\.h|kernels/cuda_backend\\.h|kernels/program_profile\\.h")
 set(rules
   "core/model|core/model/"
   "core/io|core/(model|io)/"
