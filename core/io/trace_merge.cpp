@@ -42,11 +42,9 @@ struct TraceMerger::Impl {
             const Track& track = t.tracks()[ti];
             const StringId pid = pids[track.process.value];
             const StringId tid = pool.intern(std::string(t.str(track.tidKey)));
-            const TrackId to = track.kind == TrackKind::Global ? b.globalTrack() : b.track(pid, tid);
-            if (track.kind != TrackKind::Global) {
-                b.setThreadName(pid, tid, track.name);
-                b.setThreadSortIndex(pid, tid, track.sortIndex);
-            }
+            const TrackId to = b.track(pid, tid);
+            b.setThreadName(pid, tid, track.name);
+            b.setThreadSortIndex(pid, tid, track.sortIndex);
             seqs[ti].resize(track.size());
             for (std::uint32_t i = 0; i < track.size(); ++i) {
                 encoder.clear();
@@ -74,7 +72,6 @@ struct TraceMerger::Impl {
 
     TrackId trackOf(const Trace& t, const std::vector<StringId>& pids, TrackId id) {
         const Track& track = t.track(id);
-        if (track.kind == TrackKind::Global) return b.globalTrack();
         return b.track(pids[track.process.value], pool.intern(std::string(t.str(track.tidKey))));
     }
 
