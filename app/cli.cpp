@@ -119,8 +119,8 @@ const std::vector<Verb>& verbs() {
          runVerb},
         {"profile",
          "[-o OUT.json[.gz]] [--steps auto|optimizer|time] [--wait W] [--warmup U] [--active A]\n"
-         "         [--repeat R] [--slice S] [--delay S] [--duration S] [--cd DIR] [--log FILE|-] -- COMMAND "
-         "ARGS...",
+         "         [--repeat R] [--slice S] [--delay S] [--duration S] [--cd DIR] [--log FILE|-]\n"
+         "         [--screenshot PNG] -- COMMAND ARGS...",
          "run your own program with PyTorch's profiler on, no change to its code: each finished step's "
          "trace saved (-o) or shown live in the window",
          "  -o OUT          the trace (a process a file with several: OUT-rank-0.json, …); default:\n"
@@ -136,6 +136,7 @@ const std::vector<Verb>& verbs() {
          "  --duration S    seconds of recording at most (default: until the program ends)\n"
          "  --cd DIR        run the program there\n"
          "  --log FILE|-    AttnScope's own lines (default: the terminal, else OUT.log; -: stderr)\n"
+         "  --screenshot PNG  the window's picture once the program ended and its steps are on show\n"
          "The program's stdin, stdout and stderr are its own, untouched; its exit code is the verb's (127:\n"
          "it could not start). Ctrl+C ends it and keeps the steps recorded so far. torchrun's workers are\n"
          "profiled, each a rank.\n",

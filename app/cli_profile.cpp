@@ -4,8 +4,11 @@
 #include "cli_profile.h"
 #include "cli.h"
 
+#include "gui_module.h"
+
 #include "core/io/chrome_writer.h"
 #include "kernels/program_profile.h"
+#include "ui/gui_requests.h"
 
 #include <atomic>
 #include <chrono>
@@ -84,7 +87,8 @@ void forwardSignal(int signal, siginfo_t* info, void*) {
 struct ProfileRequest {
     ProfileConfig config;
     std::string out;
-    std::string log; // "": the terminal, else the file beside the output; "-": stderr
+    std::string screenshot; // the window: its picture once the program ended, then it closes
+    std::string log;        // "": the terminal, else the file beside the output; "-": stderr
 };
 
 std::optional<ProfileRequest> parseProfileArgs(int argc, char** argv) {
@@ -126,6 +130,8 @@ std::optional<ProfileRequest> parseProfileArgs(int argc, char** argv) {
                              argv[i] + "'");
         } else if (a == "--cd" && value) {
             r.config.folder = argv[++i];
+        } else if (a == "--screenshot" && value) {
+            r.screenshot = argv[++i];
         } else if (a == "--log" && value) {
             r.log = argv[++i];
         } else {
@@ -144,6 +150,20 @@ std::optional<ProfileRequest> parseProfileArgs(int argc, char** argv) {
 int profileVerb(int argc, char** argv) {
     std::optional<ProfileRequest> request = parseProfileArgs(argc, argv);
     if (!request) return kUsage;
+    if (request->out.empty() && (app::haveDisplay() || !request->screenshot.empty())) {
+        // The window: the steps open as they are written.
+        if (!app::haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        ui::WindowRequest window;
+        window.profile = request->config;
+        window.screenshot = request->screenshot;
+        std::string error;
+        using Main = int (*)(const char*, const ui::WindowRequest*);
+        auto entry = reinterpret_cast<Main>(app::guiEntry(argv[0], "attnscope_gui_main", error));
+        if (entry) return entry(argv[0], &window);
+        std::fprintf(stderr, "attnscope profile: the Qt part of AttnScope cannot load (%s): use -o FILE\n",
+                     error.c_str());
+        return kUsage;
+    }
     if (request->out.empty()) request->out = defaultOutput();
     const std::string& out = request->out;
 

@@ -71,6 +71,12 @@ void DocumentController::showBuilt(std::shared_ptr<const Trace> trace, const QSt
                 sameRun);
 }
 
+void DocumentController::showOpened(std::shared_ptr<const Document> document, const QString& name,
+                                    bool sameRun) {
+    if (!sameRun) m_jobs->cancel("load"); // a profile's first snapshot takes the view
+    setDocument(std::move(document), name, sameRun);
+}
+
 void DocumentController::setDocument(std::shared_ptr<const Document> doc, const QString& name, bool sameRun) {
     m_jobs->invalidate("analysis"); // the analysis of the document it replaces is not wanted
     m_document = std::move(doc);

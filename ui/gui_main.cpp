@@ -68,7 +68,9 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
         });
     }
     window.show();
-    if (files.empty()) { // the embedded default: naive vs flash attention, live
+    if (request->profile) {
+        window.startProfile(*request->profile);
+    } else if (files.empty()) { // the embedded default: naive vs flash attention, live
         if (request->runBackend) window.runPanel()->setBackend(*request->runBackend);
         attnscope::kernels::RunConfig config = window.runPanel()->config();
         const attnscope::kernels::BackendChoice backend = window.runPanel()->backend();

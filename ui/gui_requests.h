@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "kernels/program_profile.h"
 #include "kernels/run_session.h"
 
 #include <cstdint>
@@ -37,6 +38,9 @@ struct WindowRequest {
     bool compare = false;           // the files side by side in Compare Variants, not as ranks
     bool timing = false;            // print the time to the first painted timeline, then quit
     std::optional<kernels::BackendChoice> runBackend; // the live run's (none: the Run panel's)
+    // attnscope profile -- COMMAND with a display: the program profiled live (files unused); with
+    // screenshot, the picture is taken once it ended and its last steps are on show.
+    std::optional<kernels::ProfileConfig> profile;
 };
 
 } // namespace attnscope::ui

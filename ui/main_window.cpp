@@ -12,6 +12,8 @@
 #include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
+#include "profile_controller.h"
+#include "program_panel.h"
 #include "ranks_panel.h"
 #include "recent_files.h"
 #include "run_controller.h"
@@ -56,10 +58,12 @@ MainWindow::MainWindow() {
     buildDocks();
     m_documents = new DocumentController(this);
     m_run = new RunController(m_runPanel, this);
+    m_profile = new ProfileController(m_programPanel, this);
     m_find = new FindController(m_findBar, m_timeline, this);
 
     connectDocuments();
     connectRuns();
+    connectProfile();
     connectViews();
     buildStatusBar();
     buildMenus();
@@ -129,7 +133,12 @@ void MainWindow::buildDocks() {
     runScroll->setWidget(m_runPanel);
     runScroll->setWidgetResizable(true);
     runScroll->setFrameShape(QFrame::NoFrame);
-    tabifyDockWidget(addDock(tr("Run"), "runDock", runScroll, Qt::RightDockWidgetArea), detailsDock);
+    QDockWidget* runDock = addDock(tr("Run"), "runDock", runScroll, Qt::RightDockWidgetArea);
+    tabifyDockWidget(runDock, detailsDock);
+    // Beside the Run panel: the user's own program, profiled.
+    m_programPanel = new ProgramPanel(this);
+    tabifyDockWidget(runDock, addDock(tr("Program"), "programDock", m_programPanel, Qt::RightDockWidgetArea));
+    detailsDock->raise();
 }
 
 void MainWindow::connectDocuments() {
@@ -171,6 +180,51 @@ void MainWindow::connectRuns() {
         Q_EMIT runFinished();
         screenshotIfAsked();
     });
+}
+
+void MainWindow::connectProfile() {
+    connect(m_programPanel, &ProgramPanel::profileRequested, this, [this] {
+        QString problem;
+        kernels::ProfileConfig config = m_programPanel->config(&problem);
+        if (!problem.isEmpty()) return warn(tr("Cannot profile"), problem);
+        startProfile(std::move(config));
+    });
+    connect(m_programPanel, &ProgramPanel::stopRequested, this, &MainWindow::stopProfile);
+    connect(m_profile, &ProfileController::snapshot, this,
+            [this](std::shared_ptr<const Document> doc, bool first) {
+                m_run->releaseView();
+                m_documents->showOpened(std::move(doc), m_profile->name(), !first);
+            });
+    connect(m_profile, &ProfileController::status, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(m_profile, &ProfileController::failed, this, [this](const QString& why) {
+        if (m_screenshotPath.isEmpty())
+            warn(tr("Profile"), tr("%1 did not profile cleanly.").arg(m_profile->name()), why);
+    });
+    connect(m_profile, &ProfileController::finished, this, [this] {
+        if (document() && analysis())
+            if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();
+        Q_EMIT profileFinished();
+        screenshotIfAsked();
+    });
+}
+
+void MainWindow::startProfile(kernels::ProfileConfig config) {
+    if (auto* dock = findChild<QDockWidget*>("programDock")) dock->raise();
+    m_programPanel->setConfig(config);
+    const QString problem = m_profile->start(std::move(config));
+    if (problem.isEmpty()) return;
+    if (m_screenshotPath.isEmpty()) return warn(tr("Cannot profile"), problem);
+    std::fprintf(stderr, "attnscope: cannot profile: %s\n", qPrintable(problem));
+    QTimer::singleShot(0, this, [] { QApplication::exit(1); });
+}
+
+void MainWindow::stopProfile() {
+    m_profile->stop();
+}
+
+bool MainWindow::profiling() const {
+    return m_profile->running();
 }
 
 // The views follow each other: a table row or a finding selects on the timeline, a selection shows
@@ -278,6 +332,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::openFile(const QString& path) {
     m_run->releaseView(); // a file opened during a run takes the view; the run goes on
+    m_profile->releaseView();
     m_documents->openFile(path);
     m_recentMenu->remember(QFileInfo(path).absoluteFilePath());
 }
@@ -286,6 +341,7 @@ void MainWindow::openRanks(const QStringList& paths) {
     if (paths.size() == 1) return openFile(paths.front());
     if (paths.isEmpty()) return;
     m_run->releaseView();
+    m_profile->releaseView();
     m_documents->openRanks(paths);
 }
 
@@ -293,6 +349,7 @@ void MainWindow::openEmbeddedSample() {
     QFile sample(":/samples/attention_sample.json");
     if (!sample.open(QIODevice::ReadOnly)) return;
     m_run->releaseView();
+    m_profile->releaseView();
     m_documents->openBytes(sample.readAll(), QStringLiteral("attention_sample.json (embedded)"));
 }
 
@@ -352,6 +409,7 @@ void MainWindow::showDocument(bool sameRun) {
     m_attention->showAnalysis(nullptr, nullptr);
     m_findings->showPending(true);
     m_charts->setInputs({});
+    if (doc->analysis) return showAnalysis();      // a profiled program's snapshots come with theirs
     if (!m_run->running()) m_documents->analyse(); // a run's are analysed when it ends
 }
 

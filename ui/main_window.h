@@ -17,6 +17,7 @@ class QTableView;
 
 namespace attnscope::kernels {
 struct RunConfig;
+struct ProfileConfig;
 enum class BackendChoice : std::uint8_t;
 } // namespace attnscope::kernels
 
@@ -40,6 +41,8 @@ class KernelTablePanel;
 class KernelTableModel;
 class RanksPanel;
 class RecentFilesMenu;
+class ProfileController;
+class ProgramPanel;
 class RunController;
 class RunPanel;
 class TimelineView;
@@ -70,6 +73,12 @@ public:
     void stopRun();
     bool running() const;
     RunPanel* runPanel() const { return m_runPanel; }
+    // Profiles the user's own program (the Program panel, `attnscope profile -- COMMAND`): its steps
+    // open as they are written, each snapshot with its analysis; a file opened meanwhile takes the view.
+    void startProfile(kernels::ProfileConfig config);
+    void stopProfile();
+    bool profiling() const;
+    ProgramPanel* programPanel() const { return m_programPanel; }
     // Saves what is on show as Chrome trace JSON (gzipped for .gz). Empty on success, else the error.
     QString saveTrace(const QString& path);
     // The same on a worker, with progress in the status bar and Cancel (File ▸ Save Trace As…);
@@ -110,6 +119,8 @@ Q_SIGNALS:
     void loadFinished();
     // A run ended: finished, stopped or failed.
     void runFinished();
+    // A profiled program ended (or could not start) and its last steps are on show.
+    void profileFinished();
     // A background save ended: error "" when saved, "cancelled", else why not.
     void traceSaved(const QString& path, const QString& error);
 
@@ -126,6 +137,7 @@ private:
     void buildDocks();
     void connectDocuments();
     void connectRuns();
+    void connectProfile();
     void connectViews();
     void buildStatusBar();
     void showDocument(bool sameRun);
@@ -144,6 +156,7 @@ private:
 
     DocumentController* m_documents = nullptr;
     RunController* m_run = nullptr;
+    ProfileController* m_profile = nullptr;
     FindController* m_find = nullptr;
     ChartsPanel* m_charts = nullptr;
     TimelineView* m_timeline = nullptr;
@@ -155,6 +168,7 @@ private:
     RanksPanel* m_ranks = nullptr;
     QDockWidget* m_ranksDock = nullptr;
     RunPanel* m_runPanel = nullptr;
+    ProgramPanel* m_programPanel = nullptr;
     QLabel* m_header = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

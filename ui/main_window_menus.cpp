@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The window's menus and the commands behind them: open, compare, ranks, save, the exports.
 #include "main_window.h"
+#include "program_panel.h"
 
 #include "charts.h"
 #include "document_controller.h"
@@ -63,6 +64,13 @@ void MainWindow::buildMenus() {
         if (const QStringList paths = pickTraces(tr("Traces to compare side by side"), true);
             !paths.isEmpty())
             compareVariants(paths);
+    });
+    file->addAction(tr("&Profile a Program…"), this, [this] {
+        if (auto* dock = findChild<QDockWidget*>("programDock")) {
+            dock->show();
+            dock->raise();
+        }
+        m_programPanel->focusCommand();
     });
     file->addAction(tr("Open Several as &Ranks…"), this, [this] {
         if (const QStringList paths = pickTraces(tr("Open the ranks of one job"), true); !paths.isEmpty())

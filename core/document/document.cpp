@@ -90,6 +90,14 @@ DocumentSource DocumentSource::built(std::shared_ptr<const Trace> trace, std::st
     return s;
 }
 
+DocumentSource DocumentSource::rankTraces(std::vector<RankInput> ranks, std::string name) {
+    DocumentSource s;
+    s.builtRanks = std::move(ranks);
+    s.name = std::move(name);
+    s.asRanks = true;
+    return s;
+}
+
 unsigned Document::parts() const {
     return (index ? unsigned(TimelinePart) : 0u) | (summary ? unsigned(SummaryPart) : 0u) |
            (analysis ? unsigned(AnalysisPart) : 0u);
@@ -112,6 +120,10 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
     auto doc = std::make_shared<Document>();
     if (source.trace) {
         doc->trace = source.trace;
+        doc->name = source.name;
+    } else if (!source.builtRanks.empty()) {
+        doc->trace = mergeRanks(source.builtRanks);
+        doc->ranks = std::make_shared<const RankReport>(rankReport(source.builtRanks));
         doc->name = source.name;
     } else if (source.paths.empty()) {
         doc->trace = loadTraceBytes(source.bytes, source.name, options.load);

@@ -24,18 +24,22 @@
 namespace attnscope {
 
 // Where a document comes from: one file, several files as the ranks of one job, JSON bytes in
-// memory (the embedded sample), or a trace already built (a live run's snapshot).
+// memory (the embedded sample), or traces already built (a live run's snapshot, a profiled program's
+// processes).
 struct DocumentSource {
     std::vector<std::string> paths;
     std::string_view bytes; // memory: must outlive openDocument
     std::string name;       // memory and built: the name in messages
     std::shared_ptr<const Trace> trace;
+    std::vector<RankInput> builtRanks; // traces already built, as the ranks of one job
     bool asRanks = false; // the paths are the ranks of one job (even just one)
 
     static DocumentSource file(std::string path);
     static DocumentSource ranks(std::vector<std::string> paths);
     static DocumentSource memory(std::string_view bytes, std::string name);
     static DocumentSource built(std::shared_ptr<const Trace> trace, std::string name);
+    // Traces already built (a profiled program's processes) as the ranks of one job.
+    static DocumentSource rankTraces(std::vector<RankInput> ranks, std::string name);
 };
 
 // What is computed beyond the trace: a headless verb asks only for what it prints; the window asks

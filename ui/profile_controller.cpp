@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "profile_controller.h"
+
+#include "job_runner.h"
+#include "program_panel.h"
+#include "qt_text.h"
+
+#include "core/analysis/machine_roofs.h"
+#include "core/document/document.h"
+#include "kernels/program_profile.h"
+
+#include <QTimer>
+
+namespace attnscope::ui {
+
+ProfileController::ProfileController(ProgramPanel* panel, QObject* parent)
+    : QObject(parent), m_panel(panel), m_jobs(new JobRunner(this)), m_timer(new QTimer(this)) {
+    m_timer->setInterval(100);
+    connect(m_timer, &QTimer::timeout, this, &ProfileController::tick);
+}
+
+ProfileController::~ProfileController() = default; // the program is stopped; the jobs are waited for
+
+QString ProfileController::start(kernels::ProfileConfig config) {
+    if (m_active) return tr("A program is being profiled");
+    if (config.command.empty()) return tr("Which program?");
+    config.captureOutput = true;
+    // Named as people say it: "python train.py --epochs 1", each path by its file name.
+    QStringList words;
+    for (const std::string& a : config.command) {
+        const std::size_t slash = a.rfind('/');
+        words << qs(a.rfind('-', 0) == 0 || slash == std::string::npos ? a : a.substr(slash + 1));
+    }
+    m_name = words.join(' ');
+    m_config = std::make_unique<kernels::ProfileConfig>(std::move(config));
+    m_profile.reset();
+    m_steps.clear();
+    m_notices.clear();
+    m_built = 0;
+    m_building = m_shown = false;
+    m_ownsView = m_active = true;
+    m_panel->clearOutput();
+    m_panel->setRunning(true);
+    m_panel->setState(tr("Measuring this machine's CPU roofs before the program starts…"));
+    // Cached after the first time: then this returns at once.
+    m_jobs->start<bool>(
+        "roofs", [] { return cpuRoofs().measuredNow; }, [this](bool) { launch(); },
+        [this](const QString&) { launch(); });
+    return {};
+}
+
+void ProfileController::launch() {
+    if (!m_active) return; // stopped while the roofs were measured
+    m_profile = std::make_unique<kernels::ProgramProfile>(*m_config);
+    if (const std::string why = m_profile->start(); !why.empty()) {
+        m_active = false;
+        m_panel->setRunning(false);
+        m_panel->setState(tr("Could not start: %1").arg(qs(why)));
+        Q_EMIT failed(qs(why));
+        Q_EMIT finished();
+        return;
+    }
+    m_panel->setState(tr("Running %1 (pid %2)…").arg(m_name).arg(m_profile->pid()));
+    m_timer->start();
+}
+
+void ProfileController::stop() {
+    if (!m_active) return;
+    if (!m_profile) { // still measuring the roofs: the program never starts
+        m_active = false;
+        m_panel->setRunning(false);
+        m_panel->setState(tr("Stopped before the program started"));
+        Q_EMIT finished();
+        return;
+    }
+    m_profile->stop();
+    m_panel->setState(
+        tr("Stopping %1 (Ctrl+C, then SIGTERM after 5 s): the steps recorded so far are kept…").arg(m_name));
+}
+
+void ProfileController::tick() {
+    if (!m_profile) return;
+    const bool ended = m_profile->finished(); // read first: nothing arrives after the end
+    QStringList output;
+    for (const std::string& line : m_profile->takeOutput())
+        output << qs(line);
+    if (!output.isEmpty()) m_panel->appendOutput(output);
+    for (const std::string& line : m_profile->takeNotices())
+        m_notices << qs(line);
+    for (kernels::ProfiledStep& s : m_profile->takeSteps())
+        m_steps.push_back(std::move(s));
+    const QString counts = tr("%n step(s)", nullptr, int(m_steps.size()));
+    if (!ended) {
+        m_panel->setState((m_notices.isEmpty() ? QString() : m_notices.join('\n') + '\n') +
+                          tr("Running %1: %2").arg(m_name, counts));
+        Q_EMIT status(tr("Profiling %1: %2").arg(m_name, counts));
+    }
+    if (!m_building && m_ownsView && m_steps.size() > m_built) return build();
+    if (ended && !m_building) end();
+}
+
+// The steps so far as a document, on a worker: the processes' steps joined (several: the ranks of one
+// job) and the whole analysis, so the UI thread only shows it.
+void ProfileController::build() {
+    m_building = true;
+    m_built = m_steps.size();
+    auto steps = std::make_shared<const std::vector<kernels::ProfiledStep>>(m_steps);
+    const std::string name = m_name.toStdString();
+    m_jobs->start<std::shared_ptr<const Document>>(
+        "snapshot",
+        [steps, name]() -> std::shared_ptr<const Document> {
+            const std::vector<kernels::ProcessTrace> processes = kernels::mergeProcessSteps(*steps);
+            if (processes.size() == 1)
+                return openDocument(DocumentSource::built(processes.front().trace, name));
+            std::vector<RankInput> ranks;
+            for (const kernels::ProcessTrace& p : processes)
+                ranks.push_back({p.process, p.trace});
+            return openDocument(DocumentSource::rankTraces(std::move(ranks), name));
+        },
+        [this](std::shared_ptr<const Document> doc) {
+            m_building = false;
+            if (m_ownsView) {
+                const bool first = !m_shown;
+                m_shown = true;
+                Q_EMIT snapshot(std::move(doc), first);
+            }
+            tick();
+        },
+        [this](const QString& why) {
+            m_building = false;
+            m_notices << tr("The steps could not be shown: %1").arg(why);
+            tick();
+        });
+}
+
+void ProfileController::end() {
+    m_timer->stop();
+    m_active = false;
+    m_panel->setRunning(false);
+    const QString outcome =
+        tr("%1 %2; %n step(s) recorded", nullptr, int(m_steps.size())).arg(m_name, qs(m_profile->outcome()));
+    QStringList said = m_notices;
+    said << outcome;
+    const std::string problem = m_profile->problem();
+    if (!problem.empty()) said << qs(problem);
+    const bool failedRun = m_profile->exitCode() != 0 || !problem.empty();
+    QStringList last;
+    if (m_profile->exitCode() != 0)
+        for (const std::string& line : m_profile->lastWords())
+            last << qs(line);
+    if (!last.isEmpty()) said << tr("Its last words:") << last;
+    m_panel->setState(said.join('\n'));
+    Q_EMIT status(outcome);
+    if (failedRun) Q_EMIT failed(said.join('\n'));
+    Q_EMIT finished();
+}
+
+} // namespace attnscope::ui
