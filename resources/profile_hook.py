@@ -18,8 +18,8 @@ program's stdout or stderr: what it does is appended, one JSON object a line, to
   exception lines: the traceback of an exception that ended the program (sys.excepthook)
   exit     steps written by this process
 
-Steps: the program's optimizer steps (torch.optim's global step hook: the first optimizer that
-steps) where it has them; before the first one, and in programs without one, slices of time. A time
+Steps: the program's optimizer steps (the first optimizer that steps; each step taken once its
+step() has returned, see watch_optimizers) where it has them; before the first one, and in programs without one, slices of time. A time
 slice ends by a real-time signal sent to the main thread, whose handler runs there between two
 Python bytecodes: the profiler records the ops of the thread that starts it, so it is started and
 stepped on the main thread only. ATTNSCOPE_PROFILE holds the schedule as JSON: steps ("auto",
@@ -146,9 +146,7 @@ def _attnscope_profile():
             if self.profiler.current_action == self.Action.RECORD_AND_SAVE:
                 self.recording_since = time.monotonic() - started
             if self.mode != "time":
-                from torch.optim.optimizer import register_optimizer_step_post_hook
-
-                register_optimizer_step_post_hook(self.on_optimizer_step)
+                self.watch_optimizers()
             if self.mode != "optimizer":
                 self.sig = self.signal.SIGRTMIN + 7
                 self.signal.signal(self.sig, lambda signum, frame: self.step("time"))
@@ -203,7 +201,40 @@ def _attnscope_profile():
             finally:
                 self.busy = False
 
-        def on_optimizer_step(self, optimizer, args, kwargs):
+        def watch_optimizers(self):
+            """Calls on_optimizer_step after each optimizer step has returned. torch.optim wraps every
+            optimizer class's step (Optimizer.profile_hook_step) in a record_function range, its post
+            hooks inside it: a profiler stopped and started there leaves that range open across two
+            profiling sessions, which can crash a process whose other threads record too (DDP's). So the
+            wrapping itself is wrapped, and the step is taken once the range has closed; the global post
+            hook is the fallback where torch.optim has no such wrapper."""
+            import functools
+
+            from torch.optim import Optimizer
+
+            wrap = getattr(Optimizer, "profile_hook_step", None)
+            if wrap is None:
+                from torch.optim.optimizer import register_optimizer_step_post_hook
+
+                register_optimizer_step_post_hook(lambda optimizer, args, kwargs: self.on_optimizer_step(optimizer))
+                return
+            on_step = self.on_optimizer_step
+
+            def profile_hook_step(func):
+                hooked = wrap(func)
+
+                @functools.wraps(hooked)
+                def step(*args, **kwargs):
+                    out = hooked(*args, **kwargs)
+                    if args:
+                        on_step(args[0])
+                    return out
+
+                return step
+
+            Optimizer.profile_hook_step = staticmethod(profile_hook_step)
+
+        def on_optimizer_step(self, optimizer):
             if self.optimizer is None:
                 self.optimizer = optimizer
             if optimizer is not self.optimizer:

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+// `attnscope profile -- COMMAND` as a user runs it, on real Python programs with the PyTorch of `make
+// test` (tests/app/programs/: none of them has a profiler in it): steps arrive while the program runs,
+// its stdout, stderr and exit code are its own, Ctrl+C and a crash keep the steps, torchrun's workers
+// are ranks, and the transformers example's eager and sdpa attention are found.
+#include "support/test_support.h"
+
+#include "core/analysis/analysis.h"
+#include "core/document/document.h"
+#include "core/io/trace_loader.h"
+#include "kernels/program_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+const std::string kPython = ATTNSCOPE_TORCH_PYTHON;
+const std::string kPrograms = ATTNSCOPE_SOURCE_DIR "/tests/app/programs/";
+
+std::string readText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The attnscope binary with stdout and stderr into files of their own, stdin empty; no display.
+pid_t spawnAttnscope(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+    std::vector<std::string> all = {
+        "env", "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", "-u", "QT_QPA_PLATFORM", ATTNSCOPE_BINARY};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : all)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = -1;
+    // Its own process group, as a command started from a shell is: a signal to it reaches only it.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    const int failed = posix_spawnp(&pid, "env", &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return failed ? -1 : pid;
+}
+
+int exitCodeOf(pid_t pid) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct Profiled {
+    int exitCode = -1;
+    std::string out, err, log;
+};
+
+Profiled profile(const TempDir& dir, const std::vector<std::string>& options,
+                 const std::vector<std::string>& command) {
+    std::vector<std::string> args = {"profile", "--log", dir.path("log.txt")};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back("--");
+    args.insert(args.end(), command.begin(), command.end());
+    Profiled p;
+    p.exitCode = exitCodeOf(spawnAttnscope(args, dir.path("stdout.txt"), dir.path("stderr.txt")));
+    p.out = readText(dir.path("stdout.txt"));
+    p.err = readText(dir.path("stderr.txt"));
+    p.log = readText(dir.path("log.txt"));
+    return p;
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+        ++n;
+    return n;
+}
+
+// The attention calls of a saved trace, per implementation.
+std::map<std::string, std::size_t> callsByImpl(const std::string& path) {
+    const auto doc = openDocument(DocumentSource::file(path));
+    std::map<std::string, std::size_t> calls;
+    for (const AttentionCall& c : doc->analysis->calls)
+        ++calls[c.impl];
+    return calls;
+}
+
+class Profile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(std::filesystem::exists(kPython))
+            << "no Python with PyTorch at " << kPython << " (make test makes it)";
+    }
+    TempDir dir;
+};
+
+TEST_F(Profile, StepsArriveWhileTheProgramRunsAndItsAttentionIsFound) {
+    // The program trains until the test has seen two steps: they can only have come while it ran.
+    kernels::ProfileConfig config;
+    config.command = {kPython, kPrograms + "train_loop.py", "--gate", dir.path("gate"), "--exit", "3"};
+    config.schedule.wait = 0;
+    config.schedule.warmup = 1;
+    config.schedule.active = 4;
+    config.captureOutput = true;
+    kernels::ProgramProfile profile(config);
+    ASSERT_EQ(profile.start(), "");
+    std::vector<kernels::ProfiledStep> steps;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (steps.size() < 2 && !profile.finished() && std::chrono::steady_clock::now() < until) {
+        for (auto& s : profile.takeSteps())
+            steps.push_back(std::move(s));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_FALSE(profile.finished()) << "the program ended before its steps arrived";
+    ASSERT_GE(steps.size(), 2u);
+    writeFile(dir.path("gate"), "");
+    profile.wait();
+    for (auto& s : profile.takeSteps())
+        steps.push_back(std::move(s));
+    EXPECT_EQ(profile.exitCode(), 3);
+    EXPECT_EQ(profile.outcome(), "exited with status 3");
+    EXPECT_EQ(profile.problem(), "");
+    // Its output was read, every line of it, in order.
+    std::string output;
+    for (const std::string& line : profile.takeOutput())
+        output += line + "\n";
+    EXPECT_NE(output.find("iter 0\niter 1\n"), std::string::npos) << output;
+    EXPECT_NE(output.find("done\n"), std::string::npos) << output;
+    // Steps are the optimizer's once it stepped, numbered in order, the active ones each a step.
+    int optimizerSteps = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_EQ(steps[i].index, int(i));
+        EXPECT_EQ(steps[i].process.rfind("pid ", 0), 0u);
+        optimizerSteps += steps[i].optimizer;
+    }
+    EXPECT_GE(optimizerSteps, 2);
+    const auto processes = kernels::mergeProcessSteps(steps);
+    ASSERT_EQ(processes.size(), 1u);
+    EXPECT_EQ(processes.front().steps, int(steps.size()));
+    std::uint64_t events = 0;
+    for (const auto& s : steps)
+        events += s.trace->eventCount();
+    EXPECT_EQ(processes.front().trace->eventCount(), events) << "every step's events, once";
+    // The hand-written attention of each forward pass is found as naive calls.
+    const TraceAnalysis analysis = analyzeTrace(*processes.front().trace);
+    std::size_t naive = 0;
+    for (const AttentionCall& c : analysis.calls)
+        naive += c.impl == "naive";
+    EXPECT_GE(naive, std::size_t(optimizerSteps)) << "a forward pass per optimizer step";
+}
+
+TEST_F(Profile, TheProgramsStdoutStderrAndExitCodeAreItsOwn) {
+    const Profiled p =
+        profile(dir, {"-o", dir.path("train.json"), "--wait", "0", "--warmup", "1", "--active", "3"},
+                {kPython, kPrograms + "train_loop.py", "--iters", "8", "--exit", "3"});
+    EXPECT_EQ(p.exitCode, 3);
+    EXPECT_EQ(p.out, "iter 0\niter 1\niter 2\niter 3\niter 4\niter 5\niter 6\niter 7\n");
+    // Nothing of AttnScope's, the profiler's or Kineto's in the program's stderr.
+    EXPECT_EQ(p.err, "done\n");
+    EXPECT_NE(p.log.find("wrote " + dir.path("train.json")), std::string::npos) << p.log;
+    EXPECT_EQ(count(p.log, "optimizer step"), 3u) << p.log;
+    EXPECT_GE(callsByImpl(dir.path("train.json"))["naive"], 3u);
+}
+
+TEST_F(Profile, AProgramWithoutAnOptimizerIsProfiledInSlicesOfTime) {
+    const Profiled p = profile(dir, {"-o", dir.path("infer.json"), "--slice", "0.3"},
+                               {kPython, kPrograms + "infer_loop.py", "--seconds", "1.5"});
+    EXPECT_EQ(p.exitCode, 0);
+    EXPECT_EQ(p.out, "ok\n");
+    EXPECT_EQ(p.err, "");
+    EXPECT_GE(count(p.log, "time slice"), 3u) << p.log;
+    EXPECT_EQ(count(p.log, "optimizer step"), 0u) << p.log;
+    // SDPA's fused call on the CPU, in every slice the loop ran in.
+    EXPECT_GE(callsByImpl(dir.path("infer.json"))["flash"], 3u);
+}
+
+TEST_F(Profile, CtrlCKeepsTheStepsCapturedSoFar) {
+    const std::string out = dir.path("interrupted.json"), log = dir.path("log.txt");
+    const pid_t pid =
+        spawnAttnscope({"profile", "-o", out, "--log", log, "--wait", "0", "--warmup", "0", "--active", "1",
+                        "--repeat", "0", "--", kPython, kPrograms + "train_loop.py", "--forever"},
+                       dir.path("stdout.txt"), dir.path("stderr.txt"));
+    ASSERT_GT(pid, 0);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (count(readText(log), "optimizer step") < 3 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_GE(count(readText(log), "optimizer step"), 3u) << readText(log);
+    kill(pid, SIGINT); // as a user's Ctrl+C reaches AttnScope: passed on to the program
+    EXPECT_EQ(exitCodeOf(pid), 128 + SIGINT) << "the program ended by the interrupt, as without AttnScope";
+    const std::string said = readText(log);
+    EXPECT_NE(said.find("wrote " + out), std::string::npos) << said;
+    EXPECT_NE(said.find("| KeyboardInterrupt"), std::string::npos) << said;
+    const auto trace = loadTraceFile(out);
+    std::size_t profilerSteps = 0;
+    for (const Track& t : trace->tracks())
+        for (std::size_t i = 0; i < t.size(); ++i)
+            profilerSteps += trace->str(t.events.name[i]).rfind("ProfilerStep#", 0) == 0;
+    EXPECT_GE(profilerSteps, 3u);
+}
+
+TEST_F(Profile, ACrashingProgramKeepsItsStepsAndItsError) {
+    const Profiled p =
+        profile(dir, {"-o", dir.path("crash.json"), "--wait", "0", "--warmup", "0", "--active", "2"},
+                {kPython, kPrograms + "train_loop.py", "--crash", "4"});
+    EXPECT_EQ(p.exitCode, 1);
+    EXPECT_NE(p.err.find("RuntimeError: boom at iteration 4"), std::string::npos) << "its traceback, its own";
+    EXPECT_NE(p.log.find("| RuntimeError: boom at iteration 4"), std::string::npos) << p.log;
+    EXPECT_NE(p.log.find("wrote " + dir.path("crash.json")), std::string::npos) << p.log;
+    EXPECT_GE(callsByImpl(dir.path("crash.json"))["naive"], 2u);
+}
+
+TEST_F(Profile, AProgramWithoutPyTorchIsToldSo) {
+    Profiled p = profile(dir, {"-o", dir.path("echo.json")}, {"/bin/echo", "hi"});
+    EXPECT_EQ(p.exitCode, 0);
+    EXPECT_EQ(p.out, "hi\n");
+    EXPECT_NE(p.log.find("'echo' did not run Python"), std::string::npos) << p.log;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("echo.json")));
+
+    p = profile(dir, {"-o", dir.path("json.json")}, {kPython, kPrograms + "no_torch.py"});
+    EXPECT_EQ(p.exitCode, 0);
+    EXPECT_EQ(p.out, "{\"hello\": \"world\"}\n");
+    EXPECT_NE(p.log.find("never imported torch"), std::string::npos) << p.log;
+
+    p = profile(dir, {"-o", dir.path("none.json")}, {"attnscope-no-such-program"});
+    EXPECT_EQ(p.exitCode, 127);
+    EXPECT_NE(p.err.find("'attnscope-no-such-program': command not found"), std::string::npos) << p.err;
+}
+
+TEST_F(Profile, TorchrunWorkersAreTheRanksOfOneJob) {
+    const std::string torchrun = std::filesystem::path(kPython).parent_path() / "torchrun";
+    const Profiled p =
+        profile(dir, {"-o", dir.path("job.json"), "--wait", "0", "--warmup", "1", "--active", "2"},
+                {torchrun, "--nproc-per-node", "2", kPrograms + "ddp_loop.py"});
+    EXPECT_EQ(p.exitCode, 0) << p.err;
+    EXPECT_NE(p.out.find("rank 0 done"), std::string::npos);
+    EXPECT_NE(p.out.find("rank 1 done"), std::string::npos);
+    EXPECT_NE(p.log.find("is not profiled: torchrun's launcher"), std::string::npos) << p.log;
+    const std::vector<std::string> ranks = {dir.path("job-rank-0.json"), dir.path("job-rank-1.json")};
+    for (const std::string& r : ranks)
+        ASSERT_TRUE(std::filesystem::exists(r)) << p.log;
+    const auto doc = openDocument(DocumentSource::ranks(ranks));
+    ASSERT_TRUE(doc->ranks);
+    ASSERT_EQ(doc->ranks->ranks.size(), 2u);
+    EXPECT_EQ(doc->ranks->ranks[0].rank, 0);
+    EXPECT_EQ(doc->ranks->ranks[1].rank, 1);
+}
+
+TEST_F(Profile, TheTransformersExampleFindsEagersHandWrittenAttentionAndSdpasFusedCalls) {
+    const std::vector<std::string> small = {"--layers", "1",  "--hidden", "64", "--heads",   "2",
+                                            "--seq",    "64", "--steps",  "6",  "--threads", "1"};
+    std::map<std::string, std::map<std::string, std::size_t>> found;
+    for (const std::string attn : {"eager", "sdpa"}) {
+        std::vector<std::string> command = {kPython, ATTNSCOPE_SOURCE_DIR "/examples/hf_attention.py",
+                                            "--attn", attn};
+        command.insert(command.end(), small.begin(), small.end());
+        const Profiled p = profile(
+            dir, {"-o", dir.path(attn + ".json"), "--wait", "0", "--warmup", "1", "--active", "3"}, command);
+        ASSERT_EQ(p.exitCode, 0) << p.err;
+        EXPECT_NE(p.out.find("step 5:"), std::string::npos) << p.out;
+        found[attn] = callsByImpl(dir.path(attn + ".json"));
+    }
+    // One attention a layer a forward pass: eager's as naive calls (its matmul, softmax, matmul), sdpa's
+    // as SDPA's fused call, and neither as the other.
+    EXPECT_GE(found["eager"]["naive"], 3u);
+    EXPECT_EQ(found["eager"]["flash"], 0u);
+    EXPECT_GE(found["sdpa"]["flash"], 3u);
+    EXPECT_EQ(found["sdpa"]["naive"], 0u);
+}
+
+TEST(ProfileOutput, EachProcessHasAFileOfItsOwnWhenThereAreSeveral) {
+    EXPECT_EQ(kernels::processOutputPath("out/job.json", "rank 1", 1), "out/job.json");
+    EXPECT_EQ(kernels::processOutputPath("out/job.json", "rank 1", 2), "out/job-rank-1.json");
+    EXPECT_EQ(kernels::processOutputPath("a.b/job.pt.trace.json.gz", "pid 7", 3),
+              "a.b/job-pid-7.pt.trace.json.gz");
+    EXPECT_EQ(kernels::processOutputPath("job", "rank 0", 2), "job-rank-0");
+}
+
+} // namespace
