@@ -186,6 +186,10 @@ private:
 std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events,
                                            Backend backend = Backend::Cpu,
                                            const std::string& deviceName = {});
+// The same over the batches a live run took, in order (a snapshot shares them with the run).
+std::shared_ptr<const Trace>
+buildRunTrace(const std::vector<std::shared_ptr<const std::vector<RunEvent>>>& batches, Backend backend,
+              const std::string& deviceName);
 
 // Per implementation: the measured calls' times and, per role, the time of its kernels per call.
 struct ImplStats {

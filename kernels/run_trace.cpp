@@ -14,8 +14,10 @@
 
 namespace attnscope::kernels {
 
-std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, Backend backend,
-                                           const std::string& deviceName) {
+namespace {
+
+std::shared_ptr<const Trace> build(const std::vector<const std::vector<RunEvent>*>& batches, Backend backend,
+                                   const std::string& deviceName) {
     TraceBuilder b;
     StringPool& pool = b.strings();
     // Host threads by their thread id (CUDA, PyTorch), or CPU workers by their index.
@@ -58,25 +60,28 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
     };
     ArgsEncoder encoder;
     std::string encoded;
-    for (const RunEvent& e : events) {
-        encoder.clear();
-        for (const auto& [key, value] : e.args)
-            encoder.add(key, value);
-        encoded.clear();
-        encoder.encode(pool, encoded);
-        if (e.name == kineto::kMemoryEvent) {
-            b.addInstant(trackOf(e), e.startNs, pool.intern(e.name), pool.intern(e.category), encoded);
-            std::map<std::string, double> number;
+    std::uint64_t events = 0;
+    for (const std::vector<RunEvent>* batch : batches)
+        for (const RunEvent& e : *batch) {
+            ++events;
+            encoder.clear();
             for (const auto& [key, value] : e.args)
-                number[key] = std::atof(value.c_str());
-            b.addMemoryTotals(pid, e.startNs, int(number[kineto::kDeviceType]),
-                              std::int64_t(number[kineto::kDeviceId]), number[kineto::kTotalAllocated],
-                              std::nullopt);
-            continue;
+                encoder.add(key, value);
+            encoded.clear();
+            encoder.encode(pool, encoded);
+            if (e.name == kineto::kMemoryEvent) {
+                b.addInstant(trackOf(e), e.startNs, pool.intern(e.name), pool.intern(e.category), encoded);
+                std::map<std::string, double> number;
+                for (const auto& [key, value] : e.args)
+                    number[key] = std::atof(value.c_str());
+                b.addMemoryTotals(pid, e.startNs, int(number[kineto::kDeviceType]),
+                                  std::int64_t(number[kineto::kDeviceId]), number[kineto::kTotalAllocated],
+                                  std::nullopt);
+                continue;
+            }
+            b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs),
+                       pool.intern(e.name), pool.intern(e.category), e.correlation, encoded);
         }
-        b.addSlice(trackOf(e), e.startNs, std::max<std::int64_t>(0, e.endNs - e.startNs), pool.intern(e.name),
-                   pool.intern(e.category), e.correlation, encoded);
-    }
     if (!deviceName.empty()) {
         DeviceInfo device;
         device.id = 0;
@@ -84,8 +89,24 @@ std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, 
         device.json = "{\"id\":0}";
         b.addDevice(device);
     }
-    b.info().eventsRead = events.size();
+    b.info().eventsRead = events;
     return b.finish();
+}
+
+} // namespace
+
+std::shared_ptr<const Trace> buildRunTrace(const std::vector<RunEvent>& events, Backend backend,
+                                           const std::string& deviceName) {
+    return build({&events}, backend, deviceName);
+}
+
+std::shared_ptr<const Trace>
+buildRunTrace(const std::vector<std::shared_ptr<const std::vector<RunEvent>>>& batches, Backend backend,
+              const std::string& deviceName) {
+    std::vector<const std::vector<RunEvent>*> parts;
+    for (const auto& batch : batches)
+        parts.push_back(batch.get());
+    return build(parts, backend, deviceName);
 }
 
 } // namespace attnscope::kernels

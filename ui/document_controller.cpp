@@ -63,14 +63,6 @@ void DocumentController::start(DocumentSource source, const QString& name, const
         std::move(callbacks));
 }
 
-void DocumentController::showBuilt(std::shared_ptr<const Trace> trace, const QString& name, bool sameRun) {
-    DocumentOptions options;
-    options.parts = TimelinePart | SummaryPart;
-    if (!sameRun) m_jobs->cancel("load"); // a run's first snapshot takes the view
-    setDocument(openDocument(DocumentSource::built(std::move(trace), name.toStdString()), options), name,
-                sameRun);
-}
-
 void DocumentController::showOpened(std::shared_ptr<const Document> document, const QString& name,
                                     bool sameRun) {
     if (!sameRun) m_jobs->cancel("load"); // a profile's first snapshot takes the view

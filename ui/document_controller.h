@@ -32,10 +32,8 @@ public:
     void openFile(const QString& path);
     void openRanks(const QStringList& paths);
     void openBytes(const QByteArray& bytes, const QString& name);
-    // A trace built on the UI thread (a run's snapshot); sameRun: a later snapshot of the one on show.
-    void showBuilt(std::shared_ptr<const Trace> trace, const QString& name, bool sameRun);
-    // A document opened on a worker elsewhere (a profiled program's steps so far); sameRun: a later
-    // snapshot of the one on show.
+    // A document opened on a worker elsewhere (a live run's or a profiled program's snapshot); sameRun:
+    // a later snapshot of the one on show.
     void showOpened(std::shared_ptr<const Document> document, const QString& name, bool sameRun);
     // Completes the analysis of the document on show, on a worker; analysed() follows.
     void analyse();

@@ -164,8 +164,9 @@ void MainWindow::connectRuns() {
     connect(m_runPanel, &RunPanel::runRequested, this,
             [this] { startRun(m_runPanel->config(), m_runPanel->backend()); });
     connect(m_runPanel, &RunPanel::stopRequested, this, &MainWindow::stopRun);
-    connect(m_run, &RunController::snapshot, this, [this](std::shared_ptr<const Trace> trace, bool first) {
-        m_documents->showBuilt(std::move(trace), m_run->name(), !first);
+    connect(m_run, &RunController::snapshot, this, [this](std::shared_ptr<const Document> doc, bool first) {
+        m_profile->releaseView();
+        m_documents->showOpened(std::move(doc), m_run->name(), !first);
     });
     connect(m_run, &RunController::status, this,
             [this](const QString& text) { statusBar()->showMessage(text); });

@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
@@ -42,20 +41,43 @@ QDoubleSpinBox* seconds(QWidget* parent, double lo, const QString& special, cons
     return s;
 }
 
-// A command line as a shell splits it (quotes and backslashes); an unbalanced quote leaves it whole.
-bool balancedQuotes(const QString& line) {
-    bool single = false, dbl = false;
+// A command line split as a POSIX shell splits words: 'single' and "double" quotes, backslash escapes
+// (outside quotes, and before " \\ $ ` inside double ones). False when a quote is not closed.
+bool splitCommandLine(const QString& line, QStringList& words) {
+    QString word;
+    bool inWord = false;
     for (qsizetype i = 0; i < line.size(); ++i) {
         const QChar c = line[i];
-        if (c == '\\' && !single) {
-            ++i;
-        } else if (c == '\'' && !dbl) {
-            single = !single;
-        } else if (c == '"' && !single) {
-            dbl = !dbl;
+        if (c == '\'') {
+            const qsizetype close = line.indexOf('\'', i + 1);
+            if (close < 0) return false;
+            word += line.mid(i + 1, close - i - 1);
+            inWord = true;
+            i = close;
+        } else if (c == '"') {
+            qsizetype j = i + 1;
+            for (; j < line.size() && line[j] != '"'; ++j) {
+                if (line[j] == '\\' && j + 1 < line.size() && QStringLiteral("\"\\$`").contains(line[j + 1]))
+                    ++j;
+                word += line[j];
+            }
+            if (j >= line.size()) return false;
+            inWord = true;
+            i = j;
+        } else if (c == '\\' && i + 1 < line.size()) {
+            word += line[++i];
+            inWord = true;
+        } else if (c.isSpace()) {
+            if (inWord) words << word;
+            word.clear();
+            inWord = false;
+        } else {
+            word += c;
+            inWord = true;
         }
     }
-    return !single && !dbl;
+    if (inWord) words << word;
+    return true;
 }
 
 constexpr int kOutputLines = 5000;
@@ -164,8 +186,9 @@ kernels::ProfileConfig ProgramPanel::config(QString* problem) const {
     };
     const QString line = m_command->text().trimmed();
     if (line.isEmpty()) return fail(tr("Which program? Enter its command line, e.g. python train.py"));
-    if (!balancedQuotes(line)) return fail(tr("The command line has a quote that is not closed"));
-    for (const QString& arg : QProcess::splitCommand(line))
+    QStringList words;
+    if (!splitCommandLine(line, words)) return fail(tr("The command line has a quote that is not closed"));
+    for (const QString& arg : words)
         c.command.push_back(arg.toStdString());
     c.folder = m_folder->text().trimmed().toStdString();
     const QStringList env = m_environment->toPlainText().split('\n');

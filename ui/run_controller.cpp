@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "run_controller.h"
 
+#include "job_runner.h"
 #include "run_panel.h"
+
+#include "core/document/document.h"
 
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
@@ -17,6 +20,7 @@ RunController::RunController(RunPanel* panel, QObject* parent) : QObject(parent)
     m_timer = new QTimer(this);
     m_timer->setInterval(33); // records reach the view in batches, ~30 times a second
     connect(m_timer, &QTimer::timeout, this, &RunController::tick);
+    m_jobs = new JobRunner(this);
 }
 
 RunController::~RunController() = default;
@@ -41,13 +45,15 @@ QString RunController::start(kernels::RunConfig config, kernels::BackendChoice b
                     : QString());
     const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";
     m_run = std::make_unique<kernels::RunSession>(config);
-    m_events.clear();
+    m_batches.clear();
+    m_events = 0;
+    m_building = false;
     m_notices.clear();
     m_shown = false;
     m_ownsView = true;
     m_active = true;
     m_snapshotDue = false;
-    m_startMs = m_nextSnapshotMs = QDateTime::currentMSecsSinceEpoch();
+    m_startMs = QDateTime::currentMSecsSinceEpoch();
     m_run->start();
     m_timer->start();
     m_panel->setRunning(true);
@@ -65,28 +71,20 @@ void RunController::stop() {
 }
 
 void RunController::tick() {
-    if (!m_run) return;
+    if (!m_run || !m_active) return;
     const bool ended = m_run->finished(); // read before draining: nothing is queued after the end
     std::vector<kernels::RunEvent> batch = m_run->takeEvents();
     if (!batch.empty()) {
-        m_events.insert(m_events.end(), std::make_move_iterator(batch.begin()),
-                        std::make_move_iterator(batch.end()));
+        m_events += batch.size();
+        m_batches.push_back(std::make_shared<const std::vector<kernels::RunEvent>>(std::move(batch)));
         m_snapshotDue = true;
     }
+    if (m_snapshotDue && m_ownsView && !m_building) build(ended);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (m_snapshotDue && m_ownsView && (ended || now >= m_nextSnapshotMs)) {
-        m_snapshotDue = false;
-        const bool first = !m_shown;
-        m_shown = true;
-        Q_EMIT snapshot(kernels::buildRunTrace(m_events, m_run->config().backend, m_run->deviceName()), first,
-                        ended);
-        const qint64 cost = QDateTime::currentMSecsSinceEpoch() - now;
-        m_nextSnapshotMs = now + 4 * cost;
-    }
     const double seconds = std::max(0.001, double(now - m_startMs) / 1000.0);
     const QString counts = tr("%1 records, %2 records/s, %3 dropped")
-                               .arg(m_events.size())
-                               .arg(double(m_events.size()) / seconds, 0, 'f', 0)
+                               .arg(m_events)
+                               .arg(double(m_events) / seconds, 0, 'f', 0)
                                .arg(m_run->dropped());
     // What the run said about itself (PyTorch's version, implementations not available here), all kept.
     const std::vector<std::string> notices = m_run->takeNotices();
@@ -98,8 +96,51 @@ void RunController::tick() {
         return;
     }
     m_timer->stop();
+    if (m_building || (m_snapshotDue && m_ownsView)) return; // the last snapshot comes first; then end()
+    end();
+}
+
+// The run so far as a document, on a worker: the batches are shared, not copied; the UI thread only
+// shows what comes back.
+void RunController::build(bool final) {
+    m_snapshotDue = false;
+    m_building = true;
+    const auto batches = m_batches;
+    const kernels::Backend backend = m_run->config().backend;
+    const std::string device = m_run->deviceName(), name = this->name().toStdString();
+    m_jobs->start<std::shared_ptr<const Document>>(
+        "snapshot",
+        [batches, backend, device, name] {
+            DocumentOptions options;
+            options.parts = TimelinePart | SummaryPart; // the analysis follows the run's end
+            return openDocument(DocumentSource::built(kernels::buildRunTrace(batches, backend, device), name),
+                                options);
+        },
+        [this, final](std::shared_ptr<const Document> doc) {
+            m_building = false;
+            if (m_ownsView) {
+                const bool first = !m_shown;
+                m_shown = true;
+                Q_EMIT snapshot(std::move(doc), first, final);
+            }
+            if (m_active && !m_timer->isActive()) tick(); // the run ended meanwhile
+        },
+        [this](const QString& why) {
+            m_building = false;
+            m_notices << tr("The run so far could not be shown: %1").arg(why);
+            if (m_active && !m_timer->isActive()) tick();
+        });
+}
+
+void RunController::end() {
     m_active = false;
     m_panel->setRunning(false);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const double seconds = std::max(0.001, double(now - m_startMs) / 1000.0);
+    const QString counts = tr("%1 records, %2 records/s, %3 dropped")
+                               .arg(m_events)
+                               .arg(double(m_events) / seconds, 0, 'f', 0)
+                               .arg(m_run->dropped());
     const QString error = QString::fromStdString(m_run->error());
     const QString how = !error.isEmpty()   ? tr("Run failed: %1").arg(error)
                         : m_run->stopped() ? tr("Run stopped: %1").arg(counts)

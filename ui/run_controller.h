@@ -20,13 +20,19 @@ struct RunEvent;
 class RunSession;
 } // namespace attnscope::kernels
 
+namespace attnscope {
+struct Document;
+}
+
 namespace attnscope::ui {
 
+class JobRunner;
 class RunPanel;
 
 // A live run of attention workloads: starts the run session, drains its records ~30 times a second,
-// and hands the window a trace of the run so far (a snapshot) — spaced out for long runs so that
-// rebuilding it never takes more than a quarter of the UI thread's time. The Run panel shows its state.
+// and hands the window a document of the run so far (a snapshot), built on a worker from the batches
+// of records it shares with the run (one build at a time: the next takes what arrived meanwhile), so
+// the UI thread only shows it. The Run panel shows its state.
 class RunController : public QObject {
     Q_OBJECT
 public:
@@ -45,8 +51,9 @@ public:
     QString name() const; // "CPU run", "CUDA run"
 
 Q_SIGNALS:
-    // The run so far; first: its first snapshot, final: the run has ended.
-    void snapshot(std::shared_ptr<const Trace> trace, bool first, bool final);
+    // The run so far (its timeline and summary; the analysis follows the run's end); first: its first
+    // snapshot, final: the run has ended.
+    void snapshot(std::shared_ptr<const Document> document, bool first, bool final);
     void status(const QString& text);
     void failed(const QString& error);
     // The run ended: finished, stopped or failed.
@@ -54,17 +61,21 @@ Q_SIGNALS:
 
 private:
     void tick();
+    void build(bool final);
+    void end();
 
     RunPanel* m_panel;
     std::unique_ptr<kernels::RunSession> m_run;
-    std::vector<kernels::RunEvent> m_events;
+    std::vector<std::shared_ptr<const std::vector<kernels::RunEvent>>> m_batches; // as taken, never changed
+    std::uint64_t m_events = 0;
     QStringList m_notices; // the run's notices so far
     QTimer* m_timer = nullptr;
+    JobRunner* m_jobs = nullptr;
     qint64 m_startMs = 0;
-    qint64 m_nextSnapshotMs = 0; // no new snapshot of the run before this
-    bool m_snapshotDue = false;  // records arrived since the last snapshot
-    bool m_shown = false;        // the run's first snapshot went out
-    bool m_ownsView = false;     // false once a file was opened during the run
+    bool m_snapshotDue = false; // records arrived since the last snapshot
+    bool m_building = false;    // a snapshot is being built
+    bool m_shown = false;       // the run's first snapshot went out
+    bool m_ownsView = false;    // false once a file was opened during the run
     bool m_active = false;
 };
 

@@ -112,9 +112,9 @@ TEST(RunController, RunsOnTheCpuAndHandsOverSnapshots) {
     ASSERT_GE(snapshots.count(), 1);
     EXPECT_TRUE(snapshots.first().at(1).toBool()); // the first is marked first
     EXPECT_TRUE(snapshots.last().at(2).toBool());  // the last is final
-    const auto trace = snapshots.last().at(0).value<std::shared_ptr<const Trace>>();
-    ASSERT_TRUE(trace);
-    EXPECT_GT(trace->eventCount(), 10u);
+    const auto doc = snapshots.last().at(0).value<std::shared_ptr<const Document>>();
+    ASSERT_TRUE(doc && doc->trace && doc->index && doc->summary);
+    EXPECT_GT(doc->trace->eventCount(), 10u);
     EXPECT_TRUE(c.ended());
 }
 
