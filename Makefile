@@ -37,12 +37,13 @@ test: build torch-venv
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests
 	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES))\.'
 
-# PyTorch from PyPI in build/torch-venv, once (with numpy, which torch warns about at import without;
-# pip's cache makes a second machine's install quick): the PyTorch backend's tests and the PyTorch
-# benchmark run it. Nothing else is downloaded.
+# PyTorch from PyPI in build/torch-venv, once (with numpy, which torch warns about at import without,
+# and Hugging Face transformers for examples/hf_attention.py; pip's cache makes a second machine's
+# install quick): the PyTorch backend's and `attnscope profile`'s tests and the PyTorch benchmark run
+# it. Nothing else is downloaded (the example's model is built from a config, its weights random).
 torch-venv: deps
 	@test -x build/torch-venv/bin/python || python3 -m venv build/torch-venv
-	@build/torch-venv/bin/python -c 'import torch, numpy' 2>/dev/null || build/torch-venv/bin/pip install -q torch numpy
+	@build/torch-venv/bin/python -c 'import torch, numpy, transformers' 2>/dev/null || build/torch-venv/bin/pip install -q torch numpy transformers
 
 # The .deb: release build, then CPack; lists what it installs and validates the desktop entry and
 # the AppStream metainfo. Install it with `sudo apt install ./build/release/attnscope_*.deb`.
