@@ -84,6 +84,19 @@ if [ -n "$torch_python" ]; then
     else
         rc=1
     fi
+    echo "== attnscope profile on a transformers model under CUDA (examples/hf_attention.py, eager vs sdpa):"
+    echo "   the program unchanged, its optimizer steps streamed, each trace's calls and findings"
+    if "$torch_python" -c 'import transformers' 2>/dev/null; then
+        for attn in eager sdpa; do
+            "$BUILD/attnscope" profile -o "$BUILD/hf_$attn.json" --log - -- "$torch_python" examples/hf_attention.py \
+                --attn "$attn" --device cuda --seq 1024 --batch 4 --steps 8 >/dev/null || rc=1
+            "$BUILD/attnscope" summary "$BUILD/hf_$attn.json" --findings-only || rc=1
+        done
+        "$BUILD/attnscope" compare "$BUILD/hf_eager.json" "$BUILD/hf_sdpa.json" || rc=1
+    else
+        echo "no transformers in $torch_python (make torch-venv installs it): not checked"
+        rc=1
+    fi
 else
     echo "no Python with a CUDA PyTorch here (ATTNSCOPE_PYTHON, build/torch-venv, python3): not checked"
     rc=1
