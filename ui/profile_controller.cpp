@@ -13,6 +13,16 @@
 
 namespace attnscope::ui {
 
+std::shared_ptr<const Document> profileSnapshot(const std::vector<kernels::ProfiledStep>& steps,
+                                                const std::string& name) {
+    const std::vector<kernels::ProcessTrace> processes = kernels::mergeProcessSteps(steps);
+    if (processes.size() == 1) return openDocument(DocumentSource::built(processes.front().trace, name));
+    std::vector<RankInput> ranks;
+    for (const kernels::ProcessTrace& p : processes)
+        ranks.push_back({p.process, p.trace});
+    return openDocument(DocumentSource::rankTraces(std::move(ranks), name));
+}
+
 ProfileController::ProfileController(ProgramPanel* panel, QObject* parent)
     : QObject(parent), m_panel(panel), m_jobs(new JobRunner(this)), m_timer(new QTimer(this)) {
     m_timer->setInterval(100);
@@ -108,15 +118,7 @@ void ProfileController::build() {
     const std::string name = m_name.toStdString();
     m_jobs->start<std::shared_ptr<const Document>>(
         "snapshot",
-        [steps, name]() -> std::shared_ptr<const Document> {
-            const std::vector<kernels::ProcessTrace> processes = kernels::mergeProcessSteps(*steps);
-            if (processes.size() == 1)
-                return openDocument(DocumentSource::built(processes.front().trace, name));
-            std::vector<RankInput> ranks;
-            for (const kernels::ProcessTrace& p : processes)
-                ranks.push_back({p.process, p.trace});
-            return openDocument(DocumentSource::rankTraces(std::move(ranks), name));
-        },
+        [steps, name] { return profileSnapshot(*steps, name); },
         [this](std::shared_ptr<const Document> doc) {
             m_building = false;
             if (m_ownsView) {

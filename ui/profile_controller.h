@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 class QTimer;
@@ -26,6 +27,11 @@ namespace attnscope::ui {
 
 class JobRunner;
 class ProgramPanel;
+
+// A profile's steps so far as a document with its analysis: each process's steps joined, several
+// processes as the ranks of one job. What a snapshot costs (the live benchmark calls it too).
+std::shared_ptr<const Document> profileSnapshot(const std::vector<kernels::ProfiledStep>& steps,
+                                                const std::string& name);
 
 // A user's program profiled live (the Program panel, or `attnscope profile -- COMMAND` with a display):
 // starts it (after this machine's CPU roofs are measured, the first time only: measured beside the
