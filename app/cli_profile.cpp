@@ -203,8 +203,8 @@ int profileVerb(int argc, char** argv) {
             const std::uint64_t n = s.trace->eventCount();
             events += n;
             messages.say(s.process + ": " + (s.optimizer ? "optimizer step" : "time slice") + " " +
-                         std::to_string(s.index) + (s.partial ? " (cut short by the program's end)" : "") +
-                         ", " + std::to_string(n) + " events");
+                         std::to_string(s.index) + (s.partial ? " (cut short)" : "") + ", " +
+                         std::to_string(n) + " events");
             steps.push_back(std::move(s));
         }
     };

@@ -298,6 +298,11 @@ void ProgramProfile::handle(const std::string& line) {
         const bool cuda = msg.value("cuda", false);
         notices.push_back("profiling " + process + " (PyTorch " + text("torch") + ", " +
                           (cuda ? "CPU and CUDA activity" : "CPU activity") + ")");
+    } else if (event == "aside") {
+        notices.push_back(
+            process + ": " + text("why") +
+            ", so AttnScope's profiler kept the step under way and stepped aside (one profiler at "
+            "a time)");
     } else if (event == "error") {
         notices.push_back(process + ": " + text("message"));
     } else if (event == "exception") {

@@ -16,6 +16,7 @@ program's stdout or stderr: what it does is appended, one JSON object a line, to
            last optimizer step it covers, partial (cut short by the program's end)
   error    message: the profiler failed; the program goes on without it
   exception lines: the traceback of an exception that ended the program (sys.excepthook)
+  aside    why: the program started its own profiler; AttnScope's kept its step and stopped
   exit     steps written by this process
 
 Steps: the program's optimizer steps (the first optimizer that steps; each step taken once its
@@ -142,7 +143,12 @@ def _attnscope_profile():
             log("torch", torch=torch.__version__, cuda=cuda, rank=self.rank, world=self.world, mode=self.clock)
 
         def start(self):
-            self.profiler.start()
+            self.watch_other_profilers()
+            self.ours = True
+            try:
+                self.profiler.start()
+            finally:
+                self.ours = False
             if self.profiler.current_action == self.Action.RECORD_AND_SAVE:
                 self.recording_since = time.monotonic() - started
             if self.mode != "time":
@@ -186,9 +192,9 @@ def _attnscope_profile():
             return A.RECORD_AND_SAVE
 
         def step(self, why):
-            if self.busy or self.ending:  # a time slice's signal inside a step already under way
+            if self.busy or self.ending or self.done:  # a time slice's signal inside a step under way
                 return
-            self.busy = True
+            self.busy = self.ours = True
             try:
                 self.profiler.step()
                 if self.profiler.current_action == self.Action.RECORD_AND_SAVE and self.recording_since is None:
@@ -199,7 +205,7 @@ def _attnscope_profile():
                 log("error", message="a profiler step failed: %s: %s" % (type(e).__name__, e))
                 self.done = True
             finally:
-                self.busy = False
+                self.busy = self.ours = False
 
         def watch_optimizers(self):
             """Calls on_optimizer_step after each optimizer step has returned. torch.optim wraps every
@@ -290,14 +296,39 @@ def _attnscope_profile():
             """At the program's end (normal, an exception, Ctrl+C): the step under way is kept."""
             if self.ending:
                 return
-            self.ending = True
+            self.ending = self.ours = True
             try:
                 if self.profiler.current_action in (self.Action.RECORD, self.Action.RECORD_AND_SAVE):
                     self.profiler.current_action = self.Action.RECORD_AND_SAVE
                 self.profiler.stop()
             except Exception as e:
                 log("error", message="the last step could not be kept: %s: %s" % (type(e).__name__, e))
+            finally:
+                self.ours = False
             log("exit", steps=self.steps)
+
+        def watch_other_profilers(self):
+            """One profiler at a time in a process: when the program starts its own (torch.profiler or
+            torch.autograd.profiler), AttnScope's keeps the step under way and steps aside for good, so
+            the program's profiler works as it would without AttnScope."""
+            from torch.autograd import profiler as autograd_profiler
+
+            prepare = autograd_profiler.profile._prepare_trace
+            hook = self
+
+            def _prepare_trace(profile_self, *args, **kwargs):
+                if not hook.ours and not hook.ending:
+                    hook.step_aside()
+                return prepare(profile_self, *args, **kwargs)
+
+            autograd_profiler.profile._prepare_trace = _prepare_trace
+
+        def step_aside(self):
+            if self.done:
+                return
+            log("aside", why="the program started its own torch.profiler")
+            self.end()
+            self.done = True
 
         def on_term(self, signum, frame):
             # SIGTERM (Stop, or torchrun ending its workers): the step under way is kept, then the

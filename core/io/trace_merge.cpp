@@ -34,9 +34,12 @@ struct TraceMerger::Impl {
         return pids;
     }
 
-    // Its tracks and events; each event's sequence number on its new track, for the flows.
+    static constexpr std::uint32_t kLeftOut = 0xffffffffu;
+
+    // Its tracks and events (those in the window); each event's sequence number on its new track, for
+    // the flows (kLeftOut: not kept).
     std::vector<std::vector<std::uint32_t>> addTracks(const Trace& t, const std::vector<StringId>& pids,
-                                                      std::uint64_t correlationBase) {
+                                                      const Part& part) {
         std::vector<std::vector<std::uint32_t>> seqs(t.tracks().size());
         for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
             const Track& track = t.tracks()[ti];
@@ -45,8 +48,11 @@ struct TraceMerger::Impl {
             const TrackId to = b.track(pid, tid);
             b.setThreadName(pid, tid, track.name);
             b.setThreadSortIndex(pid, tid, track.sortIndex);
-            seqs[ti].resize(track.size());
+            seqs[ti].assign(track.size(), kLeftOut);
             for (std::uint32_t i = 0; i < track.size(); ++i) {
+                if (part.window && (track.events.start[i] < part.window->first ||
+                                    track.events.start[i] >= part.window->second))
+                    continue;
                 encoder.clear();
                 if (track.events.args[i]) {
                     const std::string_view blob = t.encodedArgs({TrackId{ti}, i});
@@ -64,7 +70,7 @@ struct TraceMerger::Impl {
                 }
                 const std::uint64_t correlation = track.events.correlation[i];
                 seqs[ti][i] = b.addSlice(to, track.events.start[i], track.events.duration[i], name, category,
-                                         correlation ? correlationBase + correlation : 0, encoded);
+                                         correlation ? part.correlationBase + correlation : 0, encoded);
             }
         }
         return seqs;
@@ -78,6 +84,9 @@ struct TraceMerger::Impl {
     void addFlows(const Trace& t, const std::vector<StringId>& pids,
                   const std::vector<std::vector<std::uint32_t>>& seqs) {
         for (const Flow& f : t.flows()) {
+            if (seqs[f.from.track.value][f.from.index] == kLeftOut ||
+                seqs[f.to.track.value][f.to.index] == kLeftOut)
+                continue;
             ++flowId;
             FlowPoint out;
             out.kind = FlowPoint::Kind::V2Out;
@@ -106,10 +115,11 @@ TraceBuilder& TraceMerger::builder() {
 
 void TraceMerger::add(const Trace& t, const Part& part) {
     const std::vector<StringId> pids = m->addProcesses(t, part);
-    const auto seqs = m->addTracks(t, pids, part.correlationBase);
+    const auto seqs = m->addTracks(t, pids, part);
     for (const CounterSeries& c : t.counters())
         for (std::size_t i = 0; i < c.time.size(); ++i)
-            m->b.addCounter(pids[c.process.value], c.name, c.time[i], c.value[i], c.unit);
+            if (!part.window || (c.time[i] >= part.window->first && c.time[i] < part.window->second))
+                m->b.addCounter(pids[c.process.value], c.name, c.time[i], c.value[i], c.unit);
     m->addFlows(t, pids, seqs);
     for (DeviceInfo d : t.devices())
         if (!part.keyPrefix.empty() || m->devices.insert(d.id).second) m->b.addDevice(std::move(d));

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnscope {
@@ -24,6 +25,9 @@ public:
         std::string namePrefix; // put before each process name ("rank 1 · ")
         std::optional<std::int64_t> rank;
         std::uint64_t correlationBase = 0; // added to the part's correlation ids
+        // Only the events (and counter points) that start in [first, second); flows whose two ends
+        // are both kept. None: all of them.
+        std::optional<std::pair<TimeNs, TimeNs>> window;
     };
 
     TraceMerger();

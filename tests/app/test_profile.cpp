@@ -250,6 +250,19 @@ TEST_F(Profile, AProgramWithoutPyTorchIsToldSo) {
     EXPECT_NE(p.err.find("'attnscope-no-such-program': command not found"), std::string::npos) << p.err;
 }
 
+TEST_F(Profile, AProgramWithItsOwnProfilerKeepsItAndAttnScopeStepsAside) {
+    const Profiled p =
+        profile(dir, {"-o", dir.path("ours.json"), "--wait", "0", "--warmup", "0", "--active", "5"},
+                {kPython, kPrograms + "own_profiler.py", dir.path("theirs.json")});
+    EXPECT_EQ(p.exitCode, 0) << p.err;
+    EXPECT_EQ(p.out, "exported True\n"); // its profiler recorded its ops, as without AttnScope
+    EXPECT_NE(p.log.find("started its own torch.profiler"), std::string::npos) << p.log;
+    const auto theirs = loadTraceFile(dir.path("theirs.json"));
+    EXPECT_GT(theirs->eventCount(), 50u);
+    // What AttnScope recorded before: the two optimizer steps' time before the program's profiler.
+    EXPECT_TRUE(std::filesystem::exists(dir.path("ours.json"))) << p.log;
+}
+
 TEST_F(Profile, TorchrunWorkersAreTheRanksOfOneJob) {
     const std::string torchrun = std::filesystem::path(kPython).parent_path() / "torchrun";
     const Profiled p =
