@@ -303,6 +303,8 @@ void ProgramProfile::handle(const std::string& line) {
             process + ": " + text("why") +
             ", so AttnScope's profiler kept the step under way and stepped aside (one profiler at "
             "a time)");
+    } else if (event == "notice") {
+        notices.push_back(process + ": " + text("message"));
     } else if (event == "error") {
         notices.push_back(process + ": " + text("message"));
     } else if (event == "exception") {

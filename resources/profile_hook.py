@@ -17,6 +17,7 @@ program's stdout or stderr: what it does is appended, one JSON object a line, to
   error    message: the profiler failed; the program goes on without it
   exception lines: the traceback of an exception that ended the program (sys.excepthook)
   aside    why: the program started its own profiler; AttnScope's kept its step and stopped
+  notice   message: what changed in how this process is profiled
   exit     steps written by this process
 
 Steps: the program's optimizer steps (the first optimizer that steps; each step taken once its
@@ -57,6 +58,21 @@ def _attnscope_profile():
             pass
 
     log("python", argv=list(sys.argv), version=sys.version.split()[0])
+
+    # A SIGTERM the hook turned into SystemExit ends the process by that signal after everything else at
+    # exit (registered first, this runs last), so its exit status is what it would have been.
+    import atexit
+
+    terminated_by = [0]
+
+    def end_by_signal():
+        if terminated_by[0]:
+            import signal
+
+            signal.signal(terminated_by[0], signal.SIG_DFL)
+            os.kill(os.getpid(), terminated_by[0])
+
+    atexit.register(end_by_signal)
 
     # The program's last words when an exception ends it (its stderr is the program's own, untouched).
     previous_hook = sys.excepthook
@@ -124,12 +140,20 @@ def _attnscope_profile():
             self.switched_at = 0  # optimizer steps when the steps became the optimizer's
             self.steps = 0  # traces written
             self.recording_since = None
+            self.said_distributed = False
             self.done = False
             self.busy = False
+            self.ours = False  # AttnScope's own profiler is changing state (not the program's)
             self.ending = False
             self.rank = os.environ.get("RANK")
             self.world = os.environ.get("WORLD_SIZE")
             self.name = "rank%s" % self.rank if self.rank is not None else "pid%d" % os.getpid()
+            if self.mode == "auto" and self.rank is not None:
+                # A torchrun worker trains: its steps are its optimizer's, the profiler idle until the first
+                # (time slices through init_process_group and DDP's set-up crashed a 2-rank gloo job's
+                # workers a quarter of the time).
+                self.mode = self.clock = self.step_clock = "optimizer"
+                log("notice", message="a torchrun worker: its steps are its optimizer steps (--steps time to slice it by time)")
             cuda = bool(torch.cuda.is_available())
             activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
             # Each active step is saved on its own, so the steps stream; the profiler warns each cycle.
@@ -142,11 +166,43 @@ def _attnscope_profile():
             )
             log("torch", torch=torch.__version__, cuda=cuda, rank=self.rank, world=self.world, mode=self.clock)
 
+        def held_interrupts(self):
+            """Ctrl+C (KeyboardInterrupt) and SIGTERM (SystemExit, see on_term) held back while the
+            profiler changes state: raised inside it, they would leave the profiler half stopped, and the
+            process crashing at its exit. Raised as soon as the change is done. Only the main thread can
+            change Python's signal handlers."""
+            import contextlib
+
+            signal = self.signal
+            if threading.current_thread() is not threading.main_thread():
+                return contextlib.nullcontext()
+
+            @contextlib.contextmanager
+            def held():
+                pending = []
+                previous = {}
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    previous[signum] = signal.signal(signum, lambda n, frame: pending.append((n, frame)))
+                try:
+                    yield
+                finally:
+                    for signum, handler in previous.items():
+                        signal.signal(signum, handler)
+                    for signum, frame in pending[:1]:
+                        handler = previous[signum]
+                        if callable(handler):
+                            handler(signum, frame)
+                        elif handler == signal.SIG_DFL:
+                            os.kill(os.getpid(), signum)
+
+            return held()
+
         def start(self):
             self.watch_other_profilers()
             self.ours = True
             try:
-                self.profiler.start()
+                with self.held_interrupts():
+                    self.profiler.start()
             finally:
                 self.ours = False
             if self.profiler.current_action == self.Action.RECORD_AND_SAVE:
@@ -179,6 +235,10 @@ def _attnscope_profile():
                 return A.NONE
             if self.clock == "time":
                 return A.RECORD_AND_SAVE
+            if self.optimizer is None:
+                # Idle until the first optimizer step: a profiler on through init_process_group and DDP's
+                # set-up, then stopped, crashed a 2-rank gloo job's workers now and then.
+                return A.NONE
             k = self.optimizer_steps - self.switched_at
             cycle = self.wait + self.warmup + self.active
             if self.repeat and k >= self.repeat * cycle:
@@ -194,9 +254,12 @@ def _attnscope_profile():
         def step(self, why):
             if self.busy or self.ending or self.done:  # a time slice's signal inside a step under way
                 return
+            if why == "time" and self.distributed():
+                return  # see distributed()
             self.busy = self.ours = True
             try:
-                self.profiler.step()
+                with self.held_interrupts():
+                    self.profiler.step()
                 if self.profiler.current_action == self.Action.RECORD_AND_SAVE and self.recording_since is None:
                     self.recording_since = time.monotonic() - started
                 self.step_first = self.optimizer_steps
@@ -240,13 +303,32 @@ def _attnscope_profile():
 
             Optimizer.profile_hook_step = staticmethod(profile_hook_step)
 
+        def distributed(self):
+            """Whether torch.distributed is initialized here. A time slice then ends only at an optimizer
+            step or the program's end: its signal lands wherever the main thread is, and a profiler
+            stopped while a data-parallel backward pass has its collectives in flight on other threads
+            crashed DDP workers (a third of the runs of a 2-rank gloo job)."""
+            if self.said_distributed:
+                return True
+            dist = getattr(self.torch, "distributed", None)
+            try:
+                on = bool(dist and dist.is_available() and dist.is_initialized())
+            except Exception:
+                on = False
+            if on:
+                self.said_distributed = True
+                log("notice", message="torch.distributed is initialized: steps end at optimizer steps (or the "
+                    "program's end), not at time slices")
+            return on
+
         def on_optimizer_step(self, optimizer):
-            if self.optimizer is None:
+            first = self.optimizer is None
+            if first:
                 self.optimizer = optimizer
             if optimizer is not self.optimizer:
                 return
             self.optimizer_steps += 1
-            if self.clock == "time":  # the program has optimizer steps: they are its steps from now on
+            if first:  # the steps are the optimizer's from now on, counted from here
                 self.clock = "optimizer"
                 self.switched_at = self.optimizer_steps
             self.step("optimizer")
@@ -300,7 +382,8 @@ def _attnscope_profile():
             try:
                 if self.profiler.current_action in (self.Action.RECORD, self.Action.RECORD_AND_SAVE):
                     self.profiler.current_action = self.Action.RECORD_AND_SAVE
-                self.profiler.stop()
+                with self.held_interrupts():
+                    self.profiler.stop()
             except Exception as e:
                 log("error", message="the last step could not be kept: %s: %s" % (type(e).__name__, e))
             finally:
@@ -331,11 +414,12 @@ def _attnscope_profile():
             self.done = True
 
         def on_term(self, signum, frame):
-            # SIGTERM (Stop, or torchrun ending its workers): the step under way is kept, then the
-            # program ends by the signal as it would have.
-            self.end()
-            self.signal.signal(signum, self.signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+            # SIGTERM (Stop, or torchrun ending its workers): unwound as an exception, so the ranges
+            # open on the stack close before the profiler stops (stopped inside one, it crashed the
+            # process at exit); the step under way is kept at exit, then the program ends by the signal
+            # as it would have (see terminated_by).
+            terminated_by[0] = signum
+            raise SystemExit(128 + signum)
 
     # Runs on_torch once torch's own import is complete, on the thread that imported it.
     import importlib.abc

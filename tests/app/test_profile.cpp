@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -42,10 +43,13 @@ std::string readText(const std::string& path) {
     return s.str();
 }
 
-// The attnscope binary with stdout and stderr into files of their own, stdin empty; no display.
-pid_t spawnAttnscope(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-    std::vector<std::string> all = {
-        "env", "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", "-u", "QT_QPA_PLATFORM", ATTNSCOPE_BINARY};
+// The attnscope binary with stdout and stderr into files of their own, stdin empty; no display; in
+// the folder cwd ("": the test's).
+pid_t spawnAttnscope(const std::vector<std::string>& args, const std::string& out, const std::string& err,
+                     const std::string& cwd = {}) {
+    std::vector<std::string> all = {"env", "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", "-u", "QT_QPA_PLATFORM"};
+    if (!cwd.empty()) all.insert(all.end(), {"-C", cwd});
+    all.push_back(ATTNSCOPE_BINARY);
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : all)
@@ -68,11 +72,34 @@ pid_t spawnAttnscope(const std::vector<std::string>& args, const std::string& ou
     return failed ? -1 : pid;
 }
 
-int exitCodeOf(pid_t pid) {
+// Its exit code; -2 when it has not ended within the limit (then it and its program are killed, so a
+// test that fails does not hang or leave them behind).
+int exitCodeOf(pid_t pid, int limitSeconds = 180) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(limitSeconds);
     int status = 0;
-    if (waitpid(pid, &status, 0) != pid) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    for (;;) {
+        const pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (r < 0) return -1;
+        if (std::chrono::steady_clock::now() > until) {
+            kill(-pid, SIGKILL); // its process group: attnscope and the program it started
+            waitpid(pid, &status, 0);
+            return -2;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
 }
+
+// Kills a spawned attnscope and its program when a test ends early.
+struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+        if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+    }
+};
 
 struct Profiled {
     int exitCode = -1;
@@ -80,13 +107,13 @@ struct Profiled {
 };
 
 Profiled profile(const TempDir& dir, const std::vector<std::string>& options,
-                 const std::vector<std::string>& command) {
+                 const std::vector<std::string>& command, const std::string& cwd = {}) {
     std::vector<std::string> args = {"profile", "--log", dir.path("log.txt")};
     args.insert(args.end(), options.begin(), options.end());
     args.push_back("--");
     args.insert(args.end(), command.begin(), command.end());
     Profiled p;
-    p.exitCode = exitCodeOf(spawnAttnscope(args, dir.path("stdout.txt"), dir.path("stderr.txt")));
+    p.exitCode = exitCodeOf(spawnAttnscope(args, dir.path("stdout.txt"), dir.path("stderr.txt"), cwd));
     p.out = readText(dir.path("stdout.txt"));
     p.err = readText(dir.path("stderr.txt"));
     p.log = readText(dir.path("log.txt"));
@@ -156,7 +183,19 @@ TEST_F(Profile, StepsArriveWhileTheProgramRunsAndItsAttentionIsFound) {
         EXPECT_EQ(steps[i].index, int(i));
         EXPECT_EQ(steps[i].process.rfind("pid ", 0), 0u);
         optimizerSteps += steps[i].optimizer;
+        // An optimizer step lies between two of the optimizer's steps, each after the one before.
+        if (steps[i].optimizer && !steps[i].partial)
+            EXPECT_EQ(steps[i].lastOptimizerStep, steps[i].firstOptimizerStep + 1) << i;
+        if (i > 0 && steps[i].optimizer && steps[i - 1].optimizer)
+            EXPECT_EQ(steps[i].firstOptimizerStep, steps[i - 1].lastOptimizerStep) << i;
     }
+    // Before the first optimizer step, time; the first optimizer step recorded follows the first and
+    // the one warmed up on (--warmup 1).
+    EXPECT_FALSE(steps.front().optimizer);
+    const auto firstOptimizer =
+        std::find_if(steps.begin(), steps.end(), [](const kernels::ProfiledStep& s) { return s.optimizer; });
+    ASSERT_NE(firstOptimizer, steps.end());
+    EXPECT_EQ(firstOptimizer->firstOptimizerStep, 2);
     EXPECT_GE(optimizerSteps, 2);
     const auto processes = kernels::mergeProcessSteps(steps);
     ASSERT_EQ(processes.size(), 1u);
@@ -198,28 +237,53 @@ TEST_F(Profile, AProgramWithoutAnOptimizerIsProfiledInSlicesOfTime) {
     EXPECT_GE(callsByImpl(dir.path("infer.json"))["flash"], 3u);
 }
 
-TEST_F(Profile, CtrlCKeepsTheStepsCapturedSoFar) {
+// A training loop that runs until interrupted, the signal sent to AttnScope once 3 steps were written:
+// the exit code, AttnScope's lines, and the ProfilerStep ranges in the trace written.
+struct Interrupted {
+    int exitCode = -1;
+    std::string log;
+    std::size_t profilerSteps = 0;
+};
+Interrupted interrupt(const TempDir& dir, int signal) {
+    Interrupted r;
     const std::string out = dir.path("interrupted.json"), log = dir.path("log.txt");
     const pid_t pid =
         spawnAttnscope({"profile", "-o", out, "--log", log, "--wait", "0", "--warmup", "0", "--active", "1",
                         "--repeat", "0", "--", kPython, kPrograms + "train_loop.py", "--forever"},
                        dir.path("stdout.txt"), dir.path("stderr.txt"));
-    ASSERT_GT(pid, 0);
+    Reaper reaper{pid};
+    if (pid <= 0) return r;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (count(readText(log), "optimizer step") < 3 && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ASSERT_GE(count(readText(log), "optimizer step"), 3u) << readText(log);
-    kill(pid, SIGINT); // as a user's Ctrl+C reaches AttnScope: passed on to the program
-    EXPECT_EQ(exitCodeOf(pid), 128 + SIGINT) << "the program ended by the interrupt, as without AttnScope";
-    const std::string said = readText(log);
-    EXPECT_NE(said.find("wrote " + out), std::string::npos) << said;
-    EXPECT_NE(said.find("| KeyboardInterrupt"), std::string::npos) << said;
+    r.log = readText(log);
+    if (count(r.log, "optimizer step") < 3) return r;
+    kill(pid, signal); // as a user's Ctrl+C, or a job scheduler's SIGTERM, reaches AttnScope: passed on
+    r.exitCode = exitCodeOf(pid);
+    r.log = readText(log);
+    if (!std::filesystem::exists(out)) return r;
     const auto trace = loadTraceFile(out);
-    std::size_t profilerSteps = 0;
     for (const Track& t : trace->tracks())
         for (std::size_t i = 0; i < t.size(); ++i)
-            profilerSteps += trace->str(t.events.name[i]).rfind("ProfilerStep#", 0) == 0;
-    EXPECT_GE(profilerSteps, 3u);
+            r.profilerSteps += trace->str(t.events.name[i]).rfind("ProfilerStep#", 0) == 0;
+    return r;
+}
+
+TEST_F(Profile, CtrlCKeepsTheStepsCapturedSoFar) {
+    const Interrupted r = interrupt(dir, SIGINT);
+    EXPECT_EQ(r.exitCode, 128 + SIGINT) << "the program ended by the interrupt, as without AttnScope\n"
+                                        << r.log;
+    EXPECT_NE(r.log.find("wrote " + dir.path("interrupted.json")), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("| KeyboardInterrupt"), std::string::npos) << r.log;
+    EXPECT_GE(r.profilerSteps, 3u);
+}
+
+TEST_F(Profile, SigtermEndsTheProgramAsItWouldAndKeepsTheSteps) {
+    const Interrupted r = interrupt(dir, SIGTERM);
+    EXPECT_EQ(r.exitCode, 128 + SIGTERM) << "the program ended by SIGTERM, as without AttnScope\n" << r.log;
+    EXPECT_NE(r.log.find("was killed by signal 15"), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("wrote " + dir.path("interrupted.json")), std::string::npos) << r.log;
+    EXPECT_GE(r.profilerSteps, 3u);
 }
 
 TEST_F(Profile, ACrashingProgramKeepsItsStepsAndItsError) {
@@ -302,6 +366,42 @@ TEST_F(Profile, TheTransformersExampleFindsEagersHandWrittenAttentionAndSdpasFus
     EXPECT_EQ(found["eager"]["flash"], 0u);
     EXPECT_GE(found["sdpa"]["flash"], 3u);
     EXPECT_EQ(found["sdpa"]["naive"], 0u);
+}
+
+TEST(ProfileOutput, ProcessesComeInRankOrderEachWithItsStepsInOrder) {
+    // Steps as they may arrive: rank 1's first, a process's steps out of order.
+    auto step = [](const std::string& process, std::int64_t rank, int index) {
+        kernels::ProfiledStep s;
+        s.process = process;
+        s.rank = rank;
+        s.index = index;
+        s.trace =
+            loadText(R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"step)" + std::to_string(index) +
+                     R"(","pid":1,"tid":1,"ts":)" + std::to_string(10 * (index + 1)) + R"(,"dur":5}]})");
+        return s;
+    };
+    const auto merged = kernels::mergeProcessSteps(
+        {step("rank 1", 1, 1), step("rank 1", 1, 0), step("rank 0", 0, 0), step("rank 0", 0, 1)});
+    ASSERT_EQ(merged.size(), 2u);
+    EXPECT_EQ(merged[0].process, "rank 0");
+    EXPECT_EQ(merged[1].process, "rank 1");
+    for (const auto& p : merged) {
+        EXPECT_EQ(p.steps, 2);
+        EXPECT_EQ(p.trace->eventCount(), 2u);
+    }
+    EXPECT_TRUE(kernels::mergeProcessSteps({}).empty());
+}
+
+TEST_F(Profile, WithoutAFileNamedTheTraceIsTheNextFreeProfileN) {
+    std::filesystem::create_directories(dir.path("here"));
+    writeFile(dir.path("here/profile1.pt.trace.json"), "{}");
+    writeFile(dir.path("here/profile2-rank-0.pt.trace.json"), "{}");
+    const Profiled p = profile(dir, {"--slice", "0.2"},
+                               {kPython, kPrograms + "infer_loop.py", "--seconds", "0.6"}, dir.path("here"));
+    EXPECT_EQ(p.exitCode, 0) << p.err;
+    EXPECT_NE(p.log.find("wrote profile3.pt.trace.json"), std::string::npos) << p.log;
+    EXPECT_TRUE(std::filesystem::exists(dir.path("here/profile3.pt.trace.json")));
+    EXPECT_EQ(readText(dir.path("here/profile1.pt.trace.json")), "{}"); // never over an existing file
 }
 
 TEST(ProfileOutput, EachProcessHasAFileOfItsOwnWhenThereAreSeveral) {
