@@ -137,6 +137,7 @@ ProgramPanel::ProgramPanel(QWidget* parent) : QWidget(parent) {
     }
     form->addRow(tr("Schedule"), schedule);
     m_slice = seconds(this, 0.05, QString(), tr("How long a time step lasts"));
+    m_slice->setObjectName("programSlice");
     form->addRow(tr("Time step"), m_slice);
     m_delay = seconds(this, 0, tr("none"), tr("Seconds from the program's start before recording"));
     form->addRow(tr("Delay"), m_delay);

@@ -11,11 +11,14 @@
 #include "core/analysis/analysis.h"
 #include "core/document/document.h"
 
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 
 #include <filesystem>
@@ -70,11 +73,16 @@ TEST(ProgramPanel, StepsOpenWhileTheProgramRunsWithTheirAttentionCalls) {
     ASSERT_TRUE(controller);
     QSignalSpy snapshots(controller, &ProfileController::snapshot);
     QSignalSpy finished(&w, &MainWindow::profileFinished);
+    // The program trains until the window has shown two snapshots: they came while it ran.
+    TempDir dir;
     kernels::ProfileConfig config;
-    config.command = {kPython, kTrainLoop, "--iters", "10"};
+    config.command = {kPython, kTrainLoop, "--gate", dir.path("gate")};
     config.schedule = {kernels::ProfileSchedule::Steps::Optimizer, 0, 0, 1, 0};
     w.startProfile(config);
     EXPECT_TRUE(w.profiling());
+    ASSERT_TRUE(waitWhile([&] { return snapshots.count() < 2; }, 120000));
+    EXPECT_TRUE(w.profiling());
+    writeFile(dir.path("gate"), "");
     ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 120000));
     // Every optimizer step after the first is a step of its own; the window took several snapshots
     // while the program ran, each a document with its analysis.
@@ -87,7 +95,7 @@ TEST(ProgramPanel, StepsOpenWhileTheProgramRunsWithTheirAttentionCalls) {
     std::size_t naive = 0;
     for (const AttentionCall& c : doc->analysis->calls)
         naive += c.impl == "naive";
-    EXPECT_GE(naive, 9u); // the loop's hand-written attention, once a forward pass
+    EXPECT_GE(naive, 2u); // the loop's hand-written attention, once a forward pass
     // The Attention dock lists it, the panel shows the program's output and how it ended.
     QTableWidget* table = w.attention()->table();
     ASSERT_GE(table->rowCount(), 1);
@@ -116,6 +124,67 @@ TEST(ProgramPanel, StopEndsTheProgramAndKeepsItsSteps) {
     EXPECT_GE(w.document()->trace->eventCount(), 100u);
     const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
     EXPECT_TRUE(state.contains("KeyboardInterrupt")) << state.toStdString(); // its last words
+}
+
+TEST(ProgramPanel, AProgramThatFailsOrProfilesNothingIsReported) {
+    ASSERT_TRUE(std::filesystem::exists(kPython));
+    for (const auto& [command, said] :
+         {std::pair{std::vector<std::string>{kPython, kTrainLoop, "--iters", "3", "--exit", "3"},
+                    "exited with status 3"},
+          std::pair{std::vector<std::string>{"/bin/echo", "hi"}, "did not run Python"}}) {
+        MainWindow w;
+        auto* controller = w.findChild<ProfileController*>();
+        QSignalSpy failed(controller, &ProfileController::failed);
+        QSignalSpy finished(&w, &MainWindow::profileFinished);
+        kernels::ProfileConfig config;
+        config.command = command;
+        w.startProfile(config);
+        ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 120000));
+        ASSERT_EQ(failed.count(), 1) << said;
+        EXPECT_TRUE(failed.first().at(0).toString().contains(said))
+            << failed.first().at(0).toString().toStdString();
+    }
+}
+
+TEST(ProgramPanel, TheSettingsAreKeptAndTheFieldsFollowWhatAStepIs) {
+    kernels::ProfileConfig config;
+    config.command = {"python", "train.py"};
+    config.folder = "/tmp";
+    config.environment = {{"A", "1"}};
+    config.schedule = {kernels::ProfileSchedule::Steps::Time, 2, 3, 4, 5, 0.5, 1.5, 30};
+    {
+        ProgramPanel panel;
+        panel.setConfig(config);
+        panel.findChild<QPushButton*>("programProfile")->click(); // saves, then asks for the profile
+    }
+    ProgramPanel again;
+    const kernels::ProfileConfig kept = again.config();
+    EXPECT_EQ(kept.command, config.command);
+    EXPECT_EQ(kept.folder, "/tmp");
+    EXPECT_EQ(kept.environment, config.environment);
+    const kernels::ProfileSchedule& s = kept.schedule;
+    EXPECT_EQ(s.steps, kernels::ProfileSchedule::Steps::Time);
+    EXPECT_EQ(std::vector<int>({s.wait, s.warmup, s.active, s.repeat}), std::vector<int>({2, 3, 4, 5}));
+    EXPECT_EQ(std::vector<double>({s.slice, s.delay, s.duration}), std::vector<double>({0.5, 1.5, 30}));
+    // Slices of time: the optimizer's schedule does not apply; optimizer steps: the slice does not.
+    auto* steps = again.findChild<QComboBox*>("programSteps");
+    auto enabled = [&](const char* label) {
+        for (QSpinBox* box : again.findChildren<QSpinBox*>())
+            if (box->toolTip().contains(label)) return box->isEnabled();
+        ADD_FAILURE() << label;
+        return false;
+    };
+    auto* slice = again.findChild<QDoubleSpinBox*>("programSlice");
+    ASSERT_TRUE(steps && slice);
+    EXPECT_FALSE(enabled("skipped"));
+    EXPECT_TRUE(slice->isEnabled());
+    steps->setCurrentIndex(steps->findData(int(kernels::ProfileSchedule::Steps::Optimizer)));
+    EXPECT_TRUE(enabled("skipped"));
+    EXPECT_TRUE(enabled("recorded per cycle"));
+    EXPECT_FALSE(slice->isEnabled());
+    steps->setCurrentIndex(steps->findData(int(kernels::ProfileSchedule::Steps::Auto)));
+    EXPECT_TRUE(enabled("Cycles"));
+    EXPECT_TRUE(slice->isEnabled());
 }
 
 TEST(ProgramPanel, AProgramThatCannotStartSaysWhy) {
