@@ -64,7 +64,8 @@ install-check: package
 # The load benchmark on a generated Kineto trace of BENCH_MB megabytes (plain, then gzipped): the bare
 # load (single-threaded and on every core), the document parts `summary` adds, `attnscope summary
 # --format json` as a user runs it, and python3's json.load on the same file for comparison; the
-# timeline's frame benchmark (10M events, 1920x1080); the CPU attention kernels; the time to the
+# timeline's frame benchmark (10M events, 1920x1080); a profile of 1M events streamed into the window
+# against opening its saved trace once; the CPU attention kernels; the time to the
 # first painted timeline of a PAINT_MB trace vs. `attnscope summary`. Release build.
 bench: deps
 	@cmake --preset release >/dev/null
@@ -72,6 +73,7 @@ bench: deps
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB)
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB) --gzip --no-python
 	./build/release/bench/attnscope_bench_frame
+	./build/release/bench/attnscope_bench_live
 	./build/release/bench/attnscope_bench_attention_cpu
 	tests/bench/first_paint.sh $(PAINT_MB)
 

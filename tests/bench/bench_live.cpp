@@ -167,11 +167,13 @@ int main(int argc, char** argv) {
     setenv("XDG_CONFIG_HOME", (home + "/xdg").c_str(), 1);
     setenv("XDG_CACHE_HOME", (home + "/xdg").c_str(), 1);
 
-    // A trace of about the events asked for: its size from a small one's events per byte.
+    // A trace of about the events asked for (events on tracks, as the model counts them): its size from
+    // a small one's events per byte.
     std::uint64_t calibrationEvents = 0;
     {
-        const auto stats = bench::generateKinetoTrace(4u << 20, 1, [](std::string_view) {});
-        calibrationEvents = stats.events;
+        std::string small;
+        bench::generateKinetoTrace(4u << 20, 1, [&](std::string_view s) { small.append(s); });
+        calibrationEvents = loadTraceBytes(small, "calibration")->eventCount();
     }
     const std::uint64_t bytes = std::uint64_t(double(4u << 20) * double(events) /
                                               double(std::max<std::uint64_t>(1, calibrationEvents)));
