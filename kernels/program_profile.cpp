@@ -158,8 +158,14 @@ std::string ProgramProfile::start() {
     short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
     int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
     if (m_config.captureOutput) {
-        if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0)
-            return std::string("cannot make a pipe: ") + std::strerror(errno);
+        if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0) {
+            const std::string why = std::string("cannot make a pipe: ") + std::strerror(errno);
+            for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1]})
+                if (fd >= 0) close(fd);
+            posix_spawn_file_actions_destroy(&actions);
+            posix_spawnattr_destroy(&attr);
+            return why;
+        }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1);
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2);
@@ -186,10 +192,6 @@ std::string ProgramProfile::start() {
     }
     m_thread = std::thread([this] { run(); });
     return {};
-}
-
-void ProgramProfile::forward(int signal) const {
-    if (m_pid > 0 && !m_finished) kill(m_pid, signal);
 }
 
 void ProgramProfile::stop() {

@@ -77,9 +77,6 @@ public:
     // Ends the program, keeping what was captured: SIGINT (as Ctrl+C), SIGTERM after 5 s, SIGKILL
     // after 10 s, to its process group when it has its own.
     void stop();
-    // Passes SIGINT or SIGTERM on to the program (headless: a signal this process was sent by another
-    // one; the terminal's Ctrl+C reaches the program by itself). Safe in a signal handler.
-    void forward(int signal) const;
     bool finished() const { return m_finished; }
     void wait();
     const ProfileConfig& config() const { return m_config; }
