@@ -123,10 +123,12 @@ const std::vector<Verb>& verbs() {
          "         [--screenshot PNG] -- COMMAND ARGS...",
          "run your own program with PyTorch's profiler on, no change to its code: each finished step's "
          "trace saved (-o) or shown live in the window",
-         "  -o OUT          the trace (a process a file with several: OUT-rank-0.json, …); default:\n"
-         "                  profileN.pt.trace.json here; without -o and with a display: the window, live\n"
+         "  -o OUT          where the steps are saved, one trace per process (several processes:\n"
+         "                  OUT-rank-0.json, OUT-rank-1.json, …). Without -o: the window, live, when there\n"
+         "                  is a display; else profileN.pt.trace.json in this folder (the next free N)\n"
          "  --steps S       what a step is: optimizer (the program's optimizer steps), time (slices of\n"
-         "                  --slice seconds) or auto (default: slices until the first optimizer step)\n"
+         "                  --slice seconds) or auto (default: slices until the first optimizer step,\n"
+         "                  those slices then left out of the trace as start-up)\n"
          "  --wait W --warmup U --active A --repeat R\n"
          "                  optimizer steps skipped, warmed up and recorded per cycle, and cycles\n"
          "                  (default 1 1 3 1; --repeat 0: as long as the program runs), as\n"

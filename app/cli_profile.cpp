@@ -95,8 +95,7 @@ std::optional<ProfileRequest> parseProfileArgs(int argc, char** argv) {
     ProfileRequest r;
     ProfileSchedule& s = r.config.schedule;
     auto usage = [&](const std::string& why) -> std::optional<ProfileRequest> {
-        std::fprintf(stderr, "profile: %s\n", why.c_str());
-        printVerbHelp(argv[0], *findVerb("profile"), stderr);
+        std::fprintf(stderr, "profile: %s\n(%s profile --help lists the options)\n", why.c_str(), argv[0]);
         return std::nullopt;
     };
     int i = 2;
@@ -202,9 +201,10 @@ int profileVerb(int argc, char** argv) {
         for (ProfiledStep& s : profile.takeSteps()) {
             const std::uint64_t n = s.trace->eventCount();
             events += n;
-            messages.say(s.process + ": " + (s.optimizer ? "optimizer step" : "time slice") + " " +
-                         std::to_string(s.index) + (s.partial ? " (cut short)" : "") + ", " +
-                         std::to_string(n) + " events");
+            messages.say(s.process + ": step " + std::to_string(s.index) + ", " +
+                         (s.optimizer ? "ended by optimizer step " + std::to_string(s.lastOptimizerStep)
+                                      : std::string("a time slice")) +
+                         (s.partial ? " (cut short)" : "") + ", " + std::to_string(n) + " events");
             steps.push_back(std::move(s));
         }
     };
@@ -221,8 +221,15 @@ int profileVerb(int argc, char** argv) {
     messages.say("the program " + profile.outcome());
     if (steps.empty()) {
         messages.say(profile.problem());
+        if (exists(out)) messages.say(out + " was not written: the file there is from before");
     } else {
-        const std::vector<ProcessTrace> traces = mergeProcessSteps(steps);
+        std::size_t startUp = 0;
+        const std::vector<ProcessTrace> traces = mergeProcessSteps(steadySteps(steps, &startUp));
+        if (startUp)
+            messages.say(
+                "left out " + std::to_string(startUp) + " time slice" + (startUp == 1 ? "" : "s") +
+                " before the first optimizer step (start-up: the model built, the first iteration run "
+                "cold); --steps time keeps them");
         for (const ProcessTrace& p : traces) {
             const std::string path = processOutputPath(out, p.process, traces.size());
             try {

@@ -391,8 +391,10 @@ std::string ProgramProfile::problem() const {
                "profile` profiles Python programs that use PyTorch (a Python started with -I, -E or -S "
                "skips the hook)";
     if (!m_torches)
-        return "the program ran Python but never imported torch: there was nothing for PyTorch's profiler to "
-               "record";
+        return exitCode() != 0
+                   ? "the program " + outcome() + " before it imported torch: nothing was profiled"
+                   : "the program ran Python but never imported torch: there was nothing for "
+                     "PyTorch's profiler to record";
     if (m_config.schedule.steps != ProfileSchedule::Steps::Time)
         return "PyTorch's profiler was on but no step was recorded: the program ended before the first "
                "recorded step (--wait " +
@@ -404,6 +406,23 @@ std::string ProgramProfile::problem() const {
 
 std::vector<std::string> ProgramProfile::lastWords() const {
     return m_exception.empty() ? m_stderrTail : m_exception;
+}
+
+std::vector<ProfiledStep> steadySteps(const std::vector<ProfiledStep>& steps, std::size_t* leftOut) {
+    std::map<std::string, int> firstOptimizer; // per process: the index of its first optimizer step
+    for (const ProfiledStep& s : steps)
+        if (s.optimizer) {
+            auto [it, added] = firstOptimizer.emplace(s.process, s.index);
+            if (!added) it->second = std::min(it->second, s.index);
+        }
+    std::vector<ProfiledStep> kept;
+    for (const ProfiledStep& s : steps) {
+        const auto it = firstOptimizer.find(s.process);
+        if (!s.optimizer && it != firstOptimizer.end() && s.index < it->second) continue;
+        kept.push_back(s);
+    }
+    if (leftOut) *leftOut = steps.size() - kept.size();
+    return kept;
 }
 
 std::vector<ProcessTrace> mergeProcessSteps(const std::vector<ProfiledStep>& steps) {

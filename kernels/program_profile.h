@@ -123,6 +123,11 @@ private:
     std::vector<std::string> m_output, m_notices;
 };
 
+// The steps that show a process at work: a process with optimizer steps loses the slices of time before
+// its first one (its start-up: imports, the model built, the first iteration run cold), which would
+// otherwise weigh in every figure; how many were left out in leftOut. The steps' order is kept.
+std::vector<ProfiledStep> steadySteps(const std::vector<ProfiledStep>& steps, std::size_t* leftOut = nullptr);
+
 // The steps of each process merged into one trace per process, in the order the processes first
 // wrote a step (ranks by rank): what `profile -o` writes and the window opens.
 struct ProcessTrace {

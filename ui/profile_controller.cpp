@@ -15,7 +15,8 @@ namespace attnscope::ui {
 
 std::shared_ptr<const Document> profileSnapshot(const std::vector<kernels::ProfiledStep>& steps,
                                                 const std::string& name) {
-    const std::vector<kernels::ProcessTrace> processes = kernels::mergeProcessSteps(steps);
+    const std::vector<kernels::ProcessTrace> processes =
+        kernels::mergeProcessSteps(kernels::steadySteps(steps));
     if (processes.size() == 1) return openDocument(DocumentSource::built(processes.front().trace, name));
     std::vector<RankInput> ranks;
     for (const kernels::ProcessTrace& p : processes)
@@ -117,8 +118,7 @@ void ProfileController::build() {
     auto steps = std::make_shared<const std::vector<kernels::ProfiledStep>>(m_steps);
     const std::string name = m_name.toStdString();
     m_jobs->start<std::shared_ptr<const Document>>(
-        "snapshot",
-        [steps, name] { return profileSnapshot(*steps, name); },
+        "snapshot", [steps, name] { return profileSnapshot(*steps, name); },
         [this](std::shared_ptr<const Document> doc) {
             m_building = false;
             if (m_ownsView) {

@@ -221,7 +221,10 @@ TEST_F(Profile, TheProgramsStdoutStderrAndExitCodeAreItsOwn) {
     // Nothing of AttnScope's, the profiler's or Kineto's in the program's stderr.
     EXPECT_EQ(p.err, "done\n");
     EXPECT_NE(p.log.find("wrote " + dir.path("train.json")), std::string::npos) << p.log;
-    EXPECT_EQ(count(p.log, "optimizer step"), 3u) << p.log;
+    EXPECT_EQ(count(p.log, "ended by optimizer step"), 3u) << p.log;
+    // Its start-up (before the first optimizer step, a slice of time) is left out of the trace, and said.
+    EXPECT_NE(p.log.find("left out 1 time slice before the first optimizer step"), std::string::npos)
+        << p.log;
     EXPECT_GE(callsByImpl(dir.path("train.json"))["naive"], 3u);
 }
 
@@ -254,10 +257,10 @@ Interrupted interrupt(const TempDir& dir, int signal) {
     Reaper reaper{pid};
     if (pid <= 0) return r;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (count(readText(log), "optimizer step") < 3 && std::chrono::steady_clock::now() < until)
+    while (count(readText(log), "ended by optimizer step") < 3 && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     r.log = readText(log);
-    if (count(r.log, "optimizer step") < 3) return r;
+    if (count(r.log, "ended by optimizer step") < 3) return r;
     kill(pid, signal); // as a user's Ctrl+C, or a job scheduler's SIGTERM, reaches AttnScope: passed on
     r.exitCode = exitCodeOf(pid);
     r.log = readText(log);
@@ -308,6 +311,17 @@ TEST_F(Profile, AProgramWithoutPyTorchIsToldSo) {
     EXPECT_EQ(p.exitCode, 0);
     EXPECT_EQ(p.out, "{\"hello\": \"world\"}\n");
     EXPECT_NE(p.log.find("never imported torch"), std::string::npos) << p.log;
+
+    // A typo in the script's name: Python fails before it imports torch, and that is what is said; a
+    // trace already there is not overwritten, and that is said too.
+    writeFile(dir.path("old.json"), "{}");
+    p = profile(dir, {"-o", dir.path("old.json")}, {kPython, kPrograms + "no_such_script.py"});
+    EXPECT_EQ(p.exitCode, 2);
+    EXPECT_NE(p.log.find("the program exited with status 2 before it imported torch"), std::string::npos)
+        << p.log;
+    EXPECT_NE(p.log.find("old.json was not written: the file there is from before"), std::string::npos)
+        << p.log;
+    EXPECT_EQ(readText(dir.path("old.json")), "{}");
 
     p = profile(dir, {"-o", dir.path("none.json")}, {"attnscope-no-such-program"});
     EXPECT_EQ(p.exitCode, 127);
@@ -402,6 +416,27 @@ TEST_F(Profile, WithoutAFileNamedTheTraceIsTheNextFreeProfileN) {
     EXPECT_NE(p.log.find("wrote profile3.pt.trace.json"), std::string::npos) << p.log;
     EXPECT_TRUE(std::filesystem::exists(dir.path("here/profile3.pt.trace.json")));
     EXPECT_EQ(readText(dir.path("here/profile1.pt.trace.json")), "{}"); // never over an existing file
+}
+
+TEST(ProfileOutput, StartUpSlicesBeforeTheFirstOptimizerStepAreLeftOut) {
+    auto step = [](const std::string& process, int index, bool optimizer) {
+        kernels::ProfiledStep s;
+        s.process = process;
+        s.index = index;
+        s.optimizer = optimizer;
+        return s;
+    };
+    std::size_t leftOut = 0;
+    const auto kept =
+        kernels::steadySteps({step("pid 1", 0, false), step("pid 2", 0, false), step("pid 1", 1, false),
+                              step("pid 1", 2, true), step("pid 2", 1, false), step("pid 1", 3, true)},
+                             &leftOut);
+    EXPECT_EQ(leftOut, 2u); // pid 1's two slices; pid 2 has no optimizer: its slices are its steps
+    std::vector<std::pair<std::string, int>> order;
+    for (const auto& s : kept)
+        order.emplace_back(s.process, s.index);
+    EXPECT_EQ(order, (std::vector<std::pair<std::string, int>>{
+                         {"pid 2", 0}, {"pid 1", 2}, {"pid 2", 1}, {"pid 1", 3}}));
 }
 
 TEST(ProfileOutput, EachProcessHasAFileOfItsOwnWhenThereAreSeveral) {
