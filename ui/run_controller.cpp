@@ -80,12 +80,7 @@ void RunController::tick() {
         m_snapshotDue = true;
     }
     if (m_snapshotDue && m_ownsView && !m_building) build(ended);
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const double seconds = std::max(0.001, double(now - m_startMs) / 1000.0);
-    const QString counts = tr("%1 records, %2 records/s, %3 dropped")
-                               .arg(m_events)
-                               .arg(double(m_events) / seconds, 0, 'f', 0)
-                               .arg(m_run->dropped());
+    const QString counts = countsText();
     // What the run said about itself (PyTorch's version, implementations not available here), all kept.
     const std::vector<std::string> notices = m_run->takeNotices();
     for (const std::string& line : notices)
@@ -132,15 +127,19 @@ void RunController::build(bool final) {
         });
 }
 
+// "12000 records, 3400 records/s, 0 dropped": the run so far.
+QString RunController::countsText() const {
+    const double seconds = std::max(0.001, double(QDateTime::currentMSecsSinceEpoch() - m_startMs) / 1000.0);
+    return tr("%1 records, %2 records/s, %3 dropped")
+        .arg(m_events)
+        .arg(double(m_events) / seconds, 0, 'f', 0)
+        .arg(m_run->dropped());
+}
+
 void RunController::end() {
     m_active = false;
     m_panel->setRunning(false);
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const double seconds = std::max(0.001, double(now - m_startMs) / 1000.0);
-    const QString counts = tr("%1 records, %2 records/s, %3 dropped")
-                               .arg(m_events)
-                               .arg(double(m_events) / seconds, 0, 'f', 0)
-                               .arg(m_run->dropped());
+    const QString counts = countsText();
     const QString error = QString::fromStdString(m_run->error());
     const QString how = !error.isEmpty()   ? tr("Run failed: %1").arg(error)
                         : m_run->stopped() ? tr("Run stopped: %1").arg(counts)

@@ -63,6 +63,7 @@ private:
     void tick();
     void build(bool final);
     void end();
+    QString countsText() const;
 
     RunPanel* m_panel;
     std::unique_ptr<kernels::RunSession> m_run;
