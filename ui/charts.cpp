@@ -252,15 +252,28 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
                              : kind == ChartKind::Roofline ? tr("Roofline")
                                                            : tr("Share"));
     }
+    m_stale.assign(m_views.size(), false);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { drawCurrent(); });
 }
 
 void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
     m_inputs = inputs;
-    for (std::size_t i = 0; i < m_views.size(); ++i) {
-        QChart* old = m_views[i]->chart();
-        m_views[i]->setChart(makeChart(ChartKind(i), inputs));
-        old->deleteLater(); // the view gave it back; events for it may still be on their way
-    }
+    m_stale.assign(m_views.size(), true);
+    if (isVisible()) drawCurrent();
+}
+
+void ChartsPanel::drawCurrent() {
+    const std::size_t i = std::size_t(currentKind());
+    if (i >= m_views.size() || !m_stale[i]) return;
+    m_stale[i] = false;
+    QChart* old = m_views[i]->chart();
+    m_views[i]->setChart(makeChart(ChartKind(i), m_inputs));
+    old->deleteLater(); // the view gave it back; events for it may still be on their way
+}
+
+void ChartsPanel::showEvent(QShowEvent* event) {
+    drawCurrent();
+    QWidget::showEvent(event);
 }
 
 bool ChartsPanel::eventFilter(QObject* watched, QEvent* event) {
@@ -286,7 +299,8 @@ ChartKind ChartsPanel::currentKind() const {
     return ChartKind(std::max(0, m_tabs->currentIndex()));
 }
 
-QChart* ChartsPanel::currentChart() const {
+QChart* ChartsPanel::currentChart() {
+    drawCurrent();
     return m_views[std::size_t(currentKind())]->chart();
 }
 

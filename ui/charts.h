@@ -63,17 +63,23 @@ class ChartsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ChartsPanel(QWidget* parent = nullptr);
+    // The charts are drawn for these inputs when they are seen: the tab on show at once when the panel
+    // is, each other tab when it is brought up (a live profile's snapshots redraw one chart, not three,
+    // and none while the panel is hidden).
     void setInputs(const std::vector<ChartInput>& inputs);
     ChartKind currentKind() const;
-    QChart* currentChart() const;
+    QChart* currentChart(); // drawn for the inputs
     const std::vector<ChartInput>& inputs() const { return m_inputs; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    void drawCurrent();
     QTabWidget* m_tabs = nullptr;
     std::vector<QChartView*> m_views;
+    std::vector<bool> m_stale; // per tab: its chart is not of the inputs
     std::vector<ChartInput> m_inputs;
 };
 

@@ -405,12 +405,12 @@ void MainWindow::showDocument(bool sameRun) {
         statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(doc->totalSeconds, 0, 'f', 2));
     }
     m_find->setTrace(doc->trace);
+    if (doc->analysis) return showAnalysis(); // a profiled program's snapshots come with theirs
     m_kernels->show(doc.get(), m_timeline->range());
     m_details->setAnalysis(nullptr);
     m_attention->showAnalysis(nullptr, nullptr);
     m_findings->showPending(true);
     m_charts->setInputs({});
-    if (doc->analysis) return showAnalysis();      // a profiled program's snapshots come with theirs
     if (!m_run->running()) m_documents->analyse(); // a run's are analysed when it ends
 }
 

@@ -23,6 +23,7 @@
 #include <QApplication>
 #include <QBarCategoryAxis>
 #include <QChart>
+#include <QChartView>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
@@ -34,6 +35,7 @@
 #include <QPieSeries>
 #include <QScatterSeries>
 #include <QScrollBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QValueAxis>
 
@@ -578,4 +580,40 @@ TEST(Charts, TheRooflineChartDrawsTheSummarysPoints) {
     const auto cpuPoints = summaryRoofPoints(summary);
     EXPECT_EQ(cpuPoints.size(), 4u); // QKᵀ, softmax, PV of naive and the flash kernel
     expectSamePoints(chartRoofPoints(cpuChart.get()), cpuPoints);
+}
+
+// The panel draws a chart when it is seen: hidden, new inputs draw nothing (a live profile's snapshots
+// would redraw three charts each); shown, the tab on show is drawn for them, and another tab when it is
+// brought up — never a chart of the inputs before.
+TEST(Charts, ThePanelDrawsTheChartOnShowForTheLatestInputs) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    ChartsPanel panel;
+    panel.resize(900, 400);
+    auto* tabs = panel.findChild<QTabWidget*>();
+    ASSERT_NE(tabs, nullptr);
+    auto* breakdownView = qobject_cast<QChartView*>(tabs->widget(0));
+    auto* rooflineView = qobject_cast<QChartView*>(tabs->widget(1));
+    ASSERT_TRUE(breakdownView && rooflineView);
+    const QChart* emptyBreakdown = breakdownView->chart();
+    const QChart* emptyRoofline = rooflineView->chart();
+    panel.setInputs({{doc->trace.get(), doc->analysis.get(), "h100"}});
+    EXPECT_EQ(breakdownView->chart(), emptyBreakdown) << "drawn while hidden";
+    panel.show();
+    QApplication::processEvents();
+    EXPECT_NE(breakdownView->chart(), emptyBreakdown);
+    EXPECT_FALSE(breakdownView->chart()->series().isEmpty());
+    EXPECT_EQ(rooflineView->chart(), emptyRoofline) << "a tab not on show was drawn";
+    tabs->setCurrentIndex(1);
+    QApplication::processEvents();
+    ASSERT_NE(rooflineView->chart(), emptyRoofline);
+    EXPECT_EQ(chartRoofPoints(rooflineView->chart()).size(), summaryRoofPoints(*doc->summary).size());
+    // New inputs on show: the tab on show at once; the current chart asked for is always of them.
+    const QChart* h100Roofline = rooflineView->chart();
+    panel.setInputs({});
+    EXPECT_NE(rooflineView->chart(), h100Roofline);
+    EXPECT_TRUE(rooflineView->chart()->series().isEmpty());
+    panel.hide();
+    panel.setInputs({{doc->trace.get(), doc->analysis.get(), "h100"}});
+    EXPECT_EQ(chartRoofPoints(panel.currentChart()).size(), summaryRoofPoints(*doc->summary).size());
 }
