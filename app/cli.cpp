@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
+#include "cli_job.h"
 #include "cli_profile.h"
 #include "cli_run.h"
 
@@ -11,6 +12,7 @@
 #include "core/document/document.h"
 #include "core/io/chrome_writer.h"
 #include "core/report/diff.h"
+#include "core/report/rank_record.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 
@@ -45,12 +47,13 @@ int versionVerb(int, char**) {
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
         {"summary",
-         "FILE... [--format text|json|csv] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]\n"
+         "FILE... [--format text|json|csv|rank] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]\n"
          "         [--cpu-roofs auto|this-machine|none]",
          "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls, "
          "findings",
-         "  --format F         text (default), json or csv\n"
-         "  --top N            kernels listed by total time (default 20; 0: all)\n"
+         "  --format F         text (default), json or csv; rank: a rank record per file, one JSON line\n"
+         "                     each, for `attnscope job` (docs/RANK_RECORD.md)\n"
+         "  --top N            kernels listed by total time (default 20; 0: all; rank records: 10)\n"
          "  --ranks            the files are the ranks of one job: GPU busy time per rank, spread, slowest\n"
          "                     (with --findings-only: the job's findings, rank imbalance included)\n"
          "  --findings-only    only what is wrong: each finding's time at stake, explanation and places\n"
@@ -143,6 +146,14 @@ const std::vector<Verb>& verbs() {
          "it could not start). Ctrl+C ends it and keeps the steps recorded so far. torchrun's workers are\n"
          "profiled, each a rank.\n",
          profileVerb},
+        {"job", "RECORDS... | --from DIR [--format text|json|csv|markdown]",
+         "a job of many ranks from its ranks' records (summary TRACE --format rank, one per rank, made where "
+         "the traces lie): the spread, the slow ranks, the straggler, findings across ranks",
+         "  --from DIR     every *.json and *.jsonl record there\n"
+         "  --format F     text (default), json, csv or markdown\n"
+         "A rank whose trace could not be read is listed with its error; two records of one rank are "
+         "refused.\n",
+         jobVerb},
         {"version", "", "print the version", "", versionVerb},
     };
     return table;
@@ -241,17 +252,44 @@ int failOn(const std::vector<SummaryResult>& results, std::optional<Severity> th
     return kOk;
 }
 
+// summary --format rank: each file's rank record, a JSON line each; a file that cannot be read is a
+// record with its error (the job goes on without it, and lists it).
+int rankRecords(const std::vector<std::string>& files, DocumentOptions options, std::size_t top) {
+    int exitCode = kOk;
+    options.parts = SummaryPart | AnalysisPart;
+    options.summaryTop = top;
+    for (std::size_t position = 0; position < files.size(); ++position) {
+        const std::string& path = files[position];
+        std::string line;
+        try {
+            const auto doc = opened(openDocument(DocumentSource::file(path), options));
+            line = rankRecordJson(rankRecord(doc->trace, *doc->summary, path, position, top));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
+            line = rankRecordJson(failedRankRecord(path, e.what(), std::int64_t(position)));
+            exitCode = kFileError;
+        }
+        std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+    return exitCode;
+}
+
 int summary(int argc, char** argv) {
     std::vector<std::string> files;
     SummaryFormat format = SummaryFormat::Text;
     std::size_t top = 20;
-    bool ranks = false, findingsOnly = false;
+    bool ranks = false, findingsOnly = false, records = false, topGiven = false;
     std::optional<Severity> failSeverity;
     DocumentOptions options;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--format" && i + 1 < argc) {
-            if (!parseFormat("summary", argv[++i], format)) return kUsage;
+            if (std::string_view(argv[i + 1]) == "rank") {
+                records = true;
+                ++i;
+            } else if (!parseFormat("summary", argv[++i], format)) {
+                return kUsage;
+            }
         } else if (arg == "--cpu-roofs" && i + 1 < argc) {
             if (!parseCpuRoofs("summary", argv[++i], options)) return kUsage;
         } else if (arg == "--top" && i + 1 < argc) {
@@ -259,6 +297,7 @@ int summary(int argc, char** argv) {
                 std::fprintf(stderr, "summary: --top needs a number, got '%s'\n", argv[i]);
                 return kUsage;
             }
+            topGiven = true;
         } else if (arg == "--ranks") {
             ranks = true;
         } else if (arg == "--findings-only") {
@@ -283,6 +322,13 @@ int summary(int argc, char** argv) {
         std::fprintf(stderr, "summary: no trace files given\n");
         printUsage(argv[0]);
         return kUsage;
+    }
+    if (records) {
+        if (ranks || findingsOnly) {
+            std::fprintf(stderr, "summary: --format rank is a record per file (attnscope job joins them)\n");
+            return kUsage;
+        }
+        return rankRecords(files, options, topGiven ? top : 10);
     }
     std::vector<SummaryResult> results;
     int exitCode = kOk;

@@ -78,72 +78,87 @@ std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
     return merger.finish(ranks);
 }
 
-RankReport rankReport(const std::vector<RankInput>& ranks) {
-    RankReport r;
-    struct Collective {
-        TimeNs start;
-        StringId name;
-    };
-    std::vector<std::vector<Collective>> collectives; // per rank as in r.ranks, by start
-    std::vector<const Trace*> traces;
-    for (std::size_t position = 0; position < ranks.size(); ++position) {
-        const Trace& t = *ranks[position].trace;
-        RankStats s;
-        s.rank = rankOf(ranks[position], position);
-        s.path = ranks[position].path;
-        s.spanNs = t.endNs() - t.startNs();
-        std::vector<std::pair<TimeNs, TimeNs>> intervals, compute;
-        std::vector<Collective> comm;
-        std::vector<std::int8_t> isComm(t.strings().size(), -1); // per name: not looked at yet
-        for (const Track& track : t.tracks())
-            for (std::uint32_t i = 0; i < track.size(); ++i)
-                if (isKernelEvent(t, track, i)) {
-                    ++s.kernels;
-                    s.kernelNs += track.events.duration[i];
-                    intervals.emplace_back(track.events.start[i], track.end(i));
-                    const StringId name = track.events.name[i];
-                    std::int8_t& c = isComm[name.value];
-                    if (c < 0)
-                        c = classifyKernel(t.str(name), t.str(track.events.category[i])) ==
-                            KernelRole::Communication;
-                    if (c) {
-                        s.commNs += track.events.duration[i];
-                        comm.push_back({track.events.start[i], name});
-                    } else {
-                        compute.emplace_back(track.events.start[i], track.end(i));
-                    }
+RankStats measureRank(const RankInput& input, std::size_t position, RankCollectives* collectives) {
+    const Trace& t = *input.trace;
+    RankStats s;
+    s.rank = rankOf(input, position);
+    s.path = input.path;
+    s.spanNs = t.endNs() - t.startNs();
+    std::vector<std::pair<TimeNs, TimeNs>> intervals, compute;
+    std::vector<std::pair<TimeNs, StringId>> comm;
+    std::vector<std::int8_t> isComm(t.strings().size(), -1); // per name: not looked at yet
+    for (const Track& track : t.tracks())
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            if (isKernelEvent(t, track, i)) {
+                ++s.kernels;
+                s.kernelNs += track.events.duration[i];
+                intervals.emplace_back(track.events.start[i], track.end(i));
+                const StringId name = track.events.name[i];
+                std::int8_t& c = isComm[name.value];
+                if (c < 0)
+                    c = classifyKernel(t.str(name), t.str(track.events.category[i])) ==
+                        KernelRole::Communication;
+                if (c) {
+                    s.commNs += track.events.duration[i];
+                    comm.emplace_back(track.events.start[i], name);
+                } else {
+                    compute.emplace_back(track.events.start[i], track.end(i));
                 }
-        s.gpuBusyNs = unionLength(intervals);
-        s.computeBusyNs = unionLength(compute);
+            }
+    s.gpuBusyNs = unionLength(intervals);
+    s.computeBusyNs = unionLength(compute);
+    if (collectives) {
         std::stable_sort(comm.begin(), comm.end(),
-                         [](const Collective& x, const Collective& y) { return x.start < y.start; });
-        r.ranks.push_back(std::move(s));
-        collectives.push_back(std::move(comm));
-        traces.push_back(&t);
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::map<StringId, std::uint32_t> index;
+        *collectives = {};
+        for (const auto& [start, name] : comm) {
+            const auto [it, added] = index.emplace(name, std::uint32_t(collectives->names.size()));
+            if (added) collectives->names.emplace_back(t.str(name));
+            collectives->arrivals.emplace_back(it->second, start);
+        }
     }
+    return s;
+}
+
+RankReport rankReport(const std::vector<RankInput>& ranks) {
+    std::vector<RankStats> stats;
+    std::vector<RankCollectives> collectives(ranks.size());
+    for (std::size_t position = 0; position < ranks.size(); ++position)
+        stats.push_back(measureRank(ranks[position], position, &collectives[position]));
+    return reduceRanks(std::move(stats), collectives);
+}
+
+RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankCollectives>& collectives) {
+    RankReport r;
+    r.ranks = std::move(ranks);
     if (r.ranks.empty()) return r;
     // Where the ranks meet: the n-th collective of every rank is one collective while each rank has
     // one of the same name. Its last arrival is the one the others wait for.
     const std::size_t n = r.ranks.size();
-    if (n > 1) {
+    if (n > 1 && collectives.size() == n) {
         std::size_t matched = SIZE_MAX;
-        for (const auto& c : collectives)
-            matched = std::min(matched, c.size());
+        for (const RankCollectives& c : collectives)
+            matched = std::min(matched, c.arrivals.size());
+        auto nameOf = [&](std::size_t k, std::size_t i) -> const std::string& {
+            return collectives[k].names[collectives[k].arrivals[i].first];
+        };
+        auto startOf = [&](std::size_t k, std::size_t i) { return collectives[k].arrivals[i].second; };
         for (std::size_t i = 0; i < matched; ++i) {
-            const std::string_view name = traces[0]->str(collectives[0][i].name);
+            const std::string& name = nameOf(0, i);
             bool same = true;
             for (std::size_t k = 1; k < n && same; ++k)
-                same = traces[k]->str(collectives[k][i].name) == name;
+                same = nameOf(k, i) == name;
             if (!same) break;
             std::size_t last = 0;
-            TimeNs first = collectives[0][i].start;
+            TimeNs first = startOf(0, i);
             for (std::size_t k = 1; k < n; ++k) {
-                if (collectives[k][i].start > collectives[last][i].start) last = k;
-                first = std::min(first, collectives[k][i].start);
+                if (startOf(k, i) > startOf(last, i)) last = k;
+                first = std::min(first, startOf(k, i));
             }
             for (std::size_t k = 0; k < n; ++k)
-                r.ranks[k].waitNs += collectives[last][i].start - collectives[k][i].start;
-            if (collectives[last][i].start > first) ++r.ranks[last].lastArrivals; // all at once: nobody waits
+                r.ranks[k].waitNs += startOf(last, i) - startOf(k, i);
+            if (startOf(last, i) > first) ++r.ranks[last].lastArrivals; // all at once: nobody waits
             ++r.collectives;
         }
     }

@@ -61,6 +61,18 @@ struct RankReport {
 };
 RankReport rankReport(const std::vector<RankInput>& ranks);
 
+// The two halves of rankReport, for a job whose ranks are measured apart (a rank record each,
+// rank_record.h) and put together after: what one rank's trace says of it (its busy, compute and
+// communication times, its communication kernels by start) …
+struct RankCollectives {
+    std::vector<std::string> names;                         // the communication kernels' names
+    std::vector<std::pair<std::uint32_t, TimeNs>> arrivals; // (index into names, start), by start
+};
+RankStats measureRank(const RankInput& input, std::size_t position, RankCollectives* collectives);
+// … and what the ranks say together: the collectives matched across them, the waits, the straggler,
+// the spread (collectives[k] is ranks[k]'s).
+RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankCollectives>& collectives);
+
 enum class SummaryFormat;
 struct TraceSummary;
 // The rank table in a summary format; with the job's summary, its findings after it (text) or in it

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 
 using namespace attnscope;
@@ -235,6 +236,53 @@ TEST(Cli, SummaryOfRanksShowsTheSlowest) {
     EXPECT_NE(text.out.find("spread (max - min) / mean"), std::string::npos);
     EXPECT_NE(text.out.find("[rank_imbalance]"), std::string::npos);
     EXPECT_EQ(run("summary --ranks " + r0 + " /nonexistent.json").exitCode, 1);
+}
+
+// A job as map and reduce from the command line: a rank record per trace (a broken trace's record says
+// why, and the verb exits 1), then the job's report from a folder of records, agreeing with summary --ranks.
+TEST(Cli, RankRecordsMakeTheJobsReport) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    TempDir dir;
+    writeFile(dir.path("rank2.json"), "a note, not a trace");
+    const CliRun map = run("summary --format rank " + r0 + " " + r1 + " " + dir.path("rank2.json"));
+    EXPECT_EQ(map.exitCode, 1) << "a trace could not be read";
+    std::istringstream lines(map.out);
+    std::string line;
+    int n = 0;
+    std::filesystem::create_directories(dir.path("records"));
+    while (std::getline(lines, line)) {
+        const auto j = nlohmann::json::parse(line);
+        EXPECT_EQ(j.at("attnscope_rank_record"), 1);
+        writeFile(dir.path("records/r" + std::to_string(n) + ".jsonl"), line + "\n");
+        EXPECT_EQ(j.contains("error"), n == 2) << line;
+        ++n;
+    }
+    ASSERT_EQ(n, 3);
+    const CliRun job = run("job --format json --from " + dir.path("records"));
+    ASSERT_EQ(job.exitCode, 0) << job.out;
+    const auto j = nlohmann::json::parse(job.out);
+    const auto ranks = nlohmann::json::parse(run("summary --ranks --format json " + r0 + " " + r1).out);
+    ASSERT_EQ(j.at("ranks").size(), 2u);
+    for (int k = 0; k < 2; ++k)
+        for (const char* key :
+             {"rank", "gpu_busy_ns", "compute_busy_ns", "communication_ns", "collective_wait_ns"})
+            EXPECT_EQ(j.at("ranks").at(k).at(key), ranks.at("ranks").at(k).at(key)) << key;
+    EXPECT_EQ(j.at("slowest_rank"), ranks.at("slowest_rank"));
+    EXPECT_EQ(j.at("failed").size(), 1u);
+    EXPECT_EQ(j.at("failed").at(0).at("rank"), 2);
+    const CliRun text = run("job " + dir.path("records/r0.jsonl") + " " + dir.path("records/r2.jsonl"));
+    EXPECT_NE(text.out.find("could not be read"), std::string::npos) << text.out;
+    // One rank's record twice: refused, naming both.
+    const CliRun twice =
+        run("job " + dir.path("records/r0.jsonl") + " " + dir.path("records/r0.jsonl"), true);
+    EXPECT_EQ(twice.exitCode, 1);
+    EXPECT_NE(twice.out.find("rank 0 twice"), std::string::npos) << twice.out;
+    EXPECT_EQ(run("job").exitCode, 2);
+    EXPECT_EQ(run("job --format yaml " + dir.path("records/r0.jsonl")).exitCode, 2);
+    const CliRun notRecord = run("job " + r0, true);
+    EXPECT_EQ(notRecord.exitCode, 1);
+    EXPECT_NE(notRecord.out.find("not a rank record"), std::string::npos) << notRecord.out;
 }
 
 TEST(Cli, NsysExportsSummarizeAndConvert) {
