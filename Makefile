@@ -40,10 +40,11 @@ test: build torch-venv
 # PyTorch from PyPI in build/torch-venv, once (with numpy, which torch warns about at import without,
 # and Hugging Face transformers for examples/hf_attention.py; pip's cache makes a second machine's
 # install quick): the PyTorch backend's and `attnscope profile`'s tests and the PyTorch benchmark run
-# it. Nothing else is downloaded (the example's model is built from a config, its weights random).
+# it, and Dask (with pyarrow for Parquet), the engine of `attnscope job --map`. Nothing else is
+# downloaded (the example's model is built from a config, its weights random).
 torch-venv: deps
 	@test -x build/torch-venv/bin/python || python3 -m venv build/torch-venv
-	@build/torch-venv/bin/python -c 'import torch, numpy, transformers' 2>/dev/null || build/torch-venv/bin/pip install -q torch numpy transformers
+	@build/torch-venv/bin/python -c 'import torch, numpy, transformers, dask.distributed, pyarrow' 2>/dev/null || build/torch-venv/bin/pip install -q torch numpy transformers 'dask[distributed]' pyarrow
 
 # The .deb: release build, then CPack; lists what it installs and validates the desktop entry and
 # the AppStream metainfo. Install it with `sudo apt install ./build/release/attnscope_*.deb`.

@@ -48,12 +48,15 @@ const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
         {"summary",
          "FILE... [--format text|json|csv|rank] [--top N] [--ranks] [--findings-only] [--fail-on SEVERITY]\n"
-         "         [--cpu-roofs auto|this-machine|none]",
+         "         [--cpu-roofs auto|this-machine|none] [--first-rank N] [--threads N]",
          "per file: kernels, devices, top kernels, categories, roles, roofline verdicts, attention calls, "
          "findings",
          "  --format F         text (default), json or csv; rank: a rank record per file, one JSON line\n"
          "                     each, for `attnscope job` (docs/RANK_RECORD.md)\n"
          "  --top N            kernels listed by total time (default 20; 0: all; rank records: 10)\n"
+         "  --first-rank N     rank records: the files whose trace names no rank are ranks N, N+1, … "
+         "(default 0)\n"
+         "  --threads N        threads that read a file (default: one per core)\n"
          "  --ranks            the files are the ranks of one job: GPU busy time per rank, spread, slowest\n"
          "                     (with --findings-only: the job's findings, rank imbalance included)\n"
          "  --findings-only    only what is wrong: each finding's time at stake, explanation and places\n"
@@ -254,7 +257,8 @@ int failOn(const std::vector<SummaryResult>& results, std::optional<Severity> th
 
 // summary --format rank: each file's rank record, a JSON line each; a file that cannot be read is a
 // record with its error (the job goes on without it, and lists it).
-int rankRecords(const std::vector<std::string>& files, DocumentOptions options, std::size_t top) {
+int rankRecords(const std::vector<std::string>& files, DocumentOptions options, std::size_t top,
+                std::size_t firstRank) {
     int exitCode = kOk;
     options.parts = SummaryPart | AnalysisPart;
     options.summaryTop = top;
@@ -263,10 +267,10 @@ int rankRecords(const std::vector<std::string>& files, DocumentOptions options, 
         std::string line;
         try {
             const auto doc = opened(openDocument(DocumentSource::file(path), options));
-            line = rankRecordJson(rankRecord(doc->trace, *doc->summary, path, position, top));
+            line = rankRecordJson(rankRecord(doc->trace, *doc->summary, path, firstRank + position, top));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", path.c_str(), e.what());
-            line = rankRecordJson(failedRankRecord(path, e.what(), std::int64_t(position)));
+            line = rankRecordJson(failedRankRecord(path, e.what(), std::int64_t(firstRank + position)));
             exitCode = kFileError;
         }
         std::fwrite(line.data(), 1, line.size(), stdout);
@@ -279,6 +283,7 @@ int summary(int argc, char** argv) {
     SummaryFormat format = SummaryFormat::Text;
     std::size_t top = 20;
     bool ranks = false, findingsOnly = false, records = false, topGiven = false;
+    std::size_t firstRank = 0; // rank records: the rank of the first file that does not say its own
     std::optional<Severity> failSeverity;
     DocumentOptions options;
     for (int i = 2; i < argc; ++i) {
@@ -298,6 +303,16 @@ int summary(int argc, char** argv) {
                 return kUsage;
             }
             topGiven = true;
+        } else if ((arg == "--first-rank" || arg == "--threads") && i + 1 < argc) {
+            std::size_t n = 0;
+            if (!parseCount(argv[++i], n)) {
+                std::fprintf(stderr, "summary: %s needs a number, got '%s'\n", arg.c_str(), argv[i]);
+                return kUsage;
+            }
+            if (arg == "--threads")
+                options.load.threads = unsigned(std::max<std::size_t>(1, n));
+            else
+                firstRank = n;
         } else if (arg == "--ranks") {
             ranks = true;
         } else if (arg == "--findings-only") {
@@ -328,7 +343,7 @@ int summary(int argc, char** argv) {
             std::fprintf(stderr, "summary: --format rank is a record per file (attnscope job joins them)\n");
             return kUsage;
         }
-        return rankRecords(files, options, topGiven ? top : 10);
+        return rankRecords(files, options, topGiven ? top : 10, firstRank);
     }
     std::vector<SummaryResult> results;
     int exitCode = kOk;

@@ -209,4 +209,8 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
 std::string runHeadline(const RunConfig& config, unsigned workers);
 std::string formatRunStats(const std::vector<ImplStats>& stats);
 
+// The Python AttnScope starts (a PyTorch run, the engine of `job --map`): the one chosen, else
+// ATTNSCOPE_PYTHON, else python3 on PATH.
+std::string pythonToRun(const std::string& chosen = {});
+
 } // namespace attnscope::kernels

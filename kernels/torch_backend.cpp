@@ -42,10 +42,14 @@ const std::vector<std::string>& torchImpls() {
     return impls;
 }
 
-std::string torchPython(const RunConfig& config) {
-    if (!config.python.empty()) return config.python;
+std::string pythonToRun(const std::string& chosen) {
+    if (!chosen.empty()) return chosen;
     if (const char* python = std::getenv("ATTNSCOPE_PYTHON"); python && *python) return python;
     return "python3";
+}
+
+std::string torchPython(const RunConfig& config) {
+    return pythonToRun(config.python);
 }
 
 std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::string& impl, int call,

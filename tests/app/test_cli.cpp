@@ -260,7 +260,7 @@ TEST(Cli, RankRecordsMakeTheJobsReport) {
     }
     ASSERT_EQ(n, 3);
     const CliRun job = run("job --format json --from " + dir.path("records"));
-    ASSERT_EQ(job.exitCode, 0) << job.out;
+    ASSERT_EQ(job.exitCode, 1) << "a rank could not be read: " << job.out;
     const auto j = nlohmann::json::parse(job.out);
     const auto ranks = nlohmann::json::parse(run("summary --ranks --format json " + r0 + " " + r1).out);
     ASSERT_EQ(j.at("ranks").size(), 2u);
