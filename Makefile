@@ -67,8 +67,9 @@ install-check: package
 # --format json` as a user runs it, and python3's json.load on the same file for comparison; the
 # timeline's frame benchmark (10M events, 1920x1080); a profile of 1M events streamed into the window
 # against opening its saved trace once; the CPU attention kernels; the time to the
-# first painted timeline of a PAINT_MB trace vs. `attnscope summary`. Release build.
-bench: deps
+# first painted timeline of a PAINT_MB trace vs. `attnscope summary`; a job of 1,000 generated 5 MB ranks
+# through the engine (job --map on Dask) against their summaries one by one. Release build.
+bench: deps torch-venv
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 	./build/release/bench/attnscope_bench_load --size-mb $(BENCH_MB)
@@ -76,6 +77,7 @@ bench: deps
 	./build/release/bench/attnscope_bench_frame
 	./build/release/bench/attnscope_bench_live
 	./build/release/bench/attnscope_bench_attention_cpu
+	./build/release/bench/attnscope_bench_job --python build/torch-venv/bin/python
 	tests/bench/first_paint.sh $(PAINT_MB)
 
 # AttnScope's CPU attention beside PyTorch's in one run (tests/bench/torch_compare.py): naive, SDPA math

@@ -16,24 +16,37 @@ import time
 
 def summarize(attnscope, paths, first_rank, threads):
     """On a worker: the records of a batch of traces, a JSON line each (a trace that cannot be read is a
-    record with its error), and the peak memory of the summaries this worker process has run."""
-    import resource
+    record with its error), and the peak memory of the summary that made them."""
     import subprocess
+    import tempfile
 
-    done = subprocess.run(
-        [attnscope, "summary", "--format", "rank", "--first-rank", str(first_rank), "--threads", str(threads)]
-        + list(paths),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    # Status 1: some traces could not be read, and their records say why.
-    if done.returncode not in (0, 1) or len(lines) != len(paths):
-        raise RuntimeError(
-            "attnscope summary ended with status %d: %s" % (done.returncode, done.stderr.strip()[-2000:])
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        child = subprocess.Popen(
+            [attnscope, "summary", "--format", "rank", "--first-rank", str(first_rank), "--threads", str(threads)]
+            + list(paths),
+            stdout=out,
+            stderr=err,
         )
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        # Its own high-water mark, sampled while it runs: getrusage would count this worker's memory too
+        # (a child's peak includes what it was before it became attnscope).
+        peak_kb = 0
+        while child.poll() is None:
+            try:
+                with open("/proc/%d/status" % child.pid) as status:
+                    for line in status:
+                        if line.startswith("VmHWM:"):
+                            peak_kb = max(peak_kb, int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.02)
+        out.seek(0)
+        lines = [line for line in out.read().splitlines() if line.strip()]
+        # Status 1: some traces could not be read, and their records say why.
+        if child.returncode not in (0, 1) or len(lines) != len(paths):
+            err.seek(0)
+            raise RuntimeError(
+                "attnscope summary ended with status %d: %s" % (child.returncode, err.read().strip()[-2000:])
+            )
     return lines, peak_kb, "%s:%d" % (os.uname().nodename, os.getpid())
 
 
