@@ -179,9 +179,10 @@ void printUsage(const char* program) {
 void printHelp(const char* program) {
     std::printf("AttnScope %s: a profiler for transformer attention.\n\n", version());
     std::printf(
-        "  %s [FILE...] [--compare] [--run-backend cpu|cuda|torch|auto] [--screenshot OUT.png]\n"
+        "  %s [FILE...] [--compare | --job] [--run-backend cpu|cuda|torch|auto] [--screenshot OUT.png]\n"
         "      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite; "
-        "several: the ranks of one job, or with --compare side by side in Compare Variants); "
+        "several: the ranks of one job, or with --compare side by side in Compare Variants; with --job, "
+        "rank records and folders of them in the Job window); "
         "no file: a live run (on the CPU, or the backend given). --screenshot saves the window once loaded "
         "or run, then quits. With no display, print what it would show.\n",
         program);
@@ -616,6 +617,8 @@ int window(int argc, char** argv) {
     ui::WindowRequest request;
     const bool compareRequested =
         std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--compare") == 0; });
+    const bool jobRequested =
+        std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--job") == 0; });
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--screenshot" && i + 1 < argc) {
@@ -624,6 +627,8 @@ int window(int argc, char** argv) {
             request.timing = true;
         } else if (arg == "--compare") {
             request.compare = true;
+        } else if (arg == "--job") {
+            request.job = true;
         } else if (arg == "--run-backend" && i + 1 < argc) {
             request.runBackend = kernels::backendChoiceNamed(argv[++i]);
             if (!request.runBackend) {
@@ -631,8 +636,8 @@ int window(int argc, char** argv) {
                              kernels::backendChoicesText().c_str(), argv[i]);
                 return kUsage;
             }
-        } else if (struct stat st{}; stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
-            request.files.push_back(arg);
+        } else if (struct stat st{}; stat(argv[i], &st) == 0 && (!S_ISDIR(st.st_mode) || jobRequested)) {
+            request.files.push_back(arg); // with --job, records and folders of them
         } else if (compareRequested && arg.rfind('-', 0) != 0) {
             request.files.push_back(arg); // side by side, a file that cannot be read keeps its row with why
         } else if (arg.rfind('-', 0) != 0 &&
@@ -653,6 +658,7 @@ int window(int argc, char** argv) {
                      "attnscope: no display (DISPLAY and WAYLAND_DISPLAY are unset); printing what the "
                      "window would show. Use xvfb-run or a desktop session for the window.\n");
         std::vector<char*> args = {argv[0], const_cast<char*>(request.files.empty() ? "run"
+                                                              : request.job         ? "job"
                                                               : request.compare     ? "compare"
                                                                                     : "summary")};
         std::string backendOption = "--backend",
@@ -665,6 +671,7 @@ int window(int argc, char** argv) {
             args.push_back(f.data());
         args.push_back(nullptr);
         if (request.files.empty()) return runVerb(int(args.size()) - 1, args.data());
+        if (request.job) return jobVerb(int(args.size()) - 1, args.data());
         return request.compare ? compare(int(args.size()) - 1, args.data())
                                : summary(int(args.size()) - 1, args.data());
     }

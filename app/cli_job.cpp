@@ -180,8 +180,8 @@ int jobVerb(int argc, char** argv) {
                 std::fprintf(stderr, "job: unknown format '%s' (text, json, csv or markdown)\n", f.c_str());
                 return kUsage;
             }
-        } else if (arg == "--from" && i + 1 < argc) {
-            const std::string dir = argv[++i];
+        } else if ((arg == "--from" && i + 1 < argc) || (!map && std::filesystem::is_directory(arg))) {
+            const std::string dir = arg == "--from" ? argv[++i] : arg;
             std::error_code error;
             std::vector<std::string> found;
             for (const auto& entry : std::filesystem::directory_iterator(dir, error))

@@ -2,6 +2,7 @@
 #include "gui_main.h"
 
 #include "charts.h"
+#include "job_window.h"
 #include "main_window.h"
 #include "run_panel.h"
 #include "timeline_export.h"
@@ -40,7 +41,7 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
     QApplication::setApplicationName("AttnScope");
     QApplication::setApplicationVersion(ATTNSCOPE_VERSION);
     attnscope::ui::MainWindow window;
-    if (!screenshot.isEmpty() && !request->compare) window.screenshotWhenLoaded(screenshot);
+    if (!screenshot.isEmpty() && !request->compare && !request->job) window.screenshotWhenLoaded(screenshot);
 
     // --timing: how long until the loaded trace is painted, and the longest the event loop went
     // without turning while it loaded (a 5 ms timer that notes its own lateness); then ends the
@@ -108,6 +109,19 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
                                      QApplication::exit(saved ? 0 : 1);
                                  });
                              });
+    } else if (request->job) {
+        QStringList paths;
+        for (const std::string& f : files)
+            paths << QString::fromStdString(f);
+        attnscope::ui::JobWindow* job = window.openJob(paths);
+        if (!job) return 1;
+        if (!screenshot.isEmpty())
+            QTimer::singleShot(800, job, [job, screenshot] {
+                const bool saved = job->grab().save(screenshot);
+                std::fprintf(saved ? stdout : stderr, "%s%s\n", saved ? "" : "cannot write ",
+                             qPrintable(screenshot));
+                QApplication::exit(saved ? 0 : 1);
+            });
     } else if (files.size() == 1)
         window.openFile(QString::fromStdString(files.front()));
     else { // several files: the ranks of one job

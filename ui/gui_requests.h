@@ -36,6 +36,7 @@ struct WindowRequest {
     std::vector<std::string> files; // none: a live run; several: the ranks of one job
     std::string screenshot;         // save a picture of the window once loaded, then quit
     bool compare = false;           // the files side by side in Compare Variants, not as ranks
+    bool job = false;               // the files (and folders) are rank records: the Job window
     bool timing = false;            // print the time to the first painted timeline, then quit
     std::optional<kernels::BackendChoice> runBackend; // the live run's (none: the Run panel's)
     // attnscope profile -- COMMAND with a display: the program profiled live (files unused); with

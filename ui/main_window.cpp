@@ -10,6 +10,7 @@
 #include "find_controller.h"
 #include "findings_panel.h"
 #include "job_runner.h"
+#include "job_window.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
 #include "profile_controller.h"
@@ -369,6 +370,25 @@ VariantsWindow* MainWindow::compareVariants(const QStringList& paths) {
     connect(window, &VariantsWindow::openRequested, this, &MainWindow::openFile);
     window->show();
     window->addTraces(paths);
+    return window;
+}
+
+JobWindow* MainWindow::openJob(const QStringList& paths) {
+    auto* window = new JobWindow(this);
+    window->setWindowFlag(Qt::Window);
+    const QString problem = window->openRecords(paths);
+    if (window->report().records.empty() && window->report().failed.empty()) {
+        delete window;
+        if (m_screenshotPath.isEmpty())
+            warn(tr("Job"), tr("The job could not be read."), problem);
+        else
+            std::fprintf(stderr, "attnscope: %s\n", qPrintable(problem));
+        return nullptr;
+    }
+    if (!problem.isEmpty()) statusBar()->showMessage(problem, 10000);
+    connect(window, &JobWindow::openRequested, this, &MainWindow::openFile);
+    connect(window, &JobWindow::openRanksRequested, this, &MainWindow::openRanks);
+    window->show();
     return window;
 }
 

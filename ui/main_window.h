@@ -29,6 +29,7 @@ namespace attnscope::ui {
 
 class AttentionPanel;
 class ChartsPanel;
+class JobWindow;
 class CompareWindow;
 class VariantsWindow;
 class DetailsPanel;
@@ -65,6 +66,9 @@ public:
     CompareWindow* compareWith(const QString& path);
     // File → Compare Variants: the files side by side in a window of its own; a row opens its trace here.
     VariantsWindow* compareVariants(const QStringList& paths);
+    // A job of many ranks from its rank records (files or folders): the Job window, its rows opening
+    // their traces here; null (with why said) when no record could be read.
+    JobWindow* openJob(const QStringList& paths);
     void openEmbeddedSample();
     // Runs attention workloads on a worker thread; the kernels appear on the timeline as they are
     // collected (a snapshot every ~33 ms), and the finished run is a trace like a loaded one.

@@ -76,6 +76,11 @@ void MainWindow::buildMenus() {
         if (const QStringList paths = pickTraces(tr("Open the ranks of one job"), true); !paths.isEmpty())
             openRanks(paths);
     });
+    file->addAction(tr("Open &Job Records…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("A folder of rank records (attnscope job --map … --records DIR)"));
+        if (!dir.isEmpty()) openJob({dir});
+    });
     m_recentMenu = new RecentFilesMenu(this);
     connect(m_recentMenu, &RecentFilesMenu::openRequested, this, &MainWindow::openFile);
     file->addMenu(m_recentMenu);

@@ -120,8 +120,8 @@ std::string rankRecordJson(const RankRecord& r) {
         kernels.push_back({{"name", k.name}, {"count", k.count}, {"ns", k.totalNs}});
     j["top_kernels"] = kernels;
     Json arrivals = Json::array();
-    for (const auto& [name, start] : r.collectives.arrivals)
-        arrivals.push_back({name, start});
+    for (const RankCollectives::Arrival& a : r.collectives.arrivals)
+        arrivals.push_back({a.name, a.start, a.duration});
     j["collectives"] = {{"names", r.collectives.names}, {"arrivals", arrivals}};
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -175,7 +175,7 @@ RankRecord parseRankRecord(std::string_view text, const std::string& source) {
             if (name >= r.collectives.names.size())
                 throw std::runtime_error("a collective names kernel " + std::to_string(name) + " of " +
                                          std::to_string(r.collectives.names.size()));
-            r.collectives.arrivals.emplace_back(name, a.at(1).get<TimeNs>());
+            r.collectives.arrivals.push_back({name, a.at(1).get<TimeNs>(), a.at(2).get<TimeNs>()});
         }
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(source + ": a broken rank record: " + e.what());
@@ -184,6 +184,35 @@ RankRecord parseRankRecord(std::string_view text, const std::string& source) {
         throw std::runtime_error(source + ": a broken rank record: " + e.what());
     }
     return r;
+}
+
+TimeNs attentionNs(const RankRecord& r) {
+    TimeNs ns = 0;
+    for (const RecordImpl& a : r.attention)
+        ns += a.totalNs;
+    return ns;
+}
+
+double communicationShare(const RankStats& s) {
+    return s.gpuBusyNs ? double(s.commNs) / double(s.gpuBusyNs) : 0;
+}
+
+const std::vector<JobMeasure>& jobMeasures() {
+    static const std::vector<JobMeasure> measures = {
+        {"GPU busy", "gpu_busy", [](const RankRecord& r) { return r.stats.gpuBusyNs; }},
+        {"compute busy", "compute_busy", [](const RankRecord& r) { return r.stats.computeBusyNs; }},
+        {"communication", "communication", [](const RankRecord& r) { return r.stats.commNs; }},
+        {"collective wait", "collective_wait", [](const RankRecord& r) { return r.stats.waitNs; }},
+        {"attention", "attention", attentionNs},
+    };
+    return measures;
+}
+
+const Spread& JobReport::spread(std::string_view key) const {
+    const auto& measures = jobMeasures();
+    for (std::size_t i = 0; i < measures.size() && i < spreads.size(); ++i)
+        if (key == measures[i].key) return spreads[i];
+    throw std::out_of_range("no job measure " + std::string(key));
 }
 
 namespace {
@@ -196,7 +225,7 @@ double percentileOf(std::vector<double> v, double p) {
     return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
 }
 
-template <class F> Spread spreadOf(const std::vector<RankRecord>& records, F value) {
+Spread spreadOf(const std::vector<RankRecord>& records, TimeNs (*value)(const RankRecord&)) {
     Spread s;
     std::vector<double> v;
     for (const RankRecord& r : records) {
@@ -210,13 +239,6 @@ template <class F> Spread spreadOf(const std::vector<RankRecord>& records, F val
     s.median = percentileOf(v, 0.5);
     s.p90 = percentileOf(v, 0.9);
     return s;
-}
-
-TimeNs attentionNs(const RankRecord& r) {
-    TimeNs ns = 0;
-    for (const RecordImpl& a : r.attention)
-        ns += a.totalNs;
-    return ns;
 }
 
 std::string recordName(const RankRecord& r) {
@@ -252,14 +274,11 @@ JobReport jobReport(std::vector<RankRecord> records) {
     for (std::size_t k = 0; k < read.size(); ++k)
         read[k].stats = job.ranks.ranks[k]; // with their waits (both by rank)
     job.records = std::move(read);
-    job.gpuBusy = spreadOf(job.records, [](const RankRecord& r) { return r.stats.gpuBusyNs; });
-    job.computeBusy = spreadOf(job.records, [](const RankRecord& r) { return r.stats.computeBusyNs; });
-    job.communication = spreadOf(job.records, [](const RankRecord& r) { return r.stats.commNs; });
-    job.collectiveWait = spreadOf(job.records, [](const RankRecord& r) { return r.stats.waitNs; });
-    job.attention = spreadOf(job.records, attentionNs);
+    for (const JobMeasure& m : jobMeasures())
+        job.spreads.push_back(spreadOf(job.records, m.value));
     // Slow for themselves: beyond the median by 3 scaled MADs, and by 5% of it.
     if (job.records.size() >= 3) {
-        const double median = job.computeBusy.median;
+        const double median = job.spread("compute_busy").median;
         std::vector<double> deviations;
         for (const RankRecord& r : job.records)
             deviations.push_back(std::fabs(double(r.stats.computeBusyNs) - median));
@@ -306,10 +325,6 @@ std::string ranksText(const std::vector<std::int64_t>& ranks, std::size_t cap = 
     return out;
 }
 
-double commShare(const RankStats& s) {
-    return s.gpuBusyNs ? double(s.commNs) / double(s.gpuBusyNs) : 0;
-}
-
 std::string jobJson(const JobReport& job) {
     Json out;
     out["ranks_read"] = job.records.size();
@@ -325,7 +340,7 @@ std::string jobJson(const JobReport& job) {
                          {"gpu_busy_ns", s.gpuBusyNs},
                          {"compute_busy_ns", s.computeBusyNs},
                          {"communication_ns", s.commNs},
-                         {"communication_share", commShare(s)},
+                         {"communication_share", communicationShare(s)},
                          {"collective_wait_ns", s.waitNs},
                          {"last_arrivals", s.lastArrivals},
                          {"attention_ns", attentionNs(r)},
@@ -336,14 +351,13 @@ std::string jobJson(const JobReport& job) {
     for (const RankRecord& r : job.failed)
         failed.push_back({{"rank", r.stats.rank}, {"path", r.path}, {"error", r.error}});
     out["failed"] = failed;
-    auto spread = [](const Spread& s) {
-        return Json{{"median_ns", s.median}, {"p90_ns", s.p90}, {"max_ns", s.max}, {"max_rank", s.maxRank}};
-    };
-    out["spread"] = {{"gpu_busy", spread(job.gpuBusy)},
-                     {"compute_busy", spread(job.computeBusy)},
-                     {"communication", spread(job.communication)},
-                     {"collective_wait", spread(job.collectiveWait)},
-                     {"attention", spread(job.attention)}};
+    Json spreads = Json::object();
+    for (std::size_t i = 0; i < job.spreads.size(); ++i) {
+        const Spread& s = job.spreads[i];
+        spreads[jobMeasures()[i].key] = {
+            {"median_ns", s.median}, {"p90_ns", s.p90}, {"max_ns", s.max}, {"max_rank", s.maxRank}};
+    }
+    out["spread"] = spreads;
     Json slow = Json::array();
     for (const SlowRank& s : job.slowRanks)
         slow.push_back(
@@ -375,8 +389,8 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
         for (const RankRecord& r : job.records) {
             const RankStats& s = r.stats;
             out << s.rank << ',' << csvField(r.path) << ',' << s.spanNs << ',' << s.kernels << ','
-                << s.gpuBusyNs << ',' << s.computeBusyNs << ',' << s.commNs << ',' << commShare(s) << ','
-                << s.waitNs << ',' << attentionNs(r) << ',' << r.findings.size() << ",\n";
+                << s.gpuBusyNs << ',' << s.computeBusyNs << ',' << s.commNs << ',' << communicationShare(s)
+                << ',' << s.waitNs << ',' << attentionNs(r) << ',' << r.findings.size() << ",\n";
         }
         for (const RankRecord& r : job.failed)
             out << r.stats.rank << ',' << csvField(r.path) << ",,,,,,,,,," << csvField(r.error) << '\n';
@@ -401,11 +415,8 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
         out << line;
     };
     if (n) {
-        spreadLine("GPU busy", job.gpuBusy);
-        spreadLine("compute busy", job.computeBusy);
-        spreadLine("communication", job.communication);
-        spreadLine("collective wait", job.collectiveWait);
-        spreadLine("attention", job.attention);
+        for (std::size_t i = 0; i < job.spreads.size(); ++i)
+            spreadLine(jobMeasures()[i].name, job.spreads[i]);
         out << '\n';
     }
     if (!job.slowRanks.empty()) {
@@ -469,7 +480,7 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
                          : "%6lld %12s %14s %14s %10s %12s %12s  %s\n",
                       static_cast<long long>(s.rank), formatDuration(s.gpuBusyNs).c_str(),
                       formatDuration(s.computeBusyNs).c_str(), formatDuration(s.commNs).c_str(),
-                      formatPercent(commShare(s)).c_str(), wait.c_str(),
+                      formatPercent(communicationShare(s)).c_str(), wait.c_str(),
                       formatDuration(attentionNs(r)).c_str(), r.path.c_str());
         out << line;
     }

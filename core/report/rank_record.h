@@ -89,11 +89,25 @@ struct SlowRank {
     double overMedian = 0; // compute busy / the median's
 };
 
+// The measures a job is read by, in the report's order: its name, its key in JSON ("gpu_busy"), and a
+// rank's value (ns).
+struct JobMeasure {
+    const char* name;
+    const char* key;
+    TimeNs (*value)(const RankRecord&);
+};
+const std::vector<JobMeasure>& jobMeasures();
+// Its attention calls' time, summed over the implementations.
+TimeNs attentionNs(const RankRecord& record);
+// Its communication kernels' share of its GPU busy time.
+double communicationShare(const RankStats& stats);
+
 struct JobReport {
     RankReport ranks;                // the ranks read, by rank (as summary --ranks)
     std::vector<RankRecord> records; // the same order, each rank's record
     std::vector<RankRecord> failed;  // ranks whose trace could not be read, by rank then path
-    Spread gpuBusy, computeBusy, communication, collectiveWait, attention;
+    std::vector<Spread> spreads;     // per jobMeasures()
+    const Spread& spread(std::string_view key) const; // by the measure's key
     // Ranks whose compute busy time lies beyond the median by more than 3 scaled median absolute
     // deviations (and 5% of the median): slow for themselves, not by one outlier's pull on a mean.
     std::vector<SlowRank> slowRanks;

@@ -85,7 +85,11 @@ RankStats measureRank(const RankInput& input, std::size_t position, RankCollecti
     s.path = input.path;
     s.spanNs = t.endNs() - t.startNs();
     std::vector<std::pair<TimeNs, TimeNs>> intervals, compute;
-    std::vector<std::pair<TimeNs, StringId>> comm;
+    struct Comm {
+        TimeNs start, duration;
+        StringId name;
+    };
+    std::vector<Comm> comm;
     std::vector<std::int8_t> isComm(t.strings().size(), -1); // per name: not looked at yet
     for (const Track& track : t.tracks())
         for (std::uint32_t i = 0; i < track.size(); ++i)
@@ -100,7 +104,7 @@ RankStats measureRank(const RankInput& input, std::size_t position, RankCollecti
                         KernelRole::Communication;
                 if (c) {
                     s.commNs += track.events.duration[i];
-                    comm.emplace_back(track.events.start[i], name);
+                    comm.push_back({track.events.start[i], track.events.duration[i], name});
                 } else {
                     compute.emplace_back(track.events.start[i], track.end(i));
                 }
@@ -109,13 +113,13 @@ RankStats measureRank(const RankInput& input, std::size_t position, RankCollecti
     s.computeBusyNs = unionLength(compute);
     if (collectives) {
         std::stable_sort(comm.begin(), comm.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
+                         [](const Comm& x, const Comm& y) { return x.start < y.start; });
         std::map<StringId, std::uint32_t> index;
         *collectives = {};
-        for (const auto& [start, name] : comm) {
-            const auto [it, added] = index.emplace(name, std::uint32_t(collectives->names.size()));
-            if (added) collectives->names.emplace_back(t.str(name));
-            collectives->arrivals.emplace_back(it->second, start);
+        for (const Comm& c : comm) {
+            const auto [it, added] = index.emplace(c.name, std::uint32_t(collectives->names.size()));
+            if (added) collectives->names.emplace_back(t.str(c.name));
+            collectives->arrivals.push_back({it->second, c.start, c.duration});
         }
     }
     return s;
@@ -141,9 +145,9 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
         for (const RankCollectives& c : collectives)
             matched = std::min(matched, c.arrivals.size());
         auto nameOf = [&](std::size_t k, std::size_t i) -> const std::string& {
-            return collectives[k].names[collectives[k].arrivals[i].first];
+            return collectives[k].names[collectives[k].arrivals[i].name];
         };
-        auto startOf = [&](std::size_t k, std::size_t i) { return collectives[k].arrivals[i].second; };
+        auto startOf = [&](std::size_t k, std::size_t i) { return collectives[k].arrivals[i].start; };
         for (std::size_t i = 0; i < matched; ++i) {
             const std::string& name = nameOf(0, i);
             bool same = true;
@@ -156,8 +160,11 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
                 if (startOf(k, i) > startOf(last, i)) last = k;
                 first = std::min(first, startOf(k, i));
             }
+            // A rank waits from its arrival to the last one's, inside its own collective kernel: never longer
+            // than that kernel lasts (ranks whose clocks disagree would otherwise wait longer than they ran).
             for (std::size_t k = 0; k < n; ++k)
-                r.ranks[k].waitNs += startOf(last, i) - startOf(k, i);
+                r.ranks[k].waitNs +=
+                    std::min(startOf(last, i) - startOf(k, i), collectives[k].arrivals[i].duration);
             if (startOf(last, i) > first) ++r.ranks[last].lastArrivals; // all at once: nobody waits
             ++r.collectives;
         }

@@ -65,8 +65,13 @@ RankReport rankReport(const std::vector<RankInput>& ranks);
 // rank_record.h) and put together after: what one rank's trace says of it (its busy, compute and
 // communication times, its communication kernels by start) …
 struct RankCollectives {
-    std::vector<std::string> names;                         // the communication kernels' names
-    std::vector<std::pair<std::uint32_t, TimeNs>> arrivals; // (index into names, start), by start
+    struct Arrival {
+        std::uint32_t name; // index into names
+        TimeNs start;
+        TimeNs duration; // a rank waits inside the kernel: never longer than it lasts
+    };
+    std::vector<std::string> names; // the communication kernels' names
+    std::vector<Arrival> arrivals;  // by start
 };
 RankStats measureRank(const RankInput& input, std::size_t position, RankCollectives* collectives);
 // … and what the ranks say together: the collectives matched across them, the waits, the straggler,

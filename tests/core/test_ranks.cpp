@@ -215,3 +215,30 @@ TEST(Ranks, TwoDlrmRanksMergeWithoutCrossingLinks) {
     // The same rank twice is refused.
     EXPECT_THROW(mergeRanks({inputs[0], inputs[0]}), std::invalid_argument);
 }
+
+// A rank waits inside its collective kernel, so never longer than the kernel lasts: ranks whose clocks
+// disagree (rank 1's a second behind) would otherwise wait a second at each all-reduce of 100 µs, longer
+// than they ran.
+TEST(Ranks, AWaitIsNeverLongerThanTheCollectiveItIsIn) {
+    auto rank = [](int r, long offsetUs) {
+        std::string events;
+        for (int i = 0; i < 3; ++i) {
+            const long t = offsetUs + 1000L * i;
+            events +=
+                (i ? "," : "") +
+                std::string(R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)") +
+                std::to_string(t) +
+                R"(,"dur":500},{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":9,"ts":)" +
+                std::to_string(t + 600) + R"(,"dur":100})";
+        }
+        return loadText(R"({"distributedInfo":{"rank":)" + std::to_string(r) +
+                        R"(,"world_size":2},"traceEvents":[)" + events + "]}");
+    };
+    const RankReport report = rankReport({{"r0.json", rank(0, 0)}, {"r1.json", rank(1, 1'000'000)}});
+    ASSERT_EQ(report.collectives, 3u);
+    EXPECT_EQ(report.stragglerRank, 1);
+    EXPECT_EQ(report.ranks[0].waitNs, 3 * 100'000); // at most each all-reduce's 100 µs
+    EXPECT_LE(report.ranks[0].waitNs, report.ranks[0].commNs);
+    EXPECT_LE(report.ranks[0].waitNs, report.ranks[0].spanNs);
+    EXPECT_EQ(report.ranks[1].waitNs, 0);
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// The Job window: rank records read into the job's table and heat map; sorting, the heat map finding its
+// rank, a double-click opening a rank's trace in the main window, a selection opening as ranks.
+#include "core/report/rank_record.h"
+#include "support/test_support.h"
+#include "ui/job_window.h"
+#include "ui/main_window.h"
+#include "ui/ui_test_support.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTest>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+namespace {
+
+// A folder of records: `ranks` ranks computing 1 ms each but rank `slow`, 1.5 ms, and one that failed.
+std::string recordsFolder(const TempDir& dir, int ranks, int slow) {
+    std::string lines;
+    for (int r = 0; r < ranks; ++r) {
+        RankRecord rec;
+        rec.path = dir.path("rank" + std::to_string(r) + ".json");
+        rec.stats.rank = r;
+        rec.stats.path = rec.path;
+        rec.stats.kernels = 10;
+        rec.stats.computeBusyNs = r == slow ? 1'500'000 : 1'000'000 + 1'000 * (r % 5);
+        rec.stats.gpuBusyNs = rec.stats.kernelNs = rec.stats.computeBusyNs + 200'000;
+        rec.stats.commNs = 200'000;
+        rec.stats.spanNs = 3'000'000;
+        lines += rankRecordJson(rec);
+    }
+    lines += rankRecordJson(failedRankRecord(dir.path("rank999.json"), "not a JSON trace", ranks));
+    std::filesystem::create_directories(dir.path("records"));
+    writeFile(dir.path("records/part.jsonl"), lines);
+    return dir.path("records");
+}
+
+} // namespace
+
+TEST(JobWindow, RecordsOpenAsATableAndAHeatMapThatFindEachOther) {
+    TempDir dir;
+    JobWindow w;
+    w.resize(1200, 800);
+    ASSERT_EQ(w.openRecords({QString::fromStdString(recordsFolder(dir, 300, 123))}), "");
+    w.show();
+    QApplication::processEvents();
+    EXPECT_EQ(w.report().records.size(), 300u);
+    ASSERT_EQ(w.report().failed.size(), 1u);
+    QTableView* table = w.table();
+    EXPECT_EQ(table->model()->rowCount(), 301) << "the failed rank has its row";
+    // Sorted by compute busy, longest first: the slow rank on top.
+    table->sortByColumn(2, Qt::DescendingOrder);
+    EXPECT_EQ(w.rankAtRow(0), 123);
+    EXPECT_EQ(w.report().slowRanks.size(), 1u);
+    // The heat map's columns are the ranks in order: a click on rank 200's finds its row.
+    JobHeatMap* heat = w.heatMap();
+    const QRect plot = heat->rect().adjusted(130, 8, -12, -22);
+    const QPoint at(plot.left() + int((200.5 / 300.0) * plot.width()), plot.center().y());
+    EXPECT_EQ(heat->rankAt(at), 200);
+    QTest::mouseClick(heat, Qt::LeftButton, {}, at);
+    const QModelIndexList selected = table->selectionModel()->selectedRows();
+    ASSERT_EQ(selected.size(), 1);
+    EXPECT_EQ(w.rankAtRow(selected.front().row()), 200);
+    // A double-click opens its trace; a selection of several opens them as ranks, in rank order.
+    QSignalSpy opened(&w, &JobWindow::openRequested);
+    const QModelIndex row = table->model()->index(selected.front().row(), 0);
+    Q_EMIT table->doubleClicked(row);
+    ASSERT_EQ(opened.size(), 1);
+    EXPECT_TRUE(opened.front().front().toString().endsWith("rank200.json"));
+    table->clearSelection();
+    table->sortByColumn(0, Qt::AscendingOrder);
+    table->selectionModel()->select(table->model()->index(7, 0),
+                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    table->selectionModel()->select(table->model()->index(3, 0),
+                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    const QStringList paths = w.selectedPaths();
+    ASSERT_EQ(paths.size(), 2);
+    EXPECT_TRUE(paths[0].endsWith("rank3.json"));
+    EXPECT_TRUE(paths[1].endsWith("rank7.json"));
+}
+
+TEST(JobWindow, TheMainWindowOpensAJobAndSaysWhenItCannot) {
+    TempDir dir;
+    MainWindow main;
+    JobWindow* job = main.openJob({QString::fromStdString(recordsFolder(dir, 4, -1))});
+    ASSERT_NE(job, nullptr);
+    EXPECT_EQ(job->report().records.size(), 4u);
+    writeFile(dir.path("twice.jsonl"), rankRecordJson(failedRankRecord("a.json", "x", 1)) +
+                                           rankRecordJson(failedRankRecord("b.json", "y", 1)));
+    JobWindow twice;
+    const QString why = twice.openRecords({QString::fromStdString(dir.path("twice.jsonl"))});
+    EXPECT_TRUE(why.contains("rank 1 twice")) << why.toStdString();
+    std::filesystem::create_directories(dir.path("empty"));
+    JobWindow empty;
+    EXPECT_TRUE(empty.openRecords({QString::fromStdString(dir.path("empty"))}).contains("No records"));
+}

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+#include "job_window.h"
+
+#include "qt_text.h"
+
+#include "core/report/format.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <map>
+
+namespace attnscope::ui {
+
+namespace {
+
+enum Column {
+    RankCol,
+    GpuBusyCol,
+    ComputeCol,
+    CommCol,
+    CommShareCol,
+    WaitCol,
+    AttentionCol,
+    FindingsCol,
+    TraceCol
+};
+
+QStandardItem* numberItem(const QString& text, double value) {
+    auto* item = new QStandardItem(text);
+    item->setData(value, Qt::UserRole);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    item->setEditable(false);
+    return item;
+}
+
+QStandardItem* textItem(const QString& text) {
+    auto* item = new QStandardItem(text);
+    item->setData(text, Qt::UserRole);
+    item->setEditable(false);
+    return item;
+}
+
+QString durationText(TimeNs ns) {
+    return qs(formatDuration(ns));
+}
+
+} // namespace
+
+JobWindow::JobWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("Job — AttnScope"));
+    resize(1300, 820);
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    m_header = new QLabel(central);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_header);
+    m_findings = new QLabel(central);
+    m_findings->setWordWrap(true);
+    m_findings->setTextFormat(Qt::RichText);
+    layout->addWidget(m_findings);
+    auto* split = new QSplitter(Qt::Vertical, central);
+    m_heat = new JobHeatMap(split);
+    m_table = new QTableView(split);
+    m_model = new QStandardItemModel(this);
+    m_model->setHorizontalHeaderLabels({tr("Rank"), tr("GPU busy"), tr("Compute busy"), tr("Communication"),
+                                        tr("Comm share"), tr("Waited"), tr("Attention"), tr("Findings"),
+                                        tr("Trace")});
+    m_sorted = new QSortFilterProxyModel(this);
+    m_sorted->setSourceModel(m_model);
+    m_sorted->setSortRole(Qt::UserRole);
+    m_table->setModel(m_sorted);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(RankCol, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    split->addWidget(m_heat);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+    auto* open = new QPushButton(tr("Open Selected Ranks"), central);
+    open->setToolTip(
+        tr("The selected ranks' traces in the main window: one trace, or several as the ranks of "
+           "one job (double-click a row for its trace alone)"));
+    layout->addWidget(open, 0, Qt::AlignLeft);
+    setCentralWidget(central);
+    connect(open, &QPushButton::clicked, this, &JobWindow::openSelected);
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const QModelIndex trace = m_sorted->index(index.row(), TraceCol);
+        const QString path = trace.data(Qt::UserRole + 1).toString();
+        if (!path.isEmpty()) Q_EMIT openRequested(path);
+    });
+    connect(m_heat, &JobHeatMap::rankClicked, this, &JobWindow::selectRank);
+}
+
+QString JobWindow::openRecords(const QStringList& paths) {
+    std::vector<RankRecord> records;
+    QStringList problems;
+    QStringList files;
+    for (const QString& path : paths) {
+        if (QFileInfo(path).isDir()) {
+            for (const QFileInfo& f :
+                 QDir(path).entryInfoList({"*.json", "*.jsonl"}, QDir::Files | QDir::Readable, QDir::Name))
+                files << f.filePath();
+        } else {
+            files << path;
+        }
+    }
+    if (files.isEmpty())
+        return tr("No records there (*.json, *.jsonl: attnscope job --map --records DIR makes them)");
+    for (const QString& path : files) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            problems << tr("%1 cannot be read").arg(path);
+            continue;
+        }
+        int number = 0;
+        while (!file.atEnd()) {
+            const QByteArray line = file.readLine();
+            ++number;
+            if (line.trimmed().isEmpty()) continue;
+            try {
+                records.push_back(
+                    parseRankRecord(std::string_view(line.constData(), std::size_t(line.size())),
+                                    path.toStdString() + ":" + std::to_string(number)));
+            } catch (const std::exception& e) {
+                problems << qs(e.what());
+                break; // one line says it for the file
+            }
+        }
+    }
+    try {
+        showReport(jobReport(std::move(records)));
+    } catch (const std::exception& e) {
+        problems.prepend(qs(e.what()));
+        return problems.join('\n');
+    }
+    return problems.join('\n');
+}
+
+void JobWindow::showReport(JobReport report) {
+    m_report = std::move(report);
+    const JobReport& job = m_report;
+    QString header = tr("<b>%n rank(s) read</b>", nullptr, int(job.records.size()));
+    if (!job.failed.empty())
+        header += tr(", <b>%n could not be</b> (listed last)", nullptr, int(job.failed.size()));
+    if (job.ranks.collectives)
+        header +=
+            tr(" · %1 collectives matched on every rank; rank %2 arrives last, the others wait for it %3 on "
+               "average")
+                .arg(job.ranks.collectives)
+                .arg(job.ranks.stragglerRank)
+                .arg(durationText(job.ranks.othersMeanWaitNs()));
+    if (!job.slowRanks.empty()) {
+        QStringList slow;
+        for (const SlowRank& s : job.slowRanks)
+            slow << tr("%1 (%2×)").arg(s.rank).arg(s.overMedian, 0, 'f', 2);
+        header += tr(" · slow for themselves (compute beyond the median by 3 MADs): %1").arg(slow.join(", "));
+    }
+    QStringList spreads;
+    for (std::size_t i = 0; i < job.spreads.size(); ++i) {
+        const Spread& s = job.spreads[i];
+        spreads << tr("%1: median %2, p90 %3, max %4 (rank %5)")
+                       .arg(qs(jobMeasures()[i].name), durationText(TimeNs(s.median)),
+                            durationText(TimeNs(s.p90)), durationText(TimeNs(s.max)))
+                       .arg(s.maxRank);
+    }
+    m_header->setText(header + "<br>" + spreads.join(" · "));
+    QStringList findings;
+    for (std::size_t i = 0; i < job.findings.size() && i < 5; ++i) {
+        const JobFinding& f = job.findings[i];
+        findings << tr("<b>%1</b> %2 — on %n rank(s), %3 at stake in all, most %4 on rank %5", nullptr,
+                       int(f.ranks.size()))
+                        .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped(),
+                             durationText(f.totalNs), durationText(f.maxNs))
+                        .arg(f.maxRank);
+    }
+    if (job.findings.size() > 5) findings << tr("… %n more", nullptr, int(job.findings.size() - 5));
+    m_findings->setText(findings.isEmpty() ? tr("No findings on any rank") : findings.join("<br>"));
+    m_findings->setVisible(true);
+    m_heat->setReport(&m_report);
+    m_model->removeRows(0, m_model->rowCount());
+    m_table->setSortingEnabled(false);
+    for (const RankRecord& r : job.records) {
+        const RankStats& s = r.stats;
+        auto* trace = textItem(qs(r.path));
+        trace->setData(qs(r.path), Qt::UserRole + 1);
+        m_model->appendRow({numberItem(QString::number(s.rank), double(s.rank)),
+                            numberItem(durationText(s.gpuBusyNs), double(s.gpuBusyNs)),
+                            numberItem(durationText(s.computeBusyNs), double(s.computeBusyNs)),
+                            numberItem(durationText(s.commNs), double(s.commNs)),
+                            numberItem(qs(formatPercent(communicationShare(s))), communicationShare(s)),
+                            numberItem(job.ranks.collectives ? durationText(s.waitNs) : QStringLiteral("-"),
+                                       double(s.waitNs)),
+                            numberItem(durationText(attentionNs(r)), double(attentionNs(r))),
+                            numberItem(QString::number(r.findings.size()), double(r.findings.size())),
+                            trace});
+    }
+    for (const RankRecord& r : job.failed) {
+        QList<QStandardItem*> row = {numberItem(QString::number(r.stats.rank), double(r.stats.rank))};
+        for (int c = GpuBusyCol; c < TraceCol; ++c)
+            row << numberItem(QString(), -1);
+        auto* trace = textItem(tr("could not be read: %1 — %2").arg(qs(r.error), qs(r.path)));
+        trace->setForeground(QColor(170, 40, 40));
+        row << trace;
+        m_model->appendRow(row);
+    }
+    m_table->setSortingEnabled(true);
+    m_table->resizeColumnsToContents();
+    setWindowTitle(tr("Job of %n rank(s) — AttnScope", nullptr, int(job.records.size() + job.failed.size())));
+}
+
+std::int64_t JobWindow::rankAtRow(int row) const {
+    const QModelIndex index = m_sorted->index(row, RankCol);
+    return index.isValid() ? std::int64_t(index.data(Qt::UserRole).toDouble()) : -1;
+}
+
+void JobWindow::selectRank(std::int64_t rank) {
+    for (int row = 0; row < m_sorted->rowCount(); ++row)
+        if (rankAtRow(row) == rank) {
+            m_table->selectRow(row);
+            m_table->scrollTo(m_sorted->index(row, RankCol));
+            return;
+        }
+}
+
+QStringList JobWindow::selectedPaths() const {
+    std::map<std::int64_t, QString> byRank;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows(TraceCol)) {
+        const QString path = index.data(Qt::UserRole + 1).toString();
+        if (!path.isEmpty()) byRank[rankAtRow(index.row())] = path;
+    }
+    QStringList paths;
+    for (const auto& [rank, path] : byRank)
+        paths << path;
+    return paths;
+}
+
+void JobWindow::openSelected() {
+    const QStringList paths = selectedPaths();
+    if (paths.size() == 1) Q_EMIT openRequested(paths.front());
+    if (paths.size() > 1) Q_EMIT openRanksRequested(paths);
+}
+
+JobHeatMap::JobHeatMap(QWidget* parent) : QWidget(parent) {
+    setMinimumHeight(140);
+    setMouseTracking(true);
+}
+
+QStringList JobHeatMap::measureNames() {
+    QStringList names;
+    for (const JobMeasure& m : jobMeasures())
+        names << qs(m.name);
+    return names;
+}
+
+void JobHeatMap::setReport(const JobReport* report) {
+    m_report = report;
+    update();
+}
+
+QSize JobHeatMap::sizeHint() const {
+    return {900, 40 + 24 * int(jobMeasures().size())};
+}
+
+QRect JobHeatMap::plotRect() const {
+    return rect().adjusted(130, 8, -12, -22);
+}
+
+std::int64_t JobHeatMap::rankAt(QPoint p) const {
+    const QRect plot = plotRect();
+    if (!m_report || m_report->records.empty() || !plot.contains(p)) return -1;
+    const std::size_t n = m_report->records.size();
+    const auto k =
+        std::min(n - 1, std::size_t(double(p.x() - plot.left()) * double(n) / double(plot.width())));
+    return m_report->records[k].stats.rank;
+}
+
+void JobHeatMap::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    const QRect plot = plotRect();
+    const auto& measures = jobMeasures();
+    const double rowHeight = double(plot.height()) / double(measures.size());
+    p.setPen(palette().text().color());
+    for (std::size_t m = 0; m < measures.size(); ++m)
+        p.drawText(QRectF(4, plot.top() + rowHeight * double(m), 122, rowHeight),
+                   Qt::AlignVCenter | Qt::AlignRight, qs(measures[m].name));
+    if (!m_report || m_report->records.empty()) {
+        p.drawText(plot, Qt::AlignCenter, tr("No ranks"));
+        return;
+    }
+    const std::size_t n = m_report->records.size();
+    const double width = double(plot.width()) / double(n);
+    for (std::size_t m = 0; m < measures.size(); ++m) {
+        const double median = m < m_report->spreads.size() ? m_report->spreads[m].median : 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const double value = double(measures[m].value(m_report->records[k]));
+            // log2 of the value against the median, clamped to ±1: white at the median, full red at twice it,
+            // full blue at half (a measure no rank has is white throughout).
+            double t = 0;
+            if (median > 0)
+                t = std::clamp(std::log2(std::max(value, 1.0) / median), -1.0, 1.0);
+            else if (value > 0)
+                t = 1;
+            const int fade = int(255 * (1 - std::fabs(t)));
+            const QColor c = t >= 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
+            p.fillRect(QRectF(plot.left() + width * double(k), plot.top() + rowHeight * double(m),
+                              std::max(width, 1.0), rowHeight - 1),
+                       c);
+        }
+    }
+    p.setPen(palette().mid().color());
+    p.drawRect(plot.adjusted(0, 0, -1, -1));
+    p.setPen(palette().text().color());
+    const QString first = tr("rank %1").arg(m_report->records.front().stats.rank),
+                  last = tr("rank %1").arg(m_report->records.back().stats.rank);
+    p.drawText(QRect(plot.left(), plot.bottom() + 4, plot.width() / 2, 16), Qt::AlignLeft, first);
+    p.drawText(QRect(plot.left() + plot.width() / 2, plot.bottom() + 4, plot.width() / 2, 16), Qt::AlignRight,
+               last);
+    p.drawText(QRect(plot.left(), plot.bottom() + 4, plot.width(), 16), Qt::AlignHCenter,
+               tr("against each measure's median: blue half, white equal, red twice or more"));
+}
+
+void JobHeatMap::mousePressEvent(QMouseEvent* event) {
+    const std::int64_t rank = rankAt(event->pos());
+    if (rank >= 0) Q_EMIT rankClicked(rank);
+}
+
+bool JobHeatMap::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const std::int64_t rank = rankAt(help->pos());
+        if (rank < 0 || !m_report) {
+            QToolTip::hideText();
+            return true;
+        }
+        const RankRecord* record = nullptr;
+        for (const RankRecord& r : m_report->records)
+            if (r.stats.rank == rank) record = &r;
+        QStringList lines = {tr("rank %1").arg(rank)};
+        for (std::size_t m = 0; m < jobMeasures().size(); ++m) {
+            const double median = m < m_report->spreads.size() ? m_report->spreads[m].median : 0;
+            const TimeNs v = jobMeasures()[m].value(*record);
+            lines << (median > 0 ? tr("%1: %2 (%3× the median)")
+                                       .arg(qs(jobMeasures()[m].name), durationText(v))
+                                       .arg(double(v) / median, 0, 'f', 2)
+                                 : tr("%1: %2").arg(qs(jobMeasures()[m].name), durationText(v)));
+        }
+        QToolTip::showText(help->globalPos(), lines.join('\n'), this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace attnscope::ui
