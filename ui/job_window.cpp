@@ -311,23 +311,30 @@ void JobHeatMap::paintEvent(QPaintEvent*) {
         return;
     }
     const std::size_t n = m_report->records.size();
-    const double width = double(plot.width()) / double(n);
+    // A column of pixels per rank, or, with more ranks than pixels, per run of ranks: each cell the most
+    // extreme of its ranks, so a slow rank among thousands still shows.
+    const std::size_t columns = std::min<std::size_t>(n, std::size_t(std::max(1, plot.width())));
+    const double width = double(plot.width()) / double(columns);
     for (std::size_t m = 0; m < measures.size(); ++m) {
         const double median = m < m_report->spreads.size() ? m_report->spreads[m].median : 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            const double value = double(measures[m].value(m_report->records[k]));
-            // log2 of the value against the median, clamped to ±1: white at the median, full red at twice it,
-            // full blue at half (a measure no rank has is white throughout).
+        for (std::size_t c = 0; c < columns; ++c) {
             double t = 0;
-            if (median > 0)
-                t = std::clamp(std::log2(std::max(value, 1.0) / median), -1.0, 1.0);
-            else if (value > 0)
-                t = 1;
+            for (std::size_t k = c * n / columns; k < (c + 1) * n / columns; ++k) {
+                const double value = double(measures[m].value(m_report->records[k]));
+                // log2 of the value against the median, clamped to ±1: white at the median, full red at twice
+                // it, full blue at half (a measure no rank has is white throughout).
+                double u = 0;
+                if (median > 0)
+                    u = std::clamp(std::log2(std::max(value, 1.0) / median), -1.0, 1.0);
+                else if (value > 0)
+                    u = 1;
+                if (std::fabs(u) > std::fabs(t)) t = u;
+            }
             const int fade = int(255 * (1 - std::fabs(t)));
-            const QColor c = t >= 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
-            p.fillRect(QRectF(plot.left() + width * double(k), plot.top() + rowHeight * double(m),
+            const QColor color = t >= 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
+            p.fillRect(QRectF(plot.left() + width * double(c), plot.top() + rowHeight * double(m),
                               std::max(width, 1.0), rowHeight - 1),
-                       c);
+                       color);
         }
     }
     p.setPen(palette().mid().color());
