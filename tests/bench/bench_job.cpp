@@ -4,7 +4,8 @@
 //   engine      attnscope job --map TRACES… --workers W (Dask's local cluster): the records made by the
 //               workers, the report put together from them;
 //   one by one  attnscope summary --format rank TRACES… in one process (the same records, one after another).
-// Prints both wall times and their ratio (target: the engine >= 1.8x faster with 2 workers), each worker's
+// Prints both wall times and their ratio (target: the engine >= 1.8x faster with 2 workers), beside the
+// machine's own ceiling (the same summaries in W processes side by side, no engine), each worker's
 // peak memory as the engine reports it against one summary of the largest trace alone (target <= 2x), and
 // the records' size.
 //
@@ -36,10 +37,9 @@ struct Ran {
     double peakMb = 0; // the child's own peak (its children's are not in it)
 };
 
-// Runs argv with stdout and stderr to files; its wall time and peak resident memory.
-Ran runChild(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+// Starts argv with stdout and stderr to files.
+pid_t startChild(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
     std::fflush(stdout);
-    const double t0 = now();
     const pid_t pid = fork();
     if (pid == 0) {
         if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
@@ -50,6 +50,13 @@ Ran runChild(const std::vector<std::string>& args, const std::string& out, const
         execvp(argv[0], argv.data());
         _exit(127);
     }
+    return pid;
+}
+
+// Runs argv with stdout and stderr to files; its wall time and peak resident memory.
+Ran runChild(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+    const double t0 = now();
+    const pid_t pid = startChild(args, out, err);
     int status = 0;
     rusage usage{};
     wait4(pid, &status, 0, &usage);
@@ -164,7 +171,7 @@ int main(int argc, char** argv) {
     engine.insert(engine.end(), traces.begin(), traces.end());
     std::vector<std::string> oneByOne = {bin, "summary", "--format", "rank"};
     oneByOne.insert(oneByOne.end(), traces.begin(), traces.end());
-    std::vector<double> engineSeconds, oneSeconds, peaks;
+    std::vector<double> engineSeconds, oneSeconds, sideSeconds, peaks;
     double onePeak = 0;
     for (std::size_t round = 0; round < rounds; ++round) {
         std::filesystem::remove_all(dir + "/records");
@@ -184,8 +191,23 @@ int main(int argc, char** argv) {
         }
         oneSeconds.push_back(o.seconds);
         onePeak = std::max(onePeak, o.peakMb);
-        std::printf("  round %zu: engine %.1f s, one by one %.1f s (%.2fx)\n", round + 1, e.seconds,
-                    o.seconds, o.seconds / e.seconds);
+        // This machine's own ceiling: the same summaries as W processes side by side, no engine.
+        const double p0 = now();
+        std::vector<pid_t> pids;
+        for (std::size_t w = 0; w < workers; ++w) {
+            std::vector<std::string> part = {bin, "summary", "--format", "rank"};
+            for (std::size_t k = w; k < traces.size(); k += workers)
+                part.push_back(traces[k]);
+            pids.push_back(startChild(part, dir + "/part.out", dir + "/part.err"));
+        }
+        for (pid_t pid : pids)
+            waitpid(pid, nullptr, 0);
+        sideSeconds.push_back(now() - p0);
+        std::printf(
+            "  round %zu: engine %.1f s, one by one %.1f s (%.2fx); %zu processes side by side, no engine, "
+            "%.1f s (%.2fx)\n",
+            round + 1, e.seconds, o.seconds, o.seconds / e.seconds, workers, sideSeconds.back(),
+            o.seconds / sideSeconds.back());
     }
     const Ran alone =
         runChild({bin, "summary", "--format", "rank", largest}, dir + "/alone.out", dir + "/alone.err");
@@ -196,10 +218,14 @@ int main(int argc, char** argv) {
     const double bestOne = *std::min_element(oneSeconds.begin(), oneSeconds.end());
     const double worstRatio = *std::min_element(oneSeconds.begin(), oneSeconds.end()) /
                               *std::max_element(engineSeconds.begin(), engineSeconds.end());
+    const double bestSide = *std::min_element(sideSeconds.begin(), sideSeconds.end());
     const double peak = peaks.empty() ? 0 : *std::max_element(peaks.begin(), peaks.end());
     std::printf("\n%-46s %10s %12s %8s\n", "", "engine", "one by one", "ratio");
     std::printf("%-46s %10.1f %12.1f %7.2fx   (target >= 1.8x; worst pairing %.2fx)\n",
                 "wall time, s (best of rounds)", bestEngine, bestOne, bestOne / bestEngine, worstRatio);
+    std::printf("%-46s %10.1f %12.1f %7.2fx   (this machine's ceiling for %zu workers)\n",
+                "  the same in processes side by side, no engine", bestSide, bestOne, bestOne / bestSide,
+                workers);
     std::printf("%-46s %10.0f %12.0f %7.2fx   (target <= 2x of the largest rank's summary alone, %.0f MB)\n",
                 "peak memory, MB (engine: per worker's summaries)", peak, onePeak, peak / alone.peakMb,
                 alone.peakMb);
