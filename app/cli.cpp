@@ -149,11 +149,25 @@ const std::vector<Verb>& verbs() {
          "it could not start). Ctrl+C ends it and keeps the steps recorded so far. torchrun's workers are\n"
          "profiled, each a rank.\n",
          profileVerb},
-        {"job", "RECORDS... | --from DIR [--format text|json|csv|markdown]",
+        {"job",
+         "RECORDS... | DIR | --from DIR [--format text|json|csv|markdown]\n"
+         "         --map TRACE... [--workers N | --scheduler ADDR] [--records DIR] [--parquet FILE] "
+         "[--python PY]\n"
+         "         [--batch N] [--threads N] [--attnscope PATH]",
          "a job of many ranks from its ranks' records (summary TRACE --format rank, one per rank, made where "
          "the traces lie): the spread, the slow ranks, the straggler, findings across ranks",
-         "  --from DIR     every *.json and *.jsonl record there\n"
+         "  --from DIR     every *.json and *.jsonl record there (a folder given alone: the same)\n"
          "  --format F     text (default), json, csv or markdown\n"
+         "  --map TRACE…   make the records first, on Dask (docs/JOBS.md): a local cluster of --workers N\n"
+         "                 processes (default: one per core) or the scheduler at --scheduler ADDR\n"
+         "                 (tcp://host:8786; AttnScope installed on its workers, the traces at the same "
+         "paths)\n"
+         "  --records DIR  keep the records there (a file a batch); --parquet FILE: also as one table\n"
+         "  --python PY    the Python with dask[distributed] (default: ATTNSCOPE_PYTHON, else python3)\n"
+         "  --batch N      traces a task (default: a few tasks a worker, at most 64 traces each)\n"
+         "  --threads N    threads a summary reads with (default 1); --attnscope PATH: the workers' "
+         "attnscope\n"
+         "Also `attnscope --job DIR`: the records in the Job window.\n"
          "A rank whose trace could not be read is listed with its error; two records of one rank are "
          "refused.\n",
          jobVerb},
@@ -219,7 +233,8 @@ bool parseFormat(const char* verb, const std::string& text, SummaryFormat& forma
     else if (text == "csv")
         format = SummaryFormat::Csv;
     else {
-        std::fprintf(stderr, "%s: unknown format '%s' (text, json or csv)\n", verb, text.c_str());
+        std::fprintf(stderr, "%s: unknown format '%s' (text, json or csv%s)\n", verb, text.c_str(),
+                     std::strcmp(verb, "summary") == 0 ? "; rank: a rank record per file" : "");
         return false;
     }
     return true;
@@ -640,8 +655,8 @@ int window(int argc, char** argv) {
             request.files.push_back(arg); // with --job, records and folders of them
         } else if (compareRequested && arg.rfind('-', 0) != 0) {
             request.files.push_back(arg); // side by side, a file that cannot be read keeps its row with why
-        } else if (arg.rfind('-', 0) != 0 &&
-                   (arg.find('/') != std::string::npos || arg.find('.') != std::string::npos)) {
+        } else if (arg.rfind('-', 0) != 0 && (jobRequested || arg.find('/') != std::string::npos ||
+                                              arg.find('.') != std::string::npos)) {
             // A path, not a command: say what is wrong with it.
             std::fprintf(stderr, "attnscope: %s: %s\n", argv[i],
                          stat(argv[i], &st) == 0 ? "is a folder, not a trace file" : std::strerror(errno));

@@ -32,12 +32,13 @@ namespace {
 bool readRecords(const std::string& path, std::vector<RankRecord>& records) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        std::fprintf(stderr, "job: %s: cannot be read\n", path.c_str());
+        std::fprintf(stderr, "job: %s: %s\n", path.c_str(), std::strerror(errno));
         return false;
     }
     std::string line;
     std::size_t number = 0;
     bool ok = true;
+    const std::size_t before = records.size();
     while (std::getline(in, line)) {
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -46,6 +47,8 @@ bool readRecords(const std::string& path, std::vector<RankRecord>& records) {
         } catch (const std::exception& e) {
             std::fprintf(stderr, "job: %s\n", e.what());
             ok = false;
+            if (records.size() == before)
+                break; // not a file of records (a trace?): said once, not a line each
         }
     }
     return ok;
@@ -228,6 +231,11 @@ int jobVerb(int argc, char** argv) {
     int exitCode = kOk;
     for (const std::string& path : files)
         if (!readRecords(path, records)) exitCode = kFileError;
+    if (records.empty()) {
+        std::fprintf(stderr, "job: no rank record in %s\n",
+                     files.size() == 1 ? files.front().c_str() : "the files given");
+        return kFileError;
+    }
     JobReport report;
     try {
         report = jobReport(std::move(records));
@@ -235,6 +243,9 @@ int jobVerb(int argc, char** argv) {
         std::fprintf(stderr, "job: %s\n", e.what());
         return kFileError;
     }
+    for (const RankRecord& r : report.failed) // named here too: the table's last rows may be far down
+        std::fprintf(stderr, "job: rank %lld, %s: %s\n", static_cast<long long>(r.stats.rank), r.path.c_str(),
+                     r.error.c_str());
     const std::string out = formatJobReport(report, format);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return report.failed.empty() ? exitCode : kFileError; // listed, and said by the status too

@@ -105,7 +105,11 @@ def main():
     started = time.monotonic()
     cluster = None
     if a.scheduler:
-        client = Client(a.scheduler)
+        try:
+            client = Client(a.scheduler, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            print("attnscope job --map: no Dask scheduler at %s: %s" % (a.scheduler, e), file=sys.stderr)
+            return 3
     else:
         workers = a.workers or os.cpu_count() or 1
         cluster = LocalCluster(

@@ -113,9 +113,9 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
         QStringList paths;
         for (const std::string& f : files)
             paths << QString::fromStdString(f);
-        attnscope::ui::JobWindow* job = window.openJob(paths);
-        if (!job) return 1;
-        if (!screenshot.isEmpty())
+        attnscope::ui::JobWindow* job = window.openJob(paths); // says why on stderr when it cannot
+        if (!job && !screenshot.isEmpty()) return 1;
+        if (job && !screenshot.isEmpty()) // (without a job, the window stays with the message over it)
             QTimer::singleShot(800, job, [job, screenshot] {
                 const bool saved = job->grab().save(screenshot);
                 std::fprintf(saved ? stdout : stderr, "%s%s\n", saved ? "" : "cannot write ",

@@ -145,10 +145,11 @@ QString JobWindow::openRecords(const QStringList& paths) {
                                     path.toStdString() + ":" + std::to_string(number)));
             } catch (const std::exception& e) {
                 problems << qs(e.what());
-                break; // one line says it for the file
+                break; // one line says it for the file (a trace's folder holds no record on any line)
             }
         }
     }
+    m_problems = problems;
     try {
         showReport(jobReport(std::move(records)));
     } catch (const std::exception& e) {
@@ -185,14 +186,31 @@ void JobWindow::showReport(JobReport report) {
                             durationText(TimeNs(s.p90)), durationText(TimeNs(s.max)))
                        .arg(s.maxRank);
     }
-    m_header->setText(header + "<br>" + spreads.join(" · "));
+    QStringList notes;
+    if (!job.ranks.withoutCollectives.empty())
+        notes << tr("ranks without a communication kernel, left out of the collectives: %1")
+                     .arg(qs(rankList(job.ranks.withoutCollectives)));
+    if (!job.warned.empty())
+        notes << tr("ranks whose trace was read with warnings: %1").arg(qs(rankList(job.warned)));
+    if (job.worldSize && std::int64_t(job.records.size() + job.failed.size()) < *job.worldSize)
+        notes << tr("world size %1: %2 ranks have no record")
+                     .arg(*job.worldSize)
+                     .arg(*job.worldSize - std::int64_t(job.records.size() + job.failed.size()));
+    if (!m_problems.isEmpty()) notes << m_problems;
+    m_header->setText(header + "<br>" + spreads.join(" · ") +
+                      (notes.isEmpty() ? QString()
+                                       : "<br><span style='color:#a02828'>" +
+                                             notes.join("<br>").toHtmlEscaped() + "</span>"));
     QStringList findings;
     for (std::size_t i = 0; i < job.findings.size() && i < 5; ++i) {
         const JobFinding& f = job.findings[i];
-        findings << tr("<b>%1</b> %2 — on %n rank(s), %3 at stake in all, most %4 on rank %5", nullptr,
-                       int(f.ranks.size()))
-                        .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped(),
-                             durationText(f.totalNs), durationText(f.maxNs))
+        findings << tr("<b>%1</b> %2 <i>(as rank %3 said it)</i> — on %n rank(s), %4 at stake per rank on "
+                       "average, "
+                       "most %5 on rank %6",
+                       nullptr, int(f.ranks.size()))
+                        .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
+                        .arg(f.titleRank)
+                        .arg(durationText(f.meanNs()), durationText(f.maxNs))
                         .arg(f.maxRank);
     }
     if (job.findings.size() > 5) findings << tr("… %n more", nullptr, int(job.findings.size() - 5));

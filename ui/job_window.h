@@ -47,6 +47,7 @@ Q_SIGNALS:
 private:
     void openSelected();
     JobReport m_report;
+    QStringList m_problems; // records that could not be read, said in the header
     QLabel* m_header = nullptr;
     QLabel* m_findings = nullptr;
     JobHeatMap* m_heat = nullptr;

@@ -379,10 +379,8 @@ JobWindow* MainWindow::openJob(const QStringList& paths) {
     const QString problem = window->openRecords(paths);
     if (window->report().records.empty() && window->report().failed.empty()) {
         delete window;
-        if (m_screenshotPath.isEmpty())
-            warn(tr("Job"), tr("The job could not be read."), problem);
-        else
-            std::fprintf(stderr, "attnscope: %s\n", qPrintable(problem));
+        std::fprintf(stderr, "attnscope: the job could not be read: %s\n", qPrintable(problem));
+        warn(tr("Job"), tr("The job could not be read."), problem);
         return nullptr;
     }
     if (!problem.isEmpty()) statusBar()->showMessage(problem, 10000);

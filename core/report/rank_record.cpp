@@ -61,6 +61,7 @@ RankRecord rankRecord(const std::shared_ptr<const Trace>& trace, const TraceSumm
     r.steps = profilerSteps(t);
     r.startNs = t.startNs();
     r.stats = measureRank({r.path, trace}, position, &r.collectives);
+    r.warnings = s.warnings;
     r.roles = s.roles;
     for (const AttentionImplStats& a : s.attention)
         r.attention.push_back({a.impl, a.calls, a.totalNs, a.kernelNs});
@@ -90,6 +91,7 @@ std::string rankRecordJson(const RankRecord& r) {
         return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     j["world_size"] = r.worldSize ? Json(*r.worldSize) : Json(nullptr);
+    j["warnings"] = r.warnings;
     j["steps"] = r.steps;
     j["start_ns"] = r.startNs;
     j["span_ns"] = r.stats.spanNs;
@@ -128,6 +130,8 @@ std::string rankRecordJson(const RankRecord& r) {
 
 RankRecord parseRankRecord(std::string_view text, const std::string& source) {
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() && text.substr(0, 25) == R"({"attnscope_rank_record":)")
+        throw std::runtime_error(source + ": a rank record cut short or broken (not valid JSON)");
     if (j.is_discarded() || !j.is_object() || !j.contains("attnscope_rank_record"))
         throw std::runtime_error(source +
                                  ": not a rank record (make one with attnscope summary TRACE --format rank)");
@@ -147,6 +151,7 @@ RankRecord parseRankRecord(std::string_view text, const std::string& source) {
         }
         if (!j.at("world_size").is_null()) r.worldSize = j["world_size"].get<std::int64_t>();
         r.steps = j.at("steps").get<std::vector<std::int64_t>>();
+        if (j.contains("warnings")) r.warnings = j["warnings"].get<std::vector<std::string>>();
         r.startNs = j.at("start_ns").get<TimeNs>();
         r.stats.spanNs = j.at("span_ns").get<TimeNs>();
         r.stats.kernels = j.at("kernels").get<std::uint64_t>();
@@ -291,6 +296,16 @@ JobReport jobReport(std::vector<RankRecord> records) {
         std::sort(job.slowRanks.begin(), job.slowRanks.end(),
                   [](const SlowRank& a, const SlowRank& b) { return a.computeBusyNs > b.computeBusyNs; });
     }
+    std::optional<std::int64_t> world;
+    bool oneWorld = true;
+    for (const RankRecord& r : job.records) {
+        if (!r.warnings.empty()) job.warned.push_back(r.stats.rank);
+        if (r.worldSize) {
+            oneWorld = oneWorld && (!world || *world == *r.worldSize);
+            world = r.worldSize;
+        }
+    }
+    if (oneWorld) job.worldSize = world;
     std::map<std::string, JobFinding> byId;
     for (const RankRecord& r : job.records)
         for (const RecordFinding& f : r.findings) {
@@ -298,6 +313,7 @@ JobReport jobReport(std::vector<RankRecord> records) {
             if (j.ranks.empty()) {
                 j.id = f.id;
                 j.title = f.title;
+                j.titleRank = r.stats.rank;
             }
             j.severity = std::max(j.severity, f.severity);
             if (j.ranks.empty() || j.ranks.back() != r.stats.rank) j.ranks.push_back(r.stats.rank);
@@ -316,14 +332,6 @@ JobReport jobReport(std::vector<RankRecord> records) {
 }
 
 namespace {
-
-std::string ranksText(const std::vector<std::int64_t>& ranks, std::size_t cap = 12) {
-    std::string out;
-    for (std::size_t i = 0; i < ranks.size() && i < cap; ++i)
-        out += (i ? " " : "") + std::to_string(ranks[i]);
-    if (ranks.size() > cap) out += " … (" + std::to_string(ranks.size()) + ")";
-    return out;
-}
 
 std::string jobJson(const JobReport& job) {
     Json out;
@@ -363,7 +371,11 @@ std::string jobJson(const JobReport& job) {
         slow.push_back(
             {{"rank", s.rank}, {"compute_busy_ns", s.computeBusyNs}, {"over_median", s.overMedian}});
     out["slow_ranks"] = slow;
-    out["collectives"] = {{"matched", job.ranks.collectives}, {"straggler_rank", job.ranks.stragglerRank}};
+    out["collectives"] = {{"matched", job.ranks.collectives},
+                          {"straggler_rank", job.ranks.stragglerRank},
+                          {"ranks_without", job.ranks.withoutCollectives}};
+    out["ranks_with_warnings"] = job.warned;
+    out["world_size"] = job.worldSize ? Json(*job.worldSize) : Json(nullptr);
     out["slowest_rank"] = job.ranks.slowestRank;
     Json findings = Json::array();
     for (const JobFinding& f : job.findings)
@@ -371,7 +383,9 @@ std::string jobJson(const JobReport& job) {
                             {"severity", severityName(f.severity)},
                             {"title", f.title},
                             {"ranks", f.ranks},
+                            {"title_rank", f.titleRank},
                             {"total_ns", f.totalNs},
+                            {"mean_ns", f.meanNs()},
                             {"max_ns", f.maxNs},
                             {"max_rank", f.maxRank}});
     out["findings"] = findings;
@@ -439,25 +453,42 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
             << formatDuration(job.ranks.othersMeanWaitNs()) << " each on average\n";
     else if (n > 1)
         out << "collectives: none matched on every rank\n";
+    if (!job.ranks.withoutCollectives.empty())
+        out << "ranks without a communication kernel, left out of the collectives: "
+            << rankList(job.ranks.withoutCollectives) << "\n";
+    if (!job.warned.empty()) {
+        out << "ranks whose trace was read with warnings: " << rankList(job.warned) << "\n";
+        for (const RankRecord& r : job.records)
+            if (!r.warnings.empty()) {
+                out << "  rank " << r.stats.rank << ": " << r.warnings.front() << "\n";
+                break;
+            }
+    }
+    if (job.worldSize && std::int64_t(n + job.failed.size()) < *job.worldSize)
+        out << "world size " << *job.worldSize << ": "
+            << (*job.worldSize - std::int64_t(n + job.failed.size())) << " ranks have no record\n";
     if (!job.findings.empty()) {
         out << '\n'
-            << (md ? "| finding | severity | ranks | at stake, all ranks | most (rank) "
+            << (md ? "| finding (each rank's own) | severity | ranks | at stake, mean per rank | most (rank) "
                      "|\n|---|---|---|---:|---:|\n"
-                   : "findings across ranks:\n");
+                   : "findings across ranks (each rank's own, by rule):\n");
         for (const JobFinding& f : job.findings) {
             char line[512];
             if (md)
-                std::snprintf(line, sizeof line, "| %s | %s | %s | %s | %s (%lld) |\n", f.title.c_str(),
-                              std::string(severityName(f.severity)).c_str(), ranksText(f.ranks).c_str(),
-                              formatDuration(f.totalNs).c_str(), formatDuration(f.maxNs).c_str(),
+                std::snprintf(line, sizeof line, "| %s (as rank %lld said it) | %s | %s | %s | %s (%lld) |\n",
+                              f.title.c_str(), static_cast<long long>(f.titleRank),
+                              std::string(severityName(f.severity)).c_str(), rankList(f.ranks).c_str(),
+                              formatDuration(f.meanNs()).c_str(), formatDuration(f.maxNs).c_str(),
                               static_cast<long long>(f.maxRank));
             else
                 std::snprintf(
                     line, sizeof line,
-                    "  %-8s %s\n           on %zu rank(s): %s; %s at stake in all, most %s on rank %lld\n",
-                    std::string(severityName(f.severity)).c_str(), f.title.c_str(), f.ranks.size(),
-                    ranksText(f.ranks).c_str(), formatDuration(f.totalNs).c_str(),
-                    formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
+                    "  %-8s %s (as rank %lld said it)\n           on %zu rank(s): %s; %s at stake per rank "
+                    "on average, most %s on rank %lld\n",
+                    std::string(severityName(f.severity)).c_str(), f.title.c_str(),
+                    static_cast<long long>(f.titleRank), f.ranks.size(), rankList(f.ranks).c_str(),
+                    formatDuration(f.meanNs()).c_str(), formatDuration(f.maxNs).c_str(),
+                    static_cast<long long>(f.maxRank));
             out << line;
         }
     }

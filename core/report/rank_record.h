@@ -46,7 +46,8 @@ struct RankRecord {
     std::string source; // the record's own file, when read from one
     std::string error;  // the trace could not be read: why (the rest is empty)
     std::optional<std::int64_t> worldSize;
-    std::vector<std::int64_t> steps; // the ProfilerStep#N ranges the trace holds
+    std::vector<std::int64_t> steps;   // the ProfilerStep#N ranges the trace holds
+    std::vector<std::string> warnings; // what the reader said of the trace (a truncated file, …)
     TimeNs startNs = 0;
     RankStats stats; // rank, path, kernels, busy, compute, communication (waits: filled by the reduce)
     RankCollectives collectives;
@@ -76,11 +77,13 @@ struct Spread {
 struct JobFinding {
     std::string id;
     Severity severity = Severity::Info;
-    std::string title; // the first rank's, as it said it
+    std::string title; // as the first rank that has it said it (its own numbers)
+    std::int64_t titleRank = -1;
     std::vector<std::int64_t> ranks;
-    TimeNs totalNs = 0; // at stake, over its ranks
+    TimeNs totalNs = 0; // at stake, summed over its ranks (each rank's own time)
     TimeNs maxNs = 0;
     std::int64_t maxRank = -1;
+    TimeNs meanNs() const { return ranks.empty() ? 0 : totalNs / TimeNs(ranks.size()); }
 };
 
 struct SlowRank {
@@ -111,7 +114,9 @@ struct JobReport {
     // Ranks whose compute busy time lies beyond the median by more than 3 scaled median absolute
     // deviations (and 5% of the median): slow for themselves, not by one outlier's pull on a mean.
     std::vector<SlowRank> slowRanks;
-    std::vector<JobFinding> findings; // most total time at stake first
+    std::vector<JobFinding> findings;      // most total time at stake first
+    std::vector<std::int64_t> warned;      // ranks whose trace was read with warnings
+    std::optional<std::int64_t> worldSize; // what the records say, when they agree
 };
 
 // Throws std::invalid_argument when two records claim one rank (naming both files).

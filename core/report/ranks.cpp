@@ -31,6 +31,14 @@ std::string fileName(const std::string& path) {
 
 } // namespace
 
+std::string rankList(const std::vector<std::int64_t>& ranks, std::size_t cap) {
+    std::string out;
+    for (std::size_t i = 0; i < ranks.size() && i < cap; ++i)
+        out += (i ? " " : "") + std::to_string(ranks[i]);
+    if (ranks.size() > cap) out += " … (" + std::to_string(ranks.size()) + ")";
+    return out;
+}
+
 std::int64_t rankOf(const RankInput& input, std::size_t position) {
     const auto& d = input.trace->distributed();
     return d.rank ? *d.rank : std::int64_t(position);
@@ -138,31 +146,43 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
     r.ranks = std::move(ranks);
     if (r.ranks.empty()) return r;
     // Where the ranks meet: the n-th collective of every rank is one collective while each rank has
-    // one of the same name. Its last arrival is the one the others wait for.
+    // one of the same name. Its last arrival is the one the others wait for. A rank with no communication
+    // kernel at all (a trace cut short, a rank that does not take part) is left out and named, not let
+    // switch the matching off for every other rank.
     const std::size_t n = r.ranks.size();
-    if (n > 1 && collectives.size() == n) {
+    std::vector<std::size_t> meet; // the ranks (indices) that take part
+    if (collectives.size() == n)
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!collectives[k].arrivals.empty())
+                meet.push_back(k);
+            else
+                r.withoutCollectives.push_back(r.ranks[k].rank);
+        }
+    if (meet.size() < 2) r.withoutCollectives.clear(); // nothing to leave them out of
+    std::sort(r.withoutCollectives.begin(), r.withoutCollectives.end());
+    if (meet.size() > 1) {
         std::size_t matched = SIZE_MAX;
-        for (const RankCollectives& c : collectives)
-            matched = std::min(matched, c.arrivals.size());
+        for (std::size_t k : meet)
+            matched = std::min(matched, collectives[k].arrivals.size());
         auto nameOf = [&](std::size_t k, std::size_t i) -> const std::string& {
             return collectives[k].names[collectives[k].arrivals[i].name];
         };
         auto startOf = [&](std::size_t k, std::size_t i) { return collectives[k].arrivals[i].start; };
         for (std::size_t i = 0; i < matched; ++i) {
-            const std::string& name = nameOf(0, i);
+            const std::string& name = nameOf(meet[0], i);
             bool same = true;
-            for (std::size_t k = 1; k < n && same; ++k)
-                same = nameOf(k, i) == name;
+            for (std::size_t k : meet)
+                same = same && nameOf(k, i) == name;
             if (!same) break;
-            std::size_t last = 0;
-            TimeNs first = startOf(0, i);
-            for (std::size_t k = 1; k < n; ++k) {
+            std::size_t last = meet[0];
+            TimeNs first = startOf(meet[0], i);
+            for (std::size_t k : meet) {
                 if (startOf(k, i) > startOf(last, i)) last = k;
                 first = std::min(first, startOf(k, i));
             }
             // A rank waits from its arrival to the last one's, inside its own collective kernel: never longer
             // than that kernel lasts (ranks whose clocks disagree would otherwise wait longer than they ran).
-            for (std::size_t k = 0; k < n; ++k)
+            for (std::size_t k : meet)
                 r.ranks[k].waitNs +=
                     std::min(startOf(last, i) - startOf(k, i), collectives[k].arrivals[i].duration);
             if (startOf(last, i) > first) ++r.ranks[last].lastArrivals; // all at once: nobody waits
@@ -184,8 +204,10 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
             r.maxComputeNs = s.computeBusyNs;
             r.mostComputeRank = s.rank;
         }
-        if (!straggler || s.waitNs < straggler->waitNs ||
-            (s.waitNs == straggler->waitNs && s.lastArrivals > straggler->lastArrivals))
+        const bool meets = std::find(r.withoutCollectives.begin(), r.withoutCollectives.end(), s.rank) ==
+                           r.withoutCollectives.end();
+        if (meets && (!straggler || s.waitNs < straggler->waitNs ||
+                      (s.waitNs == straggler->waitNs && s.lastArrivals > straggler->lastArrivals)))
             straggler = &s;
     }
     r.meanBusyNs = total / TimeNs(n);
@@ -235,7 +257,10 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format, con
               {"mean_ns", report.meanComputeNs},
               {"spread", report.spread()},
               {"most_rank", report.mostComputeRank}}},
-            {"collectives", {{"matched", report.collectives}, {"straggler_rank", report.stragglerRank}}},
+            {"collectives",
+             {{"matched", report.collectives},
+              {"straggler_rank", report.stragglerRank},
+              {"ranks_without", report.withoutCollectives}}},
             {"slowest_rank", report.slowestRank}};
         if (job) out["findings"] = nlohmann::ordered_json::parse(findingsJson(job->findings).dump());
         return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -275,6 +300,9 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format, con
         << formatDuration(report.meanComputeNs);
     std::snprintf(line, sizeof line, ", spread (max - min) / mean %.1f%%\n", 100 * report.spread());
     out << line;
+    if (!report.withoutCollectives.empty())
+        out << "ranks without a communication kernel, left out of the collectives: "
+            << rankList(report.withoutCollectives) << "\n";
     if (report.collectives)
         out << "collectives: " << report.collectives << " matched on every rank; rank "
             << report.stragglerRank << " arrives last at " << report.find(report.stragglerRank)->lastArrivals

@@ -19,6 +19,9 @@ struct RankInput {
     std::shared_ptr<const Trace> trace;
 };
 
+// "0 3 7", the first `cap` ranks, then "… (N)".
+std::string rankList(const std::vector<std::int64_t>& ranks, std::size_t cap = 12);
+
 // The rank a file is: its distributedInfo's rank, else its position among the files.
 std::int64_t rankOf(const RankInput& input, std::size_t position);
 
@@ -48,6 +51,8 @@ struct RankReport {
     // ranks have one and its name is the same on all (the ranks' clocks are taken as one).
     std::uint64_t collectives = 0;
     std::int64_t stragglerRank = -1; // the rank the others wait for: the least wait (-1: none matched)
+    // Ranks with no communication kernel, left out of the matching (when at least two others have some).
+    std::vector<std::int64_t> withoutCollectives;
     // The rank that holds the job up: the straggler where collectives were matched, else the one that
     // computes most.
     std::int64_t slowestRank = -1;

@@ -283,6 +283,12 @@ TEST(Cli, RankRecordsMakeTheJobsReport) {
     const CliRun notRecord = run("job " + r0, true);
     EXPECT_EQ(notRecord.exitCode, 1);
     EXPECT_NE(notRecord.out.find("not a rank record"), std::string::npos) << notRecord.out;
+    EXPECT_EQ(notRecord.out.find("not a rank record"), notRecord.out.rfind("not a rank record"))
+        << "a trace given for records is said once, not once a line: " << notRecord.out.substr(0, 400);
+    writeFile(dir.path("empty.jsonl"), "");
+    const CliRun empty = run("job " + dir.path("empty.jsonl"), true);
+    EXPECT_EQ(empty.exitCode, 1);
+    EXPECT_NE(empty.out.find("no rank record"), std::string::npos) << empty.out;
 }
 
 TEST(Cli, NsysExportsSummarizeAndConvert) {

@@ -178,3 +178,31 @@ TEST(RankRecord, SlowRanksStandOutFromTheMedianNotFromAMean) {
     EXPECT_LE(compute.median, compute.p90);
     EXPECT_LE(compute.p90, compute.max);
 }
+
+// A trace read with warnings (cut short) keeps them in its record, and the job names the rank: in a job of
+// a thousand ranks a truncated trace must not pass for a quiet rank.
+TEST(RankRecord, ATraceReadWithWarningsSaysSoInTheJob) {
+    TempDir dir;
+    const std::string cut = dir.path("cut.json");
+    writeFile(
+        cut,
+        R"({"distributedInfo":{"rank":3},"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":5},)");
+    RankRecord r = parseRankRecord(rankRecordJson(recordOf(cut, 0)), "cut.record");
+    ASSERT_FALSE(r.warnings.empty());
+    EXPECT_NE(r.warnings.front().find("truncated"), std::string::npos) << r.warnings.front();
+    const JobReport job = jobReport({computed(0, 10), computed(1, 10), r});
+    EXPECT_EQ(job.warned, std::vector<std::int64_t>{3});
+    const std::string text = formatJobReport(job, JobFormat::Text);
+    EXPECT_NE(text.find("read with warnings: 3"), std::string::npos) << text;
+    EXPECT_NE(text.find("truncated"), std::string::npos) << text;
+    // A finding's time at stake is per rank on average, and whose words its title are is said.
+    RankRecord a = computed(5, 10), b = computed(6, 10);
+    a.findings = {{"gpu_idle", Severity::Warning, "The GPU idles 40% of the time", 400, 0.4}};
+    b.findings = {{"gpu_idle", Severity::Critical, "The GPU idles 60% of the time", 600, 0.6}};
+    const JobReport idle = jobReport({a, b});
+    ASSERT_EQ(idle.findings.size(), 1u);
+    EXPECT_EQ(idle.findings[0].meanNs(), 500);
+    EXPECT_EQ(idle.findings[0].severity, Severity::Critical);
+    EXPECT_EQ(idle.findings[0].titleRank, 5);
+    EXPECT_NE(formatJobReport(idle, JobFormat::Text).find("(as rank 5 said it)"), std::string::npos);
+}

@@ -242,3 +242,36 @@ TEST(Ranks, AWaitIsNeverLongerThanTheCollectiveItIsIn) {
     EXPECT_LE(report.ranks[0].waitNs, report.ranks[0].spanNs);
     EXPECT_EQ(report.ranks[1].waitNs, 0);
 }
+
+// A rank with no communication kernel (a trace cut short, a rank that takes no part) is left out of the
+// collectives and named: the others' waits and straggler stay (it once switched the matching off for all).
+TEST(Ranks, ARankWithoutCollectivesIsLeftOutAndNamed) {
+    auto rank = [](int r, long lateUs, bool communicates) {
+        std::string events;
+        for (int i = 0; i < 3; ++i) {
+            const long t = 1000L * i;
+            events += (i ? "," : "") +
+                      std::string(R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)") +
+                      std::to_string(t) + R"(,"dur":)" + std::to_string(400 + lateUs) + "}";
+            if (communicates)
+                events +=
+                    R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":9,"ts":)" +
+                    std::to_string(t + 450 + lateUs) + R"(,"dur":)" + std::to_string(400 - lateUs) + "}";
+        }
+        return loadText(R"({"distributedInfo":{"rank":)" + std::to_string(r) +
+                        R"(,"world_size":3},"traceEvents":[)" + events + "]}");
+    };
+    const RankReport report = rankReport(
+        {{"r0.json", rank(0, 0, true)}, {"r1.json", rank(1, 100, true)}, {"r2.json", rank(2, 0, false)}});
+    EXPECT_EQ(report.withoutCollectives, std::vector<std::int64_t>{2});
+    EXPECT_EQ(report.collectives, 3u);
+    EXPECT_EQ(report.stragglerRank, 1);
+    EXPECT_EQ(report.ranks[0].waitNs, 3 * 100'000);
+    EXPECT_EQ(report.ranks[2].waitNs, 0);
+    EXPECT_NE(formatRankReport(report, SummaryFormat::Text).find("left out of the collectives: 2"),
+              std::string::npos);
+    // Two ranks, one without: nothing to leave it out of, nothing matched, nobody named.
+    const RankReport two = rankReport({{"r0.json", rank(0, 0, true)}, {"r2.json", rank(2, 0, false)}});
+    EXPECT_EQ(two.collectives, 0u);
+    EXPECT_TRUE(two.withoutCollectives.empty());
+}
