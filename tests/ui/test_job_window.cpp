@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Job window: rank records read into the job's table and heat map; sorting, the heat map finding its
 // rank, a double-click opening a rank's trace in the main window, a selection opening as ranks.
+#include "core/document/document.h"
 #include "core/report/rank_record.h"
 #include "support/test_support.h"
 #include "ui/job_window.h"
@@ -86,6 +87,30 @@ TEST(JobWindow, RecordsOpenAsATableAndAHeatMapThatFindEachOther) {
     ASSERT_EQ(paths.size(), 2);
     EXPECT_TRUE(paths[0].endsWith("rank3.json"));
     EXPECT_TRUE(paths[1].endsWith("rank7.json"));
+}
+
+// A double-click on a rank's row opens that rank's trace in the main window, as a user opens it.
+TEST(JobWindow, ADoubleClickedRankOpensInTheMainWindow) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    TempDir dir;
+    std::filesystem::create_directories(dir.path("records"));
+    std::string lines;
+    for (const auto& [path, position] : {std::pair{r0, 0}, std::pair{r1, 1}}) {
+        const auto doc = openDocument(DocumentSource::file(path));
+        lines += rankRecordJson(rankRecord(doc->trace, *doc->summary, path, std::size_t(position)));
+    }
+    writeFile(dir.path("records/job.jsonl"), lines);
+    MainWindow main;
+    JobWindow* job = main.openJob({QString::fromStdString(dir.path("records"))});
+    ASSERT_NE(job, nullptr);
+    QTableView* table = job->table();
+    table->sortByColumn(0, Qt::AscendingOrder);
+    ASSERT_EQ(job->rankAtRow(1), 1);
+    Q_EMIT table->doubleClicked(table->model()->index(1, 0));
+    ASSERT_TRUE(waitForLoad(main));
+    ASSERT_NE(main.trace(), nullptr);
+    EXPECT_EQ(main.trace()->info().path, r1);
 }
 
 TEST(JobWindow, TheMainWindowOpensAJobAndSaysWhenItCannot) {
