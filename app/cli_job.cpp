@@ -18,7 +18,6 @@
 #include <fstream>
 #include <optional>
 #include <spawn.h>
-#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,32 +26,6 @@
 namespace attnscope::cli {
 
 namespace {
-
-// The records in a file: one per line (a map step's output is a file per rank, or one file of lines).
-bool readRecords(const std::string& path, std::vector<RankRecord>& records) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::fprintf(stderr, "job: %s: %s\n", path.c_str(), std::strerror(errno));
-        return false;
-    }
-    std::string line;
-    std::size_t number = 0;
-    bool ok = true;
-    const std::size_t before = records.size();
-    while (std::getline(in, line)) {
-        ++number;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        try {
-            records.push_back(parseRankRecord(line, path + ":" + std::to_string(number)));
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "job: %s\n", e.what());
-            ok = false;
-            if (records.size() == before)
-                break; // not a file of records (a trace?): said once, not a line each
-        }
-    }
-    return ok;
-}
 
 struct MapOptions {
     std::vector<std::string> traces;
@@ -185,21 +158,15 @@ int jobVerb(int argc, char** argv) {
             }
         } else if ((arg == "--from" && i + 1 < argc) || (!map && std::filesystem::is_directory(arg))) {
             const std::string dir = arg == "--from" ? argv[++i] : arg;
-            std::error_code error;
-            std::vector<std::string> found;
-            for (const auto& entry : std::filesystem::directory_iterator(dir, error))
-                if (entry.is_regular_file() &&
-                    (entry.path().extension() == ".json" || entry.path().extension() == ".jsonl"))
-                    found.push_back(entry.path().string());
-            if (error) {
-                std::fprintf(stderr, "job: %s: %s\n", dir.c_str(), error.message().c_str());
-                return kFileError;
-            }
+            std::vector<std::string> problems;
+            const std::vector<std::string> found = rankRecordFiles({dir}, problems);
+            for (const std::string& p : problems)
+                std::fprintf(stderr, "job: %s\n", p.c_str());
+            if (!problems.empty()) return kFileError;
             if (found.empty()) {
                 std::fprintf(stderr, "job: %s holds no records (*.json, *.jsonl)\n", dir.c_str());
                 return kFileError;
             }
-            std::sort(found.begin(), found.end());
             files.insert(files.end(), found.begin(), found.end());
         } else if (arg.rfind("--", 0) == 0) {
             std::fprintf(stderr, "job: unknown option '%s'\n", arg.c_str());
@@ -222,15 +189,16 @@ int jobVerb(int argc, char** argv) {
             mapOptions.records = ownRecords->path();
         }
         if (!runMap(mapOptions)) return kFileError;
-        files.clear();
-        for (const auto& entry : std::filesystem::directory_iterator(mapOptions.records))
-            if (entry.path().extension() == ".jsonl") files.push_back(entry.path().string());
-        std::sort(files.begin(), files.end());
+        std::vector<std::string> problems;
+        files = rankRecordFiles({mapOptions.records}, problems);
     }
     std::vector<RankRecord> records;
+    std::vector<std::string> problems;
     int exitCode = kOk;
     for (const std::string& path : files)
-        if (!readRecords(path, records)) exitCode = kFileError;
+        if (!readRankRecords(path, records, problems)) exitCode = kFileError;
+    for (const std::string& p : problems)
+        std::fprintf(stderr, "job: %s\n", p.c_str());
     if (records.empty()) {
         std::fprintf(stderr, "job: no rank record in %s\n",
                      files.size() == 1 ? files.front().c_str() : "the files given");

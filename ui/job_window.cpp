@@ -5,9 +5,6 @@
 
 #include "core/report/format.h"
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QHelpEvent>
 #include <QLabel>
@@ -114,41 +111,18 @@ JobWindow::JobWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 QString JobWindow::openRecords(const QStringList& paths) {
-    std::vector<RankRecord> records;
-    QStringList problems;
-    QStringList files;
-    for (const QString& path : paths) {
-        if (QFileInfo(path).isDir()) {
-            for (const QFileInfo& f :
-                 QDir(path).entryInfoList({"*.json", "*.jsonl"}, QDir::Files | QDir::Readable, QDir::Name))
-                files << f.filePath();
-        } else {
-            files << path;
-        }
-    }
-    if (files.isEmpty())
+    std::vector<std::string> given, said;
+    for (const QString& path : paths)
+        given.push_back(path.toStdString());
+    const std::vector<std::string> files = rankRecordFiles(given, said);
+    if (files.empty())
         return tr("No records there (*.json, *.jsonl: attnscope job --map --records DIR makes them)");
-    for (const QString& path : files) {
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            problems << tr("%1 cannot be read").arg(path);
-            continue;
-        }
-        int number = 0;
-        while (!file.atEnd()) {
-            const QByteArray line = file.readLine();
-            ++number;
-            if (line.trimmed().isEmpty()) continue;
-            try {
-                records.push_back(
-                    parseRankRecord(std::string_view(line.constData(), std::size_t(line.size())),
-                                    path.toStdString() + ":" + std::to_string(number)));
-            } catch (const std::exception& e) {
-                problems << qs(e.what());
-                break; // one line says it for the file (a trace's folder holds no record on any line)
-            }
-        }
-    }
+    std::vector<RankRecord> records;
+    for (const std::string& path : files)
+        readRankRecords(path, records, said);
+    QStringList problems;
+    for (const std::string& p : said)
+        problems << qs(p);
     m_problems = problems;
     try {
         showReport(jobReport(std::move(records)));

@@ -64,6 +64,16 @@ RankRecord rankRecord(const std::shared_ptr<const Trace>& trace, const TraceSumm
 // A record that says the trace at path could not be read.
 RankRecord failedRankRecord(std::string path, std::string error, std::int64_t rank);
 
+// The record files at these paths, in order: a file as given, a folder's *.json and *.jsonl by name (a
+// folder that cannot be listed is said in problems).
+std::vector<std::string> rankRecordFiles(const std::vector<std::string>& paths,
+                                         std::vector<std::string>& problems);
+// The records of a file, a JSON line each, appended to records; what cannot be read is said in problems (a
+// file whose first record fails, a trace given for records, once, not a line each). False when anything
+// failed.
+bool readRankRecords(const std::string& path, std::vector<RankRecord>& records,
+                     std::vector<std::string>& problems);
+
 std::string rankRecordJson(const RankRecord& record);
 // Throws std::runtime_error naming `source` when the text is not a rank record of a version this reads.
 RankRecord parseRankRecord(std::string_view text, const std::string& source);
