@@ -139,7 +139,9 @@ std::shared_ptr<const Trace> mergeSteps(const std::vector<std::shared_ptr<const 
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const Trace& step = *steps[i];
         // Kineto numbers its correlation ids per profiling session: each step's get a range of their own.
-        merger.add(step, {"", "", std::nullopt, std::uint64_t(i + 1) << 32});
+        TraceMerger::Part part;
+        part.correlationBase = std::uint64_t(i + 1) << 32;
+        merger.add(step, part);
         if (i == 0) {
             info.format = step.info().format;
             info.path = step.info().path;

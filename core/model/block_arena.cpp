@@ -36,10 +36,11 @@ bool hugePagesOnRequest() {
 // to 2 MB and asks for huge pages instead, left to fault on first touch: a fault then brings 2 MB, and
 // what a growing array never reaches is never zeroed (a 400 MB trace's single-threaded load: 1.13 →
 // 1.06 s, best of 5 alternating, against 1.10 s for huge pages faulted in up front).
-void* mapZeroed(std::size_t bytes) {
+// lazy: never faulted in up front.
+void* mapZeroed(std::size_t bytes, bool lazy = false) {
     if (bytes < 2 * kHugePage || !hugePagesOnRequest()) {
-        void* p =
-            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | (lazy ? 0 : MAP_POPULATE), -1, 0);
         return p == MAP_FAILED ? nullptr : p;
     }
     void* raw = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -55,10 +56,10 @@ void* mapZeroed(std::size_t bytes) {
 }
 } // namespace
 
-BigBuffer::BigBuffer(std::size_t bytes) : m_size(bytes) {
+BigBuffer::BigBuffer(std::size_t bytes, bool lazy) : m_size(bytes) {
     if (bytes == 0) return;
     if (bytes >= kMapThreshold) {
-        if (void* p = mapZeroed(bytes)) {
+        if (void* p = mapZeroed(bytes, lazy)) {
             m_data = static_cast<char*>(p);
             m_mapped = true;
             return;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -16,7 +17,9 @@ namespace attnscope {
 class BigBuffer {
 public:
     BigBuffer() = default;
-    explicit BigBuffer(std::size_t bytes);
+    // lazy: pages are faulted in when first touched, never up front (memory kept for growth that a
+    // growing array may never reach costs nothing until it does).
+    explicit BigBuffer(std::size_t bytes, bool lazy = false);
     ~BigBuffer();
     BigBuffer(BigBuffer&& other) noexcept;
     BigBuffer& operator=(BigBuffer&& other) noexcept;
@@ -33,25 +36,60 @@ private:
     bool m_mapped = false;
 };
 
-// A fixed-size array of trivially copyable T in a BigBuffer.
+// An array of trivially copyable T in a BigBuffer. Copies share the memory (a copy is cheap and
+// writing through one is seen by the others), and an array can be extended without moving what it
+// holds: a growing trace's snapshots each see their own prefix of the same columns while later
+// events are appended past their ends (trace_append.h).
 template <class T> class PodArray {
 public:
     PodArray() = default;
-    explicit PodArray(std::size_t n) : m_buffer(n * sizeof(T)), m_size(n) {}
+    explicit PodArray(std::size_t n) : m_size(n) {
+        if (n == 0) return;
+        m_storage = std::make_shared<Storage>(n * sizeof(T), false);
+        m_storage->used = n;
+        m_data = reinterpret_cast<T*>(m_storage->buffer.data());
+    }
 
-    T* data() { return reinterpret_cast<T*>(m_buffer.data()); }
-    const T* data() const { return reinterpret_cast<const T*>(m_buffer.data()); }
+    T* data() { return m_data; }
+    const T* data() const { return m_data; }
     std::size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
-    T& operator[](std::size_t i) { return data()[i]; }
-    const T& operator[](std::size_t i) const { return data()[i]; }
-    const T* begin() const { return data(); }
-    const T* end() const { return data() + m_size; }
-    std::span<const T> span() const { return {data(), m_size}; }
-    std::size_t bytes() const { return m_buffer.size(); }
+    T& operator[](std::size_t i) { return m_data[i]; }
+    const T& operator[](std::size_t i) const { return m_data[i]; }
+    const T* begin() const { return m_data; }
+    const T* end() const { return m_data + m_size; }
+    std::span<const T> span() const { return {m_data, m_size}; }
+    std::size_t bytes() const { return m_size * sizeof(T); }
+
+    // An array of newSize elements whose first size() are these; the rest are zero. When this is the
+    // longest array made on its memory so far and the memory has room, the two share it and nothing is
+    // copied (this one, and every shorter copy, reads on unchanged: nothing before newSize is written);
+    // otherwise the elements are copied into new memory with room to grow. One writer at a time.
+    PodArray extended(std::size_t newSize) const {
+        if (newSize <= m_size) return *this;
+        PodArray out;
+        out.m_size = newSize;
+        if (m_storage && m_storage->used == m_size && m_storage->buffer.size() >= newSize * sizeof(T)) {
+            out.m_storage = m_storage;
+            out.m_data = m_data;
+        } else {
+            const std::size_t room = std::max(newSize, m_size + m_size / 2) + 1024;
+            out.m_storage = std::make_shared<Storage>(room * sizeof(T), true);
+            out.m_data = reinterpret_cast<T*>(out.m_storage->buffer.data());
+            if (m_size) std::memcpy(static_cast<void*>(out.m_data), m_data, m_size * sizeof(T));
+        }
+        out.m_storage->used = newSize;
+        return out;
+    }
 
 private:
-    BigBuffer m_buffer;
+    struct Storage {
+        Storage(std::size_t bytes, bool lazy) : buffer(bytes, lazy) {}
+        BigBuffer buffer;
+        std::size_t used = 0; // elements handed out on it: only past these may an extension write
+    };
+    std::shared_ptr<Storage> m_storage;
+    T* m_data = nullptr;
     std::size_t m_size = 0;
 };
 

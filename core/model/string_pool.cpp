@@ -11,6 +11,10 @@ StringPool::StringPool() : m_slots(1024) {
     intern({});
 }
 
+StringPool::StringPool(const StringPool& other, Borrowed)
+    : m_strings(other.m_strings), m_slots(other.m_slots),
+      m_borrowedBytes(other.m_borrowedBytes + other.m_arena.bytesReserved()) {}
+
 std::size_t StringPool::slotFor(std::string_view s, std::uint64_t hash) const {
     const std::size_t mask = m_slots.size() - 1;
     std::size_t i = hash & mask;
@@ -52,7 +56,7 @@ void StringPool::grow() {
 }
 
 std::size_t StringPool::bytesUsed() const {
-    return m_arena.bytesReserved() + m_strings.capacity() * sizeof(std::string_view) +
+    return m_borrowedBytes + m_arena.bytesReserved() + m_strings.capacity() * sizeof(std::string_view) +
            m_slots.capacity() * sizeof(Slot);
 }
 

@@ -17,6 +17,10 @@ namespace attnscope {
 class StringPool {
 public:
     StringPool();
+    // The same ids and strings, the text left where it is: for a snapshot of a growing trace, which
+    // keeps `other`'s storage alive while it lives (trace_append.h). It interns nothing more.
+    struct Borrowed {};
+    StringPool(const StringPool& other, Borrowed);
 
     StringId intern(std::string_view s);
     std::string_view get(StringId id) const { return id.valid() ? m_strings[id.value] : std::string_view{}; }
@@ -38,6 +42,7 @@ private:
     BlockArena m_arena{1u << 20};
     std::vector<std::string_view> m_strings;
     std::vector<Slot> m_slots;
+    std::size_t m_borrowedBytes = 0; // the text a borrowing pool reads from another's storage
 };
 
 // The Word (an unsigned integer) at p, by one unaligned load.

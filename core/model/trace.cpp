@@ -156,7 +156,7 @@ std::vector<Flow> Trace::flowsOf(EventRef e) const {
 }
 
 std::size_t Trace::memoryBytes() const {
-    std::size_t total = m_strings.bytesUsed() + m_argsArena.bytesReserved();
+    std::size_t total = m_strings.bytesUsed() + m_argsArena.bytesReserved() + m_storageBytes;
     for (const Track& t : m_tracks) {
         const EventColumns& c = t.events;
         total += c.start.bytes() + c.duration.bytes() + c.name.bytes() + c.category.bytes() +

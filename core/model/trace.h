@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -162,6 +163,7 @@ public:
 
 private:
     friend class TraceBuilder;
+    friend class TraceAppender;
     struct CorrelationEntry {
         std::uint64_t correlation;
         EventRef event;
@@ -180,6 +182,9 @@ private:
     TimeNs m_endNs = 0;
     BigVector<CorrelationEntry> m_launches; // sorted by correlation
     BigVector<CorrelationEntry> m_gpuWork;  // sorted by correlation
+    // A growing trace's snapshot: what holds the strings and args it reads (trace_append.h), and their size.
+    std::shared_ptr<const void> m_storage;
+    std::size_t m_storageBytes = 0;
 };
 
 // Categories with a meaning to the model.

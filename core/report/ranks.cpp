@@ -58,8 +58,12 @@ public:
                                         " too: each file must be a rank of its own");
         // Grouped by the rank the file says it is, else by its file name.
         const std::string prefix = (t.distributed().rank ? rankName(rank) : fileName(in.path)) + " · ";
-        m_merger.add(t,
-                     {"r" + std::to_string(rank) + ":", prefix, rank, std::uint64_t(rank + 1) << kRankShift});
+        TraceMerger::Part part;
+        part.keyPrefix = "r" + std::to_string(rank) + ":";
+        part.namePrefix = prefix;
+        part.rank = rank;
+        part.correlationBase = std::uint64_t(rank + 1) << kRankShift;
+        m_merger.add(t, part);
     }
 
     std::shared_ptr<const Trace> finish(const std::vector<RankInput>& ranks) {
