@@ -6,22 +6,30 @@
 #include "qt_text.h"
 
 #include "core/analysis/machine_roofs.h"
-#include "core/document/document.h"
+#include "core/document/growing_document.h"
 #include "kernels/program_profile.h"
 
 #include <QTimer>
 
 namespace attnscope::ui {
 
-std::shared_ptr<const Document> profileSnapshot(const std::vector<kernels::ProfiledStep>& steps,
-                                                const std::string& name) {
-    const std::vector<kernels::ProcessTrace> processes =
-        kernels::mergeProcessSteps(kernels::steadySteps(steps));
-    if (processes.size() == 1) return openDocument(DocumentSource::built(processes.front().trace, name));
-    std::vector<RankInput> ranks;
-    for (const kernels::ProcessTrace& p : processes)
-        ranks.push_back({p.process, p.trace});
-    return openDocument(DocumentSource::rankTraces(std::move(ranks), name));
+ProfileSnapshots::ProfileSnapshots(std::string name) : m_name(std::move(name)) {}
+ProfileSnapshots::~ProfileSnapshots() = default;
+
+std::shared_ptr<const Document> ProfileSnapshots::update(const std::vector<kernels::ProfiledStep>& steps) {
+    const std::vector<kernels::ProfiledStep> kept = kernels::steadySteps(steps);
+    bool extends = m_growing && m_in.size() <= kept.size();
+    for (std::size_t i = 0; extends && i < m_in.size(); ++i)
+        extends = kept[i].trace.get() == m_in[i];
+    if (!extends) {
+        m_growing = std::make_unique<GrowingDocument>(m_name);
+        m_in.clear();
+    }
+    for (std::size_t i = m_in.size(); i < kept.size(); ++i) {
+        m_growing->append(kept[i].process, kept[i].rank, kept[i].trace);
+        m_in.push_back(kept[i].trace.get());
+    }
+    return m_growing->snapshot();
 }
 
 ProfileController::ProfileController(ProgramPanel* panel, QObject* parent)
@@ -46,6 +54,7 @@ QString ProfileController::start(kernels::ProfileConfig config) {
     m_config = std::make_unique<kernels::ProfileConfig>(std::move(config));
     m_profile.reset();
     m_steps.clear();
+    m_snapshots.reset();
     m_notices.clear();
     m_built = 0;
     m_building = m_shown = false;
@@ -116,9 +125,9 @@ void ProfileController::build() {
     m_building = true;
     m_built = m_steps.size();
     auto steps = std::make_shared<const std::vector<kernels::ProfiledStep>>(m_steps);
-    const std::string name = m_name.toStdString();
+    if (!m_snapshots) m_snapshots = std::make_shared<ProfileSnapshots>(m_name.toStdString());
     m_jobs->start<std::shared_ptr<const Document>>(
-        "snapshot", [steps, name] { return profileSnapshot(*steps, name); },
+        "snapshot", [steps, snapshots = m_snapshots] { return snapshots->update(*steps); },
         [this](std::shared_ptr<const Document> doc) {
             m_building = false;
             if (m_ownsView) {

@@ -15,7 +15,8 @@ class QTimer;
 
 namespace attnscope {
 struct Document;
-}
+class GrowingDocument;
+} // namespace attnscope
 
 namespace attnscope::kernels {
 struct ProfileConfig;
@@ -28,10 +29,22 @@ namespace attnscope::ui {
 class JobRunner;
 class ProgramPanel;
 
-// A profile's steps so far as a document with its analysis: each process's steps joined, several
-// processes as the ranks of one job. What a snapshot costs (the live benchmark calls it too).
-std::shared_ptr<const Document> profileSnapshot(const std::vector<kernels::ProfiledStep>& steps,
-                                                const std::string& name);
+// A profile's steps so far as a growing document (growing_document.h): each snapshot appends the steps
+// that came since the last one, so it costs what they hold. The steps shown are the steady ones
+// (kernels::steadySteps): when a process's first optimizer step leaves out the slices of time before it,
+// the document starts again from the steps kept. One worker at a time (the live benchmark calls it too).
+class ProfileSnapshots {
+public:
+    explicit ProfileSnapshots(std::string name);
+    ~ProfileSnapshots();
+    // Every step taken so far, in the order they came.
+    std::shared_ptr<const Document> update(const std::vector<kernels::ProfiledStep>& steps);
+
+private:
+    std::string m_name;
+    std::unique_ptr<GrowingDocument> m_growing;
+    std::vector<const Trace*> m_in; // the steps in it, in order
+};
 
 // A user's program profiled live (the Program panel, or `attnscope profile -- COMMAND` with a display):
 // starts it (after this machine's CPU roofs are measured, the first time only: measured beside the
@@ -74,6 +87,7 @@ private:
     std::unique_ptr<kernels::ProfileConfig> m_config;
     std::unique_ptr<kernels::ProgramProfile> m_profile;
     std::vector<kernels::ProfiledStep> m_steps;
+    std::shared_ptr<ProfileSnapshots> m_snapshots;
     QString m_name;
     QStringList m_notices;
     std::size_t m_built = 0; // steps in the last snapshot

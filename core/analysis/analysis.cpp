@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <set>
 #include <thread>
@@ -525,6 +526,64 @@ private:
 };
 
 } // namespace
+
+TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const TraceAnalysis& part,
+                           const std::function<EventRef(EventRef)>& place) {
+    TraceAnalysis a;
+    a.device = before.device ? before.device : part.device;
+    a.deviceNote = before.device || part.deviceNote.empty() ? before.deviceNote : part.deviceNote;
+    a.cpuShare = before.cpuShare ? before.cpuShare : part.cpuShare;
+    a.cpuNote = before.cpuNote.empty() ? part.cpuNote : before.cpuNote;
+    a.cpuWorkers = std::max(before.cpuWorkers, part.cpuWorkers);
+    a.beyondRoof = before.beyondRoof + part.beyondRoof;
+    // The part's kernels where their events went, then both lists merged by event (each list is).
+    std::vector<KernelAnalysis> moved = part.kernels;
+    for (KernelAnalysis& k : moved) {
+        k.event = place(k.event);
+        if (k.costOp) k.costOp = place(*k.costOp);
+    }
+    std::vector<std::uint32_t> movedAt(moved.size());
+    std::iota(movedAt.begin(), movedAt.end(), 0u);
+    std::sort(movedAt.begin(), movedAt.end(),
+              [&](std::uint32_t x, std::uint32_t y) { return moved[x].event < moved[y].event; });
+    std::vector<std::uint32_t> beforeTo(before.kernels.size()), partTo(moved.size());
+    a.kernels.reserve(before.kernels.size() + moved.size());
+    for (std::size_t i = 0, j = 0; i < before.kernels.size() || j < moved.size();) {
+        if (j == moved.size() || (i < before.kernels.size() && before.kernels[i].event < moved[movedAt[j]].event)) {
+            beforeTo[i] = std::uint32_t(a.kernels.size());
+            a.kernels.push_back(before.kernels[i++]);
+        } else {
+            partTo[movedAt[j]] = std::uint32_t(a.kernels.size());
+            a.kernels.push_back(moved[movedAt[j++]]);
+        }
+    }
+    // The calls with their kernels renumbered, in start order (as analyzeTrace numbers them).
+    auto carry = [](const AttentionCall& call, const std::vector<std::uint32_t>& to) {
+        AttentionCall c = call;
+        for (std::uint32_t& k : c.kernels)
+            k = to[k];
+        for (std::uint32_t& k : c.unexpected)
+            k = to[k];
+        return c;
+    };
+    a.calls.reserve(before.calls.size() + part.calls.size());
+    for (const AttentionCall& c : before.calls)
+        a.calls.push_back(carry(c, beforeTo));
+    for (const AttentionCall& c : part.calls) {
+        a.calls.push_back(carry(c, partTo));
+        if (a.calls.back().scope) a.calls.back().scope = place(*a.calls.back().scope);
+    }
+    std::stable_sort(a.calls.begin(), a.calls.end(), [](const AttentionCall& x, const AttentionCall& y) {
+        return x.start != y.start ? x.start < y.start : x.impl < y.impl;
+    });
+    for (KernelAnalysis& k : a.kernels)
+        k.call = -1;
+    for (std::size_t c = 0; c < a.calls.size(); ++c)
+        for (std::uint32_t k : a.calls[c].kernels)
+            a.kernels[k].call = int(c);
+    a.tables = kernelTables(grown, a);
+    return a;
+}
 
 TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu, const DeviceSpecs& specs,
                            const RoleRules& rules, const DeviceSpec* cpuCore, unsigned threads,

@@ -120,6 +120,7 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
     auto doc = std::make_shared<Document>();
     if (source.trace) {
         doc->trace = source.trace;
+        doc->analysis = source.analysis;
         doc->name = source.name;
     } else if (!source.builtRanks.empty()) {
         doc->trace = mergeRanks(source.builtRanks);

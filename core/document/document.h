@@ -31,6 +31,7 @@ struct DocumentSource {
     std::string_view bytes; // memory: must outlive openDocument
     std::string name;       // memory and built: the name in messages
     std::shared_ptr<const Trace> trace;
+    std::shared_ptr<const TraceAnalysis> analysis; // built: the trace's analysis, when it was made already
     std::vector<RankInput> builtRanks; // traces already built, as the ranks of one job
     bool asRanks = false; // the paths are the ranks of one job (even just one)
 

@@ -5,7 +5,7 @@
 // in a forked child (so each peak memory and CPU time is its own), with the window on the offscreen
 // platform:
 //   live  each step file read as ProgramProfile reads it, the snapshot of the steps so far built as the
-//         Program panel's worker builds it (profileSnapshot), then shown in the window: the UI thread's
+//         Program panel's worker builds it (ProfileSnapshots), then shown in the window: the UI thread's
 //         busy time per snapshot is the showing and the paint that follows;
 //   load  the saved trace opened once (all of its parts) and shown.
 // Prints the UI thread's busy time per snapshot (p50, p95, max; target p95 <= 16 ms), the total CPU
@@ -226,6 +226,7 @@ int main(int argc, char** argv) {
         Window w;
         const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
         std::vector<kernels::ProfiledStep> taken;
+        ui::ProfileSnapshots snapshots("bench");
         std::size_t shownEvents = 0;
         for (std::size_t k = 0; k < stepFiles.size(); ++k) {
             kernels::ProfiledStep s;
@@ -236,7 +237,7 @@ int main(int argc, char** argv) {
             options.threads = 1; // as ProgramProfile reads a step
             s.trace = loadTraceFile(stepFiles[k], options);
             taken.push_back(std::move(s));
-            auto doc = ui::profileSnapshot(taken, "bench");
+            auto doc = snapshots.update(taken);
             shownEvents = doc->trace->eventCount();
             out += "busy " + std::to_string(w.show(std::move(doc), k == 0)) + " ";
         }

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#include "core/document/growing_document.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace attnscope {
+
+GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
+    : m_name(std::move(name)), m_cpuRoofs(cpuRoofs) {}
+
+GrowingDocument::~GrowingDocument() = default;
+
+TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
+    std::string why;
+    return analyzeWithCpuRoofs(trace, cpuRoofsFor(trace, m_cpuRoofs, why), why);
+}
+
+void GrowingDocument::append(const std::string& process, std::optional<std::int64_t> rank,
+                             std::shared_ptr<const Trace> step) {
+    auto it = std::find_if(m_processes.begin(), m_processes.end(),
+                           [&](const std::unique_ptr<Process>& p) { return p->name == process; });
+    if (it == m_processes.end()) {
+        m_processes.push_back(std::make_unique<Process>());
+        it = std::prev(m_processes.end());
+        (*it)->name = process;
+        (*it)->rank = rank;
+    }
+    Process& p = **it;
+    // Kineto numbers correlation ids per profiling session: each step's get a range of their own, as
+    // mergeSteps gives them.
+    const TraceAppender::Placement placed = p.appender.append(*step, std::uint64_t(p.appender.parts() + 1) << 32);
+    p.trace = p.appender.snapshot();
+    if (placed.rebuilt || !p.analysis)
+        p.analysis = std::make_shared<const TraceAnalysis>(analyze(*p.trace));
+    else
+        p.analysis = std::make_shared<const TraceAnalysis>(
+            joinAnalyses(*p.trace, *p.analysis, analyze(*step), [&placed](EventRef e) { return placed(e); }));
+    ++m_steps;
+}
+
+std::shared_ptr<const Document> GrowingDocument::snapshot() const {
+    DocumentOptions options;
+    options.cpuRoofs = m_cpuRoofs;
+    if (m_processes.size() == 1) {
+        DocumentSource source = DocumentSource::built(m_processes.front()->trace, m_name);
+        source.analysis = m_processes.front()->analysis;
+        return openDocument(source, options);
+    }
+    std::vector<const Process*> ordered;
+    for (const auto& p : m_processes)
+        ordered.push_back(p.get());
+    std::stable_sort(ordered.begin(), ordered.end(), [](const Process* a, const Process* b) {
+        return a->rank.value_or(INT64_MAX) < b->rank.value_or(INT64_MAX);
+    });
+    std::vector<RankInput> ranks;
+    for (const Process* p : ordered)
+        ranks.push_back({p->name, p->trace ? p->trace : std::make_shared<const Trace>()});
+    return openDocument(DocumentSource::rankTraces(std::move(ranks), m_name), options);
+}
+
+} // namespace attnscope

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A document that grows as a profiled program writes its steps (attnscope profile, the Program panel):
+// each process's steps are appended to a trace of its own (trace_append.h) and each step is analysed
+// alone, its analysis joined to what came before (joinAnalyses), so a step costs what the step holds,
+// not what every step so far holds. A snapshot is a document like any other, shared with the window
+// while later steps go in; what is made from the whole of it each time (the timeline's lanes, the
+// summary, the findings) is made on the caller's thread, a worker's.
+#include "core/document/document.h"
+#include "core/io/trace_append.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+class GrowingDocument {
+public:
+    explicit GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto);
+    ~GrowingDocument();
+
+    // The next step of `process` (each process's steps in order); rank: torchrun's RANK, which orders
+    // several processes as the ranks of one job.
+    void append(const std::string& process, std::optional<std::int64_t> rank, std::shared_ptr<const Trace> step);
+    std::size_t steps() const { return m_steps; }
+    // The steps so far with all of a document's parts. One process: its trace, its joined analysis.
+    // Several: the ranks of one job, made from each process's trace so far (openDocument's way).
+    std::shared_ptr<const Document> snapshot() const;
+
+private:
+    struct Process {
+        std::string name;
+        std::optional<std::int64_t> rank;
+        TraceAppender appender;
+        std::shared_ptr<const Trace> trace;
+        std::shared_ptr<const TraceAnalysis> analysis;
+    };
+    TraceAnalysis analyze(const Trace& trace) const;
+
+    std::string m_name;
+    CpuRoofsChoice m_cpuRoofs;
+    std::vector<std::unique_ptr<Process>> m_processes; // as they first wrote a step
+    std::size_t m_steps = 0;
+};
+
+} // namespace attnscope
