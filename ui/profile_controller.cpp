@@ -16,18 +16,18 @@ namespace attnscope::ui {
 ProfileSnapshots::ProfileSnapshots(std::string name) : m_name(std::move(name)) {}
 ProfileSnapshots::~ProfileSnapshots() = default;
 
-std::shared_ptr<const Document> ProfileSnapshots::update(const std::vector<kernels::ProfiledStep>& steps) {
-    const std::vector<kernels::ProfiledStep> kept = kernels::steadySteps(steps);
-    bool extends = m_growing && m_in.size() <= kept.size();
-    for (std::size_t i = 0; extends && i < m_in.size(); ++i)
-        extends = kept[i].trace.get() == m_in[i];
-    if (!extends) {
-        m_growing = std::make_unique<GrowingDocument>(m_name);
-        m_in.clear();
-    }
-    for (std::size_t i = m_in.size(); i < kept.size(); ++i) {
-        m_growing->append(kept[i].process, kept[i].rank, kept[i].trace);
-        m_in.push_back(kept[i].trace.get());
+std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::ProfiledStep> steps) {
+    if (!m_growing) m_growing = std::make_unique<GrowingDocument>(m_name);
+    for (kernels::ProfiledStep& s : steps) {
+        // As steadySteps keeps them: once a process has stepped its optimizer, the slices of time before
+        // that step are its start-up, left out.
+        auto first = m_firstOptimizer.find(s.process);
+        if (s.optimizer && first == m_firstOptimizer.end()) {
+            first = m_firstOptimizer.emplace(s.process, s.index).first;
+            m_growing->restart(s.process);
+        }
+        if (!s.optimizer && first != m_firstOptimizer.end() && s.index < first->second) continue;
+        m_growing->append(s.process, s.rank, std::move(s.trace));
     }
     return m_growing->snapshot();
 }
@@ -53,10 +53,10 @@ QString ProfileController::start(kernels::ProfileConfig config) {
     m_name = words.join(' ');
     m_config = std::make_unique<kernels::ProfileConfig>(std::move(config));
     m_profile.reset();
-    m_steps.clear();
+    m_pending.clear();
+    m_stepCount = 0;
     m_snapshots.reset();
     m_notices.clear();
-    m_built = 0;
     m_building = m_shown = false;
     m_ownsView = m_active = true;
     m_panel->clearOutput();
@@ -108,14 +108,14 @@ void ProfileController::tick() {
     for (const std::string& line : m_profile->takeNotices())
         m_notices << qs(line);
     for (kernels::ProfiledStep& s : m_profile->takeSteps())
-        m_steps.push_back(std::move(s));
-    const QString counts = tr("%n step(s)", nullptr, int(m_steps.size()));
+        m_pending.push_back(std::move(s)), ++m_stepCount;
+    const QString counts = tr("%n step(s)", nullptr, int(m_stepCount));
     if (!ended) {
         m_panel->setState((m_notices.isEmpty() ? QString() : m_notices.join('\n') + '\n') +
                           tr("Running %1: %2").arg(m_name, counts));
         Q_EMIT status(tr("Profiling %1: %2").arg(m_name, counts));
     }
-    if (!m_building && m_ownsView && m_steps.size() > m_built) return build();
+    if (!m_building && m_ownsView && !m_pending.empty()) return build();
     if (ended && !m_building) end();
 }
 
@@ -123,11 +123,11 @@ void ProfileController::tick() {
 // job) and the whole analysis, so the UI thread only shows it.
 void ProfileController::build() {
     m_building = true;
-    m_built = m_steps.size();
-    auto steps = std::make_shared<const std::vector<kernels::ProfiledStep>>(m_steps);
+    auto steps = std::make_shared<std::vector<kernels::ProfiledStep>>(std::move(m_pending));
+    m_pending.clear();
     if (!m_snapshots) m_snapshots = std::make_shared<ProfileSnapshots>(m_name.toStdString());
     m_jobs->start<std::shared_ptr<const Document>>(
-        "snapshot", [steps, snapshots = m_snapshots] { return snapshots->update(*steps); },
+        "snapshot", [steps, snapshots = m_snapshots] { return snapshots->add(std::move(*steps)); },
         [this](std::shared_ptr<const Document> doc) {
             m_building = false;
             if (m_ownsView) {
@@ -149,7 +149,7 @@ void ProfileController::end() {
     m_active = false;
     m_panel->setRunning(false);
     const QString outcome =
-        tr("%1 %2; %n step(s) recorded", nullptr, int(m_steps.size())).arg(m_name, qs(m_profile->outcome()));
+        tr("%1 %2; %n step(s) recorded", nullptr, int(m_stepCount)).arg(m_name, qs(m_profile->outcome()));
     QStringList said = m_notices;
     said << outcome;
     const std::string problem = m_profile->problem();

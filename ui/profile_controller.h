@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,20 +31,21 @@ class JobRunner;
 class ProgramPanel;
 
 // A profile's steps so far as a growing document (growing_document.h): each snapshot appends the steps
-// that came since the last one, so it costs what they hold. The steps shown are the steady ones
-// (kernels::steadySteps): when a process's first optimizer step leaves out the slices of time before it,
-// the document starts again from the steps kept. One worker at a time (the live benchmark calls it too).
+// that came since the last one, so it costs what they hold, and a step's trace is let go once it is in.
+// The steps shown are the steady ones (kernels::steadySteps): a process's first optimizer step starts its
+// part again from there, leaving out the slices of time before it. One worker at a time (the live
+// benchmark calls it too).
 class ProfileSnapshots {
 public:
     explicit ProfileSnapshots(std::string name);
     ~ProfileSnapshots();
-    // Every step taken so far, in the order they came.
-    std::shared_ptr<const Document> update(const std::vector<kernels::ProfiledStep>& steps);
+    // The steps taken since the last call, in the order they came; the steps so far as a document.
+    std::shared_ptr<const Document> add(std::vector<kernels::ProfiledStep> steps);
 
 private:
     std::string m_name;
     std::unique_ptr<GrowingDocument> m_growing;
-    std::vector<const Trace*> m_in; // the steps in it, in order
+    std::map<std::string, int> m_firstOptimizer; // per process: the index of its first optimizer step
 };
 
 // A user's program profiled live (the Program panel, or `attnscope profile -- COMMAND` with a display):
@@ -86,11 +88,11 @@ private:
     QTimer* m_timer;
     std::unique_ptr<kernels::ProfileConfig> m_config;
     std::unique_ptr<kernels::ProgramProfile> m_profile;
-    std::vector<kernels::ProfiledStep> m_steps;
+    std::vector<kernels::ProfiledStep> m_pending; // taken, not yet in a snapshot
+    std::size_t m_stepCount = 0;
     std::shared_ptr<ProfileSnapshots> m_snapshots;
     QString m_name;
     QStringList m_notices;
-    std::size_t m_built = 0; // steps in the last snapshot
     bool m_building = false;
     bool m_shown = false;
     bool m_ownsView = false;

@@ -36,15 +36,25 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
     else
         p.analysis = std::make_shared<const TraceAnalysis>(
             joinAnalyses(*p.trace, *p.analysis, analyze(*step), [&placed](EventRef e) { return placed(e); }));
+    ++p.steps;
     ++m_steps;
+}
+
+void GrowingDocument::restart(const std::string& process) {
+    const auto it = std::find_if(m_processes.begin(), m_processes.end(),
+                                 [&](const std::unique_ptr<Process>& p) { return p->name == process; });
+    if (it == m_processes.end()) return;
+    m_steps -= (*it)->steps;
+    m_processes.erase(it);
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot() const {
     DocumentOptions options;
     options.cpuRoofs = m_cpuRoofs;
-    if (m_processes.size() == 1) {
-        DocumentSource source = DocumentSource::built(m_processes.front()->trace, m_name);
-        source.analysis = m_processes.front()->analysis;
+    if (m_processes.size() <= 1) {
+        DocumentSource source = DocumentSource::built(
+            m_processes.empty() ? std::make_shared<const Trace>() : m_processes.front()->trace, m_name);
+        if (!m_processes.empty()) source.analysis = m_processes.front()->analysis;
         return openDocument(source, options);
     }
     std::vector<const Process*> ordered;

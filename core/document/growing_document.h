@@ -26,6 +26,8 @@ public:
     // The next step of `process` (each process's steps in order); rank: torchrun's RANK, which orders
     // several processes as the ranks of one job.
     void append(const std::string& process, std::optional<std::int64_t> rank, std::shared_ptr<const Trace> step);
+    // Leaves out what `process` appended so far: its next step starts it again.
+    void restart(const std::string& process);
     std::size_t steps() const { return m_steps; }
     // The steps so far with all of a document's parts. One process: its trace, its joined analysis.
     // Several: the ranks of one job, made from each process's trace so far (openDocument's way).
@@ -38,6 +40,7 @@ private:
         TraceAppender appender;
         std::shared_ptr<const Trace> trace;
         std::shared_ptr<const TraceAnalysis> analysis;
+        std::size_t steps = 0;
     };
     TraceAnalysis analyze(const Trace& trace) const;
 

@@ -225,7 +225,6 @@ int main(int argc, char** argv) {
     const Child live = inChild([&](std::string& out) {
         Window w;
         const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
-        std::vector<kernels::ProfiledStep> taken;
         ui::ProfileSnapshots snapshots("bench");
         std::size_t shownEvents = 0;
         for (std::size_t k = 0; k < stepFiles.size(); ++k) {
@@ -236,8 +235,9 @@ int main(int argc, char** argv) {
             LoadOptions options;
             options.threads = 1; // as ProgramProfile reads a step
             s.trace = loadTraceFile(stepFiles[k], options);
+            std::vector<kernels::ProfiledStep> taken;
             taken.push_back(std::move(s));
-            auto doc = snapshots.update(taken);
+            auto doc = snapshots.add(std::move(taken));
             shownEvents = doc->trace->eventCount();
             out += "busy " + std::to_string(w.show(std::move(doc), k == 0)) + " ";
         }
