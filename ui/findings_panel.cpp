@@ -81,7 +81,8 @@ void FindingsPanel::showPending(bool analysing) {
     m_note->setText(analysing ? tr("Analysing…") : tr("No trace open."));
 }
 
-void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs) {
+void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs,
+                                 const QString& note) {
     m_findings = std::move(findings);
     m_startNs = startNs;
     const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
@@ -111,7 +112,8 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     m_note->setText(list.empty()
                         ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
                         : tr("%1, most time at stake first. Select one for why and where.")
-                              .arg(qs(formatCount(list.size(), "finding", "findings"))));
+                              .arg(qs(formatCount(list.size(), "finding", "findings"))) +
+                    (note.isEmpty() ? QString() : QStringLiteral(" ") + note));
     m_explanation->clear();
     m_evidence->clear();
     if (!list.empty()) m_table->setCurrentCell(0, 0);

@@ -25,7 +25,9 @@ public:
     // A trace is on show whose analysis is still running (or none: nothing to say yet).
     void showPending(bool analysing);
     // The findings of the trace on show; startNs is where its times count from.
-    void showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs);
+    // note: said after the count (a growing profile's findings made on fewer steps than it has).
+    void showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs,
+                      const QString& note = {});
     QTableWidget* table() const { return m_table; }
     QListWidget* evidence() const { return m_evidence; }
     QTextEdit* explanation() const { return m_explanation; }

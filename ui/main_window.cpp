@@ -436,7 +436,7 @@ void MainWindow::showAnalysis() {
     const auto doc = document();
     m_kernels->show(doc.get(), m_timeline->range()); // by name and role now
     m_details->setAnalysis(doc->analysis);
-    m_findings->showFindings(doc->findings, doc->trace->startNs());
+    m_findings->showFindings(doc->findings, doc->trace->startNs(), QString::fromStdString(doc->findingsNote));
     m_attention->showAnalysis(doc->trace, doc->analysis);
     m_timeline->setAnalysis(doc->analysis);
     m_charts->setInputs({{doc->trace.get(), doc->analysis.get(), m_documents->name()}});

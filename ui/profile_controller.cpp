@@ -16,7 +16,7 @@ namespace attnscope::ui {
 ProfileSnapshots::ProfileSnapshots(std::string name) : m_name(std::move(name)) {}
 ProfileSnapshots::~ProfileSnapshots() = default;
 
-std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::ProfiledStep> steps) {
+std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::ProfiledStep> steps, bool complete) {
     if (!m_growing) m_growing = std::make_unique<GrowingDocument>(m_name);
     for (kernels::ProfiledStep& s : steps) {
         // As steadySteps keeps them: once a process has stepped its optimizer, the slices of time before
@@ -29,7 +29,7 @@ std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::Profi
         if (!s.optimizer && first != m_firstOptimizer.end() && s.index < first->second) continue;
         m_growing->append(s.process, s.rank, std::move(s.trace));
     }
-    return m_growing->snapshot();
+    return m_growing->snapshot(complete);
 }
 
 ProfileController::ProfileController(ProgramPanel* panel, QObject* parent)
@@ -57,7 +57,7 @@ QString ProfileController::start(kernels::ProfileConfig config) {
     m_stepCount = 0;
     m_snapshots.reset();
     m_notices.clear();
-    m_building = m_shown = false;
+    m_building = m_shown = m_completeShown = false;
     m_ownsView = m_active = true;
     m_panel->clearOutput();
     m_panel->setRunning(true);
@@ -115,19 +115,23 @@ void ProfileController::tick() {
                           tr("Running %1: %2").arg(m_name, counts));
         Q_EMIT status(tr("Profiling %1: %2").arg(m_name, counts));
     }
-    if (!m_building && m_ownsView && !m_pending.empty()) return build();
+    // After the end, one more snapshot when the last one's findings were not made on every step.
+    if (!m_building && m_ownsView && (!m_pending.empty() || (ended && m_shown && !m_completeShown)))
+        return build(ended);
     if (ended && !m_building) end();
 }
 
 // The steps so far as a document, on a worker: the processes' steps joined (several: the ranks of one
 // job) and the whole analysis, so the UI thread only shows it.
-void ProfileController::build() {
+void ProfileController::build(bool complete) {
     m_building = true;
+    m_completeShown = complete;
     auto steps = std::make_shared<std::vector<kernels::ProfiledStep>>(std::move(m_pending));
     m_pending.clear();
     if (!m_snapshots) m_snapshots = std::make_shared<ProfileSnapshots>(m_name.toStdString());
     m_jobs->start<std::shared_ptr<const Document>>(
-        "snapshot", [steps, snapshots = m_snapshots] { return snapshots->add(std::move(*steps)); },
+        "snapshot",
+        [steps, snapshots = m_snapshots, complete] { return snapshots->add(std::move(*steps), complete); },
         [this](std::shared_ptr<const Document> doc) {
             m_building = false;
             if (m_ownsView) {

@@ -39,8 +39,9 @@ class ProfileSnapshots {
 public:
     explicit ProfileSnapshots(std::string name);
     ~ProfileSnapshots();
-    // The steps taken since the last call, in the order they came; the steps so far as a document.
-    std::shared_ptr<const Document> add(std::vector<kernels::ProfiledStep> steps);
+    // The steps taken since the last call, in the order they came; the steps so far as a document
+    // (complete: no step comes after these, its findings are made on all of them).
+    std::shared_ptr<const Document> add(std::vector<kernels::ProfiledStep> steps, bool complete = false);
 
 private:
     std::string m_name;
@@ -80,7 +81,7 @@ Q_SIGNALS:
 private:
     void launch();
     void tick();
-    void build();
+    void build(bool complete);
     void end();
 
     ProgramPanel* m_panel;
@@ -94,6 +95,7 @@ private:
     QString m_name;
     QStringList m_notices;
     bool m_building = false;
+    bool m_completeShown = false; // the snapshot of every step, after the program ended, went out
     bool m_shown = false;
     bool m_ownsView = false;
     bool m_active = false;

@@ -536,51 +536,98 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
     a.cpuNote = before.cpuNote.empty() ? part.cpuNote : before.cpuNote;
     a.cpuWorkers = std::max(before.cpuWorkers, part.cpuWorkers);
     a.beyondRoof = before.beyondRoof + part.beyondRoof;
-    // The part's kernels where their events went, then both lists merged by event (each list is).
+    // The part's kernels where their events went, then both lists merged by event (each list is): on each
+    // track the part's come after the ones before, so the merge copies runs.
     std::vector<KernelAnalysis> moved = part.kernels;
     for (KernelAnalysis& k : moved) {
         k.event = place(k.event);
         if (k.costOp) k.costOp = place(*k.costOp);
     }
-    std::vector<std::uint32_t> movedAt(moved.size());
-    std::iota(movedAt.begin(), movedAt.end(), 0u);
-    std::sort(movedAt.begin(), movedAt.end(),
-              [&](std::uint32_t x, std::uint32_t y) { return moved[x].event < moved[y].event; });
+    std::vector<std::uint32_t> movedTo(moved.size());
+    std::iota(movedTo.begin(), movedTo.end(), 0u);
+    auto byEvent = [&](std::uint32_t x, std::uint32_t y) { return moved[x].event < moved[y].event; };
+    if (!std::is_sorted(movedTo.begin(), movedTo.end(), byEvent)) {
+        std::stable_sort(movedTo.begin(), movedTo.end(), byEvent);
+        std::vector<KernelAnalysis> sorted;
+        sorted.reserve(moved.size());
+        for (std::uint32_t k : movedTo)
+            sorted.push_back(moved[k]);
+        moved.swap(sorted);
+    }
     std::vector<std::uint32_t> beforeTo(before.kernels.size()), partTo(moved.size());
     a.kernels.reserve(before.kernels.size() + moved.size());
     for (std::size_t i = 0, j = 0; i < before.kernels.size() || j < moved.size();) {
-        if (j == moved.size() || (i < before.kernels.size() && before.kernels[i].event < moved[movedAt[j]].event)) {
-            beforeTo[i] = std::uint32_t(a.kernels.size());
-            a.kernels.push_back(before.kernels[i++]);
-        } else {
-            partTo[movedAt[j]] = std::uint32_t(a.kernels.size());
-            a.kernels.push_back(moved[movedAt[j++]]);
-        }
+        // The run of one side that comes before the other's next kernel, copied at once.
+        const bool fromBefore = j == moved.size() || (i < before.kernels.size() &&
+                                                        before.kernels[i].event < moved[j].event);
+        const auto& from = fromBefore ? before.kernels : moved;
+        std::size_t& at = fromBefore ? i : j;
+        const std::size_t runStart = at;
+        const std::size_t end =
+            fromBefore ? (j == moved.size() ? before.kernels.size()
+                                             : std::size_t(std::lower_bound(before.kernels.begin() + std::ptrdiff_t(i),
+                                                                            before.kernels.end(), moved[j].event,
+                                                                            [](const KernelAnalysis& k, EventRef e) {
+                                                                                return k.event < e;
+                                                                            }) -
+                                                           before.kernels.begin()))
+                       : (i == before.kernels.size()
+                              ? moved.size()
+                              : std::size_t(std::lower_bound(moved.begin() + std::ptrdiff_t(j), moved.end(),
+                                                             before.kernels[i].event,
+                                                             [](const KernelAnalysis& k, EventRef e) {
+                                                                 return k.event < e;
+                                                             }) -
+                                            moved.begin()));
+        std::vector<std::uint32_t>& to = fromBefore ? beforeTo : partTo;
+        for (std::size_t k = runStart; k < end; ++k)
+            to[k] = std::uint32_t(a.kernels.size() + (k - runStart));
+        a.kernels.insert(a.kernels.end(), from.begin() + std::ptrdiff_t(runStart), from.begin() + std::ptrdiff_t(end));
+        at = end;
     }
-    // The calls with their kernels renumbered, in start order (as analyzeTrace numbers them).
-    auto carry = [](const AttentionCall& call, const std::vector<std::uint32_t>& to) {
-        AttentionCall c = call;
+    if (movedTo.size() && !std::is_sorted(movedTo.begin(), movedTo.end())) {
+        // partTo is by sorted position: back to the part's own kernel numbers.
+        std::vector<std::uint32_t> byPart(moved.size());
+        for (std::size_t k = 0; k < moved.size(); ++k)
+            byPart[movedTo[k]] = partTo[k];
+        partTo.swap(byPart);
+    }
+    // The calls with their kernels renumbered, in start order (as analyzeTrace numbers them). The part's
+    // start after the ones before, as a program's steps do, and are put after them as they are.
+    auto carry = [](AttentionCall& c, const std::vector<std::uint32_t>& to) {
         for (std::uint32_t& k : c.kernels)
             k = to[k];
         for (std::uint32_t& k : c.unexpected)
             k = to[k];
-        return c;
     };
     a.calls.reserve(before.calls.size() + part.calls.size());
-    for (const AttentionCall& c : before.calls)
-        a.calls.push_back(carry(c, beforeTo));
-    for (const AttentionCall& c : part.calls) {
-        a.calls.push_back(carry(c, partTo));
+    a.calls = before.calls;
+    const bool beforeMoved = !std::is_sorted(beforeTo.begin(), beforeTo.end()) ||
+                             (!beforeTo.empty() && beforeTo.back() != beforeTo.size() - 1);
+    if (beforeMoved)
+        for (AttentionCall& c : a.calls)
+            carry(c, beforeTo);
+    const std::size_t first = a.calls.size();
+    for (const AttentionCall& call : part.calls) {
+        a.calls.push_back(call);
+        carry(a.calls.back(), partTo);
         if (a.calls.back().scope) a.calls.back().scope = place(*a.calls.back().scope);
     }
-    std::stable_sort(a.calls.begin(), a.calls.end(), [](const AttentionCall& x, const AttentionCall& y) {
+    auto byStart = [](const AttentionCall& x, const AttentionCall& y) {
         return x.start != y.start ? x.start < y.start : x.impl < y.impl;
-    });
-    for (KernelAnalysis& k : a.kernels)
-        k.call = -1;
-    for (std::size_t c = 0; c < a.calls.size(); ++c)
-        for (std::uint32_t k : a.calls[c].kernels)
-            a.kernels[k].call = int(c);
+    };
+    if (first > 0 && first < a.calls.size() && byStart(a.calls[first], a.calls[first - 1])) {
+        std::stable_sort(a.calls.begin(), a.calls.end(), byStart);
+        for (KernelAnalysis& k : a.kernels)
+            k.call = -1;
+        for (std::size_t c = 0; c < a.calls.size(); ++c)
+            for (std::uint32_t k : a.calls[c].kernels)
+                a.kernels[k].call = int(c);
+    } else {
+        for (std::size_t c = first; c < a.calls.size(); ++c)
+            for (std::uint32_t k : a.calls[c].kernels)
+                a.kernels[k].call = int(c);
+    }
     a.tables = kernelTables(grown, a);
     return a;
 }

@@ -121,6 +121,8 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
     if (source.trace) {
         doc->trace = source.trace;
         doc->analysis = source.analysis;
+        if (source.analysis) doc->findings = source.findings;
+        doc->findingsNote = source.findingsNote;
         doc->name = source.name;
     } else if (!source.builtRanks.empty()) {
         doc->trace = mergeRanks(source.builtRanks);

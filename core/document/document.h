@@ -32,6 +32,8 @@ struct DocumentSource {
     std::string name;       // memory and built: the name in messages
     std::shared_ptr<const Trace> trace;
     std::shared_ptr<const TraceAnalysis> analysis; // built: the trace's analysis, when it was made already
+    std::shared_ptr<const std::vector<Finding>> findings; // and its findings (with findingsNote)
+    std::string findingsNote;
     std::vector<RankInput> builtRanks; // traces already built, as the ranks of one job
     bool asRanks = false; // the paths are the ranks of one job (even just one)
 
@@ -67,6 +69,8 @@ struct Document {
     std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
     std::shared_ptr<const std::vector<Finding>> findings; // with AnalysisPart: most time at stake first
     std::shared_ptr<const RankReport> ranks;              // opened as ranks: each rank's GPU busy time
+    // A growing document's findings made on fewer steps than it has (growing_document.h): which ones.
+    std::string findingsNote;
     CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto;       // as opened with (kept for completeDocument)
     bool cpuRoofsMeasured = false; // this machine's CPU was measured for it (none cached)
     double loadSeconds = 0;        // reading the files

@@ -31,6 +31,7 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
     // mergeSteps gives them.
     const TraceAppender::Placement placed = p.appender.append(*step, std::uint64_t(p.appender.parts() + 1) << 32);
     p.trace = p.appender.snapshot();
+    if (placed.rebuilt) m_findings.reset(); // its places moved
     if (placed.rebuilt || !p.analysis)
         p.analysis = std::make_shared<const TraceAnalysis>(analyze(*p.trace));
     else
@@ -46,16 +47,32 @@ void GrowingDocument::restart(const std::string& process) {
     if (it == m_processes.end()) return;
     m_steps -= (*it)->steps;
     m_processes.erase(it);
+    m_findings.reset();
 }
 
-std::shared_ptr<const Document> GrowingDocument::snapshot() const {
+std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
     DocumentOptions options;
     options.cpuRoofs = m_cpuRoofs;
     if (m_processes.size() <= 1) {
         DocumentSource source = DocumentSource::built(
             m_processes.empty() ? std::make_shared<const Trace>() : m_processes.front()->trace, m_name);
-        if (!m_processes.empty()) source.analysis = m_processes.front()->analysis;
-        return openDocument(source, options);
+        if (m_processes.empty()) return openDocument(source, options);
+        const Process& p = *m_processes.front();
+        source.analysis = p.analysis;
+        const std::size_t events = p.trace->eventCount();
+        if (m_findings && !complete && 2 * events < 3 * m_findingsEvents) {
+            source.findings = m_findings;
+            source.findingsNote = "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
+                                  std::to_string(p.steps) +
+                                  " steps: they are found again as the trace grows by half, and when it ends.";
+        }
+        auto doc = openDocument(source, options);
+        if (!source.findings) {
+            m_findings = doc->findings;
+            m_findingsSteps = p.steps;
+            m_findingsEvents = events;
+        }
+        return doc;
     }
     std::vector<const Process*> ordered;
     for (const auto& p : m_processes)

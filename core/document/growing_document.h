@@ -31,7 +31,11 @@ public:
     std::size_t steps() const { return m_steps; }
     // The steps so far with all of a document's parts. One process: its trace, its joined analysis.
     // Several: the ranks of one job, made from each process's trace so far (openDocument's way).
-    std::shared_ptr<const Document> snapshot() const;
+    // The findings read the whole trace, so while it grows they are made again only once it has grown
+    // by half since they were made (and in a complete snapshot: the program's last); the snapshots
+    // between carry them — true of the steps they were made on, still in the trace where they were,
+    // and said so (Document::findingsNote). Several snapshots' findings cost about twice one's.
+    std::shared_ptr<const Document> snapshot(bool complete = false);
 
 private:
     struct Process {
@@ -48,6 +52,10 @@ private:
     CpuRoofsChoice m_cpuRoofs;
     std::vector<std::unique_ptr<Process>> m_processes; // as they first wrote a step
     std::size_t m_steps = 0;
+    // The findings of an earlier snapshot of the one process, and on how many steps and events;
+    // dropped when its trace is rebuilt.
+    std::shared_ptr<const std::vector<Finding>> m_findings;
+    std::size_t m_findingsSteps = 0, m_findingsEvents = 0;
 };
 
 } // namespace attnscope

@@ -237,7 +237,8 @@ int main(int argc, char** argv) {
             s.trace = loadTraceFile(stepFiles[k], options);
             std::vector<kernels::ProfiledStep> taken;
             taken.push_back(std::move(s));
-            auto doc = snapshots.add(std::move(taken));
+            // The last step comes after the program ended: its snapshot is complete, as the panel's.
+            auto doc = snapshots.add(std::move(taken), k + 1 == stepFiles.size());
             shownEvents = doc->trace->eventCount();
             out += "busy " + std::to_string(w.show(std::move(doc), k == 0)) + " ";
         }
