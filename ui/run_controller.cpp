@@ -5,6 +5,7 @@
 #include "run_panel.h"
 
 #include "core/document/document.h"
+#include "core/io/trace_append.h"
 
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
@@ -46,6 +47,7 @@ QString RunController::start(kernels::RunConfig config, kernels::BackendChoice b
     const QString note = notice.empty() ? QString() : QString::fromStdString(notice) + ". ";
     m_run = std::make_unique<kernels::RunSession>(config);
     m_batches.clear();
+    m_trace = std::make_shared<TraceAppender>();
     m_events = 0;
     m_building = false;
     m_notices.clear();
@@ -95,21 +97,24 @@ void RunController::tick() {
     end();
 }
 
-// The run so far as a document, on a worker: the batches are shared, not copied; the UI thread only
-// shows what comes back.
+// The run so far as a document, on a worker: the records since the last snapshot are appended to the
+// run's growing trace, whose snapshots share what came before; the UI thread only shows what comes back.
 void RunController::build(bool final) {
     m_snapshotDue = false;
     m_building = true;
-    const auto batches = m_batches;
+    const auto batches = std::move(m_batches);
+    m_batches.clear();
     const kernels::Backend backend = m_run->config().backend;
     const std::string device = m_run->deviceName(), name = this->name().toStdString();
     m_jobs->start<std::shared_ptr<const Document>>(
         "snapshot",
-        [batches, backend, device, name] {
+        [batches, backend, device, name, trace = m_trace] {
+            // The new records as a trace, appended to the run's so far (their correlation ids are the
+            // run's own: a launch before and its kernel now find each other).
+            if (!batches.empty()) trace->append(*kernels::buildRunTrace(batches, backend, device), 0);
             DocumentOptions options;
             options.parts = TimelinePart | SummaryPart; // the analysis follows the run's end
-            return openDocument(DocumentSource::built(kernels::buildRunTrace(batches, backend, device), name),
-                                options);
+            return openDocument(DocumentSource::built(trace->snapshot(), name), options);
         },
         [this, final](std::shared_ptr<const Document> doc) {
             m_building = false;

@@ -22,7 +22,8 @@ class RunSession;
 
 namespace attnscope {
 struct Document;
-}
+class TraceAppender;
+} // namespace attnscope
 
 namespace attnscope::ui {
 
@@ -67,7 +68,9 @@ private:
 
     RunPanel* m_panel;
     std::unique_ptr<kernels::RunSession> m_run;
-    std::vector<std::shared_ptr<const std::vector<kernels::RunEvent>>> m_batches; // as taken, never changed
+    // Taken since the last snapshot; the snapshot appends them to the run's growing trace.
+    std::vector<std::shared_ptr<const std::vector<kernels::RunEvent>>> m_batches;
+    std::shared_ptr<TraceAppender> m_trace;
     std::uint64_t m_events = 0;
     QStringList m_notices; // the run's notices so far
     QTimer* m_timer = nullptr;

@@ -2,6 +2,7 @@
 // The run session with the CPU backend: what it records, stopping it, bad configurations, and the
 // trace and statistics made from a run.
 #include "kernels/run_session.h"
+#include "core/io/trace_append.h"
 
 #include "core/analysis/machine_roofs.h"
 #include "kernels/cuda_backend.h"
@@ -223,6 +224,28 @@ TEST(RunSession, ARunIsATraceLikeAnyOther) {
     FAIL() << "no softmax kernel in the run's trace";
 }
 
+// A live run's snapshots: the records taken at each tick appended to the run's trace so far give the
+// trace of all of them built at once.
+TEST(RunSession, ARunsRecordsAppendedBatchByBatchAreTheRunsTrace) {
+    const RunConfig config = smallRun();
+    RunSession session(config);
+    const std::vector<RunEvent> events = runToEnd(session);
+    ASSERT_GT(events.size(), 8u);
+    TraceAppender grown;
+    std::size_t rebuilt = 0;
+    const std::size_t batches = 4;
+    for (std::size_t b = 0; b < batches; ++b) {
+        const auto batch = std::make_shared<const std::vector<RunEvent>>(
+            events.begin() + std::ptrdiff_t(events.size() * b / batches),
+            events.begin() + std::ptrdiff_t(events.size() * (b + 1) / batches));
+        rebuilt += grown.append(*buildRunTrace({batch}, Backend::Cpu, ""), 0).rebuilt;
+    }
+    EXPECT_EQ(rebuilt, 0u) << "a run records each track's events in order: each batch goes after the last";
+    const auto whole = buildRunTrace(events);
+    attnscope::test::expectSame(attnscope::test::snapshot(*grown.snapshot()), attnscope::test::snapshot(*whole));
+    EXPECT_EQ(summarize(*grown.snapshot(), 0).kernelCount, summarize(*whole, 0).kernelCount);
+}
+
 // What a run holds is a counter, as PyTorch records it: Q, K, V and O throughout, naive attention's
 // N×N scores while naive runs, and nothing more for flash — and a saved run keeps it.
 TEST(RunSession, MemoryHeldIsACounterThatShowsTheScores) {
@@ -378,6 +401,19 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     ASSERT_TRUE(launchRef);
     EXPECT_EQ(trace->str(trace->tracks()[launchRef->track.value].events.name[launchRef->index]),
               "cudaLaunchKernel");
+    // Live, the launch's record is taken a tick before its kernel's: appended apart, they still link.
+    TraceAppender live;
+    for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{0, 1}, {1, events.size()}})
+        live.append(*buildRunTrace({std::make_shared<const std::vector<RunEvent>>(
+                                       events.begin() + std::ptrdiff_t(from), events.begin() + std::ptrdiff_t(to))},
+                                   Backend::Cuda, "NVIDIA H200"),
+                    0);
+    const auto grown = live.snapshot();
+    attnscope::test::expectSame(attnscope::test::snapshot(*grown), attnscope::test::snapshot(*trace));
+    bool linked = false;
+    for (std::uint32_t t = 0; t < grown->tracks().size(); ++t)
+        if (grown->tracks()[t].kind == TrackKind::GpuStream) linked = grown->launchOf({TrackId{t}, 0}).has_value();
+    EXPECT_TRUE(linked);
     // The device memory is a counter under the GPU the kernel ran on.
     ASSERT_EQ(trace->counters().size(), 1u);
     const CounterSeries& held = trace->counters()[0];
