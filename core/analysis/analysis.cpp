@@ -527,8 +527,8 @@ private:
 
 } // namespace
 
-TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const TraceAnalysis& part,
-                           const std::function<EventRef(EventRef)>& place) {
+TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const Trace& partTrace,
+                           const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place) {
     TraceAnalysis a;
     a.device = before.device ? before.device : part.device;
     a.deviceNote = before.device || part.deviceNote.empty() ? before.deviceNote : part.deviceNote;
@@ -628,7 +628,14 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
             for (std::uint32_t k : a.calls[c].kernels)
                 a.kernels[k].call = int(c);
     }
-    a.tables = kernelTables(grown, a);
+    if (!before.tables.sums || !part.tables.sums) { // not made by analyzeTrace: read every kernel
+        a.tables = kernelTables(grown, a);
+        return a;
+    }
+    auto sums = std::make_shared<KernelTableSums>(*before.tables.sums);
+    addTableSums(*sums, *part.tables.sums,
+                 [&](StringId id) { return grown.strings().find(partTrace.str(id)); });
+    a.tables = tablesFromSums(std::move(sums), grown, a);
     return a;
 }
 

@@ -106,10 +106,10 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
 
 // The analysis of a trace that grew by a part appended after it (trace_append.h), from the analysis it
 // had and the part's own: the part's kernels and calls moved to where `place` says its events went, the
-// calls in start order, the tables made again. What analyzeTrace gives on the grown trace when no call
+// calls in start order, the tables' sums added. What analyzeTrace gives on the grown trace when no call
 // runs across the join (a profiled program's steps end where the program's do), at the cost of the part.
-TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const TraceAnalysis& part,
-                           const std::function<EventRef(EventRef)>& place);
+TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const Trace& partTrace,
+                           const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place);
 
 // Whether a process's or a track's events ran on a CPU: AttnScope's CPU runs label their kernels'
 // process runargs::kCpuProcessLabel (its kernels make it look like a GPU's).

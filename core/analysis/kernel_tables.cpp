@@ -61,101 +61,71 @@ RoleTimes KernelTables::allRoleTimes() const {
 
 namespace {
 
-NameClasses classesByName(const Trace& trace, const TraceAnalysis& analysis) {
-    const std::size_t names = trace.strings().size();
-    NameClasses out;
-    out.role.assign(names, std::nullopt);
-    out.verdict.assign(names, Verdict::Unknown);
-    out.severalRoles.assign(names, false);
-    // (name << 8 | value) → time; +1 so that zero-length kernels still count.
-    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime;
-    for (const KernelAnalysis& k : analysis.kernels) {
-        const Track& t = trace.track(k.event.track);
-        const std::uint64_t name = t.events.name[k.event.index].value;
-        const TimeNs d = t.events.duration[k.event.index] + 1;
-        roleTime[name << 8 | std::uint8_t(k.role)] += d;
-        verdictTime[name << 8 | std::uint8_t(k.verdict)] += d;
-    }
-    auto pick = [&](const std::unordered_map<std::uint64_t, TimeNs>& times, auto&& set) {
-        std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
-        for (const auto& [key, time] : times) {
-            const auto name = std::uint32_t(key >> 8);
-            auto& [bestTime, value] = best[name];
-            // Ties go to the smaller value, so the result does not depend on the map's order.
-            if (time > bestTime || (time == bestTime && std::uint8_t(key & 0xff) < value)) {
-                bestTime = time;
-                value = std::uint8_t(key & 0xff);
-            }
+// isKernelEvent for every kernel of an analysis, its category's strings looked at once per category.
+class KernelEvents {
+public:
+    explicit KernelEvents(const Trace& trace) : m_trace(trace), m_byCategory(trace.strings().size(), -1) {}
+    bool operator()(EventRef e) {
+        const Track& t = m_trace.track(e.track);
+        if (t.events.flags[e.index] & kOpKernel) return true;
+        std::int8_t& known = m_byCategory[t.events.category[e.index].value];
+        if (known < 0) {
+            const std::string_view cat = m_trace.str(t.events.category[e.index]);
+            known = isKernelCategory(cat) ? 1 : isDeviceEventCategory(cat) ? 2 : 0;
         }
-        for (const auto& [name, choice] : best)
-            if (name < names) set(name, choice.second);
-    };
-    pick(roleTime, [&](std::uint32_t name, std::uint8_t v) { out.role[name] = KernelRole(v); });
-    for (const auto& [key, time] : roleTime)
-        if (const auto name = std::uint32_t(key >> 8);
-            name < names && out.role[name] != KernelRole(key & 0xff))
-            out.severalRoles[name] = true;
-    pick(verdictTime, [&](std::uint32_t name, std::uint8_t v) { out.verdict[name] = Verdict(v); });
-    return out;
-}
+        return known == 2 ? isKernelEvent(m_trace, t, e.index) : known == 1;
+    }
 
-// Per kernel name and role, over the trace's kernels (see RooflinePoint).
-std::vector<RooflinePoint> rooflineOf(const Trace& trace, const TraceAnalysis& a) {
-    struct Acc {
-        RooflinePoint p;
-        std::array<TimeNs, kVerdictCount> verdictNs{};
+private:
+    const Trace& m_trace;
+    std::vector<std::int8_t> m_byCategory; // -1 not looked at, 0 never, 1 always, 2 by the name
+};
+
+// Every analysed kernel's name and role, verdict (classes); the trace's kernels per name and role
+// (roofline), per call implementation and role (roleTimes), per verdict; the calls per implementation.
+KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
+    KernelTableSums s;
+    KernelEvents isKernel(trace);
+    auto group = [&](const std::string& impl) -> std::size_t {
+        for (std::size_t g = 0; g < s.roleTimes.size(); ++g)
+            if (s.roleTimes[g].impl == impl) return g;
+        s.roleTimes.push_back({impl, {}});
+        return s.roleTimes.size() - 1;
     };
-    std::map<std::uint64_t, Acc> byName; // by name id << 8 | role
+    std::vector<std::int32_t> callGroup(a.calls.size(), -1); // each call's group, found once
+    std::int32_t noCallGroup = -1;
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
-        if (!isKernelEvent(trace, t, k.event.index)) continue;
         const StringId name = t.events.name[k.event.index];
         const TimeNs d = t.events.duration[k.event.index];
-        Acc& acc = byName[std::uint64_t(name.value) << 8 | unsigned(k.role)];
-        RooflinePoint& p = acc.p;
+        s.roleTime[std::uint64_t(name.value) << 8 | std::uint8_t(k.role)] += d + 1;
+        s.verdictTime[std::uint64_t(name.value) << 8 | std::uint8_t(k.verdict)] += d + 1;
+        if (!isKernel(k.event)) continue;
+        KernelTableSums::Point& point = s.roofline[std::uint64_t(name.value) << 8 | unsigned(k.role)];
+        RooflinePoint& p = point.p;
         p.name = name;
         p.role = k.role;
         ++p.count;
         p.totalNs += d;
-        acc.verdictNs[std::size_t(k.verdict)] += d + 1; // zero-length ones count
-        if (k.verdict == Verdict::Unknown || k.flopsPerSec <= 0 || k.computeShare <= 0) continue;
-        p.costed = true;
-        p.precision = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
-        p.flops += k.flops;
-        p.bytes += k.bytes;
-        p.costedNs += d;
-        p.onCpu = isCpuTrack(trace, k.event.track);
-    }
-    std::vector<RooflinePoint> out;
-    for (auto& [key, acc] : byName) {
-        RooflinePoint& p = acc.p;
-        const std::optional<DeviceSpec>& roofs = p.onCpu ? a.cpuShare : a.device;
-        if (p.costed && p.costedNs > 0) {
-            const double seconds = double(p.costedNs) * 1e-9;
-            p.flopsPerSec = p.flops / seconds;
-            p.bytesPerSec = p.bytes / seconds;
-            const double peak = roofs ? roofs->peak(p.precision) : 0;
-            p.computeShare = peak > 0 ? p.flopsPerSec / peak : 0;
-            p.memoryShare = roofs && roofs->bandwidth > 0 ? p.bytesPerSec / roofs->bandwidth : 0;
-        } else {
-            p.costed = false;
+        point.verdictNs[std::size_t(k.verdict)] += d + 1;
+        if (k.verdict != Verdict::Unknown && k.flopsPerSec > 0 && k.computeShare > 0) {
+            p.costed = true;
+            p.precision = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
+            p.flops += k.flops;
+            p.bytes += k.bytes;
+            p.costedNs += d;
+            p.onCpu = isCpuTrack(trace, k.event.track);
         }
-        p.verdict =
-            Verdict(std::max_element(acc.verdictNs.begin(), acc.verdictNs.end()) - acc.verdictNs.begin());
-        out.push_back(p);
+        std::int32_t& g = k.call >= 0 ? callGroup[std::size_t(k.call)] : noCallGroup;
+        if (g < 0) g = std::int32_t(group(k.call >= 0 ? a.calls[std::size_t(k.call)].impl : std::string()));
+        RoleTimes& times = s.roleTimes[std::size_t(g)].times;
+        times.ns[std::size_t(k.role)] += d;
+        ++times.count[std::size_t(k.role)];
+        s.verdictNs[std::size_t(k.verdict)] += d;
+        ++s.verdictCount[std::size_t(k.verdict)];
     }
-    std::sort(out.begin(), out.end(), [&](const RooflinePoint& x, const RooflinePoint& y) {
-        if (x.totalNs != y.totalNs) return x.totalNs > y.totalNs;
-        if (x.name != y.name) return trace.str(x.name) < trace.str(y.name);
-        return roleName(x.role) < roleName(y.role);
-    });
-    return out;
-}
-
-std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
-    std::map<std::string, ImplCalls> byImpl;
     for (const AttentionCall& c : a.calls) {
-        ImplCalls& st = byImpl[c.impl];
+        ImplCalls& st = s.implCalls[c.impl];
         st.impl = c.impl;
         ++st.calls;
         st.totalNs += c.duration();
@@ -190,38 +160,138 @@ std::vector<ImplCalls> implCallsOf(const Trace& trace, const TraceAnalysis& a) {
             st.hostNs += trace.track(c.scope->track).events.duration[c.scope->index];
         }
     }
-    std::vector<ImplCalls> out;
-    for (auto& [name, st] : byImpl)
-        out.push_back(st);
-    std::stable_sort(out.begin(), out.end(),
-                     [](const ImplCalls& x, const ImplCalls& y) { return x.calls > y.calls; });
-    return out;
+    return s;
+}
+
+// The name (or role, or verdict) that holds most time per name: ties go to the smaller value, so the
+// result does not depend on the map's order.
+template <class Set> void pickByName(const std::unordered_map<std::uint64_t, TimeNs>& times, std::size_t names, Set&& set) {
+    std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
+    for (const auto& [key, time] : times) {
+        const auto name = std::uint32_t(key >> 8);
+        auto& [bestTime, value] = best[name];
+        if (time > bestTime || (time == bestTime && std::uint8_t(key & 0xff) < value)) {
+            bestTime = time;
+            value = std::uint8_t(key & 0xff);
+        }
+    }
+    for (const auto& [name, choice] : best)
+        if (name < names) set(name, choice.second);
 }
 
 } // namespace
 
-KernelTables kernelTables(const Trace& trace, const TraceAnalysis& a) {
-    KernelTables tables;
-    tables.classes = classesByName(trace, a);
-    tables.roofline = rooflineOf(trace, a);
-    auto group = [&](const std::string& impl) -> RoleTimes& {
-        for (ImplRoleTimes& g : tables.roleTimes)
-            if (g.impl == impl) return g.times;
-        tables.roleTimes.push_back({impl, {}});
-        return tables.roleTimes.back().times;
+void addTableSums(KernelTableSums& into, const KernelTableSums& part, const std::function<StringId(StringId)>& name) {
+    std::unordered_map<std::uint32_t, std::uint32_t> moved;
+    auto key = [&](std::uint64_t k) {
+        const auto id = std::uint32_t(k >> 8);
+        auto [it, added] = moved.try_emplace(id, 0u);
+        if (added) it->second = name(StringId(id)).value;
+        return std::uint64_t(it->second) << 8 | (k & 0xff);
     };
-    for (const KernelAnalysis& k : a.kernels) {
-        const Track& t = trace.track(k.event.track);
-        if (!isKernelEvent(trace, t, k.event.index)) continue;
-        const TimeNs d = t.events.duration[k.event.index];
-        RoleTimes& times = group(k.call >= 0 ? a.calls[std::size_t(k.call)].impl : std::string());
-        times.ns[std::size_t(k.role)] += d;
-        ++times.count[std::size_t(k.role)];
-        tables.verdictNs[std::size_t(k.verdict)] += d;
-        ++tables.verdictCount[std::size_t(k.verdict)];
+    for (const auto& [k, time] : part.roleTime)
+        into.roleTime[key(k)] += time;
+    for (const auto& [k, time] : part.verdictTime)
+        into.verdictTime[key(k)] += time;
+    for (const auto& [k, point] : part.roofline) {
+        KernelTableSums::Point& to = into.roofline[key(k)];
+        RooflinePoint& p = to.p;
+        p.name = StringId(std::uint32_t(key(k) >> 8));
+        p.role = point.p.role;
+        p.count += point.p.count;
+        p.totalNs += point.p.totalNs;
+        for (std::size_t v = 0; v < kVerdictCount; ++v)
+            to.verdictNs[v] += point.verdictNs[v];
+        if (point.p.costed) {
+            p.costed = true;
+            p.precision = point.p.precision;
+            p.flops += point.p.flops;
+            p.bytes += point.p.bytes;
+            p.costedNs += point.p.costedNs;
+            p.onCpu = point.p.onCpu;
+        }
     }
-    tables.implCalls = implCallsOf(trace, a);
+    for (const ImplRoleTimes& g : part.roleTimes) {
+        auto it = std::find_if(into.roleTimes.begin(), into.roleTimes.end(),
+                               [&](const ImplRoleTimes& have) { return have.impl == g.impl; });
+        if (it == into.roleTimes.end()) it = into.roleTimes.insert(into.roleTimes.end(), {g.impl, {}});
+        it->times.add(g.times);
+    }
+    for (const auto& [impl, c] : part.implCalls) {
+        ImplCalls& st = into.implCalls[impl];
+        st.impl = impl;
+        st.calls += c.calls;
+        st.totalNs += c.totalNs;
+        st.kernels += c.kernels;
+        st.kernelNs += c.kernelNs;
+        st.hostCalls += c.hostCalls;
+        st.hostNs += c.hostNs;
+        st.costedCalls += c.costedCalls;
+        st.costedBytes += c.costedBytes;
+        for (std::size_t v = 0; v < kVerdictCount; ++v)
+            st.verdictNs[v] += c.verdictNs[v];
+        st.shapedCalls += c.shapedCalls;
+        st.expectedKernels += c.expectedKernels;
+        st.mismatchedCalls += c.mismatchedCalls;
+        st.unexpectedKernels += c.unexpectedKernels;
+        st.unexpectedNs += c.unexpectedNs;
+    }
+    for (std::size_t v = 0; v < kVerdictCount; ++v) {
+        into.verdictNs[v] += part.verdictNs[v];
+        into.verdictCount[v] += part.verdictCount[v];
+    }
+}
+
+KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const Trace& trace,
+                            const TraceAnalysis& a) {
+    const KernelTableSums& s = *sums;
+    KernelTables tables;
+    const std::size_t names = trace.strings().size();
+    NameClasses& classes = tables.classes;
+    classes.role.assign(names, std::nullopt);
+    classes.verdict.assign(names, Verdict::Unknown);
+    classes.severalRoles.assign(names, false);
+    pickByName(s.roleTime, names, [&](std::uint32_t name, std::uint8_t v) { classes.role[name] = KernelRole(v); });
+    for (const auto& [key, time] : s.roleTime)
+        if (const auto name = std::uint32_t(key >> 8); name < names && classes.role[name] != KernelRole(key & 0xff))
+            classes.severalRoles[name] = true;
+    pickByName(s.verdictTime, names,
+               [&](std::uint32_t name, std::uint8_t v) { classes.verdict[name] = Verdict(v); });
+    for (const auto& [key, point] : s.roofline) {
+        RooflinePoint p = point.p;
+        const std::optional<DeviceSpec>& roofs = p.onCpu ? a.cpuShare : a.device;
+        if (p.costed && p.costedNs > 0) {
+            const double seconds = double(p.costedNs) * 1e-9;
+            p.flopsPerSec = p.flops / seconds;
+            p.bytesPerSec = p.bytes / seconds;
+            const double peak = roofs ? roofs->peak(p.precision) : 0;
+            p.computeShare = peak > 0 ? p.flopsPerSec / peak : 0;
+            p.memoryShare = roofs && roofs->bandwidth > 0 ? p.bytesPerSec / roofs->bandwidth : 0;
+        } else {
+            p.costed = false;
+        }
+        p.verdict =
+            Verdict(std::max_element(point.verdictNs.begin(), point.verdictNs.end()) - point.verdictNs.begin());
+        tables.roofline.push_back(p);
+    }
+    std::sort(tables.roofline.begin(), tables.roofline.end(), [&](const RooflinePoint& x, const RooflinePoint& y) {
+        if (x.totalNs != y.totalNs) return x.totalNs > y.totalNs;
+        if (x.name != y.name) return trace.str(x.name) < trace.str(y.name);
+        return roleName(x.role) < roleName(y.role);
+    });
+    tables.roleTimes = s.roleTimes;
+    for (const auto& [impl, st] : s.implCalls)
+        tables.implCalls.push_back(st);
+    std::stable_sort(tables.implCalls.begin(), tables.implCalls.end(),
+                     [](const ImplCalls& x, const ImplCalls& y) { return x.calls > y.calls; });
+    tables.verdictNs = s.verdictNs;
+    tables.verdictCount = s.verdictCount;
+    tables.sums = std::move(sums);
     return tables;
+}
+
+KernelTables kernelTables(const Trace& trace, const TraceAnalysis& a) {
+    return tablesFromSums(std::make_shared<const KernelTableSums>(tableSums(trace, a)), trace, a);
 }
 
 } // namespace attnscope

@@ -11,8 +11,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace attnscope {
@@ -104,7 +108,12 @@ struct ImplCalls {
     }
 };
 
+struct KernelTableSums;
+
 struct KernelTables {
+    // What the tables are made from, kernel by kernel: sums, so that a grown trace's tables are the
+    // sums before it plus the new part's (joinAnalyses) instead of every kernel read again.
+    std::shared_ptr<const KernelTableSums> sums;
     NameClasses classes;                  // every analysed kernel
     std::vector<RooflinePoint> roofline;  // the trace's kernels (isKernelEvent); by time, then name, role
     std::vector<ImplRoleTimes> roleTimes; // the trace's kernels, in the order their groups first appear
@@ -118,5 +127,24 @@ class Trace;
 struct TraceAnalysis;
 // The tables of an analysis whose kernels, calls and verdicts are final (analyzeTrace calls it).
 KernelTables kernelTables(const Trace& trace, const TraceAnalysis& analysis);
+
+struct KernelTableSums {
+    struct Point {
+        RooflinePoint p; // its sums: count, times, FLOPs, bytes (the rates come with the tables)
+        std::array<TimeNs, kVerdictCount> verdictNs{};
+    };
+    // Keyed by name id << 8 | role (or verdict); +1 per kernel so that zero-length ones still count.
+    std::unordered_map<std::uint64_t, TimeNs> roleTime, verdictTime;
+    std::unordered_map<std::uint64_t, Point> roofline; // the trace's kernels by name id << 8 | role
+    std::vector<ImplRoleTimes> roleTimes;
+    std::map<std::string, ImplCalls> implCalls;
+    std::array<TimeNs, kVerdictCount> verdictNs{};
+    std::array<std::uint64_t, kVerdictCount> verdictCount{};
+};
+// The sums of `part` added to `into`, its name ids moved by `name` into those of the trace it joins.
+void addTableSums(KernelTableSums& into, const KernelTableSums& part, const std::function<StringId(StringId)>& name);
+// The tables from their sums (the analysis gives the roofs, the trace the names).
+KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const Trace& trace,
+                            const TraceAnalysis& analysis);
 
 } // namespace attnscope

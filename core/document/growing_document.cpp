@@ -36,7 +36,7 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
         p.analysis = std::make_shared<const TraceAnalysis>(analyze(*p.trace));
     else
         p.analysis = std::make_shared<const TraceAnalysis>(
-            joinAnalyses(*p.trace, *p.analysis, analyze(*step), [&placed](EventRef e) { return placed(e); }));
+            joinAnalyses(*p.trace, *p.analysis, *step, analyze(*step), [&placed](EventRef e) { return placed(e); }));
     ++p.steps;
     ++m_steps;
 }
