@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "attention_panel.h"
 
+#include "on_screen.h"
 #include "qt_text.h"
 
 #include "core/report/format.h"
@@ -10,6 +11,8 @@
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <map>
 
 namespace attnscope::ui {
 
@@ -56,6 +59,16 @@ void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace,
                                   std::shared_ptr<const TraceAnalysis> analysis) {
     m_trace = std::move(trace);
     m_analysis = std::move(analysis);
+    m_stale = true;
+    if (!behindAnotherTab(this)) fill(); // else when its tab is brought up (a live profile's snapshots)
+}
+
+void AttentionPanel::tabShown() {
+    if (m_stale) fill();
+}
+
+void AttentionPanel::fill() {
+    m_stale = false;
     m_table->setRowCount(0);
     if (!m_analysis) {
         m_note->setText(
@@ -70,6 +83,10 @@ void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace,
                  "host took (its attention op or record_function range). Double-click a "
                  "row to see its first call.")
                   .arg(qs(formatCount(m_analysis->calls.size(), "attention call", "attention calls"))));
+    // Each implementation's first call held to a shape, in one pass over the calls.
+    std::map<std::string, const AttentionCall*> shaped;
+    for (const AttentionCall& call : m_analysis->calls)
+        if (!call.shapeText.empty()) shaped.try_emplace(call.impl, &call);
     m_table->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         const ImplCalls& a = rows[std::size_t(r)];
@@ -83,11 +100,8 @@ void AttentionPanel::showAnalysis(std::shared_ptr<const Trace> trace,
         const auto expected = a.expectedPerCall();
         QTableWidgetItem* expectedCell =
             cell(expected ? QString::number(*expected, 'f', 1) : QStringLiteral("-"), true);
-        for (const AttentionCall& call : m_analysis->calls)
-            if (call.impl == a.impl && !call.shapeText.empty()) {
-                expectedCell->setToolTip(tr("%1 = %2").arg(qs(call.shapeKey), qs(call.shapeText)));
-                break;
-            }
+        if (const auto it = shaped.find(a.impl); it != shaped.end())
+            expectedCell->setToolTip(tr("%1 = %2").arg(qs(it->second->shapeKey), qs(it->second->shapeText)));
         m_table->setItem(r, 3, expectedCell);
         QTableWidgetItem* off =
             cell(expected ? QString::number(a.mismatchedCalls) : QStringLiteral("-"), true);

@@ -22,13 +22,17 @@ class AttentionPanel : public QWidget {
 public:
     explicit AttentionPanel(QWidget* parent = nullptr);
     // The analysis of the trace on show, or null while there is none.
+    // Filled at once, or when its tab is brought up while it is behind another one (tabShown).
     void showAnalysis(std::shared_ptr<const Trace> trace, std::shared_ptr<const TraceAnalysis> analysis);
+    void tabShown();
     QTableWidget* table() const { return m_table; }
 
 Q_SIGNALS:
     void callActivated(attnscope::EventRef event);
 
 private:
+    void fill();
+    bool m_stale = false; // the table is not of the analysis given last
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const TraceAnalysis> m_analysis;
     QLabel* m_note = nullptr;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "charts.h"
+
+#include "on_screen.h"
 #include "chart_parts.h"
 #include "core/report/format.h"
 
@@ -259,7 +261,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
 void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
     m_inputs = inputs;
     m_stale.assign(m_views.size(), true);
-    if (isVisible()) drawCurrent();
+    if (isVisible() && !behindAnotherTab(this)) drawCurrent();
 }
 
 void ChartsPanel::drawCurrent() {

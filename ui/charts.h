@@ -65,10 +65,12 @@ public:
     explicit ChartsPanel(QWidget* parent = nullptr);
     // The charts are drawn for these inputs when they are seen: the tab on show at once when the panel
     // is, each other tab when it is brought up (a live profile's snapshots redraw one chart, not three,
-    // and none while the panel is hidden).
+    // and none while the panel is hidden or behind another tab of its dock area).
     void setInputs(const std::vector<ChartInput>& inputs);
     ChartKind currentKind() const;
     QChart* currentChart(); // drawn for the inputs
+    // Its dock's tab was brought up: the tab on show is drawn if it is not of the inputs yet.
+    void tabShown() { drawCurrent(); }
     const std::vector<ChartInput>& inputs() const { return m_inputs; }
 
 protected:

@@ -118,11 +118,17 @@ void MainWindow::buildDocks() {
     m_charts = new ChartsPanel(this);
     QDockWidget* chartsDock = addDock(tr("Charts"), "chartsDock", m_charts, Qt::BottomDockWidgetArea);
     tabifyDockWidget(tableDock, chartsDock);
+    connect(chartsDock, &QDockWidget::visibilityChanged, m_charts, [this](bool shown) {
+        if (shown) m_charts->tabShown();
+    });
     // Beside them: the attention calls per implementation (the post's closing table).
     m_attention = new AttentionPanel(this);
     QDockWidget* attentionDock =
         addDock(tr("Attention"), "attentionDock", m_attention, Qt::BottomDockWidgetArea);
     tabifyDockWidget(chartsDock, attentionDock);
+    connect(attentionDock, &QDockWidget::visibilityChanged, m_attention, [this](bool shown) {
+        if (shown) m_attention->tabShown();
+    });
     m_ranks = new RanksPanel(this);
     m_ranksDock = addDock(tr("Ranks"), "ranksDock", m_ranks, Qt::BottomDockWidgetArea);
     tabifyDockWidget(attentionDock, m_ranksDock);

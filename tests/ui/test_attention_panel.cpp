@@ -28,6 +28,10 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
     MainWindow w;
     ASSERT_TRUE(openAndAnalyse(w, path));
     QTableWidget* table = w.attention()->table();
+    // Behind the Kernels tab it waits (a live profile's snapshots fill none of it); brought up, it fills.
+    EXPECT_EQ(table->rowCount(), 0);
+    w.findChild<QDockWidget*>("attentionDock")->raise();
+    QApplication::processEvents();
     DocumentOptions options;
     options.parts = SummaryPart | AnalysisPart;
     const auto doc = openDocument(DocumentSource::file(path), options);
