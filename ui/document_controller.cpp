@@ -7,6 +7,9 @@
 
 #include <QFileInfo>
 #include <QStringList>
+#include <QThreadPool>
+
+#include <utility>
 
 namespace attnscope::ui {
 
@@ -71,9 +74,13 @@ void DocumentController::showOpened(std::shared_ptr<const Document> document, co
 
 void DocumentController::setDocument(std::shared_ptr<const Document> doc, const QString& name, bool sameRun) {
     m_jobs->invalidate("analysis"); // the analysis of the document it replaces is not wanted
-    m_document = std::move(doc);
+    std::shared_ptr<const Document> replaced = std::exchange(m_document, std::move(doc));
     m_name = name;
     Q_EMIT documentChanged(sameRun);
+    // The views have let the one it replaces go: it is freed on a worker, not here (a live profile's
+    // previous snapshot holds an analysis of hundreds of thousands of calls and kernels).
+    if (replaced && replaced.use_count() == 1)
+        QThreadPool::globalInstance()->start([replaced = std::move(replaced)]() mutable { replaced.reset(); });
 }
 
 void DocumentController::analyse() {

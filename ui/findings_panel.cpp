@@ -83,13 +83,24 @@ void FindingsPanel::showPending(bool analysing) {
 
 void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs,
                                  const QString& note) {
+    const auto& list = findings ? *findings : std::vector<Finding>{};
+    const QString said = list.empty()
+                             ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
+                             : tr("%1, most time at stake first. Select one for why and where.")
+                                       .arg(qs(formatCount(list.size(), "finding", "findings"))) +
+                                   (note.isEmpty() ? QString() : QStringLiteral(" ") + note);
+    if (findings && findings == m_findings && startNs == m_startNs) {
+        // The same findings (a growing profile's, carried to its next snapshot): the list, the one
+        // selected and its places stay; only what is said of them changes.
+        m_note->setText(said);
+        return;
+    }
     m_findings = std::move(findings);
     m_startNs = startNs;
     const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
     m_table->clear();
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);
-    const auto& list = m_findings ? *m_findings : std::vector<Finding>{};
     m_table->setRowCount(int(list.size()));
     for (int row = 0; row < int(list.size()); ++row) {
         const Finding& f = list[std::size_t(row)];
@@ -109,11 +120,7 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     }
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-    m_note->setText(list.empty()
-                        ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
-                        : tr("%1, most time at stake first. Select one for why and where.")
-                              .arg(qs(formatCount(list.size(), "finding", "findings"))) +
-                    (note.isEmpty() ? QString() : QStringLiteral(" ") + note));
+    m_note->setText(said);
     m_explanation->clear();
     m_evidence->clear();
     if (!list.empty()) m_table->setCurrentCell(0, 0);
