@@ -174,7 +174,7 @@ struct TraceAppender::Impl {
         }
     }
 
-    void appendCorrelations(const BigVector<Trace::CorrelationEntry>& from, BigVector<Trace::CorrelationEntry>& into,
+    void appendCorrelations(const PodArray<Trace::CorrelationEntry>& from, PodArray<Trace::CorrelationEntry>& into,
                             const Placement& placed, std::uint64_t correlationBase) {
         std::vector<Trace::CorrelationEntry> added;
         added.reserve(from.size());
@@ -187,9 +187,19 @@ struct TraceAppender::Impl {
             return a.event.index < b.event.index;
         };
         std::sort(added.begin(), added.end(), less);
-        const bool inOrder = into.empty() || added.empty() || !less(added.front(), into.back());
-        into.insert(into.end(), added.begin(), added.end());
-        if (!inOrder) std::sort(into.begin(), into.end(), less);
+        if (added.empty()) return;
+        const std::size_t n0 = into.size();
+        if (n0 == 0 || !less(added.front(), into[n0 - 1])) { // after the ones there: shared, extended in place
+            into = into.extended(n0 + added.size());
+            std::memcpy(static_cast<void*>(into.data() + n0), added.data(), added.size() * sizeof added[0]);
+            return;
+        }
+        // Among them: all sorted into new memory (the snapshots keep reading theirs).
+        std::vector<Trace::CorrelationEntry> all(into.begin(), into.end());
+        all.insert(all.end(), added.begin(), added.end());
+        std::sort(all.begin(), all.end(), less);
+        into = PodArray<Trace::CorrelationEntry>(all.size());
+        std::memcpy(static_cast<void*>(into.data()), all.data(), all.size() * sizeof all[0]);
     }
 
     Placement add(const Trace& part, std::uint64_t correlationBase, bool partKernels) {

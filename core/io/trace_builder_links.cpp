@@ -169,15 +169,21 @@ void TraceBuilder::Impl::buildCorrelations() {
     };
     std::size_t launches = 0, gpuWork = 0;
     forEachCorrelated([&](bool isLaunch, std::uint64_t, EventRef) { ++(isLaunch ? launches : gpuWork); });
-    t.m_launches.reserve(launches);
-    t.m_gpuWork.reserve(gpuWork);
+    BigVector<Trace::CorrelationEntry> launchList, gpuWorkList;
+    launchList.reserve(launches);
+    gpuWorkList.reserve(gpuWork);
     forEachCorrelated([&](bool isLaunch, std::uint64_t corr, EventRef e) {
-        (isLaunch ? t.m_launches : t.m_gpuWork).push_back({corr, e});
+        (isLaunch ? launchList : gpuWorkList).push_back({corr, e});
     });
     // Stable: equal correlations stay in (track, index) order, the order they were pushed in.
     auto correlationOf = [](const Trace::CorrelationEntry& e) { return e.correlation; };
-    stableSortByKey(t.m_launches, correlationOf);
-    stableSortByKey(t.m_gpuWork, correlationOf);
+    auto keep = [&](BigVector<Trace::CorrelationEntry>& list, PodArray<Trace::CorrelationEntry>& into) {
+        stableSortByKey(list, correlationOf);
+        into = PodArray<Trace::CorrelationEntry>(list.size());
+        if (!list.empty()) std::memcpy(static_cast<void*>(into.data()), list.data(), list.size() * sizeof list[0]);
+    };
+    keep(launchList, t.m_launches);
+    keep(gpuWorkList, t.m_gpuWork);
 }
 
 } // namespace attnscope

@@ -163,7 +163,7 @@ std::size_t Trace::memoryBytes() const {
                  c.depth.bytes() + c.parent.bytes() + c.flags.bytes() + c.correlation.bytes() +
                  c.args.bytes();
     }
-    total += (m_launches.capacity() + m_gpuWork.capacity()) * sizeof(CorrelationEntry);
+    total += m_launches.bytes() + m_gpuWork.bytes();
     for (const CounterSeries& c : m_counters)
         total += c.time.capacity() * (sizeof(TimeNs) + sizeof(double));
     total += m_flows.capacity() * sizeof(Flow);

@@ -180,8 +180,9 @@ private:
     TraceInfo m_info;
     TimeNs m_startNs = 0;
     TimeNs m_endNs = 0;
-    BigVector<CorrelationEntry> m_launches; // sorted by correlation
-    BigVector<CorrelationEntry> m_gpuWork;  // sorted by correlation
+    // Sorted by correlation (a growing trace's snapshots share them, as they share the columns).
+    PodArray<CorrelationEntry> m_launches;
+    PodArray<CorrelationEntry> m_gpuWork;
     // A growing trace's snapshot: what holds the strings and args it reads (trace_append.h), and their size.
     std::shared_ptr<const void> m_storage;
     std::size_t m_storageBytes = 0;
