@@ -92,11 +92,54 @@ TEST(GrowingDocument, AttnScopesOwnCpuRunsStepsToo) {
     // A run numbers its calls: the next step's are the next numbers.
     expectGrownIsMerged(cpuRunTraceText(), 3, 10'000'000, [](std::string text, std::size_t k) {
         for (const int call : {1, 0})
-            for (std::size_t at = 0; (at = text.find("\"call\":" + std::to_string(call), at)) != std::string::npos;
-                 at += 8)
+            for (std::size_t at = 0;
+                 (at = text.find("\"call\":" + std::to_string(call), at)) != std::string::npos; at += 8)
                 text.replace(at, 8, "\"call\":" + std::to_string(call + 2 * int(k)));
         return text;
     });
+}
+
+TEST(GrowingDocument, FindingsAreFoundAgainAsTheTraceGrowsByHalfAndAtTheEnd) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const std::string text = readAllBytes(path);
+    GrowingDocument growing("steps");
+    auto step = [&](std::size_t k) {
+        growing.append("pid 1", std::nullopt, loadText(shifted(text, 1'000'000LL * (long long)k)));
+    };
+    step(0);
+    const auto first = growing.snapshot();
+    EXPECT_TRUE(first->findingsNote.empty());
+    step(1); // twice the events: found again
+    const auto second = growing.snapshot();
+    EXPECT_NE(second->findings, first->findings);
+    step(2); // half as many again: found again
+    const auto third = growing.snapshot();
+    EXPECT_NE(third->findings, second->findings);
+    EXPECT_TRUE(third->findingsNote.empty());
+    step(3); // a third more: carried, and said so
+    const auto fourth = growing.snapshot();
+    EXPECT_EQ(fourth->findings, third->findings);
+    EXPECT_EQ(fourth->findingsNote, "Findings of the first 3 of 4 steps: they are found again as the trace "
+                                    "grows by half, and when it ends.");
+    EXPECT_EQ(fourth->summary->findings.size(), third->findings->size()); // the summary says the same
+    // The program's last snapshot: found on every step, as opening the steps merged finds them.
+    const auto last = growing.snapshot(true);
+    EXPECT_NE(last->findings, third->findings);
+    EXPECT_TRUE(last->findingsNote.empty());
+    std::vector<std::shared_ptr<const Trace>> parts;
+    for (std::size_t k = 0; k < 4; ++k)
+        parts.push_back(loadText(shifted(text, 1'000'000LL * (long long)k)));
+    const auto merged = openDocument(DocumentSource::built(mergeSteps(parts), "steps"));
+    ASSERT_EQ(last->findings->size(), merged->findings->size());
+    for (std::size_t i = 0; i < merged->findings->size(); ++i) {
+        EXPECT_EQ((*last->findings)[i].title, (*merged->findings)[i].title);
+        EXPECT_EQ((*last->findings)[i].timeNs, (*merged->findings)[i].timeNs);
+    }
+    // A process started again (its first optimizer step) has its findings found anew.
+    growing.restart("pid 1");
+    step(4);
+    EXPECT_TRUE(growing.snapshot()->findingsNote.empty());
+    EXPECT_EQ(growing.steps(), 1u);
 }
 
 TEST(GrowingDocument, SeveralProcessesAreTheRanksOfOneJobInRankOrder) {

@@ -58,7 +58,8 @@ TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
     // view where it is already visible, a hundredth of the width: still it fills the view after).
     const Evidence& e = pageable.evidence[1];
     w.timeline()->setViewport(e.startNs - 50 * e.durNs, e.startNs + 51 * e.durNs);
-    QTest::mouseClick(places->viewport(), Qt::LeftButton, {}, places->visualItemRect(places->item(1)).center());
+    QTest::mouseClick(places->viewport(), Qt::LeftButton, {},
+                      places->visualItemRect(places->item(1)).center());
     ASSERT_TRUE(w.timeline()->selected());
     const EventRef selected = *w.timeline()->selected();
     const Track& track = w.trace()->track(selected.track);
@@ -69,7 +70,7 @@ TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
     const TimeViewport& view = w.timeline()->viewport();
     EXPECT_LE(view.start(), e.startNs);
     EXPECT_GE(view.end(), e.startNs + e.durNs);
-    EXPECT_LT(view.span(), 2.0 * double(e.durNs)); // zoomed to it
+    EXPECT_LT(view.span(), 2.0 * double(e.durNs));              // zoomed to it
     EXPECT_TRUE(w.timeline()->eventRect(selected).has_value()); // on screen
 }
 
@@ -81,4 +82,29 @@ TEST(FindingsPanel, SaysWhenThereIsNothingToSay) {
     auto* note = w.findings()->findChild<QLabel*>("findingsNote");
     ASSERT_NE(note, nullptr);
     EXPECT_TRUE(note->text().startsWith("No findings")) << note->text().toStdString();
+}
+
+// A growing profile's snapshot that carries the findings of an earlier one: the list, the finding the
+// user selected and its places stay where they were, and the note says on how many steps they were found.
+TEST(FindingsPanel, CarriedFindingsKeepTheSelectionAndSayOnHowManySteps) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const auto doc = openDocument(DocumentSource::file(path));
+    ASSERT_GE(doc->findings->size(), 2u);
+    FindingsPanel panel;
+    panel.showFindings(doc->findings, doc->trace->startNs());
+    panel.table()->setCurrentCell(1, 1);
+    const QString explanation = panel.explanation()->toPlainText();
+    const QString note = "Findings of the first 3 of 4 steps: they are found again as the trace grows by "
+                         "half, and when it ends.";
+    panel.showFindings(doc->findings, doc->trace->startNs(), note);
+    EXPECT_EQ(panel.table()->currentRow(), 1);
+    EXPECT_EQ(panel.explanation()->toPlainText(), explanation);
+    auto* label = panel.findChild<QLabel*>("findingsNote");
+    ASSERT_NE(label, nullptr);
+    EXPECT_TRUE(label->text().endsWith(note)) << label->text().toStdString();
+    // New findings (found again): the list is made again, from the first.
+    const auto again = std::make_shared<const std::vector<Finding>>(*doc->findings);
+    panel.showFindings(again, doc->trace->startNs());
+    EXPECT_EQ(panel.table()->currentRow(), 0);
+    EXPECT_FALSE(label->text().contains("Findings of the first"));
 }
