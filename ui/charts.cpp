@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "charts.h"
 
-#include "on_screen.h"
 #include "chart_parts.h"
 #include "core/report/format.h"
+#include "on_screen.h"
 
 #include "core/document/document.h"
 #include "core/report/compare.h"

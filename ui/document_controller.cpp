@@ -80,7 +80,8 @@ void DocumentController::setDocument(std::shared_ptr<const Document> doc, const 
     // The views have let the one it replaces go: it is freed on a worker, not here (a live profile's
     // previous snapshot holds an analysis of hundreds of thousands of calls and kernels).
     if (replaced && replaced.use_count() == 1)
-        QThreadPool::globalInstance()->start([replaced = std::move(replaced)]() mutable { replaced.reset(); });
+        QThreadPool::globalInstance()->start(
+            [replaced = std::move(replaced)]() mutable { replaced.reset(); });
 }
 
 void DocumentController::analyse() {

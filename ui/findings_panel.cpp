@@ -4,7 +4,6 @@
 
 #include "qt_text.h"
 
-
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>

@@ -16,7 +16,8 @@ namespace attnscope::ui {
 ProfileSnapshots::ProfileSnapshots(std::string name) : m_name(std::move(name)) {}
 ProfileSnapshots::~ProfileSnapshots() = default;
 
-std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::ProfiledStep> steps, bool complete) {
+std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::ProfiledStep> steps,
+                                                      bool complete) {
     if (!m_growing) m_growing = std::make_unique<GrowingDocument>(m_name);
     for (kernels::ProfiledStep& s : steps) {
         // As steadySteps keeps them: once a process has stepped its optimizer, the slices of time before

@@ -17,8 +17,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -558,19 +558,20 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
     a.kernels.reserve(before.kernels.size() + moved.size());
     for (std::size_t i = 0, j = 0; i < before.kernels.size() || j < moved.size();) {
         // The run of one side that comes before the other's next kernel, copied at once.
-        const bool fromBefore = j == moved.size() || (i < before.kernels.size() &&
-                                                        before.kernels[i].event < moved[j].event);
+        const bool fromBefore =
+            j == moved.size() || (i < before.kernels.size() && before.kernels[i].event < moved[j].event);
         const auto& from = fromBefore ? before.kernels : moved;
         std::size_t& at = fromBefore ? i : j;
         const std::size_t runStart = at;
         const std::size_t end =
-            fromBefore ? (j == moved.size() ? before.kernels.size()
-                                             : std::size_t(std::lower_bound(before.kernels.begin() + std::ptrdiff_t(i),
-                                                                            before.kernels.end(), moved[j].event,
-                                                                            [](const KernelAnalysis& k, EventRef e) {
-                                                                                return k.event < e;
-                                                                            }) -
-                                                           before.kernels.begin()))
+            fromBefore ? (j == moved.size()
+                              ? before.kernels.size()
+                              : std::size_t(std::lower_bound(before.kernels.begin() + std::ptrdiff_t(i),
+                                                             before.kernels.end(), moved[j].event,
+                                                             [](const KernelAnalysis& k, EventRef e) {
+                                                                 return k.event < e;
+                                                             }) -
+                                            before.kernels.begin()))
                        : (i == before.kernels.size()
                               ? moved.size()
                               : std::size_t(std::lower_bound(moved.begin() + std::ptrdiff_t(j), moved.end(),
@@ -582,7 +583,8 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
         std::vector<std::uint32_t>& to = fromBefore ? beforeTo : partTo;
         for (std::size_t k = runStart; k < end; ++k)
             to[k] = std::uint32_t(a.kernels.size() + (k - runStart));
-        a.kernels.insert(a.kernels.end(), from.begin() + std::ptrdiff_t(runStart), from.begin() + std::ptrdiff_t(end));
+        a.kernels.insert(a.kernels.end(), from.begin() + std::ptrdiff_t(runStart),
+                         from.begin() + std::ptrdiff_t(end));
         at = end;
     }
     if (movedTo.size() && !std::is_sorted(movedTo.begin(), movedTo.end())) {

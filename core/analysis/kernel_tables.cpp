@@ -165,7 +165,8 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
 
 // The name (or role, or verdict) that holds most time per name: ties go to the smaller value, so the
 // result does not depend on the map's order.
-template <class Set> void pickByName(const std::unordered_map<std::uint64_t, TimeNs>& times, std::size_t names, Set&& set) {
+template <class Set>
+void pickByName(const std::unordered_map<std::uint64_t, TimeNs>& times, std::size_t names, Set&& set) {
     std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
     for (const auto& [key, time] : times) {
         const auto name = std::uint32_t(key >> 8);
@@ -181,7 +182,8 @@ template <class Set> void pickByName(const std::unordered_map<std::uint64_t, Tim
 
 } // namespace
 
-void addTableSums(KernelTableSums& into, const KernelTableSums& part, const std::function<StringId(StringId)>& name) {
+void addTableSums(KernelTableSums& into, const KernelTableSums& part,
+                  const std::function<StringId(StringId)>& name) {
     std::unordered_map<std::uint32_t, std::uint32_t> moved;
     auto key = [&](std::uint64_t k) {
         const auto id = std::uint32_t(k >> 8);
@@ -251,9 +253,11 @@ KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const T
     classes.role.assign(names, std::nullopt);
     classes.verdict.assign(names, Verdict::Unknown);
     classes.severalRoles.assign(names, false);
-    pickByName(s.roleTime, names, [&](std::uint32_t name, std::uint8_t v) { classes.role[name] = KernelRole(v); });
+    pickByName(s.roleTime, names,
+               [&](std::uint32_t name, std::uint8_t v) { classes.role[name] = KernelRole(v); });
     for (const auto& [key, time] : s.roleTime)
-        if (const auto name = std::uint32_t(key >> 8); name < names && classes.role[name] != KernelRole(key & 0xff))
+        if (const auto name = std::uint32_t(key >> 8);
+            name < names && classes.role[name] != KernelRole(key & 0xff))
             classes.severalRoles[name] = true;
     pickByName(s.verdictTime, names,
                [&](std::uint32_t name, std::uint8_t v) { classes.verdict[name] = Verdict(v); });
@@ -270,15 +274,16 @@ KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const T
         } else {
             p.costed = false;
         }
-        p.verdict =
-            Verdict(std::max_element(point.verdictNs.begin(), point.verdictNs.end()) - point.verdictNs.begin());
+        p.verdict = Verdict(std::max_element(point.verdictNs.begin(), point.verdictNs.end()) -
+                            point.verdictNs.begin());
         tables.roofline.push_back(p);
     }
-    std::sort(tables.roofline.begin(), tables.roofline.end(), [&](const RooflinePoint& x, const RooflinePoint& y) {
-        if (x.totalNs != y.totalNs) return x.totalNs > y.totalNs;
-        if (x.name != y.name) return trace.str(x.name) < trace.str(y.name);
-        return roleName(x.role) < roleName(y.role);
-    });
+    std::sort(tables.roofline.begin(), tables.roofline.end(),
+              [&](const RooflinePoint& x, const RooflinePoint& y) {
+                  if (x.totalNs != y.totalNs) return x.totalNs > y.totalNs;
+                  if (x.name != y.name) return trace.str(x.name) < trace.str(y.name);
+                  return roleName(x.role) < roleName(y.role);
+              });
     tables.roleTimes = s.roleTimes;
     for (const auto& [impl, st] : s.implCalls)
         tables.implCalls.push_back(st);

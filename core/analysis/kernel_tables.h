@@ -142,7 +142,8 @@ struct KernelTableSums {
     std::array<std::uint64_t, kVerdictCount> verdictCount{};
 };
 // The sums of `part` added to `into`, its name ids moved by `name` into those of the trace it joins.
-void addTableSums(KernelTableSums& into, const KernelTableSums& part, const std::function<StringId(StringId)>& name);
+void addTableSums(KernelTableSums& into, const KernelTableSums& part,
+                  const std::function<StringId(StringId)>& name);
 // The tables from their sums (the analysis gives the roofs, the trace the names).
 KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const Trace& trace,
                             const TraceAnalysis& analysis);

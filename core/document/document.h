@@ -35,7 +35,7 @@ struct DocumentSource {
     std::shared_ptr<const std::vector<Finding>> findings; // and its findings (with findingsNote)
     std::string findingsNote;
     std::vector<RankInput> builtRanks; // traces already built, as the ranks of one job
-    bool asRanks = false; // the paths are the ranks of one job (even just one)
+    bool asRanks = false;              // the paths are the ranks of one job (even just one)
 
     static DocumentSource file(std::string path);
     static DocumentSource ranks(std::vector<std::string> paths);
@@ -71,10 +71,10 @@ struct Document {
     std::shared_ptr<const RankReport> ranks;              // opened as ranks: each rank's GPU busy time
     // A growing document's findings made on fewer steps than it has (growing_document.h): which ones.
     std::string findingsNote;
-    CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto;       // as opened with (kept for completeDocument)
-    bool cpuRoofsMeasured = false; // this machine's CPU was measured for it (none cached)
-    double loadSeconds = 0;        // reading the files
-    double totalSeconds = 0;       // and computing the parts
+    CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto; // as opened with (kept for completeDocument)
+    bool cpuRoofsMeasured = false;                  // this machine's CPU was measured for it (none cached)
+    double loadSeconds = 0;                         // reading the files
+    double totalSeconds = 0;                        // and computing the parts
     unsigned parts() const;
 };
 

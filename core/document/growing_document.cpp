@@ -29,14 +29,15 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
     Process& p = **it;
     // Kineto numbers correlation ids per profiling session: each step's get a range of their own, as
     // mergeSteps gives them.
-    const TraceAppender::Placement placed = p.appender.append(*step, std::uint64_t(p.appender.parts() + 1) << 32);
+    const TraceAppender::Placement placed =
+        p.appender.append(*step, std::uint64_t(p.appender.parts() + 1) << 32);
     p.trace = p.appender.snapshot();
     if (placed.rebuilt) m_findings.reset(); // its places moved
     if (placed.rebuilt || !p.analysis)
         p.analysis = std::make_shared<const TraceAnalysis>(analyze(*p.trace));
     else
-        p.analysis = std::make_shared<const TraceAnalysis>(
-            joinAnalyses(*p.trace, *p.analysis, *step, analyze(*step), [&placed](EventRef e) { return placed(e); }));
+        p.analysis = std::make_shared<const TraceAnalysis>(joinAnalyses(
+            *p.trace, *p.analysis, *step, analyze(*step), [&placed](EventRef e) { return placed(e); }));
     ++p.steps;
     ++m_steps;
 }
@@ -62,9 +63,10 @@ std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
         const std::size_t events = p.trace->eventCount();
         if (m_findings && !complete && 2 * events < 3 * m_findingsEvents) {
             source.findings = m_findings;
-            source.findingsNote = "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
-                                  std::to_string(p.steps) +
-                                  " steps: they are found again as the trace grows by half, and when it ends.";
+            source.findingsNote =
+                "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
+                std::to_string(p.steps) +
+                " steps: they are found again as the trace grows by half, and when it ends.";
         }
         auto doc = openDocument(source, options);
         if (!source.findings) {

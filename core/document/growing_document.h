@@ -25,7 +25,8 @@ public:
 
     // The next step of `process` (each process's steps in order); rank: torchrun's RANK, which orders
     // several processes as the ranks of one job.
-    void append(const std::string& process, std::optional<std::int64_t> rank, std::shared_ptr<const Trace> step);
+    void append(const std::string& process, std::optional<std::int64_t> rank,
+                std::shared_ptr<const Trace> step);
     // Leaves out what `process` appended so far: its next step starts it again.
     void restart(const std::string& process);
     std::size_t steps() const { return m_steps; }

@@ -91,7 +91,8 @@ struct TraceAppender::Impl {
                 have.isGpu = true;
                 have.deviceIndex = p.deviceIndex;
                 for (Track& t : whole->m_tracks)
-                    if (t.process == it->second && t.kind == TrackKind::CpuThread) t.kind = TrackKind::GpuStream;
+                    if (t.process == it->second && t.kind == TrackKind::CpuThread)
+                        t.kind = TrackKind::GpuStream;
             }
             if (have.deviceModel.empty()) have.deviceModel = p.deviceModel;
             return it->second;
@@ -106,7 +107,8 @@ struct TraceAppender::Impl {
 
     TrackId trackFor(const Track& t, ProcessId process, const std::vector<StringId>& remap) {
         const StringId tid = remap[t.tidKey.value];
-        if (auto it = trackByKeys.find({process.value, tid.value}); it != trackByKeys.end()) return it->second;
+        if (auto it = trackByKeys.find({process.value, tid.value}); it != trackByKeys.end())
+            return it->second;
         Track track;
         track.process = process;
         track.tidKey = tid;
@@ -157,7 +159,8 @@ struct TraceAppender::Impl {
                 char* p = whole->m_argsArena.allocate(sizeof length + length);
                 std::memcpy(p, &length, sizeof length);
                 std::memcpy(p + sizeof length, blob.data(), length);
-                if (const StringId shape = encodedArgsShape(blob); shape.valid() && shape.value < remap.size()) {
+                if (const StringId shape = encodedArgsShape(blob);
+                    shape.valid() && shape.value < remap.size()) {
                     const std::uint32_t id = remap[shape.value].value;
                     std::memcpy(p + sizeof length, &id, sizeof id);
                 }
@@ -174,8 +177,9 @@ struct TraceAppender::Impl {
         }
     }
 
-    void appendCorrelations(const PodArray<Trace::CorrelationEntry>& from, PodArray<Trace::CorrelationEntry>& into,
-                            const Placement& placed, std::uint64_t correlationBase) {
+    void appendCorrelations(const PodArray<Trace::CorrelationEntry>& from,
+                            PodArray<Trace::CorrelationEntry>& into, const Placement& placed,
+                            std::uint64_t correlationBase) {
         std::vector<Trace::CorrelationEntry> added;
         added.reserve(from.size());
         for (const Trace::CorrelationEntry& e : from)
@@ -189,7 +193,8 @@ struct TraceAppender::Impl {
         std::sort(added.begin(), added.end(), less);
         if (added.empty()) return;
         const std::size_t n0 = into.size();
-        if (n0 == 0 || !less(added.front(), into[n0 - 1])) { // after the ones there: shared, extended in place
+        if (n0 == 0 ||
+            !less(added.front(), into[n0 - 1])) { // after the ones there: shared, extended in place
             into = into.extended(n0 + added.size());
             std::memcpy(static_cast<void*>(into.data() + n0), added.data(), added.size() * sizeof added[0]);
             return;
@@ -237,7 +242,8 @@ struct TraceAppender::Impl {
                 continue;
             }
             CounterSeries& into = w.m_counters[it->second];
-            const bool inOrder = into.time.empty() || series.time.empty() || into.time.back() <= series.time.front();
+            const bool inOrder =
+                into.time.empty() || series.time.empty() || into.time.back() <= series.time.front();
             into.time.insert(into.time.end(), series.time.begin(), series.time.end());
             into.value.insert(into.value.end(), series.value.begin(), series.value.end());
             if (!inOrder) {
@@ -288,7 +294,8 @@ TraceAppender::Placement TraceAppender::append(const Trace& part, std::uint64_t 
     for (std::uint32_t id = 0; id < remap.size(); ++id)
         remap[id] = m->whole->m_strings.find(part.str(StringId(id)));
     const bool partKernels = hasDeviceKernels(part);
-    if (m->parts == 0 || m->fitsAfter(part, remap, partKernels)) return m->add(part, correlationBase, partKernels);
+    if (m->parts == 0 || m->fitsAfter(part, remap, partKernels))
+        return m->add(part, correlationBase, partKernels);
     // The slow way: the whole and the part merged by the trace builder, then taken as a first part.
     const std::shared_ptr<const Trace> before = snapshot();
     TraceMerger merger;

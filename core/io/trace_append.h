@@ -36,7 +36,9 @@ public:
         std::vector<std::uint32_t> first;
         // The whole was rebuilt to take it: references into earlier snapshots do not carry over.
         bool rebuilt = false;
-        EventRef operator()(EventRef e) const { return {track[e.track.value], first[e.track.value] + e.index}; }
+        EventRef operator()(EventRef e) const {
+            return {track[e.track.value], first[e.track.value] + e.index};
+        }
     };
 
     // Appends a whole trace (the process's next step); correlationBase is added to its correlation ids

@@ -180,7 +180,8 @@ void TraceBuilder::Impl::buildCorrelations() {
     auto keep = [&](BigVector<Trace::CorrelationEntry>& list, PodArray<Trace::CorrelationEntry>& into) {
         stableSortByKey(list, correlationOf);
         into = PodArray<Trace::CorrelationEntry>(list.size());
-        if (!list.empty()) std::memcpy(static_cast<void*>(into.data()), list.data(), list.size() * sizeof list[0]);
+        if (!list.empty())
+            std::memcpy(static_cast<void*>(into.data()), list.data(), list.size() * sizeof list[0]);
     };
     keep(launchList, t.m_launches);
     keep(gpuWorkList, t.m_gpuWork);

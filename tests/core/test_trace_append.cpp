@@ -37,12 +37,12 @@ std::string dump(const Trace& t) {
         out << "process " << t.str(p.key) << ' ' << p.name << ' ' << p.labels << ' ' << p.isGpu << '\n';
     for (std::uint32_t ti = 0; ti < t.tracks().size(); ++ti) {
         const Track& track = t.tracks()[ti];
-        out << "track " << place(t, {TrackId{ti}, 0}) << ' ' << track.name << ' ' << int(track.kind) << " depth "
-            << track.maxDepth << '\n';
+        out << "track " << place(t, {TrackId{ti}, 0}) << ' ' << track.name << ' ' << int(track.kind)
+            << " depth " << track.maxDepth << '\n';
         const EventColumns& c = track.events;
         for (std::uint32_t i = 0; i < track.size(); ++i) {
-            out << c.start[i] << ' ' << c.duration[i] << ' ' << t.str(c.name[i]) << ' ' << t.str(c.category[i])
-                << " d" << c.depth[i] << " p"
+            out << c.start[i] << ' ' << c.duration[i] << ' ' << t.str(c.name[i]) << ' '
+                << t.str(c.category[i]) << " d" << c.depth[i] << " p"
                 << (c.parent[i] == kNoParent ? std::string("-") : std::to_string(c.parent[i])) << " f"
                 << int(c.flags[i]) << " c" << c.correlation[i] << ' ' << t.argsJson({TrackId{ti}, i});
             if (const auto launch = t.launchOf({TrackId{ti}, i})) out << " launched by " << place(t, *launch);
@@ -90,7 +90,8 @@ std::size_t expectEachSnapshotMerged(const std::vector<std::shared_ptr<const Tra
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const TraceAppender::Placement placed = appender.append(*steps[k], std::uint64_t(k + 1) << 32);
         inPlace += !placed.rebuilt;
-        const std::vector<std::shared_ptr<const Trace>> sofar(steps.begin(), steps.begin() + std::ptrdiff_t(k + 1));
+        const std::vector<std::shared_ptr<const Trace>> sofar(steps.begin(),
+                                                              steps.begin() + std::ptrdiff_t(k + 1));
         const auto snapshot = appender.snapshot();
         EXPECT_EQ(dump(*snapshot), dump(*mergeSteps(sofar))) << "after step " << k;
         EXPECT_EQ(appender.parts(), k + 1);
@@ -126,12 +127,13 @@ TEST(TraceAppend, FlowsCountersAndOlderKinetoTracesToo) {
 std::string cpuStep(int at, int opDuration = 40) {
     const std::string ts = std::to_string(at);
     return R"({"traceEvents":[
-      {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":5,"tid":5,"ts":)" + ts + R"(,"dur":)" +
-           std::to_string(opDuration) + R"(,"args":{"Input Dims":[[8,16],[16,16],[16]]}},
-      {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":5,"tid":5,"ts":)" + std::to_string(at + 2) +
+      {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":5,"tid":5,"ts":)" +
+           ts + R"(,"dur":)" + std::to_string(opDuration) + R"(,"args":{"Input Dims":[[8,16],[16,16],[16]]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":5,"tid":5,"ts":)" +
+           std::to_string(at + 2) +
            R"(,"dur":30,"args":{"Input Dims":[[16],[8,16],[16,16]]}},
-      {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":5,"tid":5,"ts":)" + std::to_string(at + 50) +
-           R"(,"dur":5,"args":{"Input Dims":[[8,16]]}}]})";
+      {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":5,"tid":5,"ts":)" +
+           std::to_string(at + 50) + R"(,"dur":5,"args":{"Input Dims":[[8,16]]}}]})";
 }
 
 TEST(TraceAppend, CpuOpsThatStandForKernelsAreChosenAsInTheMergedTrace) {

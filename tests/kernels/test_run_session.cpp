@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The run session with the CPU backend: what it records, stopping it, bad configurations, and the
 // trace and statistics made from a run.
-#include "kernels/run_session.h"
 #include "core/io/trace_append.h"
+#include "kernels/run_session.h"
 
 #include "core/analysis/machine_roofs.h"
 #include "kernels/cuda_backend.h"
@@ -242,7 +242,8 @@ TEST(RunSession, ARunsRecordsAppendedBatchByBatchAreTheRunsTrace) {
     }
     EXPECT_EQ(rebuilt, 0u) << "a run records each track's events in order: each batch goes after the last";
     const auto whole = buildRunTrace(events);
-    attnscope::test::expectSame(attnscope::test::snapshot(*grown.snapshot()), attnscope::test::snapshot(*whole));
+    attnscope::test::expectSame(attnscope::test::snapshot(*grown.snapshot()),
+                                attnscope::test::snapshot(*whole));
     EXPECT_EQ(summarize(*grown.snapshot(), 0).kernelCount, summarize(*whole, 0).kernelCount);
 }
 
@@ -308,7 +309,8 @@ TEST(RunSession, CudaConfigurationsSayWhatRunsWhere) {
 
 // One table prints and parses what a user may ask a run to run on.
 TEST(RunSession, BackendChoicesAreNamedOnce) {
-    for (BackendChoice c : {BackendChoice::Auto, BackendChoice::Cpu, BackendChoice::Cuda, BackendChoice::Torch})
+    for (BackendChoice c :
+         {BackendChoice::Auto, BackendChoice::Cpu, BackendChoice::Cuda, BackendChoice::Torch})
         EXPECT_EQ(backendChoiceNamed(backendChoiceName(c)), c) << backendChoiceName(c);
     EXPECT_EQ(backendChoiceNamed("tpu"), std::nullopt);
     EXPECT_EQ(backendChoiceNamed("CPU"), std::nullopt);
@@ -404,15 +406,17 @@ TEST(RunSession, ACudaRunIsATraceWithGpuStreamsAndLaunchLinks) {
     // Live, the launch's record is taken a tick before its kernel's: appended apart, they still link.
     TraceAppender live;
     for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{0, 1}, {1, events.size()}})
-        live.append(*buildRunTrace({std::make_shared<const std::vector<RunEvent>>(
-                                       events.begin() + std::ptrdiff_t(from), events.begin() + std::ptrdiff_t(to))},
-                                   Backend::Cuda, "NVIDIA H200"),
-                    0);
+        live.append(
+            *buildRunTrace({std::make_shared<const std::vector<RunEvent>>(
+                               events.begin() + std::ptrdiff_t(from), events.begin() + std::ptrdiff_t(to))},
+                           Backend::Cuda, "NVIDIA H200"),
+            0);
     const auto grown = live.snapshot();
     attnscope::test::expectSame(attnscope::test::snapshot(*grown), attnscope::test::snapshot(*trace));
     bool linked = false;
     for (std::uint32_t t = 0; t < grown->tracks().size(); ++t)
-        if (grown->tracks()[t].kind == TrackKind::GpuStream) linked = grown->launchOf({TrackId{t}, 0}).has_value();
+        if (grown->tracks()[t].kind == TrackKind::GpuStream)
+            linked = grown->launchOf({TrackId{t}, 0}).has_value();
     EXPECT_TRUE(linked);
     // The device memory is a counter under the GPU the kernel ran on.
     ASSERT_EQ(trace->counters().size(), 1u);
