@@ -534,7 +534,6 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
     a.deviceNote = before.device || part.deviceNote.empty() ? before.deviceNote : part.deviceNote;
     a.cpuShare = before.cpuShare ? before.cpuShare : part.cpuShare;
     a.cpuNote = before.cpuNote.empty() ? part.cpuNote : before.cpuNote;
-    a.cpuWorkers = std::max(before.cpuWorkers, part.cpuWorkers);
     a.beyondRoof = before.beyondRoof + part.beyondRoof;
     // The part's kernels where their events went, then both lists merged by event (each list is): on each
     // track the part's come after the ones before, so the merge copies runs.
@@ -586,6 +585,15 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
         a.kernels.insert(a.kernels.end(), from.begin() + std::ptrdiff_t(runStart),
                          from.begin() + std::ptrdiff_t(end));
         at = end;
+    }
+    // The CPU tracks with kernels: the ones before, and the part's that had none before.
+    a.cpuWorkers = before.cpuWorkers;
+    for (std::size_t k = 0; k < moved.size(); ++k) {
+        const TrackId t = moved[k].event.track;
+        if ((k > 0 && moved[k - 1].event.track == t) || !isCpuTrack(grown, t)) continue;
+        const auto had = std::lower_bound(before.kernels.begin(), before.kernels.end(), EventRef{t, 0},
+                                          [](const KernelAnalysis& x, EventRef e) { return x.event < e; });
+        a.cpuWorkers += had == before.kernels.end() || had->event.track != t;
     }
     if (movedTo.size() && !std::is_sorted(movedTo.begin(), movedTo.end())) {
         // partTo is by sorted position: back to the part's own kernel numbers.

@@ -107,7 +107,9 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
 // The analysis of a trace that grew by a part appended after it (trace_append.h), from the analysis it
 // had and the part's own: the part's kernels and calls moved to where `place` says its events went, the
 // calls in start order, the tables' sums added. What analyzeTrace gives on the grown trace when no call
-// runs across the join (a profiled program's steps end where the program's do), at the cost of the part.
+// runs across the join (a profiled program's steps end where the program's do), at the cost of the part;
+// but a CPU run's kernels are held to the CPU's roofs shared among its workers, so when the join has more
+// workers (cpuWorkers) than either analysis had, its verdicts are not the grown trace's: analyse it whole.
 TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const Trace& partTrace,
                            const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place);
 

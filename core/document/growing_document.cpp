@@ -16,10 +16,15 @@ TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
     return analyzeWithCpuRoofs(trace, cpuRoofsFor(trace, m_cpuRoofs, why), why);
 }
 
+std::vector<std::unique_ptr<GrowingDocument::Process>>::iterator
+GrowingDocument::find(const std::string& process) {
+    return std::find_if(m_processes.begin(), m_processes.end(),
+                        [&](const std::unique_ptr<Process>& p) { return p->name == process; });
+}
+
 void GrowingDocument::append(const std::string& process, std::optional<std::int64_t> rank,
                              std::shared_ptr<const Trace> step) {
-    auto it = std::find_if(m_processes.begin(), m_processes.end(),
-                           [&](const std::unique_ptr<Process>& p) { return p->name == process; });
+    auto it = find(process);
     if (it == m_processes.end()) {
         m_processes.push_back(std::make_unique<Process>());
         it = std::prev(m_processes.end());
@@ -35,16 +40,27 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
     if (placed.rebuilt) m_findings.reset(); // its places moved
     if (placed.rebuilt || !p.analysis)
         p.analysis = std::make_shared<const TraceAnalysis>(analyze(*p.trace));
-    else
-        p.analysis = std::make_shared<const TraceAnalysis>(joinAnalyses(
-            *p.trace, *p.analysis, *step, analyze(*step), [&placed](EventRef e) { return placed(e); }));
+    else {
+        // The step as it went in: its CPU ops no longer stand for kernels once the trace has GPU ones.
+        if (placed.opKernelsCleared) step = TraceAppender::withoutOpKernels(std::move(step));
+        const TraceAnalysis alone = analyze(*step);
+        TraceAnalysis joined =
+            joinAnalyses(*p.trace, *p.analysis, *step, alone, [&placed](EventRef e) { return placed(e); });
+        // A CPU run's workers share the CPU's roofs (PyTorch's CPU ops have them whole): more workers
+        // than either side had, other shares.
+        const bool shared = !p.trace->info().opKernels && joined.cpuShare;
+        auto fewer = [&](const TraceAnalysis& a) {
+            return a.cpuWorkers && a.cpuWorkers != joined.cpuWorkers;
+        };
+        if (shared && (fewer(*p.analysis) || fewer(alone))) joined = analyze(*p.trace);
+        p.analysis = std::make_shared<const TraceAnalysis>(std::move(joined));
+    }
     ++p.steps;
     ++m_steps;
 }
 
 void GrowingDocument::restart(const std::string& process) {
-    const auto it = std::find_if(m_processes.begin(), m_processes.end(),
-                                 [&](const std::unique_ptr<Process>& p) { return p->name == process; });
+    const auto it = find(process);
     if (it == m_processes.end()) return;
     m_steps -= (*it)->steps;
     m_processes.erase(it);

@@ -48,6 +48,7 @@ private:
         std::size_t steps = 0;
     };
     TraceAnalysis analyze(const Trace& trace) const;
+    std::vector<std::unique_ptr<Process>>::iterator find(const std::string& process);
 
     std::string m_name;
     CpuRoofsChoice m_cpuRoofs;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/trace_append.h"
 
-#include "core/io/trace_builder.h"
 #include "core/io/trace_merge.h"
 #include "core/model/args_codec.h"
 
@@ -294,26 +293,15 @@ TraceAppender::Placement TraceAppender::append(const Trace& part, std::uint64_t 
     for (std::uint32_t id = 0; id < remap.size(); ++id)
         remap[id] = m->whole->m_strings.find(part.str(StringId(id)));
     const bool partKernels = hasDeviceKernels(part);
-    if (m->parts == 0 || m->fitsAfter(part, remap, partKernels))
-        return m->add(part, correlationBase, partKernels);
+    if (m->parts == 0 || m->fitsAfter(part, remap, partKernels)) {
+        const bool clears = m->deviceKernels && !partKernels && part.info().opKernels > 0;
+        Placement placed = m->add(part, correlationBase, partKernels);
+        placed.opKernelsCleared = clears;
+        return placed;
+    }
     // The slow way: the whole and the part merged by the trace builder, then taken as a first part.
     const std::shared_ptr<const Trace> before = snapshot();
-    TraceMerger merger;
-    merger.add(*before, TraceMerger::Part{});
-    TraceMerger::Part next;
-    next.correlationBase = correlationBase;
-    merger.add(part, next);
-    TraceInfo& info = merger.builder().info();
-    info.format = before->info().format;
-    info.path = before->info().path;
-    info.schemaVersion = before->info().schemaVersion;
-    info.displayTimeUnit = before->info().displayTimeUnit;
-    info.hostName = part.info().hostName.empty() ? before->info().hostName : part.info().hostName;
-    if (part.distributed().rank || part.distributed().worldSize)
-        merger.builder().setDistributed(part.distributed());
-    else
-        merger.builder().setDistributed(before->distributed());
-    const std::shared_ptr<const Trace> merged = merger.finish();
+    const std::shared_ptr<const Trace> merged = mergeSteps({before.get(), &part}, {0, correlationBase});
     const std::size_t parts = m->parts + 1;
     m = std::make_unique<Impl>();
     m->add(*merged, 0, hasDeviceKernels(*merged));
@@ -323,8 +311,7 @@ TraceAppender::Placement TraceAppender::append(const Trace& part, std::uint64_t 
     return placed;
 }
 
-std::shared_ptr<const Trace> TraceAppender::snapshot() const {
-    const Trace& w = *m->whole;
+std::shared_ptr<Trace> TraceAppender::sharing(const Trace& w, std::shared_ptr<const void> keepAlive) {
     auto t = std::make_shared<Trace>();
     t->m_strings = StringPool(w.m_strings, StringPool::Borrowed{});
     t->m_processes = w.m_processes;
@@ -338,8 +325,26 @@ std::shared_ptr<const Trace> TraceAppender::snapshot() const {
     t->m_endNs = w.m_endNs;
     t->m_launches = w.m_launches;
     t->m_gpuWork = w.m_gpuWork;
-    t->m_storage = m->whole;
+    t->m_storage = std::move(keepAlive);
     t->m_storageBytes = w.m_argsArena.bytesReserved() + w.m_storageBytes;
+    return t;
+}
+
+std::shared_ptr<const Trace> TraceAppender::snapshot() const {
+    return sharing(*m->whole, m->whole);
+}
+
+std::shared_ptr<const Trace> TraceAppender::withoutOpKernels(std::shared_ptr<const Trace> trace) {
+    if (trace->info().opKernels == 0) return trace;
+    const Trace& from = *trace;
+    std::shared_ptr<Trace> t = sharing(from, trace);
+    t->m_info.opKernels = 0;
+    for (Track& track : t->m_tracks) {
+        PodArray<std::uint8_t> flags(track.size());
+        for (std::size_t i = 0; i < track.size(); ++i)
+            flags[i] = std::uint8_t(track.events.flags[i] & ~kOpKernel);
+        track.events.flags = std::move(flags);
+    }
     return t;
 }
 

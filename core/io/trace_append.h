@@ -36,6 +36,9 @@ public:
         std::vector<std::uint32_t> first;
         // The whole was rebuilt to take it: references into earlier snapshots do not carry over.
         bool rebuilt = false;
+        // Its CPU ops stood for kernels (it had no GPU kernel) but the whole has GPU kernels: their marks
+        // were cleared, as mergeSteps clears them (withoutOpKernels gives the part as it went in).
+        bool opKernelsCleared = false;
         EventRef operator()(EventRef e) const {
             return {track[e.track.value], first[e.track.value] + e.index};
         }
@@ -48,7 +51,13 @@ public:
     std::shared_ptr<const Trace> snapshot() const;
     std::size_t parts() const;
 
+    // The trace with no CPU op standing for a kernel (kOpKernel cleared): a part as it went into a
+    // whole with GPU kernels. It shares the part's columns but the flags, and keeps the part alive.
+    static std::shared_ptr<const Trace> withoutOpKernels(std::shared_ptr<const Trace> trace);
+
 private:
+    // A trace reading what `from` holds (columns, strings, args), which `keepAlive` keeps.
+    static std::shared_ptr<Trace> sharing(const Trace& from, std::shared_ptr<const void> keepAlive);
     struct Impl;
     std::unique_ptr<Impl> m;
 };

@@ -133,14 +133,14 @@ std::shared_ptr<const Trace> TraceMerger::finish() {
     return m->b.finish();
 }
 
-std::shared_ptr<const Trace> mergeSteps(const std::vector<std::shared_ptr<const Trace>>& steps) {
+std::shared_ptr<const Trace> mergeSteps(const std::vector<const Trace*>& steps,
+                                        const std::vector<std::uint64_t>& correlationBases) {
     TraceMerger merger;
     TraceInfo& info = merger.builder().info();
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const Trace& step = *steps[i];
-        // Kineto numbers its correlation ids per profiling session: each step's get a range of their own.
         TraceMerger::Part part;
-        part.correlationBase = std::uint64_t(i + 1) << 32;
+        part.correlationBase = correlationBases.at(i);
         merger.add(step, part);
         if (i == 0) {
             info.format = step.info().format;
@@ -153,6 +153,16 @@ std::shared_ptr<const Trace> mergeSteps(const std::vector<std::shared_ptr<const 
             merger.builder().setDistributed(step.distributed());
     }
     return merger.finish();
+}
+
+std::shared_ptr<const Trace> mergeSteps(const std::vector<std::shared_ptr<const Trace>>& steps) {
+    std::vector<const Trace*> traces;
+    std::vector<std::uint64_t> bases;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        traces.push_back(steps[i].get());
+        bases.push_back(std::uint64_t(i + 1) << 32);
+    }
+    return mergeSteps(traces, bases);
 }
 
 } // namespace attnscope

@@ -48,5 +48,9 @@ private:
 // its devices are listed once, and the trace says how many steps it joined (info().warnings carry each
 // step's own). Empty input: an empty trace.
 std::shared_ptr<const Trace> mergeSteps(const std::vector<std::shared_ptr<const Trace>>& steps);
+// The same, with step i's correlation ids moved by correlationBases[i] (mergeSteps gives step i
+// (i + 1) << 32: Kineto numbers them per profiling session).
+std::shared_ptr<const Trace> mergeSteps(const std::vector<const Trace*>& steps,
+                                        const std::vector<std::uint64_t>& correlationBases);
 
 } // namespace attnscope

@@ -60,6 +60,8 @@ public:
     const T* end() const { return m_data + m_size; }
     std::span<const T> span() const { return {m_data, m_size}; }
     std::size_t bytes() const { return m_size * sizeof(T); }
+    // Elements its memory holds: how far extended() may go in place.
+    std::size_t capacity() const { return m_storage ? m_storage->buffer.size() / sizeof(T) : 0; }
 
     // An array of newSize elements whose first size() are these; the rest are zero. When this is the
     // longest array made on its memory so far and the memory has room, the two share it and nothing is

@@ -184,10 +184,12 @@ TEST_F(Profile, StepsArriveWhileTheProgramRunsAndItsAttentionIsFound) {
         EXPECT_EQ(steps[i].process.rfind("pid ", 0), 0u);
         optimizerSteps += steps[i].optimizer;
         // An optimizer step lies between two of the optimizer's steps, each after the one before.
-        if (steps[i].optimizer && !steps[i].partial)
+        if (steps[i].optimizer && !steps[i].partial) {
             EXPECT_EQ(steps[i].lastOptimizerStep, steps[i].firstOptimizerStep + 1) << i;
-        if (i > 0 && steps[i].optimizer && steps[i - 1].optimizer)
+        }
+        if (i > 0 && steps[i].optimizer && steps[i - 1].optimizer) {
             EXPECT_EQ(steps[i].firstOptimizerStep, steps[i - 1].lastOptimizerStep) << i;
+        }
     }
     // Before the first optimizer step, time; the first optimizer step recorded follows the first and
     // the one warmed up on (--warmup 1).

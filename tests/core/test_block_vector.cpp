@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "core/model/block_arena.h"
 #include "core/model/block_vector.h"
 #include "core/model/sorting.h"
 
@@ -34,6 +35,32 @@ TEST(BlockVector, KeepsItsElementsInPlaceAcrossBlocks) {
 }
 
 // A few sorted runs are merged, stably; many take the radix sort; both give a stable sort by key.
+TEST(PodArray, ExtendsInPlaceUpToItsRoomAndOnlyFromItsLongestCopy) {
+    PodArray<std::uint32_t> exact(3);
+    for (std::uint32_t i = 0; i < 3; ++i)
+        exact[i] = i + 1;
+    const PodArray<std::uint32_t> roomy = exact.extended(4); // no room: copied, with room to grow
+    EXPECT_NE(roomy.data(), exact.data());
+    const std::size_t room = roomy.capacity();
+    ASSERT_GT(room, 4u);
+    PodArray<std::uint32_t> full = roomy.extended(room); // exactly its room: the same memory
+    EXPECT_EQ(full.data(), roomy.data());
+    full[room - 1] = 9;
+    const PodArray<std::uint32_t> past = full.extended(room + 1); // one past: new memory, the same values
+    EXPECT_NE(past.data(), full.data());
+    EXPECT_EQ(past[0], 1u);
+    EXPECT_EQ(past[2], 3u);
+    EXPECT_EQ(past[3], 0u);
+    EXPECT_EQ(past[room - 1], 9u);
+    EXPECT_EQ(past[room], 0u);
+    // A shorter copy may not write over what a longer one holds: it copies.
+    const PodArray<std::uint32_t> fromShort = roomy.extended(5);
+    EXPECT_NE(fromShort.data(), roomy.data());
+    EXPECT_EQ(roomy.size(), 4u);
+    EXPECT_EQ(roomy[3], 0u);
+    EXPECT_EQ(full[room - 1], 9u);
+}
+
 TEST(Sorting, MergesAFewSortedRunsAndRadixSortsTheRest) {
     struct Item {
         std::uint64_t key;

@@ -183,6 +183,78 @@ TEST(TraceAppend, AnEarlierSnapshotReadsOnUnchangedWhileLaterStepsAreAppended) {
     EXPECT_EQ(dump(*kept), keptDump);
 }
 
+TEST(TraceAppend, AnOpEndingWhereTheNextStepBeginsDoesNotHoldIt) {
+    // The first step's op ends at 100 µs, where the second's begins: they are side by side, not
+    // nested; instants inside each op nest under it, as the builder nests them.
+    auto step = [](int at) {
+        const std::string ts = std::to_string(at);
+        return loadText(R"({"traceEvents":[
+          {"ph":"X","cat":"user_annotation","name":"step","pid":5,"tid":5,"ts":)" +
+                        ts + R"(,"dur":100},
+          {"ph":"i","s":"t","cat":"cpu_instant_event","name":"mark","pid":5,"tid":5,"ts":)" +
+                        std::to_string(at + 50) + R"(},
+          {"ph":"X","cat":"user_annotation","name":"tail","pid":5,"tid":5,"ts":)" +
+                        std::to_string(at + 90) + R"(,"dur":10}]})");
+    };
+    const std::vector<std::shared_ptr<const Trace>> steps = {step(0), step(100), step(200)};
+    EXPECT_EQ(expectEachSnapshotMerged(steps), steps.size());
+    const auto whole = mergeSteps(steps);
+    const Track& t = whole->tracks().front();
+    ASSERT_EQ(t.size(), 9u);
+    EXPECT_EQ(t.events.depth[3], 0);   // the second step
+    EXPECT_EQ(t.events.parent[4], 3u); // its instant
+}
+
+TEST(TraceAppend, CountersOutOfOrderAcrossStepsAreSortedByTime) {
+    // The first step's counter has a point after the second step's.
+    const auto first = loadText(R"({"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":5,"tid":5,"ts":0,"dur":40},
+      {"ph":"C","name":"memory","pid":5,"ts":10,"args":{"bytes":1}},
+      {"ph":"C","name":"memory","pid":5,"ts":300,"args":{"bytes":3}}]})");
+    const auto second = loadText(R"({"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":5,"tid":5,"ts":100,"dur":40},
+      {"ph":"C","name":"memory","pid":5,"ts":120,"args":{"bytes":2}}]})");
+    EXPECT_EQ(expectEachSnapshotMerged({first, second}), 2u);
+    TraceAppender appender;
+    appender.append(*first, 1ull << 32);
+    appender.append(*second, 2ull << 32);
+    const auto grown = appender.snapshot();
+    ASSERT_EQ(grown->counters().size(), 1u);
+    EXPECT_EQ(grown->counters()[0].time, (std::vector<TimeNs>{10'000, 120'000, 300'000}));
+    EXPECT_EQ(grown->counters()[0].value, (std::vector<double>{1, 2, 3}));
+}
+
+TEST(TraceAppend, ALaunchCorrelatedBelowTheOnesBeforeStillFindsItsKernel) {
+    // AttnScope's own runs append their batches with correlation ids as recorded (base 0): a later
+    // batch may carry a smaller id than an earlier one.
+    auto batch = [](int at, int correlation) {
+        const std::string c = std::to_string(correlation);
+        return loadText(R"({"traceEvents":[
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":5,"tid":5,"ts":)" +
+                        std::to_string(at) + R"(,"dur":5,"args":{"correlation":)" + c + R"(}},
+          {"ph":"X","cat":"kernel","name":"k)" +
+                        c + R"(","pid":0,"tid":7,"ts":)" + std::to_string(at + 10) +
+                        R"(,"dur":5,"args":{"correlation":)" + c + R"(,"device":0,"stream":7}}]})");
+    };
+    TraceAppender appender;
+    appender.append(*batch(0, 10), 0);
+    appender.append(*batch(100, 7), 0);
+    appender.append(*batch(200, 12), 0);
+    const auto grown = appender.snapshot();
+    std::size_t linked = 0;
+    for (std::uint32_t ti = 0; ti < grown->tracks().size(); ++ti) {
+        const Track& t = grown->tracks()[ti];
+        for (std::uint32_t i = 0; i < t.size(); ++i) {
+            if (!isKernelCategory(grown->str(t.events.category[i]))) continue;
+            const auto launch = grown->launchOf({TrackId{ti}, i});
+            ASSERT_TRUE(launch) << grown->str(t.events.name[i]);
+            EXPECT_EQ(grown->track(launch->track).events.start[launch->index] + 10'000, t.events.start[i]);
+            ++linked;
+        }
+    }
+    EXPECT_EQ(linked, 3u);
+}
+
 TEST(TraceAppend, NothingAppendedIsAnEmptyTrace) {
     TraceAppender appender;
     EXPECT_EQ(appender.snapshot()->eventCount(), 0u);
