@@ -235,6 +235,16 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
     double bytes = 0;
     Places places;
     std::map<std::string, std::uint64_t> byOp;
+    // What each op name is, read once per name rather than once per event: 1 attention, 2 cast.
+    std::vector<std::uint8_t> nameKind(c.trace.strings().size(), 0xff);
+    auto kindOf = [&](const Track& track, std::uint32_t i) {
+        std::uint8_t& k = nameKind[track.events.name[i].value];
+        if (k == 0xff) {
+            const std::string_view name = c.trace.str(track.events.name[i]);
+            k = isAttentionOpName(name) ? 1 : isCastOpName(name) ? 2 : 0;
+        }
+        return k;
+    };
     for (std::uint32_t t = 0; t < c.trace.tracks().size(); ++t) {
         const Track& track = c.trace.tracks()[t];
         if (track.kind != TrackKind::CpuThread) continue;
@@ -242,14 +252,14 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
         std::vector<std::pair<TimeNs, TimeNs>> attention;
         for (std::uint32_t i = 0; i < track.size(); ++i) {
             const EventRef e{TrackId(t), i};
-            if (c.kind(e) != Context::CpuOp || !isAttentionOpName(c.name(e))) continue;
+            if (kindOf(track, i) != 1 || c.kind(e) != Context::CpuOp) continue;
             if (!attention.empty() && track.events.start[i] < attention.back().second) continue;
             attention.emplace_back(track.events.start[i], track.end(i));
         }
         if (attention.empty()) continue;
         for (std::uint32_t i = 0; i < track.size(); ++i) {
             const EventRef e{TrackId(t), i};
-            if (c.kind(e) != Context::CpuOp || !isCastOpName(c.name(e))) continue;
+            if (kindOf(track, i) != 2 || c.kind(e) != Context::CpuOp) continue;
             // Only the outermost of nested casts (aten::to → _to_copy → copy_) counts: a cast whose
             // innermost enclosing op is a cast is inside one (the walk stops there, not at the step).
             bool nested = false;

@@ -5,6 +5,7 @@
 #include "core/analysis/analysis.h"
 
 #include "core/io/timestamp.h"
+#include "core/model/sorting.h"
 #include "core/model/timeline_index.h"
 
 #include <algorithm>
@@ -15,7 +16,12 @@
 namespace attnscope {
 
 TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
-    std::sort(intervals.begin(), intervals.end());
+    // Gathered track by track, each in start order: a few sorted runs, merged rather than sorted.
+    const std::less<std::pair<TimeNs, TimeNs>> less;
+    if (auto runs = sortedRunEnds(intervals, kMergedRuns, less))
+        mergeSortedRuns(intervals, std::move(*runs), less);
+    else
+        std::sort(intervals.begin(), intervals.end());
     TimeNs total = 0;
     bool open = false;
     TimeNs curStart = 0, curEnd = 0;
