@@ -191,10 +191,10 @@ PostTrace mathTrace(int calls = 4) {
 // post's table gives them (efficient 117 / 277.9 µs, flash 138 / 146.8, cuDNN 214 / 186.3).
 PostTrace fusedTrace(const std::string& implOp, const std::string& kernel, double hostUs, double gpuUs,
                      const std::string& launchName = "cudaLaunchKernel", const std::string& extra = "",
-                     int calls = 8) {
+                     int calls = 8, double hostLongerEachCallUs = 0) {
     PostTrace t;
-    const double every = std::max(hostUs, gpuUs) + 5;
-    for (int i = 0; i < calls; ++i) {
+    const double every = std::max(hostUs + hostLongerEachCallUs * calls, gpuUs) + 5;
+    for (int i = 0; i < calls; ++i, hostUs += hostLongerEachCallUs) {
         const double h = 1000 + every * i, g = 1000 + hostUs * 0.5 + every * i;
         t.range("attn_fwd", h, hostUs);
         t.op("aten::scaled_dot_product_attention", h + 1, hostUs - 2,
@@ -285,6 +285,23 @@ TEST(FindingsLessons, TheMathBackendsUpcastMaskAndSafeSoftmaxAreFound) {
     EXPECT_NE(safe->explanation.find("NaN"), std::string::npos);
 }
 
+// More calls than a finding shows, each a microsecond longer on the host than the one before: the
+// longest are shown, longest first, each with its host and kernel time.
+TEST(FindingsLessons, HostBoundEvidenceIsTheLongestCallsWithTheirTimes) {
+    const auto doc = fusedTrace("aten::_scaled_dot_product_cudnn_attention", kCudnnKernel, 214, 186.3,
+                                "cuLaunchKernelEx", launchArgs(240, 0, 0), 30, 1)
+                         .open();
+    const auto found = findingsOfDoc(*doc);
+    const Finding* f = findingOf(found, "host_bound_attention");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 30u);
+    ASSERT_EQ(f->evidence.size(), 20u); // max_evidence
+    EXPECT_EQ(f->evidence.front().note, "host 243.000 µs, kernels 186.300 µs");
+    EXPECT_EQ(f->evidence.back().note, "host 224.000 µs, kernels 186.300 µs");
+    for (std::size_t i = 1; i < f->evidence.size(); ++i)
+        EXPECT_GT(f->evidence[i - 1].durNs, f->evidence[i].durNs) << i;
+}
+
 // The naive versions build their mask once, outside the calls, and run bf16 GEMMs on the tensor cores
 // with a plain softmax: none of the math backend's lessons applies.
 TEST(FindingsLessons, NaiveAttentionHasNoneOfTheMathBackendsLessons) {
@@ -325,6 +342,7 @@ TEST(FindingsLessons, CudnnsHostTimeAboveItsGpuTimeIsFoundAndFlashsIsNot) {
               std::string::npos)
         << f->explanation;
     EXPECT_EQ(f->evidence[0].name, "attn_fwd");
+    EXPECT_EQ(f->evidence[0].note, "host 214.000 µs, kernels 186.300 µs");
     // Its 0% occupancy is CUPTI's gap for cuLaunchKernelEx, not a finding (the post, Figure 23).
     EXPECT_EQ(findingOf(found, "low_occupancy"), nullptr);
 

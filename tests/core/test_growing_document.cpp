@@ -154,6 +154,18 @@ TEST(GrowingDocument, AStepOnMoreWorkersHoldsEachToItsShareOfTheCpu) {
     expectGrownIsMerged(texts);
 }
 
+TEST(GrowingDocument, AStepOnItsWorkersAndMoreHoldsTheEarlierStepsToTheirNewShare) {
+    // The second step runs on the first step's two workers and two more (each kernel's share split four
+    // ways): the step alone has as many workers as the whole, the steps before fewer.
+    std::vector<std::string> texts = repeated(cpuRunTraceText(), 2, 100'000, renumberCalls);
+    const std::string more = onThreads(texts[1], {{1, 3}, {2, 4}});
+    const std::size_t open = more.find('[', more.find("\"traceEvents\"")) + 1;
+    texts[1].insert(texts[1].find('[', texts[1].find("\"traceEvents\"")) + 1,
+                    more.substr(open, more.rfind(']') - open) + ",");
+    ASSERT_EQ(loadText(texts[1])->tracks().size(), 4u);
+    expectGrownIsMerged(texts);
+}
+
 TEST(GrowingDocument, StepsOverlappingOnOtherStreamsPutTheirCallsInStartOrder) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     // The second step runs 20 ms after the first began, on a stream and a thread of its own: its calls

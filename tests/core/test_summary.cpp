@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 
 using namespace attnscope;
@@ -58,6 +59,24 @@ TEST(Summary, UnionLength) {
     EXPECT_EQ(unionLength(v), 5 + 21);
     std::vector<std::pair<TimeNs, TimeNs>> empty;
     EXPECT_EQ(unionLength(empty), 0);
+}
+
+// Intervals gathered stream by stream come in sorted runs, which are merged; more runs than are merged
+// (a trace of many streams or threads), or none at all, are sorted: the same union either way.
+TEST(Summary, UnionLengthOfManySortedRunsAndOfNone) {
+    for (const int streams : {3, 40}) {
+        std::vector<std::pair<TimeNs, TimeNs>> v;
+        std::vector<std::uint8_t> covered(100'000, 0);
+        for (int s = 0; s < streams; ++s)
+            for (TimeNs t = 1000 * s + 7 * s; t + 100 < 100'000; t += 997 + s) { // each stream in start order
+                v.emplace_back(t, t + 50 + s);
+                std::fill(covered.begin() + t, covered.begin() + t + 50 + s, 1);
+            }
+        const auto expected = TimeNs(std::count(covered.begin(), covered.end(), 1));
+        std::vector<std::pair<TimeNs, TimeNs>> shuffled(v.rbegin(), v.rend()); // every element a run
+        EXPECT_EQ(unionLength(v), expected) << streams;
+        EXPECT_EQ(unionLength(shuffled), expected) << streams;
+    }
 }
 
 // Figures worked out here from nlohmann's reading of each file, independently of the reader.

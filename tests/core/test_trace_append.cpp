@@ -30,7 +30,8 @@ std::string place(const Trace& t, EventRef e) {
 std::string dump(const Trace& t) {
     std::ostringstream out;
     out << "span " << t.startNs() << ' ' << t.endNs() << " opKernels " << t.info().opKernels << " devices "
-        << t.devices().size() << " host " << t.info().hostName << " format " << t.info().format << '\n';
+        << t.devices().size() << " host " << t.info().hostName << " format " << t.info().format << " rank "
+        << t.distributed().rank.value_or(-1) << " of " << t.distributed().worldSize.value_or(-1) << '\n';
     for (const std::string& w : t.info().warnings)
         out << "warning " << w << '\n';
     for (const ProcessInfo& p : t.processes())
@@ -77,6 +78,7 @@ std::vector<std::shared_ptr<const Trace>> cutByTime(const Trace& whole, std::siz
                                        : from + TimeNs(double(span) * double(k + 1) / double(steps))}};
         merger.add(whole, part);
         merger.builder().info().format = whole.info().format;
+        merger.builder().setDistributed(whole.distributed());
         parts.push_back(merger.finish());
     }
     return parts;
@@ -134,6 +136,29 @@ std::string cpuStep(int at, int opDuration = 40) {
            R"(,"dur":30,"args":{"Input Dims":[[16],[8,16],[16,16]]}},
       {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":5,"tid":5,"ts":)" +
            std::to_string(at + 50) + R"(,"dur":5,"args":{"Input Dims":[[8,16]]}}]})";
+}
+
+TEST(TraceAppend, ARanksStepsKeepItsRankAndTheirMemoryIsCounted) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank1.json");
+    const auto steps = cutByTime(*loadTraceFile(path), 3);
+    EXPECT_EQ(expectEachSnapshotMerged(steps), steps.size());
+    TraceAppender appender;
+    for (std::size_t k = 0; k < steps.size(); ++k)
+        appender.append(*steps[k], std::uint64_t(k + 1) << 32);
+    const auto grown = appender.snapshot();
+    EXPECT_EQ(grown->distributed().rank, 1);
+    EXPECT_EQ(grown->distributed().worldSize, 8);
+    // What the snapshot holds, counted as the merged trace counts it: columns, strings and args.
+    const auto merged = mergeSteps(steps);
+    EXPECT_GE(grown->memoryBytes(), merged->memoryBytes() * 9 / 10);
+    EXPECT_LE(grown->memoryBytes(), 3 * merged->memoryBytes());
+}
+
+TEST(TraceAppend, AGpuStepThatCannotGoAfterKeepsItsLaunchLinks) {
+    // The slow way for steps with kernels and launches: their correlation ids get their step's range.
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto cut = cutByTime(*loadTraceFile(path), 3);
+    EXPECT_EQ(expectEachSnapshotMerged({cut[2], cut[0], cut[1]}), 1u);
 }
 
 TEST(TraceAppend, CpuOpsThatStandForKernelsAreChosenAsInTheMergedTrace) {
