@@ -104,6 +104,20 @@ TEST(Findings, NoCastsFarFromAttention) {
     EXPECT_EQ(findingOf(findingsOf(*trace), "casts_and_copies"), nullptr);
 }
 
+// With with_stack, Python's own frames carry the attention function's name: the Python frame around
+// the copy is not an attention op, so the copy is neither inside one nor right before one.
+TEST(Findings, APythonFrameNamedForAttentionIsNotAnAttentionOp) {
+    GpuTrace t;
+    t.add(R"({"ph":"X","cat":"python_function","name":"torch/nn/functional.py(5290): )"
+          R"(scaled_dot_product_attention","pid":100,"tid":100,"ts":0.000,"dur":2000.000})");
+    t.launch("aten::contiguous", "[[16,16,559,64]]", R"(["c10::BFloat16"])", 10, 30, "copy_kernel", 20, 20);
+    t.launch("aten::scaled_dot_product_attention", "[[16,16,559,64],[16,16,559,64],[16,16,559,64],[]]",
+             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16",""])", 1030, 50, "flash_fwd_kernel", 1040,
+             100);
+    const auto trace = loadText(t.text());
+    EXPECT_EQ(findingOf(findingsOf(*trace), "casts_and_copies"), nullptr);
+}
+
 TEST(Findings, SdpaMathFallbackWithTheReasonsItsInputsGive) {
     GpuTrace t;
     for (int call = 0; call < 3; ++call) {
