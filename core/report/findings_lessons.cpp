@@ -20,17 +20,21 @@ namespace {
 
 // The cpu_ops a kernel was launched from, innermost first (an aten:: op standing for a kernel first
 // itself), up to and without the call's host range.
-std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call) {
-    std::vector<EventRef> out;
+template <class F> void forEachOpAround(const Context& c, EventRef kernel, const AttentionCall& call, F f) {
     const bool op = c.trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
     const auto from = op ? std::optional(kernel) : c.trace.launchOf(kernel);
-    if (!from) return out;
-    if (op) out.push_back(kernel);
+    if (!from) return;
+    if (op) f(kernel);
     forEachEnclosingEvent(c.trace, *from, [&](EventRef e) {
         if (call.scope && e == *call.scope) return true;
-        if (c.kind(e) == Context::CpuOp) out.push_back(e);
+        if (c.kind(e) == Context::CpuOp) f(e);
         return false;
     });
+}
+
+std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call) {
+    std::vector<EventRef> out;
+    forEachOpAround(c, kernel, call, [&](EventRef e) { out.push_back(e); });
     return out;
 }
 
@@ -255,43 +259,75 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
 // mask, or a mask a user builds inside their attention), kernels named triu_tril.
 void maskPerCall(Context& c, std::vector<Finding>& out) {
     if (c.analysis.calls.empty()) return;
-    std::vector<std::int8_t> triuTril(c.trace.strings().size(), -1); // per kernel name: -1 not looked at
+    // What each name is, looked at once per name (a live profile finds this again over hundreds of
+    // thousands of kernels): a softmax's, a mask maker's, SDPA's math backend, a kernel named triu_tril.
+    enum : std::uint8_t { kSoftmax = 1, kMaker = 2, kMath = 4, kTriuTril = 8, kSeen = 128 };
+    std::vector<std::uint8_t> what(c.trace.strings().size(), 0);
+    auto whatIs = [&](StringId id) {
+        std::uint8_t& w = what[id.value];
+        if (!w) {
+            const std::string_view n = c.trace.str(id);
+            const bool maker = n == "aten::tril" || n == "aten::triu" || n == "aten::ones" ||
+                               n == "aten::ones_like" || n == "aten::full" || n == "aten::where" ||
+                               n == "aten::logical_not" || n == "aten::arange";
+            w = std::uint8_t(
+                kSeen |
+                (n == "aten::_safe_softmax" || n == "aten::softmax" || n == "aten::_softmax" ? kSoftmax : 0) |
+                (maker ? kMaker : 0) |
+                (n.starts_with("aten::_scaled_dot_product_attention_math") ? kMath : 0) |
+                (containsNoCase(n, "triu_tril") ? kTriuTril : 0));
+        }
+        return w;
+    };
+    // A trace whose names hold no mask maker and no triu_tril kernel has nothing to find: its calls' ops
+    // are not walked.
+    bool anyMaker = false;
+    for (std::uint32_t id = 0; id < what.size() && !anyMaker; ++id)
+        anyMaker = whatIs(StringId(id)) & (kMaker | kTriuTril);
+    if (!anyMaker) return;
+    auto nameOf = [&](EventRef e) { return c.trace.track(e.track).events.name[e.index]; };
     std::uint64_t calls = 0, kernels = 0;
     TimeNs time = 0;
-    std::map<std::string, std::uint64_t> byOp;
-    Places places;
+    std::map<StringId, std::uint64_t> byOpId;
+    std::vector<std::pair<EventRef, StringId>> found; // each kernel that built the mask, and its op
     bool math = false;
     for (const AttentionCall& call : c.analysis.calls) {
-        std::uint64_t found = 0;
-        for (std::uint32_t k : call.kernels) {
-            const KernelAnalysis& ka = c.analysis.kernels[k];
-            const std::vector<EventRef> ops = opsAround(c, ka.event, call);
-            if (anyNamed(c, ops, {"aten::_safe_softmax", "aten::softmax", "aten::_softmax"})) continue;
-            const StringId nameId = c.trace.track(ka.event.track).events.name[ka.event.index];
-            std::int8_t& named = triuTril[nameId.value];
-            if (named < 0) named = containsNoCase(c.trace.str(nameId), "triu_tril");
-            const auto maker = std::find_if(ops.begin(), ops.end(), [&](EventRef e) {
-                const std::string_view n = c.name(e);
-                return n == "aten::tril" || n == "aten::triu" || n == "aten::ones" ||
-                       n == "aten::ones_like" || n == "aten::full" || n == "aten::where" ||
-                       n == "aten::logical_not" || n == "aten::arange";
+        std::uint64_t inCall = 0;
+        for (std::size_t i = 0; i < call.kernels.size(); ++i) {
+            const EventRef kernel = c.analysis.kernels[call.kernels[i]].event;
+            bool softmax = false;
+            std::optional<EventRef> maker;
+            forEachOpAround(c, kernel, call, [&](EventRef op) {
+                const std::uint8_t w = whatIs(nameOf(op));
+                softmax = softmax || (w & kSoftmax);
+                if ((w & kMaker) && !maker) maker = op;
+                if (i == 0) math = math || (w & kMath);
             });
-            if (maker == ops.end() && !named) continue;
-            ++found;
-            time += c.dur(ka.event);
-            const std::string op(maker != ops.end() ? c.name(*maker) : c.name(ka.event));
-            ++byOp[op];
-            places.emplace_back(ka.event, "builds the mask (" + op + ")");
+            if (softmax) continue;
+            if (!maker && !(whatIs(nameOf(kernel)) & kTriuTril)) continue;
+            ++inCall;
+            time += c.dur(kernel);
+            const StringId op = nameOf(maker ? *maker : kernel);
+            ++byOpId[op];
+            found.emplace_back(kernel, op);
         }
-        for (EventRef e : call.kernels.empty()
-                              ? std::vector<EventRef>{}
-                              : opsAround(c, c.analysis.kernels[call.kernels.front()].event, call))
-            math = math || c.name(e).starts_with("aten::_scaled_dot_product_attention_math");
-        if (found == 0) continue;
+        if (inCall == 0) continue;
         ++calls;
-        kernels += found;
+        kernels += inCall;
     }
     if (calls < 2) return; // once is a mask built, not one built again
+    std::map<std::string, std::uint64_t> byOp;
+    for (const auto& [op, n] : byOpId)
+        byOp[std::string(c.trace.str(op))] += n;
+    // The longest first; only the ones shown as evidence get their note written.
+    std::stable_sort(found.begin(), found.end(),
+                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
+    Places places;
+    places.reserve(found.size());
+    for (const auto& [kernel, op] : found)
+        places.emplace_back(kernel, places.size() < std::size_t(c.th["max_evidence"])
+                                        ? "builds the mask (" + std::string(c.trace.str(op)) + ")"
+                                        : std::string());
     Finding f =
         c.make("mask_per_call",
                "The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
@@ -306,7 +342,6 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
         "With is_causal=True a fused backend (flash, efficient, cuDNN) applies the causal mask inside its "
         "kernel and builds none. Where a mask must be a tensor, build it once (per sequence length) and "
         "pass it to every call.";
-    longestFirst(c, places);
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }
