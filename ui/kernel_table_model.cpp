@@ -6,15 +6,48 @@
 
 #include <QTextDocument>
 
+#include <map>
+
 namespace attnscope::ui {
 
 void KernelTableModel::setRows(std::vector<KernelStats> rows, TimeNs totalKernelNs, bool inRange) {
-    beginResetModel();
-    m_rows = std::move(rows);
+    const bool headers = inRange != m_inRange;
+    // The kernels shown already, by name and role, where they are; a row that is not there ends the search.
+    std::map<std::pair<std::string_view, int>, std::size_t> where;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        where.emplace(std::pair<std::string_view, int>(rows[r].name, rows[r].role ? int(*rows[r].role) : -1),
+                      r);
+    std::vector<std::size_t> order;
+    for (const KernelStats& k : m_rows) {
+        const auto it = where.find({k.name, k.role ? int(*k.role) : -1});
+        if (it == where.end()) break;
+        order.push_back(it->second);
+    }
     m_totalKernelNs = totalKernelNs;
     m_inRange = inRange;
-    endResetModel();
-    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+    if (m_rows.empty() || order.size() < m_rows.size() || where.size() != rows.size()) {
+        beginResetModel();
+        m_rows = std::move(rows);
+        endResetModel();
+    } else {
+        // The same kernels with new numbers (a live profile's next snapshot, another range): changed in
+        // place, so the view keeps its selection, scroll and sort and repaints once; kernels new to the
+        // table come after them.
+        std::vector<bool> taken(rows.size(), false);
+        const std::size_t before = m_rows.size();
+        for (std::size_t r = 0; r < before; ++r) {
+            m_rows[r] = std::move(rows[order[r]]);
+            taken[order[r]] = true;
+        }
+        Q_EMIT dataChanged(index(0, 0), index(int(before) - 1, ColumnCount - 1));
+        if (rows.size() > before) {
+            beginInsertRows({}, int(before), int(rows.size()) - 1);
+            for (std::size_t r = 0; r < rows.size(); ++r)
+                if (!taken[r]) m_rows.push_back(std::move(rows[r]));
+            endInsertRows();
+        }
+    }
+    if (headers) Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
 }
 
 std::optional<KernelRole> KernelTableModel::roleAt(int row) const {

@@ -250,6 +250,19 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
 
 // One frame drawn back to front: the rows' records (timeline_tracks.h) collected, then painted kind by
 // kind, then what lies over them (folds, the selection, the range), the label column and the ruler.
+const std::vector<EventRef>& TimelineRenderer::unexpectedKernels(const TraceAnalysis& analysis) {
+    if (m_unexpectedOf != &analysis) {
+        m_unexpectedOf = &analysis;
+        m_unexpected.clear();
+        for (const AttentionCall& call : analysis.calls)
+            for (std::uint32_t k : call.unexpected)
+                m_unexpected.push_back(analysis.kernels[k].event);
+        std::sort(m_unexpected.begin(), m_unexpected.end());
+        m_unexpected.erase(std::unique(m_unexpected.begin(), m_unexpected.end()), m_unexpected.end());
+    }
+    return m_unexpected;
+}
+
 void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene& scene,
                                    const TimelineStyle& style) {
     const int w = size.width(), h = size.height();
@@ -323,25 +336,31 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
 
     if (scene.folds) paintFolds(p, QSize(w, h), scene, style);
 
-    // Kernels their call was not expected to run: a dashed outline, so the mismatch stands out.
+    // Kernels their call was not expected to run: a dashed outline, so the mismatch stands out. Outlines
+    // that would overlap on a lane are drawn as one (zoomed out, many fall on the same pixels).
     if (scene.analysis && !scene.folds) {
         QPen dashed(QColor(230, 120, 0), 1.5, Qt::DashLine);
         p.setPen(dashed);
         p.setBrush(Qt::NoBrush);
-        for (const AttentionCall& call : scene.analysis->calls) {
-            if (call.unexpected.empty() || call.end < vp.start() || call.start > vp.end()) continue;
-            for (std::uint32_t k : call.unexpected) {
-                const EventRef e = scene.analysis->kernels[k].event;
-                const Track& track = scene.trace->track(e.track);
-                const auto y = laneY(scene, style, e.track, track.events.depth[e.index]);
-                if (!y) continue;
-                const double x0 = vp.timeToX(track.events.start[e.index]);
-                const double x1 = std::max(vp.timeToX(track.end(e.index)), x0 + 3);
-                if (x1 < -4 || x0 > w + 4) continue;
-                p.drawRect(QRectF(left + std::max(x0, -4.0), *y + 0.5,
-                                  std::min(x1, w + 4.0) - std::max(x0, -4.0), laneHeight - 1));
+        std::optional<QRectF> pending;
+        for (const EventRef e : unexpectedKernels(*scene.analysis)) {
+            const Track& track = scene.trace->track(e.track);
+            if (track.end(e.index) < vp.start() || track.events.start[e.index] > vp.end()) continue;
+            const auto y = laneY(scene, style, e.track, track.events.depth[e.index]);
+            if (!y) continue;
+            const double x0 = vp.timeToX(track.events.start[e.index]);
+            const double x1 = std::max(vp.timeToX(track.end(e.index)), x0 + 3);
+            if (x1 < -4 || x0 > w + 4) continue;
+            const QRectF r(left + std::max(x0, -4.0), *y + 0.5, std::min(x1, w + 4.0) - std::max(x0, -4.0),
+                           laneHeight - 1);
+            if (pending && pending->y() == r.y() && r.left() <= pending->right() + 1) {
+                pending->setRight(std::max(pending->right(), r.right()));
+                continue;
             }
+            if (pending) p.drawRect(*pending);
+            pending = r;
         }
+        if (pending) p.drawRect(*pending);
     }
 
     // The selected event, and its links (launch → kernel).

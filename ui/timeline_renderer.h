@@ -102,7 +102,12 @@ public:
     // The label drawn on an event's box.
     const QString& label(const Trace& trace, StringId name);
     EventColors& colors() { return m_colors; }
-    void setColorMode(ColorMode mode, const TraceAnalysis* analysis) { m_colors.setMode(mode, analysis); }
+    // The mode, and the analysis the colours and outlines come from (the renderer keeps what it reads of it
+    // until the next call).
+    void setColorMode(ColorMode mode, const TraceAnalysis* analysis) {
+        m_colors.setMode(mode, analysis);
+        m_unexpectedOf = nullptr;
+    }
 
 private:
     struct LabelBox {
@@ -137,6 +142,11 @@ private:
     std::array<Boxes, 2> m_boxes;
     FrameRecords m_frame;    // this frame's records, kept to reuse their memory
     int m_minLabelWidth = 0; // boxes narrower get no label
+    // The kernels the analysis' calls were not expected to run, by event: read once from its calls
+    // (hundreds of thousands in a long profile), not at every frame.
+    const std::vector<EventRef>& unexpectedKernels(const TraceAnalysis& analysis);
+    const TraceAnalysis* m_unexpectedOf = nullptr;
+    std::vector<EventRef> m_unexpected;
 };
 
 // Tick spacing for a ruler: 1, 2 or 5 × 10^k ns, at least minPixels apart.

@@ -32,7 +32,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int v) {
         if (v != m_scrollY) {
             m_scrollY = v;
-            update();
+            repaintView();
         }
     });
     m_clock.start();
@@ -52,7 +52,7 @@ void TimelineView::setLabelWidth(int pixels) {
     m_style.labelWidth = *m_labelWidth;
     updateScrollBar();
     m_paintPending = true;
-    update();
+    repaintView();
 }
 
 bool TimelineView::onLabelEdge(QPoint pos) const {
@@ -70,7 +70,7 @@ void TimelineView::revealProcess(ProcessId process) {
 void TimelineView::relayout() {
     if (m_trace) m_layout.build(*m_trace, m_style.metrics, m_collapsed);
     updateScrollBar();
-    update();
+    repaintView();
 }
 
 int TimelineView::eventsWidth() const {
@@ -96,10 +96,16 @@ void TimelineView::updateScrollBar() {
     m_viewport.setWidth(eventsWidth());
 }
 
+// The view without its scroll bar: a repaint of the whole widget would repaint the bar too (its style's
+// gradients cost as much as a lane of events), and the bar repaints itself when it moves.
+void TimelineView::repaintView() {
+    update(m_scrollBar->isVisible() ? QRegion(rect()).subtracted(m_scrollBar->geometry()) : QRegion(rect()));
+}
+
 void TimelineView::setScrollY(int y) {
     m_scrollY = std::clamp(y, m_scrollBar->minimum(), m_scrollBar->maximum());
     m_scrollBar->setValue(m_scrollY);
-    update();
+    repaintView();
 }
 
 void TimelineView::setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index) {
@@ -227,7 +233,7 @@ void TimelineView::noteNavigation(bool discrete) {
 }
 
 void TimelineView::navigated() {
-    update();
+    repaintView();
 }
 
 void TimelineView::navigate(NavigationAction action, std::optional<double> atX) {
@@ -312,7 +318,7 @@ void TimelineView::setColorMode(ColorMode mode) {
     if (m_foldCalls) setFoldCalls(true); // folded calls take the mode's colours too
     m_paintPending = true;
     updateScrollBar(); // each mode's legend has a height of its own
-    update();
+    repaintView();
 }
 
 void TimelineView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
@@ -325,13 +331,13 @@ void TimelineView::setFoldCalls(bool fold) {
     m_foldCalls = fold;
     m_folds = fold && m_analysis && m_trace ? foldedCalls(*m_trace, *m_analysis, m_colorMode)
                                             : std::vector<FoldedCall>{};
-    update();
+    repaintView();
 }
 
 void TimelineView::setLegendVisible(bool visible) {
     m_legend = visible;
     updateScrollBar(); // the legend's strip takes room from the tracks
-    update();
+    repaintView();
 }
 
 void TimelineView::setCollapsed(ProcessId process, bool collapsed) {
@@ -364,25 +370,25 @@ void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
                 setScrollY(m_scrollY + *y - top - (tracksBottom() - top) / 3);
         }
     }
-    update();
+    repaintView();
     Q_EMIT selectionChanged();
 }
 
 void TimelineView::setRange(std::optional<TimeRange> range) {
     if (range && range->to < range->from) std::swap(range->from, range->to);
     m_range = range;
-    update();
+    repaintView();
     Q_EMIT rangeChanged();
 }
 
 void TimelineView::setHighlight(std::vector<std::uint8_t> names) {
     m_highlight = std::move(names);
-    update();
+    repaintView();
 }
 
 void TimelineView::setMatches(std::vector<EventRef> matches) {
     m_matches = std::move(matches);
-    update();
+    repaintView();
 }
 
 std::optional<QRect> TimelineView::eventRect(EventRef event) const {

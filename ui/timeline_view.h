@@ -117,6 +117,7 @@ private:
     void relayout();
     void updateScrollBar();
     void setScrollY(int y);
+    void repaintView();
     int eventsWidth() const;
     // Before a navigation: remembers where the view was (a burst of steps is one entry).
     void noteNavigation(bool discrete);

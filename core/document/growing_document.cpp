@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/document/growing_document.h"
 
+#include "core/report/format.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -77,12 +79,16 @@ std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
         const Process& p = *m_processes.front();
         source.analysis = p.analysis;
         const std::size_t events = p.trace->eventCount();
+        // While the program runs the note says of how many steps the findings are (the panel's note keeps
+        // its lines from one snapshot to the next: the findings' list below it is not moved and repainted).
+        const std::string when = " they are found again as the trace grows by half, and when it ends.";
         if (m_findings && !complete && 2 * events < 3 * m_findingsEvents) {
             source.findings = m_findings;
+            source.findingsNote = "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
+                                  std::to_string(p.steps) + " steps:" + when;
+        } else if (!complete) {
             source.findingsNote =
-                "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
-                std::to_string(p.steps) +
-                " steps: they are found again as the trace grows by half, and when it ends.";
+                "Findings of the " + formatCount(p.steps, "step", "steps") + " so far:" + when;
         }
         auto doc = openDocument(source, options);
         if (!source.findings) {

@@ -58,7 +58,9 @@ constexpr const char* kTensorCoreGemm = "ampere_bf16_s16816gemm_bf16_128x128_ldg
 
 // The naive forward of the post (Figure 3): QKᵀ, scale, the out-of-place masked_fill (a clone: a
 // Memcpy), softmax, PV; or with masked_fill_ (Figure 7): no copy. Calls 100 µs apart, each ~80 µs.
-PostTrace naiveTrace(bool inPlace, int calls = 4) {
+PostTrace naiveTrace(
+    bool inPlace, int calls = 4,
+    const std::string& maskKernel = "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>") {
     PostTrace t;
     for (int i = 0; i < calls; ++i) {
         const double h = 1000 + 100 * i, g = 2000 + 100 * i; // host and GPU times of this call
@@ -74,7 +76,7 @@ PostTrace naiveTrace(bool inPlace, int calls = 4) {
         if (inPlace) {
             t.op("aten::masked_fill_", h + 17, 8, "[" + kS + ",[1024,1024],[]]",
                  "[" + kBf16 + ",\"bool\",\"Scalar\"]");
-            t.launch(h + 18, "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", g + 24, 10);
+            t.launch(h + 18, maskKernel, g + 24, 10);
         } else {
             t.op("aten::masked_fill", h + 17, 22, "[" + kS + ",[1024,1024],[]]",
                  "[" + kBf16 + ",\"bool\",\"Scalar\"]");
@@ -283,6 +285,25 @@ TEST(FindingsLessons, TheMathBackendsUpcastMaskAndSafeSoftmaxAreFound) {
     EXPECT_EQ(safe->timeNs, 4 * (10 + 8 + 14) * 1000);
     EXPECT_NE(safe->explanation.find("aten::isneginf ×4"), std::string::npos) << safe->explanation;
     EXPECT_NE(safe->explanation.find("NaN"), std::string::npos);
+}
+
+// A mask kernel named triu_tril in each call, launched from no op that builds masks (a trace whose names
+// hold no ones, tril, where…): still a mask built on every call.
+TEST(FindingsLessons, ATriuTrilKernelInEachCallIsAMaskBuiltWithoutAMakerOp) {
+    const auto doc =
+        naiveTrace(true, 4, "void at::native::triu_tril_kernel<c10::BFloat16, int, false, 4, true>").open();
+    ASSERT_EQ(doc->analysis->calls.size(), 4u);
+    const auto found = findingsOfDoc(*doc);
+    const Finding* mask = findingOf(found, "mask_per_call");
+    ASSERT_NE(mask, nullptr);
+    EXPECT_EQ(mask->count, 4u);
+    EXPECT_EQ(mask->timeNs, 4 * 10 * 1000);
+    // Named by the kernel, no op having built the mask.
+    EXPECT_NE(mask->explanation.find("triu_tril_kernel<c10::BFloat16, int, false, 4, true> ×4"),
+              std::string::npos)
+        << mask->explanation;
+    EXPECT_EQ(mask->evidence.front().note,
+              "builds the mask (void at::native::triu_tril_kernel<c10::BFloat16, int, false, 4, true>)");
 }
 
 // More calls than a finding shows, each a microsecond longer on the host than the one before: the

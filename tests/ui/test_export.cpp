@@ -262,4 +262,21 @@ TEST(Export, KernelsACallWasNotExpectedToRunAreOutlined) {
     };
     EXPECT_EQ(outlinePixels(fits, "fits.png"), 0);
     EXPECT_GT(outlinePixels(off, "off.png"), 20);
+    // On the timeline, each analysis the view is given outlines its own (the view keeps its outlines
+    // between frames, not between analyses).
+    TimelineView view;
+    view.resize(1200, 300);
+    view.setTrace(trace, std::make_shared<const TimelineIndex>(*trace));
+    auto onScreen = [&](const TraceAnalysis& a) {
+        view.setAnalysis(std::make_shared<const TraceAnalysis>(a));
+        const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        int n = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
+        return n;
+    };
+    EXPECT_GT(onScreen(off), 20);
+    EXPECT_EQ(onScreen(fits), 0);
+    EXPECT_GT(onScreen(off), 20);
 }

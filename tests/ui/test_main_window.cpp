@@ -22,6 +22,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
 #include <QUrl>
@@ -195,6 +196,64 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     // The tooltip is escaped, so Qt shows the tags as text.
     EXPECT_TRUE(
         model.index(0, KernelTableModel::Name).data(Qt::ToolTipRole).toString().contains("&lt;b&gt;"));
+}
+
+// A live profile's next snapshot has the same kernels with new numbers: they change in place, so the
+// row the user selected stays selected (a reset would clear it and repaint the table twice), kernels new
+// to the table are added, and a table whose kernels are not all there any more starts again.
+TEST(KernelTableModel, TheSameKernelsAgainChangeInPlaceAndKeepTheSelection) {
+    auto rows = [](std::vector<std::pair<std::string, TimeNs>> kernels) {
+        std::vector<KernelStats> out;
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            KernelStats k;
+            k.name = kernels[i].first;
+            k.nameId = StringId(std::uint32_t(i + 1));
+            k.role = KernelRole::Other;
+            k.count = 1;
+            k.totalNs = k.wholeNs = k.minNs = k.maxNs = kernels[i].second;
+            out.push_back(k);
+        }
+        return out;
+    };
+    KernelTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    KernelFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(KernelTableModel::SortRole);
+    QTableView view;
+    view.setModel(&proxy);
+    view.setSelectionBehavior(QAbstractItemView::SelectRows);
+    view.setSortingEnabled(true);
+    view.sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
+    model.setRows(rows({{"gemm", 3000}, {"softmax", 1000}}), 4000);
+    auto nameAt = [&](int row) { return proxy.index(row, KernelTableModel::Name).data().toString(); };
+    ASSERT_EQ(nameAt(1), "softmax");
+    view.selectRow(1);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy headers(&model, &QAbstractItemModel::headerDataChanged);
+    // Later: softmax took longer and a new kernel came, listed first in the summary.
+    model.setRows(rows({{"copy", 2000}, {"softmax", 5000}, {"gemm", 3000}}), 10000);
+    EXPECT_EQ(resets.count(), 0);
+    EXPECT_EQ(headers.count(), 0); // they say the same
+    ASSERT_EQ(proxy.rowCount(), 3);
+    EXPECT_EQ(nameAt(0), "softmax"); // sorted again by the new totals
+    EXPECT_EQ(nameAt(1), "gemm");
+    EXPECT_EQ(nameAt(2), "copy");
+    EXPECT_EQ(proxy.index(0, KernelTableModel::Share).data().toString(), "50.0%");
+    const QModelIndexList selected = view.selectionModel()->selectedRows(KernelTableModel::Name);
+    ASSERT_EQ(selected.size(), 1);
+    EXPECT_EQ(selected.front().data().toString(), "softmax");
+    // gemm is gone: the table starts again.
+    model.setRows(rows({{"softmax", 6000}, {"copy", 2000}}), 8000);
+    EXPECT_EQ(resets.count(), 1);
+    EXPECT_EQ(proxy.rowCount(), 2);
+    EXPECT_TRUE(view.selectionModel()->selectedRows().isEmpty());
+    // The same kernels over a range: in place, and the headers say "In range".
+    model.setRows(rows({{"softmax", 600}, {"copy", 200}}), 800, true);
+    EXPECT_EQ(resets.count(), 1);
+    EXPECT_EQ(headers.count(), 1);
+    EXPECT_EQ(model.headerData(KernelTableModel::Total, Qt::Horizontal, Qt::DisplayRole).toString(),
+              "In range");
 }
 
 TEST(MainWindow, DroppedFilesOpenAndRecentFilesAndLayoutPersist) {
