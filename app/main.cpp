@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "cli.h"
-#include "core/model/process_memory.h"
 
 #include <cstdio>
 #include <cstring>
@@ -15,7 +14,6 @@ bool isHelp(const char* arg) {
 
 int main(int argc, char** argv) {
     using namespace attnscope;
-    keepLargeBlocksInHeap();
     if (argc >= 2) {
         if (isHelp(argv[1])) {
             cli::printHelp(argv[0]);

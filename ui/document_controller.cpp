@@ -2,7 +2,6 @@
 #include "document_controller.h"
 
 #include "core/document/document.h"
-#include "core/model/process_memory.h"
 
 #include "job_runner.h"
 
@@ -80,13 +79,9 @@ void DocumentController::setDocument(std::shared_ptr<const Document> doc, const 
     Q_EMIT documentChanged(sameRun);
     // The views have let the one it replaces go: it is freed on a worker, not here (a live profile's
     // previous snapshot holds an analysis of hundreds of thousands of calls and kernels).
-    // Its memory stays in the heap for the next snapshot of the same run (keepLargeBlocksInHeap); another
-    // document's goes back to the system.
     if (replaced && replaced.use_count() == 1)
-        QThreadPool::globalInstance()->start([replaced = std::move(replaced), sameRun]() mutable {
-            replaced.reset();
-            if (!sameRun) releaseFreeMemory();
-        });
+        QThreadPool::globalInstance()->start(
+            [replaced = std::move(replaced)]() mutable { replaced.reset(); });
 }
 
 void DocumentController::analyse() {

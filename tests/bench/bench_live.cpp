@@ -20,7 +20,6 @@
 #include "core/io/trace_builder.h"
 #include "core/io/trace_loader.h"
 #include "core/io/trace_merge.h"
-#include "core/model/process_memory.h"
 #include "kernels/program_profile.h"
 #include "ui/main_window.h"
 #include "ui/profile_controller.h"
@@ -160,7 +159,6 @@ int main(int argc, char** argv) {
         }
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    keepLargeBlocksInHeap(); // as the application starts (both children are forked from here)
     // The user's settings and caches are not touched.
     const std::string home = dir.empty() ? std::filesystem::temp_directory_path() /
                                                ("attnscope-bench-live-" + std::to_string(getpid()))
