@@ -10,16 +10,69 @@
 #include "core/io/atomic_file.h"
 #include "core/report/summary.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace attnscope::ui {
+
+namespace {
+
+// The table's cells with their text drawn once: the style's item layout shapes each cell's text three
+// times (its size, its elision, its drawing), and a live profile repaints the table at every snapshot.
+// The background, selection and focus stay the style's; a long text is elided once per text and width.
+class KernelCellDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QString text = std::exchange(opt.text, QString());
+        const QWidget* widget = opt.widget;
+        QStyle* style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+        if (text.isEmpty()) return;
+        const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
+        const QRect rect = opt.rect.adjusted(margin, 0, -margin, 0);
+        const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                           : (opt.state & QStyle::State_Active) ? QPalette::Normal
+                                                                                : QPalette::Inactive;
+        painter->save();
+        painter->setFont(opt.font);
+        painter->setPen(opt.palette.color(
+            group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+        painter->drawText(rect, int(opt.displayAlignment) | Qt::TextSingleLine,
+                          shown(text, opt.fontMetrics, opt.textElideMode, rect.width()));
+        painter->restore();
+    }
+
+private:
+    QString shown(const QString& text, const QFontMetrics& metrics, Qt::TextElideMode mode, int width) const {
+        const auto key = std::make_pair(text, width);
+        if (const auto it = m_elided.constFind(key); it != m_elided.constEnd()) return *it;
+        if (m_elided.size() > 4096) m_elided.clear(); // kernel names come back; numbers change
+        const QString out =
+            metrics.horizontalAdvance(text) <= width ? text : metrics.elidedText(text, mode, width);
+        m_elided.insert(key, out);
+        return out;
+    }
+    mutable QHash<std::pair<QString, int>, QString> m_elided;
+};
+
+} // namespace
 
 KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -46,8 +99,16 @@ KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setItemDelegate(new KernelCellDelegate(m_table));
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
+    // The numbers' columns as wide as a duration needs, the role's as its longest label: the rest is the
+    // names' (Qt's default of 100 pixels a column left a docked table's names a few pixels).
+    const QFontMetrics metrics = m_table->fontMetrics();
+    m_table->horizontalHeader()->setDefaultSectionSize(
+        metrics.horizontalAdvance(QStringLiteral("000.000 ms")) + 16);
+    m_table->horizontalHeader()->resizeSection(
+        KernelTableModel::Role, metrics.horizontalAdvance(QStringLiteral("fused attention")) + 16);
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(m_title, 1);
     filterRow->addWidget(m_roleFilter);

@@ -16,6 +16,7 @@
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -57,6 +58,47 @@ TEST(MainWindow, ShowsTheEmbeddedSample) {
     EXPECT_TRUE(table->model()->index(0, KernelTableModel::Name).data().toString().contains("SoftMax"));
     EXPECT_TRUE(headerText(w).contains("NVIDIA H200"));
     EXPECT_TRUE(headerText(w).contains("24 kernels"));
+}
+
+// The kernel table as a user sees it docked: the names get the room the numbers leave (they had a few
+// pixels), and each cell's text is drawn, the selected row's in the selection's colours.
+TEST(MainWindow, TheKernelTableShowsItsNamesAndNumbers) {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.openEmbeddedSample();
+    ASSERT_TRUE(waitForLoad(w));
+    QTableView* table = w.kernelTable();
+    QApplication::processEvents();
+    const QHeaderView* header = table->horizontalHeader();
+    EXPECT_GT(header->sectionSize(KernelTableModel::Name), header->sectionSize(KernelTableModel::Total));
+    EXPECT_GE(header->sectionSize(KernelTableModel::Total),
+              table->fontMetrics().horizontalAdvance(QStringLiteral("000.000 ms")));
+    table->selectRow(1);
+    const QImage image = table->viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    auto inks = [&](int row, int column, QRgb background) {
+        const QRect cell = table->visualRect(table->model()->index(row, column));
+        int n = 0;
+        for (int y = cell.top(); y <= cell.bottom(); ++y)
+            for (int x = cell.left(); x <= cell.right(); ++x)
+                n += image.rect().contains(x, y) && qGray(image.pixel(x, y)) < qGray(background) - 60;
+        return n;
+    };
+    const QPalette palette = table->palette();
+    EXPECT_GT(inks(0, KernelTableModel::Name, palette.color(QPalette::Base).rgb()), 20);
+    EXPECT_GT(inks(0, KernelTableModel::Total, palette.color(QPalette::Base).rgb()), 20);
+    // The selected row: its text in the highlighted text's colour over the highlight.
+    const QRect selected = table->visualRect(table->model()->index(1, KernelTableModel::Count));
+    int highlighted = 0, text = 0;
+    for (int y = selected.top(); y <= selected.bottom(); ++y)
+        for (int x = selected.left(); x <= selected.right(); ++x) {
+            const QRgb px = image.pixel(x, y);
+            highlighted +=
+                (px & 0xffffff) == (palette.color(QPalette::Active, QPalette::Highlight).rgb() & 0xffffff);
+            text += qGray(px) > 200;
+        }
+    EXPECT_GT(highlighted, selected.width() * selected.height() / 2);
+    EXPECT_GT(text, 5);
 }
 
 TEST(MainWindow, FilterNarrowsTheKernelTable) {
