@@ -12,6 +12,8 @@
 #include <QTextEdit>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace attnscope::ui {
 
 namespace {
@@ -94,6 +96,12 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
         m_note->setText(said);
         return;
     }
+    // Found again on more of the same trace (a growing profile's next findings): the finding the user
+    // selected stays selected when it is still found.
+    std::string selectedId;
+    if (m_findings && startNs == m_startNs && m_table->currentRow() >= 0 &&
+        m_table->currentRow() < int(m_findings->size()))
+        selectedId = (*m_findings)[std::size_t(m_table->currentRow())].id;
     m_findings = std::move(findings);
     m_startNs = startNs;
     const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
@@ -122,7 +130,10 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     m_note->setText(said);
     m_explanation->clear();
     m_evidence->clear();
-    if (!list.empty()) m_table->setCurrentCell(0, 0);
+    if (list.empty()) return;
+    const auto kept =
+        std::find_if(list.begin(), list.end(), [&](const Finding& f) { return f.id == selectedId; });
+    m_table->setCurrentCell(kept == list.end() ? 0 : int(kept - list.begin()), 0);
 }
 
 void FindingsPanel::showDetails(int row) {

@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace attnscope;
 using namespace attnscope::ui;
 using namespace attnscope::test;
@@ -86,6 +88,7 @@ TEST(FindingsPanel, SaysWhenThereIsNothingToSay) {
 
 // A growing profile's snapshot that carries the findings of an earlier one: the list, the finding the
 // user selected and its places stay where they were, and the note says on how many steps they were found.
+// Found again, the finding selected stays selected while it is found.
 TEST(FindingsPanel, CarriedFindingsKeepTheSelectionAndSayOnHowManySteps) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
     const auto doc = openDocument(DocumentSource::file(path));
@@ -102,9 +105,28 @@ TEST(FindingsPanel, CarriedFindingsKeepTheSelectionAndSayOnHowManySteps) {
     auto* label = panel.findChild<QLabel*>("findingsNote");
     ASSERT_NE(label, nullptr);
     EXPECT_TRUE(label->text().endsWith(note)) << label->text().toStdString();
-    // New findings (found again): the list is made again, from the first.
-    const auto again = std::make_shared<const std::vector<Finding>>(*doc->findings);
+    // New findings (found again on more of the trace): the list is made again and the finding selected
+    // stays selected while it is found; one that is gone leaves the first selected.
+    panel.showFindings(std::make_shared<const std::vector<Finding>>(*doc->findings), doc->trace->startNs());
+    EXPECT_EQ(panel.table()->currentRow(), 1);
+    EXPECT_EQ(panel.explanation()->toPlainText(), explanation);
+    auto again = std::make_shared<std::vector<Finding>>(*doc->findings);
+    std::swap((*again)[0], (*again)[1]); // more time at stake now: first
     panel.showFindings(again, doc->trace->startNs());
     EXPECT_EQ(panel.table()->currentRow(), 0);
+    EXPECT_EQ(panel.explanation()->toPlainText(), explanation);
     EXPECT_FALSE(label->text().contains("Findings of the first"));
+    auto without = std::make_shared<std::vector<Finding>>(*doc->findings);
+    without->erase(without->begin());
+    panel.table()->setCurrentCell(1, 0); // the one about to go
+    const std::string gone = (*again)[1].id;
+    ASSERT_TRUE(
+        std::none_of(without->begin(), without->end(), [&](const Finding& f) { return f.id == gone; }));
+    panel.showFindings(without, doc->trace->startNs());
+    EXPECT_EQ(panel.table()->currentRow(), 0);
+    // Another trace's findings start from the first.
+    panel.table()->setCurrentCell(1, 0);
+    panel.showFindings(std::make_shared<const std::vector<Finding>>(*doc->findings),
+                       doc->trace->startNs() + 1);
+    EXPECT_EQ(panel.table()->currentRow(), 0);
 }
