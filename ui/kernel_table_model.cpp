@@ -18,27 +18,28 @@ void KernelTableModel::setRows(std::vector<KernelStats> rows, TimeNs totalKernel
         where.emplace(std::pair<std::string_view, int>(rows[r].name, rows[r].role ? int(*rows[r].role) : -1),
                       r);
     std::vector<std::size_t> order;
+    std::vector<bool> taken(rows.size(), false);
     for (const KernelStats& k : m_rows) {
         const auto it = where.find({k.name, k.role ? int(*k.role) : -1});
-        if (it == where.end()) break;
+        if (it == where.end() || taken[it->second]) break;
         order.push_back(it->second);
+        taken[it->second] = true;
     }
-    m_totalKernelNs = totalKernelNs;
-    m_inRange = inRange;
     if (m_rows.empty() || order.size() < m_rows.size() || where.size() != rows.size()) {
         beginResetModel();
         m_rows = std::move(rows);
+        m_totalKernelNs = totalKernelNs;
+        m_inRange = inRange;
         endResetModel();
     } else {
         // The same kernels with new numbers (a live profile's next snapshot, another range): changed in
         // place, so the view keeps its selection, scroll and sort and repaints once; kernels new to the
         // table come after them.
-        std::vector<bool> taken(rows.size(), false);
         const std::size_t before = m_rows.size();
-        for (std::size_t r = 0; r < before; ++r) {
+        for (std::size_t r = 0; r < before; ++r)
             m_rows[r] = std::move(rows[order[r]]);
-            taken[order[r]] = true;
-        }
+        m_totalKernelNs = totalKernelNs;
+        m_inRange = inRange;
         Q_EMIT dataChanged(index(0, 0), index(int(before) - 1, ColumnCount - 1));
         if (rows.size() > before) {
             beginInsertRows({}, int(before), int(rows.size()) - 1);

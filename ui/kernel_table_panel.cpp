@@ -38,11 +38,14 @@ public:
 
     void paint(QPainter* painter, const QStyleOptionViewItem& option,
                const QModelIndex& index) const override {
+        const QWidget* widget = option.widget;
+        QStyle* style = widget ? widget->style() : QApplication::style();
+        // Windows' native style draws a selected cell's text in its own colours: its way, not this one.
+        if (style->name().compare(QLatin1String("windowsvista"), Qt::CaseInsensitive) == 0)
+            return QStyledItemDelegate::paint(painter, option, index);
         QStyleOptionViewItem opt = option;
         initStyleOption(&opt, index);
         const QString text = std::exchange(opt.text, QString());
-        const QWidget* widget = opt.widget;
-        QStyle* style = widget ? widget->style() : QApplication::style();
         style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
         if (text.isEmpty()) return;
         const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
@@ -55,12 +58,18 @@ public:
         painter->setPen(opt.palette.color(
             group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
         painter->drawText(rect, int(opt.displayAlignment) | Qt::TextSingleLine,
-                          shown(text, opt.fontMetrics, opt.textElideMode, rect.width()));
+                          shown(text, opt.font, opt.fontMetrics, opt.textElideMode, rect.width()));
         painter->restore();
     }
 
 private:
-    QString shown(const QString& text, const QFontMetrics& metrics, Qt::TextElideMode mode, int width) const {
+    QString shown(const QString& text, const QFont& font, const QFontMetrics& metrics, Qt::TextElideMode mode,
+                  int width) const {
+        if (font != m_font || mode != m_mode) { // what was elided is another font's
+            m_elided.clear();
+            m_font = font;
+            m_mode = mode;
+        }
         const auto key = std::make_pair(text, width);
         if (const auto it = m_elided.constFind(key); it != m_elided.constEnd()) return *it;
         if (m_elided.size() > 4096) m_elided.clear(); // kernel names come back; numbers change
@@ -70,6 +79,8 @@ private:
         return out;
     }
     mutable QHash<std::pair<QString, int>, QString> m_elided;
+    mutable QFont m_font;
+    mutable Qt::TextElideMode m_mode = Qt::ElideNone;
 };
 
 } // namespace

@@ -41,6 +41,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -429,6 +430,9 @@ void MainWindow::showDocument(bool sameRun) {
         statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(doc->totalSeconds, 0, 'f', 2));
     }
     m_find->setTrace(doc->trace);
+    // Another document: no kernel stays selected (the table keeps the rows of kernels with the same names
+    // in place, but the timeline's highlight is of the document it had).
+    if (!sameRun) m_kernels->table()->clearSelection();
     if (doc->analysis) return showAnalysis(); // a profiled program's snapshots come with theirs
     m_kernels->show(doc.get(), m_timeline->range());
     m_details->setAnalysis(nullptr);

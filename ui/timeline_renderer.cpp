@@ -248,8 +248,6 @@ void TimelineRenderer::paint(QPainter& p, QSize size, const TimelineScene& scene
     if (strip) paintLegend(p, QRect(0, size.height() - strip, size.width(), strip), style);
 }
 
-// One frame drawn back to front: the rows' records (timeline_tracks.h) collected, then painted kind by
-// kind, then what lies over them (folds, the selection, the range), the label column and the ruler.
 const std::vector<EventRef>& TimelineRenderer::unexpectedKernels(const TraceAnalysis& analysis) {
     if (m_unexpectedOf != &analysis) {
         m_unexpectedOf = &analysis;
@@ -263,6 +261,8 @@ const std::vector<EventRef>& TimelineRenderer::unexpectedKernels(const TraceAnal
     return m_unexpected;
 }
 
+// One frame drawn back to front: the rows' records (timeline_tracks.h) collected, then painted kind by
+// kind, then what lies over them (folds, the selection, the range), the label column and the ruler.
 void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene& scene,
                                    const TimelineStyle& style) {
     const int w = size.width(), h = size.height();

@@ -81,6 +81,7 @@ std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
         const std::size_t events = p.trace->eventCount();
         // While the program runs the note says of how many steps the findings are (the panel's note keeps
         // its lines from one snapshot to the next: the findings' list below it is not moved and repainted).
+        // Several processes' findings are found again at each snapshot (below): on all the steps so far.
         const std::string when = " they are found again as the trace grows by half, and when it ends.";
         if (m_findings && !complete && 2 * events < 3 * m_findingsEvents) {
             source.findings = m_findings;

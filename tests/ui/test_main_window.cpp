@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "core/document/document.h"
 #include "core/model/timeline_index.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
+#include "ui/profile_controller.h"
 #include "ui/trace_header.h"
 #include "ui/ui_test_support.h"
 
@@ -99,6 +101,29 @@ TEST(MainWindow, TheKernelTableShowsItsNamesAndNumbers) {
         }
     EXPECT_GT(highlighted, selected.width() * selected.height() / 2);
     EXPECT_GT(text, 5);
+}
+
+// A profile started again shows its first snapshot as another document: the kernels of the same names
+// keep their rows, but none stays selected (the timeline's highlight was of the other document).
+TEST(MainWindow, AnotherDocumentOfTheSameKernelsLeavesNoneSelected) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    auto* profile = w.findChild<ProfileController*>();
+    ASSERT_NE(profile, nullptr);
+    Q_EMIT profile->snapshot(openDocument(DocumentSource::file(path)), true);
+    QApplication::processEvents();
+    QTableView* table = w.kernelTable();
+    ASSERT_GT(table->model()->rowCount(), 2);
+    table->selectRow(1);
+    ASSERT_EQ(table->selectionModel()->selectedRows().size(), 1);
+    Q_EMIT profile->snapshot(openDocument(DocumentSource::file(path)), false); // the same run: stays
+    QApplication::processEvents();
+    EXPECT_EQ(table->selectionModel()->selectedRows().size(), 1);
+    Q_EMIT profile->snapshot(openDocument(DocumentSource::file(path)), true); // started again
+    QApplication::processEvents();
+    EXPECT_TRUE(table->selectionModel()->selectedRows().isEmpty());
 }
 
 TEST(MainWindow, FilterNarrowsTheKernelTable) {

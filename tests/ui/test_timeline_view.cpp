@@ -111,7 +111,8 @@ TEST(TimelineView, ShiftDragSelectsARangeAndTheTableFollowsIt) {
         inRange += k.totalNs;
     double shares = 0;
     for (const KernelStats& k : expected) {
-        // The table's rows keep where they were (the same kernels' numbers change in place).
+        // The table's rows are found by name (the same kernels' numbers change in place, where their rows
+        // were; each of these names has one role here).
         const auto row = std::find_if(model->rows().begin(), model->rows().end(),
                                       [&](const KernelStats& x) { return x.name == k.name; });
         ASSERT_NE(row, model->rows().end()) << k.name;
