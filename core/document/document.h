@@ -69,8 +69,8 @@ struct Document {
     std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
     std::shared_ptr<const std::vector<Finding>> findings; // with AnalysisPart: most time at stake first
     std::shared_ptr<const RankReport> ranks;              // opened as ranks: each rank's GPU busy time
-    // A growing document's findings while its program runs (growing_document.h): on how many steps they
-    // were made ("Findings of the first 3 of 4 steps: …" when fewer than it has, carried).
+    // A growing document's findings (growing_document.h): on how many steps they were made ("Findings of
+    // the first 3 of 4 steps: …" when fewer than it has, carried; "Findings of all 4 steps: …" at the end).
     std::string findingsNote;
     CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto; // as opened with (kept for completeDocument)
     bool cpuRoofsMeasured = false;                  // this machine's CPU was measured for it (none cached)

@@ -79,17 +79,19 @@ std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
         const Process& p = *m_processes.front();
         source.analysis = p.analysis;
         const std::size_t events = p.trace->eventCount();
-        // While the program runs the note says of how many steps the findings are (the panel's note keeps
-        // its lines from one snapshot to the next: the findings' list below it is not moved and repainted).
-        // Several processes' findings are found again at each snapshot (below): on all the steps so far.
+        // The note says of how many steps the findings are, and at the end that they are of all (the
+        // panel's note keeps its lines from one snapshot to the next: the findings' list below it is not
+        // moved and repainted). Several processes' findings are found again at each snapshot (below).
         const std::string when = " they are found again as the trace grows by half, and when it ends.";
         if (m_findings && !complete && 2 * events < 3 * m_findingsEvents) {
             source.findings = m_findings;
             source.findingsNote = "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
                                   std::to_string(p.steps) + " steps:" + when;
-        } else if (!complete) {
+        } else {
             source.findingsNote =
-                "Findings of the " + formatCount(p.steps, "step", "steps") + " so far:" + when;
+                complete ? "Findings of all " + formatCount(p.steps, "step", "steps") +
+                               ": the program's profile is complete."
+                         : "Findings of the " + formatCount(p.steps, "step", "steps") + " so far:" + when;
         }
         auto doc = openDocument(source, options);
         if (!source.findings) {

@@ -35,8 +35,8 @@ public:
     // The findings read the whole trace, so while it grows they are made again only once it has grown
     // by half since they were made (and in a complete snapshot: the program's last); the snapshots
     // between carry them — true of the steps they were made on, still in the trace where they were,
-    // and said so (Document::findingsNote, which until the complete snapshot says of how many steps
-    // they are). Several snapshots' findings cost about twice one's.
+    // and said so (Document::findingsNote, which says of how many steps the findings are, and in the
+    // complete snapshot that they are of all). Several snapshots' findings cost about twice one's.
     std::shared_ptr<const Document> snapshot(bool complete = false);
 
 private:
