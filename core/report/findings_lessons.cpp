@@ -319,15 +319,9 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
     std::map<std::string, std::uint64_t> byOp;
     for (const auto& [op, n] : byOpId)
         byOp[std::string(c.trace.str(op))] += n;
-    // The longest first; only the ones shown as evidence get their note written.
-    std::stable_sort(found.begin(), found.end(),
-                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
-    Places places;
-    places.reserve(found.size());
-    for (const auto& [kernel, op] : found)
-        places.emplace_back(kernel, places.size() < std::size_t(c.th["max_evidence"])
-                                        ? "builds the mask (" + std::string(c.trace.str(op)) + ")"
-                                        : std::string());
+    const Places places = longestFirst(c, std::move(found), [&](EventRef, StringId op) {
+        return "builds the mask (" + std::string(c.trace.str(op)) + ")";
+    });
     Finding f =
         c.make("mask_per_call",
                "The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
@@ -467,17 +461,10 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             "Take the host out of the loop: capture the calls in a CUDA graph (torch.compile "
             "mode=\"reduce-overhead\"), batch more work per call, or compare another backend's host time "
             "per call (flash, efficient) for this shape.";
-        // The longest ranges first; only the ones shown as evidence get their note written (a live
-        // profile finds this again over tens of thousands of calls).
-        std::stable_sort(ranges.begin(), ranges.end(),
-                         [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
-        Places places;
-        places.reserve(ranges.size());
-        for (const auto& [s, kernels] : ranges)
-            places.emplace_back(s, places.size() < std::size_t(c.th["max_evidence"])
-                                       ? "host " + formatDuration(c.dur(s)) + ", kernels " +
-                                             formatDuration(kernels)
-                                       : std::string());
+        // The longest ranges first.
+        const Places places = longestFirst(c, std::move(ranges), [&](EventRef s, TimeNs kernels) {
+            return "host " + formatDuration(c.dur(s)) + ", kernels " + formatDuration(kernels);
+        });
         c.addEvidence(f, places);
         if (c.worthShowing(f)) out.push_back(std::move(f));
     }

@@ -96,6 +96,19 @@ std::string oneDecimal(double v);
 // A finding's places (an event and its note), and the longest first.
 using Places = std::vector<std::pair<EventRef, std::string>>;
 void longestFirst(const Context& c, Places& places);
+// Places from (event, what to say of it), the longest first, each note written (note(event, what)) only
+// for the places shown as evidence: a live profile finds a rule again over hundreds of thousands.
+template <class T, class Note>
+Places longestFirst(const Context& c, std::vector<std::pair<EventRef, T>> found, Note note) {
+    std::stable_sort(found.begin(), found.end(),
+                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
+    Places places;
+    places.reserve(found.size());
+    for (const auto& [e, what] : found)
+        places.emplace_back(e, places.size() < std::size_t(c.th["max_evidence"]) ? note(e, what)
+                                                                                 : std::string());
+    return places;
+}
 
 // What a PyTorch op's args say of its inputs (record_shapes), parsed.
 struct OpInputs {
