@@ -279,4 +279,24 @@ TEST(Export, KernelsACallWasNotExpectedToRunAreOutlined) {
     EXPECT_GT(onScreen(off), 20);
     EXPECT_EQ(onScreen(fits), 0);
     EXPECT_GT(onScreen(off), 20);
+    // Zoomed into the middle of the outlined kernel: it starts before the view and is outlined all the
+    // same (the dashed lines above and below it cross the view).
+    auto outlinedAround = [&](EventRef e) {
+        const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const auto r = view.eventRect(e);
+        if (!r) return -1;
+        int n = 0;
+        for (int y = std::max(0, r->top() - 2); y <= std::min(image.height() - 1, r->bottom() + 2); ++y)
+            for (int x = std::max(0, r->left() - 3); x <= std::min(image.width() - 1, r->right() + 3); ++x)
+                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
+        return n;
+    };
+    const auto outlined = std::find_if(off.kernels.begin(), off.kernels.end(),
+                                       [](const KernelAnalysis& k) { return k.unexpected; });
+    const EventRef kernel = outlined->event;
+    EXPECT_GT(outlinedAround(kernel), 20);
+    const Track& track = trace->track(kernel.track);
+    const TimeNs start = track.events.start[kernel.index], end = track.end(kernel.index);
+    view.setViewport(start + (end - start) / 3, start + 2 * (end - start) / 3);
+    EXPECT_GT(outlinedAround(kernel), 200);
 }
