@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 using namespace attnscope;
 using namespace attnscope::ui;
 using namespace attnscope::test;
@@ -250,15 +252,20 @@ TEST(Export, KernelsACallWasNotExpectedToRunAreOutlined) {
     TempDir dir;
     TimelinePicture picture;
     picture.size = QSize(1200, 300);
+    // The outline's pixels in an image (inside a rectangle of it, when given).
+    auto orange = [](const QImage& picture, std::optional<QRect> within = std::nullopt) {
+        const QImage image = picture.convertToFormat(QImage::Format_RGB32);
+        const QRect area = within ? within->intersected(image.rect()) : image.rect();
+        int n = 0;
+        for (int y = area.top(); y <= area.bottom(); ++y)
+            for (int x = area.left(); x <= area.right(); ++x)
+                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
+        return n;
+    };
     auto outlinePixels = [&](const TraceAnalysis& a, const char* name) {
         picture.path = QString::fromStdString(dir.path(name));
         EXPECT_EQ(exportTracePicture(*trace, index, &a, picture), "");
-        const QImage image = QImage(picture.path).convertToFormat(QImage::Format_RGB32);
-        int n = 0;
-        for (int y = 0; y < image.height(); ++y)
-            for (int x = 0; x < image.width(); ++x)
-                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
-        return n;
+        return orange(QImage(picture.path));
     };
     EXPECT_EQ(outlinePixels(fits, "fits.png"), 0);
     EXPECT_GT(outlinePixels(off, "off.png"), 20);
@@ -269,12 +276,7 @@ TEST(Export, KernelsACallWasNotExpectedToRunAreOutlined) {
     view.setTrace(trace, std::make_shared<const TimelineIndex>(*trace));
     auto onScreen = [&](const TraceAnalysis& a) {
         view.setAnalysis(std::make_shared<const TraceAnalysis>(a));
-        const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
-        int n = 0;
-        for (int y = 0; y < image.height(); ++y)
-            for (int x = 0; x < image.width(); ++x)
-                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
-        return n;
+        return orange(view.grab().toImage());
     };
     EXPECT_GT(onScreen(off), 20);
     EXPECT_EQ(onScreen(fits), 0);
@@ -282,14 +284,8 @@ TEST(Export, KernelsACallWasNotExpectedToRunAreOutlined) {
     // Zoomed into the middle of the outlined kernel: it starts before the view and is outlined all the
     // same (the dashed lines above and below it cross the view).
     auto outlinedAround = [&](EventRef e) {
-        const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
         const auto r = view.eventRect(e);
-        if (!r) return -1;
-        int n = 0;
-        for (int y = std::max(0, r->top() - 2); y <= std::min(image.height() - 1, r->bottom() + 2); ++y)
-            for (int x = std::max(0, r->left() - 3); x <= std::min(image.width() - 1, r->right() + 3); ++x)
-                n += (image.pixel(x, y) & 0xffffff) == (qRgb(230, 120, 0) & 0xffffff);
-        return n;
+        return r ? orange(view.grab().toImage(), r->adjusted(-3, -2, 3, 2)) : -1;
     };
     const auto outlined = std::find_if(off.kernels.begin(), off.kernels.end(),
                                        [](const KernelAnalysis& k) { return k.unexpected; });
