@@ -82,8 +82,8 @@ std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
         // The note says of how many steps the findings are, and at the end that they are of all (the
         // panel's note keeps its lines from one snapshot to the next: the findings' list below it is not
         // moved and repainted). Several processes' findings are found again at each snapshot (below).
-        const std::string when = " they are found again as the trace grows by half, and when it ends.";
-        if (m_findings && !complete && 2 * events < 3 * m_findingsEvents) {
+        const std::string when = " they are found again each time the trace doubles, and when it ends.";
+        if (m_findings && !complete && events < 2 * m_findingsEvents) {
             source.findings = m_findings;
             source.findingsNote = "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
                                   std::to_string(p.steps) + " steps:" + when;

@@ -32,11 +32,12 @@ public:
     std::size_t steps() const { return m_steps; }
     // The steps so far with all of a document's parts. One process: its trace, its joined analysis.
     // Several: the ranks of one job, made from each process's trace so far (openDocument's way).
-    // The findings read the whole trace, so while it grows they are made again only once it has grown
-    // by half since they were made (and in a complete snapshot: the program's last); the snapshots
+    // The findings read the whole trace, so while it grows they are made again only once it has doubled
+    // since they were made (and in a complete snapshot: the program's last); the snapshots
     // between carry them — true of the steps they were made on, still in the trace where they were,
     // and said so (Document::findingsNote, which says of how many steps the findings are, and in the
-    // complete snapshot that they are of all). Several snapshots' findings cost about twice one's.
+    // complete snapshot that they are of all). All the snapshots' findings together cost
+    // about twice the last's (each pass reads at most half the events of the next).
     std::shared_ptr<const Document> snapshot(bool complete = false);
 
 private:

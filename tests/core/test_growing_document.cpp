@@ -221,32 +221,32 @@ TEST(GrowingDocument, AGpuProgramsStepWithoutKernelsHasNoCpuOpStandingForOne) {
     expectGrownIsMerged({cpuOpsStep(start - 100'000), cpuOpsStep(start - 50'000), text});
 }
 
-TEST(GrowingDocument, FindingsAreFoundAgainAsTheTraceGrowsByHalfAndAtTheEnd) {
+TEST(GrowingDocument, FindingsAreFoundAgainAsTheTraceDoublesAndAtTheEnd) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     const std::string text = readAllBytes(path);
     GrowingDocument growing("steps");
     auto step = [&](std::size_t k) {
         growing.append("pid 1", std::nullopt, loadText(shifted(text, 1'000'000LL * (long long)k)));
     };
-    const std::string when = " they are found again as the trace grows by half, and when it ends.";
+    const std::string when = " they are found again each time the trace doubles, and when it ends.";
     step(0);
     const auto first = growing.snapshot();
     EXPECT_EQ(first->findingsNote, "Findings of the 1 step so far:" + when);
     step(1); // twice the events: found again
     const auto second = growing.snapshot();
     EXPECT_NE(second->findings, first->findings);
-    step(2); // half as many again: found again
+    step(2); // half as many again: carried, and said so
     const auto third = growing.snapshot();
-    EXPECT_NE(third->findings, second->findings);
-    EXPECT_EQ(third->findingsNote, "Findings of the 3 steps so far:" + when);
-    step(3); // a third more: carried, and said so
+    EXPECT_EQ(third->findings, second->findings);
+    EXPECT_EQ(third->findingsNote, "Findings of the first 2 of 3 steps:" + when);
+    EXPECT_EQ(third->summary->findings.size(), second->findings->size()); // the summary says the same
+    step(3); // twice the events they were found on: found again
     const auto fourth = growing.snapshot();
-    EXPECT_EQ(fourth->findings, third->findings);
-    EXPECT_EQ(fourth->findingsNote, "Findings of the first 3 of 4 steps:" + when);
-    EXPECT_EQ(fourth->summary->findings.size(), third->findings->size()); // the summary says the same
+    EXPECT_NE(fourth->findings, third->findings);
+    EXPECT_EQ(fourth->findingsNote, "Findings of the 4 steps so far:" + when);
     // The program's last snapshot: found on every step, as opening the steps merged finds them.
     const auto last = growing.snapshot(true);
-    EXPECT_NE(last->findings, third->findings);
+    EXPECT_NE(last->findings, fourth->findings);
     EXPECT_EQ(last->findingsNote, "Findings of all 4 steps: the program's profile is complete.");
     std::vector<std::shared_ptr<const Trace>> parts;
     for (std::size_t k = 0; k < 4; ++k)
@@ -258,7 +258,7 @@ TEST(GrowingDocument, FindingsAreFoundAgainAsTheTraceGrowsByHalfAndAtTheEnd) {
         EXPECT_EQ((*last->findings)[i].timeNs, (*merged->findings)[i].timeNs);
     }
     // A step that goes before the others rebuilds the trace: the findings' places moved, so they are
-    // found again though the trace grew by less than half.
+    // found again though the trace did not double.
     growing.append("pid 1", std::nullopt, loadText(shifted(text, -1'000'000)));
     const auto rebuilt = growing.snapshot();
     EXPECT_EQ(rebuilt->findingsNote, "Findings of the 5 steps so far:" + when);

@@ -97,8 +97,8 @@ TEST(FindingsPanel, CarriedFindingsKeepTheSelectionAndSayOnHowManySteps) {
     panel.showFindings(doc->findings, doc->trace->startNs());
     panel.table()->setCurrentCell(1, 1);
     const QString explanation = panel.explanation()->toPlainText();
-    const QString note = "Findings of the first 3 of 4 steps: they are found again as the trace grows by "
-                         "half, and when it ends.";
+    const QString note = "Findings of the first 2 of 3 steps: they are found again each time the trace "
+                         "doubles, and when it ends.";
     panel.showFindings(doc->findings, doc->trace->startNs(), note);
     EXPECT_EQ(panel.table()->currentRow(), 1);
     EXPECT_EQ(panel.explanation()->toPlainText(), explanation);
