@@ -31,13 +31,13 @@ std::string fileName(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Computes into `doc` the parts of `parts` it lacks.
-void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
+// Computes into `doc` the parts of `parts` it lacks; its summary from `counted` when given.
+void compute(Document& doc, unsigned parts, std::size_t summaryTop, const SummaryParts* counted = nullptr) {
     const Trace& trace = *doc.trace;
     const bool wantSummary = parts & SummaryPart;
     // The summary's counts need no analysis: made beside it, on a thread of their own.
     std::future<TraceSummary> counts;
-    if (wantSummary && !doc.summary)
+    if (wantSummary && !doc.summary && !counted)
         counts =
             std::async(std::launch::async, [&trace, summaryTop] { return summarize(trace, summaryTop); });
     if ((parts & TimelinePart) && !doc.index) doc.index = std::make_shared<const TimelineIndex>(trace);
@@ -52,9 +52,11 @@ void compute(Document& doc, unsigned parts, std::size_t summaryTop) {
             findFindings({trace, *doc.analysis, doc.ranks.get()}));
     if (wantSummary && (!doc.summary || (doc.analysis && !doc.summary->analyzed))) {
         auto summary = doc.summary ? std::make_shared<TraceSummary>(*doc.summary)
+                       : counted   ? std::make_shared<TraceSummary>(counted->summary(trace, summaryTop))
                                    : std::make_shared<TraceSummary>(counts.get());
         if (doc.analysis && !summary->analyzed) {
-            addAnalysis(*summary, trace, *doc.analysis);
+            addAnalysis(*summary, trace, *doc.analysis,
+                        counted ? counted->kernelsByRole(trace) : std::nullopt);
             summary->findings = *doc.findings;
         }
         doc.summary = std::move(summary);
@@ -158,7 +160,7 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
     doc->loadSeconds = secondsSince(t0);
     if (report) report(kScale * 92 / 100, kScale);
     doc->cpuRoofs = options.cpuRoofs;
-    compute(*doc, options.parts, options.summaryTop);
+    compute(*doc, options.parts, options.summaryTop, source.trace ? source.summaryParts : nullptr);
     if (report) report(kScale, kScale);
     doc->totalSeconds = secondsSince(t0);
     return doc;

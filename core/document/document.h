@@ -34,6 +34,9 @@ struct DocumentSource {
     std::shared_ptr<const TraceAnalysis> analysis; // built: the trace's analysis, when it was made already
     std::shared_ptr<const std::vector<Finding>> findings; // and its findings (with findingsNote)
     std::string findingsNote;
+    // built: the trace's summary counted part by part as it grew (a growing document's), which the
+    // summary is made from instead of every event read again; must outlive openDocument.
+    const SummaryParts* summaryParts = nullptr;
     std::vector<RankInput> builtRanks; // traces already built, as the ranks of one job
     bool asRanks = false;              // the paths are the ranks of one job (even just one)
 

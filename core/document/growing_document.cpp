@@ -5,17 +5,35 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 
 namespace attnscope {
 
+struct GrowingDocument::Spare {
+    std::mutex mutex;
+    std::unique_ptr<TraceAnalysis> analysis;
+    bool wanted = true; // till the complete snapshot: no step follows it
+};
+
 GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
-    : m_name(std::move(name)), m_cpuRoofs(cpuRoofs) {}
+    : m_name(std::move(name)), m_cpuRoofs(cpuRoofs), m_spare(std::make_shared<Spare>()) {}
 
 GrowingDocument::~GrowingDocument() = default;
 
 TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
     std::string why;
     return analyzeWithCpuRoofs(trace, cpuRoofsFor(trace, m_cpuRoofs, why), why);
+}
+
+std::shared_ptr<const TraceAnalysis> GrowingDocument::share(TraceAnalysis analysis) {
+    // Freed on whichever thread lets it go last (the window's worker, or this one): one spare is kept, a
+    // second (a snapshot let go before the spare was used) freed there, outside the lock.
+    auto back = [spare = m_spare](const TraceAnalysis* spent) {
+        std::unique_ptr<TraceAnalysis> owned(const_cast<TraceAnalysis*>(spent));
+        const std::lock_guard<std::mutex> lock(spare->mutex);
+        if (spare->wanted && !spare->analysis) spare->analysis = std::move(owned);
+    };
+    return std::shared_ptr<const TraceAnalysis>(new TraceAnalysis(std::move(analysis)), back);
 }
 
 std::vector<std::unique_ptr<GrowingDocument::Process>>::iterator
@@ -40,22 +58,38 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
         p.appender.append(*step, std::uint64_t(p.appender.parts() + 1) << 32);
     p.trace = p.appender.snapshot();
     if (placed.rebuilt) m_findings.reset(); // its places moved
-    if (placed.rebuilt || !p.analysis)
-        p.analysis = std::make_shared<const TraceAnalysis>(analyze(*p.trace));
-    else {
+    // The whole counted again when it was analysed again: a rebuilt trace, a CPU run's new shares.
+    auto countedAnew = [&p] {
+        p.summary = SummaryParts();
+        p.summary.add(*p.trace, p.analysis.get());
+    };
+    if (placed.rebuilt || !p.analysis) {
+        p.analysis = share(analyze(*p.trace));
+        countedAnew();
+    } else {
         // The step as it went in: its CPU ops no longer stand for kernels once the trace has GPU ones.
         if (placed.opKernelsCleared) step = TraceAppender::withoutOpKernels(std::move(step));
         const TraceAnalysis alone = analyze(*step);
-        TraceAnalysis joined =
-            joinAnalyses(*p.trace, *p.analysis, *step, alone, [&placed](EventRef e) { return placed(e); });
+        std::unique_ptr<TraceAnalysis> room;
+        {
+            const std::lock_guard<std::mutex> lock(m_spare->mutex);
+            room = std::move(m_spare->analysis);
+        }
+        TraceAnalysis joined = joinAnalyses(
+            *p.trace, *p.analysis, *step, alone, [&placed](EventRef e) { return placed(e); }, room.get());
         // A CPU run's workers share the CPU's roofs (PyTorch's CPU ops have them whole): more workers
         // than either side had, other shares.
         const bool shared = !p.trace->info().opKernels && joined.cpuShare;
         auto fewer = [&](const TraceAnalysis& a) {
             return a.cpuWorkers && a.cpuWorkers != joined.cpuWorkers;
         };
-        if (shared && (fewer(*p.analysis) || fewer(alone))) joined = analyze(*p.trace);
-        p.analysis = std::make_shared<const TraceAnalysis>(std::move(joined));
+        const bool anew = shared && (fewer(*p.analysis) || fewer(alone));
+        if (anew) joined = analyze(*p.trace);
+        p.analysis = share(std::move(joined));
+        if (anew)
+            countedAnew();
+        else
+            p.summary.add(*step, &alone);
     }
     ++p.steps;
     ++m_steps;
@@ -70,6 +104,12 @@ void GrowingDocument::restart(const std::string& process) {
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
+    if (complete) {
+        std::unique_ptr<TraceAnalysis> spent;
+        const std::lock_guard<std::mutex> lock(m_spare->mutex);
+        spent = std::move(m_spare->analysis);
+        m_spare->wanted = false;
+    }
     DocumentOptions options;
     options.cpuRoofs = m_cpuRoofs;
     if (m_processes.size() <= 1) {
@@ -78,6 +118,7 @@ std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
         if (m_processes.empty()) return openDocument(source, options);
         const Process& p = *m_processes.front();
         source.analysis = p.analysis;
+        source.summaryParts = &p.summary;
         const std::size_t events = p.trace->eventCount();
         // The note says of how many steps the findings are, and at the end that they are of all (the
         // panel's note keeps its lines from one snapshot to the next: the findings' list below it is not

@@ -47,9 +47,15 @@ private:
         TraceAppender appender;
         std::shared_ptr<const Trace> trace;
         std::shared_ptr<const TraceAnalysis> analysis;
+        SummaryParts summary; // its steps', each with its analysis
         std::size_t steps = 0;
     };
     TraceAnalysis analyze(const Trace& trace) const;
+    // Shared with the snapshots; when the last of them lets it go, it comes back as the spare.
+    std::shared_ptr<const TraceAnalysis> share(TraceAnalysis analysis);
+    // The joined analysis an earlier snapshot had, once no snapshot holds it (the window frees the one
+    // it replaced): the next join writes into its lists' memory (joinAnalyses' room).
+    struct Spare;
     std::vector<std::unique_ptr<Process>>::iterator find(const std::string& process);
 
     std::string m_name;
@@ -60,6 +66,7 @@ private:
     // dropped when its trace is rebuilt.
     std::shared_ptr<const std::vector<Finding>> m_findings;
     std::size_t m_findingsSteps = 0, m_findingsEvents = 0;
+    std::shared_ptr<Spare> m_spare; // shared with the analyses' deleters, which may outlive this
 };
 
 } // namespace attnscope

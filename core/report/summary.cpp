@@ -15,19 +15,23 @@
 
 namespace attnscope {
 
-TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
+namespace {
+
+using Interval = std::pair<TimeNs, TimeNs>;
+
+// The intervals' union, run by run (disjoint, in order) to `run`; sorts the input.
+template <typename Run> void forEachUnionRun(std::vector<Interval>& intervals, Run run) {
     // Gathered track by track, each in start order: a few sorted runs, merged rather than sorted.
-    const std::less<std::pair<TimeNs, TimeNs>> less;
+    const std::less<Interval> less;
     if (auto runs = sortedRunEnds(intervals, kMergedRuns, less))
         mergeSortedRuns(intervals, std::move(*runs), less);
     else
         std::sort(intervals.begin(), intervals.end());
-    TimeNs total = 0;
     bool open = false;
     TimeNs curStart = 0, curEnd = 0;
     for (const auto& [s, e] : intervals) {
         if (!open || s > curEnd) {
-            if (open) total += curEnd - curStart;
+            if (open) run(curStart, curEnd);
             curStart = s;
             curEnd = e;
             open = true;
@@ -35,11 +39,40 @@ TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
             curEnd = std::max(curEnd, e);
         }
     }
-    if (open) total += curEnd - curStart;
+    if (open) run(curStart, curEnd);
+}
+
+} // namespace
+
+TimeNs unionLength(std::vector<Interval>& intervals) {
+    TimeNs total = 0;
+    forEachUnionRun(intervals, [&total](TimeNs s, TimeNs e) { total += e - s; });
     return total;
 }
 
 namespace {
+
+// By total time, then name, then role.
+void sortByTotal(std::vector<KernelStats>& rows) {
+    std::sort(rows.begin(), rows.end(), [](const KernelStats& a, const KernelStats& b) {
+        return a.totalNs != b.totalNs ? a.totalNs > b.totalNs
+               : a.name != b.name     ? a.name < b.name
+                                      : a.role < b.role;
+    });
+}
+
+// The same kernels' statistics from another part: counts and times added, the extremes kept.
+void addStats(KernelStats& into, const KernelStats& k) {
+    if (into.count == 0) {
+        into = k;
+        return;
+    }
+    into.count += k.count;
+    into.totalNs += k.totalNs;
+    into.wholeNs += k.wholeNs;
+    into.minNs = std::min(into.minNs, k.minNs);
+    into.maxNs = std::max(into.maxNs, k.maxNs);
+}
 
 // Kernel statistics by name, as events are met.
 class KernelAccumulator {
@@ -68,11 +101,7 @@ public:
             k.name = std::string(trace.str(k.nameId));
             out.push_back(std::move(k));
         }
-        std::sort(out.begin(), out.end(), [](const KernelStats& a, const KernelStats& b) {
-            return a.totalNs != b.totalNs ? a.totalNs > b.totalNs
-                   : a.name != b.name     ? a.name < b.name
-                                          : a.role < b.role;
-        });
+        sortByTotal(out);
         return out;
     }
 
@@ -98,29 +127,17 @@ std::string deviceLabel(const DeviceSummary& d) {
 } // namespace
 
 TraceSummary summarize(const Trace& trace, std::size_t topN) {
-    TraceSummary s;
-    const TraceInfo& info = trace.info();
-    s.path = info.path;
-    s.format = info.format;
-    s.events = info.eventsRead;
-    s.startNs = trace.startNs();
-    s.spanNs = saturatingSub(trace.endNs(), trace.startNs());
-    s.warnings = info.warnings;
-    if (info.opKernels)
-        s.kernelsNote = "no GPU kernels: the " + std::to_string(info.opKernels) +
-                        " aten:: ops that did the work (their time mostly their own, not their inner ops') "
-                        "are its kernels";
+    SummaryParts one;
+    one.add(trace);
+    return one.summary(trace, topN);
+}
 
+void SummaryParts::add(const Trace& part, const TraceAnalysis* analysis) {
     KernelAccumulator kernels;
     std::unordered_map<std::uint32_t, CategoryStats> categories; // by category id
-    struct DeviceAccumulator {
-        DeviceSummary summary;
-        std::vector<std::pair<TimeNs, TimeNs>> intervals;
-    };
-    std::map<std::uint32_t, DeviceAccumulator> devices; // by process
-
-    for (std::uint32_t ti = 0; ti < trace.tracks().size(); ++ti) {
-        const Track& track = trace.tracks()[ti];
+    std::map<std::uint32_t, std::vector<Interval>> intervals;    // by process
+    for (std::uint32_t ti = 0; ti < part.tracks().size(); ++ti) {
+        const Track& track = part.tracks()[ti];
         const EventColumns& c = track.events;
         for (std::size_t i = 0; i < track.size(); ++i) {
             if (c.flags[i] & kInstant) continue;
@@ -128,45 +145,111 @@ TraceSummary summarize(const Trace& trace, std::size_t topN) {
             CategoryStats& cs = categories[c.category[i].value];
             ++cs.count;
             cs.totalNs += dur;
-            if (!isKernelEvent(trace, track, i)) continue;
+            if (!isKernelEvent(part, track, i)) continue;
             kernels.add(c.name[i], dur);
-            DeviceAccumulator& d = devices[track.process.value];
-            ++d.summary.kernels;
-            d.summary.kernelNs += dur;
-            d.intervals.emplace_back(c.start[i], c.start[i] + dur);
+            intervals[track.process.value].emplace_back(c.start[i], c.start[i] + dur);
         }
     }
+    for (const KernelStats& k : kernels.sorted(part))
+        addStats(m_kernels[k.name], k);
+    for (const auto& [id, c] : categories) {
+        CategoryStats& into = m_categories[std::string(part.str(StringId(id)))];
+        into.count += c.count;
+        into.totalNs += c.totalNs;
+    }
+    for (auto& [process, added] : intervals) {
+        Device& d = m_devices[std::string(part.str(part.process(ProcessId(process)).key))];
+        d.kernels += added.size();
+        std::vector<Interval> runs;
+        forEachUnionRun(added, [&runs](TimeNs s, TimeNs e) { runs.emplace_back(s, e); });
+        for (const auto& [s, e] : added)
+            d.kernelNs += e - s;
+        // The device's runs that end where the part's first starts or later may meet the part's: taken
+        // out and merged again with them (the runs of a part that follows the ones before: none).
+        const auto from = std::lower_bound(d.busy.begin(), d.busy.end(), runs.front().first,
+                                           [](const Interval& r, TimeNs t) { return r.second < t; });
+        std::vector<Interval> both(from, d.busy.end());
+        for (auto it = from; it != d.busy.end(); ++it)
+            d.busyNs -= it->second - it->first;
+        d.busy.erase(from, d.busy.end());
+        both.insert(both.end(), runs.begin(), runs.end());
+        forEachUnionRun(both, [&d](TimeNs s, TimeNs e) {
+            d.busy.emplace_back(s, e);
+            d.busyNs += e - s;
+        });
+    }
+    if (!analysis) {
+        m_analysed = false;
+        return;
+    }
+    for (const KernelStats& k : kernelStatsByRole(part, *analysis))
+        addStats(m_byRole[{k.name, k.role ? int(*k.role) : -1}], k);
+}
 
-    s.topKernels = kernels.sorted(trace);
-    for (const KernelStats& k : s.topKernels) {
+TraceSummary SummaryParts::summary(const Trace& whole, std::size_t topN) const {
+    TraceSummary s;
+    const TraceInfo& info = whole.info();
+    s.path = info.path;
+    s.format = info.format;
+    s.events = info.eventsRead;
+    s.startNs = whole.startNs();
+    s.spanNs = saturatingSub(whole.endNs(), whole.startNs());
+    s.warnings = info.warnings;
+    if (info.opKernels)
+        s.kernelsNote = "no GPU kernels: the " + std::to_string(info.opKernels) +
+                        " aten:: ops that did the work (their time mostly their own, not their inner ops') "
+                        "are its kernels";
+
+    for (const auto& [name, k] : m_kernels) {
+        s.topKernels.push_back(k);
+        s.topKernels.back().nameId = whole.strings().find(name);
         s.kernelCount += k.count;
         s.kernelNs += k.totalNs;
     }
+    sortByTotal(s.topKernels);
     if (topN && s.topKernels.size() > topN) s.topKernels.resize(topN);
 
-    for (auto& [catId, c] : categories) {
-        c.name = std::string(trace.str(StringId(catId)));
-        s.categories.push_back(std::move(c));
+    for (const auto& [name, c] : m_categories) {
+        s.categories.push_back(c);
+        s.categories.back().name = name;
     }
     std::sort(s.categories.begin(), s.categories.end(), [](const CategoryStats& a, const CategoryStats& b) {
         return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
     });
 
-    for (auto& [processId, d] : devices) {
-        const ProcessInfo& p = trace.process(ProcessId(processId));
-        d.summary.id = std::string(trace.str(p.key));
-        d.summary.name = p.name;
-        d.summary.cpu = isCpuProcess(p);
-        if (!p.deviceModel.empty() && !d.summary.cpu) d.summary.name = p.deviceModel;
-        d.summary.busyNs = unionLength(d.intervals);
-        d.summary.label = deviceLabel(d.summary);
-        s.devices.push_back(std::move(d.summary));
+    for (const ProcessInfo& p : whole.processes()) {
+        const std::string key(whole.str(p.key));
+        const auto d = m_devices.find(key);
+        if (d == m_devices.end() || std::any_of(s.devices.begin(), s.devices.end(),
+                                                [&](const DeviceSummary& x) { return x.id == key; }))
+            continue;
+        DeviceSummary& out = s.devices.emplace_back();
+        out.id = key;
+        out.name = p.name;
+        out.cpu = isCpuProcess(p);
+        if (!p.deviceModel.empty() && !out.cpu) out.name = p.deviceModel;
+        out.kernels = d->second.kernels;
+        out.kernelNs = d->second.kernelNs;
+        out.busyNs = d->second.busyNs;
+        out.label = deviceLabel(out);
     }
     std::sort(s.devices.begin(), s.devices.end(), [](const DeviceSummary& a, const DeviceSummary& b) {
         if (a.id.size() != b.id.size()) return a.id.size() < b.id.size(); // numeric order for numeric ids
         return a.id < b.id;
     });
     return s;
+}
+
+std::optional<std::vector<KernelStats>> SummaryParts::kernelsByRole(const Trace& whole) const {
+    if (!m_analysed) return std::nullopt;
+    std::vector<KernelStats> rows;
+    rows.reserve(m_byRole.size());
+    for (const auto& [key, k] : m_byRole) {
+        rows.push_back(k);
+        rows.back().nameId = whole.strings().find(key.first);
+    }
+    sortByTotal(rows);
+    return rows;
 }
 
 std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIndex& index, TimeNs from,
@@ -226,9 +309,11 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
 
 } // namespace
 
-void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a) {
+void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a,
+                 std::optional<std::vector<KernelStats>> kernelsByRole) {
     s.analyzed = true;
-    s.kernelsByRole = kernelStatsByRole(trace, a); // on the analysis' thread, not the window's
+    // On the analysis' thread, not the window's.
+    s.kernelsByRole = kernelsByRole ? std::move(*kernelsByRole) : kernelStatsByRole(trace, a);
     const RoleTimes roles = a.tables.allRoleTimes();
     s.verdicts.clear();
     for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})

@@ -7,6 +7,7 @@
 #include "core/report/findings.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 namespace attnscope {
 
 class TimelineIndex;
+struct TraceAnalysis;
 
 struct KernelStats {
     std::string name;
@@ -124,9 +126,38 @@ struct SummaryResult {
 
 // A kernel is a complete event of category "kernel" (legacy "Kernel"). topN 0 keeps all kernels.
 TraceSummary summarize(const Trace& trace, std::size_t topN);
-// Adds the roles and attention sections from an analysis of the same trace.
-struct TraceAnalysis;
-void addAnalysis(TraceSummary& summary, const Trace& trace, const TraceAnalysis& analysis);
+
+// A summary made part by part: a growing profile's steps (growing_document.h) each read once, its counts
+// added to the ones before, instead of every event so far read again at each snapshot. The parts' summary
+// is summarize()'s of the trace they make up (summarize() is one part's), and their kernels by role
+// kernelStatsByRole()'s of its analysis when each part came with its own.
+class SummaryParts {
+public:
+    // A part's events; with its analysis (of the part alone), its kernels by name and role too.
+    void add(const Trace& part, const TraceAnalysis* analysis = nullptr);
+    // The summary of `whole`, the trace the parts make up: the counts from the parts, what the trace says
+    // of itself (events, span, warnings, its devices' names) from it.
+    TraceSummary summary(const Trace& whole, std::size_t topN) const;
+    // Every kernel by name and role, when every part came with its analysis.
+    std::optional<std::vector<KernelStats>> kernelsByRole(const Trace& whole) const;
+
+private:
+    struct Device {
+        std::uint64_t kernels = 0;
+        TimeNs kernelNs = 0;
+        TimeNs busyNs = 0;
+        std::vector<std::pair<TimeNs, TimeNs>> busy; // its kernels' union: disjoint, in order
+    };
+    std::map<std::string, KernelStats> m_kernels; // by name
+    std::map<std::pair<std::string, int>, KernelStats> m_byRole;
+    bool m_analysed = true; // every part came with its analysis
+    std::map<std::string, CategoryStats> m_categories;
+    std::map<std::string, Device> m_devices; // by the process's key
+};
+// Adds the roles and attention sections from an analysis of the same trace; kernelsByRole when made
+// already (SummaryParts'), else read from the analysis.
+void addAnalysis(TraceSummary& summary, const Trace& trace, const TraceAnalysis& analysis,
+                 std::optional<std::vector<KernelStats>> kernelsByRole = std::nullopt);
 
 // Kernels by name over the kernels that overlap [from, to): their count, their time inside the range
 // (totalNs), and the mean, min and max of their whole durations. By time in the range, then name. With

@@ -128,6 +128,21 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
         // Carried findings are the ones of fewer steps (said so); the rest says what the steps merged say.
         const bool carried = grown->findingsNote.starts_with("Findings of the first");
         expectSameText(summaryJson(*grown, carried), summaryJson(*merged, carried));
+        // The kernel table's rows (by name and role), counted step by step: the merged trace's, each
+        // naming its kernels in the grown trace.
+        const std::vector<KernelStats>&g = grown->summary->kernelsByRole, &m = merged->summary->kernelsByRole;
+        ASSERT_EQ(g.size(), m.size());
+        for (std::size_t r = 0; r < m.size(); ++r) {
+            EXPECT_EQ(g[r].name, m[r].name) << r;
+            EXPECT_EQ(grown->trace->str(g[r].nameId), g[r].name) << r;
+            EXPECT_EQ(g[r].role, m[r].role) << r;
+            EXPECT_EQ(g[r].count, m[r].count) << r;
+            EXPECT_EQ(g[r].totalNs, m[r].totalNs) << r;
+            EXPECT_EQ(g[r].minNs, m[r].minNs) << r;
+            EXPECT_EQ(g[r].maxNs, m[r].maxNs) << r;
+        }
+        for (const KernelStats& k : grown->summary->topKernels)
+            EXPECT_EQ(grown->trace->str(k.nameId), k.name);
         EXPECT_EQ(grown->trace->eventCount(), merged->trace->eventCount());
         EXPECT_TRUE(grown->index);
     }
@@ -219,6 +234,44 @@ TEST(GrowingDocument, AGpuProgramsStepWithoutKernelsHasNoCpuOpStandingForOne) {
     // then GPU steps again; and the other way: CPU op steps, then GPU kernels (the whole rebuilt).
     expectGrownIsMerged({text, cpuOpsStep(start + 900'000), shifted(text, 1'000'000)});
     expectGrownIsMerged({cpuOpsStep(start - 100'000), cpuOpsStep(start - 50'000), text});
+}
+
+TEST(GrowingDocument, AJoinWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const std::string text = readAllBytes(path);
+    const auto first = loadText(text), second = loadText(shifted(text, 1'000'000));
+    TraceAppender appender;
+    appender.append(*first, 1ull << 32);
+    const auto before = analyzeTrace(*appender.snapshot());
+    const TraceAppender::Placement placed = appender.append(*second, 2ull << 32);
+    const auto grown = appender.snapshot();
+    const auto part = analyzeTrace(*second);
+    auto place = [&placed](EventRef e) { return placed(e); };
+    const TraceAnalysis anew = joinAnalyses(*grown, before, *second, part, place);
+    // The room of another analysis with more calls and kernels than the join has (a process started
+    // again, its trace longer): what it held is not left in the join, its memory is.
+    TraceAnalysis spent = analyzeTrace(*mergeSteps({first, second, loadText(shifted(text, 2'000'000))}));
+    ASSERT_GT(spent.calls.size(), anew.calls.size());
+    ASSERT_GT(spent.kernels.size(), anew.kernels.size());
+    const auto* memory = spent.kernels.data();
+    const TraceAnalysis reused = joinAnalyses(*grown, before, *second, part, place, &spent);
+    EXPECT_EQ(reused.kernels.data(), memory);
+    EXPECT_TRUE(spent.kernels.empty() && spent.calls.empty());
+    ASSERT_EQ(reused.kernels.size(), anew.kernels.size());
+    for (std::size_t i = 0; i < anew.kernels.size(); ++i) {
+        EXPECT_EQ(reused.kernels[i].event, anew.kernels[i].event) << i;
+        EXPECT_EQ(reused.kernels[i].role, anew.kernels[i].role) << i;
+        EXPECT_EQ(reused.kernels[i].call, anew.kernels[i].call) << i;
+        EXPECT_EQ(reused.kernels[i].verdict, anew.kernels[i].verdict) << i;
+    }
+    ASSERT_EQ(reused.calls.size(), anew.calls.size());
+    for (std::size_t c = 0; c < anew.calls.size(); ++c) {
+        EXPECT_EQ(reused.calls[c].impl, anew.calls[c].impl) << c;
+        EXPECT_EQ(reused.calls[c].kernels, anew.calls[c].kernels) << c;
+        EXPECT_EQ(reused.calls[c].unexpected, anew.calls[c].unexpected) << c;
+        EXPECT_EQ(reused.calls[c].scope, anew.calls[c].scope) << c;
+        EXPECT_EQ(reused.calls[c].shapeKey, anew.calls[c].shapeKey) << c;
+    }
 }
 
 TEST(GrowingDocument, FindingsAreFoundAgainAsTheTraceDoublesAndAtTheEnd) {

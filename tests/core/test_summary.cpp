@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/analysis/analysis.h"
 #include "core/io/trace_loader.h"
+#include "core/io/trace_merge.h"
 #include "core/report/summary.h"
 #include "support/test_support.h"
 
@@ -140,6 +141,38 @@ TEST(Summary, MatchesAnIndependentReadingOfEveryFixture) {
             EXPECT_EQ(d.busyNs, busy) << d.id;
             EXPECT_LE(d.busyNs, d.kernelNs);
         }
+    }
+}
+
+TEST(Summary, CountedPartByPartIsTheWholeTracesSummary) {
+    // Real traces cut by time into parts (a program's steps: a kernel's name in several, with other
+    // durations, a device's busy time across the cuts), counted part by part as a growing profile is.
+    for (const char* name :
+         {"h100_sdpa_flash_qwen.json.gz", "mi250_rocm_small.json.gz", "dlrm_2ranks/rank0.json"}) {
+        SCOPED_TRACE(name);
+        ATTNSCOPE_REQUIRE_FIXTURE(path, name);
+        const auto whole = loadTraceFile(path);
+        const TimeNs from = whole->startNs(), span = whole->endNs() + 1 - whole->startNs();
+        std::vector<std::shared_ptr<const Trace>> parts;
+        SummaryParts counted;
+        for (int k = 0; k < 5; ++k) {
+            TraceMerger merger;
+            TraceMerger::Part part;
+            part.window = {{from + span * k / 5, from + span * (k + 1) / 5}};
+            merger.add(*whole, part);
+            parts.push_back(merger.finish());
+            counted.add(*parts.back());
+        }
+        const auto merged = mergeSteps(parts);
+        for (const std::size_t top : {std::size_t(0), std::size_t(3)}) {
+            const TraceSummary grown = counted.summary(*merged, top), read = summarize(*merged, top);
+            EXPECT_EQ(formatSummaries({{"parts", grown, ""}}, SummaryFormat::Json),
+                      formatSummaries({{"parts", read, ""}}, SummaryFormat::Json));
+            ASSERT_FALSE(grown.topKernels.empty());
+            for (const KernelStats& k : grown.topKernels)
+                EXPECT_EQ(merged->str(k.nameId), k.name);
+        }
+        EXPECT_FALSE(counted.kernelsByRole(*merged)); // the parts came without their analyses
     }
 }
 
