@@ -12,13 +12,22 @@ namespace attnscope {
 struct GrowingDocument::Spare {
     std::mutex mutex;
     std::unique_ptr<TraceAnalysis> analysis;
-    bool wanted = true; // till the complete snapshot: no step follows it
+    bool wanted = true; // till the complete snapshot (no step follows it) or the document's end
 };
 
 GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
     : m_name(std::move(name)), m_cpuRoofs(cpuRoofs), m_spare(std::make_shared<Spare>()) {}
 
-GrowingDocument::~GrowingDocument() = default;
+GrowingDocument::~GrowingDocument() {
+    dropSpare(); // snapshots may outlive it: what they let go is freed, not kept for a step to come
+}
+
+void GrowingDocument::dropSpare() {
+    std::unique_ptr<TraceAnalysis> spent; // freed after the lock is released
+    const std::lock_guard<std::mutex> lock(m_spare->mutex);
+    spent = std::move(m_spare->analysis);
+    m_spare->wanted = false;
+}
 
 TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
     std::string why;
@@ -104,12 +113,7 @@ void GrowingDocument::restart(const std::string& process) {
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
-    if (complete) {
-        std::unique_ptr<TraceAnalysis> spent;
-        const std::lock_guard<std::mutex> lock(m_spare->mutex);
-        spent = std::move(m_spare->analysis);
-        m_spare->wanted = false;
-    }
+    if (complete) dropSpare(); // no step follows
     DocumentOptions options;
     options.cpuRoofs = m_cpuRoofs;
     if (m_processes.size() <= 1) {

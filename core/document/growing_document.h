@@ -56,6 +56,7 @@ private:
     // The joined analysis an earlier snapshot had, once no snapshot holds it (the window frees the one
     // it replaced): the next join writes into its lists' memory (joinAnalyses' room).
     struct Spare;
+    void dropSpare(); // frees the spare, and the analyses let go from now on
     std::vector<std::unique_ptr<Process>>::iterator find(const std::string& process);
 
     std::string m_name;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <thread>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -140,6 +141,7 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
             EXPECT_EQ(g[r].totalNs, m[r].totalNs) << r;
             EXPECT_EQ(g[r].minNs, m[r].minNs) << r;
             EXPECT_EQ(g[r].maxNs, m[r].maxNs) << r;
+            EXPECT_EQ(g[r].meanNs(), m[r].meanNs()) << r;
         }
         for (const KernelStats& k : grown->summary->topKernels)
             EXPECT_EQ(grown->trace->str(k.nameId), k.name);
@@ -249,29 +251,81 @@ TEST(GrowingDocument, AJoinWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
     auto place = [&placed](EventRef e) { return placed(e); };
     const TraceAnalysis anew = joinAnalyses(*grown, before, *second, part, place);
     // The room of another analysis with more calls and kernels than the join has (a process started
-    // again, its trace longer): what it held is not left in the join, its memory is.
+    // again, its trace longer), every one of them unlike the join's: what it held is not left in the
+    // join, its memory is.
     TraceAnalysis spent = analyzeTrace(*mergeSteps({first, second, loadText(shifted(text, 2'000'000))}));
     ASSERT_GT(spent.calls.size(), anew.calls.size());
     ASSERT_GT(spent.kernels.size(), anew.kernels.size());
+    for (KernelAnalysis& k : spent.kernels) {
+        k.event = {TrackId(999), 999};
+        k.role = KernelRole::Other;
+        k.call = 99'999;
+        k.flops = -1;
+        k.costOp = EventRef{TrackId(998), 1};
+        k.verdict = Verdict::LatencyBound;
+        k.unexpected = k.beyondRoof = true;
+    }
+    for (AttentionCall& c : spent.calls) {
+        c.impl = c.shapeKey = c.shapeText = "stale, and longer than any implementation's or shape's name";
+        c.kernels.assign(40, 99'999);
+        c.start = c.end = -1;
+        c.scope = EventRef{TrackId(997), 2};
+        c.kernelCount = c.expectedKernels = 99;
+        c.unexpected.assign(3, 99'998);
+        c.missing.assign(2, {KernelRole::Other, 7});
+    }
     const auto* memory = spent.kernels.data();
     const TraceAnalysis reused = joinAnalyses(*grown, before, *second, part, place, &spent);
     EXPECT_EQ(reused.kernels.data(), memory);
     EXPECT_TRUE(spent.kernels.empty() && spent.calls.empty());
     ASSERT_EQ(reused.kernels.size(), anew.kernels.size());
     for (std::size_t i = 0; i < anew.kernels.size(); ++i) {
-        EXPECT_EQ(reused.kernels[i].event, anew.kernels[i].event) << i;
-        EXPECT_EQ(reused.kernels[i].role, anew.kernels[i].role) << i;
-        EXPECT_EQ(reused.kernels[i].call, anew.kernels[i].call) << i;
-        EXPECT_EQ(reused.kernels[i].verdict, anew.kernels[i].verdict) << i;
+        const KernelAnalysis &r = reused.kernels[i], &a = anew.kernels[i];
+        EXPECT_EQ(r.event, a.event) << i;
+        EXPECT_EQ(r.role, a.role) << i;
+        EXPECT_EQ(r.call, a.call) << i;
+        EXPECT_EQ(r.flops, a.flops) << i;
+        EXPECT_EQ(r.costOp, a.costOp) << i;
+        EXPECT_EQ(r.verdict, a.verdict) << i;
+        EXPECT_EQ(r.unexpected, a.unexpected) << i;
+        EXPECT_EQ(r.beyondRoof, a.beyondRoof) << i;
     }
     ASSERT_EQ(reused.calls.size(), anew.calls.size());
     for (std::size_t c = 0; c < anew.calls.size(); ++c) {
-        EXPECT_EQ(reused.calls[c].impl, anew.calls[c].impl) << c;
-        EXPECT_EQ(reused.calls[c].kernels, anew.calls[c].kernels) << c;
-        EXPECT_EQ(reused.calls[c].unexpected, anew.calls[c].unexpected) << c;
-        EXPECT_EQ(reused.calls[c].scope, anew.calls[c].scope) << c;
-        EXPECT_EQ(reused.calls[c].shapeKey, anew.calls[c].shapeKey) << c;
+        const AttentionCall &r = reused.calls[c], &a = anew.calls[c];
+        EXPECT_EQ(r.impl, a.impl) << c;
+        EXPECT_EQ(r.kernels, a.kernels) << c;
+        EXPECT_EQ(r.start, a.start) << c;
+        EXPECT_EQ(r.end, a.end) << c;
+        EXPECT_EQ(r.scope, a.scope) << c;
+        EXPECT_EQ(r.shapeKey, a.shapeKey) << c;
+        EXPECT_EQ(r.shapeText, a.shapeText) << c;
+        EXPECT_EQ(r.kernelCount, a.kernelCount) << c;
+        EXPECT_EQ(r.expectedKernels, a.expectedKernels) << c;
+        EXPECT_EQ(r.unexpected, a.unexpected) << c;
+        EXPECT_EQ(r.missing, a.missing) << c;
     }
+}
+
+TEST(GrowingDocument, SnapshotsMayOutliveTheDocumentAndBeLetGoOnOtherThreads) {
+    // The window frees the snapshot it replaced on a worker, and may hold the last one after the
+    // profile's document is gone: each analysis let go then is freed (under the sanitizers: none leaks,
+    // none is freed twice or read after).
+    const std::string text = cpuRunTraceText();
+    std::vector<std::shared_ptr<const Document>> kept;
+    {
+        GrowingDocument growing("steps");
+        for (std::size_t k = 0; k < 4; ++k) {
+            growing.append("pid 1", std::nullopt,
+                           loadText(shifted(renumberCalls(text, k), 10'000'000LL * k)));
+            kept.push_back(growing.snapshot());
+        }
+        std::thread([first = std::move(kept.front())]() mutable { first.reset(); }).join();
+        kept.erase(kept.begin());
+    }
+    std::thread([&kept] { kept.front().reset(); }).join();
+    ASSERT_EQ(kept.size(), 3u);
+    EXPECT_EQ(kept.back()->analysis->calls.size(), 4 * analyzeTrace(*loadText(text)).calls.size());
 }
 
 TEST(GrowingDocument, FindingsAreFoundAgainAsTheTraceDoublesAndAtTheEnd) {

@@ -154,25 +154,31 @@ TEST(Summary, CountedPartByPartIsTheWholeTracesSummary) {
         const auto whole = loadTraceFile(path);
         const TimeNs from = whole->startNs(), span = whole->endNs() + 1 - whole->startNs();
         std::vector<std::shared_ptr<const Trace>> parts;
-        SummaryParts counted;
         for (int k = 0; k < 5; ++k) {
             TraceMerger merger;
             TraceMerger::Part part;
             part.window = {{from + span * k / 5, from + span * (k + 1) / 5}};
             merger.add(*whole, part);
             parts.push_back(merger.finish());
-            counted.add(*parts.back());
         }
         const auto merged = mergeSteps(parts);
-        for (const std::size_t top : {std::size_t(0), std::size_t(3)}) {
-            const TraceSummary grown = counted.summary(*merged, top), read = summarize(*merged, top);
-            EXPECT_EQ(formatSummaries({{"parts", grown, ""}}, SummaryFormat::Json),
-                      formatSummaries({{"parts", read, ""}}, SummaryFormat::Json));
-            ASSERT_FALSE(grown.topKernels.empty());
-            for (const KernelStats& k : grown.topKernels)
-                EXPECT_EQ(merged->str(k.nameId), k.name);
+        // In time order, as a program writes them, and last first (each part's kernels before all the
+        // ones counted so far).
+        SummaryParts inOrder, lastFirst;
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            inOrder.add(*parts[k]);
+            lastFirst.add(*parts[parts.size() - 1 - k]);
         }
-        EXPECT_FALSE(counted.kernelsByRole(*merged)); // the parts came without their analyses
+        for (const SummaryParts* counted : {&inOrder, &lastFirst})
+            for (const std::size_t top : {std::size_t(0), std::size_t(3)}) {
+                const TraceSummary grown = counted->summary(*merged, top), read = summarize(*merged, top);
+                EXPECT_EQ(formatSummaries({{"parts", grown, ""}}, SummaryFormat::Json),
+                          formatSummaries({{"parts", read, ""}}, SummaryFormat::Json));
+                ASSERT_FALSE(grown.topKernels.empty());
+                for (const KernelStats& k : grown.topKernels)
+                    EXPECT_EQ(merged->str(k.nameId), k.name);
+            }
+        EXPECT_FALSE(inOrder.kernelsByRole(*merged)); // the parts came without their analyses
     }
 }
 
