@@ -294,26 +294,40 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
         ASSERT_TRUE(match.hasMatch()) << roofline.toStdString();
         EXPECT_LE(match.captured(1).toDouble(), 100.0) << roofline.toStdString();
     }
-    // The chart: each name's point is under both of its roofs (its tooltip's shares no more than 100%).
-    std::unique_ptr<QChart> chart(makeChart(ChartKind::Roofline, {{&trace, &a, "run"}}));
-    int points = 0;
-    const QRegularExpression shares(
-        QStringLiteral("([0-9.]+)% of the fp32 compute roof, ([0-9.]+)% of the memory roof"));
-    for (QAbstractSeries* series : chart->series())
-        for (const QString& tip : series->property("attnscopeTips").toStringList()) {
-            const auto match = shares.match(tip);
-            ASSERT_TRUE(match.hasMatch()) << tip.toStdString();
-            EXPECT_LE(match.captured(1).toDouble(), 100.0) << tip.toStdString();
-            EXPECT_LE(match.captured(2).toDouble(), 100.0) << tip.toStdString();
-            ++points;
-        }
-    // A point per name with a kernel under its roofs.
-    std::set<std::string> placed;
-    for (const KernelAnalysis& k : a.kernels)
-        if (!k.beyondRoof)
-            placed.insert(std::string(trace.str(trace.track(k.event.track).events.name[k.event.index])));
-    EXPECT_EQ(points, int(placed.size()));
-    EXPECT_GE(points, 1); // flash at least: at this small shape the naive kernels' data can sit in cache
+    // The chart: each name's point is under both of its roofs (its tooltip's shares no more than 100%),
+    // a point per name with a kernel under its roofs.
+    auto expectPointsUnderRoofs = [&trace](const TraceAnalysis& analysis) {
+        std::unique_ptr<QChart> chart(makeChart(ChartKind::Roofline, {{&trace, &analysis, "run"}}));
+        int points = 0;
+        const QRegularExpression shares(
+            QStringLiteral("([0-9.]+)% of the fp32 compute roof, ([0-9.]+)% of the memory roof"));
+        for (QAbstractSeries* series : chart->series())
+            for (const QString& tip : series->property("attnscopeTips").toStringList()) {
+                const auto match = shares.match(tip);
+                EXPECT_TRUE(match.hasMatch()) << tip.toStdString();
+                EXPECT_LE(match.captured(1).toDouble(), 100.0) << tip.toStdString();
+                EXPECT_LE(match.captured(2).toDouble(), 100.0) << tip.toStdString();
+                ++points;
+            }
+        std::set<std::string> placed;
+        for (const KernelAnalysis& k : analysis.kernels)
+            if (!k.beyondRoof)
+                placed.insert(std::string(trace.str(trace.track(k.event.track).events.name[k.event.index])));
+        EXPECT_EQ(points, int(placed.size()));
+        return points;
+    };
+    expectPointsUnderRoofs(a);
+    // How many kernels beat this machine's measured roofs depends on the run: data still in cache beats
+    // the DRAM roof, and roofs measured while another test loads the machine are low (in CI every kernel
+    // once did, leaving no point). Under roofs far above any kernel, every name has its point.
+    ASSERT_TRUE(a.cpuShare);
+    DeviceSpec high = *a.cpuShare;
+    high.fp32 = 1e18;
+    high.bandwidth = 1e18;
+    high.fp16 = 0;
+    const TraceAnalysis roomy = analyzeTrace(trace, &high);
+    EXPECT_EQ(roomy.beyondRoof, 0u);
+    EXPECT_EQ(expectPointsUnderRoofs(roomy), 4); // naive's three kernels and flash's
 }
 
 // Ticked implementations go to the run only when the chosen backend has them: PyTorch's SDPA backends
