@@ -9,6 +9,7 @@
 #include "core/document/growing_document.h"
 #include "kernels/program_profile.h"
 
+#include <QThreadPool>
 #include <QTimer>
 
 namespace attnscope::ui {
@@ -152,6 +153,12 @@ void ProfileController::build(bool complete) {
 void ProfileController::end() {
     m_timer->stop();
     m_active = false;
+    // What grew the snapshots (the steps as appended, the spare analysis) goes on a worker half a second
+    // after the last snapshot, not while the window paints it.
+    QTimer::singleShot(500, this, [snapshots = std::move(m_snapshots)]() mutable {
+        QThreadPool::globalInstance()->start(
+            [snapshots = std::move(snapshots)]() mutable { snapshots.reset(); });
+    });
     m_panel->setRunning(false);
     const QString outcome =
         tr("%1 %2; %n step(s) recorded", nullptr, int(m_stepCount)).arg(m_name, qs(m_profile->outcome()));
