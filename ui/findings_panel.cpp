@@ -153,6 +153,8 @@ void FindingsPanel::showDetails(int row) {
     if (f.count > f.evidence.size())
         m_evidence->addItem(
             tr("… %1 places in all (the first %2 listed)").arg(f.count).arg(f.evidence.size()));
+    // Laid out now: painted with the rest of the window, not again after it.
+    m_evidence->doItemsLayout();
 }
 
 } // namespace attnscope::ui

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "core/document/document.h"
+#include "core/document/growing_document.h"
+#include "core/io/trace_builder.h"
+#include "core/io/trace_loader.h"
+#include "core/io/trace_merge.h"
 #include "core/model/timeline_index.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
 #include "ui/profile_controller.h"
+#include "ui/timeline_view.h"
 #include "ui/trace_header.h"
 #include "ui/ui_test_support.h"
 
@@ -28,9 +33,13 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QThreadPool>
 #include <QUrl>
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
 
 using namespace attnscope;
 using namespace attnscope::ui;
@@ -124,6 +133,104 @@ TEST(MainWindow, AnotherDocumentOfTheSameKernelsLeavesNoneSelected) {
     Q_EMIT profile->snapshot(openDocument(DocumentSource::file(path)), true); // started again
     QApplication::processEvents();
     EXPECT_TRUE(table->selectionModel()->selectedRows().isEmpty());
+}
+
+// A live profile's next snapshot, with kernels new to the table and its findings found again: the kernel
+// table and the finding's places are laid out with the rest of the window and painted in its first pass,
+// not again in a later one (the window may take more: a label grown with its text lays the window out).
+TEST(MainWindow, ALiveSnapshotsTablesArePaintedInTheWindowsFirstPass) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto whole = loadTraceFile(path);
+    // The program's two steps: the trace's first tenth, then the rest.
+    const TimeNs cut = whole->startNs() + (whole->endNs() - whole->startNs()) / 10;
+    auto step = [&](TimeNs from, TimeNs to) {
+        TraceMerger merger;
+        TraceMerger::Part part;
+        part.window = {{from, to}};
+        merger.add(*whole, part);
+        merger.builder().info().format = "kineto-json";
+        return merger.finish();
+    };
+    QSettings().clear(); // the docks where a first start puts them
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    for (const char* dock : {"kernelsDock", "findingsDock"})
+        w.findChild<QDockWidget*>(dock)->raise();
+    auto* profile = w.findChild<ProfileController*>();
+    GrowingDocument growing("steps");
+    growing.append("pid 1", std::nullopt, step(whole->startNs(), cut));
+    const auto first = growing.snapshot();
+    Q_EMIT profile->snapshot(first, true);
+    QTest::qWait(200);
+    // The passes (the window's update requests) each view is painted in.
+    struct Passes : QObject {
+        QWidget* window = nullptr;
+        int pass = 0;
+        std::map<QObject*, std::vector<int>> painted;
+        bool eventFilter(QObject* o, QEvent* e) override {
+            if (o == window && e->type() == QEvent::UpdateRequest) ++pass;
+            if (o != window && e->type() == QEvent::Paint) painted[o].push_back(pass);
+            return false;
+        }
+    } passes;
+    passes.window = &w;
+    const std::vector<QWidget*> views = {w.kernelTable()->viewport(),
+                                         w.findChild<QAbstractItemView*>("findingsEvidence")->viewport()};
+    w.installEventFilter(&passes);
+    for (QWidget* view : views)
+        view->installEventFilter(&passes);
+    growing.append("pid 1", std::nullopt, step(cut, whole->endNs() + 1));
+    const auto complete = growing.snapshot(true); // its findings found again on both steps
+    ASSERT_GT(complete->summary->kernelsByRole.size(), first->summary->kernelsByRole.size());
+    ASSERT_NE(complete->findings, first->findings);
+    Q_EMIT profile->snapshot(complete, false);
+    // The loop's turns that follow: the window's paint, and what each turn posts for the next.
+    for (int turn = 0; turn < 5; ++turn)
+        QApplication::processEvents();
+    w.removeEventFilter(&passes);
+    for (QWidget* view : views) {
+        view->removeEventFilter(&passes);
+        EXPECT_EQ(passes.painted[view], std::vector<int>{1}) << view->parent()->objectName().toStdString();
+    }
+}
+
+// The document a snapshot replaces is freed on a worker once the window has painted the new one: it is
+// there at each paint, and gone when the worker is done.
+TEST(MainWindow, TheDocumentASnapshotReplacesIsFreedAfterTheNewOneIsPainted) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    auto* profile = w.findChild<ProfileController*>();
+    std::weak_ptr<const Document> replaced;
+    {
+        auto first = openDocument(DocumentSource::file(path));
+        replaced = first;
+        Q_EMIT profile->snapshot(std::move(first), true);
+    }
+    QTest::qWait(100);
+    QThreadPool::globalInstance()->waitForDone();
+    ASSERT_FALSE(replaced.expired()); // on show
+    struct Paints : QObject {
+        std::weak_ptr<const Document>* replaced = nullptr;
+        int count = 0, whileThere = 0;
+        bool eventFilter(QObject*, QEvent* e) override {
+            if (e->type() == QEvent::Paint) ++count, whileThere += !replaced->expired();
+            return false;
+        }
+    } paints;
+    paints.replaced = &replaced;
+    auto* timeline = w.findChild<TimelineView*>();
+    timeline->installEventFilter(&paints);
+    Q_EMIT profile->snapshot(openDocument(DocumentSource::file(path)), false);
+    EXPECT_FALSE(replaced.expired()); // the views let it go; the window has not painted the new one yet
+    QTest::qWait(100);
+    QThreadPool::globalInstance()->waitForDone();
+    timeline->removeEventFilter(&paints);
+    EXPECT_GT(paints.count, 0);
+    EXPECT_EQ(paints.whileThere, paints.count);
+    EXPECT_TRUE(replaced.expired());
 }
 
 TEST(MainWindow, FilterNarrowsTheKernelTable) {
