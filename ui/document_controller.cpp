@@ -5,6 +5,8 @@
 
 #include "job_runner.h"
 
+#include <QCoreApplication>
+#include <QEvent>
 #include <QFileInfo>
 #include <QStringList>
 #include <QThreadPool>
@@ -78,10 +80,27 @@ void DocumentController::setDocument(std::shared_ptr<const Document> doc, const 
     m_name = name;
     Q_EMIT documentChanged(sameRun);
     // The views have let the one it replaces go: it is freed on a worker, not here (a live profile's
-    // previous snapshot holds an analysis of hundreds of thousands of calls and kernels).
+    // previous snapshot holds an analysis of hundreds of thousands of calls and kernels), and after the
+    // window has painted the new one — a paint is requested by a low-priority event, posted now if the
+    // views changed, and this one comes after it — so that large blocks given back to the system do not
+    // stall that paint.
     if (replaced && replaced.use_count() == 1)
-        QThreadPool::globalInstance()->start(
-            [replaced = std::move(replaced)]() mutable { replaced.reset(); });
+        QCoreApplication::postEvent(this, new Replaced(std::move(replaced)), Qt::LowEventPriority);
+}
+
+DocumentController::Replaced::Replaced(std::shared_ptr<const Document> doc)
+    : QEvent(kind()), document(std::move(doc)) {}
+
+QEvent::Type DocumentController::Replaced::kind() {
+    static const auto type = QEvent::Type(QEvent::registerEventType());
+    return type;
+}
+
+bool DocumentController::event(QEvent* event) {
+    if (event->type() != Replaced::kind()) return QObject::event(event);
+    QThreadPool::globalInstance()->start(
+        [replaced = std::move(static_cast<Replaced*>(event)->document)]() mutable { replaced.reset(); });
+    return true;
 }
 
 void DocumentController::analyse() {

@@ -4,6 +4,7 @@
 #include "core/model/trace.h"
 
 #include <QByteArray>
+#include <QEvent>
 #include <QObject>
 #include <QString>
 
@@ -57,9 +58,19 @@ Q_SIGNALS:
     // A load ended: shown, failed or cancelled (after the signal that says which).
     void loadEnded();
 
+protected:
+    bool event(QEvent* event) override; // lets a replaced document go (setDocument)
+
 private:
     void start(DocumentSource source, const QString& name, const QByteArray& keepAlive);
     void setDocument(std::shared_ptr<const Document> doc, const QString& name, bool sameRun);
+
+    // A document another replaced, on its way to a worker that frees it.
+    struct Replaced : QEvent {
+        explicit Replaced(std::shared_ptr<const Document> doc);
+        static QEvent::Type kind();
+        std::shared_ptr<const Document> document;
+    };
 
     JobRunner* m_jobs = nullptr; // "load" and "analysis"
     std::shared_ptr<const Document> m_document;
