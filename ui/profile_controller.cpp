@@ -153,8 +153,9 @@ void ProfileController::build(bool complete) {
 void ProfileController::end() {
     m_timer->stop();
     m_active = false;
-    // What grew the snapshots (the steps as appended, the spare analysis) goes on a worker half a second
-    // after the last snapshot, not while the window paints it.
+    // What grew the snapshots (each process's steps as appended) is let go once the profile has ended, on
+    // a worker half a second after the last snapshot: not kept till the next profile, not freed while the
+    // window paints.
     QTimer::singleShot(500, this, [snapshots = std::move(m_snapshots)]() mutable {
         QThreadPool::globalInstance()->start(
             [snapshots = std::move(snapshots)]() mutable { snapshots.reset(); });

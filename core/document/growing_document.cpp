@@ -12,14 +12,17 @@ namespace attnscope {
 struct GrowingDocument::Spare {
     std::mutex mutex;
     std::unique_ptr<TraceAnalysis> analysis;
-    bool wanted = true; // till the document's end
+    bool wanted = true; // till the complete snapshot (no step follows it) or the document's end
 };
 
 GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
     : m_name(std::move(name)), m_cpuRoofs(cpuRoofs), m_spare(std::make_shared<Spare>()) {}
 
 GrowingDocument::~GrowingDocument() {
-    // Snapshots may outlive it: what they let go from now on is freed, not kept for a step to come.
+    dropSpare(); // snapshots may outlive it: what they let go is freed, not kept for a step to come
+}
+
+void GrowingDocument::dropSpare() {
     std::unique_ptr<TraceAnalysis> spent; // freed after the lock is released
     const std::lock_guard<std::mutex> lock(m_spare->mutex);
     spent = std::move(m_spare->analysis);
@@ -110,6 +113,7 @@ void GrowingDocument::restart(const std::string& process) {
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
+    if (complete) dropSpare(); // no step follows
     DocumentOptions options;
     options.cpuRoofs = m_cpuRoofs;
     if (m_processes.size() <= 1) {

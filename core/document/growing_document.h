@@ -54,10 +54,9 @@ private:
     // Shared with the snapshots; when the last of them lets it go, it comes back as the spare.
     std::shared_ptr<const TraceAnalysis> share(TraceAnalysis analysis);
     // The joined analysis an earlier snapshot had, once no snapshot holds it (the window frees the one
-    // it replaced): the next join writes into its lists' memory (joinAnalyses' room). Kept past the
-    // complete snapshot too, till the document goes: the analysis that snapshot replaces is then not
-    // freed while the window paints it (a worker's freeing slowed the paint by a third, on two cores).
+    // it replaced): the next join writes into its lists' memory (joinAnalyses' room).
     struct Spare;
+    void dropSpare(); // frees the spare, and the analyses let go from now on
     std::vector<std::unique_ptr<Process>>::iterator find(const std::string& process);
 
     std::string m_name;

@@ -307,31 +307,6 @@ TEST(GrowingDocument, AJoinWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
     }
 }
 
-TEST(GrowingDocument, TheAnalysisTheCompleteSnapshotReplacesIsKeptForTheNextJoin) {
-    // The window lets the snapshot before the complete one go while it paints the complete one: its
-    // analysis comes back as the spare then too (not freed beside the paint), and a step appended after
-    // all is joined into its memory.
-    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
-    const std::string text = readAllBytes(path);
-    const long long start = loadText(text)->startNs() / 1000;
-    GrowingDocument growing("steps");
-    growing.append("pid 1", std::nullopt, loadText(text));
-    auto first = growing.snapshot();
-    const KernelAnalysis* memory = first->analysis->kernels.data();
-    const std::size_t kernels = first->analysis->kernels.size();
-    // Steps of CPU ops only: they add no kernel, so the first snapshot's list has room for every join.
-    growing.append("pid 1", std::nullopt, loadText(cpuOpsStep(start + 900'000)));
-    const auto complete = growing.snapshot(true);
-    first.reset();
-    // Were the first analysis freed, this would take its memory and the join would get other memory.
-    const std::vector<KernelAnalysis> elsewhere(kernels);
-    growing.append("pid 1", std::nullopt, loadText(cpuOpsStep(start + 950'000)));
-    const auto after = growing.snapshot(true);
-    ASSERT_EQ(after->analysis->kernels.size(), kernels);
-    EXPECT_EQ(after->analysis->kernels.data(), memory);
-    EXPECT_NE(elsewhere.data(), memory);
-}
-
 TEST(GrowingDocument, SnapshotsMayOutliveTheDocumentAndBeLetGoOnOtherThreads) {
     // The window frees the snapshot it replaced on a worker, and may hold the last one after the
     // profile's document is gone: each analysis let go then is freed (under the sanitizers: none leaks,
