@@ -233,6 +233,19 @@ private:
         auto isBetween = [](KernelRole r) {
             return r == KernelRole::Elementwise || r == KernelRole::Reduction;
         };
+        // A backward pass's kernels (an attention's gradients: flash_bwd, mem-efficient's cutlassB, cuDNN's
+        // bprop, a softmax's backward, or on the CPU the ops named so) are attention work but no call of
+        // their own: a call is the forward attention an implementation's expected call describes, one a layer
+        // a forward pass.
+        auto backward = [&](const KernelAnalysis& k) {
+            auto named = [&](EventRef e) {
+                const std::string_view name = trace.str(trace.track(e.track).events.name[e.index]);
+                for (const char* word : {"backward", "bwd", "bprop", "cutlassb"})
+                    if (containsNoCase(name, word)) return true;
+                return false;
+            };
+            return named(k.event) || (k.costOp && named(*k.costOp));
+        };
         if (ownCalls.empty()) {
             std::map<TrackId, std::vector<std::uint32_t>> perTrack;
             for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
@@ -243,6 +256,7 @@ private:
                 for (std::size_t p = 0; p < list.size(); ++p) {
                     KernelAnalysis& k = a.kernels[list[p]];
                     if (k.role == KernelRole::FusedAttention) {
+                        if (backward(k)) continue;
                         AttentionCall call;
                         const StringId name = trace.track(k.event.track).events.name[k.event.index];
                         auto [impl, added] = implByName.try_emplace(name.value);
@@ -252,7 +266,7 @@ private:
                         a.calls.push_back(std::move(call));
                         continue;
                     }
-                    if (k.role != KernelRole::Softmax) continue;
+                    if (k.role != KernelRole::Softmax || backward(k)) continue;
                     std::size_t before = p, after = p;
                     int between = 0;
                     while (before > 0 && isBetween(a.kernels[list[before - 1]].role) &&

@@ -267,6 +267,69 @@ TEST(Analysis, UpToFourElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
     EXPECT_TRUE(analyzeTrace(*chain(0, 5)).calls.empty());
 }
 
+// A training step's backward pass runs an attention's gradients after its forward: a naive call's (its
+// GEMMs around the softmax's backward) and a fused call's (flash's three backward kernels, mem-efficient's
+// cutlassB, cuDNN's bprop). They are attention work, but no call of their own: one call a forward.
+TEST(Analysis, ABackwardPassIsNoCallOfItsOwn) {
+    const char* softmaxBackward =
+        "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, "
+        "float, at::native::(anonymous namespace)::SoftMaxBackwardEpilogue>";
+    const auto naive = a100Kernels({{gemm, 7, 50},
+                                    {scale, 7, 5},
+                                    {softmax, 7, 20},
+                                    {gemm, 7, 50},
+                                    {gemm, 7, 50}, // the backward: the PV GEMM's gradients
+                                    {gemm, 7, 50},
+                                    {dropout, 7, 5},
+                                    {softmaxBackward, 7, 20},
+                                    {scale, 7, 5},
+                                    {gemm, 7, 50}, // the QKᵀ GEMM's
+                                    {gemm, 7, 50}});
+    const TraceAnalysis a = analyzeTrace(*naive);
+    ASSERT_EQ(a.calls.size(), 1u);
+    EXPECT_EQ(a.calls[0].impl, "naive");
+    EXPECT_EQ(a.calls[0].kernels.size(), 4u);
+    EXPECT_EQ(a.kernels[7].role, KernelRole::Softmax); // softmax work all the same
+    EXPECT_EQ(a.kernels[7].call, -1);
+    struct Fused {
+        std::vector<const char*> forward, backward;
+        const char* impl;
+    };
+    for (const Fused& f : std::vector<Fused>{
+             {{"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
+               "4>>"},
+              {"void pytorch_flash::flash_bwd_dot_do_o_kernel<true, "
+               "pytorch_flash::Flash_bwd_kernel_traits<64, "
+               "128, 128, 8, 2, 4, 4, true, false, cutlass::half_t>>(pytorch_flash::Flash_bwd_params)",
+               "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::"
+               "Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 4, true, false, cutlass::half_t>>"
+               "(pytorch_flash::Flash_bwd_params)",
+               "void pytorch_flash::flash_bwd_convert_dq_kernel<pytorch_flash::Flash_bwd_kernel_traits<64, "
+               "128, 128, 8, 2, 4, 4, true, false, cutlass::half_t>>(pytorch_flash::Flash_bwd_params)"},
+              "flash"},
+             {{"fmha_cutlassF_bf16_aligned_64x128_rf_sm80"},
+              {"fmha_cutlassB_bf16_aligned_64x64_k64_sm80"},
+              "mem-efficient"},
+             {{"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_kernel0_"
+               "0"},
+              {"cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_3_64x128x128_4x2x1_kernel0_"
+               "0"},
+              "cuDNN SDPA"}}) {
+        std::vector<std::tuple<const char*, int, int>> kernels;
+        for (const char* name : f.forward)
+            kernels.emplace_back(name, 7, 40);
+        for (const char* name : f.backward)
+            kernels.emplace_back(name, 7, 80);
+        const TraceAnalysis b = analyzeTrace(*a100Kernels(kernels));
+        ASSERT_EQ(b.calls.size(), 1u) << f.impl;
+        EXPECT_EQ(b.calls[0].impl, f.impl);
+        for (std::size_t k = f.forward.size(); k < b.kernels.size(); ++k) {
+            EXPECT_EQ(b.kernels[k].role, KernelRole::FusedAttention) << k;
+            EXPECT_EQ(b.kernels[k].call, -1) << k;
+        }
+    }
+}
+
 // A kernel name's role in the table and the timeline's colours is the one most of its time has; a
 // name whose instances all last 0 ns still gets its own.
 TEST(Analysis, ANameOfZeroLengthKernelsKeepsItsRole) {
