@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTextEdit>
@@ -125,15 +126,25 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
             m_table->setItem(row, c, item);
         }
     }
-    m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    // The columns sized now, and the table told once below (doItemsLayout): each column's resize would
+    // have the table repaint it on the loop's next turn, and the header stretch its column then too, after
+    // the window's paint, so that the table was painted twice.
+    QHeaderView* header = m_table->horizontalHeader();
+    {
+        const QSignalBlocker quiet(header);
+        m_table->resizeColumnsToContents();
+        header->setSectionResizeMode(1, QHeaderView::Stretch);
+        QMetaObject::invokeMethod(header, "resizeSections", Qt::DirectConnection); // protected
+    }
     m_note->setText(said);
     m_explanation->clear();
     m_evidence->clear();
-    if (list.empty()) return;
-    const auto kept =
-        std::find_if(list.begin(), list.end(), [&](const Finding& f) { return f.id == selectedId; });
-    m_table->setCurrentCell(kept == list.end() ? 0 : int(kept - list.begin()), 0);
+    if (!list.empty()) {
+        const auto kept =
+            std::find_if(list.begin(), list.end(), [&](const Finding& f) { return f.id == selectedId; });
+        m_table->setCurrentCell(kept == list.end() ? 0 : int(kept - list.begin()), 0);
+    }
+    m_table->doItemsLayout(); // as the places' list: painted with the window, not again after it
 }
 
 void FindingsPanel::showDetails(int row) {

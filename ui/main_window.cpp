@@ -450,6 +450,9 @@ void MainWindow::showAnalysis() {
     m_attention->showAnalysis(doc->trace, doc->analysis);
     m_timeline->setAnalysis(doc->analysis);
     m_charts->setInputs({{doc->trace.get(), doc->analysis.get(), m_documents->name()}});
+    // What the panels' new texts ask of the layout (a note a line shorter, a column wider) is done now,
+    // before the window's paint: not after it, with the panels it moved painted a second time.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     Q_EMIT analysisReady();
 }
 

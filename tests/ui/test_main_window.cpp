@@ -136,8 +136,9 @@ TEST(MainWindow, AnotherDocumentOfTheSameKernelsLeavesNoneSelected) {
 }
 
 // A live profile's next snapshot, with kernels new to the table and its findings found again: the kernel
-// table and the finding's places are laid out with the rest of the window and painted in its first pass,
-// not again in a later one (the window may take more: a label grown with its text lays the window out).
+// table, the findings (their columns sized again, one stretched) and the finding's places are laid out
+// with the rest of the window and painted in its first pass, not again in a later one (the window may take
+// more: a label grown with its text lays the window out).
 TEST(MainWindow, ALiveSnapshotsTablesArePaintedInTheWindowsFirstPass) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     const auto whole = loadTraceFile(path);
@@ -176,6 +177,7 @@ TEST(MainWindow, ALiveSnapshotsTablesArePaintedInTheWindowsFirstPass) {
     } passes;
     passes.window = &w;
     const std::vector<QWidget*> views = {w.kernelTable()->viewport(),
+                                         w.findChild<QAbstractItemView*>("findingsTable")->viewport(),
                                          w.findChild<QAbstractItemView*>("findingsEvidence")->viewport()};
     w.installEventFilter(&passes);
     for (QWidget* view : views)
