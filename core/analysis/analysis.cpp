@@ -237,12 +237,16 @@ private:
         // bprop, a softmax's backward, or on the CPU the ops named so) are attention work but no call of
         // their own: a call is the forward attention an implementation's expected call describes, one a layer
         // a forward pass.
+        // Read once a name (a trace has a few hundred, its kernels and ops hundreds of thousands).
+        std::unordered_map<std::uint32_t, bool> backwardNames;
         auto backward = [&](const KernelAnalysis& k) {
             auto named = [&](EventRef e) {
-                const std::string_view name = trace.str(trace.track(e.track).events.name[e.index]);
-                for (const char* word : {"backward", "bwd", "bprop", "cutlassb"})
-                    if (containsNoCase(name, word)) return true;
-                return false;
+                const StringId id = trace.track(e.track).events.name[e.index];
+                const auto [known, added] = backwardNames.try_emplace(id.value, false);
+                if (added)
+                    for (const char* word : {"backward", "bwd", "bprop", "cutlassb"})
+                        known->second = known->second || containsNoCase(trace.str(id), word);
+                return known->second;
             };
             return named(k.event) || (k.costOp && named(*k.costOp));
         };
