@@ -486,6 +486,7 @@ void MainWindow::screenshotIfAsked() {
     const QString path = m_screenshotPath;
     m_screenshotPath.clear();
     QTimer::singleShot(100, this, [this, path] {
+        m_timeline->finishFrame(); // a live snapshot's frame drawn now, not the one before it
         const bool ok = grab().save(path);
         if (!ok) qWarning("could not save screenshot to %s", qPrintable(path));
         QApplication::exit(ok && !m_screenshotFailed ? 0 : 1);

@@ -3,6 +3,7 @@
 #include "core/report/format.h"
 
 #include "counter_tracks.h"
+#include "job_runner.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -21,6 +22,16 @@ namespace attnscope::ui {
 
 namespace {
 constexpr int kDragThreshold = 4; // pixels before a press becomes a drag
+
+// A frame of the view: the renderer's tracks, ruler and legend, and the label column's colour right of
+// the events (under the scroll bar).
+void drawFrame(QImage& frame, TimelineRenderer& renderer, const TimelineScene& scene,
+               const TimelineStyle& style, QSize widget) {
+    QPainter p(&frame);
+    const int eventsRight = style.labelWidth + int(scene.viewport.width());
+    p.fillRect(QRect(eventsRight, 0, widget.width() - eventsRight, widget.height()), style.labelColumn);
+    renderer.paint(p, QSize(eventsRight, widget.height()), scene, style);
+}
 } // namespace
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
@@ -36,6 +47,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
         }
     });
     m_clock.start();
+    m_jobs = new JobRunner(this);
     restyle();
 }
 
@@ -99,7 +111,13 @@ void TimelineView::updateScrollBar() {
 // The view without its scroll bar: a repaint of the whole widget would repaint the bar too (its style's
 // gradients cost as much as a lane of events), and the bar repaints itself when it moves.
 void TimelineView::repaintView() {
-    update(m_scrollBar->isVisible() ? QRegion(rect()).subtracted(m_scrollBar->geometry()) : QRegion(rect()));
+    ++m_version;
+    m_ahead = QImage(); // drawn for the version before
+    update(withoutScrollBar());
+}
+
+QRegion TimelineView::withoutScrollBar() const {
+    return m_scrollBar->isVisible() ? QRegion(rect()).subtracted(m_scrollBar->geometry()) : QRegion(rect());
 }
 
 void TimelineView::setScrollY(int y) {
@@ -152,6 +170,67 @@ void TimelineView::updateTrace(std::shared_ptr<const Trace> trace,
     m_viewport = TimeViewport(m_trace->startNs(), m_trace->endNs(), eventsWidth());
     if (!m_showingAll) m_viewport.fit(before.start(), before.end(), 0);
     relayout();
+    m_aheadWanted = true;
+}
+
+void TimelineView::finishFrame() {
+    m_aheadWanted = false;
+    repaintView(); // a frame a worker draws is of an older version now
+}
+
+void TimelineView::drawAhead(QSize pixels, qreal dpr) {
+    // What the frame reads, shared or copied: the view goes on changing while the worker draws.
+    struct Job {
+        std::shared_ptr<const Trace> trace;
+        std::shared_ptr<const TimelineIndex> index;
+        std::shared_ptr<const TraceAnalysis> analysis;
+        TimelineLayout layout;
+        std::vector<std::uint8_t> highlight;
+        std::vector<EventRef> matches;
+        std::vector<FoldedCall> folds;
+        std::vector<std::pair<EventRef, EventRef>> links;
+        TimelineScene scene;
+        TimelineStyle style;
+        ColorMode mode;
+        QSize widget;
+        QImage frame; // the frame before the one on show, drawn over (its pages touched already)
+    };
+    if (m_back.size() != pixels) m_back = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+    m_back.setDevicePixelRatio(dpr);
+    auto job =
+        std::make_shared<Job>(Job{m_trace, m_index, m_analysis, m_layout, m_highlight, m_matches, m_folds,
+                                  m_links, scene(), m_style, m_colorMode, size(), std::move(m_back)});
+    m_back = QImage();
+    TimelineScene& s = job->scene;
+    s.trace = job->trace.get();
+    s.index = job->index.get();
+    s.analysis = job->analysis.get();
+    s.layout = &job->layout;
+    s.highlight = s.highlight ? &job->highlight : nullptr;
+    s.matches = s.matches ? &job->matches : nullptr;
+    s.folds = s.folds ? &job->folds : nullptr;
+    s.links = s.links ? &job->links : nullptr;
+    m_aheadVersion = m_version;
+    m_jobs->start<QImage>(
+        "frame",
+        [job]() mutable {
+            QImage frame = std::move(job->frame);
+            TimelineRenderer renderer(*job->trace);
+            renderer.setColorMode(job->mode, job->analysis.get());
+            drawFrame(frame, renderer, job->scene, job->style, job->widget);
+            return frame;
+        },
+        [this, version = m_version](QImage frame) {
+            if (version != m_aheadVersion) return;
+            m_aheadVersion.reset();
+            if (version != m_version) return; // the view changed: its own paint drew that
+            m_ahead = std::move(frame);
+            update(withoutScrollBar()); // not repaintView: the version on show is the frame's
+        },
+        [this](const QString&) {
+            m_aheadVersion.reset();
+            repaintView(); // drawn here instead
+        });
 }
 
 TimelineScene TimelineView::scene() const {
@@ -184,13 +263,22 @@ void TimelineView::paintEvent(QPaintEvent*) {
     // pixels (TimelineRenderer::flushBoxes), then copied to the screen in one go.
     const qreal dpr = devicePixelRatioF();
     const QSize pixels = (QSizeF(size()) * dpr).toSize();
-    if (m_frame.size() != pixels) m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
-    m_frame.setDevicePixelRatio(dpr);
-    {
-        QPainter fp(&m_frame);
-        const int eventsRight = m_style.labelWidth + int(m_viewport.width());
-        fp.fillRect(QRect(eventsRight, 0, width() - eventsRight, height()), m_style.labelColumn);
-        m_renderer->paint(fp, QSize(eventsRight, height()), scene(), m_style);
+    if (!m_ahead.isNull() && m_ahead.size() == pixels) {
+        m_back = std::move(m_frame);  // the next worker draws over it
+        m_frame = std::move(m_ahead); // a worker drew what is on show (drawAhead)
+        m_ahead = QImage();
+    } else if ((m_aheadWanted || m_aheadVersion == m_version) && m_frame.size() == pixels) {
+        // A live snapshot: its frame is drawn on a worker, the last one shown till then.
+        if (m_aheadWanted) drawAhead(pixels, dpr);
+        m_aheadWanted = false;
+        p.drawImage(0, 0, m_frame);
+        return;
+    } else {
+        m_aheadWanted = false;
+        m_ahead = QImage();
+        if (m_frame.size() != pixels) m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        m_frame.setDevicePixelRatio(dpr);
+        drawFrame(m_frame, *m_renderer, scene(), m_style, size());
     }
     p.drawImage(0, 0, m_frame);
     if (m_paintPending) {

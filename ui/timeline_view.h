@@ -21,6 +21,8 @@ class QScrollBar;
 
 namespace attnscope::ui {
 
+class JobRunner;
+
 // The timeline: tracks grouped by process / GPU, events on lanes, a ruler, a legend. Painted by
 // TimelineRenderer (no item per event). Keys and mouse as in Perfetto: W/S zoom at the cursor,
 // A/D pan, Ctrl+wheel zoom, wheel scrolls, drag pans, click selects, Shift+drag selects a range,
@@ -33,8 +35,16 @@ public:
 
     void setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index);
     // A newer snapshot of the same growing trace (a live run): selection, range, folded groups and
-    // the view are kept; a view that showed everything keeps showing everything.
+    // the view are kept; a view that showed everything keeps showing everything. Its frame is drawn on a
+    // worker, the last frame shown till then (the UI thread stays free for the user and the rest of the
+    // window); anything that changes the view meanwhile has its frame drawn here, and the worker's dropped.
     void updateTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const TimelineIndex> index);
+    // Whether the frame on show waits for one drawn on a worker.
+    bool drawingAhead() const { return m_aheadWanted || m_aheadVersion.has_value(); }
+    // The next paint draws the frame itself (a screenshot is about to be taken).
+    void finishFrame();
+    // The frame last painted (for tests).
+    const QImage& frame() const { return m_frame; }
     const Trace* trace() const { return m_trace.get(); }
 
     const TimeViewport& viewport() const { return m_viewport; }
@@ -118,6 +128,7 @@ private:
     void updateScrollBar();
     void setScrollY(int y);
     void repaintView();
+    QRegion withoutScrollBar() const;
     int eventsWidth() const;
     // Before a navigation: remembers where the view was (a burst of steps is one entry).
     void noteNavigation(bool discrete);
@@ -126,6 +137,8 @@ private:
 
     // Shows a place from the history (false when there is none).
     bool goTo(const std::optional<ViewPlace>& place);
+    // The frame of what the view shows now, drawn on a worker (a live snapshot's); pixels at dpr.
+    void drawAhead(QSize pixels, qreal dpr);
 
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const TimelineIndex> m_index;
@@ -151,6 +164,14 @@ private:
     ZoomHistory m_history;
     QElapsedTimer m_clock; // the history's time
     bool m_paintPending = false;
+    // What the view shows changes its version (repaintView); a frame drawn on a worker is shown only if
+    // it is of the version on show.
+    std::uint64_t m_version = 0;
+    bool m_aheadWanted = false;                  // the next paint has its frame drawn on a worker
+    std::optional<std::uint64_t> m_aheadVersion; // the version a worker is drawing
+    QImage m_ahead;                              // its frame, once drawn (of the version on show)
+    QImage m_back; // the frame before the one on show: a worker draws the next one over it
+    JobRunner* m_jobs = nullptr;
     bool m_legend = true;
     bool m_showingAll = true; // fit to the whole trace and not navigated since
     QImage m_frame;

@@ -65,25 +65,6 @@ std::string dump(const Trace& t) {
     return out.str();
 }
 
-// The trace cut by time into `steps` equal spans (each event in the span it starts in), as the live
-// benchmark cuts its steps: events that start in one step may end in the next.
-std::vector<std::shared_ptr<const Trace>> cutByTime(const Trace& whole, std::size_t steps) {
-    std::vector<std::shared_ptr<const Trace>> parts;
-    const TimeNs from = whole.startNs(), span = std::max<TimeNs>(1, whole.endNs() - whole.startNs());
-    for (std::size_t k = 0; k < steps; ++k) {
-        TraceMerger merger;
-        TraceMerger::Part part;
-        part.window = {{from + TimeNs(double(span) * double(k) / double(steps)),
-                        k + 1 == steps ? whole.endNs() + 1
-                                       : from + TimeNs(double(span) * double(k + 1) / double(steps))}};
-        merger.add(whole, part);
-        merger.builder().info().format = whole.info().format;
-        merger.builder().setDistributed(whole.distributed());
-        parts.push_back(merger.finish());
-    }
-    return parts;
-}
-
 // Appends the steps one by one; after each, the snapshot must be what mergeSteps makes of the steps so
 // far. Returns how many were appended in place.
 std::size_t expectEachSnapshotMerged(const std::vector<std::shared_ptr<const Trace>>& steps) {

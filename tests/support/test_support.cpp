@@ -3,7 +3,9 @@
 
 #include "core/analysis/machine_roofs.h"
 #include "core/io/byte_source.h"
+#include "core/io/trace_builder.h"
 #include "core/io/trace_loader.h"
+#include "core/io/trace_merge.h"
 
 #include <fstream>
 #include <gtest/gtest.h>
@@ -246,6 +248,23 @@ std::vector<std::string> verdictTraces(const TempDir& dir) {
     if (const std::string h100 = fixture("h100_sdpa_flash_qwen.json.gz"); !h100.empty())
         files.push_back(h100);
     return files;
+}
+
+std::vector<std::shared_ptr<const Trace>> cutByTime(const Trace& whole, std::size_t steps) {
+    std::vector<std::shared_ptr<const Trace>> parts;
+    const TimeNs from = whole.startNs(), span = std::max<TimeNs>(1, whole.endNs() - whole.startNs());
+    for (std::size_t k = 0; k < steps; ++k) {
+        TraceMerger merger;
+        TraceMerger::Part part;
+        part.window = {{from + TimeNs(double(span) * double(k) / double(steps)),
+                        k + 1 == steps ? whole.endNs() + 1
+                                       : from + TimeNs(double(span) * double(k + 1) / double(steps))}};
+        merger.add(whole, part);
+        merger.builder().info().format = whole.info().format;
+        merger.builder().setDistributed(whole.distributed());
+        parts.push_back(merger.finish());
+    }
+    return parts;
 }
 
 } // namespace attnscope::test

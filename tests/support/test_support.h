@@ -24,6 +24,10 @@ std::string fixture(const std::string& name);
 
 // Loads JSON text from memory; throws LoadError like a file would.
 std::shared_ptr<const Trace> loadText(std::string_view json);
+// The trace cut by time into `steps` equal spans (each event in the span it starts in), as the live
+// benchmark cuts its steps and a profiled program writes them: events that start in one step may end in
+// the next.
+std::vector<std::shared_ptr<const Trace>> cutByTime(const Trace& whole, std::size_t steps);
 // A trace shaped as AttnScope's own CPU runs write them: a process labelled "CPU" whose two workers
 // each ran their share of a naive call (QKᵀ, softmax, PV) and of a flash call, with the run's exact
 // FLOPs and bytes in the args, recorded on this machine (its host_name) — kernels held to this

@@ -3,6 +3,11 @@
 // counters.
 #include "timeline_test_support.h"
 
+#include "core/io/trace_loader.h"
+#include "core/io/trace_merge.h"
+
+#include <QThread>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -467,4 +472,74 @@ TEST(TimelineView, FlowArrowsOfTheSelectedSliceAreLinks) {
     EXPECT_TRUE(win.w.details()->field("links").contains("Flow from: SenderB"));
     ASSERT_TRUE(win.view().scene().links);
     EXPECT_EQ(win.view().scene().links->front(), std::make_pair(*sender, *receiver));
+}
+
+// A live profile's next snapshot: the view's frame is drawn on a worker. The window's paint shows the
+// frame before it at once (the UI thread does not draw a million events' lanes); the worker's frame, once
+// drawn, is the one the view draws itself. A zoom made while a worker draws is drawn by the view, and the
+// worker's frame, of the view before the zoom, is never shown.
+TEST(TimelineView, ALiveSnapshotsFrameIsDrawnOnAWorker) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto steps = cutByTime(*loadTraceFile(path), 4);
+    auto document = [](std::shared_ptr<const Trace> trace) {
+        return openDocument(DocumentSource::built(std::move(trace), "steps"));
+    };
+    const auto first = document(mergeSteps({steps[0], steps[1]}));
+    const auto second = document(mergeSteps({steps[0], steps[1], steps[2]}));
+    const auto third = document(mergeSteps(steps));
+    TimelineView view;
+    view.resize(1200, 600);
+    view.show();
+    view.setTrace(first->trace, first->index);
+    view.repaint();
+    ASSERT_FALSE(view.drawingAhead());
+    const QImage before = view.frame();
+    // What the view draws itself of a view: the worker's frame must be the same, pixel for pixel.
+    auto drawnHere = [&] {
+        view.finishFrame();
+        view.repaint();
+        return view.frame();
+    };
+    auto workerDone = [&] {
+        for (int turn = 0; turn < 500 && view.drawingAhead(); ++turn)
+            QTest::qWait(5);
+        QApplication::processEvents(); // the paint that shows it
+    };
+
+    view.updateTrace(second->trace, second->index);
+    view.repaint();
+    EXPECT_TRUE(view.drawingAhead());
+    EXPECT_EQ(view.frame(), before); // the frame before, till the worker's is drawn
+    workerDone();
+    ASSERT_FALSE(view.drawingAhead());
+    const QImage fromWorker = view.frame();
+    EXPECT_NE(fromWorker, before);
+    EXPECT_EQ(fromWorker, drawnHere());
+
+    // A zoom while the worker draws the next snapshot's frame: the view's own frame of the zoom stays.
+    view.updateTrace(third->trace, third->index);
+    view.repaint();
+    ASSERT_TRUE(view.drawingAhead());
+    const double span = view.viewport().span();
+    view.zoomBy(0.25);
+    ASSERT_LT(view.viewport().span(), span);
+    view.repaint(); // drawn here: the zoom came after the worker's view
+    const QImage zoomed = view.frame();
+    workerDone();
+    EXPECT_EQ(view.frame(), zoomed);
+    EXPECT_EQ(zoomed, drawnHere());
+
+    // The worker's frame drawn and handed over, and a zoom before the paint that would show it: the
+    // paint draws the zoom.
+    view.updateTrace(second->trace, second->index);
+    view.repaint();
+    for (int turn = 0; turn < 500 && view.drawingAhead(); ++turn) {
+        QThread::msleep(5);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::MetaCall); // the hand-over, not the paint
+    }
+    ASSERT_FALSE(view.drawingAhead());
+    view.zoomBy(0.5);
+    view.repaint();
+    const QImage shown = view.frame();
+    EXPECT_EQ(shown, drawnHere());
 }
