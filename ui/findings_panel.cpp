@@ -46,6 +46,12 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->setWordWrap(false);
+    // The columns are the same for every list: set once, so a list found again repaints its rows and not
+    // the header too (a header's sections cost a millisecond and more to paint).
+    const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_explanation = new QTextEdit(this);
     m_explanation->setObjectName("findingsExplanation");
     m_explanation->setReadOnly(true);
@@ -75,9 +81,8 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
 
 void FindingsPanel::showPending(bool analysing) {
     m_findings.reset();
-    m_table->clear();
+    m_table->clearContents();
     m_table->setRowCount(0);
-    m_table->setColumnCount(0);
     m_explanation->clear();
     m_evidence->clear();
     m_note->setText(analysing ? tr("Analysing…") : tr("No trace open."));
@@ -105,10 +110,7 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
         selectedId = (*m_findings)[std::size_t(m_table->currentRow())].id;
     m_findings = std::move(findings);
     m_startNs = startNs;
-    const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
-    m_table->clear();
-    m_table->setColumnCount(int(headers.size()));
-    m_table->setHorizontalHeaderLabels(headers);
+    m_table->clearContents();
     m_table->setRowCount(int(list.size()));
     for (int row = 0; row < int(list.size()); ++row) {
         const Finding& f = list[std::size_t(row)];
@@ -133,7 +135,6 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     {
         const QSignalBlocker quiet(header);
         m_table->resizeColumnsToContents();
-        header->setSectionResizeMode(1, QHeaderView::Stretch);
         QMetaObject::invokeMethod(header, "resizeSections", Qt::DirectConnection); // protected
     }
     m_note->setText(said);
