@@ -29,6 +29,19 @@ namespace attnscope::ui {
 
 namespace {
 
+// The table's header, which paints the columns' titles: the cells' numbers changing (each of a live
+// profile's snapshots changes them all) change nothing in it. An item view repaints itself whole on a
+// change of many cells, and the header is one: it repainted its sections (a millisecond and more of the
+// style's drawing) at every snapshot. Its titles change by headerDataChanged, which it still follows.
+class ColumnTitles : public QHeaderView {
+public:
+    explicit ColumnTitles(QWidget* parent) : QHeaderView(Qt::Horizontal, parent) {
+        setSectionsClickable(true); // as a table's own header: a click sorts
+        setHighlightSections(true);
+    }
+    void dataChanged(const QModelIndex&, const QModelIndex&, const QList<int>&) override {}
+};
+
 // The table's cells with their text drawn once: the style's item layout shapes each cell's text three
 // times (its size, its elision, its drawing), and a live profile repaints the table at every snapshot.
 // The background, selection and focus stay the style's; a long text is elided once per text and width.
@@ -104,6 +117,7 @@ KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(KernelTableModel::SortRole);
     m_table = new QTableView(this);
+    m_table->setHorizontalHeader(new ColumnTitles(m_table));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
