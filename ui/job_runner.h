@@ -77,6 +77,7 @@ public:
                 *error = QString::fromUtf8(e.what());
             }
         });
+        thread->setObjectName(QString::fromStdString(kind)); // the worker's name, as tools show it
         m_jobs[thread] = {kind, generation, control};
         connect(thread, &QThread::finished, this,
                 [this, thread, kind, generation, control, result, error, callbacks = std::move(callbacks)] {

@@ -215,9 +215,14 @@ void TimelineView::drawAhead(QSize pixels, qreal dpr) {
         "frame",
         [job]() mutable {
             QImage frame = std::move(job->frame);
-            TimelineRenderer renderer(*job->trace);
-            renderer.setColorMode(job->mode, job->analysis.get());
-            drawFrame(frame, renderer, job->scene, job->style, job->widget);
+            {
+                TimelineRenderer renderer(*job->trace);
+                renderer.setColorMode(job->mode, job->analysis.get());
+                drawFrame(frame, renderer, job->scene, job->style, job->widget);
+            }
+            // What it read is let go here: when the view has moved on, this holds the last of an analysis,
+            // and the thread's object, which keeps this function, is deleted on the UI thread.
+            job.reset();
             return frame;
         },
         [this, version = m_version](QImage frame) {
