@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace attnscope::ui {
 
@@ -110,6 +111,7 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
         selectedId = (*m_findings)[std::size_t(m_table->currentRow())].id;
     m_findings = std::move(findings);
     m_startNs = startNs;
+    m_refilling = true;
     m_table->clearContents();
     m_table->setRowCount(int(list.size()));
     for (int row = 0; row < int(list.size()); ++row) {
@@ -138,33 +140,48 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
         QMetaObject::invokeMethod(header, "resizeSections", Qt::DirectConnection); // protected
     }
     m_note->setText(said);
-    m_explanation->clear();
-    m_evidence->clear();
     if (!list.empty()) {
         const auto kept =
             std::find_if(list.begin(), list.end(), [&](const Finding& f) { return f.id == selectedId; });
         m_table->setCurrentCell(kept == list.end() ? 0 : int(kept - list.begin()), 0);
     }
-    m_table->doItemsLayout(); // as the places' list: painted with the window, not again after it
+    m_refilling = false;
+    showDetails(m_table->currentRow()); // over what it showed: the places that did not change stay
+    m_table->doItemsLayout();           // as the places' list: painted with the window, not again after it
 }
 
 void FindingsPanel::showDetails(int row) {
-    m_explanation->clear();
-    m_evidence->clear();
-    if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
+    if (m_refilling) return; // the list is being filled: the finding it selects is shown once it is
+    if (!m_findings || row < 0 || row >= int(m_findings->size())) {
+        m_explanation->clear();
+        m_evidence->clear();
+        return;
+    }
     const Finding& f = (*m_findings)[std::size_t(row)];
-    m_explanation->setPlainText(qs(f.title) + QStringLiteral("\n\n") + qs(f.explanation) +
-                                QStringLiteral("\n\n") + tr("What to try: ") + qs(f.suggestion));
+    const QString explanation = qs(f.title) + QStringLiteral("\n\n") + qs(f.explanation) +
+                                QStringLiteral("\n\n") + tr("What to try: ") + qs(f.suggestion);
+    if (m_explanation->toPlainText() != explanation) m_explanation->setPlainText(explanation);
+    // The places row by row, each with its tooltip: a row that says what it said is left as it is (a
+    // finding found again on more of a growing trace lists mostly the same first places), so only the
+    // rows that changed are repainted and the list stays where it was scrolled.
+    std::vector<std::pair<QString, QString>> rows;
     for (const Evidence& e : f.evidence) {
         QString text = QStringLiteral("%1  %2  %3")
                            .arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(e.name));
         if (!e.note.empty()) text += QStringLiteral("  — ") + qs(e.note);
-        auto* item = new QListWidgetItem(text, m_evidence);
-        item->setToolTip(qs(e.name));
+        rows.emplace_back(std::move(text), qs(e.name));
     }
     if (f.count > f.evidence.size())
-        m_evidence->addItem(
-            tr("… %1 places in all (the first %2 listed)").arg(f.count).arg(f.evidence.size()));
+        rows.emplace_back(tr("… %1 places in all (the first %2 listed)").arg(f.count).arg(f.evidence.size()),
+                          QString());
+    for (int i = 0; i < int(rows.size()); ++i) {
+        QListWidgetItem* item = m_evidence->item(i);
+        if (!item) item = new QListWidgetItem(m_evidence);
+        if (item->text() != rows[std::size_t(i)].first) item->setText(rows[std::size_t(i)].first);
+        if (item->toolTip() != rows[std::size_t(i)].second) item->setToolTip(rows[std::size_t(i)].second);
+    }
+    while (m_evidence->count() > int(rows.size()))
+        delete m_evidence->takeItem(m_evidence->count() - 1);
     // Laid out now: painted with the rest of the window, not again after it.
     m_evidence->doItemsLayout();
 }

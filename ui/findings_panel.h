@@ -41,6 +41,7 @@ private:
 
     std::shared_ptr<const std::vector<Finding>> m_findings;
     TimeNs m_startNs = 0;
+    bool m_refilling = false; // showFindings is filling the list: showDetails waits for its selection
     QLabel* m_note = nullptr;
     QTableWidget* m_table = nullptr;
     QTextEdit* m_explanation = nullptr;

@@ -130,3 +130,43 @@ TEST(FindingsPanel, CarriedFindingsKeepTheSelectionAndSayOnHowManySteps) {
                        doc->trace->startNs() + 1);
     EXPECT_EQ(panel.table()->currentRow(), 0);
 }
+
+// Found again on more of a growing trace, the selected finding's places are kept row by row: a row that
+// says what it said is the same row (not made again and repainted; the list stays where it was scrolled),
+// a changed one is rewritten, and the list reads as a panel showing the new findings afresh does.
+TEST(FindingsPanel, PlacesFoundAgainAreKeptRowByRow) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    const auto withPlaces = std::find_if(doc->findings->begin(), doc->findings->end(),
+                                         [](const Finding& f) { return f.evidence.size() >= 3; });
+    ASSERT_NE(withPlaces, doc->findings->end());
+    const int row = int(withPlaces - doc->findings->begin());
+    FindingsPanel panel;
+    panel.showFindings(doc->findings, doc->trace->startNs());
+    panel.table()->setCurrentCell(row, 0);
+    QListWidget* list = panel.evidence();
+    ASSERT_GE(list->count(), 3);
+    std::vector<QListWidgetItem*> rows;
+    QStringList texts;
+    for (int i = 0; i < list->count(); ++i)
+        rows.push_back(list->item(i)), texts << list->item(i)->text();
+    auto again = std::make_shared<std::vector<Finding>>(*doc->findings);
+    Finding& f = (*again)[std::size_t(row)];
+    f.evidence[1].startNs += 1'000'000; // the second place moved by a millisecond
+    f.evidence.pop_back();              // and the last no longer listed
+    f.count += 40;                      // many more places in all
+    panel.showFindings(again, doc->trace->startNs());
+    ASSERT_EQ(panel.table()->currentRow(), row);
+    FindingsPanel fresh;
+    fresh.showFindings(again, doc->trace->startNs());
+    fresh.table()->setCurrentCell(row, 0);
+    ASSERT_EQ(list->count(), fresh.evidence()->count());
+    for (int i = 0; i < list->count(); ++i) {
+        EXPECT_EQ(list->item(i)->text(), fresh.evidence()->item(i)->text()) << i;
+        EXPECT_EQ(list->item(i)->toolTip(), fresh.evidence()->item(i)->toolTip()) << i;
+    }
+    EXPECT_EQ(list->item(0), rows[0]);
+    EXPECT_EQ(list->item(0)->text(), texts[0]);
+    EXPECT_NE(list->item(1)->text(), texts[1]);
+    EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
+}
