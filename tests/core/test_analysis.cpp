@@ -327,6 +327,12 @@ TEST(Analysis, ABackwardPassIsNoCallOfItsOwn) {
             EXPECT_EQ(b.kernels[k].role, KernelRole::FusedAttention) << k;
             EXPECT_EQ(b.kernels[k].call, -1) << k;
         }
+        // A backward kernel first on one stream and a forward one first on another (the same place on
+        // their tracks): whether it is a backward pass is the kernel's name's, not its place's.
+        const TraceAnalysis c =
+            analyzeTrace(*a100Kernels({{f.backward.front(), 7, 80}, {f.forward.front(), 8, 40}}));
+        ASSERT_EQ(c.calls.size(), 1u) << f.impl;
+        EXPECT_EQ(c.calls[0].impl, f.impl);
     }
 }
 

@@ -168,5 +168,9 @@ TEST(FindingsPanel, PlacesFoundAgainAreKeptRowByRow) {
     EXPECT_EQ(list->item(0), rows[0]);
     EXPECT_EQ(list->item(0)->text(), texts[0]);
     EXPECT_NE(list->item(1)->text(), texts[1]);
+    // The last row says how many places there are in all now.
+    EXPECT_TRUE(
+        list->item(list->count() - 1)->text().contains(QStringLiteral("%1 places in all").arg(f.count)))
+        << list->item(list->count() - 1)->text().toStdString();
     EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
 }

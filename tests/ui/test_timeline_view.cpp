@@ -542,4 +542,34 @@ TEST(TimelineView, ALiveSnapshotsFrameIsDrawnOnAWorker) {
     view.repaint();
     const QImage shown = view.frame();
     EXPECT_EQ(shown, drawnHere());
+
+    // Resized before the snapshot's paint: the view draws its new size itself (the last frame is the
+    // old size).
+    view.updateTrace(third->trace, third->index);
+    view.resize(900, 500);
+    view.repaint();
+    EXPECT_EQ(view.frame().size(), (QSizeF(view.size()) * view.devicePixelRatioF()).toSize());
+    const QImage resized = view.frame();
+    workerDone();
+    EXPECT_EQ(view.frame(), resized);
+    EXPECT_EQ(resized, drawnHere());
+
+    // A screenshot's frame (finishFrame) is the view's own drawing, whether a worker was to draw it and
+    // has not started (no paint since the snapshot) or is drawing it now.
+    view.fitAll(); // each snapshot shown whole: the third's last step is to be seen
+    view.updateTrace(second->trace, second->index);
+    view.finishFrame();
+    view.repaint();
+    EXPECT_FALSE(view.drawingAhead());
+    const QImage finishedBefore = view.frame();
+    EXPECT_EQ(finishedBefore, drawnHere());
+    view.updateTrace(third->trace, third->index);
+    view.repaint();
+    view.finishFrame();
+    view.repaint();
+    const QImage finishedDuring = view.frame();
+    EXPECT_NE(finishedDuring, finishedBefore);
+    workerDone();
+    EXPECT_EQ(view.frame(), finishedDuring);
+    EXPECT_EQ(finishedDuring, drawnHere());
 }

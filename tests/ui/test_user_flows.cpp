@@ -19,7 +19,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSignalSpy>
 #include <QHeaderView>
 #include <QImage>
 #include <QLabel>
@@ -30,6 +29,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -137,7 +137,8 @@ std::unique_ptr<DialogAnswer> answerFileDialog(const QString& names, const QStri
 // have left no window active).
 void press(QWidget& w, Qt::Key key, Qt::KeyboardModifiers modifiers = Qt::ControlModifier) {
     w.activateWindow();
-    EXPECT_TRUE(QTest::qWaitForWindowActive(&w)) << "the window never became active: the shortcut would go nowhere";
+    EXPECT_TRUE(QTest::qWaitForWindowActive(&w))
+        << "the window never became active: the shortcut would go nowhere";
     QTest::keyClick(&w, key, modifiers);
 }
 
@@ -505,6 +506,7 @@ TEST(UserFlows, ClickingAColumnHeaderSortsTheKernelTableAndAgainReversesIt) {
     EXPECT_TRUE(std::is_sorted(maxima.begin(), maxima.end()) ||
                 std::is_sorted(maxima.rbegin(), maxima.rend()));
     EXPECT_EQ(header->sortIndicatorSection(), KernelTableModel::Max);
+    EXPECT_TRUE(header->highlightSections()); // as a table's own header: the selection's columns stand out
 }
 
 TEST(UserFlows, ColourModeAndLegendChosenInTheViewMenuAreKeptAfterARestart) {
