@@ -66,7 +66,9 @@ public:
     // An array of newSize elements whose first size() are these; the rest are zero. When this is the
     // longest array made on its memory so far and the memory has room, the two share it and nothing is
     // copied (this one, and every shorter copy, reads on unchanged: nothing before newSize is written);
-    // otherwise the elements are copied into new memory with room to grow. One writer at a time.
+    // otherwise the elements are copied into new memory with room for twice as many (room not written is
+    // not resident: a growing trace's columns are copied, and their pages faulted in, once each time it
+    // doubles). One writer at a time.
     PodArray extended(std::size_t newSize) const {
         if (newSize <= m_size) return *this;
         PodArray out;
@@ -75,7 +77,7 @@ public:
             out.m_storage = m_storage;
             out.m_data = m_data;
         } else {
-            const std::size_t room = std::max(newSize, m_size + m_size / 2) + 1024;
+            const std::size_t room = std::max(newSize, 2 * m_size) + 1024;
             out.m_storage = std::make_shared<Storage>(room * sizeof(T), true);
             out.m_data = reinterpret_cast<T*>(out.m_storage->buffer.data());
             if (m_size) std::memcpy(static_cast<void*>(out.m_data), m_data, m_size * sizeof(T));
