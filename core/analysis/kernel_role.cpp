@@ -20,6 +20,17 @@ RoleRules RoleRules::parse(std::string_view text, std::vector<std::string>* prob
         const std::string_view role = line.substr(0, gap);
         std::string_view pattern =
             gap == std::string_view::npos ? std::string_view() : trimBlanks(line.substr(gap));
+        if (role == "ignore") {
+            if (pattern.empty() || pattern.front() == '@') {
+                if (problems)
+                    problems->push_back("line " + std::to_string(lineNumber) + ": ignore needs a word");
+                continue;
+            }
+            // Kept as a rule of no role: "ignore word" names a library, not a kind of work; the word is
+            // taken out of a name before the rules are matched.
+            rules.m_rules.push_back({KernelRole::Count, false, asciiLower(pattern), {}});
+            continue;
+        }
         std::string_view impl;
         if (const std::size_t named = pattern.find(" = "); named != std::string_view::npos) {
             impl = trimBlanks(pattern.substr(named + 3));
@@ -59,9 +70,17 @@ const RoleRules& RoleRules::standard() {
 }
 
 const RoleRules::Rule* RoleRules::match(std::string_view name, std::string_view category) const {
-    const std::string lowName = asciiLower(name), lowCategory = asciiLower(category);
+    std::string lowName = asciiLower(name);
+    const std::string lowCategory = asciiLower(category);
     for (const Rule& r : m_rules)
-        if ((r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos)) return &r;
+        if (r.role == KernelRole::Count)
+            for (std::size_t at = lowName.find(r.pattern); at != std::string::npos;
+                 at = lowName.find(r.pattern, at))
+                lowName.replace(at, r.pattern.size(), " ");
+    for (const Rule& r : m_rules)
+        if (r.role != KernelRole::Count &&
+            (r.category ? lowCategory == r.pattern : lowName.find(r.pattern) != std::string::npos))
+            return &r;
     return nullptr;
 }
 

@@ -202,3 +202,48 @@ TEST(KernelRoles, RulesAreDataAndUserRulesComeFirst) {
     for (int r = 0; r < int(KernelRole::Count); ++r)
         EXPECT_EQ(roleNamed(roleName(KernelRole(r))), KernelRole(r));
 }
+
+// Roles match words of work, not any substring: FBGEMM's embedding and sparse kernels (the DLRM fixture's,
+// every one holding "gemm" in its library's name or in an fbgemm_gpu::FixedDivisor argument) are no GEMMs,
+// while the GEMMs whose names hold "gemm" inside a word (sgemm, s16816gemm) still are. Reductions named
+// after their op (MTIA's kernels) are reductions, not elementwise.
+TEST(KernelRoles, LibraryNamesAreNoRolesAndReductionsByOpNameAreReductions) {
+    const RoleRules& rules = RoleRules::standard();
+    EXPECT_EQ(
+        rules.classify("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, "
+                       "int*)",
+                       "kernel"),
+        KernelRole::Other);
+    EXPECT_EQ(
+        rules.classify("void bounds_check_indices_kernel<long>(at::GenericPackedTensorAccessor<long, 1ul, "
+                       "at::RestrictPtrTraits, int>, long, fbgemm_gpu::FixedDivisor)",
+                       "kernel"),
+        KernelRole::Other);
+    EXPECT_EQ(rules.classify("fbgemm::permute_2D_sparse_data", "cpu_op"), KernelRole::Elementwise);
+    EXPECT_EQ(rules.classify("ampere_sgemm_128x64_tn", "kernel"), KernelRole::Gemm);
+    EXPECT_EQ(rules.classify("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn", "kernel"),
+              KernelRole::Gemm);
+    for (const char* name : {"reduce_sum-dtype_Float", "linalg_vector_norm-dtype_Float",
+                             "max_dim_max-dtype_Float", "aten::reduce_mean.out-dtype_BFloat16"})
+        EXPECT_EQ(rules.classify(name, "kernel"), KernelRole::Reduction) << name;
+    EXPECT_EQ(rules.classify("add-dtype_Float", "kernel"), KernelRole::Elementwise);
+    // In the DLRM trace no kernel of fbgemm_gpu is a GEMM.
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    const auto trace = loadText(readAllBytes(path));
+    const TraceAnalysis a = analyzeTrace(*trace);
+    int fbgemm = 0;
+    for (const KernelAnalysis& k : a.kernels) {
+        const std::string name = nameOf(*trace, k.event);
+        if (name.find("fbgemm") == std::string::npos) continue;
+        ++fbgemm;
+        EXPECT_NE(k.role, KernelRole::Gemm) << name;
+    }
+    EXPECT_GE(fbgemm, 4);
+    // A user's ignored word: parsed, and a line without a word is a problem.
+    std::vector<std::string> problems;
+    const RoleRules user = RoleRules::parse("ignore  LibGemm\ngemm  gemm\nignore\n", &problems);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0], "line 3: ignore needs a word");
+    EXPECT_EQ(user.classify("libgemm_sgemm_scatter", "kernel"), KernelRole::Gemm);
+    EXPECT_EQ(user.classify("LIBGEMM_scatter", "kernel"), KernelRole::Other);
+}
