@@ -140,12 +140,7 @@ void JobWindow::showReport(JobReport report) {
     if (!job.failed.empty())
         header += tr(", <b>%n could not be</b> (listed last)", nullptr, int(job.failed.size()));
     if (job.ranks.collectives)
-        header +=
-            tr(" · %1 collectives matched on every rank; rank %2 arrives last, the others wait for it %3 on "
-               "average")
-                .arg(job.ranks.collectives)
-                .arg(job.ranks.stragglerRank)
-                .arg(durationText(job.ranks.othersMeanWaitNs()));
+        header += tr(" · %1").arg(QString::fromStdString(job.ranks.stragglerSentence()).toHtmlEscaped());
     if (!job.slowRanks.empty()) {
         QStringList slow;
         for (const SlowRank& s : job.slowRanks)

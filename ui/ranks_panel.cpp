@@ -89,10 +89,7 @@ void RanksPanel::showReport(const RankReport& report) {
     // last rank; "waited" is that wait, from a rank's arrival at each collective to the last one's.
     QString note = tr("Compute busy spread %1 (max − min over mean)").arg(qs(formatPercent(report.spread())));
     if (report.collectives)
-        note += tr(" · the slowest rank is %1: the others wait %2 each for it at %3 collectives")
-                    .arg(report.slowestRank)
-                    .arg(qs(formatDuration(report.othersMeanWaitNs())))
-                    .arg(report.collectives);
+        note += tr(" · the slowest: %1").arg(qs(report.stragglerSentence()));
     else if (report.ranks.size() > 1)
         note += tr(" · the slowest rank is %1: it computes the most (no collective matched on every rank)")
                     .arg(report.slowestRank);

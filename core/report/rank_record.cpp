@@ -498,10 +498,7 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
         out << "slow ranks: none beyond the median by 3 median absolute deviations\n";
     }
     if (job.ranks.collectives)
-        out << "collectives: " << job.ranks.collectives << " matched on every rank; rank "
-            << job.ranks.stragglerRank << " arrives last at "
-            << job.ranks.find(job.ranks.stragglerRank)->lastArrivals << " and the others wait for it "
-            << formatDuration(job.ranks.othersMeanWaitNs()) << " each on average\n";
+        out << "collectives: " << job.ranks.stragglerSentence() << "\n";
     else if (n > 1)
         out << "collectives: none matched on every rank\n";
     if (!job.ranks.withoutCollectives.empty())

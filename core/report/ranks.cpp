@@ -154,7 +154,8 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
     // kernel at all (a trace cut short, a rank that does not take part) is left out and named, not let
     // switch the matching off for every other rank.
     const std::size_t n = r.ranks.size();
-    std::vector<std::size_t> meet; // the ranks (indices) that take part
+    std::vector<std::size_t> meet;   // the ranks (indices) that take part
+    std::vector<std::size_t> lastAt; // per matched collective, the rank that arrived last (SIZE_MAX: none)
     if (collectives.size() == n)
         for (std::size_t k = 0; k < n; ++k) {
             if (!collectives[k].arrivals.empty())
@@ -172,6 +173,7 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
             return collectives[k].names[collectives[k].arrivals[i].name];
         };
         auto startOf = [&](std::size_t k, std::size_t i) { return collectives[k].arrivals[i].start; };
+        lastAt.reserve(matched);
         for (std::size_t i = 0; i < matched; ++i) {
             const std::string& name = nameOf(meet[0], i);
             bool same = true;
@@ -190,6 +192,7 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
                 r.ranks[k].waitNs +=
                     std::min(startOf(last, i) - startOf(k, i), collectives[k].arrivals[i].duration);
             if (startOf(last, i) > first) ++r.ranks[last].lastArrivals; // all at once: nobody waits
+            lastAt.push_back(startOf(last, i) > first ? last : SIZE_MAX);
             ++r.collectives;
         }
     }
@@ -216,7 +219,20 @@ RankReport reduceRanks(std::vector<RankStats> ranks, const std::vector<RankColle
     }
     r.meanBusyNs = total / TimeNs(n);
     r.meanComputeNs = computeTotal / TimeNs(n);
-    if (r.collectives > 0) r.stragglerRank = straggler->rank;
+    if (r.collectives > 0) {
+        r.stragglerRank = straggler->rank;
+        // The others' waits for it, where it was the last: the waits of the collectives another rank held up
+        // are not its.
+        const std::size_t s = std::size_t(straggler - r.ranks.data());
+        for (std::size_t i = 0; i < lastAt.size(); ++i) {
+            if (lastAt[i] != s) continue;
+            for (std::size_t k : meet)
+                if (k != s)
+                    r.waitForStragglerNs +=
+                        std::min(collectives[s].arrivals[i].start - collectives[k].arrivals[i].start,
+                                 collectives[k].arrivals[i].duration);
+        }
+    }
     r.slowestRank = r.collectives > 0 ? r.stragglerRank : r.mostComputeRank;
     std::sort(r.ranks.begin(), r.ranks.end(),
               [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
@@ -230,11 +246,18 @@ const RankStats* RankReport::find(std::int64_t rank) const {
 }
 
 TimeNs RankReport::othersMeanWaitNs() const {
-    if (stragglerRank < 0 || ranks.size() < 2) return 0;
-    TimeNs sum = 0;
-    for (const RankStats& s : ranks)
-        if (s.rank != stragglerRank) sum += s.waitNs;
-    return sum / TimeNs(ranks.size() - 1);
+    const std::size_t others = ranks.size() - withoutCollectives.size();
+    if (stragglerRank < 0 || others < 2) return 0;
+    return waitForStragglerNs / TimeNs(others - 1);
+}
+
+std::string RankReport::stragglerSentence() const {
+    const RankStats* s = stragglerRank >= 0 ? find(stragglerRank) : nullptr;
+    if (!s || collectives == 0) return {};
+    return "rank " + std::to_string(stragglerRank) + " arrives last at " + std::to_string(s->lastArrivals) +
+           " of the " + formatCount(collectives, "collective", "collectives") +
+           " matched on every rank, and the others wait " + formatDuration(othersMeanWaitNs()) +
+           " each for it there";
 }
 
 std::string formatRankReport(const RankReport& report, SummaryFormat format, const TraceSummary* job) {
@@ -308,10 +331,8 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format, con
         out << "ranks without a communication kernel, left out of the collectives: "
             << rankList(report.withoutCollectives) << "\n";
     if (report.collectives)
-        out << "collectives: " << report.collectives << " matched on every rank; rank "
-            << report.stragglerRank << " arrives last at " << report.find(report.stragglerRank)->lastArrivals
-            << " and the others wait for it " << formatDuration(report.othersMeanWaitNs())
-            << " each on average (waited: from a rank's arrival to the last one's)\n";
+        out << "collectives: " << report.stragglerSentence()
+            << " (waited: from a rank's arrival to the last one's)\n";
     else if (several)
         out << "collectives: none matched on every rank (no communication kernels, or their order differs)\n";
     if (job) out << findingsText(*job);

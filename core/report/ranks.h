@@ -51,6 +51,9 @@ struct RankReport {
     // ranks have one and its name is the same on all (the ranks' clocks are taken as one).
     std::uint64_t collectives = 0;
     std::int64_t stragglerRank = -1; // the rank the others wait for: the least wait (-1: none matched)
+    // At the collectives the straggler reached last (its lastArrivals), the other ranks' waits for it,
+    // summed over them: the waits for other late ranks are not its.
+    TimeNs waitForStragglerNs = 0;
     // Ranks with no communication kernel, left out of the matching (when at least two others have some).
     std::vector<std::int64_t> withoutCollectives;
     // The rank that holds the job up: the straggler where collectives were matched, else the one that
@@ -61,8 +64,12 @@ struct RankReport {
         return meanComputeNs ? double(maxComputeNs - minComputeNs) / double(meanComputeNs) : 0;
     }
     const RankStats* find(std::int64_t rank) const;
-    // The mean collective wait of the ranks other than the straggler (0 without one).
+    // What each other rank waits for the straggler, on average, at the collectives it reached last (0
+    // without one).
     TimeNs othersMeanWaitNs() const;
+    // The one sentence every view says of the straggler: "rank 7 arrives last at 5 of the 8 collectives
+    // matched on every rank, and the others wait 1.2 ms each for it there", or "" without one.
+    std::string stragglerSentence() const;
 };
 RankReport rankReport(const std::vector<RankInput>& ranks);
 

@@ -139,6 +139,7 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
         s.waitNs = 0;
         s.computeBusyNs = even.meanComputeNs;
     }
+    even.waitForStragglerNs = 0;
     even.maxComputeNs = even.minComputeNs = even.meanComputeNs;
     EXPECT_EQ(findingOf(findFindings({*doc->trace, *doc->analysis, &even}), "rank_imbalance"), nullptr);
     // Without matched collectives, the rank that computes most, at its excess over the mean (106 µs:

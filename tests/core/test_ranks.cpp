@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The ranks of one job: merged without crossing links, busy time, collectives and waits.
 #include "analysis_test_support.h"
+#include "core/report/format.h"
 
 #include <gtest/gtest.h>
 
@@ -274,4 +275,33 @@ TEST(Ranks, ARankWithoutCollectivesIsLeftOutAndNamed) {
     const RankReport two = rankReport({{"r0.json", rank(0, 0, true)}, {"r2.json", rank(2, 0, false)}});
     EXPECT_EQ(two.collectives, 0u);
     EXPECT_TRUE(two.withoutCollectives.empty());
+}
+
+// The straggler's wait is the others' wait for it, at the collectives it reached last: rank 2 arrives
+// last at two of three (100 and 300 ns after the others), rank 1 at the third (50 ns): the others wait
+// 400 ns each for rank 2, not the 425 of all their waits, rank 1's included.
+TEST(Ranks, TheStragglersWaitIsOnlyTheWaitForIt) {
+    std::vector<RankStats> stats(3);
+    std::vector<RankCollectives> collectives(3);
+    const TimeNs starts[3][3] = {{100, 1000, 2000}, {100, 1000, 2050}, {200, 1300, 2000}};
+    for (int r = 0; r < 3; ++r) {
+        stats[std::size_t(r)].rank = r;
+        stats[std::size_t(r)].computeBusyNs = stats[std::size_t(r)].gpuBusyNs = 10'000;
+        collectives[std::size_t(r)].names = {"ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
+        for (TimeNs at : starts[r])
+            collectives[std::size_t(r)].arrivals.push_back({0, at, 10'000});
+    }
+    const RankReport report = reduceRanks(stats, collectives);
+    EXPECT_EQ(report.collectives, 3u);
+    EXPECT_EQ(report.stragglerRank, 2);
+    EXPECT_EQ(report.find(2)->lastArrivals, 2u);
+    EXPECT_EQ(report.find(0)->waitNs, 450);
+    EXPECT_EQ(report.find(1)->waitNs, 400);
+    EXPECT_EQ(report.othersMeanWaitNs(), 400);
+    EXPECT_EQ(report.stragglerSentence(),
+              "rank 2 arrives last at 2 of the 3 collectives matched on every rank, and the others wait " +
+                  formatDuration(400) + " each for it there");
+    // Every view says it in these words.
+    EXPECT_NE(formatRankReport(report, SummaryFormat::Text).find(report.stragglerSentence()),
+              std::string::npos);
 }
