@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "details_panel.h"
 #include "core/report/format.h"
+#include "core/report/kernel_explanation.h"
 
 #include "qt_text.h"
 
@@ -301,32 +302,7 @@ void DetailsPanel::showWhy(EventRef e) {
                                  qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
                                  QString::fromStdString(costBasis(*m_trace, *k))));
     }
-    if (const DeviceSpec* roofs = m_analysis->roofsOf(*m_trace, e); k->beyondRoof && roofs) {
-        // Beyond a roof: no verdict, and the roof stays where it is.
-        m_roofline->setText(
-            tr("no verdict: %1 — at %2 (%3 of the peak) and %4 (%5 of the bandwidth)")
-                .arg(QString::fromStdString(beyondRoofReason(*roofs)),
-                     qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
-                     qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare))));
-    } else if (k->verdict == Verdict::Unknown) {
-        const std::string& why = isCpuTrack(*m_trace, e.track) ? m_analysis->cpuNote : m_analysis->deviceNote;
-        m_roofline->setText(k->cost == CostSource::Unknown
-                                ? tr("unknown (no cost)")
-                                : tr("unknown: %1").arg(QString::fromStdString(why)));
-    } else {
-        // The roofs it was held to: a datasheet's, or the CPU's as measured here.
-        const DeviceSpec* roofs = m_analysis->roofsOf(*m_trace, e);
-        QString source =
-            roofs ? QStringLiteral(" · roofs: %1 (%2)")
-                        .arg(QString::fromStdString(roofs->name), QString::fromStdString(roofs->source))
-                  : QString();
-        m_roofline->setText(
-            tr("%1 · %2 FLOP/byte · %3 (%4 of peak) · %5 (%6 of bandwidth)%7")
-                .arg(qs(verdictName(k->verdict)))
-                .arg(k->intensity, 0, 'g', 4)
-                .arg(qs(formatRate(k->flopsPerSec, "FLOP/s")), qs(formatPercent(k->computeShare)),
-                     qs(formatRate(k->bytesPerSec, "B/s")), qs(formatPercent(k->memoryShare)), source));
-    }
+    m_roofline->setText(QString::fromStdString(rooflineExplanation(*m_trace, *m_analysis, *k)));
 }
 
 void DetailsPanel::showCallRange(EventRef e) {

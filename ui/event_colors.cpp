@@ -64,6 +64,8 @@ QColor EventColors::verdictColor(Verdict verdict) {
         return QColor::fromHsv(168, 220, 165); // teal
     case Verdict::LatencyBound:
         return QColor::fromHsv(85, 190, 190); // olive green
+    case Verdict::BeyondRoof:
+        return QColor::fromHsv(0, 0, 120); // dark grey: a cost that cannot be, no verdict to colour
     default:
         return QColor::fromHsv(0, 0, 200); // light grey: no verdict
     }

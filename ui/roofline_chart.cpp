@@ -25,7 +25,8 @@ namespace attnscope::ui {
 
 namespace {
 
-// One roofline point: the analysis' point (kernel_tables.h) of one input, costed.
+// One roofline point: the analysis' point (kernel_tables.h) of one input, costed, with FLOPs (a kernel that
+// only moves bytes, a copy, has a bandwidth in the table but no place on a FLOP/s axis).
 struct RoofPoint {
     std::string name;
     std::size_t input = 0;
@@ -37,7 +38,7 @@ struct RoofPoint {
 std::vector<RoofPoint> roofPoints(const ChartInput& in, std::size_t input) {
     std::vector<RoofPoint> out;
     for (const RooflinePoint& p : in.analysis->tables.roofline)
-        if (p.costed) out.push_back({std::string(in.trace->str(p.name)), input, &p});
+        if (p.costed && p.flops > 0) out.push_back({std::string(in.trace->str(p.name)), input, &p});
     return out;
 }
 
@@ -156,8 +157,10 @@ public:
             for (RoofPoint& p : roofPoints(inputs[i], i))
                 m_points.push_back(std::move(p));
             // The trace's kernels as the summary counts them (copies and memsets are not kernels).
-            for (const RooflinePoint& p : inputs[i].analysis->tables.roofline)
+            for (const RooflinePoint& p : inputs[i].analysis->tables.roofline) {
                 m_kernels += p.count;
+                m_bytesOnly += p.costed && p.flops <= 0;
+            }
         }
         m_spec = m_a.device ? &*m_a.device : m_a.cpuShare ? &*m_a.cpuShare : nullptr;
         // Rates in the unit a person reads for this device (GFLOP/s for a CPU, TFLOP/s for a GPU), so
@@ -183,9 +186,16 @@ public:
         addNames();
         m_x->setRange(m_xMin, m_xMax);
         m_y->setRange(m_yMin / m_unit, m_yMax / m_unit);
-        if (m_points.empty())
-            addTitleLine(m_chart, m_kernels == 0
-                                      ? QObject::tr("no kernels in this trace")
+        // Why nothing is drawn, as it is: no kernels, no roofs for the device, or no costs.
+        bool costed = false;
+        for (const KernelAnalysis& k : m_a.kernels)
+            costed = costed || k.cost != CostSource::Unknown;
+        if (m_points.empty() && m_bytesOnly == 0)
+            addTitleLine(m_chart, m_kernels == 0 ? QObject::tr("no kernels in this trace")
+                                  : !m_spec && costed
+                                      ? QObject::tr("no roofs are known for this trace's device: %1")
+                                            .arg(QString::fromStdString(
+                                                m_a.deviceNote.empty() ? m_a.cpuNote : m_a.deviceNote))
                                       : QObject::tr("none of its %1 could be costed: the ops that "
                                                     "launched them carry no input shapes AttnScope models")
                                             .arg(qs(formatCount(m_kernels, "kernel", "kernels"))));
@@ -220,6 +230,10 @@ private:
                                            QString::fromStdString(beyondRoofReason(*m_spec))));
         else if (!m_spec && !m_a.cpuNote.empty())
             addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
+        if (m_bytesOnly > 0)
+            addTitleLine(m_chart,
+                         QObject::tr("%1 only moving bytes (no FLOPs): in the table, not on this chart")
+                             .arg(qs(formatCount(m_bytesOnly, "name", "names"))));
         if (!m_otherRoofs.isEmpty())
             addTitleLine(m_chart, QObject::tr("left off, held to other roofs than these: %1")
                                       .arg(m_otherRoofs.join(QStringLiteral(", "))));
@@ -364,8 +378,9 @@ private:
     const TraceAnalysis& m_a;
     std::vector<RoofPoint> m_points;
     std::uint64_t m_kernels = 0;
-    QStringList m_otherRoofs;  // the inputs left off: "B: name (their roofs)"
-    std::vector<bool> m_drawn; // per input: on these roofs
+    std::uint64_t m_bytesOnly = 0; // costed names with no FLOPs: not on the chart
+    QStringList m_otherRoofs;      // the inputs left off: "B: name (their roofs)"
+    std::vector<bool> m_drawn;     // per input: on these roofs
     const DeviceSpec* m_spec = nullptr;
     double m_unit = 1e9;
     QString m_unitName;

@@ -561,8 +561,7 @@ std::vector<std::pair<QString, QColor>> TimelineRenderer::legendEntries() const 
         for (int r = 0; r < int(KernelRole::Count); ++r)
             entries.emplace_back(qs(roleLabel(KernelRole(r))), EventColors::roleColor(KernelRole(r)));
     else if (m_colors.mode() == ColorMode::Verdict)
-        for (Verdict v :
-             {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+        for (Verdict v : kVerdictsShown)
             entries.emplace_back(qs(verdictName(v)), EventColors::verdictColor(v));
     return entries; // by name: a colour per name, nothing to key
 }

@@ -5,6 +5,7 @@
 #include "core/model/kineto_args.h"
 
 #include "core/analysis/attention_math.h"
+#include "core/analysis/attention_ops.h"
 #include "core/analysis/resources.h"
 #include "core/model/args_codec.h"
 #include "core/model/parallel_for.h"
@@ -103,6 +104,7 @@ public:
         assignOpCosts();
         findCalls();
         extendCallsToTheirScopes();
+        callsOfAttentionOps();
         numberCalls();
         checkShapes();
         placeOnRoofs();
@@ -233,23 +235,6 @@ private:
         auto isBetween = [](KernelRole r) {
             return r == KernelRole::Elementwise || r == KernelRole::Reduction;
         };
-        // A backward pass's kernels (an attention's gradients: flash_bwd, mem-efficient's cutlassB, cuDNN's
-        // bprop, a softmax's backward, or on the CPU the ops named so) are attention work but no call of
-        // their own: a call is the forward attention an implementation's expected call describes, one a layer
-        // a forward pass.
-        // Read once a name (a trace has a few hundred, its kernels and ops hundreds of thousands).
-        std::unordered_map<std::uint32_t, bool> backwardNames;
-        auto backward = [&](const KernelAnalysis& k) {
-            auto named = [&](EventRef e) {
-                const StringId id = trace.track(e.track).events.name[e.index];
-                const auto [known, added] = backwardNames.try_emplace(id.value, false);
-                if (added)
-                    for (const char* word : {"backward", "bwd", "bprop", "cutlassb"})
-                        known->second = known->second || containsNoCase(trace.str(id), word);
-                return known->second;
-            };
-            return named(k.event) || (k.costOp && named(*k.costOp));
-        };
         if (ownCalls.empty()) {
             std::map<TrackId, std::vector<std::uint32_t>> perTrack;
             for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
@@ -295,8 +280,9 @@ private:
                     AttentionCall call;
                     call.impl = underSdpaMath(qk.event) ? kSdpaMathImpl : "naive";
                     for (std::size_t q = before - 1; q <= after + 1; ++q) {
-                        // Scale and mask before the softmax are part of it.
-                        if (q >= before && q < p) a.kernels[list[q]].role = KernelRole::Softmax;
+                        // Scale and mask before the softmax are part of it; a mask built anew is not.
+                        if (q >= before && q < p && !buildsTheMask(a.kernels[list[q]].event))
+                            a.kernels[list[q]].role = KernelRole::Softmax;
                         call.kernels.push_back(list[q]);
                     }
                     a.calls.push_back(std::move(call));
@@ -306,10 +292,95 @@ private:
         }
     }
 
-    // Where a kernel was asked for on the host: its launch, or the aten:: op standing for it.
+    // A backward pass's kernels (an attention's gradients: flash_bwd, mem-efficient's cutlassB, cuDNN's
+    // bprop, a softmax's backward, or on the CPU the ops named so) are attention work but no call of
+    // their own: a call is the forward attention an implementation's expected call describes, one a layer
+    // a forward pass. Read once a name (a trace has a few hundred, its kernels and ops hundreds of
+    // thousands).
+    bool backward(const KernelAnalysis& k) {
+        auto named = [&](EventRef e) {
+            const StringId id = trace.track(e.track).events.name[e.index];
+            const auto [known, added] = backwardNames.try_emplace(id.value, false);
+            if (added)
+                for (const char* word : {"backward", "bwd", "bprop", "cutlassb"})
+                    known->second = known->second || containsNoCase(trace.str(id), word);
+            return known->second;
+        };
+        return named(k.event) || (k.costOp && named(*k.costOp));
+    }
+
+    // An SDPA call whose kernels no pattern found (the math backend's chain broken by dropout's kernels in
+    // training, a decomposition of another shape) is still a call: its op bounds it, and the forward work
+    // launched inside that op is the call's, so every view counts the calls the findings that read the op
+    // count. The outermost SDPA op (the public one, else its _math backend) that holds no call already.
+    void callsOfAttentionOps() {
+        if (!ownCalls.empty()) return;
+        std::vector<std::uint8_t> inCall(a.kernels.size(), 0);
+        for (const AttentionCall& call : a.calls)
+            for (std::uint32_t k : call.kernels)
+                inCall[k] = 1;
+        // Per host track, the anchors of the kernels outside calls and of those in one, by start.
+        std::map<TrackId, std::vector<std::pair<TimeNs, std::uint32_t>>> outside;
+        std::map<TrackId, std::vector<TimeNs>> taken;
+        for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
+            const auto anchor = anchorOf(a.kernels[k].event);
+            if (!anchor) continue;
+            const TimeNs at = trace.track(anchor->track).events.start[anchor->index];
+            if (inCall[k])
+                taken[anchor->track].push_back(at);
+            else if (a.kernels[k].role != KernelRole::Communication && !backward(a.kernels[k]))
+                outside[anchor->track].emplace_back(at, k);
+        }
+        if (outside.empty()) return;
+        for (auto& [track, list] : taken)
+            std::sort(list.begin(), list.end());
+        std::unordered_map<std::uint32_t, bool> sdpaNames;
+        for (auto& [trackId, anchors] : outside) {
+            std::sort(anchors.begin(), anchors.end());
+            const Track& t = trace.track(trackId);
+            const std::vector<TimeNs>& inCalls = taken[trackId];
+            TimeNs coveredUntil = INT64_MIN;
+            for (std::uint32_t i = 0; i < t.size(); ++i) {
+                if (categoryKind[t.events.category[i].value] != 2 || t.events.start[i] < coveredUntil)
+                    continue;
+                const StringId name = t.events.name[i];
+                auto [known, added] = sdpaNames.try_emplace(name.value, false);
+                if (added) {
+                    const std::string_view n = trace.str(name);
+                    known->second = n == "aten::scaled_dot_product_attention" ||
+                                    n.starts_with("aten::_scaled_dot_product_attention_math");
+                }
+                if (!known->second) continue;
+                const TimeNs from = t.events.start[i], to = t.end(i);
+                coveredUntil = to;
+                if (std::lower_bound(inCalls.begin(), inCalls.end(), from) !=
+                    std::lower_bound(inCalls.begin(), inCalls.end(), to))
+                    continue; // a call found by its kernels is this op's
+                AttentionCall call;
+                call.impl = kSdpaMathImpl;
+                for (auto it = std::lower_bound(anchors.begin(), anchors.end(), std::pair(from, 0u));
+                     it != anchors.end() && it->first < to; ++it)
+                    if (EventRef{trackId, i} != a.kernels[it->second].event)
+                        call.kernels.push_back(it->second);
+                if (call.kernels.empty()) continue;
+                call.scope = EventRef{trackId, i};
+                a.calls.push_back(std::move(call));
+            }
+        }
+    }
+
+    // Where a kernel was asked for on the host: its launch, or the aten:: op standing for it. A graph's
+    // kernels have none of their own: one cudaGraphLaunch / hipGraphLaunch asks for all of them, so the
+    // ranges around it hold the whole graph and say nothing of which op made which kernel.
     std::optional<EventRef> anchorOf(EventRef kernel) const {
         const bool op = trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
-        return op ? std::optional(kernel) : trace.launchOf(kernel);
+        if (op) return kernel;
+        const auto launch = trace.launchOf(kernel);
+        if (!launch) return std::nullopt;
+        const StringId name = trace.track(launch->track).events.name[launch->index];
+        auto [known, added] = graphLaunchNames.try_emplace(name.value, false);
+        if (added) known->second = trace.str(name).find("GraphLaunch") != std::string_view::npos;
+        return known->second ? std::nullopt : launch;
     }
 
     // Whether a host event bounds one attention call: an attention op (SDPA and its backends' ops) or
@@ -318,7 +389,12 @@ private:
         const Track& t = trace.track(e.track);
         const std::string_view name = trace.str(t.events.name[e.index]);
         const std::string_view cat = trace.str(t.events.category[e.index]);
-        if (cat == category::kUserAnnotation) return !name.starts_with("ProfilerStep#");
+        // Steps and compiled regions (torch.compile's graphs, Inductor's and Dynamo's frames) hold calls;
+        // they are not calls.
+        if (cat == category::kUserAnnotation)
+            return !name.starts_with("ProfilerStep#") && !name.starts_with("## ") &&
+                   !name.starts_with("CompiledFunction") && !name.starts_with("Torch-Compiled Region") &&
+                   !name.starts_with("torch_compile") && !name.starts_with("TorchDynamo");
         return categoryKind[t.events.category[e.index].value] == 2 &&
                (name.starts_with("aten::scaled_dot_product") ||
                 name.starts_with("aten::_scaled_dot_product") || name.starts_with("aten::_flash_attention") ||
@@ -407,6 +483,16 @@ private:
             }
             if (inner) a.calls[inner->call].kernels.push_back(k);
         }
+    }
+
+    // Whether a kernel was launched by an op that builds a mask from nothing (or is such an op).
+    bool buildsTheMask(EventRef kernel) const {
+        const bool op = trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
+        const auto from = op ? std::optional(kernel) : trace.launchOf(kernel);
+        auto named = [&](EventRef e) {
+            return buildsAMask(trace.str(trace.track(e.track).events.name[e.index]));
+        };
+        return from && ((op && named(kernel)) || forEachEnclosingEvent(trace, *from, named));
     }
 
     // Whether a kernel ran inside SDPA's math backend (the op that launched it, or the op standing
@@ -535,6 +621,8 @@ private:
     const unsigned maxThreads;
     TraceAnalysis a;
     std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
+    mutable std::unordered_map<std::uint32_t, bool> graphLaunchNames; // per runtime call name
+    std::unordered_map<std::uint32_t, bool> backwardNames;            // per kernel or op name
     // The modelled ops that launched kernels, with their costs, and each kernel's op (or kNoOp).
     static constexpr std::uint32_t kNoOp = UINT32_MAX;
     std::vector<std::pair<EventRef, OpCost>> ops;

@@ -20,8 +20,14 @@
 
 namespace attnscope {
 
-// A kernel well under both roofs (below this share of the roof that limits it) is latency-bound.
+// A kernel well under both roofs (below this share of the roof that limits it) is latency-bound when its
+// work is too small to fill the device: at its roofs it would take under kLatencyWorkSeconds, a launch's
+// own latency. More work far under its roof is still memory- or compute-bound, at the share it reached:
+// it is slow for another reason (too few blocks or threads, strided access, an op that is not vectorized).
 constexpr double kLatencyBoundShare = 0.10;
+constexpr double kLatencyWorkSeconds = 5e-6;
+struct KernelAnalysis;
+bool tooSmallToFill(const KernelAnalysis& k, const DeviceSpec& spec);
 
 struct KernelAnalysis {
     EventRef event;

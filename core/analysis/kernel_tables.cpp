@@ -28,12 +28,15 @@ std::string_view verdictName(Verdict v) {
         return "compute-bound";
     case Verdict::LatencyBound:
         return "latency-bound";
+    case Verdict::BeyondRoof:
+        return "beyond-roof";
     default:
         return "unknown";
     }
 }
 
 std::string_view shortVerdictName(Verdict v) {
+    if (v == Verdict::BeyondRoof) return "beyond roof";
     const std::string_view name = verdictName(v);
     return name.substr(0, name.find('-'));
 }
@@ -108,7 +111,9 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
         ++p.count;
         p.totalNs += d;
         point.verdictNs[std::size_t(k.verdict)] += d + 1;
-        if (k.verdict != Verdict::Unknown && k.flopsPerSec > 0 && k.computeShare > 0) {
+        // Every kernel with a verdict of its own has rates (a memory-bound copy has bytes and no FLOPs); one
+        // beyond its roof is not placed.
+        if (k.verdict != Verdict::Unknown && k.verdict != Verdict::BeyondRoof) {
             p.costed = true;
             p.precision = k.precision == Precision::Unknown ? Precision::F32 : k.precision;
             p.flops += k.flops;

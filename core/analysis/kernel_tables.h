@@ -24,10 +24,17 @@ namespace attnscope {
 enum class CostSource : std::uint8_t { Unknown, Exact, Inferred };
 std::string_view costSourceLabel(CostSource s); // "unknown", "exact", "inferred from shapes"
 
-enum class Verdict : std::uint8_t { Unknown, MemoryBound, ComputeBound, LatencyBound };
-inline constexpr std::size_t kVerdictCount = std::size_t(Verdict::LatencyBound) + 1;
-std::string_view verdictName(Verdict v); // "unknown", "memory-bound", "compute-bound", "latency-bound"
-// "unknown", "memory", "compute", "latency": the verdict's name without "-bound" (summary, charts).
+// BeyondRoof: a kernel of known cost that achieved more than a roof allows (its cost is wrong, or on a
+// CPU the measurement low): named so, never "unknown", and never placed on the roofline.
+enum class Verdict : std::uint8_t { Unknown, MemoryBound, ComputeBound, LatencyBound, BeyondRoof };
+inline constexpr std::size_t kVerdictCount = std::size_t(Verdict::BeyondRoof) + 1;
+// The verdicts in the order every table, legend and list shows them.
+inline constexpr Verdict kVerdictsShown[] = {Verdict::MemoryBound, Verdict::ComputeBound,
+                                             Verdict::LatencyBound, Verdict::BeyondRoof, Verdict::Unknown};
+// "unknown", "memory-bound", "compute-bound", "latency-bound", "beyond-roof"
+std::string_view verdictName(Verdict v);
+// "unknown", "memory", "compute", "latency", "beyond roof": the verdict's name without "-bound" (summary,
+// charts).
 std::string_view shortVerdictName(Verdict v);
 
 // Per kernel name (by string id, sized to the trace's string pool): the role and the verdict that

@@ -3,6 +3,7 @@
 // roof gets no verdict.
 #include "core/analysis/analysis.h"
 
+#include <algorithm>
 #include <array>
 
 namespace attnscope {
@@ -13,7 +14,7 @@ const DeviceSpec* TraceAnalysis::roofsOf(const Trace& trace, EventRef kernel) co
 }
 
 Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& call) const {
-    std::array<TimeNs, std::size_t(Verdict::LatencyBound) + 1> time{}; // by verdict
+    std::array<TimeNs, kVerdictCount> time{}; // by verdict
     for (std::uint32_t k : call.kernels) {
         const KernelAnalysis& ka = kernels[k];
         time[std::size_t(ka.verdict)] += trace.track(ka.event.track).events.duration[ka.event.index];
@@ -26,6 +27,13 @@ Verdict TraceAnalysis::dominantVerdict(const Trace& trace, const AttentionCall& 
             bestTime = time[std::size_t(v)];
         }
     return best;
+}
+
+bool tooSmallToFill(const KernelAnalysis& k, const DeviceSpec& spec) {
+    const double peak = spec.peak(k.precision == Precision::Unknown ? Precision::F32 : k.precision);
+    const double atTheRoofs =
+        std::max(peak > 0 ? k.flops / peak : 0, spec.bandwidth > 0 ? k.bytes / spec.bandwidth : 0);
+    return atTheRoofs < kLatencyWorkSeconds;
 }
 
 std::string beyondRoofReason(const DeviceSpec& roofs) {
@@ -47,12 +55,15 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
     k.computeShare = k.flopsPerSec / peak;
     k.memoryShare = k.bytesPerSec / spec.bandwidth;
     k.beyondRoof = k.computeShare > 1 || k.memoryShare > 1;
-    if (k.beyondRoof) return;
+    if (k.beyondRoof) {
+        k.verdict = Verdict::BeyondRoof;
+        return;
+    }
     const bool memorySide = k.intensity < peak / spec.bandwidth;
     const double share = memorySide ? k.memoryShare : k.computeShare;
-    k.verdict = share < kLatencyBoundShare ? Verdict::LatencyBound
-                : memorySide               ? Verdict::MemoryBound
-                                           : Verdict::ComputeBound;
+    k.verdict = share < kLatencyBoundShare && tooSmallToFill(k, spec) ? Verdict::LatencyBound
+                : memorySide                                          ? Verdict::MemoryBound
+                                                                      : Verdict::ComputeBound;
 }
 
 } // namespace attnscope

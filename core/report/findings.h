@@ -32,6 +32,10 @@ struct Evidence {
     std::string note; // what about this place ("idle 1.2 ms: waiting on the host"), or ""
 };
 
+// A finding's title fits one line of the findings table and of `summary`: at most this many bytes (its
+// explanation can be long).
+inline constexpr std::size_t kFindingTitleMax = 120;
+
 struct Finding {
     std::string id; // fixed: hand_written_attention, sdpa_math_fallback, … (kFindingIds)
     Severity severity = Severity::Info;

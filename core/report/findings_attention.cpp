@@ -184,7 +184,7 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
         if (!cpu && d && d->size() > 3 && !(*d)[3].empty())
             reason("an explicit attn_mask (flash takes none)");
         if (con.size() > 4 && !con[4].empty() && std::atof(con[4].c_str()) != 0)
-            reason("dropout_p " + con[4] + " (training)");
+            reason("dropout_p " + formatNumber(std::atof(con[4].c_str())) + " (training)");
         if (cpu && why.empty()) {
             reason(kChosenMath);
             chosen = true;
@@ -336,18 +336,16 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     std::uint64_t count = 0;
     bool onGpu = false; // the words fit the device: a CPU's ops are not told about CUDA graphs
     Places places;
+    std::vector<std::pair<TimeNs, TimeNs>> intervals;                           // the latency-bound kernels'
     std::unordered_map<std::uint32_t, std::pair<std::uint64_t, TimeNs>> byName; // name id → kernels, time
     auto nameId = [&](EventRef e) { return c.trace.track(e.track).events.name[e.index].value; };
-    // An op on a CPU waits on its overhead (dispatch, waking threads: microseconds) only when it is
-    // short: a long one under both roofs is slow for another reason, and is not said to be this.
-    const TimeNs cpuOpMax = TimeNs(c.th["latency_bound_cpu_op_max_us"] * 1000);
     for (const KernelAnalysis& k : c.analysis.kernels) {
         if (c.kind(k.event) == Context::Copy) continue;
         kernelNs += c.dur(k.event);
         if (k.verdict != Verdict::LatencyBound) continue;
-        if (isCpuTrack(c.trace, k.event.track) && c.dur(k.event) > cpuOpMax) continue;
         onGpu = onGpu || !isCpuTrack(c.trace, k.event.track);
         latencyNs += c.dur(k.event);
+        intervals.emplace_back(c.start(k.event), c.end(k.event));
         ++count;
         auto& n = byName[nameId(k.event)];
         if (n.first++ == 0) places.emplace_back(k.event, ""); // one place per name: its first kernel
@@ -361,13 +359,18 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     std::stable_sort(places.begin(), places.end(), [&](const auto& a, const auto& b) {
         return byName[nameId(a.first)].second > byName[nameId(b.first)].second;
     });
+    // At stake: the time they ran, kernels on several streams at once counted once (their sum can exceed
+    // the trace's span).
+    const TimeNs wallNs = unionLength(intervals);
     Finding f =
-        c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound", latencyNs);
+        c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound", wallNs);
     f.explanation =
         formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
-        " names) reached under " + percent(kLatencyBoundShare) +
-        " of both the compute and the memory roof, and took " + formatDuration(latencyNs) + ", " +
-        percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) + " of the kernel time: " +
+        " names), each with work its roofs would do in under " +
+        formatDuration(TimeNs(kLatencyWorkSeconds * 1e9)) + ", reached under " + percent(kLatencyBoundShare) +
+        " of the roof that limits it, and took " + formatDuration(latencyNs) + ", " +
+        percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) + " of the kernel time (" +
+        formatDuration(wallNs) + " of the trace's time, streams at once counted once): " +
         (onGpu ? "too little work per launch to fill the device, so they wait on launch latency, "
                  "synchronization inside the kernel or a tail of few blocks."
                : "too little work per op to keep the CPU's cores and vector units busy, so they "

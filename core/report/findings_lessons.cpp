@@ -5,6 +5,7 @@
 // kernels'. Each walks the attention calls of the analysis and the ops its kernels were launched from
 // (on the CPU: the ops that are its kernels), inside the call's own host range.
 #include "core/analysis/analysis.h"
+#include "core/analysis/attention_ops.h"
 #include "core/model/demangle.h"
 #include "core/model/text_match.h"
 #include "core/report/findings_rules.h"
@@ -267,9 +268,8 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
         std::uint8_t& w = what[id.value];
         if (!w) {
             const std::string_view n = c.trace.str(id);
-            const bool maker = n == "aten::tril" || n == "aten::triu" || n == "aten::ones" ||
-                               n == "aten::ones_like" || n == "aten::full" || n == "aten::where" ||
-                               n == "aten::logical_not" || n == "aten::arange";
+            // The ops that build a mask, and where, which makes its fill values.
+            const bool maker = buildsAMask(n) || n == "aten::where";
             w = std::uint8_t(
                 kSeen |
                 (n == "aten::_safe_softmax" || n == "aten::softmax" || n == "aten::_softmax" ? kSoftmax : 0) |
@@ -478,8 +478,9 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         std::string shapeText;
         std::uint64_t calls = 0, mismatched = 0, kernels = 0, expected = 0, unexpected = 0;
         TimeNs time = 0;
-        std::map<std::string, std::uint64_t> byWhat;  // "aten::copy_ from aten::masked_fill" → count
-        std::map<std::string, std::uint64_t> missing; // "pv_gemm" → calls lacking it
+        std::map<std::string, std::uint64_t> byWhat;   // "aten::copy_ from aten::masked_fill" → count
+        std::map<std::string, std::uint64_t> byKernel; // the same by the kernels' short names (the title's)
+        std::map<std::string, std::uint64_t> missing;  // "pv_gemm" → calls lacking it
         Places places;
     };
     // Per implementation and the shape its calls were held to (a user's shape for their own range may
@@ -518,6 +519,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
             // A CPU run's workers' shares of one kernel are one kernel, and their time its time.
             if (std::find(call.unexpected.begin(), call.unexpected.end(), k) != call.unexpected.end()) {
                 ++im.byWhat[what];
+                ++im.byKernel[std::string(shortKernelName(c.name(ka.event)))];
                 ++im.unexpected;
             }
             im.time += c.dur(ka.event);
@@ -543,10 +545,13 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         auto count = [](double v) {
             return v == std::floor(v) ? std::to_string(std::uint64_t(v)) : oneDecimal(v);
         };
-        Finding f = c.make("unexpected_kernels",
-                           impl + ": " + count(kernels) + " kernels per call where " + count(expected) +
-                               " are expected" + (what.empty() ? "" : ": " + firstKinds(im.byWhat)),
-                           im.time);
+        // The title names the kernels when they fit its line; the explanation says where each came from.
+        std::string title = impl + ": " + count(kernels) + " kernels per call where " + count(expected) +
+                            (expected == 1 ? " is" : " are") + " expected";
+        if (const std::string named = title + ": " + firstKinds(im.byKernel);
+            !im.byKernel.empty() && named.size() <= kFindingTitleMax)
+            title = named;
+        Finding f = c.make("unexpected_kernels", title, im.time);
         // An observation against a guess, not a cost of its own: never critical.
         f.severity = std::min(f.severity, Severity::Warning);
         f.explanation =

@@ -68,4 +68,10 @@ std::string formatOffset(TimeNs offset, TimeNs step) {
     return text;
 }
 
+std::string formatNumber(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
 } // namespace attnscope

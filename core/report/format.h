@@ -18,6 +18,8 @@ std::string formatDuration(TimeNs ns);
 std::string formatRate(double value, std::string_view unit);
 // "1 kernel", "1,566 kernels": a count with its noun in the right number, thousands grouped.
 std::string formatCount(std::uint64_t n, std::string_view one, std::string_view many);
+// "0.1", "1e-05", "3": a plain number in its shortest form (six significant digits), as a person writes it.
+std::string formatNumber(double value);
 // "12.5%": a fraction as a percentage with `decimals` digits after the point.
 std::string formatPercent(double fraction, int decimals = 1);
 

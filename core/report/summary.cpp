@@ -316,7 +316,7 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a,
     s.kernelsByRole = kernelsByRole ? std::move(*kernelsByRole) : kernelStatsByRole(trace, a);
     const RoleTimes roles = a.tables.allRoleTimes();
     s.verdicts.clear();
-    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+    for (Verdict v : kVerdictsShown)
         if (const std::uint64_t count = a.tables.verdictCount[std::size_t(v)])
             s.verdicts.push_back({std::string(verdictName(v)), count, a.tables.verdictNs[std::size_t(v)]});
     s.roles.clear();
@@ -331,7 +331,7 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a,
 std::string verdictMix(const ImplCalls& impl) {
     std::string out;
     const TimeNs all = impl.kernelNs ? impl.kernelNs : 1;
-    for (Verdict v : {Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::Unknown})
+    for (Verdict v : kVerdictsShown)
         if (const TimeNs ns = impl.verdictNs[std::size_t(v)])
             out += (out.empty() ? "" : ", ") + std::string(shortVerdictName(v)) + " " +
                    formatPercent(double(ns) / double(all));

@@ -151,7 +151,7 @@ TEST(Cli, SummaryRooflineOfACpuRunStaysWithinItsRoofs) {
                 placed += ka.beyondRoof ? 0 : 1;
         if (placed == 0) {
             EXPECT_FALSE(k.contains("compute_share"));
-            EXPECT_EQ(k.at("verdict"), "unknown");
+            EXPECT_EQ(k.at("verdict"), "beyond roof");
             EXPECT_GE(roofline.at("beyond_roof").get<std::size_t>(), k.at("count").get<std::size_t>());
             continue;
         }

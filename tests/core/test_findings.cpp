@@ -20,11 +20,11 @@ TEST(Findings, ThresholdsAreDataWithTheirProblemsSaid) {
     EXPECT_THROW(t["casts_window_us"], std::logic_error); // unreadable lines set nothing
     // The built-in file names every threshold a rule reads.
     const FindingThresholds& standard = FindingThresholds::standard();
-    for (const char* key : {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
-                            "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
-                            "launch_bound_min_kernels", "latency_bound_min_kernel_share",
-                            "latency_bound_cpu_op_max_us", "low_occupancy", "low_occupancy_min_kernel_us",
-                            "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
+    for (const char* key :
+         {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
+          "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
+          "launch_bound_min_kernels", "latency_bound_min_kernel_share", "low_occupancy",
+          "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
         EXPECT_GT(standard[key], 0) << key;
 }
 

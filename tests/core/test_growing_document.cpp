@@ -117,6 +117,7 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
             EXPECT_EQ(g.verdict, m.verdict) << i;
             EXPECT_EQ(g.unexpected, m.unexpected) << i;
         }
+        EXPECT_EQ(grown->analysis->beyondRoof, merged->analysis->beyondRoof);
         ASSERT_EQ(grown->analysis->calls.size(), merged->analysis->calls.size());
         for (std::size_t c = 0; c < merged->analysis->calls.size(); ++c) {
             const AttentionCall &g = grown->analysis->calls[c], &m = merged->analysis->calls[c];
@@ -226,6 +227,21 @@ TEST(GrowingDocument, AStepWithAThreadOfItsOwnAndItsStringsInAnotherOrder) {
 std::string cpuOpsStep(long long at) {
     return R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":7,"tid":7,"ts":)" +
            std::to_string(at) + R"(,"dur":30,"args":{"Input Dims":[[16],[8,16],[16,16]]}}]})";
+}
+
+// A GPU step whose one GEMM reports more than an H100 can do (a 2.2 TFLOP matmul in 10 µs): beyond its
+// roof. Each step's such kernel is counted in the grown trace, the first steps' too.
+TEST(GrowingDocument, KernelsBeyondTheirRoofInEarlierStepsStayCounted) {
+    const std::string step =
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)"
+        R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":100,"dur":20,)"
+        R"("args":{"Input Dims":[[8192,8192],[8192,8192]],"Input type":["c10::BFloat16","c10::BFloat16"]}},)"
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":101,"dur":2,)"
+        R"("args":{"correlation":1}},)"
+        R"({"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16bf16_bf16f32","pid":0,"tid":7,"ts":110,"dur":10,)"
+        R"("args":{"device":0,"stream":7,"correlation":1}}]})";
+    ASSERT_EQ(analyzeTrace(*loadText(step)).beyondRoof, 1u);
+    expectGrownIsMerged(repeated(step, 3, 1'000));
 }
 
 TEST(GrowingDocument, AGpuProgramsStepWithoutKernelsHasNoCpuOpStandingForOne) {

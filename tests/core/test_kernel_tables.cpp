@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The analysis' per-name tables (kernel_tables.h) that every view reads: time per role grouped by the
 // implementation of each call, the roofline points, and each name's role and verdict.
+#include "analysis_test_support.h"
 #include "core/analysis/analysis.h"
 #include "core/report/summary.h"
-#include "support/test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -68,4 +68,21 @@ TEST(KernelTables, ATieBetweenRolesGoesToTheFirstRole) {
     ASSERT_TRUE(a.tables.classes.role[bmm.value]);
     EXPECT_EQ(*a.tables.classes.role[bmm.value], KernelRole::QkGemm);
     EXPECT_TRUE(a.tables.classes.severalRoles[bmm.value]);
+}
+
+// Implementations are listed most-called first (compare's baseline is the first): three naive calls before
+// one flash call, though "flash" sorts first by name; a tie keeps the names' order.
+TEST(KernelTables, ImplementationsAreListedMostCalledFirst) {
+    std::vector<std::tuple<const char*, int, int>> kernels;
+    kernels.push_back({"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>", 7, 30});
+    for (int i = 0; i < 3; ++i)
+        for (const char* k : {gemm, softmax, gemm})
+            kernels.push_back({k, 7, 10});
+    const auto t = a100Kernels(kernels);
+    const TraceAnalysis a = analyzeTrace(*t);
+    ASSERT_EQ(a.tables.implCalls.size(), 2u);
+    EXPECT_EQ(a.tables.implCalls[0].impl, "naive");
+    EXPECT_EQ(a.tables.implCalls[0].calls, 3u);
+    EXPECT_EQ(a.tables.implCalls[1].impl, "flash");
+    EXPECT_EQ(a.tables.implCalls[1].calls, 1u);
 }

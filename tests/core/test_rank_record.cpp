@@ -206,3 +206,27 @@ TEST(RankRecord, ATraceReadWithWarningsSaysSoInTheJob) {
     EXPECT_EQ(idle.findings[0].titleRank, 5);
     EXPECT_NE(formatJobReport(idle, JobFormat::Text).find("(as rank 5 said it)"), std::string::npos);
 }
+
+// The job's median and p90 are read at their ranks' places among the sorted values (interpolated between
+// two), not at the next one up: of two ranks the median is between them, not the slower one.
+TEST(RankRecord, MedianAndP90AreTheValuesAtTheirPlaces) {
+    const JobReport pair = jobReport({computed(0, 100), computed(1, 300)});
+    EXPECT_DOUBLE_EQ(pair.spread("compute_busy").median, 200);
+    EXPECT_DOUBLE_EQ(pair.spread("compute_busy").p90, 280);
+    EXPECT_DOUBLE_EQ(pair.spread("compute_busy").max, 300);
+    const JobReport four = jobReport({computed(3, 40), computed(0, 10), computed(2, 30), computed(1, 20)});
+    EXPECT_DOUBLE_EQ(four.spread("compute_busy").median, 25);
+    EXPECT_DOUBLE_EQ(four.spread("compute_busy").p90, 37);
+    EXPECT_EQ(four.spread("compute_busy").maxRank, 3);
+}
+
+// Three ranks are enough to have a median to stand out from: one twice as slow as the other two is slow.
+TEST(RankRecord, ASlowRankAmongThreeIsFound) {
+    const JobReport job = jobReport({computed(0, 1'000'000), computed(1, 2'000'000), computed(2, 1'010'000)});
+    ASSERT_EQ(job.slowRanks.size(), 1u);
+    EXPECT_EQ(job.slowRanks[0].rank, 1);
+    EXPECT_TRUE(jobReport({computed(0, 1'000'000), computed(1, 1'020'000), computed(2, 1'010'000)})
+                    .slowRanks.empty());
+    EXPECT_TRUE(
+        jobReport({computed(0, 1'000'000), computed(1, 2'000'000)}).slowRanks.empty()); // no median of two
+}

@@ -9,8 +9,8 @@ using namespace attnscope::test;
 
 // Kernels on both sides of the ridge point, and one well under both roofs.
 // Each line tested on both sides, with numbers worked by hand (ridge at 100 FLOP/byte; the latency
-// line at a tenth of the roof that limits a kernel): just either side of the ridge, and 9.9% and
-// 10.1% of each roof.
+// line at a tenth of the roof that limits a kernel, for work that takes the roofs under 5 µs): just either
+// side of the ridge, 9.9% and 10.1% of each roof, and work just either side of 5 µs at the roofs.
 TEST(Roofline, JustEitherSideOfTheRidgeAndTheLatencyLine) {
     DeviceSpec spec;
     spec.fp32 = 100e12;
@@ -27,12 +27,18 @@ TEST(Roofline, JustEitherSideOfTheRidgeAndTheLatencyLine) {
     // AI 99 and 101 at full speed on the roof that limits each: memory-, then compute-bound.
     EXPECT_EQ(verdictOf(99e9, 1e9, 1'000'000), Verdict::MemoryBound);   // 1 GB in 1 ms: 100%
     EXPECT_EQ(verdictOf(101e9, 1e9, 1'010'000), Verdict::ComputeBound); // 101 GFLOP in 1.01 ms: 100%
-    // Memory side, AI 10: 1 GB at 101 GB/s (10.1%) and at 99 GB/s (9.9%).
-    EXPECT_EQ(verdictOf(10e9, 1e9, TimeNs(1e9 / 101e9 * 1e9)), Verdict::MemoryBound);
-    EXPECT_EQ(verdictOf(10e9, 1e9, TimeNs(1e9 / 99e9 * 1e9)), Verdict::LatencyBound);
-    // Compute side, AI 1000: 1 TFLOP at 10.1 and at 9.9 TFLOP/s.
-    EXPECT_EQ(verdictOf(1e12, 1e9, TimeNs(1e12 / 10.1e12 * 1e9)), Verdict::ComputeBound);
-    EXPECT_EQ(verdictOf(1e12, 1e9, TimeNs(1e12 / 9.9e12 * 1e9)), Verdict::LatencyBound);
+    // Memory side, AI 10: 4 MB (4 µs at the roof) at 101 GB/s (10.1%) and at 99 GB/s (9.9%).
+    EXPECT_EQ(verdictOf(40e6, 4e6, TimeNs(4e6 / 101e9 * 1e9)), Verdict::MemoryBound);
+    EXPECT_EQ(verdictOf(40e6, 4e6, TimeNs(4e6 / 99e9 * 1e9)), Verdict::LatencyBound);
+    // Compute side, AI 1000: 400 MFLOP (4 µs) at 10.1 and at 9.9 TFLOP/s.
+    EXPECT_EQ(verdictOf(4e8, 4e5, TimeNs(4e8 / 10.1e12 * 1e9)), Verdict::ComputeBound);
+    EXPECT_EQ(verdictOf(4e8, 4e5, TimeNs(4e8 / 9.9e12 * 1e9)), Verdict::LatencyBound);
+    // Work enough to fill the device (1 GB: 1 ms at the roof) at 9.9% is memory-bound, far below its roof;
+    // 4.9 MB (4.9 µs) at 9.9% is latency-bound, 5.1 MB (5.1 µs) is not.
+    EXPECT_EQ(verdictOf(10e9, 1e9, TimeNs(1e9 / 99e9 * 1e9)), Verdict::MemoryBound);
+    EXPECT_EQ(verdictOf(49e6, 4.9e6, TimeNs(4.9e6 / 99e9 * 1e9)), Verdict::LatencyBound);
+    EXPECT_EQ(verdictOf(51e6, 5.1e6, TimeNs(5.1e6 / 99e9 * 1e9)), Verdict::MemoryBound);
+    EXPECT_EQ(verdictOf(1e12, 1e9, TimeNs(1e12 / 9.9e12 * 1e9)), Verdict::ComputeBound);
 }
 
 TEST(Roofline, VerdictsOnEitherSideOfTheRidge) {
@@ -56,8 +62,14 @@ TEST(Roofline, VerdictsOnEitherSideOfTheRidge) {
     placeOnRoofline(k, 20'000'000, spec);
     EXPECT_EQ(k.verdict, Verdict::ComputeBound);
     EXPECT_NEAR(k.computeShare, 0.5, 1e-12);
-    // The same kernel taking 10× longer is at 5% of the roof that limits it: latency-bound.
+    // The same kernel taking 10× longer is at 5% of the roof that limits it: with 10 ms of work at the
+    // roofs it is still compute-bound, far below its roof; a thousandth of the work at 5% is latency-bound.
     placeOnRoofline(k, 200'000'000, spec);
+    EXPECT_EQ(k.verdict, Verdict::ComputeBound);
+    EXPECT_NEAR(k.computeShare, 0.05, 1e-12);
+    k.flops = 1e8;
+    k.bytes = 1e5;
+    placeOnRoofline(k, 20'000, spec);
     EXPECT_EQ(k.verdict, Verdict::LatencyBound);
     // No cost, no verdict.
     k.cost = CostSource::Unknown;
@@ -96,7 +108,7 @@ TEST(Roofline, EachCpuWorkerIsHeldToItsShareOfTheCpuAndNoMoreThanOneCore) {
             EXPECT_NEAR(k.computeShare, 0.1e9 / seconds / 50e9, 1e-9);
             EXPECT_NEAR(k.computeShare, 0.2222, 1e-4);
         } else if (name == "naive_softmax") {
-            EXPECT_EQ(k.verdict, Verdict::Unknown);
+            EXPECT_EQ(k.verdict, Verdict::BeyondRoof);
             EXPECT_TRUE(k.beyondRoof);
             EXPECT_NEAR(k.memoryShare, 11.2 / 8, 1e-6);
         } else if (name == "flash_forward") {
@@ -137,7 +149,7 @@ TEST(Roofline, AKernelBeyondADatasheetRoofHasAWrongCostAndNoVerdict) {
     EXPECT_DOUBLE_EQ(a.device->fp32, 19.5e12);
     EXPECT_DOUBLE_EQ(a.device->bandwidth, 2039e9);
     EXPECT_TRUE(a.kernels[0].beyondRoof);
-    EXPECT_EQ(a.kernels[0].verdict, Verdict::Unknown);
+    EXPECT_EQ(a.kernels[0].verdict, Verdict::BeyondRoof); // named so, not "unknown"
     EXPECT_NEAR(a.kernels[0].computeShare, 137.4e15 / 19.5e12, 0.01 * 137.4e15 / 19.5e12);
     EXPECT_EQ(a.beyondRoof, 1u);
     // Its summary says so, and holds no share above 100%.
@@ -147,6 +159,6 @@ TEST(Roofline, AKernelBeyondADatasheetRoofHasAWrongCostAndNoVerdict) {
     EXPECT_EQ(s.roofline->beyondRoof, 1u);
     for (const RooflineKernel& k : s.roofline->kernels) {
         EXPECT_FALSE(k.costed);
-        EXPECT_EQ(k.verdict, Verdict::Unknown);
+        EXPECT_EQ(k.verdict, Verdict::BeyondRoof);
     }
 }
