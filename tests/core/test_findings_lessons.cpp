@@ -635,15 +635,17 @@ TEST(FindingsLessons, TheCopyTitleCountsCallsNotCopies) {
     EXPECT_NE(f->explanation.find("4 copies"), std::string::npos) << f->explanation;
 }
 
-// A mask built in one call only is a mask built, not one built again in each call (the negative case).
+// A mask built in one call only is a mask built, not one built again in each call (the negative case),
+// however small a share it would need to be shown.
 TEST(FindingsLessons, AMaskBuiltInOneCallIsNoFinding) {
-    const auto one =
-        naiveTrace(true, 1, "void at::native::triu_tril_kernel<c10::BFloat16, int, false, 4, true>").open();
+    FindingThresholds all = FindingThresholds::standard();
+    all.set("min_share", 0);
+    const char* const triu = "void at::native::triu_tril_kernel<c10::BFloat16, int, false, 4, true>";
+    const auto one = naiveTrace(true, 1, triu).open();
     ASSERT_EQ(one->analysis->calls.size(), 1u);
-    EXPECT_EQ(findingOf(findingsOfDoc(*one), "mask_per_call"), nullptr);
-    const auto two =
-        naiveTrace(true, 2, "void at::native::triu_tril_kernel<c10::BFloat16, int, false, 4, true>").open();
-    EXPECT_NE(findingOf(findingsOfDoc(*two), "mask_per_call"), nullptr);
+    EXPECT_EQ(findingOf(findFindings({*one->trace, *one->analysis, nullptr, all}), "mask_per_call"), nullptr);
+    const auto two = naiveTrace(true, 2, triu).open();
+    EXPECT_NE(findingOf(findFindings({*two->trace, *two->analysis, nullptr, all}), "mask_per_call"), nullptr);
 }
 
 // A training script's hand-written attention that builds its causal mask in each call (ones → triu between
