@@ -127,7 +127,16 @@ private:
             a.deviceNote = a.device ? model + ": " + a.device->name + " (" + a.device->source + ")"
                                     : "no roofs known for '" + model + "' (add it to device_specs.txt)";
         }
-        if (models.empty()) a.deviceNote = "the trace names no GPU";
+        if (models.empty()) {
+            // Why there are no roofs, as it is: the devices it has are not named (an MTIA's trace names none),
+            // or it has none.
+            std::string kind;
+            for (const ProcessInfo& p : trace.processes())
+                if (p.isGpu && !isCpuProcess(p) && kind.empty()) kind = std::string(deviceKind(p));
+            a.deviceNote = kind.empty() ? "the trace has no GPU"
+                                        : "no roofs are known for its devices: the trace does not name their model (" +
+                                              kind + ")";
+        }
     }
 
     // The kernels, read in contiguous ranges on several threads and joined in order, so the result

@@ -247,3 +247,16 @@ TEST(KernelRoles, LibraryNamesAreNoRolesAndReductionsByOpNameAreReductions) {
     EXPECT_EQ(user.classify("libgemm_sgemm_scatter", "kernel"), KernelRole::Gemm);
     EXPECT_EQ(user.classify("LIBGEMM_scatter", "kernel"), KernelRole::Other);
 }
+
+// An MTIA trace names no device model: its kernels have no roofs, and the reason says so (not "no GPU").
+TEST(KernelRoles, AnMtiaTraceSaysWhyItHasNoRoofs) {
+    const auto t = loadText(
+        R"({"traceEvents":[{"ph":"M","name":"process_name","pid":9,"tid":0,"args":{"name":"MTIA 9"}},)"
+        R"({"ph":"X","cat":"mtia_ccp_events","name":"fc-dtype_Float","pid":9,"tid":1,"ts":10,"dur":5},)"
+        R"({"ph":"X","cat":"mtia_ccp_events","name":"reduce_sum-dtype_Float","pid":9,"tid":1,"ts":20,"dur":5}]})");
+    const TraceAnalysis a = analyzeTrace(*t);
+    ASSERT_EQ(a.kernels.size(), 2u);
+    EXPECT_EQ(a.kernels[1].role, KernelRole::Reduction);
+    EXPECT_FALSE(a.device);
+    EXPECT_EQ(a.deviceNote, "no roofs are known for its devices: the trace does not name their model (MTIA)");
+}
