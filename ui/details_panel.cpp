@@ -330,42 +330,7 @@ void DetailsPanel::showCallRange(EventRef e) {
 }
 
 void DetailsPanel::showOccupancy(EventRef e) {
-    if (isCpuTrack(*m_trace, e.track)) {
-        m_occupancy->setText(tr("— (ran on the CPU)"));
-        return;
-    }
-    const auto config = launchConfigOf(*m_trace, e);
-    const auto limits = deviceLimitsOf(*m_trace, e.track);
-    if (!config || !limits) {
-        m_occupancy->setText(tr("unknown: the trace has no launch configuration or device limits for it"));
-        return;
-    }
-    const int blocks =
-        residentBlocks(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
-    const int warps = (config->blockThreads + limits->warpSize - 1) / limits->warpSize;
-    const double occupancy =
-        theoreticalOccupancy(*limits, config->blockThreads, config->registersPerThread, config->sharedMemory);
-    QString text =
-        tr("theoretical %1 (%2 of %3 warps per SM; %4 registers a thread, %5 B shared a block; limited by "
-           "%6)")
-            .arg(qs(formatPercent(occupancy)))
-            .arg(blocks == 1 ? tr("1 block") : tr("%1 blocks").arg(blocks))
-            .arg(warps)
-            .arg(config->registersPerThread)
-            .arg(config->sharedMemory)
-            .arg(QString::fromUtf8(occupancyLimiterName(occupancyLimiter(
-                *limits, config->blockThreads, config->registersPerThread, config->sharedMemory))));
-    // Low occupancy is a question, and for tiled kernels or kernels near their roof the answer is known.
-    const KernelAnalysis* k = m_analysis ? m_analysis->find(e) : nullptr;
-    if (const double low = FindingThresholds::standard()["low_occupancy"]; k && occupancy < low)
-        if (const std::string why =
-                lowOccupancyByDesign(*m_trace, *k, FindingThresholds::standard()["low_occupancy_near_roof"]);
-            !why.empty())
-            text += QStringLiteral(" · ") + QString::fromStdString(why);
-    if (config->reportedOccupancy && *config->reportedOccupancy == 0)
-        text +=
-            tr(" · the trace's estimate is 0 (Kineto writes 0 for kernels launched with cuLaunchKernelEx)");
-    m_occupancy->setText(text);
+    m_occupancy->setText(QString::fromStdString(occupancyExplanation(*m_trace, m_analysis.get(), e)));
 }
 
 QString DetailsPanel::field(const QString& key) const {

@@ -128,14 +128,15 @@ private:
                                     : "no roofs known for '" + model + "' (add it to device_specs.txt)";
         }
         if (models.empty()) {
-            // Why there are no roofs, as it is: the devices it has are not named (an MTIA's trace names none),
-            // or it has none.
+            // Why there are no roofs, as it is: the devices it has are not named (an MTIA's trace names
+            // none), or it has none.
             std::string kind;
             for (const ProcessInfo& p : trace.processes())
                 if (p.isGpu && !isCpuProcess(p) && kind.empty()) kind = std::string(deviceKind(p));
-            a.deviceNote = kind.empty() ? "the trace has no GPU"
-                                        : "no roofs are known for its devices: the trace does not name their model (" +
-                                              kind + ")";
+            a.deviceNote = kind.empty()
+                               ? "the trace has no GPU"
+                               : "no roofs are known for its devices: the trace does not name their model (" +
+                                     kind + ")";
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Low occupancy: the calculator, the launch configuration, and tiled kernels held down by design.
 #include "analysis_test_support.h"
+#include "core/report/kernel_explanation.h"
 #include "findings_test_support.h"
 
 #include <gtest/gtest.h>
@@ -145,4 +146,26 @@ TEST(Findings, TheV100ConvolutionsTiledOccupancyIsNoFinding) {
     const TraceAnalysis a = analyzeTrace(*trace);
     for (const Finding& f : findFindings({*trace, a}))
         EXPECT_NE(f.id, "low_occupancy") << f.explanation;
+}
+
+// The explanation of a kernel's occupancy is this kernel's: Kineto's 0 is its cuLaunchKernelEx caveat only
+// for a kernel launched so; a cudaLaunchKernel grid of 2 blocks on 132 SMs reaches 0, and that 0 is real.
+TEST(Findings, TheOccupancyEstimatesZeroIsExplainedByItsOwnLaunch) {
+    GpuTrace t;
+    const std::string small =
+        R"(,"grid":[2,1,1],"block":[128,1,1],"registers per thread":32,"shared memory":0,"est. achieved occupancy %":0)";
+    t.launch("aten::add", "[[4]]", R"(["float"])", 100, 10, "small_grid_kernel", 120, 50, small);
+    t.launch("aten::mm", "[[4]]", R"(["float"])", 200, 10, "sm90_xmma_gemm_ex", 220, 50,
+             launchArgs(168, 0, 0), "cuLaunchKernelEx");
+    const auto trace = loadText(t.text());
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(a.kernels.size(), 2u);
+    const std::string grid = occupancyExplanation(*trace, &a, a.kernels[0].event);
+    EXPECT_NE(
+        grid.find("the trace's estimate of 0 is real: a grid of 2 blocks leaves most of the 132 SMs idle"),
+        std::string::npos)
+        << grid;
+    EXPECT_EQ(grid.find("Kineto"), std::string::npos) << grid;
+    const std::string ex = occupancyExplanation(*trace, &a, a.kernels[1].event);
+    EXPECT_NE(ex.find("Kineto writes 0 for kernels launched with cuLaunchKernelEx"), std::string::npos) << ex;
 }
