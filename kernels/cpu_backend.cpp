@@ -101,7 +101,7 @@ std::string runCpu(const RunConfig& config, unsigned workers, const RunHooks& ho
             range.warmup = warmup;
             range.args = {{std::string(runargs::kImpl), "\"" + rc.label + "\""},
                           {std::string(runargs::kCall), std::to_string(call)},
-                          {"warmup", warmup ? "true" : "false"}};
+                          {std::string(runargs::kWarmup), warmup ? "true" : "false"}};
             range.args.insert(range.args.end(), shape.begin(), shape.end());
             push(std::move(range));
         }

@@ -408,20 +408,34 @@ std::vector<std::string> ProgramProfile::lastWords() const {
     return m_exception.empty() ? m_stderrTail : m_exception;
 }
 
+SteadySteps::Take SteadySteps::take(const ProfiledStep& s) {
+    auto first = m_firstOptimizer.find(s.process);
+    if (s.optimizer && first == m_firstOptimizer.end()) {
+        m_firstOptimizer.emplace(s.process, s.index);
+        m_leftOut += m_keptBefore[s.process];
+        return Take::Restart;
+    }
+    if (first == m_firstOptimizer.end()) {
+        ++m_keptBefore[s.process];
+        return Take::Keep;
+    }
+    if (!s.optimizer && s.index < first->second) {
+        ++m_leftOut;
+        return Take::LeaveOut;
+    }
+    return Take::Keep;
+}
+
 std::vector<ProfiledStep> steadySteps(const std::vector<ProfiledStep>& steps, std::size_t* leftOut) {
-    std::map<std::string, int> firstOptimizer; // per process: the index of its first optimizer step
-    for (const ProfiledStep& s : steps)
-        if (s.optimizer) {
-            auto [it, added] = firstOptimizer.emplace(s.process, s.index);
-            if (!added) it->second = std::min(it->second, s.index);
-        }
+    SteadySteps steady;
     std::vector<ProfiledStep> kept;
     for (const ProfiledStep& s : steps) {
-        const auto it = firstOptimizer.find(s.process);
-        if (!s.optimizer && it != firstOptimizer.end() && s.index < it->second) continue;
-        kept.push_back(s);
+        const SteadySteps::Take take = steady.take(s);
+        if (take == SteadySteps::Take::Restart)
+            std::erase_if(kept, [&](const ProfiledStep& k) { return k.process == s.process; });
+        if (take != SteadySteps::Take::LeaveOut) kept.push_back(s);
     }
-    if (leftOut) *leftOut = steps.size() - kept.size();
+    if (leftOut) *leftOut = steady.leftOut();
     return kept;
 }
 

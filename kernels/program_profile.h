@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -123,9 +124,27 @@ private:
     std::vector<std::string> m_output, m_notices;
 };
 
-// The steps that show a process at work: a process with optimizer steps loses the slices of time before
-// its first one (its start-up: imports, the model built, the first iteration run cold), which would
-// otherwise weigh in every figure; how many were left out in leftOut. The steps' order is kept.
+// The steps that show a process at work, the one rule for `profile` and the window: a process with
+// optimizer steps loses the slices of time before its first one (its start-up: imports, the model built,
+// the first iteration run cold), which would otherwise weigh in every figure. Taken step by step, as they
+// come (each process's in order): a process's first optimizer step restarts it, the slices kept of it
+// before are left out.
+class SteadySteps {
+public:
+    enum class Take {
+        Keep,
+        Restart,
+        LeaveOut
+    }; // Restart: keep it, and leave out what was kept of its process
+    Take take(const ProfiledStep& step);
+    std::size_t leftOut() const { return m_leftOut; } // so far, those a restart dropped included
+
+private:
+    std::map<std::string, int> m_firstOptimizer;     // per process: the index of its first optimizer step
+    std::map<std::string, std::size_t> m_keptBefore; // per process: slices kept before it
+    std::size_t m_leftOut = 0;
+};
+// The steady steps of a whole list; how many were left out in leftOut. The steps' order is kept.
 std::vector<ProfiledStep> steadySteps(const std::vector<ProfiledStep>& steps, std::size_t* leftOut = nullptr);
 
 // The steps of each process merged into one trace per process, in the order the processes first

@@ -98,7 +98,7 @@ std::vector<RunEvent> stepEvents(const Trace& step, TimeNs origin, const std::st
                 e.track = -1; // the call, on the run's calls track
                 e.args = {{std::string(runargs::kImpl), "\"" + impl + "\""},
                           {std::string(runargs::kCall), std::to_string(call)},
-                          {"warmup", warmup ? "true" : "false"}};
+                          {std::string(runargs::kWarmup), warmup ? "true" : "false"}};
             }
             out.push_back(std::move(e));
         }

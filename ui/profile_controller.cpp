@@ -21,16 +21,12 @@ std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::Profi
                                                       bool complete) {
     if (!m_growing) m_growing = std::make_unique<GrowingDocument>(m_name);
     for (kernels::ProfiledStep& s : steps) {
-        // As steadySteps keeps them: once a process has stepped its optimizer, the slices of time before
-        // that step are its start-up, left out.
-        auto first = m_firstOptimizer.find(s.process);
-        if (s.optimizer && first == m_firstOptimizer.end()) {
-            first = m_firstOptimizer.emplace(s.process, s.index).first;
-            m_growing->restart(s.process);
-        }
-        if (!s.optimizer && first != m_firstOptimizer.end() && s.index < first->second) continue;
-        m_growing->append(s.process, s.rank, std::move(s.trace));
+        const kernels::SteadySteps::Take take = m_steady.take(s);
+        if (take == kernels::SteadySteps::Take::Restart) m_growing->restart(s.process);
+        if (take != kernels::SteadySteps::Take::LeaveOut)
+            m_growing->append(s.process, s.rank, std::move(s.trace));
     }
+    m_leftOut = m_steady.leftOut();
     return m_growing->snapshot(complete);
 }
 
@@ -111,7 +107,7 @@ void ProfileController::tick() {
         m_notices << qs(line);
     for (kernels::ProfiledStep& s : m_profile->takeSteps())
         m_pending.push_back(std::move(s)), ++m_stepCount;
-    const QString counts = tr("%n step(s)", nullptr, int(m_stepCount));
+    const QString counts = stepCounts();
     if (!ended) {
         m_panel->setState((m_notices.isEmpty() ? QString() : m_notices.join('\n') + '\n') +
                           tr("Running %1: %2").arg(m_name, counts));
@@ -150,7 +146,19 @@ void ProfileController::build(bool complete) {
         });
 }
 
+QString ProfileController::stepCounts() const {
+    // The steps recorded, and the start-up slices left out of them (what the findings' "of all N steps" does
+    // not count), said the same everywhere.
+    const std::size_t leftOut = m_snapshots ? m_snapshots->leftOut() : 0;
+    QString out = tr("%n step(s)", nullptr, int(m_stepCount));
+    if (leftOut)
+        out += tr(", of which %n start-up slice(s) before the first optimizer step left out", nullptr,
+                  int(leftOut));
+    return out;
+}
+
 void ProfileController::end() {
+    const QString counts = stepCounts(); // before the snapshots are let go
     m_timer->stop();
     m_active = false;
     // What grew the snapshots (each process's steps as appended) is let go once the profile has ended, on
@@ -161,8 +169,7 @@ void ProfileController::end() {
             [snapshots = std::move(snapshots)]() mutable { snapshots.reset(); });
     });
     m_panel->setRunning(false);
-    const QString outcome =
-        tr("%1 %2; %n step(s) recorded", nullptr, int(m_stepCount)).arg(m_name, qs(m_profile->outcome()));
+    const QString outcome = tr("%1 %2; %3 recorded").arg(m_name, qs(m_profile->outcome()), counts);
     QStringList said = m_notices;
     said << outcome;
     const std::string problem = m_profile->problem();

@@ -2,11 +2,13 @@
 #pragma once
 
 #include "core/model/trace.h"
+#include "kernels/program_profile.h"
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,12 +20,6 @@ namespace attnscope {
 struct Document;
 class GrowingDocument;
 } // namespace attnscope
-
-namespace attnscope::kernels {
-struct ProfileConfig;
-struct ProfiledStep;
-class ProgramProfile;
-} // namespace attnscope::kernels
 
 namespace attnscope::ui {
 
@@ -42,11 +38,14 @@ public:
     // The steps taken since the last call, in the order they came; the steps so far as a document
     // (complete: no step comes after these, its findings are made on all of them).
     std::shared_ptr<const Document> add(std::vector<kernels::ProfiledStep> steps, bool complete = false);
+    // The start-up slices left out so far (kernels::SteadySteps), for the window's status.
+    std::size_t leftOut() const { return m_leftOut; }
 
 private:
     std::string m_name;
     std::unique_ptr<GrowingDocument> m_growing;
-    std::map<std::string, int> m_firstOptimizer; // per process: the index of its first optimizer step
+    kernels::SteadySteps m_steady;
+    std::atomic<std::size_t> m_leftOut = 0;
 };
 
 // A user's program profiled live (the Program panel, or `attnscope profile -- COMMAND` with a display):
@@ -91,6 +90,7 @@ private:
     std::unique_ptr<kernels::ProgramProfile> m_profile;
     std::vector<kernels::ProfiledStep> m_pending; // taken, not yet in a snapshot
     std::size_t m_stepCount = 0;
+    QString stepCounts() const;
     std::shared_ptr<ProfileSnapshots> m_snapshots;
     QString m_name;
     QStringList m_notices;

@@ -102,9 +102,11 @@ public:
         chooseDevice();
         readKernels();
         assignOpCosts();
+        findWarmups();
         findCalls();
         extendCallsToTheirScopes();
         callsOfAttentionOps();
+        dropWarmupCalls();
         numberCalls();
         checkShapes();
         placeOnRoofs();
@@ -232,8 +234,9 @@ private:
     }
 
     void findCalls() {
-        // Attention calls. Own runs say which kernels make a call.
+        // Attention calls. Own runs say which kernels make a call; their warm-up calls are none.
         for (auto& [key, kernels] : ownCalls) {
+            if (warmupCalls.count(key)) continue;
             AttentionCall call;
             call.impl = key.first;
             call.kernels = kernels;
@@ -377,6 +380,46 @@ private:
                 a.calls.push_back(std::move(call));
             }
         }
+    }
+
+    // AttnScope's own runs mark each call's range with its implementation, number and whether it warmed up
+    // (run_args.h): a warm-up call is not one of the calls measured, so it is no call in any view.
+    void findWarmups() {
+        const StringId range = trace.strings().find(category::kUserAnnotation);
+        if (!range.valid()) return;
+        const detail::ArgShapes marked(trace, {runargs::kWarmup});
+        for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+            const Track& track = trace.tracks()[t];
+            for (std::uint32_t i = 0; i < track.size(); ++i) {
+                const EventRef e{TrackId{t}, i};
+                if (track.events.category[i] != range || !marked.has(e)) continue;
+                std::string impl;
+                long call = -1;
+                bool warmup = false;
+                trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
+                    if (key == runargs::kWarmup) warmup = value == "true";
+                    if (key == runargs::kImpl) impl = detail::jsonUnquote(value);
+                    if (key == runargs::kCall) call = std::atol(std::string(value).c_str());
+                });
+                if (!warmup) continue;
+                warmupCalls.insert({impl, call});
+                warmupRanges.emplace_back(track.events.start[i], track.end(i));
+            }
+        }
+    }
+
+    // The calls found by their kernels inside a warm-up call's range (PyTorch runs, whose kernels carry no
+    // call numbers) are dropped: their kernels are outside any call.
+    void dropWarmupCalls() {
+        if (warmupRanges.empty() || !ownCalls.empty()) return;
+        std::erase_if(a.calls, [&](const AttentionCall& call) {
+            TimeNs start = INT64_MAX;
+            for (std::uint32_t k : call.kernels)
+                start = std::min(
+                    start, trace.track(a.kernels[k].event.track).events.start[a.kernels[k].event.index]);
+            return std::any_of(warmupRanges.begin(), warmupRanges.end(),
+                               [&](const auto& r) { return r.first <= start && start < r.second; });
+        });
     }
 
     // Where a kernel was asked for on the host: its launch, or the aten:: op standing for it. A graph's
@@ -633,6 +676,8 @@ private:
     std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
     mutable std::unordered_map<std::uint32_t, bool> graphLaunchNames; // per runtime call name
     std::unordered_map<std::uint32_t, bool> backwardNames;            // per kernel or op name
+    std::set<std::pair<std::string, long>> warmupCalls;               // own runs' warm-up (impl, call)
+    std::vector<std::pair<TimeNs, TimeNs>> warmupRanges;              // their ranges
     // The modelled ops that launched kernels, with their costs, and each kernel's op (or kNoOp).
     static constexpr std::uint32_t kNoOp = UINT32_MAX;
     std::vector<std::pair<EventRef, OpCost>> ops;

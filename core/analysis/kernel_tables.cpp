@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/analysis/kernel_tables.h"
+#include "core/model/sorting.h"
 
 #include "core/analysis/analysis.h"
 
@@ -129,6 +130,7 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
         s.verdictNs[std::size_t(k.verdict)] += d;
         ++s.verdictCount[std::size_t(k.verdict)];
     }
+    std::vector<std::pair<TimeNs, TimeNs>> intervals;
     for (const AttentionCall& c : a.calls) {
         ImplCalls& st = s.implCalls[c.impl];
         st.impl = c.impl;
@@ -137,14 +139,19 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
         st.kernels += c.kernelCount;
         bool costed = !c.kernels.empty();
         double bytes = 0;
+        intervals.clear();
         for (std::uint32_t k : c.kernels) {
             const KernelAnalysis& ka = a.kernels[k];
-            const TimeNs d = trace.track(ka.event.track).events.duration[ka.event.index];
-            st.kernelNs += d;
+            const Track& t = trace.track(ka.event.track);
+            const TimeNs d = t.events.duration[ka.event.index];
+            intervals.emplace_back(t.events.start[ka.event.index], t.end(ka.event.index));
             st.verdictNs[std::size_t(ka.verdict)] += d;
             costed = costed && ka.cost != CostSource::Unknown;
             bytes += ka.bytes;
         }
+        // The time the call's kernels ran: a CPU run's workers' shares, or kernels on several streams, at
+        // once counted once (their summed time is the verdicts' and the roles').
+        st.kernelNs += unionLength(intervals);
         if (costed) {
             ++st.costedCalls;
             st.costedBytes += bytes;

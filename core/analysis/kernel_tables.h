@@ -88,7 +88,8 @@ struct ImplCalls {
     std::uint64_t calls = 0;
     TimeNs totalNs = 0; // first kernel's start to last kernel's end, summed over calls
     std::uint64_t kernels = 0;
-    TimeNs kernelNs = 0;
+    TimeNs kernelNs =
+        0; // the time each call's kernels ran (overlaps once: a CPU run's workers, streams), summed
     std::uint64_t hostCalls = 0; // calls with a host range
     TimeNs hostNs = 0;           // their ranges' time, summed
     std::uint64_t costedCalls = 0;

@@ -15,6 +15,7 @@ inline constexpr std::string_view kFlops = "flops";   // the kernel's exact FLOP
 inline constexpr std::string_view kBytes = "bytes";   // its exact bytes moved
 inline constexpr std::string_view kDtype = "dtype";   // a precisionName ("fp32", "bf16", …)
 inline constexpr std::string_view kWorker = "worker"; // the CPU worker that ran this share
+inline constexpr std::string_view kWarmup = "warmup"; // on a call's range: true for a warm-up call
 // The process_labels of the process whose kernels ran on a CPU (its kernel tracks make it look like a
 // GPU's): how a saved run says where its kernels ran.
 inline constexpr std::string_view kCpuProcessLabel = "CPU";

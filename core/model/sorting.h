@@ -2,10 +2,12 @@
 #pragma once
 
 #include "core/model/block_arena.h"
+#include "core/model/types.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -75,6 +77,36 @@ template <class T, class Key> void stableSortByKey(BigVector<T>& v, Key key) {
             tmp[count[(key(x) >> shift) & kMask]++] = std::move(x);
         v.swap(tmp);
     }
+}
+
+// The union of [start, end) intervals, run by run (disjoint, in order) to `run`; sorts the input. Gathered
+// track by track, each in start order, they are a few sorted runs: merged rather than sorted.
+template <typename Run> void forEachUnionRun(std::vector<std::pair<TimeNs, TimeNs>>& intervals, Run run) {
+    const std::less<std::pair<TimeNs, TimeNs>> less;
+    if (auto runs = sortedRunEnds(intervals, kMergedRuns, less))
+        mergeSortedRuns(intervals, std::move(*runs), less);
+    else
+        std::sort(intervals.begin(), intervals.end());
+    bool open = false;
+    TimeNs curStart = 0, curEnd = 0;
+    for (const auto& [s, e] : intervals) {
+        if (!open || s > curEnd) {
+            if (open) run(curStart, curEnd);
+            curStart = s;
+            curEnd = e;
+            open = true;
+        } else {
+            curEnd = std::max(curEnd, e);
+        }
+    }
+    if (open) run(curStart, curEnd);
+}
+
+// The length of the intervals' union (what they cover, overlaps once); sorts the input.
+inline TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals) {
+    TimeNs total = 0;
+    forEachUnionRun(intervals, [&total](TimeNs s, TimeNs e) { total += e - s; });
+    return total;
 }
 
 } // namespace attnscope

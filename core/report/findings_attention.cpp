@@ -131,6 +131,24 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
 
 // 2. SDPA on its math backend: the _math op (or an SDPA op launching far more kernels than a fused
 // one), its kernels per call, and the reasons its inputs give.
+namespace {
+
+// Whether an op holds one of the analysis' calls: GPU work it launched, or (a CPU trace) an op kernel
+// inside it, in a call.
+bool holdsACall(const Context& c, EventRef op, const std::vector<EventRef>& work) {
+    auto inCall = [&](EventRef e) {
+        const KernelAnalysis* k = c.analysis.find(e);
+        return k && k->call >= 0;
+    };
+    if (std::any_of(work.begin(), work.end(), inCall)) return true;
+    const Track& t = c.trace.track(op.track);
+    for (std::uint32_t j = op.index + 1; j < t.size() && t.events.start[j] < t.end(op.index); ++j)
+        if (inCall({op.track, j})) return true;
+    return false;
+}
+
+} // namespace
+
 void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
     const double manyKernels = c.th["math_fallback_kernels_per_call"];
     std::uint64_t calls = 0, kernels = 0;
@@ -148,6 +166,8 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
         const bool math = n.starts_with("aten::_scaled_dot_product_attention_math");
         if (!math && n != "aten::scaled_dot_product_attention") return;
         const std::vector<EventRef> work = c.gpuWorkUnder(e);
+        // Only the calls the analysis counts (a warm-up call is none): every view then counts the same.
+        if (!holdsACall(c, e, work)) return;
         if (!math) {
             // The public op: a fallback when it launched many kernels and no _math op says so below it.
             bool hasMathChild = false;

@@ -19,39 +19,6 @@ namespace {
 
 using Interval = std::pair<TimeNs, TimeNs>;
 
-// The intervals' union, run by run (disjoint, in order) to `run`; sorts the input.
-template <typename Run> void forEachUnionRun(std::vector<Interval>& intervals, Run run) {
-    // Gathered track by track, each in start order: a few sorted runs, merged rather than sorted.
-    const std::less<Interval> less;
-    if (auto runs = sortedRunEnds(intervals, kMergedRuns, less))
-        mergeSortedRuns(intervals, std::move(*runs), less);
-    else
-        std::sort(intervals.begin(), intervals.end());
-    bool open = false;
-    TimeNs curStart = 0, curEnd = 0;
-    for (const auto& [s, e] : intervals) {
-        if (!open || s > curEnd) {
-            if (open) run(curStart, curEnd);
-            curStart = s;
-            curEnd = e;
-            open = true;
-        } else {
-            curEnd = std::max(curEnd, e);
-        }
-    }
-    if (open) run(curStart, curEnd);
-}
-
-} // namespace
-
-TimeNs unionLength(std::vector<Interval>& intervals) {
-    TimeNs total = 0;
-    forEachUnionRun(intervals, [&total](TimeNs s, TimeNs e) { total += e - s; });
-    return total;
-}
-
-namespace {
-
 // By total time, then name, then role.
 void sortByTotal(std::vector<KernelStats>& rows) {
     std::sort(rows.begin(), rows.end(), [](const KernelStats& a, const KernelStats& b) {
@@ -330,7 +297,10 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a,
 
 std::string verdictMix(const ImplCalls& impl) {
     std::string out;
-    const TimeNs all = impl.kernelNs ? impl.kernelNs : 1;
+    TimeNs all = 0; // the kernels' summed time, as the verdicts' is
+    for (TimeNs ns : impl.verdictNs)
+        all += ns;
+    all = all ? all : 1;
     for (Verdict v : kVerdictsShown)
         if (const TimeNs ns = impl.verdictNs[std::size_t(v)])
             out += (out.empty() ? "" : ", ") + std::string(shortVerdictName(v)) + " " +

@@ -3,6 +3,7 @@
 
 #include "core/analysis/kernel_tables.h"
 #include "core/model/role.h"
+#include "core/model/sorting.h"
 #include "core/model/trace.h"
 #include "core/report/findings.h"
 
@@ -167,8 +168,7 @@ std::vector<KernelStats> kernelStatsInRange(const Trace& trace, const TimelineIn
 // Every kernel by name and role: a row per role of a name whose kernels play several. By total, then name.
 std::vector<KernelStats> kernelStatsByRole(const Trace& trace, const TraceAnalysis& analysis);
 
-// Union length of [start, end) intervals; sorts the input.
-TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>>& intervals);
+// unionLength (core/model/sorting.h): the length of intervals' union.
 
 enum class SummaryFormat { Text, Json, Csv };
 std::string formatSummaries(const std::vector<SummaryResult>& results, SummaryFormat format);

@@ -440,6 +440,19 @@ TEST(ProfileOutput, StartUpSlicesBeforeTheFirstOptimizerStepAreLeftOut) {
         order.emplace_back(s.process, s.index);
     EXPECT_EQ(order, (std::vector<std::pair<std::string, int>>{
                          {"pid 2", 0}, {"pid 1", 2}, {"pid 2", 1}, {"pid 1", 3}}));
+    // Taken one at a time, as the window takes them, the same rule: the restart leaves out what it had
+    // kept of pid 1, and a late slice before its first optimizer step is left out too.
+    kernels::SteadySteps live;
+    using Take = kernels::SteadySteps::Take;
+    EXPECT_EQ(live.take(step("pid 1", 0, false)), Take::Keep);
+    EXPECT_EQ(live.take(step("pid 1", 1, false)), Take::Keep);
+    EXPECT_EQ(live.take(step("pid 2", 0, false)), Take::Keep);
+    EXPECT_EQ(live.leftOut(), 0u);
+    EXPECT_EQ(live.take(step("pid 1", 3, true)), Take::Restart);
+    EXPECT_EQ(live.leftOut(), 2u);
+    EXPECT_EQ(live.take(step("pid 1", 2, false)), Take::LeaveOut);
+    EXPECT_EQ(live.take(step("pid 1", 4, false)), Take::Keep);
+    EXPECT_EQ(live.leftOut(), 3u);
 }
 
 TEST(ProfileOutput, EachProcessHasAFileOfItsOwnWhenThereAreSeveral) {

@@ -109,6 +109,32 @@ TEST(RunSession, StatsLeaveOutWarmupAndAddUpRoles) {
     EXPECT_GT(stats[1].gflops(), 0);
 }
 
+// The run's statistics and its trace's analysis count the same calls, warm-up apart, and the same time a
+// call: its kernels' wall time, the workers' shares at once counted once (never their sum).
+TEST(RunSession, TheTraceCountsTheMeasuredCallsAndTheirWallTime) {
+    const RunConfig config = smallRun();
+    ASSERT_GT(config.warmup, 0);
+    RunSession session(config);
+    const auto events = runToEnd(session);
+    const auto stats = runStats(config, events);
+    const auto trace = buildRunTrace(events);
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(stats.size(), 2u);
+    ASSERT_EQ(a.tables.implCalls.size(), 2u);
+    for (const ImplCalls& impl : a.tables.implCalls) {
+        const auto st =
+            std::find_if(stats.begin(), stats.end(), [&](const auto& s) { return s.impl == impl.impl; });
+        ASSERT_NE(st, stats.end()) << impl.impl;
+        EXPECT_EQ(impl.calls, st->callMs.size()) << impl.impl;
+        // The kernels' time a call is within the call's measured time, as the run's own table says.
+        EXPECT_LE(double(impl.kernelNsPerCall()) / 1e6, st->meanMs() * 1.001) << impl.impl;
+        TimeNs summed = 0;
+        for (TimeNs ns : impl.verdictNs)
+            summed += ns;
+        EXPECT_LE(impl.kernelNs, summed) << impl.impl; // the workers' shares at once are counted once
+    }
+}
+
 // A preset's variants run one after another, each case named "impl variant" in the statistics and
 // on the trace's calls, with its own shape's FLOPs; what cannot run names its case.
 TEST(RunSession, VariantsRunInTurnUnderTheirOwnNames) {

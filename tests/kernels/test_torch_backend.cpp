@@ -108,9 +108,10 @@ TEST(TorchBackend, NaiveMathAndFlashArriveLiveWithRolesCostsAndFindings) {
     std::map<std::string, int> calls;
     for (const AttentionCall& c : a.calls)
         ++calls[c.impl];
-    // Warm-up calls are calls too: 3 of each.
+    // The measured calls, as run's table counts them: 2 of each (the warm-up call's kernels keep their roles,
+    // outside any call).
     EXPECT_EQ(calls,
-              (std::map<std::string, int>{{"naive", 3}, {std::string(kSdpaMathImpl), 3}, {"flash", 3}}));
+              (std::map<std::string, int>{{"naive", 2}, {std::string(kSdpaMathImpl), 2}, {"flash", 2}}));
     const double qkFlops = kernelCost(config.shape, KernelRole::QkGemm).flops;
     const double fusedFlops = kernelCost(config.shape, KernelRole::FusedAttention).flops;
     int qk = 0, fused = 0;
@@ -128,17 +129,17 @@ TEST(TorchBackend, NaiveMathAndFlashArriveLiveWithRolesCostsAndFindings) {
     EXPECT_EQ(qk, 6);
     EXPECT_EQ(fused, 3);
 
-    // Findings: hand-written attention on naive (its 3 calls; its places are their score kernels), the
+    // Findings: hand-written attention on naive (its 2 calls; its places are their score kernels), the
     // math fallback on math (a place per call), nothing of it on flash.
     std::map<std::string, const Finding*> found;
     const std::vector<Finding> all = findFindings({*trace, a});
     for (const Finding& f : all)
         found[f.id] = &f;
     ASSERT_TRUE(found.count("hand_written_attention"));
-    EXPECT_NE(found["hand_written_attention"]->title.find(": 3 calls materialize"), std::string::npos)
+    EXPECT_NE(found["hand_written_attention"]->title.find(": 2 calls materialize"), std::string::npos)
         << found["hand_written_attention"]->title;
     ASSERT_TRUE(found.count("sdpa_math_fallback"));
-    EXPECT_EQ(found["sdpa_math_fallback"]->count, 3u);
+    EXPECT_EQ(found["sdpa_math_fallback"]->count, 2u);
 }
 
 TEST(TorchBackend, TheSavedRunIsAnOrdinaryKinetoTrace) {
