@@ -99,6 +99,7 @@ QChart* stackedBars(const std::vector<QString>& bars,
     y->setRange(0, std::max(maxNs / unit, 1e-9) * 1.05);
     y->applyNiceNumbers(); // round ticks: 0, 10, 20 … instead of 0, 10.4, 20.8
     y->setLabelFormat("%g");
+    y->setLabelsVisible(maxNs > 0); // no ticks of nothing ("1.5e-09 µs")
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
@@ -199,7 +200,9 @@ QChart* makeComparisonChart(const Comparison& comparison) {
     std::vector<QString> bars;
     std::vector<std::array<double, std::size_t(KernelRole::Count)>> ns;
     const std::vector<std::string> labels = traceLabels(comparison);
-    for (std::size_t t = 0; t < comparison.traces.size(); ++t)
+    bool opening = false;
+    for (std::size_t t = 0; t < comparison.traces.size(); ++t) {
+        opening = opening || comparison.traces[t].opening;
         for (const CompareRow& row : comparison.traces[t].rows) {
             if (!row.calls.calls) continue;
             bars.push_back(QStringLiteral("%1 · %2").arg(qs(labels[t]), qs(row.impl)));
@@ -208,9 +211,24 @@ QChart* makeComparisonChart(const Comparison& comparison) {
                 perCall[r] = double(row.roles.ns[r]) / double(row.calls.calls);
             ns.push_back(perCall);
         }
-    return stackedBars(bars, ns, QObject::tr("Kernel time per attention call by role"),
-                       QObject::tr("kernel time per call (%1)"),
-                       QObject::tr("no attention call in these traces"));
+    }
+    if (!bars.empty() || opening)
+        return stackedBars(bars, ns, QObject::tr("Kernel time per attention call by role"),
+                           QObject::tr("kernel time per call (%1)"),
+                           opening ? QObject::tr("opening the traces…")
+                                   : QObject::tr("no attention call in these traces"));
+    // No trace has an attention call (a job's ranks of a recommender model): each trace's kernel time by
+    // role, whole, so the chart still compares them.
+    for (std::size_t t = 0; t < comparison.traces.size(); ++t)
+        for (const CompareRow& row : comparison.traces[t].rows) {
+            bars.push_back(qs(labels[t]));
+            std::array<double, std::size_t(KernelRole::Count)> whole{};
+            for (std::size_t r = 0; r < whole.size(); ++r)
+                whole[r] = double(row.roles.ns[r]);
+            ns.push_back(whole);
+        }
+    return stackedBars(bars, ns, QObject::tr("Kernel time by role · no attention call in these traces"),
+                       QObject::tr("kernel time (%1)"), QObject::tr("no kernels in these traces"));
 }
 
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path) {

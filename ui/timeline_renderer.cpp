@@ -506,16 +506,23 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
 std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& analysis, ColorMode mode) {
     std::vector<FoldedCall> out;
     for (const AttentionCall& call : analysis.calls) {
-        // One block per lane the call's kernels are on (a CPU run's workers each have a lane).
-        std::map<std::pair<std::uint32_t, std::uint16_t>, std::pair<TimeNs, TimeNs>> lanes;
+        // One block per track the call's kernels are on (a CPU run's workers each have one), on the lane of
+        // its outermost kernel there: a PyTorch CPU trace's op kernels sit at several depths, and one call is
+        // one block, not one per depth.
+        struct Lane {
+            std::uint16_t depth;
+            TimeNs start, end;
+        };
+        std::map<std::uint32_t, Lane> lanes;
         for (std::uint32_t k : call.kernels) {
             const EventRef e = analysis.kernels[k].event;
             const Track& t = trace.track(e.track);
-            auto [it, added] = lanes.try_emplace({e.track.value, t.events.depth[e.index]},
-                                                 t.events.start[e.index], t.end(e.index));
+            const Lane here{t.events.depth[e.index], t.events.start[e.index], t.end(e.index)};
+            auto [it, added] = lanes.try_emplace(e.track.value, here);
             if (!added) {
-                it->second.first = std::min(it->second.first, t.events.start[e.index]);
-                it->second.second = std::max(it->second.second, t.end(e.index));
+                it->second.depth = std::min(it->second.depth, here.depth);
+                it->second.start = std::min(it->second.start, here.start);
+                it->second.end = std::max(it->second.end, here.end);
             }
         }
         const KernelRole role = call.kernels.size() == 1 ? KernelRole::FusedAttention : KernelRole::QkGemm;
@@ -526,8 +533,8 @@ std::vector<FoldedCall> foldedCalls(const Trace& trace, const TraceAnalysis& ana
                 .darker(115);
         const QString label = QStringLiteral("%1 · %2").arg(
             QString::fromStdString(call.impl), QString::fromStdString(formatDuration(call.duration())));
-        for (const auto& [lane, span] : lanes)
-            out.push_back({TrackId{lane.first}, lane.second, span.first, span.second, label, color.rgb()});
+        for (const auto& [track, lane] : lanes)
+            out.push_back({TrackId{track}, lane.depth, lane.start, lane.end, label, color.rgb()});
     }
     return out;
 }

@@ -240,6 +240,7 @@ void VariantsWindow::rebuild() {
             t = compareEntry(*e.doc, t.path);
         else
             t.error = e.loading ? "opening…" : e.error.toStdString();
+        t.opening = !e.doc && e.loading;
         m_comparison.traces.push_back(std::move(t));
     }
     fillTable();

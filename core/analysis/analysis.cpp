@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -468,6 +469,33 @@ private:
         std::vector<std::uint8_t> inCall(a.kernels.size(), 0);
         std::vector<std::vector<EventRef>> anchorsOf(a.calls.size());
         std::map<TrackId, std::vector<TimeNs>> firstAnchors; // per host thread: each call's first, sorted
+        // Per host thread, the GEMMs and fused attention kernels by their anchors, with their calls: a range
+        // that launched such work of another call, or of none (a model's projections), holds more than this
+        // call and bounds none (a step's range around a whole forward, vLLM's execute_context).
+        std::vector<int> callOf(a.kernels.size(), -1);
+        for (std::size_t c = 0; c < a.calls.size(); ++c)
+            for (std::uint32_t k : a.calls[c].kernels)
+                callOf[k] = int(c);
+        std::map<TrackId, std::vector<std::pair<TimeNs, int>>> heavyWork;
+        for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
+            const KernelRole r = a.kernels[k].role;
+            if (r != KernelRole::Gemm && r != KernelRole::QkGemm && r != KernelRole::PvGemm &&
+                r != KernelRole::FusedAttention)
+                continue;
+            if (const auto anchor = anchorOf(a.kernels[k].event))
+                heavyWork[anchor->track].emplace_back(trace.track(anchor->track).events.start[anchor->index],
+                                                      callOf[k]);
+        }
+        for (auto& [track, list] : heavyWork)
+            std::sort(list.begin(), list.end());
+        auto holdsOthers = [&](TrackId track, TimeNs from, TimeNs to, int call) {
+            const auto it = heavyWork.find(track);
+            if (it == heavyWork.end()) return false;
+            for (auto w = std::lower_bound(it->second.begin(), it->second.end(), std::pair(from, INT_MIN));
+                 w != it->second.end() && w->first < to; ++w)
+                if (w->second != call) return true;
+            return false;
+        };
         for (std::size_t c = 0; c < a.calls.size(); ++c) {
             std::vector<EventRef>& anchors = anchorsOf[c];
             for (std::uint32_t k : a.calls[c].kernels) {
@@ -500,6 +528,7 @@ private:
                     if (x.track != e.track || xt.events.start[x.index] < from || xt.end(x.index) > to)
                         return false;
                 }
+                if (holdsOthers(e.track, from, to, int(c))) return true; // nor any range around it
                 // The kernels launched inside the innermost range around all of the call's go to it.
                 if (inner) scopes[e.track].push_back({from, to, c});
                 inner = false;

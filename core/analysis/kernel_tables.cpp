@@ -120,6 +120,7 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
             p.flops += k.flops;
             p.bytes += k.bytes;
             p.costedNs += d;
+            ++p.costedCount;
             p.onCpu = isCpuTrack(trace, k.event.track);
         }
         std::int32_t& g = k.call >= 0 ? callGroup[std::size_t(k.call)] : noCallGroup;
@@ -222,6 +223,7 @@ void addTableSums(KernelTableSums& into, const KernelTableSums& part,
             p.flops += point.p.flops;
             p.bytes += point.p.bytes;
             p.costedNs += point.p.costedNs;
+            p.costedCount += point.p.costedCount;
             p.onCpu = point.p.onCpu;
         }
     }

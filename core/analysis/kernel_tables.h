@@ -58,6 +58,7 @@ struct RooflinePoint {
     bool costed = false;
     double flops = 0, bytes = 0; // of the costed kernels
     TimeNs costedNs = 0;
+    std::uint64_t costedCount = 0;            // the kernels the rates are over
     Precision precision = Precision::Unknown; // the last costed kernel's (unknown: held to fp32's roof)
     bool onCpu = false;                       // held to the CPU's roofs (else the GPU's)
     double flopsPerSec = 0, bytesPerSec = 0;

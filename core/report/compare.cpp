@@ -117,7 +117,7 @@ std::vector<std::string> traceLabels(const Comparison& comparison) {
         std::size_t at = path.size();
         for (int i = 0; i < parts && at != std::string::npos && at > 0; ++i)
             at = path.rfind('/', at - 1);
-        return at == std::string::npos ? path : path.substr(at + 1);
+        return at == std::string::npos || at >= path.size() ? path : path.substr(at + 1);
     };
     std::vector<std::string> names, labels;
     for (const ComparedTrace& t : comparison.traces)

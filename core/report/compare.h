@@ -35,6 +35,7 @@ struct CompareRow {
 struct ComparedTrace {
     std::string path;
     std::string error;                 // why it could not be read: then it has no rows
+    bool opening = false;              // still being read (a window's entry): no rows yet
     std::vector<std::string> warnings; // what the reader said of a file it read in part (a truncated one)
     TimeNs spanNs = 0;
     std::vector<CompareRow> rows; // by calls (the analysis' order)

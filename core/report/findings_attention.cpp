@@ -42,6 +42,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     TimeNs callNs = 0, kernelNs = 0, scoreNs = 0, saving = 0;
     double scoreBytes = 0;
     std::uint64_t estimated = 0;
+    std::vector<std::pair<TimeNs, TimeNs>> allRan;   // every naive call's kernels' intervals
     bool costsUnknown = false, roofsUnknown = false; // why a call's fused time could not be estimated
     Places places;
     for (const AttentionCall& call : c.analysis.calls) {
@@ -57,11 +58,14 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
         double gemmFlops = 0, gemmBytes = 0, scoresMoved = 0;
         bool costed = true;
         TimeNs kernelsNs = 0;
+        std::vector<std::pair<TimeNs, TimeNs>> ran; // the call's kernels' intervals
         Precision precision = Precision::Unknown;
         const DeviceSpec* roofs = nullptr;
         for (std::uint32_t k : call.kernels) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
             kernelsNs += c.dur(ka.event);
+            ran.emplace_back(c.start(ka.event), c.end(ka.event));
+            allRan.emplace_back(c.start(ka.event), c.end(ka.event));
             costed = costed && ka.cost != CostSource::Unknown;
             if (ka.role == KernelRole::QkGemm || ka.role == KernelRole::PvGemm) {
                 gemmFlops += ka.flops;
@@ -84,14 +88,16 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
             const double fusedBytes = std::max(0.0, gemmBytes - scoresMoved);
             const double fusedNs =
                 1e9 * std::max(gemmFlops / roofs->peak(precision), fusedBytes / roofs->bandwidth);
-            // In the call's own time: its kernels may run side by side (a CPU run's workers), so the
-            // share of kernel time saved is applied to the call's duration.
+            // In the time the call's kernels ran: they may run side by side (a CPU run's workers), so the
+            // share of kernel time saved is applied to that time, overlaps counted once.
             if (kernelsNs > 0)
-                saving += TimeNs(double(call.duration()) * std::max(0.0, 1 - fusedNs / double(kernelsNs)));
+                saving += TimeNs(double(unionLength(ran)) * std::max(0.0, 1 - fusedNs / double(kernelsNs)));
             ++estimated;
         }
     }
     if (calls == 0) return;
+    // Calls on several streams at once save no more than the time their kernels ran, together.
+    saving = std::min(saving, unionLength(allRan));
     const bool allEstimated = estimated == calls;
     Finding f =
         c.make("hand_written_attention",

@@ -62,6 +62,9 @@ json analysisJson(const TraceSummary& s) {
             json j{{"name", k.name},   {"role", roleName(k.role)}, {"precision", k.precisionText()},
                    {"count", k.count}, {"total_ns", k.totalNs},    {"verdict", k.verdictText()}};
             if (k.costed) {
+                // The rates are over the kernels with a cost and a verdict: their count and time say which.
+                j["costed_count"] = k.costedCount;
+                j["costed_ns"] = k.costedNs;
                 j["flops"] = k.flops;
                 j["bytes"] = k.bytes;
                 j["flops_per_s"] = k.flopsPerSec;

@@ -210,6 +210,9 @@ std::string gpuTrace(Writer& w) {
         if (w.chance(0.7))
             w.event("user_annotation", "ProfilerStep#" + std::to_string(step), 100, 100, stepStart,
                     h - stepStart + 1);
+        else if (w.chance(0.5)) // a serving engine's range around a whole forward (vLLM's execute_context)
+            w.event("user_annotation", "execute_context_" + std::to_string(step), 100, 100, stepStart - 0.5,
+                    h - stepStart + 1);
         h += w.pick(0, 500);
     }
     const std::string device = w.oneOf<std::string>(

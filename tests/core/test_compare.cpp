@@ -105,3 +105,11 @@ TEST(Compare, ATruncatedTraceSaysSo) {
               std::string::npos);
     EXPECT_NE(formatComparison(c, CompareFormat::Json).find("\"warnings\": ["), std::string::npos);
 }
+
+// A trace not named yet (a window's entry still opening) has a label too: its empty name, not an exception.
+TEST(Compare, ATraceWithoutAPathHasAnEmptyLabel) {
+    Comparison c;
+    c.traces.resize(2);
+    c.traces[1].path = "runs/a.json";
+    EXPECT_EQ(traceLabels(c), (std::vector<std::string>{"", "a.json"}));
+}

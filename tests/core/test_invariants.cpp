@@ -11,6 +11,7 @@
 #include "core/document/document.h"
 #include "core/report/compare.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -58,6 +59,10 @@ void expectInvariants(const Document& d, const std::string& label) {
         EXPECT_LE(call.kernelCount, call.kernels.size()) << "call " << c;
         for (std::uint32_t k : call.kernels) {
             ASSERT_LT(k, a.kernels.size());
+            // A call is bounded by what made it: no GEMM that is not its QKᵀ or PV (a model's projections in
+            // a range around a whole forward are not attention).
+            EXPECT_NE(a.kernels[k].role, KernelRole::Gemm)
+                << "call " << c << ": " << nameOf(t, a.kernels[k].event);
             EXPECT_EQ(callOf[k], -1) << "kernel " << k << " in calls " << callOf[k] << " and " << c;
             callOf[k] = int(c);
             EXPECT_EQ(a.kernels[k].call, int(c)) << "kernel " << k;
@@ -110,6 +115,11 @@ void expectInvariants(const Document& d, const std::string& label) {
         EXPECT_LE(p.computeShare, 1 + 1e-9) << t.str(p.name);
         EXPECT_LE(p.memoryShare, 1 + 1e-9) << t.str(p.name);
         EXPECT_GT(p.bytesPerSec, 0) << t.str(p.name) << ": a costed point has its bandwidth";
+        // A reader's division: the rates are the costed kernels' FLOPs and bytes over their time.
+        EXPECT_NEAR(p.bytesPerSec, p.bytes / (double(p.costedNs) * 1e-9), 1e-9 * p.bytesPerSec)
+            << t.str(p.name);
+        EXPECT_LE(p.costedCount, p.count) << t.str(p.name);
+        EXPECT_LE(p.costedNs, p.totalNs) << t.str(p.name);
     }
 
     // Findings: no share above 100%, no time at stake above the span that holds it (one trace), a title of
@@ -164,6 +174,20 @@ TEST(Invariants, EveryFixtureHoldsThem) {
     expectInvariants(*openOffline(DocumentSource::ranks(
                          {fixture("dlrm_2ranks/rank0.json"), fixture("dlrm_2ranks/rank1.json")})),
                      "dlrm ranks");
+}
+
+// Traces from elsewhere (public ones a check found, a colleague's): every file of the folder named by
+// ATTNSCOPE_TEST_EXTRA_TRACES is held to the same invariants.
+TEST(Invariants, TracesInAFolderYouNameHoldThem) {
+    const char* folder = std::getenv("ATTNSCOPE_TEST_EXTRA_TRACES");
+    if (!folder || !*folder) GTEST_SKIP() << "ATTNSCOPE_TEST_EXTRA_TRACES names no folder of traces to check";
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+        if (!entry.is_regular_file()) continue;
+        expectInvariants(*openOffline(DocumentSource::file(entry.path().string())), entry.path().string());
+        ++files;
+    }
+    EXPECT_GT(files, 0) << folder;
 }
 
 TEST(Invariants, TheTracesTheTestsMakeHoldThem) {
@@ -225,4 +249,43 @@ TEST(Invariants, ACompiledGraphIsNoCall) {
     EXPECT_EQ(gemms, 9);
     for (const Finding& f : *doc->findings)
         EXPECT_NE(f.id, "unexpected_kernels") << f.title;
+}
+
+// A serving engine's range around a whole forward (a public B200 vLLM trace: one `execute_context_…` range,
+// 36 TRT-LLM FMHA calls among the model's GEMMs) holds calls and is none: each fused kernel is a call of its
+// own, and the GEMMs belong to none (one call had taken every kernel of the step: 929 kernels in calls of a
+// trace of 768).
+TEST(Invariants, ARangeAroundAWholeForwardIsNoCall) {
+    std::string events;
+    int corr = 0;
+    auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",") + e; };
+    auto launch = [&](const std::string& op, int ts, const std::string& kernel, int gpuTs) {
+        ++corr;
+        add(R"({"ph":"X","cat":"cpu_op","name":")" + op + R"(","pid":1,"tid":1,"ts":)" + std::to_string(ts) +
+            R"(,"dur":8})");
+        add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+            std::to_string(ts + 1) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(corr) + "}}");
+        add(R"({"ph":"X","cat":"kernel","name":")" + kernel + R"(","pid":0,"tid":7,"ts":)" +
+            std::to_string(gpuTs) + R"(,"dur":20,"args":{"device":0,"stream":7,"correlation":)" +
+            std::to_string(corr) + "}}");
+    };
+    add(R"x({"ph":"X","cat":"user_annotation","name":"execute_context_1(888_788544)_generation_0(0)","pid":1,"tid":1,"ts":100,"dur":400})x");
+    for (int layer = 0; layer < 3; ++layer) {
+        const int t = 110 + 100 * layer;
+        launch("aten::mm", t, "sm100_xmma_gemm_bf16bf16_bf16f32", 1000 + 100 * layer);
+        launch("vllm::unified_attention_with_output", t + 20, "fmhaSm100aKernel_QkvE4m3OBfloat16H128PagedKv",
+               1030 + 100 * layer);
+        launch("aten::mm", t + 40, "sm100_xmma_gemm_bf16bf16_bf16f32", 1060 + 100 * layer);
+    }
+    const std::string text =
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA B200"}],"traceEvents":[)" + events + "]}";
+    const auto doc = openOffline(DocumentSource::memory(text, "forward"));
+    expectInvariants(*doc, "forward");
+    const TraceAnalysis& a = *doc->analysis;
+    ASSERT_EQ(a.calls.size(), 3u);
+    for (const AttentionCall& call : a.calls) {
+        EXPECT_EQ(call.impl, "TRT-LLM FMHA");
+        EXPECT_EQ(call.kernels.size(), 1u);
+        EXPECT_FALSE(call.scope) << "the forward's range is not the call's";
+    }
 }

@@ -22,6 +22,7 @@
 #include <QAbstractSeries>
 #include <QApplication>
 #include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QDockWidget>
@@ -35,6 +36,7 @@
 #include <QPieSeries>
 #include <QScatterSeries>
 #include <QScrollBar>
+#include <QStackedBarSeries>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QValueAxis>
@@ -618,4 +620,35 @@ TEST(Charts, ThePanelDrawsTheChartOnShowForTheLatestInputs) {
     panel.hide();
     panel.setInputs({{doc->trace.get(), doc->analysis.get(), "h100"}});
     EXPECT_EQ(chartRoofPoints(panel.currentChart()).size(), summaryRoofPoints(*doc->summary).size());
+}
+
+// Two ranks of a recommender job (no attention anywhere) compared: the chart shows each trace's kernel time
+// by role and says there is no attention call, with real ticks; while the traces open it says so, with no
+// ticks of nothing.
+TEST(Charts, ACompareWithoutAttentionShowsTheTracesWholeAndOpeningSaysSo) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    Comparison c;
+    for (const std::string& path : {r0, r1})
+        c.traces.push_back(compareEntry(*openDocument(DocumentSource::file(path)), path));
+    std::unique_ptr<QChart> chart(makeComparisonChart(c));
+    EXPECT_TRUE(chart->title().contains("no attention call in these traces")) << chart->title().toStdString();
+    auto* bars = qobject_cast<QStackedBarSeries*>(chart->series().value(0));
+    ASSERT_NE(bars, nullptr);
+    ASSERT_FALSE(bars->barSets().isEmpty());
+    EXPECT_EQ(bars->barSets().front()->count(), 2); // a bar per rank
+    auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).value(0));
+    ASSERT_NE(y, nullptr);
+    EXPECT_TRUE(y->labelsVisible());
+    EXPECT_GT(y->max(), 1.0) << "ticks in the unit the kernel time reads in";
+
+    Comparison opening;
+    opening.traces.resize(2);
+    for (ComparedTrace& t : opening.traces)
+        t.opening = true;
+    std::unique_ptr<QChart> waiting(makeComparisonChart(opening));
+    EXPECT_TRUE(waiting->title().contains("opening the traces")) << waiting->title().toStdString();
+    auto* none = qobject_cast<QValueAxis*>(waiting->axes(Qt::Vertical).value(0));
+    ASSERT_NE(none, nullptr);
+    EXPECT_FALSE(none->labelsVisible());
 }

@@ -573,3 +573,37 @@ TEST(TimelineView, ALiveSnapshotsFrameIsDrawnOnAWorker) {
     EXPECT_EQ(view.frame(), finishedDuring);
     EXPECT_EQ(finishedDuring, drawnHere());
 }
+
+// Fold Attention Calls draws one block per call on each track it ran on: a PyTorch CPU trace's naive call
+// (its op kernels at several depths: aten::bmm under aten::matmul, aten::mul at the top) is one block, on the
+// lane of its outermost kernel, from its first kernel's start to its last one's end.
+TEST(TimelineView, AFoldedCallIsOneBlockPerTrack) {
+    std::string events;
+    auto op = [&](const char* name, int ts, int dur, const char* dims) {
+        events += std::string(events.empty() ? "" : ",") + R"({"ph":"X","cat":"cpu_op","name":")" + name +
+                  R"(","pid":7,"tid":7,"ts":)" + std::to_string(1000 + ts) + R"(,"dur":)" +
+                  std::to_string(dur) + R"(,"args":{"Input Dims":)" + dims +
+                  R"(,"Input type":["float","float"]}})";
+    };
+    for (int c = 0; c < 2; ++c) {
+        const int t = 2000 * c;
+        op("aten::matmul", t, 300, "[[1,4,512,64],[1,4,64,512]]");
+        op("aten::bmm", t + 10, 280, "[[4,512,64],[4,64,512]]");
+        op("aten::mul", t + 310, 60, "[[1,4,512,512],[]]");
+        op("aten::softmax", t + 380, 200, "[[1,4,512,512],[],[]]");
+        op("aten::_softmax", t + 382, 195, "[[1,4,512,512],[],[]]");
+        op("aten::matmul", t + 590, 300, "[[1,4,512,512],[1,4,512,64]]");
+        op("aten::bmm", t + 600, 280, "[[4,512,512],[4,512,64]]");
+    }
+    const auto trace =
+        loadText(R"({"schemaVersion":1,"deviceProperties":[],"traceEvents":[)" + events + "]}");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    ASSERT_EQ(a.calls.size(), 2u);
+    const std::vector<FoldedCall> folds = foldedCalls(*trace, a, ColorMode::Role);
+    ASSERT_EQ(folds.size(), 2u);
+    for (std::size_t i = 0; i < folds.size(); ++i) {
+        EXPECT_EQ(folds[i].start, a.calls[i].start);
+        EXPECT_EQ(folds[i].end, a.calls[i].end);
+        EXPECT_EQ(folds[i].depth, 0u); // aten::mul's lane, the outermost of the call's kernels
+    }
+}
