@@ -263,7 +263,9 @@ TEST(CpuOpKernels, ACpuTraceSpeaksOfCpusAndAnotherHostsTraceHasNoRoofsOfThisMach
     for (const KernelAnalysis& k : held.kernels) {
         if (k.verdict == Verdict::Unknown || k.verdict == Verdict::BeyondRoof) continue;
         const bool small = tooSmallToFill(k, *held.cpuShare);
-        if (k.verdict == Verdict::LatencyBound) EXPECT_TRUE(small);
+        if (k.verdict == Verdict::LatencyBound) {
+            EXPECT_TRUE(small);
+        }
         if (small) continue;
         ++large;
         EXPECT_NE(k.verdict, Verdict::LatencyBound);

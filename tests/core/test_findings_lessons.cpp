@@ -693,10 +693,12 @@ TEST(FindingsLessons, AMaskBuiltInTheCallIsNotItsSoftmax) {
                   (std::set<std::string>{"void at::native::triu_tril_kernel<bool, int, true, 4, true>"}));
         for (std::uint32_t k : call.kernels) {
             const std::string name = nameOf(trace, a.kernels[k].event);
-            if (name.find("SoftMax") != std::string::npos || name.find("masked_fill") != std::string::npos)
+            if (name.find("SoftMax") != std::string::npos || name.find("masked_fill") != std::string::npos) {
                 EXPECT_EQ(a.kernels[k].role, KernelRole::Softmax) << name;
-            if (name.find("triu") != std::string::npos || name.find("Fill") != std::string::npos)
+            }
+            if (name.find("triu") != std::string::npos || name.find("Fill") != std::string::npos) {
                 EXPECT_EQ(a.kernels[k].role, KernelRole::Elementwise) << name;
+            }
         }
     }
     const std::vector<Finding> found = findingsOfDoc(*doc);

@@ -67,7 +67,9 @@ void expectInvariants(const Document& d, const std::string& label) {
             callOf[k] = int(c);
             EXPECT_EQ(a.kernels[k].call, int(c)) << "kernel " << k;
         }
-        if (c > 0) EXPECT_LE(a.calls[c - 1].start, call.start) << "calls by start";
+        if (c > 0) {
+            EXPECT_LE(a.calls[c - 1].start, call.start) << "calls by start";
+        }
     }
     for (std::size_t k = 0; k < a.kernels.size(); ++k)
         EXPECT_EQ(a.kernels[k].call, callOf[k]) << "kernel " << k;
@@ -101,13 +103,17 @@ void expectInvariants(const Document& d, const std::string& label) {
         const std::string name = nameOf(t, k.event);
         EXPECT_EQ(k.beyondRoof, k.verdict == Verdict::BeyondRoof) << name;
         beyond += k.beyondRoof;
-        if (k.cost == CostSource::Unknown) EXPECT_EQ(k.verdict, Verdict::Unknown) << name;
+        if (k.cost == CostSource::Unknown) {
+            EXPECT_EQ(k.verdict, Verdict::Unknown) << name;
+        }
         if (k.verdict == Verdict::Unknown || k.verdict == Verdict::BeyondRoof) continue;
         EXPECT_LE(k.computeShare, 1 + 1e-9) << name;
         EXPECT_LE(k.memoryShare, 1 + 1e-9) << name;
         const DeviceSpec* roofs = a.roofsOf(t, k.event);
         ASSERT_NE(roofs, nullptr) << name;
-        if (k.verdict == Verdict::LatencyBound) EXPECT_TRUE(tooSmallToFill(k, *roofs)) << name;
+        if (k.verdict == Verdict::LatencyBound) {
+            EXPECT_TRUE(tooSmallToFill(k, *roofs)) << name;
+        }
     }
     EXPECT_EQ(beyond, a.beyondRoof);
     for (const RooflinePoint& p : a.tables.roofline) {
@@ -128,7 +134,9 @@ void expectInvariants(const Document& d, const std::string& label) {
         EXPECT_GE(f.timeNs, 0) << f.id;
         EXPECT_GE(f.share, 0) << f.id;
         EXPECT_LE(f.share, 1 + 1e-9) << f.id;
-        if (!d.ranks) EXPECT_LE(f.timeNs, s.spanNs) << f.id;
+        if (!d.ranks) {
+            EXPECT_LE(f.timeNs, s.spanNs) << f.id;
+        }
         EXPECT_EQ(f.title.find('\n'), std::string::npos) << f.id;
         EXPECT_LE(f.title.size(), kFindingTitleMax) << f.id << ": " << f.title;
         EXPECT_LE(f.evidence.size(), std::max<std::uint64_t>(f.count, 1)) << f.id;
