@@ -337,7 +337,7 @@ private:
         std::map<TrackId, std::vector<std::pair<TimeNs, std::uint32_t>>> outside;
         std::map<TrackId, std::vector<TimeNs>> taken;
         for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
-            const auto anchor = anchorOf(a.kernels[k].event);
+            const auto anchor = anchorOf(k);
             if (!anchor) continue;
             const TimeNs at = trace.track(anchor->track).events.start[anchor->index];
             if (inCall[k])
@@ -426,15 +426,26 @@ private:
     // Where a kernel was asked for on the host: its launch, or the aten:: op standing for it. A graph's
     // kernels have none of their own: one cudaGraphLaunch / hipGraphLaunch asks for all of them, so the
     // ranges around it hold the whole graph and say nothing of which op made which kernel.
-    std::optional<EventRef> anchorOf(EventRef kernel) const {
-        const bool op = trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
-        if (op) return kernel;
-        const auto launch = trace.launchOf(kernel);
-        if (!launch) return std::nullopt;
-        const StringId name = trace.track(launch->track).events.name[launch->index];
-        auto [known, added] = graphLaunchNames.try_emplace(name.value, false);
-        if (added) known->second = trace.str(name).find("GraphLaunch") != std::string_view::npos;
-        return known->second ? std::nullopt : launch;
+    // Each kernel's, found once for the passes that read them (kernel index → anchor).
+    const std::optional<EventRef>& anchorOf(std::uint32_t k) {
+        if (kernelAnchors.empty() && !a.kernels.empty()) {
+            kernelAnchors.resize(a.kernels.size());
+            std::unordered_map<std::uint32_t, bool> graphLaunch; // per runtime call name
+            for (std::size_t i = 0; i < a.kernels.size(); ++i) {
+                const EventRef kernel = a.kernels[i].event;
+                if (trace.track(kernel.track).events.flags[kernel.index] & kOpKernel) {
+                    kernelAnchors[i] = kernel;
+                    continue;
+                }
+                const auto launch = trace.launchOf(kernel);
+                if (!launch) continue;
+                const StringId name = trace.track(launch->track).events.name[launch->index];
+                auto [known, added] = graphLaunch.try_emplace(name.value, false);
+                if (added) known->second = trace.str(name).find("GraphLaunch") != std::string_view::npos;
+                if (!known->second) kernelAnchors[i] = launch;
+            }
+        }
+        return kernelAnchors[k];
     }
 
     // Whether a host event bounds one attention call: an attention op (SDPA and its backends' ops) or
@@ -482,7 +493,7 @@ private:
             if (r != KernelRole::Gemm && r != KernelRole::QkGemm && r != KernelRole::PvGemm &&
                 r != KernelRole::FusedAttention)
                 continue;
-            if (const auto anchor = anchorOf(a.kernels[k].event))
+            if (const auto anchor = anchorOf(k))
                 heavyWork[anchor->track].emplace_back(trace.track(anchor->track).events.start[anchor->index],
                                                       callOf[k]);
         }
@@ -500,7 +511,7 @@ private:
             std::vector<EventRef>& anchors = anchorsOf[c];
             for (std::uint32_t k : a.calls[c].kernels) {
                 inCall[k] = 1;
-                if (const auto anchor = anchorOf(a.kernels[k].event)) anchors.push_back(*anchor);
+                if (const auto anchor = anchorOf(k)) anchors.push_back(*anchor);
             }
             if (anchors.empty() || anchors.size() != a.calls[c].kernels.size()) {
                 anchors.clear();
@@ -547,7 +558,7 @@ private:
                       [](const Scope& x, const Scope& y) { return x.start < y.start; });
         for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
             if (inCall[k]) continue;
-            const auto anchor = anchorOf(a.kernels[k].event);
+            const auto anchor = anchorOf(k);
             const auto it = anchor ? scopes.find(anchor->track) : scopes.end();
             if (it == scopes.end()) continue;
             const Track& t = trace.track(anchor->track);
@@ -703,10 +714,10 @@ private:
     const unsigned maxThreads;
     TraceAnalysis a;
     std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
-    mutable std::unordered_map<std::uint32_t, bool> graphLaunchNames; // per runtime call name
-    std::unordered_map<std::uint32_t, bool> backwardNames;            // per kernel or op name
-    std::set<std::pair<std::string, long>> warmupCalls;               // own runs' warm-up (impl, call)
-    std::vector<std::pair<TimeNs, TimeNs>> warmupRanges;              // their ranges
+    std::vector<std::optional<EventRef>> kernelAnchors;    // per kernel, made by the first anchorOf
+    std::unordered_map<std::uint32_t, bool> backwardNames; // per kernel or op name
+    std::set<std::pair<std::string, long>> warmupCalls;    // own runs' warm-up (impl, call)
+    std::vector<std::pair<TimeNs, TimeNs>> warmupRanges;   // their ranges
     // The modelled ops that launched kernels, with their costs, and each kernel's op (or kNoOp).
     static constexpr std::uint32_t kNoOp = UINT32_MAX;
     std::vector<std::pair<EventRef, OpCost>> ops;

@@ -166,6 +166,19 @@ std::shared_ptr<const Document> openOffline(DocumentSource source) {
     return openDocument(source, options);
 }
 
+// A trace whose fused kernels are each a call of their own, held to the invariants: `calls` calls of impl,
+// one kernel each, and no range around them taken for a call's own.
+void expectOneKernelCalls(const Document& doc, const std::string& label, const std::string& impl,
+                          std::size_t calls) {
+    expectInvariants(doc, label);
+    ASSERT_EQ(doc.analysis->calls.size(), calls);
+    for (const AttentionCall& call : doc.analysis->calls) {
+        EXPECT_EQ(call.impl, impl);
+        EXPECT_EQ(call.kernels.size(), 1u);
+        EXPECT_FALSE(call.scope) << "the range around the calls is not a call's";
+    }
+}
+
 } // namespace
 
 TEST(Invariants, EveryFixtureHoldsThem) {
@@ -246,14 +259,7 @@ TEST(Invariants, ACompiledGraphIsNoCall) {
     const std::string text =
         R"({"deviceProperties":[{"id":0,"name":"AMD Instinct MI300X"}],"traceEvents":[)" + events + "]}";
     const auto doc = openOffline(DocumentSource::memory(text, "graph"));
-    expectInvariants(*doc, "graph");
-    const TraceAnalysis& a = *doc->analysis;
-    ASSERT_EQ(a.calls.size(), 3u);
-    for (const AttentionCall& call : a.calls) {
-        EXPECT_EQ(call.impl, "SageAttention");
-        EXPECT_EQ(call.kernels.size(), 1u);
-        EXPECT_FALSE(call.scope) << "the graph's range is not the call's";
-    }
+    expectOneKernelCalls(*doc, "graph", "SageAttention", 3);
     EXPECT_EQ(gemms, 9);
     for (const Finding& f : *doc->findings)
         EXPECT_NE(f.id, "unexpected_kernels") << f.title;
@@ -288,12 +294,5 @@ TEST(Invariants, ARangeAroundAWholeForwardIsNoCall) {
     const std::string text =
         R"({"deviceProperties":[{"id":0,"name":"NVIDIA B200"}],"traceEvents":[)" + events + "]}";
     const auto doc = openOffline(DocumentSource::memory(text, "forward"));
-    expectInvariants(*doc, "forward");
-    const TraceAnalysis& a = *doc->analysis;
-    ASSERT_EQ(a.calls.size(), 3u);
-    for (const AttentionCall& call : a.calls) {
-        EXPECT_EQ(call.impl, "TRT-LLM FMHA");
-        EXPECT_EQ(call.kernels.size(), 1u);
-        EXPECT_FALSE(call.scope) << "the forward's range is not the call's";
-    }
+    expectOneKernelCalls(*doc, "forward", "TRT-LLM FMHA", 3);
 }
