@@ -335,8 +335,7 @@ int summary(int argc, char** argv) {
             findingsOnly = true;
         } else if (arg == "--fail-on" && i + 1 < argc) {
             const std::string s = argv[++i];
-            for (Severity v : {Severity::Info, Severity::Warning, Severity::Critical})
-                if (s == severityName(v)) failSeverity = v;
+            failSeverity = severityNamed(s);
             if (!failSeverity) {
                 std::fprintf(stderr, "summary: --fail-on takes info, warning or critical, got '%s'\n",
                              s.c_str());

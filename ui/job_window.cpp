@@ -173,14 +173,13 @@ void JobWindow::showReport(JobReport report) {
     QStringList findings;
     for (std::size_t i = 0; i < job.findings.size() && i < 5; ++i) {
         const JobFinding& f = job.findings[i];
-        findings << tr("<b>%1</b> %2 <i>(as rank %3 said it)</i> — on %n rank(s), %4 at stake per rank on "
-                       "average, "
-                       "most %5 on rank %6",
-                       nullptr, int(f.ranks.size()))
-                        .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
-                        .arg(f.titleRank)
-                        .arg(durationText(f.meanNs()), durationText(f.maxNs))
-                        .arg(f.maxRank);
+        findings
+            << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), on %n rank(s), most %5 on "
+                  "rank %6",
+                  nullptr, int(f.ranks.size()))
+                   .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
+                   .arg(durationText(f.meanNs), qs(formatPercent(f.share)), durationText(f.maxNs))
+                   .arg(f.maxRank);
     }
     if (job.findings.size() > 5) findings << tr("… %n more", nullptr, int(job.findings.size() - 5));
     m_findings->setText(findings.isEmpty() ? tr("No findings on any rank") : findings.join("<br>"));

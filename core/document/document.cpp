@@ -3,6 +3,7 @@
 
 #include "core/analysis/machine_roofs.h"
 #include "core/model/parallel_for.h"
+#include "core/report/job_findings.h"
 
 #include <chrono>
 #include <future>
@@ -31,6 +32,31 @@ std::string fileName(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The job of a document opened as ranks: each rank's trace opened alone, as `summary --format rank` does
+// (its analysis, findings and record), the records put together as `attnscope job` does, and the job's
+// findings placed in the merged trace.
+void computeJob(Document& doc) {
+    DocumentOptions options;
+    options.parts = SummaryPart | AnalysisPart;
+    options.cpuRoofs = doc.cpuRoofs;
+    std::vector<RankRecord> records;
+    std::vector<std::shared_ptr<const Document>> ranks; // what the findings below point into
+    std::vector<RankFindings> own;
+    for (std::size_t i = 0; i < doc.rankTraces.size(); ++i) {
+        const RankInput& in = doc.rankTraces[i];
+        ranks.push_back(openDocument(DocumentSource::built(in.trace, in.path), options));
+        records.push_back(rankRecord(in.trace, *ranks.back()->summary, in.path, i));
+        own.push_back({records.back().stats.rank, in.trace.get(), ranks.back()->analysis.get(),
+                       *ranks.back()->findings});
+    }
+    auto job = std::make_shared<const JobReport>(jobReport(std::move(records)));
+    doc.findings =
+        std::make_shared<const std::vector<Finding>>(jobFindingsInTrace(job->findings, own, *doc.trace));
+    doc.ranks = std::shared_ptr<const RankReport>(job, &job->ranks);
+    doc.job = std::move(job);
+    doc.rankTraces.clear();
+}
+
 // Computes into `doc` the parts of `parts` it lacks; its summary from `counted` when given.
 void compute(Document& doc, unsigned parts, std::size_t summaryTop, const SummaryParts* counted = nullptr) {
     const Trace& trace = *doc.trace;
@@ -47,9 +73,12 @@ void compute(Document& doc, unsigned parts, std::size_t summaryTop, const Summar
         doc.cpuRoofsMeasured = cpu && cpu->measuredNow;
         doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithCpuRoofs(trace, cpu, why));
     }
-    if (doc.analysis && !doc.findings)
-        doc.findings = std::make_shared<const std::vector<Finding>>(
-            findFindings({trace, *doc.analysis, doc.ranks.get()}));
+    if (doc.analysis && !doc.findings) {
+        if (!doc.rankTraces.empty())
+            computeJob(doc);
+        else
+            doc.findings = std::make_shared<const std::vector<Finding>>(findFindings({trace, *doc.analysis}));
+    }
     if (wantSummary && (!doc.summary || (doc.analysis && !doc.summary->analyzed))) {
         auto summary = doc.summary ? std::make_shared<TraceSummary>(*doc.summary)
                        : counted   ? std::make_shared<TraceSummary>(counted->summary(trace, summaryTop))
@@ -129,6 +158,7 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
     } else if (!source.builtRanks.empty()) {
         doc->trace = mergeRanks(source.builtRanks);
         doc->ranks = std::make_shared<const RankReport>(rankReport(source.builtRanks));
+        doc->rankTraces = source.builtRanks;
         doc->name = source.name;
     } else if (source.paths.empty()) {
         doc->trace = loadTraceBytes(source.bytes, source.name, options.load);
@@ -155,6 +185,7 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
         }
         doc->trace = mergeRanks(ranks);
         doc->ranks = std::make_shared<const RankReport>(rankReport(ranks));
+        doc->rankTraces = std::move(ranks);
         doc->name = ranksName(source.paths);
     }
     doc->loadSeconds = secondsSince(t0);

@@ -13,6 +13,7 @@
 #include "core/model/trace.h"
 #include "core/report/compare.h"
 #include "core/report/findings.h"
+#include "core/report/rank_record.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 
@@ -72,6 +73,11 @@ struct Document {
     std::shared_ptr<const TraceAnalysis> analysis; // with AnalysisPart
     std::shared_ptr<const std::vector<Finding>> findings; // with AnalysisPart: most time at stake first
     std::shared_ptr<const RankReport> ranks;              // opened as ranks: each rank's GPU busy time
+    // Opened as ranks, with AnalysisPart: the job as `attnscope job` reads it (each rank's record, its
+    // findings by rule and the straggler's); `findings` are its findings, placed in the merged trace.
+    std::shared_ptr<const JobReport> job;
+    // Opened as ranks: each rank's own trace, kept until the job's findings are made from them.
+    std::vector<RankInput> rankTraces;
     // A growing document's findings (growing_document.h): on how many steps they were made ("Findings of
     // the first 3 of 4 steps: …" when fewer than it has, carried; "Findings of all 4 steps: …" at the end).
     std::string findingsNote;

@@ -7,7 +7,6 @@
 #include "core/analysis/resources.h"
 #include "core/model/parallel_for.h"
 #include "core/report/findings_rules.h"
-#include "core/report/ranks.h"
 #include "core/report/summary.h"
 
 #include <nlohmann/json.hpp>
@@ -30,6 +29,18 @@ std::string_view severityName(Severity s) {
     default:
         return "info";
     }
+}
+
+std::optional<Severity> severityNamed(std::string_view name) {
+    for (Severity s : {Severity::Info, Severity::Warning, Severity::Critical})
+        if (severityName(s) == name) return s;
+    return std::nullopt;
+}
+
+Severity severityOfShare(double share, const FindingThresholds& th) {
+    return share >= th["critical_share"]  ? Severity::Critical
+           : share >= th["warning_share"] ? Severity::Warning
+                                          : Severity::Info;
 }
 
 FindingThresholds FindingThresholds::parse(std::string_view text, std::vector<std::string>* problems) {
@@ -180,7 +191,7 @@ bool isSyncName(std::string_view n) {
 } // namespace
 
 Context::Context(const FindingInputs& in)
-    : trace(in.trace), analysis(in.analysis), ranks(in.ranks), th(in.thresholds),
+    : trace(in.trace), analysis(in.analysis), th(in.thresholds),
       span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())),
       m_kind(in.trace.strings().size(), Other) {
     for (const Track& t : trace.tracks())
@@ -296,9 +307,7 @@ Finding Context::make(std::string_view id, std::string title, TimeNs timeNs) con
 
 void Context::setShare(Finding& f, double share) const {
     f.share = std::clamp(share, 0.0, 1.0);
-    f.severity = f.share >= th["critical_share"]  ? Severity::Critical
-                 : f.share >= th["warning_share"] ? Severity::Warning
-                                                  : Severity::Info;
+    f.severity = severityOfShare(f.share, th);
 }
 
 void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const {
@@ -350,8 +359,8 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
         findings::mathUpcast,           findings::maskPerCall,      findings::safeSoftmax,
         findings::hostBoundAttention,   findings::castsAndCopies,   findings::gpuIdle,
         findings::launchBound,          findings::synchronization,  findings::pageableMemcpy,
-        findings::latencyBound,         findings::lowOccupancy,     findings::rankImbalance,
-        findings::exposedCommunication, findings::unexpectedKernels};
+        findings::latencyBound,         findings::lowOccupancy,     findings::exposedCommunication,
+        findings::unexpectedKernels};
     // The rules only read the trace and the analysis, and the context's shared parts are made
     // before they start, so they run side by side, each into a list of its own (joined in rule
     // order: the result does not depend on the threads).
@@ -363,20 +372,6 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
     std::vector<Finding> out;
     for (std::vector<Finding>& f : found)
         std::move(f.begin(), f.end(), std::back_inserter(out));
-    // A job's rules add up every rank's time: each time at stake becomes the mean per rank and its
-    // share one of the job's span, the denominator the rank finding uses too, and each says so.
-    if (const std::size_t ranks = in.ranks ? in.ranks->ranks.size() : 0; ranks > 1)
-        for (Finding& f : out) {
-            if (f.id == "rank_imbalance") continue; // per rank already
-            const TimeNs summed = f.timeNs;
-            f.timeNs = summed / TimeNs(ranks);
-            c.setShare(f, double(f.timeNs) / double(c.span));
-            f.title += " (summed over " + std::to_string(ranks) + " ranks)";
-            f.explanation += " The figures above are summed over the job's " + std::to_string(ranks) +
-                             " ranks; the time at stake is their mean per rank, " + formatDuration(f.timeNs) +
-                             " (" + findings::percent(f.share) + " of the job's span of " +
-                             formatDuration(c.span) + "), of " + formatDuration(summed) + " in all.";
-        }
     auto order = [](std::string_view id) {
         return std::find(std::begin(kFindingIds), std::end(kFindingIds), id) - std::begin(kFindingIds);
     };

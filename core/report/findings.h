@@ -17,10 +17,9 @@
 
 namespace attnscope {
 
-struct RankReport;
-
 enum class Severity : std::uint8_t { Info, Warning, Critical };
-std::string_view severityName(Severity s); // "info", "warning", "critical"
+std::string_view severityName(Severity s);                    // "info", "warning", "critical"
+std::optional<Severity> severityNamed(std::string_view name); // the severity of that name, if any
 
 // One place a finding points at: an event, one click from the timeline.
 struct Evidence {
@@ -70,11 +69,14 @@ private:
     std::map<std::string, double, std::less<>> m_values;
 };
 
-// Everything the rules read.
+// A finding's severity from its share (critical_share, warning_share).
+Severity severityOfShare(double share, const FindingThresholds& thresholds);
+
+// Everything the rules read: one trace. A job of several ranks is read rank by rank and put together
+// (job_findings.h).
 struct FindingInputs {
     const Trace& trace;
     const TraceAnalysis& analysis;
-    const RankReport* ranks = nullptr; // several files as ranks
     const FindingThresholds& thresholds = FindingThresholds::standard();
 };
 

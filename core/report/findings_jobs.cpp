@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The rules about a distributed job: the slowest rank, and communication the compute does not hide.
+// The rules about a distributed job: communication the compute does not hide (each rank's own rule), and
+// the job's findings put together from its ranks' (job_findings.h): the straggler, the waits for it.
 #include "core/report/findings_rules.h"
 #include "core/report/format.h"
+#include "core/report/job_findings.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 
@@ -10,76 +12,16 @@
 
 namespace attnscope::findings {
 
-// 10. Rank imbalance: where the ranks meet at collectives, the one that arrives last holds the others
-// up; GPU busy time alone names the rank that waits most (its wait runs inside the communication
-// kernel). Without matched collectives, the rank that computes most above the mean.
-void rankImbalance(Context& c, std::vector<Finding>& out) {
-    if (!c.ranks || c.ranks->ranks.size() < 2 || c.ranks->meanComputeNs <= 0) return;
-    const RankReport& r = *c.ranks;
-    const std::int64_t straggler = r.stragglerRank;
-    const TimeNs computeExcess = r.maxComputeNs - r.meanComputeNs;
-    const TimeNs wait = r.othersMeanWaitNs();
-    const double threshold = c.th["rank_imbalance_excess"];
-    const bool late = straggler >= 0 && double(wait) >= threshold * double(r.meanComputeNs);
-    if (!late && double(computeExcess) < threshold * double(r.meanComputeNs)) return;
-    const std::int64_t rank = late ? straggler : r.mostComputeRank;
-    // Evidence: the straggler's collectives, the latest arrivals first; else its longest compute kernels.
-    std::vector<std::pair<EventRef, std::string>> places;
-    for (const KernelAnalysis& k : c.analysis.kernels) {
-        const ProcessInfo& p = c.trace.process(c.trace.track(k.event.track).process);
-        if (p.rank != rank || c.kind(k.event) != Context::Kernel) continue;
-        if (late == (k.role == KernelRole::Communication)) places.emplace_back(k.event, "");
-    }
-    std::stable_sort(places.begin(), places.end(), [&](const auto& a, const auto& b) {
-        return late ? c.start(a.first) < c.start(b.first) : c.dur(a.first) > c.dur(b.first);
-    });
-    const std::string compute = "compute busy time (kernels other than communication) ranges from " +
-                                formatDuration(r.minComputeNs) + " to " + formatDuration(r.maxComputeNs) +
-                                " (mean " + formatDuration(r.meanComputeNs) + ", rank " +
-                                std::to_string(r.mostComputeRank) + " the most, " +
-                                percent(double(computeExcess) / double(r.meanComputeNs)) + " above the mean)";
-    const std::string perRank = " per rank, of the job's span";
-    Finding f;
-    if (late) {
-        const RankStats& s = *r.find(rank);
-        f = c.make("rank_imbalance",
-                   "Rank " + std::to_string(rank) + " is the straggler: the other ranks wait " +
-                       formatDuration(wait) + " each for it at the collectives",
-                   wait);
-        f.explanation =
-            "Of " + std::to_string(r.collectives) + " collectives matched on all " +
-            std::to_string(r.ranks.size()) + " ranks (the n-th communication kernel of each), rank " +
-            std::to_string(rank) + " arrives last at " + std::to_string(s.lastArrivals) +
-            "; from its arrival to the last one's each other rank waits " + formatDuration(wait) +
-            " on average (the time at stake" + perRank + "), rank " + std::to_string(rank) + " " +
-            formatDuration(s.waitNs) + ". The wait runs inside the communication kernels, so the " +
-            "waiting ranks show the most GPU busy time (" + formatDuration(r.minBusyNs) + " to " +
-            formatDuration(r.maxBusyNs) + "); " + compute + ".";
-        f.suggestion =
-            "Look at what rank " + std::to_string(rank) +
-            " does before the collectives it reaches last (File → Compare With another rank): "
-            "uneven batches or sequence lengths, embedding tables placed unevenly, a data loader or "
-            "host work that delays its launches, or a slower GPU.";
-    } else {
-        f = c.make("rank_imbalance",
-                   "Rank " + std::to_string(rank) + " computes the most: " +
-                       percent(double(computeExcess) / double(r.meanComputeNs)) + " more than the mean",
-                   computeExcess);
-        f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the " + compute +
-                        ". No collective could be matched on every rank, so who waits for whom is not known; "
-                        "in a synchronous job the others wait for the rank that computes most, its " +
-                        formatDuration(computeExcess) + " above the mean (the time at stake" + perRank + ").";
-        f.suggestion = "Compare the busiest rank's kernels with another rank's (File → Compare With): uneven "
-                       "sequence lengths or batch sizes, embedding tables placed unevenly, or a slower GPU.";
-    }
-    c.addEvidence(f, places);
-    if (late)
-        for (Evidence& e : f.evidence)
-            e.note = "a collective of rank " + std::to_string(rank);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
-}
+namespace {
 
-// 11. Exposed communication: communication kernels' time during which no compute kernel ran on the
+constexpr std::string_view kOverlapCommunication =
+    "Overlap communication with compute: DDP's gradient buckets (bucket_cap_mb), FSDP's prefetching "
+    "(forward_prefetch, backward_prefetch), or a separate stream for collectives issued before the compute "
+    "that does not depend on them.";
+
+} // namespace
+
+// 10. Exposed communication: communication kernels' time during which no compute kernel ran on the
 // same GPU.
 void exposedCommunication(Context& c, std::vector<Finding>& out) {
     // Most traces have no communication kernel: looked for first, before the busy stretches are built.
@@ -147,29 +89,16 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
         places.emplace_back(e, places.size() < std::size_t(c.th["max_evidence"])
                                    ? formatDuration(open) + " of " + formatDuration(c.dur(e)) + " exposed"
                                    : std::string());
-    // In a job, part of a collective's kernel time is a rank waiting for the last one to arrive: that is
-    // the straggler's (rank_imbalance), not the network's, and is taken out of the time at stake.
-    TimeNs waits = 0;
-    if (c.ranks)
-        for (const RankStats& s : c.ranks->ranks)
-            waits += s.waitNs;
-    waits = std::min(waits, exposed);
     Finding f = c.make("exposed_communication",
-                       "Communication not hidden by compute: " + formatDuration(exposed - waits) + " of " +
+                       "Communication not hidden by compute: " + formatDuration(exposed) + " of " +
                            formatDuration(commNs),
-                       exposed - waits);
+                       exposed);
     f.explanation = formatCount(count, "communication kernel", "communication kernels") +
                     " (NCCL, RCCL) took " + formatDuration(commNs) + "; for " + formatDuration(exposed) +
                     " (" + percent(commNs ? double(exposed) / double(commNs) : 0) +
-                    ") no compute kernel ran on the same GPU" +
-                    (waits > 0 ? ", of which " + formatDuration(waits) +
-                                     " is ranks waiting at collectives for the last to arrive (the rank "
-                                     "imbalance finding): the other " +
-                                     formatDuration(exposed - waits) + " the step waited on the network."
-                               : ", so the step waited on the network.");
-    f.suggestion = "Overlap communication with compute: DDP's gradient buckets (bucket_cap_mb), FSDP's "
-                   "prefetching (forward_prefetch, backward_prefetch), or a separate stream for collectives "
-                   "issued before the compute that does not depend on them.";
+                    ") no compute kernel ran on the same GPU, so the step waited on the network or on "
+                    "another rank.";
+    f.suggestion = std::string(kOverlapCommunication);
     // Of the span on each GPU that communicates: several GPUs' exposed time adds up past one span.
     c.setShare(f, double(exposed) / (double(c.span) * double(commGpus)));
     c.addEvidence(f, places);
@@ -177,3 +106,284 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
 }
 
 } // namespace attnscope::findings
+
+namespace attnscope {
+
+using findings::percent;
+
+TimeNs jobSpanNs(const std::vector<RankRecord>& records) {
+    TimeNs first = 0, last = 0;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const TimeNs start = records[i].startNs, end = start + records[i].stats.spanNs;
+        first = i ? std::min(first, start) : start;
+        last = i ? std::max(last, end) : end;
+    }
+    return std::max<TimeNs>(1, last - first);
+}
+
+namespace {
+
+// A title and where it holds, shortened (at a character) to fit one line.
+std::string fitTitle(const std::string& title, const std::string& where) {
+    if (title.size() + where.size() <= kFindingTitleMax) return title + where;
+    std::size_t keep = kFindingTitleMax - where.size() - 3; // "…" is 3 bytes
+    while (keep > 0 && (static_cast<unsigned char>(title[keep]) & 0xC0) == 0x80)
+        --keep;
+    return title.substr(0, keep) + "…" + where;
+}
+
+// Rank imbalance: where the ranks meet at collectives, the one that arrives last holds the others up; GPU
+// busy time alone names the rank that waits most (its wait runs inside the communication kernel). Without
+// matched collectives, the rank that computes most above the mean.
+std::optional<JobFinding> rankImbalance(const RankReport& r, TimeNs span, const FindingThresholds& th) {
+    if (r.ranks.size() < 2 || r.meanComputeNs <= 0) return std::nullopt;
+    const std::int64_t straggler = r.stragglerRank;
+    const TimeNs computeExcess = r.maxComputeNs - r.meanComputeNs;
+    const TimeNs wait = r.othersMeanWaitNs();
+    const double threshold = th["rank_imbalance_excess"];
+    const bool late = straggler >= 0 && double(wait) >= threshold * double(r.meanComputeNs);
+    if (!late && double(computeExcess) < threshold * double(r.meanComputeNs)) return std::nullopt;
+    const std::int64_t rank = late ? straggler : r.mostComputeRank;
+    const std::string compute = "compute busy time (kernels other than communication) ranges from " +
+                                formatDuration(r.minComputeNs) + " to " + formatDuration(r.maxComputeNs) +
+                                " (mean " + formatDuration(r.meanComputeNs) + ", rank " +
+                                std::to_string(r.mostComputeRank) + " the most, " +
+                                percent(double(computeExcess) / double(r.meanComputeNs)) + " above the mean)";
+    const std::string perRank = " per rank, of the job's span";
+    JobFinding f;
+    f.id = "rank_imbalance";
+    f.titleRank = f.maxRank = rank;
+    f.ranks = {rank};
+    if (late) {
+        const RankStats& s = *r.find(rank);
+        f.meanNs = f.maxNs = wait;
+        f.totalNs = r.waitForStragglerNs;
+        f.title = "Rank " + std::to_string(rank) + " is the straggler: the other ranks wait " +
+                  formatDuration(wait) + " each for it at the collectives";
+        f.explanation =
+            "Of " + std::to_string(r.collectives) + " collectives matched on all " +
+            std::to_string(r.ranks.size()) + " ranks (the n-th communication kernel of each), rank " +
+            std::to_string(rank) + " arrives last at " + std::to_string(s.lastArrivals) +
+            "; from its arrival to the last one's each other rank waits " + formatDuration(wait) +
+            " on average (the time at stake" + perRank + "), rank " + std::to_string(rank) + " " +
+            formatDuration(s.waitNs) + ". The wait runs inside the communication kernels, so the " +
+            "waiting ranks show the most GPU busy time (" + formatDuration(r.minBusyNs) + " to " +
+            formatDuration(r.maxBusyNs) + "); " + compute + ".";
+        f.suggestion =
+            "Look at what rank " + std::to_string(rank) +
+            " does before the collectives it reaches last (File → Compare With another rank): "
+            "uneven batches or sequence lengths, embedding tables placed unevenly, a data loader or "
+            "host work that delays its launches, or a slower GPU.";
+    } else {
+        f.meanNs = f.maxNs = f.totalNs = computeExcess;
+        f.title = "Rank " + std::to_string(rank) +
+                  " computes the most: " + percent(double(computeExcess) / double(r.meanComputeNs)) +
+                  " more than the mean";
+        f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the " + compute +
+                        ". No collective could be matched on every rank, so who waits for whom is not known; "
+                        "in a synchronous job the others wait for the rank that computes most, its " +
+                        formatDuration(computeExcess) + " above the mean (the time at stake" + perRank + ").";
+        f.suggestion = "Compare the busiest rank's kernels with another rank's (File → Compare With): uneven "
+                       "sequence lengths or batch sizes, embedding tables placed unevenly, or a slower GPU.";
+    }
+    f.share = std::clamp(double(f.meanNs) / double(span), 0.0, 1.0);
+    f.severity = severityOfShare(f.share, th);
+    if (f.share < th["min_share"]) return std::nullopt;
+    return f;
+}
+
+std::size_t ruleOrder(std::string_view id) {
+    return std::size_t(std::find(std::begin(kFindingIds), std::end(kFindingIds), id) -
+                       std::begin(kFindingIds));
+}
+
+} // namespace
+
+std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, const RankReport& ranks,
+                                    const FindingThresholds& th) {
+    const TimeNs span = jobSpanNs(records);
+    const std::size_t n = records.size();
+    struct Part {
+        std::int64_t rank;
+        TimeNs timeNs;
+        const std::string* title;
+    };
+    std::map<std::string, std::vector<Part>> byId;
+    TimeNs waits = 0, exposed = 0;
+    for (const RankRecord& r : records)
+        for (const RecordFinding& f : r.findings) {
+            if (f.id == "rank_imbalance") continue; // a job's, not a rank's (an older record's)
+            TimeNs time = f.timeNs;
+            // Part of a collective's kernel time is the rank waiting for the last one to arrive: that is
+            // the straggler's (rank_imbalance), not the network's, and is taken out of the rank's exposed
+            // communication.
+            if (f.id == "exposed_communication") {
+                const TimeNs wait = std::min(r.stats.waitNs, f.timeNs);
+                exposed += f.timeNs;
+                waits += wait;
+                time -= wait;
+                if (double(time) < th["min_share"] * double(std::max<TimeNs>(1, r.stats.spanNs))) continue;
+            }
+            byId[f.id].push_back({r.stats.rank, time, &f.title});
+        }
+    std::vector<JobFinding> out;
+    for (auto& [id, parts] : byId) {
+        std::stable_sort(parts.begin(), parts.end(),
+                         [](const Part& a, const Part& b) { return a.timeNs > b.timeNs; });
+        JobFinding f;
+        f.id = id;
+        for (const Part& p : parts) {
+            f.ranks.push_back(p.rank);
+            f.totalNs += p.timeNs;
+        }
+        std::sort(f.ranks.begin(), f.ranks.end());
+        f.maxNs = parts.front().timeNs;
+        f.maxRank = f.titleRank = parts.front().rank;
+        f.meanNs = f.totalNs / TimeNs(std::max<std::size_t>(1, n));
+        f.share = std::clamp(double(f.meanNs) / double(span), 0.0, 1.0);
+        f.severity = severityOfShare(f.share, th);
+        const std::string where = n < 2 ? std::string()
+                                        : " (rank " + std::to_string(f.maxRank) + "; on " +
+                                              std::to_string(parts.size()) + " of " + std::to_string(n) +
+                                              " ranks)";
+        const std::string on =
+            "On " + std::to_string(parts.size()) + " of the job's " + std::to_string(n) +
+            (n == 1 ? " rank" : " ranks") + " (" + rankList(f.ranks) + "): " + formatDuration(f.totalNs) +
+            " at stake in all, " + formatDuration(f.meanNs) + " per rank of the job (the time at stake, " +
+            percent(f.share) + " of the job's span of " + formatDuration(span) + "), the most " +
+            formatDuration(f.maxNs) + " on rank " + std::to_string(f.maxRank) +
+            ", whose title this is. Each rank's rules read its own trace.";
+        if (id == "exposed_communication") {
+            f.title = fitTitle("Communication not hidden by compute, waits at collectives aside: " +
+                                   formatDuration(f.maxNs),
+                               where);
+            f.explanation = on + " Of the " + formatDuration(exposed) +
+                            " of communication kernels during which no compute kernel ran on the same GPU, " +
+                            formatDuration(waits) +
+                            " is ranks waiting at collectives for the last to arrive (the rank imbalance "
+                            "finding's, not the network's) and is left out.";
+            f.suggestion = std::string(findings::kOverlapCommunication);
+        } else {
+            f.title = fitTitle(*parts.front().title, where);
+            f.explanation = on;
+        }
+        out.push_back(std::move(f));
+    }
+    if (std::optional<JobFinding> straggler = rankImbalance(ranks, span, th))
+        out.push_back(std::move(*straggler));
+    std::stable_sort(out.begin(), out.end(), [](const JobFinding& a, const JobFinding& b) {
+        return a.meanNs != b.meanNs ? a.meanNs > b.meanNs : ruleOrder(a.id) < ruleOrder(b.id);
+    });
+    return out;
+}
+
+namespace {
+
+// Where a rank's events are in the ranks' merged trace: its tracks under the merged process key
+// ("r3:" before its own), each event at the same start, name and duration.
+class MergedPlaces {
+public:
+    explicit MergedPlaces(const Trace& merged) : m_merged(merged) {
+        for (std::uint32_t t = 0; t < merged.tracks().size(); ++t) {
+            const Track& track = merged.tracks()[t];
+            m_tracks.emplace(std::string(merged.str(merged.process(track.process).key)) + '\n' +
+                                 std::string(merged.str(track.tidKey)),
+                             TrackId(t));
+        }
+    }
+
+    std::optional<EventRef> find(std::int64_t rank, const Trace& from, EventRef e) const {
+        const Track& track = from.track(e.track);
+        const auto it = m_tracks.find(rankProcessKey(rank, from.str(from.process(track.process).key)) + '\n' +
+                                      std::string(from.str(track.tidKey)));
+        if (it == m_tracks.end()) return std::nullopt;
+        const Track& to = m_merged.track(it->second);
+        const TimeNs start = track.events.start[e.index], dur = track.events.duration[e.index];
+        const std::string_view name = from.str(track.events.name[e.index]);
+        const auto& starts = to.events.start;
+        for (auto i = std::size_t(std::lower_bound(starts.begin(), starts.end(), start) - starts.begin());
+             i < to.size() && starts[i] == start; ++i)
+            if (to.events.duration[i] == dur && m_merged.str(to.events.name[i]) == name)
+                return EventRef{it->second, std::uint32_t(i)};
+        return std::nullopt;
+    }
+
+private:
+    const Trace& m_merged;
+    std::map<std::string, TrackId> m_tracks;
+};
+
+} // namespace
+
+std::vector<Finding> jobFindingsInTrace(const std::vector<JobFinding>& job,
+                                        const std::vector<RankFindings>& ranks, const Trace& merged,
+                                        const FindingThresholds& th) {
+    const MergedPlaces places(merged);
+    std::map<std::int64_t, const RankFindings*> byRank;
+    for (const RankFindings& r : ranks)
+        byRank[r.rank] = &r;
+    const std::size_t cap = std::size_t(th["max_evidence"]);
+    auto addPlace = [&](Finding& f, const RankFindings& r, EventRef e, const std::string& note) {
+        const std::optional<EventRef> at = places.find(r.rank, *r.trace, e);
+        if (!at || f.evidence.size() >= cap) return;
+        const Track& track = merged.track(at->track);
+        f.evidence.push_back({*at, merged.trackLabel(at->track), track.events.start[at->index],
+                              track.events.duration[at->index],
+                              std::string(merged.str(track.events.name[at->index])), note});
+    };
+    std::vector<Finding> out;
+    for (const JobFinding& j : job) {
+        Finding f;
+        f.id = j.id;
+        f.severity = j.severity;
+        f.title = j.title;
+        f.timeNs = j.meanNs;
+        f.share = j.share;
+        f.explanation = j.explanation;
+        f.suggestion = j.suggestion;
+        if (j.id == "rank_imbalance") {
+            // The straggler's collectives, in the order the job reached them.
+            if (const auto it = byRank.find(j.titleRank); it != byRank.end()) {
+                const RankFindings& r = *it->second;
+                std::vector<EventRef> comm;
+                for (const KernelAnalysis& k : r.analysis->kernels)
+                    if (k.role == KernelRole::Communication &&
+                        isKernelEvent(*r.trace, r.trace->track(k.event.track), k.event.index))
+                        comm.push_back(k.event);
+                std::stable_sort(comm.begin(), comm.end(), [&](EventRef a, EventRef b) {
+                    return r.trace->track(a.track).events.start[a.index] <
+                           r.trace->track(b.track).events.start[b.index];
+                });
+                f.count = comm.size();
+                for (EventRef e : comm)
+                    addPlace(f, r, e, "a collective of rank " + std::to_string(r.rank));
+            }
+            out.push_back(std::move(f));
+            continue;
+        }
+        // The ranks' own findings, the most at stake first: the first one's words, every one's places.
+        std::vector<std::pair<const RankFindings*, const Finding*>> own;
+        for (std::int64_t rank : j.ranks)
+            if (const auto it = byRank.find(rank); it != byRank.end())
+                for (const Finding& g : it->second->findings)
+                    if (g.id == j.id) own.emplace_back(it->second, &g);
+        std::stable_sort(own.begin(), own.end(), [&](const auto& a, const auto& b) {
+            return (a.first->rank == j.titleRank) > (b.first->rank == j.titleRank) ||
+                   ((a.first->rank == j.titleRank) == (b.first->rank == j.titleRank) &&
+                    a.second->timeNs > b.second->timeNs);
+        });
+        for (const auto& [r, g] : own) {
+            if (r->rank == j.titleRank) {
+                f.explanation += " Rank " + std::to_string(r->rank) + ": " + g->explanation;
+                if (f.suggestion.empty()) f.suggestion = g->suggestion;
+            }
+            f.count += g->count;
+            for (const Evidence& e : g->evidence)
+                addPlace(f, *r, e.event, e.note);
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+} // namespace attnscope

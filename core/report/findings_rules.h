@@ -29,7 +29,6 @@ public:
 
     const Trace& trace;
     const TraceAnalysis& analysis;
-    const RankReport* ranks;
     const FindingThresholds& th;
     TimeNs span = 0; // the trace's span (at least 1)
 
@@ -134,7 +133,6 @@ void launchBound(Context& c, std::vector<Finding>& out);
 void synchronization(Context& c, std::vector<Finding>& out);
 void pageableMemcpy(Context& c, std::vector<Finding>& out);
 void lowOccupancy(Context& c, std::vector<Finding>& out);
-void rankImbalance(Context& c, std::vector<Finding>& out);
 void exposedCommunication(Context& c, std::vector<Finding>& out);
 
 } // namespace attnscope::findings

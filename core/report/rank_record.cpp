@@ -2,6 +2,7 @@
 #include "core/report/rank_record.h"
 
 #include "core/report/format.h"
+#include "core/report/job_findings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,9 +49,8 @@ std::vector<std::int64_t> profilerSteps(const Trace& t) {
     return steps;
 }
 
-Severity severityNamed(const std::string& name, const std::string& source) {
-    for (Severity s : {Severity::Info, Severity::Warning, Severity::Critical})
-        if (severityName(s) == name) return s;
+Severity severityOf(const std::string& name, const std::string& source) {
+    if (const std::optional<Severity> s = severityNamed(name)) return *s;
     throw std::runtime_error(source + ": unknown severity '" + name + "'");
 }
 
@@ -218,7 +218,7 @@ RankRecord parseRankRecord(std::string_view text, const std::string& source) {
                                    a.at("ns").get<TimeNs>(), a.at("kernel_ns").get<TimeNs>()});
         for (const auto& f : j.at("findings"))
             r.findings.push_back({f.at("id").get<std::string>(),
-                                  severityNamed(f.at("severity").get<std::string>(), source),
+                                  severityOf(f.at("severity").get<std::string>(), source),
                                   f.at("title").get<std::string>(), f.at("time_ns").get<TimeNs>(),
                                   f.at("share").get<double>()});
         for (const auto& k : j.at("top_kernels"))
@@ -357,28 +357,7 @@ JobReport jobReport(std::vector<RankRecord> records) {
         }
     }
     if (oneWorld) job.worldSize = world;
-    std::map<std::string, JobFinding> byId;
-    for (const RankRecord& r : job.records)
-        for (const RecordFinding& f : r.findings) {
-            JobFinding& j = byId[f.id];
-            if (j.ranks.empty()) {
-                j.id = f.id;
-                j.title = f.title;
-                j.titleRank = r.stats.rank;
-            }
-            j.severity = std::max(j.severity, f.severity);
-            if (j.ranks.empty() || j.ranks.back() != r.stats.rank) j.ranks.push_back(r.stats.rank);
-            j.totalNs += f.timeNs;
-            if (j.maxRank < 0 || f.timeNs > j.maxNs) {
-                j.maxNs = f.timeNs;
-                j.maxRank = r.stats.rank;
-            }
-        }
-    for (auto& [id, f] : byId)
-        job.findings.push_back(std::move(f));
-    std::sort(job.findings.begin(), job.findings.end(), [](const JobFinding& a, const JobFinding& b) {
-        return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.id < b.id;
-    });
+    job.findings = jobFindings(job.records, job.ranks);
     return job;
 }
 
@@ -436,7 +415,8 @@ std::string jobJson(const JobReport& job) {
                             {"ranks", f.ranks},
                             {"title_rank", f.titleRank},
                             {"total_ns", f.totalNs},
-                            {"mean_ns", f.meanNs()},
+                            {"mean_ns", f.meanNs},
+                            {"share", f.share},
                             {"max_ns", f.maxNs},
                             {"max_rank", f.maxRank}});
     out["findings"] = findings;
@@ -517,26 +497,27 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
             << (*job.worldSize - std::int64_t(n + job.failed.size())) << " ranks have no record\n";
     if (!job.findings.empty()) {
         out << '\n'
-            << (md ? "| finding (each rank's own) | severity | ranks | at stake, mean per rank | most (rank) "
-                     "|\n|---|---|---|---:|---:|\n"
-                   : "findings across ranks (each rank's own, by rule):\n");
+            << (md ? "| finding | severity | at stake per rank | share of the job's span | ranks | most "
+                     "(rank) "
+                     "|\n|---|---|---:|---:|---|---:|\n"
+                   : "findings of the job (each rank's rules on its own trace, put together; the straggler's "
+                     "over the ranks):\n");
         for (const JobFinding& f : job.findings) {
-            char line[512];
+            const std::string severity(severityName(f.severity));
+            char line[640];
             if (md)
-                std::snprintf(line, sizeof line, "| %s (as rank %lld said it) | %s | %s | %s | %s (%lld) |\n",
-                              f.title.c_str(), static_cast<long long>(f.titleRank),
-                              std::string(severityName(f.severity)).c_str(), rankList(f.ranks).c_str(),
-                              formatDuration(f.meanNs()).c_str(), formatDuration(f.maxNs).c_str(),
-                              static_cast<long long>(f.maxRank));
+                std::snprintf(line, sizeof line, "| %s | %s | %s | %s | %s | %s (%lld) |\n", f.title.c_str(),
+                              severity.c_str(), formatDuration(f.meanNs).c_str(),
+                              formatPercent(f.share).c_str(), rankList(f.ranks).c_str(),
+                              formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
             else
                 std::snprintf(
                     line, sizeof line,
-                    "  %-8s %s (as rank %lld said it)\n           on %zu rank(s): %s; %s at stake per rank "
-                    "on average, most %s on rank %lld\n",
-                    std::string(severityName(f.severity)).c_str(), f.title.c_str(),
-                    static_cast<long long>(f.titleRank), f.ranks.size(), rankList(f.ranks).c_str(),
-                    formatDuration(f.meanNs()).c_str(), formatDuration(f.maxNs).c_str(),
-                    static_cast<long long>(f.maxRank));
+                    "  %-8s %12s %7s  %s  [%s]\n           on %zu of %zu rank(s): %s; most %s on rank "
+                    "%lld\n",
+                    severity.c_str(), formatDuration(f.meanNs).c_str(), formatPercent(f.share).c_str(),
+                    f.title.c_str(), f.id.c_str(), f.ranks.size(), n, rankList(f.ranks).c_str(),
+                    formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
             out << line;
         }
     }

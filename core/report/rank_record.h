@@ -84,16 +84,24 @@ struct Spread {
     std::int64_t maxRank = -1;
 };
 
+// A rule's finding over the job (job_findings.h).
 struct JobFinding {
     std::string id;
-    Severity severity = Severity::Info;
-    std::string title; // as the first rank that has it said it (its own numbers)
+    Severity severity = Severity::Info; // from its share, as any finding's
+    // The rank with most at stake's own title and where it holds ("… (rank 1; on 2 of 8 ranks)"); the
+    // job's rules' own.
+    std::string title;
+    std::string explanation; // how the ranks' figures add up; the job's rules: what they measured
+    std::string suggestion;  // the job's rules' (each rank's own rule says its own, in the window)
     std::int64_t titleRank = -1;
-    std::vector<std::int64_t> ranks;
-    TimeNs totalNs = 0; // at stake, summed over its ranks (each rank's own time)
+    std::vector<std::int64_t> ranks; // the ranks it holds on, by rank
+    TimeNs totalNs = 0;              // at stake, summed over its ranks (each rank's own time)
+    // The time at stake: per rank of the job (totalNs over the ranks read); the straggler's, the time
+    // each other rank waits for it.
+    TimeNs meanNs = 0;
+    double share = 0; // meanNs of the job's span
     TimeNs maxNs = 0;
     std::int64_t maxRank = -1;
-    TimeNs meanNs() const { return ranks.empty() ? 0 : totalNs / TimeNs(ranks.size()); }
 };
 
 struct SlowRank {

@@ -39,6 +39,10 @@ std::string rankList(const std::vector<std::int64_t>& ranks, std::size_t cap) {
     return out;
 }
 
+std::string rankProcessKey(std::int64_t rank, std::string_view key) {
+    return "r" + std::to_string(rank) + ":" + std::string(key);
+}
+
 std::int64_t rankOf(const RankInput& input, std::size_t position) {
     const auto& d = input.trace->distributed();
     return d.rank ? *d.rank : std::int64_t(position);
@@ -59,7 +63,7 @@ public:
         // Grouped by the rank the file says it is, else by its file name.
         const std::string prefix = (t.distributed().rank ? rankName(rank) : fileName(in.path)) + " · ";
         TraceMerger::Part part;
-        part.keyPrefix = "r" + std::to_string(rank) + ":";
+        part.keyPrefix = rankProcessKey(rank, "");
         part.namePrefix = prefix;
         part.rank = rank;
         part.correlationBase = std::uint64_t(rank + 1) << kRankShift;

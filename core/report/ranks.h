@@ -25,6 +25,9 @@ std::string rankList(const std::vector<std::int64_t>& ranks, std::size_t cap = 1
 // The rank a file is: its distributedInfo's rank, else its position among the files.
 std::int64_t rankOf(const RankInput& input, std::size_t position);
 
+// A rank's process key in the ranks' merged trace ("r3:" before the rank's own key).
+std::string rankProcessKey(std::int64_t rank, std::string_view key);
+
 // One trace with every rank's processes (named "rank N · …", grouped per rank in the timeline).
 // Throws std::invalid_argument when two files claim the same rank.
 std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks);

@@ -35,7 +35,7 @@ inline std::vector<Finding> findingsOf(const Trace& trace,
     cpu.fp32 = 300e9;
     cpu.bandwidth = 15e9;
     const TraceAnalysis analysis = analyzeTrace(trace, &cpu);
-    return findFindings({trace, analysis, nullptr, th});
+    return findFindings({trace, analysis, th});
 }
 
 // A time in µs as a trace writes it ("12.500").

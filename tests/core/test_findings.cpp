@@ -51,7 +51,7 @@ TEST(Findings, MinShareHidesSmallFindingsAndSeverityFollowsTheShare) {
     FindingThresholds strict = FindingThresholds::standard();
     strict.set("min_share", 0.5);
     strict.set("critical_share", 0.9);
-    const auto all = findFindings({*doc->trace, *doc->analysis, nullptr, strict});
+    const auto all = findFindings({*doc->trace, *doc->analysis, strict});
     for (const Finding& f : all) {
         const bool always = f.id == "hand_written_attention" || f.id == "sdpa_math_fallback" ||
                             f.id == "synchronization" || f.id == "pageable_memcpy";

@@ -543,7 +543,7 @@ TEST(FindingsLessons, AUsersShapeForTheirOwnRangeComesFirst) {
     const TraceAnalysis missing = analyzeTrace(*doc->trace, nullptr, DeviceSpecs::standard(),
                                                RoleRules::standard(), nullptr, 0, byImpl);
     FindingThresholds th = FindingThresholds::standard();
-    const auto found = findFindings({*doc->trace, missing, nullptr, th});
+    const auto found = findFindings({*doc->trace, missing, th});
     const Finding* f = findingOf(found, "unexpected_kernels");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->title, "naive: 6 kernels per call where 7 are expected");
@@ -643,9 +643,9 @@ TEST(FindingsLessons, AMaskBuiltInOneCallIsNoFinding) {
     const char* const triu = "void at::native::triu_tril_kernel<c10::BFloat16, int, false, 4, true>";
     const auto one = naiveTrace(true, 1, triu).open();
     ASSERT_EQ(one->analysis->calls.size(), 1u);
-    EXPECT_EQ(findingOf(findFindings({*one->trace, *one->analysis, nullptr, all}), "mask_per_call"), nullptr);
+    EXPECT_EQ(findingOf(findFindings({*one->trace, *one->analysis, all}), "mask_per_call"), nullptr);
     const auto two = naiveTrace(true, 2, triu).open();
-    EXPECT_NE(findingOf(findFindings({*two->trace, *two->analysis, nullptr, all}), "mask_per_call"), nullptr);
+    EXPECT_NE(findingOf(findFindings({*two->trace, *two->analysis, all}), "mask_per_call"), nullptr);
 }
 
 // A training script's hand-written attention that builds its causal mask in each call (ones → triu between

@@ -134,9 +134,7 @@ void expectInvariants(const Document& d, const std::string& label) {
         EXPECT_GE(f.timeNs, 0) << f.id;
         EXPECT_GE(f.share, 0) << f.id;
         EXPECT_LE(f.share, 1 + 1e-9) << f.id;
-        if (!d.ranks) {
-            EXPECT_LE(f.timeNs, s.spanNs) << f.id;
-        }
+        EXPECT_LE(f.timeNs, s.spanNs) << f.id; // a job's: per rank, of the job's span
         EXPECT_EQ(f.title.find('\n'), std::string::npos) << f.id;
         EXPECT_LE(f.title.size(), kFindingTitleMax) << f.id << ": " << f.title;
         EXPECT_LE(f.evidence.size(), std::max<std::uint64_t>(f.count, 1)) << f.id;
@@ -217,6 +215,49 @@ TEST(Invariants, TheTracesTheTestsMakeHoldThem) {
         expectInvariants(*openOffline(DocumentSource::file(path)), path);
     const std::string text = cpuRunTraceText();
     expectInvariants(*openOffline(DocumentSource::memory(text, "own CPU run")), "own CPU run");
+}
+
+// A job's findings are one computation: the ranks opened together (the window, `summary --ranks`) give
+// those of the job put together from each rank's record (`attnscope job`), on random jobs of three ranks.
+TEST(Invariants, RandomJobsGiveOneSetOfFindings) {
+    int jobs = 0, straggled = 0;
+    for (std::uint32_t seed = 1; seed <= 120; seed += 3) {
+        std::vector<RankInput> ranks;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            const std::string name = "random " + std::to_string(seed + k);
+            ranks.push_back({name, loadTraceBytes(randomTrace(seed + k), name, {})});
+        }
+        std::shared_ptr<const Document> doc;
+        try {
+            doc = openOffline(DocumentSource::rankTraces(ranks, "job"));
+        } catch (const std::invalid_argument&) {
+            continue; // two of them say they are one rank
+        }
+        const std::string label = "job from seed " + std::to_string(seed);
+        expectInvariants(*doc, label);
+        std::vector<RankRecord> records;
+        for (std::size_t k = 0; k < ranks.size(); ++k) {
+            const auto one = openOffline(DocumentSource::built(ranks[k].trace, ranks[k].path));
+            records.push_back(rankRecord(ranks[k].trace, *one->summary, ranks[k].path, k));
+        }
+        const JobReport job = jobReport(std::move(records));
+        ASSERT_EQ(job.findings.size(), doc->findings->size()) << label;
+        for (std::size_t i = 0; i < job.findings.size(); ++i) {
+            const JobFinding& j = job.findings[i];
+            const Finding& f = (*doc->findings)[i];
+            EXPECT_EQ(j.id, f.id) << label;
+            EXPECT_EQ(j.title, f.title) << label;
+            EXPECT_EQ(j.meanNs, f.timeNs) << label << " " << j.id;
+            EXPECT_EQ(j.severity, f.severity) << label << " " << j.id;
+            EXPECT_LE(j.maxNs, j.totalNs) << label << " " << j.id;
+            straggled += j.id == "rank_imbalance";
+        }
+        EXPECT_EQ(doc->ranks->stragglerRank, job.ranks.stragglerRank) << label;
+        ++jobs;
+        if (HasFailure()) break;
+    }
+    EXPECT_GT(jobs, 20);
+    EXPECT_GT(straggled, 0); // the generator made jobs with a straggler
 }
 
 TEST(Invariants, AThousandRandomTracesHoldThem) {

@@ -78,7 +78,7 @@ TEST(RankRecord, TheJobFromRecordsIsWhatSummaryRanksSays) {
     }
     EXPECT_EQ(job.records[1].stats.waitNs, 5'585'000);
     // Each rank's findings, gathered by rule across the ranks: exposed communication on both, and its
-    // time at stake the ranks' sum.
+    // time at stake the ranks' sum, each rank's waits for the straggler left out.
     const JobFinding* exposed = nullptr;
     for (const JobFinding& f : job.findings)
         if (f.id == "exposed_communication") exposed = &f;
@@ -87,7 +87,7 @@ TEST(RankRecord, TheJobFromRecordsIsWhatSummaryRanksSays) {
     TimeNs sum = 0;
     for (const RankRecord& r : job.records)
         for (const RecordFinding& f : r.findings)
-            if (f.id == "exposed_communication") sum += f.timeNs;
+            if (f.id == "exposed_communication") sum += f.timeNs - std::min(f.timeNs, r.stats.waitNs);
     EXPECT_EQ(exposed->totalNs, sum);
     EXPECT_GE(exposed->totalNs, exposed->maxNs);
     // The report in each format says the same ranks.
@@ -195,16 +195,24 @@ TEST(RankRecord, ATraceReadWithWarningsSaysSoInTheJob) {
     const std::string text = formatJobReport(job, JobFormat::Text);
     EXPECT_NE(text.find("read with warnings: 3"), std::string::npos) << text;
     EXPECT_NE(text.find("truncated"), std::string::npos) << text;
-    // A finding's time at stake is per rank on average, and whose words its title are is said.
+    // A finding's time at stake is per rank of the job on average, its severity from that share of the
+    // job's span, and its title the words of the rank with most at stake, with where it holds.
     RankRecord a = computed(5, 10), b = computed(6, 10);
+    a.stats.spanNs = b.stats.spanNs = 1000;
     a.findings = {{"gpu_idle", Severity::Warning, "The GPU idles 40% of the time", 400, 0.4}};
     b.findings = {{"gpu_idle", Severity::Critical, "The GPU idles 60% of the time", 600, 0.6}};
     const JobReport idle = jobReport({a, b});
     ASSERT_EQ(idle.findings.size(), 1u);
-    EXPECT_EQ(idle.findings[0].meanNs(), 500);
+    EXPECT_EQ(idle.findings[0].meanNs, 500);
+    EXPECT_DOUBLE_EQ(idle.findings[0].share, 0.5);
     EXPECT_EQ(idle.findings[0].severity, Severity::Critical);
-    EXPECT_EQ(idle.findings[0].titleRank, 5);
-    EXPECT_NE(formatJobReport(idle, JobFormat::Text).find("(as rank 5 said it)"), std::string::npos);
+    EXPECT_EQ(idle.findings[0].titleRank, 6);
+    EXPECT_EQ(idle.findings[0].title, "The GPU idles 60% of the time (rank 6; on 2 of 2 ranks)");
+    EXPECT_NE(formatJobReport(idle, JobFormat::Text).find("The GPU idles 60% of the time (rank 6"),
+              std::string::npos);
+    // On two ranks of three: the mean is of the job's three ranks, not of the two that have it.
+    const JobReport one = jobReport({a, b, computed(7, 10)});
+    EXPECT_EQ(one.findings[0].meanNs, 1000 / 3);
 }
 
 // The job's median and p90 are read at their ranks' places among the sorted values (interpolated between

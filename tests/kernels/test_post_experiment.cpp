@@ -66,7 +66,7 @@ protected:
         r.analysis = analyzeTrace(*r.doc->trace, &cpu);
         FindingThresholds th = FindingThresholds::standard();
         th.set("min_share", 0);
-        r.findings = findFindings({*r.doc->trace, r.analysis, nullptr, th});
+        r.findings = findFindings({*r.doc->trace, r.analysis, th});
         return r;
     }
     static const Finding* find(const Read& r, std::string_view id) {
