@@ -27,8 +27,9 @@ json implCallsJson(const ImplCalls& a) {
     const auto bytes = a.bytesPerCall();
     return {{"impl", a.impl},
             {"calls", a.calls},
-            {"mean_ns", a.meanNs()},
-            {"total_ns", a.totalNs},
+            // A call's span (its first kernel's start to its last one's end), apart from its kernels' time.
+            {"span_ns_per_call", a.meanNs()},
+            {"span_ns", a.totalNs},
             {"kernels_per_call", a.kernelsPerCall()},
             {"expected_kernels_per_call", a.expectedPerCall() ? json(*a.expectedPerCall()) : json(nullptr)},
             {"mismatched_calls", a.mismatchedCalls},

@@ -35,7 +35,8 @@ TEST(Cli, SummaryJsonOfAFixture) {
     EXPECT_EQ(roleCount, f.at("kernels").at("count").get<long long>());
     EXPECT_EQ(f.at("attention").at("calls"), 34);
     EXPECT_EQ(f.at("attention").at("implementations").at(0).at("impl"), "flash");
-    EXPECT_NEAR(f.at("attention").at("implementations").at(0).at("mean_ns").get<double>(), 113396, 1);
+    EXPECT_NEAR(f.at("attention").at("implementations").at(0).at("span_ns_per_call").get<double>(), 113396,
+                1);
     // The same sections in text and CSV.
     const CliRun text = run("summary --top 1 " + path);
     EXPECT_NE(text.out.find("attention calls: 34"), std::string::npos) << text.out;
