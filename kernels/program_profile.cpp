@@ -56,9 +56,12 @@ bool readLines(int fd, std::string& partial, std::vector<std::string>& lines) {
     return true;
 }
 
+// "SIGSEGV (Segmentation fault)", as people name a signal; its number where the C library has no name.
 std::string signalText(int signal) {
+    const char* abbrev = sigabbrev_np(signal);
     const char* name = strsignal(signal);
-    return "signal " + std::to_string(signal) + (name ? " (" + std::string(name) + ")" : std::string());
+    return (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(signal)) +
+           (name ? " (" + std::string(name) + ")" : std::string());
 }
 
 } // namespace

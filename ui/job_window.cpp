@@ -136,7 +136,7 @@ QString JobWindow::openRecords(const QStringList& paths) {
 void JobWindow::showReport(JobReport report) {
     m_report = std::move(report);
     const JobReport& job = m_report;
-    QString header = tr("<b>%n rank(s) read</b>", nullptr, int(job.records.size()));
+    QString header = tr("<b>%1 read</b>").arg(qs(formatCount(job.records.size(), "rank", "ranks")));
     if (!job.failed.empty())
         header += tr(", <b>%n could not be</b> (listed last)", nullptr, int(job.failed.size()));
     if (job.ranks.collectives)
@@ -174,11 +174,10 @@ void JobWindow::showReport(JobReport report) {
     for (std::size_t i = 0; i < job.findings.size() && i < 5; ++i) {
         const JobFinding& f = job.findings[i];
         findings
-            << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), on %n rank(s), most %5 on "
-                  "rank %6",
-                  nullptr, int(f.ranks.size()))
+            << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), on %5, most %6 on rank %7")
                    .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
-                   .arg(durationText(f.meanNs), qs(formatPercent(f.share)), durationText(f.maxNs))
+                   .arg(durationText(f.meanNs), qs(formatPercent(f.share)),
+                        qs(formatCount(f.ranks.size(), "rank", "ranks")), durationText(f.maxNs))
                    .arg(f.maxRank);
     }
     if (job.findings.size() > 5) findings << tr("… %n more", nullptr, int(job.findings.size() - 5));
@@ -213,7 +212,8 @@ void JobWindow::showReport(JobReport report) {
     }
     m_table->setSortingEnabled(true);
     m_table->resizeColumnsToContents();
-    setWindowTitle(tr("Job of %n rank(s) — AttnScope", nullptr, int(job.records.size() + job.failed.size())));
+    setWindowTitle(tr("Job of %1 — AttnScope")
+                       .arg(qs(formatCount(job.records.size() + job.failed.size(), "rank", "ranks"))));
 }
 
 std::int64_t JobWindow::rankAtRow(int row) const {

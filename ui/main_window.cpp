@@ -38,6 +38,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -71,13 +72,24 @@ MainWindow::MainWindow() {
     buildMenus();
 
     QSettings settings;
-    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
+    restoreFittingGeometry(settings.value("window/geometry").toByteArray());
     m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
     m_kernels->restoreColumnState(settings.value("window/kernelTableColumns").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
     statusBar()->showMessage(tr("%1 · drag to pan · click selects · Shift+drag selects a range · Ctrl+F find")
                                  .arg(navigationHint()));
     m_timeline->setFocus();
+}
+
+// The saved place and size, when they fit the screen the window opens on: a geometry saved on a larger
+// screen, or after the window had grown, would put the status bar and tabs off it. Else 1400×860 at the
+// screen's top left.
+void MainWindow::restoreFittingGeometry(const QByteArray& saved) {
+    const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
+    const QRect available = on ? on->availableGeometry() : QRect();
+    if (restoreGeometry(saved) && (available.isEmpty() || available.contains(geometry()))) return;
+    resize(1400, 860);
+    if (!available.isEmpty()) move(available.topLeft());
 }
 
 // Centre: trace facts, find bar, timeline.
@@ -135,17 +147,22 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(attentionDock, m_ranksDock);
     m_ranksDock->hide();
     tableDock->raise();
+    // The Run and Program panels in scroll areas: their forms are taller and wider than the dock needs to
+    // be, and a dock's minimum is the window's (a window that cannot shrink below a laptop's screen).
+    auto scrolled = [this](QWidget* panel) {
+        auto* scroll = new QScrollArea(this);
+        scroll->setWidget(panel);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        return scroll;
+    };
     m_runPanel = new RunPanel(this);
-    // In a scroll area: the panel's form is taller than the dock needs to be.
-    auto* runScroll = new QScrollArea(this);
-    runScroll->setWidget(m_runPanel);
-    runScroll->setWidgetResizable(true);
-    runScroll->setFrameShape(QFrame::NoFrame);
-    QDockWidget* runDock = addDock(tr("Run"), "runDock", runScroll, Qt::RightDockWidgetArea);
+    QDockWidget* runDock = addDock(tr("Run"), "runDock", scrolled(m_runPanel), Qt::RightDockWidgetArea);
     tabifyDockWidget(runDock, detailsDock);
     // Beside the Run panel: the user's own program, profiled.
     m_programPanel = new ProgramPanel(this);
-    tabifyDockWidget(runDock, addDock(tr("Program"), "programDock", m_programPanel, Qt::RightDockWidgetArea));
+    tabifyDockWidget(
+        runDock, addDock(tr("Program"), "programDock", scrolled(m_programPanel), Qt::RightDockWidgetArea));
     detailsDock->raise();
 }
 
@@ -208,7 +225,7 @@ void MainWindow::connectProfile() {
             [this](const QString& text) { statusBar()->showMessage(text); });
     connect(m_profile, &ProfileController::failed, this, [this](const QString& why) {
         if (m_screenshotPath.isEmpty())
-            warn(tr("Profile"), tr("%1 did not profile cleanly.").arg(m_profile->name()), why);
+            warn(tr("Cannot profile"), tr("%1 could not start.").arg(m_profile->name()), why);
     });
     connect(m_profile, &ProfileController::finished, this, [this] {
         if (document() && analysis())

@@ -137,6 +137,7 @@ protected:
 private:
     QDockWidget* addDock(const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area);
     void buildMenus();
+    void restoreFittingGeometry(const QByteArray& saved);
     void buildCentre();
     void buildDocks();
     void connectDocuments();

@@ -7,6 +7,7 @@
 
 #include "core/analysis/machine_roofs.h"
 #include "core/document/growing_document.h"
+#include "core/report/format.h"
 #include "kernels/program_profile.h"
 
 #include <QThreadPool>
@@ -55,7 +56,7 @@ QString ProfileController::start(kernels::ProfileConfig config) {
     m_stepCount = 0;
     m_snapshots.reset();
     m_notices.clear();
-    m_building = m_shown = m_completeShown = false;
+    m_building = m_shown = m_completeShown = m_stopRequested = false;
     m_ownsView = m_active = true;
     m_panel->clearOutput();
     m_panel->setRunning(true);
@@ -91,6 +92,7 @@ void ProfileController::stop() {
         Q_EMIT finished();
         return;
     }
+    m_stopRequested = true;
     m_profile->stop();
     m_panel->setState(
         tr("Stopping %1 (Ctrl+C, then SIGTERM after 5 s): the steps recorded so far are kept…").arg(m_name));
@@ -150,13 +152,16 @@ QString ProfileController::stepCounts() const {
     // The steps recorded, and the start-up slices left out of them (what the findings' "of all N steps" does
     // not count), said the same everywhere.
     const std::size_t leftOut = m_snapshots ? m_snapshots->leftOut() : 0;
-    QString out = tr("%n step(s)", nullptr, int(m_stepCount));
+    QString out = qs(formatCount(m_stepCount, "step", "steps"));
     if (leftOut)
-        out += tr(", of which %n start-up slice(s) before the first optimizer step left out", nullptr,
-                  int(leftOut));
+        out += tr(", of which %1 before the first optimizer step left out")
+                   .arg(qs(formatCount(leftOut, "start-up slice", "start-up slices")));
     return out;
 }
 
+// How a profile ended, as a status line: a stop, a non-zero exit, a crash are ordinary outcomes, never a
+// dialog; the steps recorded are kept whichever way it ended. The traceback is where the program wrote
+// it, in the panel's output.
 void ProfileController::end() {
     const QString counts = stepCounts(); // before the snapshots are let go
     m_timer->stop();
@@ -169,20 +174,24 @@ void ProfileController::end() {
             [snapshots = std::move(snapshots)]() mutable { snapshots.reset(); });
     });
     m_panel->setRunning(false);
-    const QString outcome = tr("%1 %2; %3 recorded").arg(m_name, qs(m_profile->outcome()), counts);
-    QStringList said = m_notices;
-    said << outcome;
-    const std::string problem = m_profile->problem();
-    if (!problem.empty()) said << qs(problem);
-    const bool failedRun = m_profile->exitCode() != 0 || !problem.empty();
-    QStringList last;
-    if (m_profile->exitCode() != 0)
-        for (const std::string& line : m_profile->lastWords())
-            last << qs(line);
-    if (!last.isEmpty()) said << tr("Its last words:") << last;
+    const bool clean = m_profile->exitCode() == 0;
+    const QString kept = m_stepCount ? tr("kept") : tr("none recorded");
+    QString outcome;
+    if (m_stopRequested)
+        outcome = tr("Stopped %1 after %2; %3").arg(m_name, counts, kept);
+    else if (clean)
+        outcome = tr("%1 finished: %2 recorded").arg(m_name, counts);
+    else
+        outcome = tr("%1 %2 after %3; %4").arg(m_name, qs(m_profile->outcome()), counts, kept);
+    QStringList said{outcome};
+    said << m_notices;
+    if (const std::string problem = m_profile->problem(); !problem.empty())
+        said << qs(problem);
+    else if (!clean && !m_stopRequested && !m_profile->lastWords().empty())
+        said << tr("Its last words are at the end of the output below.");
     m_panel->setState(said.join('\n'));
+    m_panel->showOutputEnd();
     Q_EMIT status(outcome);
-    if (failedRun) Q_EMIT failed(said.join('\n'));
     Q_EMIT finished();
 }
 

@@ -53,7 +53,7 @@ private:
 // program they would come out low), takes its finished steps ~10 times a second, and turns the steps so
 // far into a document on a worker — the processes' steps joined, several processes as the ranks of one
 // job, the analysis with them — so the window gets each step's calls and findings as they come and the
-// UI thread only shows them. The panel shows the program's output and, when it fails, its last words.
+// UI thread only shows them. The panel shows the program's output, and how it ended as one status line.
 class ProfileController : public QObject {
     Q_OBJECT
 public:
@@ -73,7 +73,7 @@ Q_SIGNALS:
     // The program's steps so far, as a document with its analysis; first: the first one shown.
     void snapshot(std::shared_ptr<const Document> document, bool first);
     void status(const QString& text);
-    // The program could not start, failed, or profiled nothing: why (with its last words).
+    // The program could not start: why. (How a started one ended is a status, whatever it was.)
     void failed(const QString& why);
     void finished();
 
@@ -99,6 +99,7 @@ private:
     bool m_shown = false;
     bool m_ownsView = false;
     bool m_active = false;
+    bool m_stopRequested = false; // Stop was pressed: the end is the user's, not the program's
 };
 
 } // namespace attnscope::ui

@@ -7,6 +7,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -98,6 +99,26 @@ ProgramPanel::ProgramPanel(QWidget* parent) : QWidget(parent) {
     m_command->setToolTip(
         tr("The command line, as a shell splits it (torchrun … works: each worker is a rank)"));
     form->addRow(tr("Command"), m_command);
+    // What to press and how it went, before the settings: in a short dock they are what is in view.
+    auto* buttons = new QHBoxLayout;
+    m_profile = new QPushButton(tr("Profile"), this);
+    m_profile->setObjectName("programProfile");
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setObjectName("programStop");
+    m_stop->setToolTip(tr("Ends the program (as Ctrl+C) and keeps the steps recorded so far"));
+    m_stop->setEnabled(false);
+    buttons->addWidget(m_profile);
+    buttons->addWidget(m_stop);
+    buttons->addStretch(1);
+    form->addRow(buttons);
+    m_state = new QLabel(this);
+    m_state->setObjectName("programState");
+    m_state->setWordWrap(true);
+    m_state->setTextFormat(Qt::PlainText);
+    m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long word (a path) wraps nowhere: it is cut at the panel's edge rather than widening the window.
+    m_state->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
+    form->addRow(m_state);
     auto* folderRow = new QHBoxLayout;
     m_folder = new QLineEdit(this);
     m_folder->setObjectName("programFolder");
@@ -122,18 +143,20 @@ ProgramPanel::ProgramPanel(QWidget* parent) : QWidget(parent) {
     m_steps->addItem(tr("the program's optimizer steps"), int(Steps::Optimizer));
     m_steps->addItem(tr("slices of time"), int(Steps::Time));
     form->addRow(tr("A step is"), m_steps);
-    auto* schedule = new QHBoxLayout;
+    auto* schedule = new QGridLayout; // two a row: the panel stays narrow enough to share the window
     m_wait = steps(this, 0, tr("Optimizer steps skipped at the start of each cycle"));
     m_warmup = steps(this, 0, tr("Optimizer steps the profiler warms up on, not recorded"));
     m_active = steps(this, 1, tr("Optimizer steps recorded per cycle, each opened as it ends"));
     m_repeat = steps(this, 0, tr("Cycles (0: as long as the program runs)"));
     m_repeat->setSpecialValueText(tr("no end"));
+    int at = 0;
     for (auto [label, box] : {std::pair{tr("wait"), m_wait},
                               {tr("warm-up"), m_warmup},
                               {tr("active"), m_active},
                               {tr("repeat"), m_repeat}}) {
-        schedule->addWidget(new QLabel(label, this));
-        schedule->addWidget(box);
+        schedule->addWidget(new QLabel(label, this), at / 2, (at % 2) * 2);
+        schedule->addWidget(box, at / 2, (at % 2) * 2 + 1);
+        ++at;
     }
     form->addRow(tr("Schedule"), schedule);
     m_slice = seconds(this, 0.05, QString(), tr("How long a time step lasts"));
@@ -144,23 +167,6 @@ ProgramPanel::ProgramPanel(QWidget* parent) : QWidget(parent) {
     m_duration = seconds(this, 0, tr("until the program ends"), tr("Seconds of recording at most"));
     form->addRow(tr("Duration"), m_duration);
     layout->addLayout(form);
-    auto* buttons = new QHBoxLayout;
-    m_profile = new QPushButton(tr("Profile"), this);
-    m_profile->setObjectName("programProfile");
-    m_stop = new QPushButton(tr("Stop"), this);
-    m_stop->setObjectName("programStop");
-    m_stop->setToolTip(tr("Ends the program (as Ctrl+C) and keeps the steps recorded so far"));
-    m_stop->setEnabled(false);
-    buttons->addWidget(m_profile);
-    buttons->addWidget(m_stop);
-    buttons->addStretch(1);
-    layout->addLayout(buttons);
-    m_state = new QLabel(this);
-    m_state->setObjectName("programState");
-    m_state->setWordWrap(true);
-    m_state->setTextFormat(Qt::PlainText);
-    m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_state);
     layout->addWidget(new QLabel(tr("The program's output"), this));
     m_output = new QPlainTextEdit(this);
     m_output->setObjectName("programOutput");
@@ -168,6 +174,7 @@ ProgramPanel::ProgramPanel(QWidget* parent) : QWidget(parent) {
     m_output->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_output->setMaximumBlockCount(kOutputLines);
     m_output->setFont(QFont(QStringLiteral("monospace")));
+    m_output->setMinimumHeight(m_output->fontMetrics().lineSpacing() * 8); // a traceback's end, in view
     layout->addWidget(m_output, 1);
     connect(m_steps, &QComboBox::currentIndexChanged, this, &ProgramPanel::stepsChanged);
     connect(m_profile, &QPushButton::clicked, this, [this] {
@@ -259,6 +266,11 @@ void ProgramPanel::setState(const QString& text) {
 void ProgramPanel::appendOutput(const QStringList& lines) {
     for (const QString& line : lines)
         m_output->appendPlainText(line);
+}
+
+void ProgramPanel::showOutputEnd() {
+    m_output->moveCursor(QTextCursor::End);
+    m_output->ensureCursorVisible();
 }
 
 void ProgramPanel::clearOutput() {

@@ -36,6 +36,7 @@ public:
     void setState(const QString& text);
     // The program's output: lines added at the end, the oldest let go past a few thousand.
     void appendOutput(const QStringList& lines);
+    void showOutputEnd(); // scrolled to its last line, where a traceback ends
     void clearOutput();
     QString output() const;
     void focusCommand();

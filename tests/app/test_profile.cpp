@@ -286,7 +286,7 @@ TEST_F(Profile, CtrlCKeepsTheStepsCapturedSoFar) {
 TEST_F(Profile, SigtermEndsTheProgramAsItWouldAndKeepsTheSteps) {
     const Interrupted r = interrupt(dir, SIGTERM);
     EXPECT_EQ(r.exitCode, 128 + SIGTERM) << "the program ended by SIGTERM, as without AttnScope\n" << r.log;
-    EXPECT_NE(r.log.find("was killed by signal 15"), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("was killed by SIGTERM (Terminated)"), std::string::npos) << r.log;
     EXPECT_NE(r.log.find("wrote " + dir.path("interrupted.json")), std::string::npos) << r.log;
     EXPECT_GE(r.profilerSteps, 3u);
 }

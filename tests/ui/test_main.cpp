@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 namespace {
 // Each test starts from the default settings, as it does when CTest runs it in a process of its own:
@@ -19,13 +21,27 @@ namespace {
 class FreshSettings : public ::testing::EmptyTestEventListener {
     void OnTestStart(const ::testing::TestInfo&) override { QSettings().clear(); }
 };
+
+// The offscreen platform's screen is 800×800 unless told otherwise: the tests run on a desktop's
+// 1920×1080 (what "fits the screen" is held against), with a 1366×768 laptop screen to its right.
+void offscreenOnADesktopScreen() {
+    const char* platform = std::getenv("QT_QPA_PLATFORM");
+    if (platform && std::string(platform) != "offscreen") return; // xcb under Xvfb: its own screen
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    const std::string config = std::string(std::getenv("HOME")) + "/offscreen-screens.json";
+    std::ofstream out(config);
+    out << R"({"screens": [
+        {"name": "desktop", "x": 0, "y": 0, "width": 1920, "height": 1080, "logicalDpi": 96, "dpr": 1},
+        {"name": "laptop", "x": 1920, "y": 0, "width": 1366, "height": 768, "logicalDpi": 96, "dpr": 1}]})";
+    if (out.flush()) setenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).c_str(), 1);
+}
 } // namespace
 
 int main(int argc, char** argv) {
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     // The user's own kernel rules, settings and cached CPU roofs stay out of the tests, and the tests
     // write none of theirs into the user's folders.
     const attnscope::test::IsolatedEnvironment isolated;
+    offscreenOnADesktopScreen();
     QStandardPaths::setTestModeEnabled(true); // settings and recent files go to a test location
     QApplication app(argc, argv);
     QApplication::setOrganizationName("AttnScopeTests");

@@ -17,6 +17,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -107,11 +108,20 @@ TEST(ProgramPanel, StepsOpenWhileTheProgramRunsWithTheirAttentionCalls) {
     EXPECT_FALSE(w.profiling());
 }
 
+// The window fits the screen it is on: a traceback or a long path in the panel never grows it past it.
+void expectFitsTheScreen(const MainWindow& w) {
+    const QRect available = w.screen()->availableGeometry();
+    EXPECT_TRUE(available.contains(w.geometry()))
+        << w.width() << "x" << w.height() << " on " << available.width() << "x" << available.height();
+}
+
 TEST(ProgramPanel, StopEndsTheProgramAndKeepsItsSteps) {
     ASSERT_TRUE(std::filesystem::exists(kPython));
     MainWindow w;
+    w.show();
     auto* controller = w.findChild<ProfileController*>();
     QSignalSpy snapshots(controller, &ProfileController::snapshot);
+    QSignalSpy failed(controller, &ProfileController::failed);
     QSignalSpy finished(&w, &MainWindow::profileFinished);
     kernels::ProfileConfig config;
     config.command = {kPython, kTrainLoop, "--forever"};
@@ -122,28 +132,74 @@ TEST(ProgramPanel, StopEndsTheProgramAndKeepsItsSteps) {
     ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 30000));
     ASSERT_TRUE(w.document());
     EXPECT_GE(w.document()->trace->eventCount(), 100u);
+    // A stop is the user's: said as one line, no dialog; the traceback it caused is in the output.
+    EXPECT_EQ(failed.count(), 0);
     const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
-    EXPECT_TRUE(state.contains("KeyboardInterrupt")) << state.toStdString(); // its last words
+    const QString outcome = state.section('\n', 0, 0); // first, before what the profiler said on the way
+    EXPECT_TRUE(outcome.startsWith("Stopped python train_loop.py --forever after ") &&
+                outcome.endsWith("; kept"))
+        << state.toStdString();
+    EXPECT_FALSE(state.contains("KeyboardInterrupt")) << state.toStdString(); // in the output, not here
+    EXPECT_TRUE(w.programPanel()->output().contains("KeyboardInterrupt"));
+    expectFitsTheScreen(w);
 }
 
-TEST(ProgramPanel, AProgramThatFailsOrProfilesNothingIsReported) {
+// However a started program ends — an exit status it chose, an exception, a crash, Ctrl+C in its terminal —
+// the window says how in one status line, keeps the steps, shows no dialog and stays on the screen.
+TEST(ProgramPanel, HoweverAProgramEndsItIsAStatusLineAndNoDialog) {
     ASSERT_TRUE(std::filesystem::exists(kPython));
-    for (const auto& [command, said] :
-         {std::pair{std::vector<std::string>{kPython, kTrainLoop, "--iters", "3", "--exit", "3"},
-                    "exited with status 3"},
-          std::pair{std::vector<std::string>{"/bin/echo", "hi"}, "did not run Python"}}) {
+    struct Case {
+        std::vector<std::string> args;
+        QString said;
+        bool traceback;
+    };
+    for (const Case& c : {Case{{"--exit", "3"}, " exited with status 3 after ", false},
+                          Case{{"--crash", "3"}, " exited with status 1 after ", true},
+                          Case{{"--segfault", "3"}, " was killed by SIGSEGV", false},
+                          Case{{"--interrupt", "3"}, " was killed by SIGINT", true}}) {
         MainWindow w;
+        w.show();
         auto* controller = w.findChild<ProfileController*>();
         QSignalSpy failed(controller, &ProfileController::failed);
+        QSignalSpy status(controller, &ProfileController::status);
         QSignalSpy finished(&w, &MainWindow::profileFinished);
         kernels::ProfileConfig config;
-        config.command = command;
+        config.command = {kPython, kTrainLoop, "--iters", "4"};
+        config.command.insert(config.command.end(), c.args.begin(), c.args.end());
+        config.schedule = {kernels::ProfileSchedule::Steps::Optimizer, 0, 0, 1, 0};
         w.startProfile(config);
-        ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 120000));
-        ASSERT_EQ(failed.count(), 1) << said;
-        EXPECT_TRUE(failed.first().at(0).toString().contains(said))
-            << failed.first().at(0).toString().toStdString();
+        ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 120000)) << c.said.toStdString();
+        EXPECT_EQ(failed.count(), 0) << c.said.toStdString();
+        ASSERT_GE(status.count(), 1);
+        const QString last = status.last().at(0).toString();
+        EXPECT_TRUE(last.startsWith("python train_loop.py") && last.contains(c.said) &&
+                    last.endsWith("; kept"))
+            << last.toStdString();
+        EXPECT_TRUE(w.document()) << c.said.toStdString(); // the steps before the end are kept
+        const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
+        EXPECT_TRUE(state.startsWith(last)) << state.toStdString();
+        if (c.traceback) {
+            EXPECT_TRUE(state.contains("last words are at the end of the output")) << state.toStdString();
+            EXPECT_TRUE(w.programPanel()->output().contains("Traceback")) << c.said.toStdString();
+        }
+        expectFitsTheScreen(w);
     }
+}
+
+TEST(ProgramPanel, AProgramThatProfilesNothingSaysWhy) {
+    MainWindow w;
+    auto* controller = w.findChild<ProfileController*>();
+    QSignalSpy failed(controller, &ProfileController::failed);
+    QSignalSpy finished(&w, &MainWindow::profileFinished);
+    kernels::ProfileConfig config;
+    config.command = {"/bin/echo", "hi"};
+    w.startProfile(config);
+    ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 120000));
+    EXPECT_EQ(failed.count(), 0);
+    const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
+    EXPECT_TRUE(state.startsWith("echo hi finished: 0 steps recorded")) << state.toStdString();
+    EXPECT_TRUE(state.contains("did not run Python")) << state.toStdString();
+    EXPECT_FALSE(w.document());
 }
 
 TEST(ProgramPanel, TheSettingsAreKeptAndTheFieldsFollowWhatAStepIs) {
@@ -189,6 +245,8 @@ TEST(ProgramPanel, TheSettingsAreKeptAndTheFieldsFollowWhatAStepIs) {
 
 TEST(ProgramPanel, AProgramThatCannotStartSaysWhy) {
     MainWindow w;
+    auto* controller = w.findChild<ProfileController*>();
+    QSignalSpy failed(controller, &ProfileController::failed);
     QSignalSpy finished(&w, &MainWindow::profileFinished);
     kernels::ProfileConfig config;
     config.command = {"attnscope-no-such-program"};
@@ -196,7 +254,35 @@ TEST(ProgramPanel, AProgramThatCannotStartSaysWhy) {
     ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 60000));
     const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
     EXPECT_EQ(state, "Could not start: 'attnscope-no-such-program': command not found");
+    EXPECT_EQ(failed.count(), 1); // the one outcome that is the window's to report
     EXPECT_FALSE(w.document());
+}
+
+// A geometry saved on a larger screen (or by a window that had grown) is not restored: the window opens
+// on the screen, its status bar and tabs in view.
+TEST(ProgramPanel, ASavedGeometryThatDoesNotFitTheScreenIsNotRestored) {
+    {
+        MainWindow big;
+        const QRect available = big.screen()->availableGeometry();
+        big.setGeometry(available.x(), available.y(), available.width() + 200, available.height() + 300);
+        big.show();
+        big.close(); // saves the layout as the user's quit does
+    }
+    MainWindow again;
+    expectFitsTheScreen(again);
+}
+
+// However its docks are arranged by default, the window can be made small enough for a laptop's screen.
+TEST(ProgramPanel, TheWindowFitsALaptopScreen) {
+    const QList<QScreen*> screens = QGuiApplication::screens();
+    const auto laptop = std::find_if(screens.begin(), screens.end(),
+                                     [](const QScreen* s) { return s->size() == QSize(1366, 768); });
+    ASSERT_NE(laptop, screens.end()) << "the tests' offscreen screens are a desktop and a laptop";
+    MainWindow w;
+    w.show();
+    const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+    EXPECT_LE(least.width(), 1366);
+    EXPECT_LE(least.height(), 768 - 40) << "and room for a panel or title bar";
 }
 
 } // namespace

@@ -2,10 +2,12 @@
 """A user's training loop, as `attnscope profile` meets it: no profiler in it. Attention written by
 hand (QKᵀ, softmax, PV) in a small module, trained with SGD; one line on stdout per iteration, "done" on
 stderr at the end, then exits with --exit. --gate FILE: keeps training until FILE exists (the test
-creates it once it has seen steps arrive); --forever: until interrupted; --crash N: raises at N."""
+creates it once it has seen steps arrive); --forever: until interrupted; --crash N: raises at N;
+--segfault N: dies of SIGSEGV at N; --interrupt N: gets SIGINT at N, as from Ctrl+C in its terminal."""
 import argparse
 import math
 import os
+import signal
 import sys
 
 import torch
@@ -32,6 +34,8 @@ def main():
     parser.add_argument("--gate")
     parser.add_argument("--forever", action="store_true")
     parser.add_argument("--crash", type=int, default=-1)
+    parser.add_argument("--segfault", type=int, default=-1)
+    parser.add_argument("--interrupt", type=int, default=-1)
     args = parser.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -47,6 +51,11 @@ def main():
             break
         if i == args.crash:
             raise RuntimeError(f"boom at iteration {i}")
+        if i == args.segfault:
+            signal.signal(signal.SIGSEGV, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if i == args.interrupt:
+            os.kill(os.getpid(), signal.SIGINT)
         model(x).square().mean().backward()
         optimizer.step()
         optimizer.zero_grad()
