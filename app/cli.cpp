@@ -254,10 +254,13 @@ bool parseCpuRoofs(const char* verb, const std::string& text, DocumentOptions& o
 
 // The document as opened, and on stderr that this machine's CPU was measured for it (once: then cached).
 std::shared_ptr<const Document> opened(std::shared_ptr<const Document> doc) {
-    if (doc->cpuRoofsMeasured)
+    if (doc->cpuRoofsMeasured && doc->cpuRoofsNote.empty())
         std::fprintf(stderr,
                      "attnscope: measured this machine's CPU roofs for %s (cached for the next time)\n",
                      doc->name.c_str());
+    else if (doc->cpuRoofsMeasured)
+        std::fprintf(stderr, "attnscope: measured this machine's CPU roofs for %s: %s\n", doc->name.c_str(),
+                     doc->cpuRoofsNote.c_str());
     return doc;
 }
 

@@ -99,6 +99,11 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     m_cost = plainLabel(m_why);
     m_roofline = plainLabel(m_why);
     m_occupancy = plainLabel(m_why);
+    for (auto [label, name] : {std::pair{m_role, "details_role"},
+                               {m_cost, "details_cost"},
+                               {m_roofline, "details_roofline"},
+                               {m_occupancy, "details_occupancy"}})
+        label->setObjectName(name);
     whyForm->addRow(tr("Role"), m_role);
     whyForm->addRow(tr("Cost"), m_cost);
     whyForm->addRow(tr("Roofline"), m_roofline);

@@ -2,6 +2,11 @@
 #include "core/analysis/machine_roofs.h"
 
 #include <cpuid.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h> // whether the roofs are measured under its emulation
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -240,37 +246,70 @@ void keepAllAtLeastOneCore(CpuRoofs& r) {
     r.bandwidthAll = std::max(r.bandwidthAll, r.bandwidthCore);
 }
 
-// The cache file: the key, then "measured DATE", then the six numbers.
-std::optional<CpuRoofs> readCache(const std::string& path, const CpuRoofs& want) {
+// The cache file: a record per CPU, ISA and version (a CPU seen through an emulator reports another ISA and
+// does not replace the native record): the key, then "measured DATE", then the six numbers.
+struct CacheRecord {
+    std::string key;
+    CpuRoofs roofs;
+};
+
+std::vector<CacheRecord> readCache(const std::string& path) {
+    std::vector<CacheRecord> records;
     std::ifstream in(path);
-    std::string key, measured;
-    CpuRoofs r = want;
-    if (!std::getline(in, key) || key != cacheKey(want) || !std::getline(in, measured) ||
-        measured.rfind("measured ", 0) != 0)
-        return std::nullopt;
-    r.date = measured.substr(9);
-    if (!(in >> r.fp32Core >> r.fp32All >> r.bf16Core >> r.bf16All >> r.bandwidthCore >> r.bandwidthAll) ||
-        r.fp32Core <= 0 || r.fp32All <= 0 || r.bandwidthCore <= 0 || r.bandwidthAll <= 0)
-        return std::nullopt;
-    keepAllAtLeastOneCore(r);
-    return r;
+    std::string key, measured, numbers;
+    while (std::getline(in, key) && std::getline(in, measured) && std::getline(in, numbers)) {
+        if (measured.rfind("measured ", 0) != 0) break; // not a cache this version wrote
+        CacheRecord record{key, {}};
+        CpuRoofs& r = record.roofs;
+        // "MODEL | N cores | ISA | AttnScope V | roofs 2"
+        if (const std::size_t cores = key.find(" cores | "); cores != std::string::npos) {
+            r.isa = key.substr(cores + 9);
+            r.isa.resize(std::min(r.isa.size(), r.isa.find(" | ")));
+        }
+        r.date = measured.substr(9);
+        std::istringstream six(numbers);
+        if (!(six >> r.fp32Core >> r.fp32All >> r.bf16Core >> r.bf16All >> r.bandwidthCore >>
+              r.bandwidthAll) ||
+            r.fp32Core <= 0 || r.fp32All <= 0 || r.bandwidthCore <= 0 || r.bandwidthAll <= 0)
+            continue;
+        keepAllAtLeastOneCore(r);
+        records.push_back(std::move(record));
+    }
+    return records;
 }
 
-void writeCache(const std::string& path, const CpuRoofs& r) {
+void writeCache(const std::string& path, std::vector<CacheRecord> records, const CpuRoofs& r) {
     if (path.empty()) return;
+    const std::string key = cacheKey(r);
+    std::erase_if(records, [&](const CacheRecord& c) { return c.key == key; });
+    records.push_back({key, r});
     std::error_code ignored;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
     const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp);
         out.precision(17); // read back exactly: every process then holds kernels to the same roofs
-        out << cacheKey(r) << "\nmeasured " << r.date << '\n'
-            << r.fp32Core << ' ' << r.fp32All << ' ' << r.bf16Core << ' ' << r.bf16All << ' '
-            << r.bandwidthCore << ' ' << r.bandwidthAll << '\n';
+        for (const CacheRecord& c : records)
+            out << c.key << "\nmeasured " << c.roofs.date << '\n'
+                << c.roofs.fp32Core << ' ' << c.roofs.fp32All << ' ' << c.roofs.bf16Core << ' '
+                << c.roofs.bf16All << ' ' << c.roofs.bandwidthCore << ' ' << c.roofs.bandwidthAll << '\n';
         if (!out) return;
     }
     std::filesystem::rename(tmp, path, ignored);
 }
+
+// The same CPU (model and cores) measured before, natively: the record with the highest fp32 roof.
+const CacheRecord* sameCpuBefore(const std::vector<CacheRecord>& records, const CpuRoofs& now) {
+    const std::string cpu = now.model + " | " + std::to_string(now.cores) + " cores | ";
+    const CacheRecord* best = nullptr;
+    for (const CacheRecord& c : records)
+        if (c.key.rfind(cpu, 0) == 0 && (!best || c.roofs.fp32All > best->roofs.fp32All)) best = &c;
+    return best;
+}
+
+// A measurement far below what this CPU measured before (under an emulator, or beside a build) is not
+// this machine's roofs: the earlier ones stay, and the roofs say so. Half of either roof is "far".
+constexpr double kFarBelow = 0.5;
 
 std::mutex g_mutex; // the roofs are shared by every analysis in the process
 std::optional<CpuRoofs> g_roofs;
@@ -345,15 +384,44 @@ CpuRoofs cpuRoofs() {
     want.model = cpuModel();
     want.cores = std::max(1u, std::thread::hardware_concurrency());
     want.isa = cpuIsa();
-    if (auto cached = path.empty() ? std::nullopt : readCache(path, want)) {
-        g_roofs = cached;
-    } else if (!g_roofs) {
-        g_roofs = measureCpuRoofs();
-        writeCache(path, *g_roofs);
+    const std::vector<CacheRecord> records = path.empty() ? std::vector<CacheRecord>{} : readCache(path);
+    const auto cached = std::find_if(records.begin(), records.end(),
+                                     [&](const CacheRecord& c) { return c.key == cacheKey(want); });
+    if (cached != records.end()) {
+        CpuRoofs r = cached->roofs;
+        r.model = want.model;
+        r.cores = want.cores;
+        g_roofs = r;
+    } else { // nothing cached for this CPU, ISA and version (or the cache was removed): measured
+        CpuRoofs now = measureCpuRoofs();
+        const CacheRecord* before = sameCpuBefore(records, now);
+        const bool emulated = RUNNING_ON_VALGRIND;
+        if (before && (now.fp32All < kFarBelow * before->roofs.fp32All ||
+                       now.bandwidthAll < kFarBelow * before->roofs.bandwidthAll)) {
+            char said[256];
+            std::snprintf(
+                said, sizeof said,
+                "a measurement now gave %.0f%% of the fp32 roof and %.0f%% of the bandwidth this CPU "
+                "measured on %s (%s): those roofs are kept",
+                100 * now.fp32All / before->roofs.fp32All,
+                100 * now.bandwidthAll / before->roofs.bandwidthAll, before->roofs.date.c_str(),
+                emulated ? "under valgrind" : "a busy machine or an emulator");
+            CpuRoofs kept = before->roofs;
+            kept.model = now.model;
+            kept.cores = now.cores;
+            kept.note = said;
+            g_roofs = kept;
+        } else {
+            if (emulated)
+                now.note = "measured under valgrind, whose slow emulation they reflect: not cached";
+            else
+                writeCache(path, records, now);
+            g_roofs = now;
+        }
         if (!path.empty()) g_cacheTime = modified(path);
-        CpuRoofs now = *g_roofs;
-        now.measuredNow = true;
-        return now;
+        CpuRoofs said = *g_roofs;
+        said.measuredNow = true;
+        return said;
     }
     if (!path.empty()) g_cacheTime = modified(path);
     return *g_roofs;
@@ -362,7 +430,8 @@ CpuRoofs cpuRoofs() {
 DeviceSpec CpuRoofs::coreSpec() const {
     DeviceSpec d;
     d.name = "CPU core (" + isa + ")";
-    d.source = "measured on " + date + ", one core of " + std::to_string(cores);
+    d.source =
+        "measured on " + date + ", one core of " + std::to_string(cores) + (note.empty() ? "" : "; " + note);
     d.fp32 = fp32Core;
     // 16-bit work runs on the faster of the bf16 dot products and the fp32 path.
     d.fp16 = std::max(bf16Core, fp32Core);
@@ -373,7 +442,8 @@ DeviceSpec CpuRoofs::coreSpec() const {
 DeviceSpec CpuRoofs::allCoresSpec() const {
     DeviceSpec d = coreSpec();
     d.name = "CPU, " + std::to_string(cores) + " cores (" + isa + ")";
-    d.source = "measured on " + date + ", all " + std::to_string(cores) + " cores at once";
+    d.source = "measured on " + date + ", all " + std::to_string(cores) + " cores at once" +
+               (note.empty() ? "" : "; " + note);
     d.fp32 = fp32All;
     d.fp16 = std::max(bf16All, fp32All);
     d.bandwidth = bandwidthAll;

@@ -31,6 +31,9 @@ struct CpuRoofs {
     double bf16Core = 0, bf16All = 0;           // FLOP/s; 0: no bf16 dot products
     double bandwidthCore = 0, bandwidthAll = 0; // bytes/s
     bool measuredNow = false;                   // measured by this call (nothing was cached yet)
+    // Why these roofs are not this measurement's, or not cached (a measurement far below the CPU's
+    // earlier one, or under valgrind); empty when they are what was measured and kept.
+    std::string note;
     // One core's roofs, and all cores' at once: a CPU run's workers (one event: one worker's share of
     // a kernel, on one core) are each held to all cores' roofs over the workers, and never to more
     // than one core's.
@@ -41,7 +44,9 @@ CpuRoofs measureCpuRoofs();
 
 // This machine's roofs: measured once and cached in ~/.cache/attnscope/cpu_roofs.txt ($XDG_CACHE_HOME
 // honoured), keyed by CPU model, core count, ISA and AttnScope's version (measured again when any
-// changes); the date of the measurement is kept with it. Nothing but a measurement writes them.
+// changes); the date of the measurement is kept with it. Nothing but a native measurement writes them:
+// one under valgrind is not cached, and one far below what the same CPU measured before (under an
+// emulator that hides its ISA, or beside a build) is not taken: the earlier roofs are, with a note.
 CpuRoofs cpuRoofs();
 
 // fp32 FLOP/s and read bandwidth on `threads` threads at once (the CPU benchmark's reference).

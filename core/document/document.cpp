@@ -71,6 +71,7 @@ void compute(Document& doc, unsigned parts, std::size_t summaryTop, const Summar
         std::string why;
         const std::optional<CpuRoofs> cpu = cpuRoofsFor(trace, doc.cpuRoofs, why);
         doc.cpuRoofsMeasured = cpu && cpu->measuredNow;
+        if (doc.cpuRoofsMeasured) doc.cpuRoofsNote = cpu->note;
         doc.analysis = std::make_shared<const TraceAnalysis>(analyzeWithCpuRoofs(trace, cpu, why));
     }
     if (doc.analysis && !doc.findings) {

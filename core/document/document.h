@@ -83,6 +83,7 @@ struct Document {
     std::string findingsNote;
     CpuRoofsChoice cpuRoofs = CpuRoofsChoice::Auto; // as opened with (kept for completeDocument)
     bool cpuRoofsMeasured = false;                  // this machine's CPU was measured for it (none cached)
+    std::string cpuRoofsNote;                       // why the roofs are not that measurement's, or not cached
     double loadSeconds = 0;                         // reading the files
     double totalSeconds = 0;                        // and computing the parts
     unsigned parts() const;

@@ -60,3 +60,66 @@ TEST(CpuRoofs, MeasuredPerCoreAndCachedWithWhatTheyDependOn) {
                                      std::filesystem::file_time_type::clock::now() + std::chrono::seconds(5));
     EXPECT_DOUBLE_EQ(cpuRoofs().bandwidthCore, 123456789012.0);
 }
+
+namespace {
+std::string cacheText(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void writeNewer(const std::string& path, const std::string& text) {
+    {
+        std::ofstream out(path + ".new");
+        out << text;
+    }
+    std::filesystem::rename(path + ".new", path);
+    std::filesystem::last_write_time(path,
+                                     std::filesystem::file_time_type::clock::now() + std::chrono::seconds(9));
+}
+} // namespace
+
+// The cache keeps a record per ISA: what the CPU measured through an emulator that hides its AVX-512
+// (valgrind reports AVX2) sits beside the native record and never replaces it. And a measurement far
+// below what this CPU measured before is not taken as its roofs: the earlier ones are, and they say why.
+TEST(CpuRoofs, AnEmulatedOrFarLowerMeasurementNeverReplacesTheMachinesRoofs) {
+    const CpuRoofs native = cpuRoofs();
+    const std::string path = std::string(std::getenv("XDG_CACHE_HOME")) + "/attnscope/cpu_roofs.txt";
+    const std::string record = cacheText(path);
+    const std::string key = record.substr(0, record.find('\n'));
+    ASSERT_NE(key.find(" | " + native.isa + " | "), std::string::npos) << key;
+    auto withIsa = [&](const std::string& isa) {
+        std::string k = key;
+        k.replace(k.find(" | " + native.isa + " | "), native.isa.size() + 6, " | " + isa + " | ");
+        return k;
+    };
+    // An emulated record first, the native one after it: the native one is this CPU's.
+    writeNewer(path, withIsa("AVX2-EMULATED") + "\nmeasured 2026-01-01\n1 1 0 0 1 1\n" + record);
+    EXPECT_DOUBLE_EQ(cpuRoofs().fp32All, native.fp32All);
+
+    // Only a record of this CPU a thousand times faster (under another ISA): measured now, far below it.
+    std::ostringstream fast;
+    fast.precision(17);
+    fast << withIsa("AVX-9000") << "\nmeasured 2026-01-02\n"
+         << native.fp32Core * 1000 << ' ' << native.fp32All * 1000 << " 0 0 " << native.bandwidthCore * 1000
+         << ' ' << native.bandwidthAll * 1000 << '\n';
+    writeNewer(path, fast.str());
+    const CpuRoofs kept = cpuRoofs();
+    EXPECT_TRUE(kept.measuredNow);
+    EXPECT_EQ(kept.isa, "AVX-9000");
+    EXPECT_DOUBLE_EQ(kept.fp32All, native.fp32All * 1000);
+    EXPECT_EQ(kept.date, "2026-01-02");
+    EXPECT_NE(kept.note.find("of the fp32 roof"), std::string::npos) << kept.note;
+    EXPECT_NE(kept.note.find("measured on 2026-01-02"), std::string::npos) << kept.note;
+    EXPECT_NE(kept.note.find("those roofs are kept"), std::string::npos) << kept.note;
+    EXPECT_NE(kept.allCoresSpec().source.find(kept.note), std::string::npos) << kept.allCoresSpec().source;
+    EXPECT_EQ(cacheText(path), fast.str()); // the low measurement was not written
+
+    // No earlier record of this CPU: the measurement is the roofs, and it is cached beside nothing else.
+    writeNewer(path, withIsa("AVX2-EMULATED") + "\nmeasured 2026-01-01\n1 1 0 0 1 1\n");
+    const CpuRoofs again = cpuRoofs();
+    EXPECT_TRUE(again.measuredNow);
+    EXPECT_TRUE(again.note.empty()) << again.note; // the emulated record is far *below* it, not above
+    EXPECT_EQ(again.isa, native.isa);
+    const std::string both = cacheText(path);
+    EXPECT_NE(both.find("AVX2-EMULATED"), std::string::npos);
+    EXPECT_NE(both.find(key), std::string::npos) << both;
+}

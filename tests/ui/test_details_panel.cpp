@@ -152,7 +152,8 @@ TEST(DetailsPanel, KernelsShowTheirTheoreticalOccupancy) {
     ASSERT_TRUE(openAndAnalyse(w, path));
     ASSERT_TRUE(findFirst(w, "flash_fwd_kernel"));
     const QString flash = w.details()->field("occupancy");
-    EXPECT_TRUE(flash.startsWith("theoretical 12.5% (2 blocks of 4 warps per SM; 255 registers a thread, 49152 B"))
+    EXPECT_TRUE(
+        flash.startsWith("theoretical 12.5% (2 blocks of 4 warps per SM; 255 registers a thread, 49152 B"))
         << flash.toStdString();
     EXPECT_FALSE(flash.contains("Kineto"));
     ASSERT_TRUE(findFirst(w, "sm90_xmma_gemm"));
@@ -175,6 +176,19 @@ TEST(DetailsPanel, LongFieldsWrapAndThePanelScrolls) {
         if (label->isHidden() || label->text().isEmpty()) continue;
         const QRect inViewport(label->mapTo(scroll->viewport(), QPoint(0, 0)), label->size());
         EXPECT_LE(inViewport.right(), room) << label->text().toStdString();
+        // As tall as its wrapped lines: no line hidden under the next row (Cost's second line was).
+        EXPECT_GE(label->height(), label->heightForWidth(label->width())) << label->text().toStdString();
+    }
+    // Each row below the one before it: wrapped values push their neighbours down.
+    for (const char* field : {"role", "cost", "roofline", "occupancy"}) {
+        const QLabel* label = w.details()->findChild<QLabel*>(QStringLiteral("details_%1").arg(field));
+        ASSERT_NE(label, nullptr) << field;
+        for (QLabel* other : w.details()->findChildren<QLabel*>()) {
+            if (other == label || other->isHidden() || other->parentWidget() != label->parentWidget())
+                continue;
+            EXPECT_FALSE(other->geometry().intersects(label->geometry()))
+                << field << " overlaps " << other->text().toStdString();
+        }
     }
     // Squeezed to a small dock, the content scrolls instead of being cut.
     w.details()->resize(300, 200);
