@@ -87,6 +87,7 @@ bool runMap(const MapOptions& options) {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, said.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0600);
+    std::fprintf(stderr, "job: mapping with %s\n", options.python.c_str()); // which Python, said once
     pid_t pid = 0;
     const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);

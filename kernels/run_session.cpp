@@ -3,8 +3,8 @@
 // to whoever watches the run.
 #include "kernels/run_session.h"
 
-#include "kernels/cpu_backend.h"
 #include "kernels/cpu/blas.h"
+#include "kernels/cpu_backend.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/torch_backend.h"
 

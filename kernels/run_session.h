@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -210,7 +211,10 @@ std::string runHeadline(const RunConfig& config, unsigned workers);
 std::string formatRunStats(const std::vector<ImplStats>& stats);
 
 // The Python AttnScope starts (a PyTorch run, the engine of `job --map`): the one chosen, else
-// ATTNSCOPE_PYTHON, else python3 on PATH.
+// ATTNSCOPE_PYTHON, else the virtual environment `make test` made beside the program (build/torch-venv,
+// with PyTorch, transformers and Dask), else python3 on PATH.
 std::string pythonToRun(const std::string& chosen = {});
+// The torch-venv's Python in the program's folder or the one above it ("" if there is none).
+std::string pythonBeside(const std::filesystem::path& program);
 
 } // namespace attnscope::kernels

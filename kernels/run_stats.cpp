@@ -71,15 +71,13 @@ std::vector<ImplStats> runStats(const RunConfig& config, const std::vector<RunEv
 }
 
 std::string runHeadline(const RunConfig& config, unsigned workers) {
-    const AttentionShape& s = config.shape;
-    char where[64];
-    if (config.backend == Backend::Torch)
-        std::snprintf(where, sizeof where, "PyTorch backend (%s)", torchPython(config).c_str());
-    else if (config.backend == Backend::Cuda)
-        std::snprintf(where, sizeof where, "CUDA backend, device 0%s", config.collect ? "" : ", CUPTI off");
-    else
-        std::snprintf(where, sizeof where, "CPU backend, %u workers", workers);
-    std::string shapes = describeShape(s);
+    // The PyTorch backend's Python in full: which one ran is what a user asks first.
+    const std::string where =
+        config.backend == Backend::Torch ? "PyTorch backend (" + torchPython(config) + ")"
+        : config.backend == Backend::Cuda
+            ? std::string("CUDA backend, device 0") + (config.collect ? "" : ", CUPTI off")
+            : "CPU backend, " + std::to_string(workers) + " workers";
+    std::string shapes = describeShape(config.shape);
     if (!config.variants.empty()) {
         shapes.clear();
         for (const RunVariant& v : config.variants)
@@ -87,7 +85,7 @@ std::string runHeadline(const RunConfig& config, unsigned workers) {
     }
     char line[160];
     std::snprintf(line, sizeof line, " · warm-up %d, %d measured calls\n", config.warmup, config.iters);
-    return "attnscope run: " + std::string(where) + " · " + shapes + line;
+    return "attnscope run: " + where + " · " + shapes + line;
 }
 
 std::string formatRunStats(const std::vector<ImplStats>& stats) {

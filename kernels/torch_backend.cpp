@@ -42,9 +42,22 @@ const std::vector<std::string>& torchImpls() {
     return impls;
 }
 
+std::string pythonBeside(const std::filesystem::path& program) {
+    std::error_code ignored;
+    for (const fs::path& dir : {program.parent_path(), program.parent_path().parent_path()}) {
+        const fs::path python = dir / "torch-venv" / "bin" / "python";
+        if (!dir.empty() && fs::exists(python, ignored) && access(python.c_str(), X_OK) == 0)
+            return python.string();
+    }
+    return {};
+}
+
 std::string pythonToRun(const std::string& chosen) {
     if (!chosen.empty()) return chosen;
     if (const char* python = std::getenv("ATTNSCOPE_PYTHON"); python && *python) return python;
+    std::error_code unreadable;
+    if (std::string venv = pythonBeside(fs::read_symlink("/proc/self/exe", unreadable)); !venv.empty())
+        return venv;
     return "python3";
 }
 

@@ -266,11 +266,16 @@ void JobHeatMap::setReport(const JobReport* report) {
 }
 
 QSize JobHeatMap::sizeHint() const {
-    return {900, 40 + 24 * int(jobMeasures().size())};
+    return {900, 70 + 24 * int(jobMeasures().size())};
 }
 
 QRect JobHeatMap::plotRect() const {
-    return rect().adjusted(130, 8, -12, -22);
+    const QFontMetrics fm = fontMetrics();
+    int names = 0;
+    for (const JobMeasure& m : jobMeasures())
+        names = std::max(names, fm.horizontalAdvance(qs(m.name)));
+    const int line = fm.height();
+    return rect().adjusted(names + 12, line + 6, -12, -(2 * line + 8));
 }
 
 std::int64_t JobHeatMap::rankAt(QPoint p) const {
@@ -282,6 +287,33 @@ std::int64_t JobHeatMap::rankAt(QPoint p) const {
     return m_report->records[k].stats.rank;
 }
 
+QRectF JobHeatMap::columnRect(std::size_t k) const {
+    const QRect plot = plotRect();
+    const std::size_t n = m_report ? std::max<std::size_t>(1, m_report->records.size()) : 1;
+    const double w = double(plot.width()) / double(n);
+    return {plot.left() + w * double(k), double(plot.top()), std::max(w, 1.0), double(plot.height())};
+}
+
+std::vector<std::int64_t> JobHeatMap::labelledRanks() const {
+    std::vector<std::int64_t> out;
+    if (!m_report || m_report->records.empty()) return out;
+    const auto& records = m_report->records;
+    const std::size_t n = records.size();
+    const int widest = fontMetrics().horizontalAdvance(QString::number(records.back().stats.rank)) + 8;
+    const double perColumn = double(plotRect().width()) / double(n);
+    // Every step-th rank, the step the least of 1, 2, 5, 10, 20, 50, … whose labels do not touch.
+    std::size_t step = 1;
+    for (std::size_t base = 1; double(step) * perColumn < widest; base *= 10)
+        for (std::size_t m : {1, 2, 5})
+            if (double(step = base * m) * perColumn >= widest) break;
+    for (std::size_t k = 0; k < n; k += step)
+        out.push_back(records[k].stats.rank);
+    // The last rank too, where it does not touch the label before it.
+    if ((n - 1) % step != 0 && double((n - 1) % step) * perColumn >= widest)
+        out.push_back(records.back().stats.rank);
+    return out;
+}
+
 void JobHeatMap::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
@@ -290,7 +322,7 @@ void JobHeatMap::paintEvent(QPaintEvent*) {
     const double rowHeight = double(plot.height()) / double(measures.size());
     p.setPen(palette().text().color());
     for (std::size_t m = 0; m < measures.size(); ++m)
-        p.drawText(QRectF(4, plot.top() + rowHeight * double(m), 122, rowHeight),
+        p.drawText(QRectF(4, plot.top() + rowHeight * double(m), plot.left() - 10, rowHeight),
                    Qt::AlignVCenter | Qt::AlignRight, qs(measures[m].name));
     if (!m_report || m_report->records.empty()) {
         p.drawText(plot, Qt::AlignCenter, tr("No ranks"));
@@ -325,19 +357,76 @@ void JobHeatMap::paintEvent(QPaintEvent*) {
     }
     p.setPen(palette().mid().color());
     p.drawRect(plot.adjusted(0, 0, -1, -1));
+
+    // The ranks that matter, marked over their columns: the straggler (the others wait for it: its own wait
+    // is the least, its collective-wait cell the bluest) and the slow ranks; the hovered one outlined.
+    const int line = fontMetrics().height();
+    auto positionOf = [&](std::int64_t rank) -> std::optional<std::size_t> {
+        for (std::size_t k = 0; k < n; ++k)
+            if (m_report->records[k].stats.rank == rank) return k;
+        return std::nullopt;
+    };
+    auto mark = [&](std::int64_t rank, const QColor& color, const QString& text) {
+        const auto k = positionOf(rank);
+        if (!k) return;
+        const QRectF column = columnRect(*k);
+        p.setPen(QPen(color, 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(column.adjusted(-1, -1, 1, 1));
+        if (text.isEmpty()) return;
+        const int w = fontMetrics().horizontalAdvance(text) + 4;
+        const double x =
+            std::clamp(column.center().x() - w / 2.0, double(plot.left()), double(plot.right() - w));
+        p.drawText(QRectF(x, plot.top() - line - 4, w, line), Qt::AlignCenter, text);
+    };
+    for (const SlowRank& slow : m_report->slowRanks)
+        mark(slow.rank, QColor(170, 0, 0), tr("slow %1").arg(slow.rank));
+    if (m_report->ranks.stragglerRank >= 0)
+        mark(m_report->ranks.stragglerRank, palette().text().color(),
+             tr("straggler %1: the others wait for it").arg(m_report->ranks.stragglerRank));
+    if (m_hover >= 0) mark(m_hover, palette().highlight().color(), QString());
+
+    // The ranks' numbers under their columns, and the hovered rank's over them.
     p.setPen(palette().text().color());
-    const QString first = tr("rank %1").arg(m_report->records.front().stats.rank),
-                  last = tr("rank %1").arg(m_report->records.back().stats.rank);
-    p.drawText(QRect(plot.left(), plot.bottom() + 4, plot.width() / 2, 16), Qt::AlignLeft, first);
-    p.drawText(QRect(plot.left() + plot.width() / 2, plot.bottom() + 4, plot.width() / 2, 16), Qt::AlignRight,
-               last);
-    p.drawText(QRect(plot.left(), plot.bottom() + 4, plot.width(), 16), Qt::AlignHCenter,
-               tr("against each measure's median: blue half, white equal, red twice or more"));
+    auto label = [&](std::int64_t rank, bool boxed) {
+        const auto k = positionOf(rank);
+        if (!k) return;
+        const QString text = QString::number(rank);
+        const int w = fontMetrics().horizontalAdvance(text) + 6;
+        const double x =
+            std::clamp(columnRect(*k).center().x() - w / 2.0, double(plot.left()), double(plot.right() - w));
+        const QRectF at(x, plot.bottom() + 3, w, line);
+        if (boxed) {
+            p.fillRect(at, palette().highlight());
+            p.setPen(palette().highlightedText().color());
+        }
+        p.drawText(at, Qt::AlignCenter, text);
+        p.setPen(palette().text().color());
+    };
+    for (std::int64_t rank : labelledRanks())
+        label(rank, false);
+    if (m_hover >= 0) label(m_hover, true);
+    p.drawText(QRect(plot.left(), plot.bottom() + 3 + line, plot.width(), line), Qt::AlignHCenter,
+               tr("ranks across; against each measure's median: blue half, white equal, red twice or more"));
 }
 
 void JobHeatMap::mousePressEvent(QMouseEvent* event) {
     const std::int64_t rank = rankAt(event->pos());
     if (rank >= 0) Q_EMIT rankClicked(rank);
+}
+
+void JobHeatMap::mouseMoveEvent(QMouseEvent* event) {
+    const std::int64_t rank = rankAt(event->pos());
+    if (rank != m_hover) {
+        m_hover = rank;
+        update();
+    }
+}
+
+void JobHeatMap::leaveEvent(QEvent*) {
+    if (m_hover < 0) return;
+    m_hover = -1;
+    update();
 }
 
 bool JobHeatMap::event(QEvent* event) {
@@ -352,6 +441,10 @@ bool JobHeatMap::event(QEvent* event) {
         for (const RankRecord& r : m_report->records)
             if (r.stats.rank == rank) record = &r;
         QStringList lines = {tr("rank %1").arg(rank)};
+        if (rank == m_report->ranks.stragglerRank) lines << tr("the straggler: the others wait for it");
+        for (const SlowRank& slow : m_report->slowRanks)
+            if (slow.rank == rank)
+                lines << tr("slow: compute busy %1× the median").arg(slow.overMedian, 0, 'f', 2);
         for (std::size_t m = 0; m < jobMeasures().size(); ++m) {
             const double median = m < m_report->spreads.size() ? m_report->spreads[m].median : 0;
             const TimeNs v = jobMeasures()[m].value(*record);

@@ -66,6 +66,13 @@ public:
     static QStringList measureNames();
     // The rank under a point of the widget (-1: none).
     std::int64_t rankAt(QPoint p) const;
+    // Where the cells are: the measures' names to the left, the straggler and slow ranks' marks above,
+    // the ranks' numbers and the legend below.
+    QRect plotRect() const;
+    // The ranks whose numbers are written under their columns: every one where there is room, else every
+    // n-th (n a 1-2-5 step), the first and the last; the hovered rank's is written too.
+    std::vector<std::int64_t> labelledRanks() const;
+    std::int64_t hoveredRank() const { return m_hover; }
     QSize sizeHint() const override;
 
 Q_SIGNALS:
@@ -74,11 +81,14 @@ Q_SIGNALS:
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
     bool event(QEvent* event) override; // tooltips
 
 private:
-    QRect plotRect() const;
+    QRectF columnRect(std::size_t k) const; // rank k's column (by position) over every measure
     const JobReport* m_report = nullptr;
+    std::int64_t m_hover = -1;
 };
 
 } // namespace attnscope::ui

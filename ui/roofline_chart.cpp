@@ -224,9 +224,9 @@ private:
         m_chart->setTitle((m_spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(m_spec->name))
                                   : QObject::tr("Roofline · no roofs known for this trace's device"))
                               .toHtmlEscaped());
-        if (m_a.beyondRoof && m_spec)
+        if (m_a.beyondRoof() && m_spec)
             addTitleLine(m_chart, QObject::tr("%1 faster than a roof allows, left off: %2")
-                                      .arg(qs(formatCount(m_a.beyondRoof, "kernel", "kernels")),
+                                      .arg(qs(formatCount(m_a.beyondRoof(), "kernel", "kernels")),
                                            QString::fromStdString(beyondRoofReason(*m_spec))));
         else if (!m_spec && !m_a.cpuNote.empty())
             addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));

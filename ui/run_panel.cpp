@@ -95,7 +95,7 @@ void RunPanel::addImplementationRows(QFormLayout* form) {
 void RunPanel::addShapeRows(QFormLayout* form) {
     m_python = new QLineEdit(this);
     m_python->setObjectName("runPython");
-    m_python->setPlaceholderText(tr("python3 on PATH, or ATTNSCOPE_PYTHON"));
+    m_python->setPlaceholderText(tr("ATTNSCOPE_PYTHON, else build/torch-venv, else python3"));
     m_python->setToolTip(
         tr("PyTorch backend: the Python that has torch (a virtual environment's bin/python)"));
     form->addRow(tr("Python"), m_python);

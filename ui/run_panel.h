@@ -59,7 +59,7 @@ private:
     QComboBox* m_backend = nullptr;
     std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, the SIMT ones, PyTorch's
     QCheckBox* m_collect = nullptr;
-    QLineEdit* m_python = nullptr; // the PyTorch backend's Python ("": ATTNSCOPE_PYTHON or python3)
+    QLineEdit* m_python = nullptr; // the PyTorch backend's Python ("": pythonToRun's default)
     QSpinBox* m_batch = nullptr;
     QSpinBox* m_heads = nullptr;
     QSpinBox* m_seq = nullptr;

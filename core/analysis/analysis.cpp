@@ -210,7 +210,9 @@ private:
             k.cost = CostSource::Inferred;
             k.flops = flops;
             k.bytes = bytes;
-            k.precision = ops[op].second.precision;
+            const EventRef e = k.event;
+            k.precision = precisionRunning(ops[op].second.precision,
+                                           trace.str(trace.track(e.track).events.name[e.index]));
             k.costOp = ops[op].first;
         };
         for (std::uint32_t op = 0; op < ops.size(); ++op) {
@@ -701,7 +703,6 @@ private:
         for (KernelAnalysis& k : a.kernels)
             if (const DeviceSpec* spec = a.roofsOf(trace, k.event)) {
                 placeOnRoofline(k, trace.track(k.event.track).events.duration[k.event.index], *spec);
-                a.beyondRoof += k.beyondRoof;
             }
     }
 
@@ -753,7 +754,6 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
     a.deviceNote = before.device || part.deviceNote.empty() ? before.deviceNote : part.deviceNote;
     a.cpuShare = before.cpuShare ? before.cpuShare : part.cpuShare;
     a.cpuNote = before.cpuNote.empty() ? part.cpuNote : before.cpuNote;
-    a.beyondRoof = before.beyondRoof + part.beyondRoof;
     // The part's kernels where their events went, then both lists merged by event (each list is): on each
     // track the part's come after the ones before, so the merge copies runs.
     std::vector<KernelAnalysis> moved = part.kernels;

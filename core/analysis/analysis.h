@@ -89,8 +89,10 @@ struct TraceAnalysis {
     std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
     std::string cpuNote;                 // why the CPU kernels have no roofs, when they have none
     unsigned cpuWorkers = 0;             // the CPU tracks whose kernels share the CPU's roofs
-    std::uint64_t beyondRoof = 0;        // kernels that achieved more than their roof (no verdict)
     KernelTables tables;                 // per name and role, for every view (kernel_tables.h)
+    // The trace's kernels that achieved more than their roof (no verdict): the verdict table's count, the
+    // one figure the roofline's header, chart and every verb say.
+    std::uint64_t beyondRoof() const { return tables.verdictCount[std::size_t(Verdict::BeyondRoof)]; }
     const KernelAnalysis* find(EventRef e) const;
     // The roofs the kernel was held to (the CPU's share for kernels that ran on a CPU), or null.
     const DeviceSpec* roofsOf(const Trace& trace, EventRef kernel) const;

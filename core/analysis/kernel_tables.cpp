@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace attnscope {
@@ -179,18 +180,30 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
 // The name (or role, or verdict) that holds most time per name: ties go to the smaller value, so the
 // result does not depend on the map's order.
 template <class Set>
-void pickByName(const std::unordered_map<std::uint64_t, TimeNs>& times, std::size_t names, Set&& set) {
-    std::unordered_map<std::uint32_t, std::pair<TimeNs, std::uint8_t>> best;
+void pickByName(const std::unordered_map<std::uint64_t, TimeNs>& times, std::size_t names, Set&& set,
+                bool (*preferred)(std::uint8_t) = nullptr) {
+    struct Best {
+        bool preferred = false;
+        TimeNs time = 0;
+        std::uint8_t value = 0;
+    };
+    std::unordered_map<std::uint32_t, Best> best;
     for (const auto& [key, time] : times) {
         const auto name = std::uint32_t(key >> 8);
-        auto& [bestTime, value] = best[name];
-        if (time > bestTime || (time == bestTime && std::uint8_t(key & 0xff) < value)) {
-            bestTime = time;
-            value = std::uint8_t(key & 0xff);
-        }
+        const auto value = std::uint8_t(key & 0xff);
+        const bool first = preferred && preferred(value);
+        Best& b = best[name];
+        if (std::tuple(first, time, -int(value)) > std::tuple(b.preferred, b.time, -int(b.value)))
+            b = {first, time, value};
     }
     for (const auto& [name, choice] : best)
-        if (name < names) set(name, choice.second);
+        if (name < names) set(name, choice.value);
+}
+
+// A name's verdict, as its roofline row's: the placed kernels' (memory, compute, latency) when it has any.
+bool placedVerdict(std::uint8_t v) {
+    return Verdict(v) == Verdict::MemoryBound || Verdict(v) == Verdict::ComputeBound ||
+           Verdict(v) == Verdict::LatencyBound;
 }
 
 } // namespace
@@ -273,8 +286,9 @@ KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const T
         if (const auto name = std::uint32_t(key >> 8);
             name < names && classes.role[name] != KernelRole(key & 0xff))
             classes.severalRoles[name] = true;
-    pickByName(s.verdictTime, names,
-               [&](std::uint32_t name, std::uint8_t v) { classes.verdict[name] = Verdict(v); });
+    pickByName(
+        s.verdictTime, names, [&](std::uint32_t name, std::uint8_t v) { classes.verdict[name] = Verdict(v); },
+        placedVerdict);
     for (const auto& [key, point] : s.roofline) {
         RooflinePoint p = point.p;
         const std::optional<DeviceSpec>& roofs = p.onCpu ? a.cpuShare : a.device;
@@ -288,8 +302,14 @@ KernelTables tablesFromSums(std::shared_ptr<const KernelTableSums> sums, const T
         } else {
             p.costed = false;
         }
-        p.verdict = Verdict(std::max_element(point.verdictNs.begin(), point.verdictNs.end()) -
-                            point.verdictNs.begin());
+        // The verdict the rates are of: the costed kernels' most common (by time) where there are any, so
+        // that a row's rates never sit beside "unknown"; else the row's most common.
+        auto most = [&](std::size_t from, std::size_t to) {
+            return Verdict(std::max_element(point.verdictNs.begin() + from, point.verdictNs.begin() + to) -
+                           point.verdictNs.begin());
+        };
+        const std::size_t firstPlaced = std::size_t(Verdict::Unknown) + 1;
+        p.verdict = p.costed ? most(firstPlaced, std::size_t(Verdict::BeyondRoof)) : most(0, kVerdictCount);
         tables.roofline.push_back(p);
     }
     std::sort(tables.roofline.begin(), tables.roofline.end(),

@@ -41,6 +41,17 @@ constexpr Precision precisionNamed(std::string_view name) {
     return Precision::Unknown;
 }
 
+// The precision a kernel computes in, from its inputs' and its name: fp32 inputs on tensor cores are
+// TF32 (also where the inputs are not said: cuBLAS's "…_tf32f32_…", CUTLASS's "tensorop_s1688gemm" / "s1684":
+// the single-precision tensor-core shapes of sm80 and later), held to the TF32 roof; anything else is what
+// its inputs are.
+constexpr Precision precisionRunning(Precision inputs, std::string_view kernelName) {
+    if (inputs != Precision::F32 && inputs != Precision::Unknown) return inputs;
+    for (std::string_view tf32 : {"tf32", "tensorop_s1688", "tensorop_s1684"})
+        if (kernelName.find(tf32) != std::string_view::npos) return Precision::TF32;
+    return inputs;
+}
+
 // Bytes per element (fp32 for Unknown: the widest AttnScope assumes).
 constexpr int precisionBytes(Precision p) {
     return p == Precision::F8 ? 1 : p == Precision::F16 || p == Precision::BF16 ? 2 : 4;

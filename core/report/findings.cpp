@@ -301,13 +301,13 @@ Finding Context::make(std::string_view id, std::string title, TimeNs timeNs) con
     f.id = id;
     f.title = std::move(title);
     f.timeNs = std::max<TimeNs>(0, timeNs);
-    setShare(f, double(f.timeNs) / double(span));
+    f.share = std::clamp(double(f.timeNs) / double(span), 0.0, 1.0);
+    f.severity = severityOfShare(f.share, th);
     return f;
 }
 
-void Context::setShare(Finding& f, double share) const {
-    f.share = std::clamp(share, 0.0, 1.0);
-    f.severity = severityOfShare(f.share, th);
+void Context::severityFromShare(Finding& f, double share) const {
+    f.severity = severityOfShare(std::clamp(share, 0.0, 1.0), th);
 }
 
 void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const {

@@ -80,7 +80,7 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                            percent(double(idle) / double(window)) + " of the time between " +
                            (several ? "their" : "its") + " first and last work",
                        idle);
-    c.setShare(f, double(idle) / double(window)); // of the GPUs' own span, not the trace's
+    c.severityFromShare(f, double(idle) / double(window)); // of the GPUs' own span, as the title says
     f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
                     " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
                     formatDuration(window) +
@@ -179,20 +179,33 @@ void synchronization(Context& c, std::vector<Finding>& out) {
     TimeNs blocked = 0, idleAfter = 0;
     std::map<std::string, std::uint64_t> byName;
     Places places;
-    std::vector<TimeNs> idleOf;
-    for (EventRef s : syncs) {
-        blocked += c.dur(s);
-        ++byName[std::string(c.name(s))];
-        // The GPU idles from the sync's end until the next work starts, unless work is running then.
-        TimeNs idle = 0;
-        const TimeNs e = c.end(s);
+    // The GPU idles from a sync's end until the next work starts, unless work is running then — in a gap
+    // between its work only: before its first work it had nothing to wait for (start-up, not the sync). A
+    // gap after several syncs is counted once, from the first of them to end, so the idle time after syncs
+    // is never more than the GPU's idle time.
+    std::vector<TimeNs> idleOf(syncs.size(), 0);
+    std::map<std::size_t, std::size_t> firstInGap; // the gap (its next stretch) → the sync that opened it
+    for (std::size_t i = 0; i < syncs.size(); ++i) {
+        const TimeNs e = c.end(syncs[i]);
         const auto next =
             std::lower_bound(busy.begin(), busy.end(), e,
                              [](const std::pair<TimeNs, TimeNs>& b, TimeNs t) { return b.first < t; });
-        const bool running = next != busy.begin() && latestEnd[std::size_t(next - busy.begin()) - 1] > e;
-        if (!running && next != busy.end()) idle = next->first - e;
-        idleAfter += idle;
-        idleOf.push_back(idle);
+        if (next == busy.begin() || next == busy.end())
+            continue; // before the GPU's first work, after its last
+        const std::size_t gap = std::size_t(next - busy.begin());
+        if (latestEnd[gap - 1] > e) continue; // work still running when the sync returned
+        const auto [at, added] = firstInGap.emplace(gap, i);
+        if (!added && c.end(syncs[at->second]) > e) at->second = i;
+    }
+    for (const auto& [gap, i] : firstInGap) {
+        idleOf[i] = busy[gap].first - c.end(syncs[i]);
+        idleAfter += idleOf[i];
+    }
+    for (std::size_t i = 0; i < syncs.size(); ++i) {
+        const EventRef s = syncs[i];
+        const TimeNs idle = idleOf[i];
+        blocked += c.dur(s);
+        ++byName[std::string(c.name(s))];
         std::string note = "host blocked " + formatDuration(c.dur(s));
         forEachEnclosingEvent(c.trace, s, [&](EventRef p) {
             if (c.kind(p) != Context::CpuOp) return false;

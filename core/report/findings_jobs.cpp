@@ -100,7 +100,7 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
                     "another rank.";
     f.suggestion = std::string(kOverlapCommunication);
     // Of the span on each GPU that communicates: several GPUs' exposed time adds up past one span.
-    c.setShare(f, double(exposed) / (double(c.span) * double(commGpus)));
+    c.severityFromShare(f, double(exposed) / (double(c.span) * double(commGpus)));
     c.addEvidence(f, places);
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }

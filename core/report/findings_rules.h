@@ -74,8 +74,10 @@ public:
     // A finding with its share of the span and its severity from its time at stake (its count comes
     // with its places: addEvidence).
     Finding make(std::string_view id, std::string title, TimeNs timeNs) const;
-    // Another share (of what the rule measures against), and the severity it gives.
-    void setShare(Finding& f, double share) const;
+    // The severity from another share (of what the rule measures against: the GPUs' own window, each
+    // communicating GPU's span); the finding's share stays of the trace's span, as every finding's is, so
+    // that one column of shares has one base.
+    void severityFromShare(Finding& f, double share) const;
     // Evidence in the order given (callers put the most telling first), capped at max_evidence; the
     // finding's count is how many places there are.
     void addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const;

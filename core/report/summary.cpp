@@ -261,7 +261,7 @@ std::optional<RooflineSummary> rooflineOf(const Trace& trace, const TraceAnalysi
     RooflineSummary r;
     r.device = spec->name;
     r.source = spec->source;
-    r.beyondRoof = a.beyondRoof;
+    r.beyondRoof = a.beyondRoof();
     if (r.beyondRoof) r.beyondRoofReason = beyondRoofReason(*spec);
     r.bandwidth = spec->bandwidth;
     for (Precision p : {Precision::F32, Precision::TF32, Precision::F16, Precision::BF16, Precision::F8}) {

@@ -75,6 +75,13 @@ struct RooflineKernel : RooflinePoint {
     // "fp32", "bf16", … ("unknown" without a cost); "memory", "compute", "latency", "unknown".
     std::string_view precisionText() const { return costed ? precisionName(precision) : "unknown"; }
     std::string_view verdictText() const { return shortVerdictName(verdict); }
+    // The verdict with how many of the row's kernels it is of, where not all had a cost: "memory (24 of 34)".
+    std::string verdictOfCosted() const {
+        std::string out(verdictText());
+        if (costed && costedCount < count)
+            out += " (" + std::to_string(costedCount) + " of " + std::to_string(count) + ")";
+        return out;
+    }
 };
 struct RooflineRoof {
     std::string precision;

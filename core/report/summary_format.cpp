@@ -290,21 +290,26 @@ private:
         if (r.beyondRoof)
             m_out << "  " << formatCount(r.beyondRoof, "kernel achieved", "kernels achieved")
                   << " more than a roof allows, so no verdict (" << r.beyondRoofReason << ")\n";
-        line("  %14s %8s %14s %12s %8s %8s  %-8s %-15s %s\n", "total", "count", "achieved", "bandwidth",
-             "compute", "memory", "verdict", "role", "kernel");
+        constexpr std::size_t kRows = 20;
+        int wide = 8; // the verdict column: as wide as its widest, "memory (24 of 34)"
+        for (std::size_t i = 0; i < std::min(kRows, r.kernels.size()); ++i)
+            wide = std::max(wide, int(r.kernels[i].verdictOfCosted().size()));
+        line("  %14s %8s %14s %12s %8s %8s  %-*s %-15s %s\n", "total", "count", "achieved", "bandwidth",
+             "compute", "memory", wide, "verdict", "role", "kernel");
         std::size_t shown = 0;
         for (const auto& k : r.kernels) {
-            if (++shown > 20) break;
-            const std::string verdict(k.verdictText()), role(roleName(k.role));
+            if (++shown > kRows) break;
+            const std::string verdict = k.verdictOfCosted(), role(roleName(k.role));
             if (k.costed)
-                line("  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-8s %-15s %s\n",
+                line("  %14s %8llu %14s %12s %7.1f%% %7.1f%%  %-*s %-15s %s\n",
                      formatDuration(k.totalNs).c_str(), n(k.count),
                      formatRate(k.flopsPerSec, "FLOP/s").c_str(), formatRate(k.bytesPerSec, "B/s").c_str(),
-                     100 * k.computeShare, 100 * k.memoryShare, verdict.c_str(), role.c_str(),
+                     100 * k.computeShare, 100 * k.memoryShare, wide, verdict.c_str(), role.c_str(),
                      clip(k.name, 60).c_str());
             else
-                line("  %14s %8llu %14s %12s %8s %8s  %-8s %-15s %s\n", formatDuration(k.totalNs).c_str(),
-                     n(k.count), "-", "-", "-", "-", verdict.c_str(), role.c_str(), clip(k.name, 60).c_str());
+                line("  %14s %8llu %14s %12s %8s %8s  %-*s %-15s %s\n", formatDuration(k.totalNs).c_str(),
+                     n(k.count), "-", "-", "-", "-", wide, verdict.c_str(), role.c_str(),
+                     clip(k.name, 60).c_str());
         }
     }
 

@@ -22,7 +22,12 @@ TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->timeNs, 110'000 + 260'000);
     EXPECT_EQ(f->count, 2u);
-    EXPECT_NEAR(f->share, 370.0 / 400.0, 1e-9); // of the GPU's own span [10, 410)
+    // The share of the trace's span, as every finding's; the severity from the GPU's own span [10, 410),
+    // whose 92.5% the title says.
+    EXPECT_NEAR(f->share, 370.0 / double(trace->endNs() - trace->startNs()) * 1000, 1e-9);
+    EXPECT_LT(f->share, 370.0 / 400.0);
+    EXPECT_NE(f->title.find("92.5% of the time between its first and last work"), std::string::npos)
+        << f->title;
     EXPECT_EQ(f->severity, Severity::Critical);
     EXPECT_NE(f->explanation.find("Waiting on the host to launch (the next work was launched only after the "
                                   "GPU ran dry): 110.000 µs"),
@@ -219,4 +224,34 @@ TEST(Findings, TheCostliestSynchronizationFirstWhereverItIs) {
         f->explanation.find("2 synchronizing calls (cudaDeviceSynchronize ×1, cudaStreamSynchronize ×1): "),
         std::string::npos)
         << f->explanation;
+}
+
+// A sync before the GPU's first work costs the GPU nothing (it had nothing queued: the idle before its
+// first kernel is start-up), and a gap after two syncs is counted once, from the first to return: the
+// idle after syncs is never more than the GPU's idle time.
+TEST(Findings, SyncsCountOnlyTheGpusOwnIdleTimeAndEachGapOnce) {
+    GpuTrace t;
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":100,"tid":100,"ts":0,"dur":1})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 5000, 5, "k1", 5010, 10); // first GPU work at 5 ms
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":100,"tid":100,"ts":5012,"dur":10})");
+    t.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":100,"tid":100,"ts":5030,"dur":10})");
+    t.launch("aten::mul", "[[4]]", R"(["float"])", 5100, 5, "k2", 5122, 10); // idle [5022, 5122) after both
+    const auto trace = loadText(t.text());
+    const auto all = findingsOf(*trace);
+    const Finding* s = findingOf(all, "synchronization");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->timeNs, 100'000); // not 5 ms before the first kernel, not the last 82 µs again
+    EXPECT_EQ(s->count, 3u);
+    ASSERT_EQ(s->evidence.size(), 3u);
+    EXPECT_NE(s->evidence[0].note.find("GPU idle 100.000 µs after"), std::string::npos)
+        << s->evidence[0].note;
+    for (std::size_t i = 1; i < 3; ++i) {
+        EXPECT_EQ(s->evidence[i].note.find("GPU idle"), std::string::npos) << s->evidence[i].note;
+    }
+    const Finding* idle = findingOf(all, "gpu_idle");
+    ASSERT_NE(idle, nullptr);
+    EXPECT_LE(s->timeNs, idle->timeNs);
 }

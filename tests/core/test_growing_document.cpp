@@ -117,7 +117,7 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
             EXPECT_EQ(g.verdict, m.verdict) << i;
             EXPECT_EQ(g.unexpected, m.unexpected) << i;
         }
-        EXPECT_EQ(grown->analysis->beyondRoof, merged->analysis->beyondRoof);
+        EXPECT_EQ(grown->analysis->beyondRoof(), merged->analysis->beyondRoof());
         ASSERT_EQ(grown->analysis->calls.size(), merged->analysis->calls.size());
         for (std::size_t c = 0; c < merged->analysis->calls.size(); ++c) {
             const AttentionCall &g = grown->analysis->calls[c], &m = merged->analysis->calls[c];
@@ -240,7 +240,7 @@ TEST(GrowingDocument, KernelsBeyondTheirRoofInEarlierStepsStayCounted) {
         R"("args":{"correlation":1}},)"
         R"({"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16bf16_bf16f32","pid":0,"tid":7,"ts":110,"dur":10,)"
         R"("args":{"device":0,"stream":7,"correlation":1}}]})";
-    ASSERT_EQ(analyzeTrace(*loadText(step)).beyondRoof, 1u);
+    ASSERT_EQ(analyzeTrace(*loadText(step)).beyondRoof(), 1u);
     expectGrownIsMerged(repeated(step, 3, 1'000));
 }
 

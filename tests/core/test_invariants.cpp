@@ -102,7 +102,8 @@ void expectInvariants(const Document& d, const std::string& label) {
     for (const KernelAnalysis& k : a.kernels) {
         const std::string name = nameOf(t, k.event);
         EXPECT_EQ(k.beyondRoof, k.verdict == Verdict::BeyondRoof) << name;
-        beyond += k.beyondRoof;
+        const Track& track = t.track(k.event.track);
+        beyond += k.beyondRoof && isKernelEvent(t, track, k.event.index); // copies are not the roofline's
         if (k.cost == CostSource::Unknown) {
             EXPECT_EQ(k.verdict, Verdict::Unknown) << name;
         }
@@ -115,9 +116,14 @@ void expectInvariants(const Document& d, const std::string& label) {
             EXPECT_TRUE(tooSmallToFill(k, *roofs)) << name;
         }
     }
-    EXPECT_EQ(beyond, a.beyondRoof);
+    EXPECT_EQ(beyond, a.beyondRoof()); // the header's count is the verdict table's
     for (const RooflinePoint& p : a.tables.roofline) {
         if (!p.costed) continue;
+        // A row's rates are of its costed kernels, and so is its verdict: never "unknown" beside rates.
+        EXPECT_TRUE(p.verdict == Verdict::MemoryBound || p.verdict == Verdict::ComputeBound ||
+                    p.verdict == Verdict::LatencyBound)
+            << t.str(p.name);
+        EXPECT_LE(p.costedCount, p.count) << t.str(p.name);
         EXPECT_LE(p.computeShare, 1 + 1e-9) << t.str(p.name);
         EXPECT_LE(p.memoryShare, 1 + 1e-9) << t.str(p.name);
         EXPECT_GT(p.bytesPerSec, 0) << t.str(p.name) << ": a costed point has its bandwidth";

@@ -96,7 +96,7 @@ TEST(Roofline, EachCpuWorkerIsHeldToItsShareOfTheCpuAndNoMoreThanOneCore) {
     // The softmax moved 33.6 MB in 3 ms: 11.2 GB/s, above one core's 8: the roof stays, the softmax
     // has no verdict (its cost, or the measurement, is wrong), and the rest are placed as before.
     EXPECT_DOUBLE_EQ(a.cpuShare->bandwidth, 8e9);
-    EXPECT_EQ(a.beyondRoof, 2u); // the softmax of each of the two workers
+    EXPECT_EQ(a.beyondRoof(), 2u); // the softmax of each of the two workers
     ASSERT_EQ(a.kernels.size(), 8u);
     for (const KernelAnalysis& k : a.kernels) {
         const Track& track = t->track(k.event.track);
@@ -122,7 +122,7 @@ TEST(Roofline, EachCpuWorkerIsHeldToItsShareOfTheCpuAndNoMoreThanOneCore) {
     ASSERT_TRUE(halves.cpuShare);
     EXPECT_DOUBLE_EQ(halves.cpuShare->fp32, 50e9);
     EXPECT_DOUBLE_EQ(halves.cpuShare->bandwidth, 10e9);
-    EXPECT_EQ(halves.beyondRoof, 2u);
+    EXPECT_EQ(halves.beyondRoof(), 2u);
     // Without the CPU's roofs a CPU run's kernels get no verdict.
     for (const KernelAnalysis& k : analyzeTrace(*t).kernels)
         EXPECT_EQ(k.verdict, Verdict::Unknown);
@@ -151,7 +151,7 @@ TEST(Roofline, AKernelBeyondADatasheetRoofHasAWrongCostAndNoVerdict) {
     EXPECT_TRUE(a.kernels[0].beyondRoof);
     EXPECT_EQ(a.kernels[0].verdict, Verdict::BeyondRoof); // named so, not "unknown"
     EXPECT_NEAR(a.kernels[0].computeShare, 137.4e15 / 19.5e12, 0.01 * 137.4e15 / 19.5e12);
-    EXPECT_EQ(a.beyondRoof, 1u);
+    EXPECT_EQ(a.beyondRoof(), 1u);
     // Its summary says so, and holds no share above 100%.
     TraceSummary s = summarize(*t, 0);
     addAnalysis(s, *t, a);
@@ -161,4 +161,32 @@ TEST(Roofline, AKernelBeyondADatasheetRoofHasAWrongCostAndNoVerdict) {
         EXPECT_FALSE(k.costed);
         EXPECT_EQ(k.verdict, Verdict::BeyondRoof);
     }
+}
+
+// fp32 inputs on tensor cores are TF32: CUTLASS's "tensorop_s1688gemm" is held to the A100's 156 TFLOP/s
+// TF32 roof, not to its 19.5 TFLOP/s fp32 one (where 68.7 TFLOP/s would be "beyond the roof: its cost is
+// wrong"). The same op on a SIMT sgemm is fp32, and that speed is beyond its roof.
+TEST(Roofline, Fp32GemmsOnTensorCoresAreHeldToTheTf32Roof) {
+    auto trace = [](const std::string& kernel) {
+        return loadText(R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":10,
+       "args":{"Input Dims":[[4096,4096],[4096,4096]],"Input type":["float","float"]}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,
+       "args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":")" +
+                        kernel + R"(","pid":0,"tid":7,"ts":5,"dur":2000,
+       "args":{"device":0,"stream":7,"correlation":1}}]})");
+    };
+    const auto tensorCores =
+        trace("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_16x4_nn_align4>(Params)");
+    const TraceAnalysis tf32 = analyzeTrace(*tensorCores);
+    ASSERT_EQ(tf32.kernels.size(), 1u);
+    EXPECT_EQ(tf32.kernels[0].precision, Precision::TF32);
+    EXPECT_EQ(tf32.kernels[0].verdict, Verdict::ComputeBound);
+    EXPECT_NEAR(tf32.kernels[0].computeShare, 2.0 * 4096 * 4096 * 4096 / 2e-3 / 156e12, 1e-3);
+    const auto simt = trace("ampere_sgemm_128x64_tn");
+    const TraceAnalysis fp32 = analyzeTrace(*simt);
+    ASSERT_EQ(fp32.kernels.size(), 1u);
+    EXPECT_EQ(fp32.kernels[0].precision, Precision::F32);
+    EXPECT_EQ(fp32.kernels[0].verdict, Verdict::BeyondRoof);
 }

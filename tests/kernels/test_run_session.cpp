@@ -623,7 +623,7 @@ TEST(RunSession, NoKernelExceedsItsRoofAndRoofsNeverMove) {
     EXPECT_DOUBLE_EQ(beaten.cpuShare->fp32, 0.5e6); // each of the two workers: half, as given
     EXPECT_DOUBLE_EQ(beaten.cpuShare->bandwidth, 0.5e6);
     EXPECT_EQ(withinRoofs(beaten), 0);
-    EXPECT_EQ(beaten.beyondRoof, beaten.kernels.size());
+    EXPECT_EQ(beaten.beyondRoof(), beaten.kernels.size());
 
     // The same run as if saved on another machine: its CPU's roofs are unknown unless asked for.
     const test::TempDir dir;

@@ -202,6 +202,24 @@ TEST(TorchBackend, NoPythonIsOneClearLine) {
         << session.error();
 }
 
+// With no --python and no ATTNSCOPE_PYTHON, the Python `make test` installed PyTorch into is found beside
+// the program (build/attnscope, or build/dev/attnscope: build/torch-venv), not the system's python3 that
+// lacks it; a folder without one is not taken, nor a file that is not executable.
+TEST(TorchBackend, TheVenvBesideTheProgramIsItsPython) {
+    const TempDir dir;
+    std::filesystem::create_directories(dir.path("build/dev"));
+    EXPECT_EQ(pythonBeside(dir.path("build/dev/attnscope")), "");
+    std::filesystem::create_directories(dir.path("build/torch-venv/bin"));
+    const std::string python = dir.path("build/torch-venv/bin/python");
+    writeFile(python, "#!/bin/sh\n");
+    EXPECT_EQ(pythonBeside(dir.path("build/dev/attnscope")), "") << "not executable";
+    chmod(python.c_str(), 0755);
+    EXPECT_EQ(pythonBeside(dir.path("build/dev/attnscope")), python);
+    EXPECT_EQ(pythonBeside(dir.path("build/attnscope")), python);
+    EXPECT_EQ(pythonBeside(dir.path("elsewhere/bin/attnscope")), "");
+    EXPECT_EQ(pythonToRun("/chosen/python"), "/chosen/python"); // a chosen one always wins
+}
+
 TEST(TorchBackend, ATorchThatFailsToImportIsOneClearLine) {
     // A real Python whose torch raises on import (a broken install).
     const TempDir dir;

@@ -9,6 +9,7 @@
 #include "ui/ui_test_support.h"
 
 #include <QApplication>
+#include <QImage>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -64,9 +65,27 @@ TEST(JobWindow, RecordsOpenAsATableAndAHeatMapThatFindEachOther) {
     EXPECT_EQ(w.report().slowRanks.size(), 1u);
     // The heat map's columns are the ranks in order: a click on rank 200's finds its row.
     JobHeatMap* heat = w.heatMap();
-    const QRect plot = heat->rect().adjusted(130, 8, -12, -22);
+    const QRect plot = heat->plotRect();
     const QPoint at(plot.left() + int((200.5 / 300.0) * plot.width()), plot.center().y());
     EXPECT_EQ(heat->rankAt(at), 200);
+    // Hovered, it is outlined and its number written under it.
+    QTest::mouseMove(heat, at);
+    EXPECT_EQ(heat->hoveredRank(), 200);
+    // Ranks numbered along the axis wherever there is room, not only the first and the last.
+    const std::vector<std::int64_t> labelled = heat->labelledRanks();
+    ASSERT_GE(labelled.size(), 10u);
+    EXPECT_EQ(labelled.front(), 0);
+    const int widest = heat->fontMetrics().horizontalAdvance("299");
+    for (std::size_t i = 1; i < labelled.size(); ++i) {
+        EXPECT_GT(double(labelled[i] - labelled[i - 1]) * plot.width() / 300.0, widest) << labelled[i];
+    }
+    // The slow rank is marked: its column outlined in dark red, above and below.
+    const QImage image = heat->grab().toImage();
+    const int left = plot.left() + int(123.0 / 300.0 * plot.width()) - 1;
+    bool outlined = false;
+    for (int x = left - 2; x <= left + 2; ++x)
+        outlined = outlined || image.pixelColor(x, plot.top() + plot.height() / 2) == QColor(170, 0, 0);
+    EXPECT_TRUE(outlined);
     QTest::mouseClick(heat, Qt::LeftButton, {}, at);
     const QModelIndexList selected = table->selectionModel()->selectedRows();
     ASSERT_EQ(selected.size(), 1);

@@ -279,7 +279,8 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
         EXPECT_LE(k.computeShare, 1.0 + 1e-12) << name;
         EXPECT_LE(k.memoryShare, 1.0 + 1e-12) << name;
         ASSERT_NE(k.verdict, Verdict::Unknown) << name;
-        // The summary gives a name the verdict that holds most of its time, as the window's colours do.
+        // The summary gives a name the verdict of most of its placed kernels' time, as the window's colours
+        // do.
         const Verdict named = classes.verdict[trace.track(k.event.track).events.name[k.event.index].value];
         EXPECT_EQ(summaryVerdict[name], shortVerdictName(named)) << name;
         // The Details panel of the kernel says its own verdict and a share of peak no more than 100%.
@@ -326,7 +327,7 @@ TEST(RunPanel, ACpuRunsVerdictsAgreeInDetailsChartAndSummary) {
     high.bandwidth = 1e18;
     high.fp16 = 0;
     const TraceAnalysis roomy = analyzeTrace(trace, &high);
-    EXPECT_EQ(roomy.beyondRoof, 0u);
+    EXPECT_EQ(roomy.beyondRoof(), 0u);
     EXPECT_EQ(expectPointsUnderRoofs(roomy), 4); // naive's three kernels and flash's
 }
 
