@@ -61,6 +61,12 @@ public:
         clampStart();
     }
     void fitAll() { fit(m_first, m_last, 0.01); }
+    // Shows exactly [from, to], however far past the trace's ends: timelines lined up with others (their
+    // n-th calls at one place and one scale) are not pulled back onto their own shorter traces.
+    void show(TimeNs from, TimeNs to) {
+        m_span = std::max(kMinSpanNs, double(to - from));
+        m_start = from;
+    }
 
     bool operator==(const TimeViewport& o) const { return m_start == o.m_start && m_span == o.m_span; }
 

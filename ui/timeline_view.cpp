@@ -312,6 +312,12 @@ void TimelineView::setViewport(TimeNs from, TimeNs to) {
     navigated();
 }
 
+void TimelineView::showExactly(TimeNs from, TimeNs to) {
+    noteNavigation(true);
+    m_viewport.show(from, to);
+    navigated();
+}
+
 void TimelineView::setExtent(TimeNs first, TimeNs last) {
     if (!m_trace) return;
     m_viewport = TimeViewport(first, last, eventsWidth());

@@ -49,6 +49,8 @@ public:
 
     const TimeViewport& viewport() const { return m_viewport; }
     void setViewport(TimeNs from, TimeNs to);
+    // [from, to] exactly, past the trace's ends if need be (lined up with other timelines).
+    void showExactly(TimeNs from, TimeNs to);
     // The time the view may show and Fit All shows: the trace's own by default; wider where views
     // share one time axis (Compare: both traces' together), and shown whole.
     void setExtent(TimeNs first, TimeNs last);

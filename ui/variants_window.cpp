@@ -4,6 +4,7 @@
 #include "charts.h"
 #include "job_runner.h"
 #include "qt_text.h"
+#include "timeline_export.h"
 #include "timeline_view.h"
 
 #include "core/document/document.h"
@@ -131,7 +132,9 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
             QMessageBox::warning(this, tr("Export failed"), error);
     });
     bar->addAction(tr("Export Chart…"), this, [this] {
-        const QString kind = m_tabs->currentIndex() == 1 ? "roofline" : "breakdown";
+        // The tab on show: its chart, or the timelines as they are lined up.
+        static const char* const kinds[] = {"breakdown", "roofline", "timelines"};
+        const QString kind = kinds[std::clamp(m_tabs->currentIndex(), 0, 2)];
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the chart"), kind + ".png",
                                                           tr("Pictures (*.png *.svg *.pdf)"));
         if (path.isEmpty()) return;
@@ -376,7 +379,7 @@ bool VariantsWindow::alignCalls(int n) {
     // start under one another, at one scale.
     const TimeNs span = std::max<TimeNs>(2 * longest, 1000);
     for (const auto& [v, call] : at)
-        v->setViewport(call->start - span / 10, call->start + span);
+        v->showExactly(call->start - span / 10, call->start + span);
     return true;
 }
 
@@ -410,8 +413,13 @@ QString VariantsWindow::exportChart(const QString& kind, const QString& path, QS
         const std::vector<ChartInput> inputs = rooflineInputs();
         if (inputs.empty()) return tr("No trace is open to draw");
         chart.reset(makeChart(ChartKind::Roofline, inputs));
+    } else if (kind == "timelines") {
+        QWidget* shown = m_tabs->widget(2);
+        if (!shown->isVisible()) return tr("The timelines export as they are on show: show the Timelines tab");
+        return exportPicture(shown->size(), 1, path, tr("Timelines"),
+                             [shown](QPainter& p, QSize) { shown->render(&p); });
     } else {
-        return tr("The charts are breakdown and roofline");
+        return tr("The charts are breakdown, roofline and timelines");
     }
     return ui::exportChart(chart.get(), size, 1, path);
 }

@@ -105,13 +105,19 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
     ASSERT_TRUE(w->alignCalls(2));
     const auto views = w->timelines();
     ASSERT_EQ(views.size(), 2u);
+    // At one scale and one place, however much shorter one trace is than the window (a short trace's view
+    // was left at its Fit All, its call elsewhere).
+    std::vector<double> callX;
     for (std::size_t i = 0; i < views.size(); ++i) {
         const auto doc = openDocument(DocumentSource::file(w->comparison().traces[i].path));
         ASSERT_GE(doc->analysis->calls.size(), 2u);
         const TimeNs start = doc->analysis->calls[1].start;
         EXPECT_LE(views[i]->viewport().start(), start) << i;
         EXPECT_GT(views[i]->viewport().end(), start) << i;
+        EXPECT_DOUBLE_EQ(views[i]->viewport().span(), views[0]->viewport().span()) << i;
+        callX.push_back(views[i]->viewport().timeToX(start));
     }
+    EXPECT_NEAR(callX[0], callX[1], 1.0);
     EXPECT_FALSE(w->alignCalls(100000)); // no trace has that many
 
     // A double-click opens the row's trace.
@@ -131,6 +137,16 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
         << text.toStdString();
     ASSERT_EQ(w->exportTable(QString::fromStdString(dir.path("t.csv"))), QString());
     EXPECT_FALSE(w->exportTable(QString::fromStdString(dir.path("t.txt"))).isEmpty());
+    // The Timelines tab exports the timelines as lined up, not the breakdown.
+    const QString lined = QString::fromStdString(dir.path("timelines.png"));
+    EXPECT_FALSE(w->exportChart("timelines", lined).isEmpty()); // not on show: said, nothing written
+    w->show();
+    w->findChild<QTabWidget*>()->setCurrentIndex(2); // as Align Calls does
+    QApplication::processEvents();
+    ASSERT_EQ(w->exportChart("timelines", lined), QString());
+    const QImage timelines(lined);
+    EXPECT_GT(timelines.width(), 600);
+    EXPECT_GT(timelines.height(), 200);
     for (const char* kind : {"breakdown", "roofline"}) {
         const QString png = QString::fromStdString(dir.path(std::string(kind) + ".png"));
         ASSERT_EQ(w->exportChart(kind, png), QString()) << kind;
