@@ -74,8 +74,10 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
         const int place = m_evidence->row(item);
         if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
         const Finding& f = (*m_findings)[std::size_t(row)];
-        if (place >= 0 && place < int(f.evidence.size()))
-            Q_EMIT evidenceActivated(f.evidence[std::size_t(place)].event);
+        if (place >= 0 && place < int(f.evidence.size())) {
+            const Evidence& e = f.evidence[std::size_t(place)];
+            Q_EMIT evidenceActivated(e.event, e.showFromNs, e.showToNs);
+        }
     });
     showPending(false);
 }

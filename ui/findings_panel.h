@@ -34,7 +34,8 @@ public:
 
 Q_SIGNALS:
     // A piece of evidence was clicked: select it on the timeline and zoom to it.
-    void evidenceActivated(attnscope::EventRef event);
+    // A place clicked: its event, and the stretch of time that shows it (from == to: the event's own).
+    void evidenceActivated(attnscope::EventRef event, qint64 showFromNs, qint64 showToNs);
 
 private:
     void showDetails(int row);

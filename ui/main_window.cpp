@@ -276,9 +276,12 @@ void MainWindow::connectViews() {
             [this] { m_kernels->show(document().get(), m_timeline->range()); });
     connect(m_details, &DetailsPanel::linkActivated, this,
             [this](EventRef e) { m_timeline->selectEvent(e, true); });
-    connect(m_findings, &FindingsPanel::evidenceActivated, this, [this](EventRef e) {
+    connect(m_findings, &FindingsPanel::evidenceActivated, this, [this](EventRef e, qint64 from, qint64 to) {
         m_timeline->selectEvent(e, true);
-        m_timeline->fitSelection();
+        if (from < to)
+            m_timeline->setViewport(from, to); // the place with what makes it one (a gap and its neighbours)
+        else
+            m_timeline->fitSelection();
     });
     connect(m_attention, &AttentionPanel::callActivated, this, [this](EventRef e) {
         m_timeline->selectEvent(e, true);

@@ -401,7 +401,7 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
     p.fillRect(QRect(0, top, left, h - top), style.labelColumn);
     QFont bold = style.font;
     bold.setBold(true);
-    const LabelPainting labels{scene.trace, &style, bold, fm, left, laneHeight};
+    const LabelPainting labels{scene.trace, &style, bold, fm, left, laneHeight, top};
     for (auto it = firstRow; it != rows.end() && top + it->y - scene.scrollY < h; ++it)
         timelineTrack(it->kind).paintLabel(p, *it, top + it->y - scene.scrollY, labels);
     p.setClipping(false);

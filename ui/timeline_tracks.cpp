@@ -48,7 +48,8 @@ public:
     }
     void paintLabel(QPainter& p, const TimelineRow& row, int y, const LabelPainting& l) const override {
         p.setPen(l.style->text);
-        p.drawText(QRect(18, y, l.left - 22, l.laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
+        p.drawText(QRect(18, l.labelY(y, row.height), l.left - 22, l.laneHeight),
+                   Qt::AlignVCenter | Qt::TextSingleLine,
                    l.metrics.elidedText(row.label, Qt::ElideMiddle, l.left - 22));
     }
 };
@@ -60,6 +61,7 @@ public:
         out.counters.push_back({&row, QRect(g.left, y, g.width - g.left, row.height - g.trackGap)});
     }
     void paintLabel(QPainter& p, const TimelineRow& row, int y, const LabelPainting& l) const override {
+        y = l.labelY(y, row.height, 2);
         p.setPen(l.style->text);
         p.drawText(QRect(18, y, l.left - 22, l.laneHeight), Qt::AlignVCenter | Qt::TextSingleLine,
                    l.metrics.elidedText(row.label, Qt::ElideMiddle, l.left - 22));

@@ -14,6 +14,7 @@
 #include <QFontMetrics>
 #include <QRect>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -57,6 +58,12 @@ struct LabelPainting {
     QFont bold;
     QFontMetrics metrics;
     int left = 0, laneHeight = 0;
+    int top = 0; // the first pixel of rows on screen (below the ruler)
+    // Where a row's name goes: its top, or, when its top is scrolled off, the top of the screen while any
+    // lane of the row is on it (a tall track's name stays in view as long as the track does).
+    int labelY(int y, int height, int lines = 1) const {
+        return std::max(y, std::min(top, y + height - lines * laneHeight));
+    }
 };
 
 class TimelineTrack {

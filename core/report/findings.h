@@ -29,6 +29,9 @@ struct Evidence {
     TimeNs durNs = 0;
     std::string name;
     std::string note; // what about this place ("idle 1.2 ms: waiting on the host"), or ""
+    // The stretch of time that shows the place, where it is more than the event (a GPU-idle gap with the
+    // work either side of it: the event is the work after it); 0, 0: the event itself.
+    TimeNs showFromNs = 0, showToNs = 0;
 };
 
 // A finding's title fits one line of the findings table and of `summary`: at most this many bytes (its

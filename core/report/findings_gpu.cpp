@@ -102,6 +102,13 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                         : "Look at what the work after each gap waited on: events, other streams, "
                           "copies, or a data loader.";
     c.addEvidence(f, places);
+    // Each place shows its gap with the work either side: as long again before it as the gap, then the
+    // work after it (the event) — not the work alone, the gap off screen.
+    for (std::size_t i = 0; i < f.evidence.size(); ++i) {
+        Evidence& e = f.evidence[i];
+        e.showFromNs = e.startNs - 2 * longest[i].length;
+        e.showToNs = e.startNs + std::max(e.durNs, longest[i].length / 2);
+    }
     if (c.worthShowing(f)) out.push_back(std::move(f));
 }
 

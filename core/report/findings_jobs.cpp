@@ -8,6 +8,7 @@
 #include "core/report/summary.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace attnscope::findings {
@@ -207,6 +208,7 @@ std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, cons
         std::int64_t rank;
         TimeNs timeNs;
         const std::string* title;
+        Severity severity; // the rank's own
     };
     std::map<std::string, std::vector<Part>> byId;
     TimeNs waits = 0, exposed = 0;
@@ -224,7 +226,7 @@ std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, cons
                 time -= wait;
                 if (double(time) < th["min_share"] * double(std::max<TimeNs>(1, r.stats.spanNs))) continue;
             }
-            byId[f.id].push_back({r.stats.rank, time, &f.title});
+            byId[f.id].push_back({r.stats.rank, time, &f.title, f.severity});
         }
     std::vector<JobFinding> out;
     for (auto& [id, parts] : byId) {
@@ -241,7 +243,15 @@ std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, cons
         f.maxRank = f.titleRank = parts.front().rank;
         f.meanNs = f.totalNs / TimeNs(std::max<std::size_t>(1, n));
         f.share = std::clamp(double(f.meanNs) / double(span), 0.0, 1.0);
+        // From its share of the job's span, and never below the severity at least half the ranks give it
+        // (a rule whose severity is of its own measure, GPU idle's of the GPU's window, says the same of the
+        // job as of its ranks).
+        std::vector<int> given(n, -1); // a rank without the finding gives it none
+        for (std::size_t i = 0; i < parts.size() && i < n; ++i)
+            given[i] = int(parts[i].severity);
+        std::sort(given.begin(), given.end(), std::greater<>());
         f.severity = severityOfShare(f.share, th);
+        if (n > 0 && given[(n - 1) / 2] > int(f.severity)) f.severity = Severity(given[(n - 1) / 2]);
         const std::string where = n < 2 ? std::string()
                                         : " (rank " + std::to_string(f.maxRank) + "; on " +
                                               std::to_string(parts.size()) + " of " + std::to_string(n) +

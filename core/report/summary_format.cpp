@@ -316,15 +316,15 @@ private:
     void attention(const TraceSummary& s) {
         m_out << "\n  attention calls: " << s.attentionCalls << '\n';
         if (!s.attention.empty())
-            line("  %-16s %8s %9s %13s %13s %11s  %s\n", "implementation", "calls", "kernels", "kernel time",
-                 "host time", "bytes", "kernel time by verdict");
+            line("  %-16s %8s %12s %13s %13s %11s  %s\n", "implementation", "calls", "kernels/call", "kernel/call",
+                 "host/call", "bytes/call", "kernel time by verdict");
         for (const auto& a : s.attention) {
             const auto host = a.hostNsPerCall();
             const auto bytes = a.bytesPerCall();
             char perCall[32];
             std::snprintf(perCall, sizeof perCall, "%.1f", a.kernelsPerCall());
             const std::string verdicts = verdictMix(a);
-            line("  %-16s %8llu %9s %13s %13s %11s  %s\n", clip(a.impl, 16).c_str(), n(a.calls), perCall,
+            line("  %-16s %8llu %12s %13s %13s %11s  %s\n", clip(a.impl, 16).c_str(), n(a.calls), perCall,
                  formatDuration(a.kernelNsPerCall()).c_str(), host ? formatDuration(*host).c_str() : "-",
                  bytes ? formatRate(*bytes, "B").c_str() : "-", verdicts.c_str());
         }

@@ -39,6 +39,9 @@ TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
         std::string::npos);
     ASSERT_EQ(f->evidence.size(), 2u);
     EXPECT_EQ(f->evidence[0].name, "k3"); // the longest gap first
+    // Its place shows the gap [140, 400) µs with the work either side, not k3 alone.
+    EXPECT_LE(f->evidence[0].showFromNs, 140'000 - 1);
+    EXPECT_GE(f->evidence[0].showToNs, 410'000);
     // The sync: one call, the GPU idle 100 µs after it (300 → 400).
     const Finding* s = findingOf(all, "synchronization");
     ASSERT_NE(s, nullptr);

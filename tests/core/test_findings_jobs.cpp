@@ -120,7 +120,9 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
         EXPECT_LE(g.timeNs, span) << g.id;
         EXPECT_LE(g.title.size(), kFindingTitleMax) << g.title;
         EXPECT_NEAR(g.share, double(g.timeNs) / double(span), 1e-9) << g.id; // one denominator
-        EXPECT_EQ(g.severity, severityOfShare(g.share, FindingThresholds::standard())) << g.id;
+        // From the share, or what at least half the ranks say where that is more (each rank's own span
+        // is shorter than the job's).
+        EXPECT_GE(g.severity, severityOfShare(g.share, FindingThresholds::standard())) << g.id;
         if (g.id != "rank_imbalance") {
             EXPECT_NE(g.title.find(" of 2 ranks)"), std::string::npos) << g.title;
             EXPECT_NE(g.explanation.find("per rank of the job"), std::string::npos) << g.explanation;

@@ -213,6 +213,14 @@ TEST(RankRecord, ATraceReadWithWarningsSaysSoInTheJob) {
     // On two ranks of three: the mean is of the job's three ranks, not of the two that have it.
     const JobReport one = jobReport({a, b, computed(7, 10)});
     EXPECT_EQ(one.findings[0].meanNs, 1000 / 3);
+    // A severity every rank gives (GPU idle's, of each GPU's own window) is the job's too, though the mean
+    // time is a smaller share of the job's span: two critical ranks, a critical job (HTA's sampled ranks
+    // were critical each and a warning together). One rank of three critical is not enough.
+    a.findings[0].severity = b.findings[0].severity = Severity::Critical;
+    a.findings[0].timeNs = b.findings[0].timeNs = 150; // 15% of the span: a warning by share
+    EXPECT_EQ(jobReport({a, b}).findings[0].severity, Severity::Critical);
+    b.findings[0].severity = Severity::Warning;
+    EXPECT_EQ(jobReport({a, b, computed(7, 10)}).findings[0].severity, Severity::Warning);
 }
 
 // The job's median and p90 are read at their ranks' places among the sorted values (interpolated between

@@ -74,6 +74,21 @@ TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
     EXPECT_GE(view.end(), e.startNs + e.durNs);
     EXPECT_LT(view.span(), 2.0 * double(e.durNs));              // zoomed to it
     EXPECT_TRUE(w.timeline()->eventRect(selected).has_value()); // on screen
+
+    // A GPU-idle place shows the gap itself, with the work either side, not the kernel after it alone.
+    int idleRow = -1;
+    for (int row = 0; row < table->rowCount(); ++row)
+        if (summary->findings[std::size_t(row)].id == "gpu_idle") idleRow = row;
+    ASSERT_GE(idleRow, 0);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualItemRect(table->item(idleRow, 1)).center());
+    const Evidence& gap = summary->findings[std::size_t(idleRow)].evidence[0];
+    ASSERT_LT(gap.showFromNs, gap.startNs);
+    QTest::mouseClick(places->viewport(), Qt::LeftButton, {},
+                      places->visualItemRect(places->item(0)).center());
+    const TimeViewport& around = w.timeline()->viewport();
+    EXPECT_LE(around.start(), gap.showFromNs);
+    EXPECT_GE(around.end(), gap.startNs + gap.durNs);
 }
 
 TEST(FindingsPanel, SaysWhenThereIsNothingToSay) {

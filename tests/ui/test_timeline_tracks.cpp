@@ -60,3 +60,15 @@ TEST(TimelineTracks, AGroupsHeaderSaysWhetherItIsFolded) {
     group.collapsed = true;
     EXPECT_EQ(groupHeaderText(group), QString::fromUtf8("▸ GPU 0"));
 }
+
+// A tall track scrolled part way keeps its name in view: at the top of the screen while any lane of it is
+// on screen, then up with its last lane; a track whose top is on screen has it at its top.
+TEST(TimelineTracks, ATallTracksNameStaysInViewWhileTheTrackDoes) {
+    const QFont font;
+    LabelPainting l{nullptr, nullptr, font, QFontMetrics(font), 200, 20, 30};
+    EXPECT_EQ(l.labelY(100, 200), 100);    // on screen: at its top
+    EXPECT_EQ(l.labelY(-100, 400), 30);    // its top scrolled off, most of it on screen
+    EXPECT_EQ(l.labelY(-100, 145), 25);    // only its last lane left: with it
+    EXPECT_EQ(l.labelY(-100, 200, 2), 30); // a counter's two lines
+    EXPECT_EQ(l.labelY(-100, 150, 2), 10);
+}
