@@ -92,8 +92,11 @@ QChart* stackedBars(const std::vector<QString>& bars,
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     for (std::size_t i = 0; i < bars.size(); ++i)
-        x->append(QStringLiteral("%1 · %2").arg(
-            bars[i], qs(formatDuration(TimeNs(std::accumulate(ns[i].begin(), ns[i].end(), 0.0))))));
+        // On lines of their own, the trace, its implementation and its time: one line of them was cut to
+        // "h100_…json.gz · fl…" under a third of the width (the axis draws its labels as HTML).
+        x->append(QStringLiteral("%1<br>%2")
+                      .arg(bars[i].toHtmlEscaped().replace('\n', QStringLiteral("<br>")),
+                           qs(formatDuration(TimeNs(std::accumulate(ns[i].begin(), ns[i].end(), 0.0))))));
     auto* y = new QValueAxis;
     y->setTitleText(yTitle.arg(qs(axisUnit.name)));
     y->setRange(0, std::max(maxNs / unit, 1e-9) * 1.05);
@@ -205,7 +208,7 @@ QChart* makeComparisonChart(const Comparison& comparison) {
         opening = opening || comparison.traces[t].opening;
         for (const CompareRow& row : comparison.traces[t].rows) {
             if (!row.calls.calls) continue;
-            bars.push_back(QStringLiteral("%1 · %2").arg(qs(labels[t]), qs(row.impl)));
+            bars.push_back(QStringLiteral("%1\n%2").arg(qs(labels[t]), qs(row.impl)));
             std::array<double, std::size_t(KernelRole::Count)> perCall{};
             for (std::size_t r = 0; r < perCall.size(); ++r)
                 perCall[r] = double(row.roles.ns[r]) / double(row.calls.calls);

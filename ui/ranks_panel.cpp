@@ -85,6 +85,7 @@ void RanksPanel::showReport(const RankReport& report) {
             m_table->setItem(row, c, item);
         }
     }
+    m_table->resizeColumnsToContents(); // every title and figure whole; the file name takes what is left
     // Compute busy time leaves out the communication kernels, whose time is mostly waiting for the
     // last rank; "waited" is that wait, from a rank's arrival at each collective to the last one's.
     QString note = tr("Compute busy spread %1 (max − min over mean)").arg(qs(formatPercent(report.spread())));

@@ -29,6 +29,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QImage>
@@ -224,7 +225,16 @@ TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
     EXPECT_EQ(y->titleText(), "kernel time (ms)");
     auto* x = qobject_cast<QBarCategoryAxis*>(breakdown->axes(Qt::Horizontal).front());
     ASSERT_NE(x, nullptr);
-    EXPECT_TRUE(x->categories().contains("flash · 3.855 ms")) << x->categories().join(" | ").toStdString();
+    // The name and its time on lines of their own (one line was cut under a narrow bar), each whole.
+    EXPECT_TRUE(x->categories().contains("flash<br>3.855 ms")) << x->categories().join(" | ").toStdString();
+    // At an exported picture's size, every line of every label fits its bar's room, as the font measures it.
+    breakdown->resize(QSizeF(1200, 700));
+    QApplication::processEvents();
+    const double room = breakdown->plotArea().width() / double(x->count());
+    const QFontMetrics labelFont(x->labelsFont());
+    for (const QString& category : x->categories())
+        for (const QString& line : category.split("<br>"))
+            EXPECT_LE(labelFont.horizontalAdvance(line), room) << line.toStdString();
 
     // Nothing costed: the roofline says why it is empty.
     const auto bare = loadText(

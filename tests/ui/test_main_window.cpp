@@ -458,3 +458,42 @@ TEST(MainWindow, DroppedFilesOpenAndRecentFilesAndLayoutPersist) {
                 items << item->text();
     EXPECT_TRUE(items.contains(recent.first())) << items.join(", ").toStdString();
 }
+
+// At a laptop's 1366×768 and a desktop's 1920×1080, no column title of the docks' tables is cut: each
+// section at least as wide as its title needs (the header's own size hint), on a trace and on ranks.
+TEST(MainWindow, NoColumnTitleIsCutAtTheDefaultLayout) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    for (const QSize size : {QSize(1366, 768 - 40), QSize(1920, 1080 - 40)}) {
+        for (const QStringList& files :
+             {QStringList{QString::fromStdString(h100)},
+              QStringList{QString::fromStdString(r0), QString::fromStdString(r1)}}) {
+            MainWindow w;
+            w.resize(size);
+            w.show();
+            if (files.size() == 1) {
+                ASSERT_TRUE(openAndAnalyse(w, files.front().toStdString(), size));
+            } else {
+                w.openRanks(files);
+                ASSERT_TRUE(waitForTrace(w) && waitForAnalysis(w));
+            }
+            for (QDockWidget* dock : w.findChildren<QDockWidget*>()) {
+                if (dock->objectName() == "ranksDock" || dock->objectName() == "attentionDock") dock->raise();
+            }
+            QApplication::processEvents();
+            for (QTableView* table : w.findChildren<QTableView*>()) {
+                if (!table->isVisible()) continue;
+                QHeaderView* header = table->horizontalHeader();
+                for (int c = 0; c < header->count(); ++c) {
+                    if (header->isSectionHidden(c) || c == header->count() - 1)
+                        continue; // the last stretches
+                    const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+                    EXPECT_GE(header->sectionSize(c), header->fontMetrics().horizontalAdvance(title) + 8)
+                        << table->objectName().toStdString() << " " << title.toStdString() << " at "
+                        << size.width() << "x" << size.height() << " " << files.size() << " file(s)";
+                }
+            }
+        }
+    }
+}
