@@ -99,7 +99,7 @@ test-under-load: build
 
 # The core and reader tests, the CPU kernels and run session, and the widget tests (the timeline
 # writes pixels itself), under AddressSanitizer + UndefinedBehaviorSanitizer.
-asan-test: deps
+asan-test: deps torch-venv # RunPanel's PyTorch run starts the venv's Python
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target attnscope_core_tests attnscope_ui_tests attnscope_kernels_tests
 	ctest --preset asan -j $(JOBS) -R '^($(CORE_SUITES)|TimeViewport|Ruler|TimelineView|Export|MainWindow|KernelTableModel|CpuAttention|KernelCost|WorkerPool|RoundToDType|RunSession|RunPanel|Charts|Compare|CuptiRecords|RecordAssembler)\.'

@@ -9,6 +9,9 @@
 #include "core/model/kineto_args.h"
 #include "core/model/run_args.h"
 
+#include <mutex>
+#include <vector>
+
 namespace attnscope::kernels {
 
 std::string runCpu(const RunConfig& config, unsigned workers, const RunHooks& hooks) {
@@ -70,6 +73,10 @@ std::string runCpu(const RunConfig& config, unsigned workers, const RunHooks& ho
         const auto shape = shapeArgs(s);
         for (int call = 0; call < config.warmup + config.iters && !hooks.stopRequested(); ++call) {
             const bool warmup = call < config.warmup;
+            // A call's kernels and its range go out together when it ends: a live view that read the
+            // kernels before their range arrived had them as plain GEMMs of no call until the run ended.
+            std::vector<RunEvent> callEvents;
+            std::mutex callMutex; // the workers record their shares at once
             const SpanSink sink = [&](const CpuKernelSpan& span) {
                 RunEvent e;
                 e.name = std::string(span.name);
@@ -84,7 +91,8 @@ std::string runCpu(const RunConfig& config, unsigned workers, const RunHooks& ho
                 e.args = kernelArgs(span.role, rc.label, call, span.cost);
                 e.args.emplace_back(runargs::kWorker, std::to_string(span.worker));
                 e.args.insert(e.args.end(), shape.begin(), shape.end());
-                push(std::move(e));
+                const std::lock_guard lock(callMutex);
+                callEvents.push_back(std::move(e));
             };
             const std::int64_t start = steadyClockNs();
             if (naive)
@@ -103,7 +111,8 @@ std::string runCpu(const RunConfig& config, unsigned workers, const RunHooks& ho
                           {std::string(runargs::kCall), std::to_string(call)},
                           {std::string(runargs::kWarmup), warmup ? "true" : "false"}};
             range.args.insert(range.args.end(), shape.begin(), shape.end());
-            push(std::move(range));
+            callEvents.push_back(std::move(range));
+            hooks.events(std::move(callEvents));
         }
         if (naive) {
             memory(-double(scores.size()) * sizeof(float));
