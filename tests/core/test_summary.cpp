@@ -276,7 +276,7 @@ TEST(Summary, RooflineSectionAgainstHandWorkedNumbers) {
     EXPECT_NE(text.find("attention calls: 2\n"), std::string::npos) << text;
     EXPECT_NE(
         text.find(
-            "  flash                   2       1.0    50.000 µs             -           -  unknown 100.0%\n"),
+            "  flash                   2          1.0    50.000 µs             -           -  unknown 100.0%\n"),
         std::string::npos)
         << text;
     // The same per call in the CSV: kernels per call, kernel time per call; no host range, no cost.
