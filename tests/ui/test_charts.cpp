@@ -35,6 +35,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QPieSeries>
+#include <QPieSlice>
 #include <QScatterSeries>
 #include <QScrollBar>
 #include <QStackedBarSeries>
@@ -267,6 +268,15 @@ TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
     };
     EXPECT_DOUBLE_EQ(pieTotal(one.get()), 120.0 * 1000); // the two GEMMs' 100 + 20 µs, in ns
     EXPECT_DOUBLE_EQ(pieTotal(two.get()), 2 * pieTotal(one.get()));
+    // Every slice is named with its share in the legend, none by a label outside the pie (a short chart
+    // cut those off its top); the legend is on show.
+    EXPECT_TRUE(one->legend()->isVisible());
+    for (QAbstractSeries* s : one->series())
+        if (auto* pie = qobject_cast<QPieSeries*>(s))
+            for (QPieSlice* slice : pie->slices()) {
+                EXPECT_FALSE(slice->isLabelVisible()) << slice->label().toStdString();
+                EXPECT_TRUE(slice->label().endsWith('%')) << slice->label().toStdString();
+            }
 
     // Compare: A's points as circles, B's as squares, as the title says; both traces' points drawn.
     std::unique_ptr<QChart> both(
