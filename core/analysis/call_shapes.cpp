@@ -115,6 +115,10 @@ const CallShape* CallShapes::find(std::string_view scopeName, std::string_view i
     for (const CallShape& s : m_shapes)
         if ((!scopeName.empty() && s.key == scopeName) || s.key == impl || (fused && s.key == "@fused"))
             return &s;
+    // A case of a preset run ("naive prefill": the implementation, then the case) is its implementation's.
+    if (const std::size_t space = impl.find(' '); space != std::string_view::npos)
+        for (const CallShape& s : m_shapes)
+            if (s.key == impl.substr(0, space)) return &s;
     return nullptr;
 }
 

@@ -44,7 +44,8 @@ public:
     static const CallShapes& standard();
 
     // The first shape whose key is the call's range name, its implementation, or "@fused" for a call
-    // made of a fused kernel; null when none is.
+    // made of a fused kernel; else the implementation's first word (a preset's "naive prefill"); null
+    // when none is.
     const CallShape* find(std::string_view scopeName, std::string_view impl, bool fused) const;
     std::size_t size() const { return m_shapes.size(); }
 

@@ -103,3 +103,17 @@ TEST(CallShapes, TheBuiltInShapesAndTheirOrder) {
     EXPECT_EQ(off.missing[0].first, KernelRole::PvGemm);
     EXPECT_EQ(off.expected, 3u);
 }
+
+// A preset run's cases are named by implementation and case ("naive prefill", "flash decode"): each is held
+// to its implementation's shape (the window's first run showed "Expected -" for naive); a name of two words
+// that is a key ("SDPA math") stays its own.
+TEST(CallShapes, APresetsCaseIsItsImplementations) {
+    const CallShapes& shapes = CallShapes::standard();
+    const CallShape* naive = shapes.find("", "naive prefill", false);
+    ASSERT_NE(naive, nullptr);
+    EXPECT_EQ(naive->key, "naive");
+    const CallShape* math = shapes.find("", "SDPA math", false);
+    ASSERT_NE(math, nullptr);
+    EXPECT_EQ(math->key, "SDPA math");
+    EXPECT_EQ(shapes.find("", "mine prefill", false), nullptr);
+}
