@@ -534,6 +534,9 @@ void MainWindow::showEvent(QShowEvent* event) {
     auto* findings = findChild<QDockWidget*>("findingsDock");
     auto* details = findChild<QDockWidget*>("detailsDock");
     if (findings && details) resizeDocks({findings, details}, {height() / 2, height() / 4}, Qt::Vertical);
+    // And the right column a third of the window (460 px of 1400): the findings' titles and their time at
+    // stake readable. Its panels scroll, so nothing in them holds it wider, or narrower.
+    if (findings) resizeDocks({findings}, {std::clamp(width() / 3, 320, 560)}, Qt::Horizontal);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

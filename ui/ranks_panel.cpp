@@ -19,6 +19,7 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(4, 4, 4, 4);
     m_note = new QLabel(this);
     m_note->setObjectName("ranksNote");
+    m_note->setWordWrap(true); // the straggler sentence is long: on one line it held the window's docks apart
     m_table = new QTableWidget(this);
     m_table->setObjectName("ranksTable");
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
