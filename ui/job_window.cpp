@@ -361,10 +361,13 @@ void JobHeatMap::paintEvent(QPaintEvent*) {
     // The ranks that matter, marked over their columns: the straggler (the others wait for it: its own wait
     // is the least, its collective-wait cell the bluest) and the slow ranks; the hovered one outlined.
     const int line = fontMetrics().height();
-    auto positionOf = [&](std::int64_t rank) -> std::optional<std::size_t> {
-        for (std::size_t k = 0; k < n; ++k)
-            if (m_report->records[k].stats.rank == rank) return k;
-        return std::nullopt;
+    auto positionOf = [&](std::int64_t rank) -> std::optional<std::size_t> { // the records are by rank
+        const auto& records = m_report->records;
+        const auto at =
+            std::lower_bound(records.begin(), records.end(), rank,
+                             [](const RankRecord& r, std::int64_t x) { return r.stats.rank < x; });
+        if (at == records.end() || at->stats.rank != rank) return std::nullopt;
+        return std::size_t(at - records.begin());
     };
     auto mark = [&](std::int64_t rank, const QColor& color, const QString& text) {
         const auto k = positionOf(rank);

@@ -23,6 +23,7 @@
 #include <QTableWidget>
 
 #include <filesystem>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -186,17 +187,28 @@ TEST(ProgramPanel, HoweverAProgramEndsItIsAStatusLineAndNoDialog) {
     }
 }
 
-TEST(ProgramPanel, AProgramThatProfilesNothingSaysWhy) {
-    MainWindow w;
-    auto* controller = w.findChild<ProfileController*>();
-    QSignalSpy failed(controller, &ProfileController::failed);
+// Profiles `command` in the window to its end: the Program panel's state, and how many dialogs it raised
+// (ProfileController::failed), or nullopt when it did not end in time.
+struct Ended {
+    QString state;
+    qsizetype failed = 0;
+};
+std::optional<Ended> profileToTheEnd(MainWindow& w, std::vector<std::string> command, int timeoutMs) {
+    QSignalSpy failed(w.findChild<ProfileController*>(), &ProfileController::failed);
     QSignalSpy finished(&w, &MainWindow::profileFinished);
     kernels::ProfileConfig config;
-    config.command = {"/bin/echo", "hi"};
+    config.command = std::move(command);
     w.startProfile(config);
-    ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 120000));
-    EXPECT_EQ(failed.count(), 0);
-    const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
+    if (!waitWhile([&] { return finished.count() == 0; }, timeoutMs)) return std::nullopt;
+    return Ended{w.programPanel()->findChild<QLabel*>("programState")->text(), failed.count()};
+}
+
+TEST(ProgramPanel, AProgramThatProfilesNothingSaysWhy) {
+    MainWindow w;
+    const std::optional<Ended> ended = profileToTheEnd(w, {"/bin/echo", "hi"}, 120000);
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->failed, 0);
+    const QString& state = ended->state;
     EXPECT_TRUE(state.startsWith("echo hi finished: 0 steps recorded")) << state.toStdString();
     EXPECT_TRUE(state.contains("did not run Python")) << state.toStdString();
     EXPECT_FALSE(w.document());
@@ -245,16 +257,10 @@ TEST(ProgramPanel, TheSettingsAreKeptAndTheFieldsFollowWhatAStepIs) {
 
 TEST(ProgramPanel, AProgramThatCannotStartSaysWhy) {
     MainWindow w;
-    auto* controller = w.findChild<ProfileController*>();
-    QSignalSpy failed(controller, &ProfileController::failed);
-    QSignalSpy finished(&w, &MainWindow::profileFinished);
-    kernels::ProfileConfig config;
-    config.command = {"attnscope-no-such-program"};
-    w.startProfile(config);
-    ASSERT_TRUE(waitWhile([&] { return finished.count() == 0; }, 60000));
-    const QString state = w.programPanel()->findChild<QLabel*>("programState")->text();
-    EXPECT_EQ(state, "Could not start: 'attnscope-no-such-program': command not found");
-    EXPECT_EQ(failed.count(), 1); // the one outcome that is the window's to report
+    const std::optional<Ended> ended = profileToTheEnd(w, {"attnscope-no-such-program"}, 60000);
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->state, "Could not start: 'attnscope-no-such-program': command not found");
+    EXPECT_EQ(ended->failed, 1); // the one outcome that is the window's to report
     EXPECT_FALSE(w.document());
 }
 
