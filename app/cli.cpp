@@ -682,6 +682,12 @@ int window(int argc, char** argv) {
                                                                                     : "summary")};
         std::string backendOption = "--backend",
                     backendName(request.runBackend ? kernels::backendChoiceName(*request.runBackend) : "");
+        // The window's first run is the first-look preset: print the same one.
+        std::string presetOption = "--preset", presetName = "first-look";
+        if (request.files.empty()) {
+            args.push_back(presetOption.data());
+            args.push_back(presetName.data());
+        }
         if (request.files.empty() && request.runBackend) {
             args.push_back(backendOption.data());
             args.push_back(backendName.data());

@@ -147,6 +147,15 @@ TEST(Cli, TheWindowWithoutADisplayPrintsTheSummary) {
     EXPECT_NE(window.out.find("roofline"), std::string::npos) << window.out;
 }
 
+// With no display and no file, `attnscope` (what `make run` starts) prints the window's first run, the
+// first-look preset: naive and flash prefill and a flash decode step, not another run.
+TEST(Cli, TheLiveRunWithoutADisplayIsTheWindowsFirstRun) {
+    const CliRun r = run("");
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    for (const char* impl : {"naive prefill", "flash prefill", "flash decode"})
+        EXPECT_NE(r.out.find(impl), std::string::npos) << impl << "\n" << r.out;
+}
+
 TEST(Cli, ExportDrawsATimelineWithoutADisplay) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
     TempDir dir;
