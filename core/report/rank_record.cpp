@@ -512,13 +512,13 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
                               formatPercent(f.share).c_str(), rankList(f.ranks).c_str(),
                               formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
             else
-                std::snprintf(
-                    line, sizeof line,
-                    "  %-8s %12s %7s  %s  [%s]\n           on %zu of %zu rank(s): %s; most %s on rank "
-                    "%lld\n",
-                    severity.c_str(), formatDuration(f.meanNs).c_str(), formatPercent(f.share).c_str(),
-                    f.title.c_str(), f.id.c_str(), f.ranks.size(), n, rankList(f.ranks).c_str(),
-                    formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
+                std::snprintf(line, sizeof line,
+                              "  %-8s %12s %7s  %s  [%s]\n           on %zu of %zu %s: %s; most %s on rank "
+                              "%lld\n",
+                              severity.c_str(), formatDuration(f.meanNs).c_str(),
+                              formatPercent(f.share).c_str(), f.title.c_str(), f.id.c_str(), f.ranks.size(),
+                              n, n == 1 ? "rank" : "ranks", rankList(f.ranks).c_str(),
+                              formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
             out << line;
         }
     }
