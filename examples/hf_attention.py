@@ -9,6 +9,7 @@ PyTorch's profiler on from outside, and compare the implementations:
     attnscope profile -o sdpa.json  -- python examples/hf_attention.py --attn sdpa
     attnscope profile -o flex.json  -- python examples/hf_attention.py --attn flex_attention --infer
     attnscope compare eager.json sdpa.json flex.json
+    attnscope profile -o job.json -- torchrun --nproc-per-node 2 examples/hf_attention.py   # data-parallel
 
   eager           transformers' hand-written attention: matmul, softmax, dropout, matmul
   sdpa            torch.nn.functional.scaled_dot_product_attention (one fused call)
@@ -17,13 +18,18 @@ PyTorch's profiler on from outside, and compare the implementations:
 
 Each training step is a forward and backward pass and an AdamW step (the profiler's steps are the
 optimizer's); --infer runs forward passes under torch.no_grad() (no optimizer: the profiler's steps
-are slices of time). Prints one line per step.
+are slices of time). Under torchrun (WORLD_SIZE set) each worker is a rank of a data-parallel job
+(DistributedDataParallel over gloo on the CPU, NCCL on GPUs), training on its own tokens. Prints one line
+per step.
 """
 import argparse
+import atexit
+import os
 import sys
 import time
 
 import torch
+import torch.distributed as dist
 from transformers import LlamaConfig, LlamaForCausalLM
 
 
@@ -46,7 +52,14 @@ def main():
         print("flex_attention has no backward on the CPU: running inference (--infer)", file=sys.stderr)
         args.infer = True
 
-    torch.manual_seed(0)
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if distributed:
+        dist.init_process_group("nccl" if args.device == "cuda" else "gloo")
+        if args.device == "cuda":
+            args.device = f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
+            torch.cuda.set_device(args.device)
+
+    torch.manual_seed(0)  # one model on every rank
     config = LlamaConfig(
         vocab_size=1024,
         hidden_size=args.hidden,
@@ -57,6 +70,8 @@ def main():
         max_position_embeddings=max(512, args.seq),
     )
     model = LlamaForCausalLM._from_config(config, attn_implementation=args.attn).to(args.device)
+    if distributed:
+        torch.manual_seed(1 + dist.get_rank())  # each rank its own batch
     tokens = torch.randint(0, config.vocab_size, (args.batch, args.seq), device=args.device)
     print(f"{args.attn}: {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters, "
           f"{'inference' if args.infer else 'training'} on {args.device}, batch {args.batch}, seq {args.seq}")
@@ -71,14 +86,23 @@ def main():
         return 0
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    model.train()
+    trained = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
+    trained.train()
+    rank = f"rank {dist.get_rank()} " if distributed else ""
     for step in range(args.steps):
         started = time.perf_counter()
-        loss = model(tokens, labels=tokens).loss
+        loss = trained(tokens, labels=tokens).loss
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        print(f"step {step}: loss {loss.item():.3f}, {1000 * (time.perf_counter() - started):.1f} ms")
+        print(f"{rank}step {step}: loss {loss.item():.3f}, {1000 * (time.perf_counter() - started):.1f} ms")
+    if distributed:
+        dist.destroy_process_group()
+        # A gloo job's teardown at interpreter exit can abort ("terminate called without an active
+        # exception") after its work is done: run the exit handlers (the profiler's too) and leave.
+        sys.stdout.flush()
+        atexit._run_exitfuncs()
+        os._exit(0)
     return 0
 
 
