@@ -199,7 +199,7 @@ void MainWindow::connectRuns() {
         if (m_screenshotPath.isEmpty()) warn(tr("Run failed"), error);
     });
     connect(m_run, &RunController::finished, this, [this] {
-        m_documents->analyse(); // held back during the run: measuring the CPU's roofs would disturb it
+        m_documents->analyse(); // its snapshots come analysed: this is for one whose view was taken over
         // The finished run opens into its implementations side by side: the Attention dock's table,
         // each against its expected call.
         if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();

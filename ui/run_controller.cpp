@@ -4,6 +4,7 @@
 #include "job_runner.h"
 #include "run_panel.h"
 
+#include "core/analysis/machine_roofs.h"
 #include "core/document/document.h"
 #include "core/io/trace_append.h"
 
@@ -55,19 +56,44 @@ QString RunController::start(kernels::RunConfig config, kernels::BackendChoice b
     m_ownsView = true;
     m_active = true;
     m_snapshotDue = false;
+    m_launched = false;
+    m_panel->setRunning(true);
+    const QString running = note + (config.backend == kernels::Backend::Torch ? tr("Starting PyTorch…")
+                                    : config.backend == kernels::Backend::Cuda
+                                        ? tr("Running on the GPU…")
+                                        : tr("Running on %1 CPU workers…").arg(m_run->workers()));
+    if (config.backend == kernels::Backend::Cuda) {
+        launch(running);
+        return {};
+    }
+    // Each snapshot is analysed, its CPU kernels held to this machine's roofs: measured first (once, then
+    // cached), not while the run's workers hold the cores.
+    m_panel->setState(note + tr("Measuring this machine's CPU roofs before the run starts…"));
+    m_jobs->start<bool>(
+        "roofs", [] { return cpuRoofs().measuredNow; }, [this, running](bool) { launch(running); },
+        [this, running](const QString&) { launch(running); });
+    return {};
+}
+
+void RunController::launch(const QString& state) {
+    if (!m_active) return; // stopped while the roofs were measured
+    m_launched = true;
     m_startMs = QDateTime::currentMSecsSinceEpoch();
     m_run->start();
     m_timer->start();
-    m_panel->setRunning(true);
-    m_panel->setState(note + (config.backend == kernels::Backend::Torch ? tr("Starting PyTorch…")
-                              : config.backend == kernels::Backend::Cuda
-                                  ? tr("Running on the GPU…")
-                                  : tr("Running on %1 CPU workers…").arg(m_run->workers())));
-    return {};
+    m_panel->setState(state);
 }
 
 void RunController::stop() {
     if (!m_active) return;
+    if (!m_launched) { // nothing ran yet
+        m_active = false;
+        m_panel->setRunning(false);
+        m_panel->setState(tr("Run stopped before it started"));
+        Q_EMIT status(tr("Run stopped before it started"));
+        Q_EMIT finished();
+        return;
+    }
     m_run->stop(); // ends after the call under way; the timer sees the end
     m_panel->setState(tr("Stopping after the call under way…"));
 }
@@ -112,8 +138,9 @@ void RunController::build(bool final) {
             // The new records as a trace, appended to the run's so far (their correlation ids are the
             // run's own: a launch before and its kernel now find each other).
             if (!batches.empty()) trace->append(*kernels::buildRunTrace(batches, backend, device), 0);
+            // With its analysis: roles, calls, verdicts and findings of the run so far (the run's traces
+            // are small: a few records per kernel and worker).
             DocumentOptions options;
-            options.parts = TimelinePart | SummaryPart; // the analysis follows the run's end
             return openDocument(DocumentSource::built(trace->snapshot(), name), options);
         },
         [this, final](std::shared_ptr<const Document> doc) {

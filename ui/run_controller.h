@@ -52,8 +52,8 @@ public:
     QString name() const; // "CPU run", "CUDA run"
 
 Q_SIGNALS:
-    // The run so far (its timeline and summary; the analysis follows the run's end); first: its first
-    // snapshot, final: the run has ended.
+    // The run so far, analysed (roles, calls, verdicts, findings); first: its first snapshot, final: the
+    // run has ended.
     void snapshot(std::shared_ptr<const Document> document, bool first, bool final);
     void status(const QString& text);
     void failed(const QString& error);
@@ -61,6 +61,7 @@ Q_SIGNALS:
     void finished();
 
 private:
+    void launch(const QString& state); // the run itself, once the CPU's roofs are known
     void tick();
     void build(bool final);
     void end();
@@ -76,6 +77,7 @@ private:
     QTimer* m_timer = nullptr;
     JobRunner* m_jobs = nullptr;
     qint64 m_startMs = 0;
+    bool m_launched = false;    // the run session started (after the roofs)
     bool m_snapshotDue = false; // records arrived since the last snapshot
     bool m_building = false;    // a snapshot is being built
     bool m_shown = false;       // the run's first snapshot went out

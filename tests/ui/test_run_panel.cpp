@@ -78,19 +78,26 @@ TEST(RunPanel, KernelsArriveWhileItRunsAndTheRunIsATrace) {
     kernels::RunConfig config = smallRun(40);
     config.shape.seq = 1024;
     w.runPanel()->setConfig(config);
+    // The Attention dock on top while it runs: its rows follow each snapshot.
+    if (auto* dock = w.findChild<QDockWidget*>("attentionDock")) dock->raise();
     button(w.runPanel(), "Run")->click();
     if (auto* box = w.findChild<QMessageBox*>()) ADD_FAILURE() << box->text().toStdString();
     ASSERT_TRUE(w.running());
     QElapsedTimer timer;
     timer.start();
-    bool seenWhileRunning = false;
+    bool seenWhileRunning = false, analysedWhileRunning = false;
     while (w.running() && timer.elapsed() < 60000) {
         QApplication::processEvents(QEventLoop::AllEvents, 10);
         if (w.running() && w.trace() && w.trace()->eventCount() > 0) seenWhileRunning = true;
+        // The run so far with its roles and calls: the Attention dock's rows grow with it.
+        if (w.running() && w.analysis() && !w.analysis()->calls.empty() &&
+            w.attention()->table()->rowCount() > 0)
+            analysedWhileRunning = true;
     }
     QApplication::processEvents(QEventLoop::AllEvents, 100); // the last batch
     ASSERT_FALSE(w.running());
     EXPECT_TRUE(seenWhileRunning) << "the timeline showed kernels before the run ended";
+    EXPECT_TRUE(analysedWhileRunning) << "the Attention dock showed the calls so far before the run ended";
     ASSERT_TRUE(w.trace());
     const TraceSummary s = summarize(*w.trace(), 0);
     // 40 calls of naive (3 kernels) and flash (1), each split over the workers.
