@@ -207,9 +207,14 @@ QChart* makeComparisonChart(const Comparison& comparison) {
     std::vector<std::array<double, std::size_t(KernelRole::Count)>> ns;
     const std::vector<std::string> labels = traceLabels(comparison);
     bool opening = false;
+    std::vector<std::size_t> withoutCalls; // read, with no attention call: no bar, and the title says so
     for (std::size_t t = 0; t < comparison.traces.size(); ++t) {
         opening = opening || comparison.traces[t].opening;
-        for (const CompareRow& row : comparison.traces[t].rows) {
+        const auto& rows = comparison.traces[t].rows;
+        if (!rows.empty() &&
+            std::none_of(rows.begin(), rows.end(), [](const CompareRow& r) { return r.calls.calls; }))
+            withoutCalls.push_back(t);
+        for (const CompareRow& row : rows) {
             if (!row.calls.calls) continue;
             bars.push_back(QStringLiteral("%1\n%2").arg(qs(labels[t]), qs(row.impl)));
             std::array<double, std::size_t(KernelRole::Count)> perCall{};
@@ -218,9 +223,13 @@ QChart* makeComparisonChart(const Comparison& comparison) {
             ns.push_back(perCall);
         }
     }
+    QString title = QObject::tr("Kernel time per attention call by role");
+    if (!bars.empty() && !withoutCalls.empty())
+        title += withoutCalls.size() == 1
+                     ? QObject::tr(" · %1 left out: no attention call").arg(qs(labels[withoutCalls[0]]))
+                     : QObject::tr(" · %1 traces left out: no attention call").arg(withoutCalls.size());
     if (!bars.empty() || opening)
-        return stackedBars(bars, ns, QObject::tr("Kernel time per attention call by role"),
-                           QObject::tr("kernel time per call (%1)"),
+        return stackedBars(bars, ns, title, QObject::tr("kernel time per call (%1)"),
                            opening ? QObject::tr("opening the traces…")
                                    : QObject::tr("no attention call in these traces"));
     // No trace has an attention call (a job's ranks of a recommender model): each trace's kernel time by

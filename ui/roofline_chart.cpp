@@ -109,24 +109,28 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
         for (std::size_t i = 0; i < names.size(); ++i) {
             const QPointF at = chart->mapToPosition(names[i].value, series);
             const QSizeF box = items[i]->boundingRect().size();
-            const double r = names[i].markerSize / 2 + 4;
-            const QRectF choices[] = {{QPointF(at.x() + r, at.y() - box.height() / 2), box},
-                                      {QPointF(at.x() - r - box.width(), at.y() - box.height() / 2), box},
-                                      {QPointF(at.x() - box.width() / 2, at.y() - r - box.height()), box}};
-            QRectF chosen = choices[0];
-            for (const QRectF& c : choices) {
-                const bool clear =
-                    plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
-                        return t != taken[i] && t.intersects(c);
-                    });
-                if (clear) {
-                    chosen = c;
-                    break;
-                }
-            }
-            items[i]->setPos(chosen.topLeft());
-            items[i]->setVisible(plot.contains(at));
-            taken.push_back(chosen);
+            const double r = names[i].markerSize / 2 + 4, w = box.width(), h = box.height();
+            // Beside, then above and below, then at the corners: the first place inside the plot that no
+            // other point or name takes. A name with no such place is not drawn (its point's tooltip names
+            // it): names that overlap are read as neither.
+            const QRectF choices[] = {{QPointF(at.x() + r, at.y() - h / 2), box},
+                                      {QPointF(at.x() - r - w, at.y() - h / 2), box},
+                                      {QPointF(at.x() - w / 2, at.y() - r - h), box},
+                                      {QPointF(at.x() - w / 2, at.y() + r), box},
+                                      {QPointF(at.x() + r, at.y() - r - h), box},
+                                      {QPointF(at.x() + r, at.y() + r), box},
+                                      {QPointF(at.x() - r - w, at.y() - r - h), box},
+                                      {QPointF(at.x() - r - w, at.y() + r), box}};
+            const auto clear = std::find_if(std::begin(choices), std::end(choices), [&](const QRectF& c) {
+                return plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
+                           return t != taken[i] && t.intersects(c);
+                       });
+            });
+            const bool shown = clear != std::end(choices) && plot.contains(at);
+            items[i]->setVisible(shown);
+            if (!shown) continue;
+            items[i]->setPos(clear->topLeft());
+            taken.push_back(*clear);
         }
     };
     QObject::connect(chart, &QChart::plotAreaChanged, chart, place);
@@ -351,6 +355,7 @@ private:
         std::sort(biggest.begin(), biggest.end(),
                   [](const RoofPoint* l, const RoofPoint* r) { return l->ns() > r->ns(); });
         std::vector<PointName> labels;
+        std::vector<std::vector<std::pair<QString, int>>> named; // per label: each name and its points
         for (std::size_t i = 0; i < biggest.size() && i < 5; ++i) {
             const RoofPoint& p = *biggest[i];
             if (p.ns() < 0.02 * m_totalNs) break;
@@ -366,10 +371,25 @@ private:
                 return std::abs(std::log10(l.value.x() / point.x())) < 0.3 &&
                        std::abs(std::log10(l.value.y() / point.y())) < 0.15;
             });
-            if (near != labels.end())
-                near->text += QStringLiteral(", ") + name;
+            if (near == labels.end()) {
+                labels.push_back({point, kSizes[sizeClass(p.ns())], {}});
+                named.push_back({{name, 1}});
+                continue;
+            }
+            // Points together share a label; one name twice is said once, with its count.
+            auto& names = named[std::size_t(near - labels.begin())];
+            auto same =
+                std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
+            if (same != names.end())
+                ++same->second;
             else
-                labels.push_back({point, kSizes[sizeClass(p.ns())], name});
+                names.push_back({name, 1});
+        }
+        for (std::size_t l = 0; l < labels.size(); ++l) {
+            QStringList parts;
+            for (const auto& [name, count] : named[l])
+                parts << (count > 1 ? QStringLiteral("%1 ×%2").arg(name).arg(count) : name);
+            labels[l].text = parts.join(QStringLiteral(", "));
         }
         if (m_firstCloud) nameBeside(m_chart, m_firstCloud, labels);
     }

@@ -327,8 +327,13 @@ void VariantsWindow::fillTable() {
         }
         if (!line.row) m_table->setSpan(r, 1, 1, int(headers.size()) - 1);
     }
+    // Each column as wide as its content, but the findings' (often long): it takes the room left, at least
+    // its title's width, its text cut at the end (its tooltip holds every finding).
     m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    QHeaderView* header = m_table->horizontalHeader();
+    const int last = header->count() - 1;
+    header->resizeSection(last, header->fontMetrics().horizontalAdvance(headers.back()) + 24);
+    header->setStretchLastSection(true);
 }
 
 void VariantsWindow::fillTimelines() {
@@ -415,7 +420,8 @@ QString VariantsWindow::exportChart(const QString& kind, const QString& path, QS
         chart.reset(makeChart(ChartKind::Roofline, inputs));
     } else if (kind == "timelines") {
         QWidget* shown = m_tabs->widget(2);
-        if (!shown->isVisible()) return tr("The timelines export as they are on show: show the Timelines tab");
+        if (!shown->isVisible())
+            return tr("The timelines export as they are on show: show the Timelines tab");
         return exportPicture(shown->size(), 1, path, tr("Timelines"),
                              [shown](QPainter& p, QSize) { shown->render(&p); });
     } else {

@@ -38,12 +38,14 @@
 #include <QPieSlice>
 #include <QScatterSeries>
 #include <QScrollBar>
+#include <QSet>
 #include <QStackedBarSeries>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QValueAxis>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -156,6 +158,48 @@ TEST(Charts, AnH100TraceGetsRolesCostsAndARoofline) {
             fusedPixels += image.pixel(x, y) == fused.rgb();
     EXPECT_GT(fusedPixels, 500);
     EXPECT_NE(w.exportChart(QString::fromStdString(dir.path("chart.bmp"))), "");
+}
+
+// The roofline's point names, over every fixture, at an exported picture's size and at a dock's: each whole
+// inside the plot, none over another (a name with no clear place is left to its point's tooltip).
+TEST(Charts, RooflineNamesNeverOverlapOrLeaveThePlot) {
+    ATTNSCOPE_REQUIRE_FIXTURE(any, "h100_sdpa_flash_qwen.json.gz");
+    int named = 0;
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(std::filesystem::path(any).parent_path())) {
+        const std::string path = entry.path().string();
+        if (!entry.is_regular_file() || path.ends_with(".md")) continue;
+        DocumentOptions options;
+        options.cpuRoofs = CpuRoofsChoice::None;
+        const auto doc = openDocument(DocumentSource::file(path), options);
+        const std::vector<ChartInput> input{{doc->trace.get(), doc->analysis.get(), "trace"}};
+        for (const QSizeF size : {QSizeF(1200, 800), QSizeF(480, 360)}) {
+            QGraphicsScene scene;
+            std::unique_ptr<QChart> chart(makeChart(ChartKind::Roofline, input));
+            scene.addItem(chart.get());
+            chart->resize(size);
+            QApplication::processEvents();
+            std::vector<std::pair<QString, QRectF>> names;
+            for (QGraphicsItem* item : chart->childItems())
+                if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item); text && text->isVisible())
+                    names.emplace_back(text->text(), text->mapRectToParent(text->boundingRect()));
+            for (std::size_t i = 0; i < names.size(); ++i) {
+                // Points together share a name; a name said twice in one is said once, with its count.
+                const QStringList parts = names[i].first.split(QStringLiteral(", "));
+                EXPECT_EQ(QSet<QString>(parts.begin(), parts.end()).size(), parts.size())
+                    << path << ": " << names[i].first.toStdString();
+                EXPECT_TRUE(chart->plotArea().contains(names[i].second))
+                    << path << " " << size.width() << ": " << names[i].first.toStdString();
+                for (std::size_t j = i + 1; j < names.size(); ++j)
+                    EXPECT_FALSE(names[i].second.intersects(names[j].second))
+                        << path << " " << size.width() << ": " << names[i].first.toStdString() << " over "
+                        << names[j].first.toStdString();
+            }
+            named += int(names.size());
+            scene.removeItem(chart.get());
+        }
+    }
+    EXPECT_GE(named, 10); // the fixtures' rooflines do name their points
 }
 
 TEST(Charts, HeadlessExportOfEachChart) {
@@ -671,4 +715,21 @@ TEST(Charts, ACompareWithoutAttentionShowsTheTracesWholeAndOpeningSaysSo) {
     auto* none = qobject_cast<QValueAxis*>(waiting->axes(Qt::Vertical).value(0));
     ASSERT_NE(none, nullptr);
     EXPECT_FALSE(none->labelsVisible());
+}
+
+// A trace with no attention call beside one with calls has no bar per call: the chart's title says it is
+// left out, not a silence.
+TEST(Charts, ACompareSaysWhichTracesItsPerCallBarsLeaveOut) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(triton, "triton_single_kernel.json.gz");
+    Comparison c;
+    for (const std::string& path : {h100, triton})
+        c.traces.push_back(compareEntry(*openDocument(DocumentSource::file(path)), path));
+    std::unique_ptr<QChart> chart(makeComparisonChart(c));
+    EXPECT_EQ(
+        chart->title(),
+        "Kernel time per attention call by role · triton_single_kernel.json.gz left out: no attention call");
+    c.traces.pop_back(); // every trace with calls: nothing said
+    std::unique_ptr<QChart> whole(makeComparisonChart(c));
+    EXPECT_EQ(whole->title(), "Kernel time per attention call by role");
 }
