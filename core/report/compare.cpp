@@ -131,16 +131,40 @@ std::vector<std::string> traceLabels(const Comparison& comparison) {
 }
 
 std::string roleMix(const CompareRow& row, std::size_t top) {
-    std::vector<std::pair<TimeNs, KernelRole>> byTime;
+    std::vector<std::pair<TimeNs, std::string>> byTime;
     for (std::size_t r = 0; r < row.roles.ns.size(); ++r)
-        if (row.roles.ns[r] > 0) byTime.push_back({row.roles.ns[r], KernelRole(r)});
+        if (row.roles.ns[r] > 0) byTime.push_back({row.roles.ns[r], std::string(roleLabel(KernelRole(r)))});
     std::stable_sort(byTime.begin(), byTime.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
-    const TimeNs all = std::max<TimeNs>(1, row.roles.total());
+    // Past `top` roles, the rest are one part ("2 more"), so that the parts are the whole.
+    if (byTime.size() > top + 1) {
+        TimeNs rest = 0;
+        for (std::size_t i = top; i < byTime.size(); ++i)
+            rest += byTime[i].first;
+        const std::size_t more = byTime.size() - top;
+        byTime.resize(top);
+        byTime.push_back({rest, std::to_string(more) + " more"});
+    }
+    // Whole percents that add up to 100: each part's floor, and the points left to the largest remainders.
+    TimeNs all = 0;
+    for (const auto& part : byTime)
+        all += part.first;
+    std::vector<int> percent(byTime.size());
+    std::vector<std::pair<double, std::size_t>> remainders;
+    int given = 0;
+    for (std::size_t i = 0; i < byTime.size(); ++i) {
+        const double exact = 100.0 * double(byTime[i].first) / double(std::max<TimeNs>(1, all));
+        percent[i] = int(exact);
+        given += percent[i];
+        remainders.push_back({exact - percent[i], i});
+    }
+    std::stable_sort(remainders.begin(), remainders.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t k = 0; k < remainders.size() && given < 100 && all > 0; ++k, ++given)
+        ++percent[remainders[k].second];
     std::string out;
-    for (std::size_t i = 0; i < byTime.size() && i < top; ++i)
-        out += (out.empty() ? "" : ", ") + std::string(roleLabel(byTime[i].second)) + " " +
-               formatPercent(double(byTime[i].first) / double(all), 0);
+    for (std::size_t i = 0; i < byTime.size(); ++i)
+        out += (out.empty() ? "" : ", ") + byTime[i].second + " " + std::to_string(percent[i]) + "%";
     return out;
 }
 

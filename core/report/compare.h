@@ -57,7 +57,8 @@ struct Comparison {
 
 // The traces' short names as a table shows them: file names, with the folder where two share one.
 std::vector<std::string> traceLabels(const Comparison& comparison);
-// "QKᵀ GEMM 41%, softmax 33%, PV GEMM 26%": the roles holding the row's kernel time, largest first.
+// "QKᵀ GEMM 41%, softmax 33%, PV GEMM 26%": the roles holding the row's kernel time, largest first; past
+// `top`, the rest as one part ("2 more 6%"); whole percents that add up to 100.
 std::string roleMix(const CompareRow& row, std::size_t top = 4);
 
 // The table as people read it (text, Markdown, the Compare window): a header, and per row its trace,

@@ -113,3 +113,27 @@ TEST(Compare, ATraceWithoutAPathHasAnEmptyLabel) {
     c.traces[1].path = "runs/a.json";
     EXPECT_EQ(traceLabels(c), (std::vector<std::string>{"", "a.json"}));
 }
+
+// The roles' shares are the whole: past five, the rest is one part, and the whole percents add up to 100
+// (each rounded alone, 33.4 + 33.3 + 33.3 would say 99%; four roles of six said 94%).
+TEST(Compare, TheRoleSharesAddUpToTheWhole) {
+    CompareRow row;
+    const auto set = [&](KernelRole r, TimeNs ns) { row.roles.ns[std::size_t(r)] = ns; };
+    set(KernelRole::Elementwise, 370);
+    set(KernelRole::Gemm, 270);
+    set(KernelRole::Reduction, 220);
+    set(KernelRole::Other, 80);
+    set(KernelRole::Copy, 40);
+    set(KernelRole::Communication, 20);
+    EXPECT_EQ(roleMix(row), "elementwise 37%, GEMM 27%, reduction 22%, other 8%, 2 more 6%");
+    row.roles.ns[std::size_t(KernelRole::Communication)] = 0; // five: all named
+    EXPECT_EQ(roleMix(row), "elementwise 38%, GEMM 28%, reduction 22%, other 8%, copy 4%");
+    CompareRow thirds;
+    thirds.roles.ns[std::size_t(KernelRole::QkGemm)] = 334;
+    thirds.roles.ns[std::size_t(KernelRole::Softmax)] = 333;
+    thirds.roles.ns[std::size_t(KernelRole::PvGemm)] = 333;
+    EXPECT_EQ(roleMix(thirds), "QKᵀ GEMM 34%, softmax 33%, PV GEMM 33%");
+    CompareRow four = thirds; // four roles: all shown
+    four.roles.ns[std::size_t(KernelRole::Copy)] = 1;
+    EXPECT_EQ(roleMix(four), "QKᵀ GEMM 34%, softmax 33%, PV GEMM 33%, copy 0%");
+}
