@@ -28,7 +28,7 @@ RunController::RunController(RunPanel* panel, QObject* parent) : QObject(parent)
 RunController::~RunController() = default;
 
 bool RunController::ended() const {
-    return !m_run || m_run->finished();
+    return !m_run || (!m_launched && !m_active) || m_run->finished(); // (stopped before it started)
 }
 
 QString RunController::name() const {
