@@ -300,7 +300,8 @@ void keepAllAtLeastOneCore(CpuRoofs& r) {
 }
 
 // The cache file: a record per CPU, ISA and version (a CPU seen through an emulator reports another ISA and
-// does not replace the native record): the key, then "measured DATE", then the six numbers.
+// does not replace the native record): the key, then "measured DATE" (and "; NOTE" when the machine was
+// busy), then the six numbers.
 struct CacheRecord {
     std::string key;
     CpuRoofs roofs;
@@ -319,7 +320,11 @@ std::vector<CacheRecord> readCache(const std::string& path) {
             r.isa = key.substr(cores + 9);
             r.isa.resize(std::min(r.isa.size(), r.isa.find(" | ")));
         }
-        r.date = measured.substr(9);
+        r.date = measured.substr(9); // "DATE", or "DATE; what was wrong then" (a busy machine)
+        if (const std::size_t semicolon = r.date.find("; "); semicolon != std::string::npos) {
+            r.note = r.date.substr(semicolon + 2);
+            r.date.resize(semicolon);
+        }
         std::istringstream six(numbers);
         if (!(six >> r.fp32Core >> r.fp32All >> r.bf16Core >> r.bf16All >> r.bandwidthCore >>
               r.bandwidthAll) ||
@@ -343,7 +348,8 @@ void writeCache(const std::string& path, std::vector<CacheRecord> records, const
         std::ofstream out(tmp);
         out.precision(17); // read back exactly: every process then holds kernels to the same roofs
         for (const CacheRecord& c : records)
-            out << c.key << "\nmeasured " << c.roofs.date << '\n'
+            out << c.key << "\nmeasured " << c.roofs.date << (c.roofs.note.empty() ? "" : "; " + c.roofs.note)
+                << '\n'
                 << c.roofs.fp32Core << ' ' << c.roofs.fp32All << ' ' << c.roofs.bf16Core << ' '
                 << c.roofs.bf16All << ' ' << c.roofs.bandwidthCore << ' ' << c.roofs.bandwidthAll << '\n';
         if (!out) return;
@@ -422,7 +428,8 @@ CpuRoofs measureCpuRoofs() {
     r.bandwidthAll = readBandwidth(r.cores);
     // Several cores at once doing little more than one: other work held some of them (a build, a test
     // beside). Measure them again a few times, a moment apart, keeping the best; a measurement still short
-    // is used for this run and not cached, so a busy moment does not become the machine's roofs.
+    // is kept (every process then holds kernels to the same roofs) with a note that says so, and how to
+    // measure again.
     auto busy = [&] { return r.cores >= 2 && r.fp32All < kAllCoresAtLeast * r.fp32Core; };
     for (int again = 0; again < 3 && busy(); ++again) {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -435,8 +442,8 @@ CpuRoofs measureCpuRoofs() {
     if (busy()) {
         char said[200];
         std::snprintf(said, sizeof said,
-                      "measured while the machine was busy (%u cores did %.2f× one core's fp32 work): used "
-                      "for this run, not cached",
+                      "measured while the machine was busy (%u cores did %.2f× one core's fp32 work; delete "
+                      "the cache file to measure again)",
                       r.cores, r.fp32All / r.fp32Core);
         r.note = said;
     }
@@ -487,7 +494,7 @@ CpuRoofs cpuRoofs() {
         } else {
             if (emulated)
                 now.note = "measured under valgrind, whose slow emulation they reflect: not cached";
-            else if (now.note.empty())
+            else
                 writeCache(path, records, now);
             g_roofs = now;
         }

@@ -32,8 +32,8 @@ struct CpuRoofs {
     double bandwidthCore = 0, bandwidthAll = 0; // bytes/s
     bool measuredNow = false;                   // measured by this call (nothing was cached yet)
     // Why these roofs are not this measurement's, or not cached (a measurement far below the CPU's
-    // earlier one, under valgrind, or while other work held the cores); empty when they are what was
-    // measured and kept.
+    // earlier one, or under valgrind), or what was wrong when they were measured (other work held the
+    // cores: kept in the cache with them); empty when they are what was measured, at a quiet moment.
     std::string note;
     // One core's roofs, and all cores' at once: a CPU run's workers (one event: one worker's share of
     // a kernel, on one core) are each held to all cores' roofs over the workers, and never to more
