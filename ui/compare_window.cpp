@@ -219,9 +219,6 @@ void CompareWindow::fillTable() {
     int row = 0;
     auto add = [&](const DiffRow& r, const QString& kind) {
         const double ratio = r.ratio();
-        const QString ratioText = std::isinf(ratio) ? tr("new")
-                                  : r.countB == 0   ? tr("gone")
-                                                    : QString::number(ratio, 'f', 2) + "×";
         const TimeNs delta = r.delta();
         const QList<QTableWidgetItem*> items = {
             new QTableWidgetItem(kind),
@@ -232,11 +229,11 @@ void CompareWindow::fillTable() {
             new NumberItem(qs(formatDuration(r.totalB)), double(r.totalB)),
             new NumberItem((delta < 0 ? "−" : "+") + qs(formatDuration(delta < 0 ? -delta : delta)),
                            double(delta)),
-            new NumberItem(ratioText, std::isinf(ratio) ? 1e300 : ratio)};
+            new NumberItem(qs(r.ratioText()), std::isinf(ratio) ? 1e300 : ratio)};
         for (int c = 0; c < items.size(); ++c) {
             if (r.regression()) {
                 items[c]->setForeground(QColor(200, 30, 30));
-                items[c]->setToolTip(tr("A regression: B is at least 5% and 1 µs slower"));
+                items[c]->setToolTip(tr("A regression: %1").arg(qs(regressionRule())));
             }
             m_table->setItem(row, c, items[c]);
         }

@@ -45,7 +45,7 @@ QString jsonForPeople(std::string_view json) {
 std::optional<EventRef> enclosingOp(const Trace& trace, EventRef event) {
     const std::vector<EventRef> around = enclosingEvents(trace, event);
     for (const EventRef& e : around)
-        if (isCpuOpCategory(trace.str(trace.track(e.track).events.category[e.index]))) return e;
+        if (trace.categoryKind(e) == CategoryKind::CpuOp) return e;
     if (around.empty()) return std::nullopt;
     return around.front();
 }

@@ -144,8 +144,8 @@ void JobWindow::showReport(JobReport report) {
     if (!job.slowRanks.empty()) {
         QStringList slow;
         for (const SlowRank& s : job.slowRanks)
-            slow << tr("%1 (%2×)").arg(s.rank).arg(s.overMedian, 0, 'f', 2);
-        header += tr(" · slow for themselves (compute beyond the median by 3 MADs): %1").arg(slow.join(", "));
+            slow << tr("%1 (%2)").arg(s.rank).arg(qs(formatRatio(s.overMedian)));
+        header += tr(" · slow for themselves (compute %1): %2").arg(qs(slowRankRule()), slow.join(", "));
     }
     QStringList spreads;
     for (std::size_t i = 0; i < job.spreads.size(); ++i) {

@@ -39,7 +39,7 @@ namespace attnscope::ui {
 QStringList MainWindow::pickTraces(const QString& title, bool several) {
     QSettings settings;
     const QString dir = settings.value("lastOpenDir").toString();
-    const QString filter = tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)");
+    const QString filter = traceFileFilter();
     const QStringList paths = several ? QFileDialog::getOpenFileNames(this, title, dir, filter)
                                       : QStringList{QFileDialog::getOpenFileName(this, title, dir, filter)};
     if (paths.isEmpty() || paths.front().isEmpty()) return {};

@@ -79,9 +79,7 @@ void RanksPanel::showReport(const RankReport& report) {
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);
-                item->setToolTip(report.collectives
-                                     ? tr("The slowest rank: the others wait for it at the collectives")
-                                     : tr("The slowest rank: it computes the most"));
+                item->setToolTip(tr("The slowest rank: %1").arg(qs(report.slowestWhy())));
             }
             m_table->setItem(row, c, item);
         }
@@ -93,8 +91,9 @@ void RanksPanel::showReport(const RankReport& report) {
     if (report.collectives)
         note += tr(" · the slowest: %1").arg(qs(report.stragglerSentence()));
     else if (report.ranks.size() > 1)
-        note += tr(" · the slowest rank is %1: it computes the most (no collective matched on every rank)")
-                    .arg(report.slowestRank);
+        note += tr(" · the slowest rank is %1: it %2 (no collective matched on every rank)")
+                    .arg(report.slowestRank)
+                    .arg(qs(report.slowestWhy()));
     m_note->setText(note);
 }
 

@@ -412,18 +412,6 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
     p.restore();
 }
 
-std::vector<std::pair<EventRef, EventRef>> linksOf(const Trace& trace, EventRef event) {
-    std::vector<std::pair<EventRef, EventRef>> links;
-    if (auto launch = trace.launchOf(event)) links.emplace_back(*launch, event);
-    for (const EventRef& work : trace.gpuWorkOf(event))
-        links.emplace_back(event, work);
-    // Kineto writes its launch → kernel flows (ac2g) too: the same arrows once.
-    for (const Flow& f : trace.flowsOf(event))
-        if (std::find(links.begin(), links.end(), std::make_pair(f.from, f.to)) == links.end())
-            links.emplace_back(f.from, f.to);
-    return links;
-}
-
 void TimelineRenderer::paintLinks(QPainter& p, const TimelineScene& scene, const TimelineStyle& style) {
     const Trace& trace = *scene.trace;
     const int laneHeight = style.metrics.laneHeight;

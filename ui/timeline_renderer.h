@@ -81,10 +81,6 @@ struct TimelineScene {
     bool legend = true;
 };
 
-// What a selected event is linked to, as arrows from → to: the call that launched it, the GPU work
-// it launched (by correlation id), and the file's flow arrows that leave or reach it.
-std::vector<std::pair<EventRef, EventRef>> linksOf(const Trace& trace, EventRef event);
-
 // Paints timelines: the widget, the exports and the frame benchmark all go through here.
 // Sub-pixel runs of events fold into one block per pixel, so a frame costs what is on screen.
 class TimelineRenderer {

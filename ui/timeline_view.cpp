@@ -165,7 +165,7 @@ void TimelineView::updateTrace(std::shared_ptr<const Trace> trace,
         m_selected.reset();
         m_links.clear();
     } else if (m_selected) {
-        m_links = linksOf(*m_trace, *m_selected);
+        m_links = m_trace->linksOf(*m_selected);
     }
     m_viewport = TimeViewport(m_trace->startNs(), m_trace->endNs(), eventsWidth());
     if (!m_showingAll) m_viewport.fit(before.start(), before.end(), 0);
@@ -449,7 +449,7 @@ void TimelineView::setCollapsed(ProcessId process, bool collapsed) {
 
 void TimelineView::selectEvent(std::optional<EventRef> event, bool reveal) {
     m_selected = event;
-    m_links = event && m_trace ? linksOf(*m_trace, *event) : std::vector<std::pair<EventRef, EventRef>>{};
+    m_links = event && m_trace ? m_trace->linksOf(*event) : std::vector<std::pair<EventRef, EventRef>>{};
     if (event && reveal && m_trace) {
         const Track& t = m_trace->track(event->track);
         if (m_collapsed.erase(t.process.value)) relayout();

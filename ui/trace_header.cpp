@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "trace_header.h"
+#include "core/io/trace_loader.h"
 #include "core/report/format.h"
 
 #include "qt_text.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QStringList>
 
 #include <algorithm>
-#include <cstring>
+#include <string_view>
+#include <vector>
 
 namespace attnscope::ui {
 
@@ -36,11 +39,26 @@ QString traceHeaderText(const QString& name, const TraceSummary& s) {
 
 QString traceBaseName(const QString& fileName) {
     QString base = QFileInfo(fileName).fileName();
-    for (const char* suffix : {".gz", ".json", ".sqlite", ".nsys-rep", ".pt.trace"})
-        if (base.endsWith(QLatin1String(suffix), Qt::CaseInsensitive) &&
-            base.size() > int(std::strlen(suffix)))
-            base.chop(int(std::strlen(suffix)));
+    std::vector<std::string_view> suffixes = traceSuffixes();
+    suffixes.push_back(".pt.trace"); // PyTorch's name for a trace, before the format's suffix
+    for (bool again = true; again;) {
+        again = false;
+        for (std::string_view suffix : suffixes)
+            if (const QString s = qs(suffix);
+                base.endsWith(s, Qt::CaseInsensitive) && base.size() > s.size()) {
+                base.chop(s.size());
+                again = true;
+                break;
+            }
+    }
     return base;
+}
+
+QString traceFileFilter() {
+    QStringList patterns;
+    for (std::string_view suffix : traceSuffixes())
+        patterns << "*" + qs(suffix);
+    return tr("Traces (%1);;All files (*)").arg(patterns.join(' '));
 }
 
 } // namespace attnscope::ui

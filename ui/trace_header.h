@@ -15,4 +15,7 @@ QString traceHeaderText(const QString& name, const TraceSummary& summary);
 // names AttnScope suggests when saving what it shows: "rank0.pt.trace.json.gz" -> "rank0".
 QString traceBaseName(const QString& fileName);
 
+// What the file dialogs that open traces offer: every reader's suffixes (traceReaders), then all files.
+QString traceFileFilter();
+
 } // namespace attnscope::ui

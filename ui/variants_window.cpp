@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "variants_window.h"
+#include "trace_header.h"
 
 #include "charts.h"
 #include "job_runner.h"
@@ -93,9 +94,8 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
 
     QToolBar* bar = addToolBar(tr("Variants"));
     bar->addAction(tr("Add…"), this, [this] {
-        const QStringList paths = QFileDialog::getOpenFileNames(
-            this, tr("Traces to compare"), {},
-            tr("Traces (*.json *.json.gz *.gz *.sqlite *.nsys-rep.sqlite);;All files (*)"));
+        const QStringList paths =
+            QFileDialog::getOpenFileNames(this, tr("Traces to compare"), {}, traceFileFilter());
         if (!paths.isEmpty()) addTraces(paths);
     });
     bar->addAction(tr("Remove"), this, [this] {

@@ -83,21 +83,18 @@ namespace {
 // Below this many kernels one thread reads them all.
 constexpr std::size_t kKernelsPerThread = 16384;
 
+// The device's work the analysis reads: kernels, copies and an accelerator's own events.
+bool isWork(CategoryKind k) {
+    return k == CategoryKind::Kernel || k == CategoryKind::Copy || k == CategoryKind::DeviceEvent;
+}
+
 // One analysis, in passes over the trace's kernels.
 class Analyzer {
 public:
     Analyzer(const Trace& trace, const DeviceSpec* cpu, const DeviceSpec* cpuCore, const DeviceSpecs& specs,
              const RoleRules& rules, const CallShapes& shapes, unsigned threads)
         : trace(trace), cpu(cpu), cpuCore(cpuCore), specs(specs), rules(rules), shapes(shapes),
-          maxThreads(threads ? threads : std::max(1u, std::thread::hardware_concurrency())),
-          categoryKind(trace.strings().size(), 0) {
-        for (std::uint32_t id = 0; id < trace.strings().size(); ++id) {
-            const std::string_view c = trace.strings().get(StringId(id));
-            categoryKind[id] = isKernelCategory(c) || isCopyCategory(c) || isDeviceEventCategory(c) ? 1
-                               : isCpuOpCategory(c)                                                 ? 2
-                                                                                                    : 0;
-        }
-    }
+          maxThreads(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
     TraceAnalysis run() {
         chooseDevice();
@@ -150,14 +147,15 @@ private:
         for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
             const Track& track = trace.tracks()[t];
             for (std::uint32_t i = 0; i < track.size(); ++i)
-                if (categoryKind[track.events.category[i].value] == 1 || (track.events.flags[i] & kOpKernel))
+                if (isWork(trace.categoryKind(track.events.category[i])) ||
+                    (track.events.flags[i] & kOpKernel))
                     refs.push_back({TrackId{t}, i});
         }
         const unsigned threads =
             unsigned(std::clamp<std::size_t>(refs.size() / kKernelsPerThread, 1, std::min(maxThreads, 8u)));
         std::vector<std::unique_ptr<KernelReader>> readers;
         for (unsigned p = 0; p < threads; ++p)
-            readers.push_back(std::make_unique<KernelReader>(trace, rules, categoryKind));
+            readers.push_back(std::make_unique<KernelReader>(trace, rules));
         a.kernels.resize(refs.size());
         std::vector<ModelledOp> launchedBy(refs.size());
         parallelFor(threads, threads, [&](std::size_t p) {
@@ -357,7 +355,8 @@ private:
             const std::vector<TimeNs>& inCalls = taken[trackId];
             TimeNs coveredUntil = INT64_MIN;
             for (std::uint32_t i = 0; i < t.size(); ++i) {
-                if (categoryKind[t.events.category[i].value] != 2 || t.events.start[i] < coveredUntil)
+                if (trace.categoryKind(t.events.category[i]) != CategoryKind::CpuOp ||
+                    t.events.start[i] < coveredUntil)
                     continue;
                 const StringId name = t.events.name[i];
                 auto [known, added] = sdpaNames.try_emplace(name.value, false);
@@ -462,7 +461,7 @@ private:
             return !name.starts_with("ProfilerStep#") && !name.starts_with("## ") &&
                    !name.starts_with("CompiledFunction") && !name.starts_with("Torch-Compiled Region") &&
                    !name.starts_with("torch_compile") && !name.starts_with("TorchDynamo");
-        return categoryKind[t.events.category[e.index].value] == 2 &&
+        return trace.categoryKind(t.events.category[e.index]) == CategoryKind::CpuOp &&
                (name.starts_with("aten::scaled_dot_product") ||
                 name.starts_with("aten::_scaled_dot_product") || name.starts_with("aten::_flash_attention") ||
                 name.starts_with("aten::_efficient_attention"));
@@ -714,7 +713,6 @@ private:
     const CallShapes& shapes;
     const unsigned maxThreads;
     TraceAnalysis a;
-    std::vector<std::uint8_t> categoryKind; // per category string: 1 kernel or copy, 2 cpu_op, 0 other
     std::vector<std::optional<EventRef>> kernelAnchors;    // per kernel, made by the first anchorOf
     std::unordered_map<std::uint32_t, bool> backwardNames; // per kernel or op name
     std::set<std::pair<std::string, long>> warmupCalls;    // own runs' warm-up (impl, call)

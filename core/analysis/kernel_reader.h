@@ -66,8 +66,8 @@ class KernelReader {
 public:
     std::vector<std::tuple<std::uint32_t, std::string, long>> ownCalls; // (kernel, impl, call) of own runs
 
-    KernelReader(const Trace& trace, const RoleRules& rules, const std::vector<std::uint8_t>& categoryKind)
-        : trace(trace), rules(rules), categoryKind(categoryKind), modelledOp(trace.strings().size(), -1) {}
+    KernelReader(const Trace& trace, const RoleRules& rules)
+        : trace(trace), rules(rules), modelledOp(trace.strings().size(), -1) {}
 
     void read(const std::vector<EventRef>& refs, std::size_t from, std::size_t to, KernelAnalysis* kernels,
               ModelledOp* ops) {
@@ -131,7 +131,7 @@ private:
     // of ops it had seen before).
     ModelledOp modelledCost(EventRef op) {
         const Track& ot = trace.track(op.track);
-        if (categoryKind[ot.events.category[op.index].value] != 2) return {};
+        if (trace.categoryKind(ot.events.category[op.index]) != CategoryKind::CpuOp) return {};
         const StringId name = ot.events.name[op.index];
         std::int8_t& modelled = modelledOp[name.value];
         if (modelled < 0) modelled = opCostModels(trace.str(name));
@@ -166,7 +166,6 @@ private:
 
     const Trace& trace;
     const RoleRules& rules;
-    const std::vector<std::uint8_t>& categoryKind;
     std::unordered_map<std::uint64_t, KernelRole> byName; // (name, category) → role
     std::array<ModelledOp, 8> recent{};                   // the last ops read, each with its cost (or none)
     std::size_t nextRecent = 0;

@@ -66,31 +66,10 @@ RoleTimes KernelTables::allRoleTimes() const {
 
 namespace {
 
-// isKernelEvent for every kernel of an analysis, its category's strings looked at once per category.
-class KernelEvents {
-public:
-    explicit KernelEvents(const Trace& trace) : m_trace(trace), m_byCategory(trace.strings().size(), -1) {}
-    bool operator()(EventRef e) {
-        const Track& t = m_trace.track(e.track);
-        if (t.events.flags[e.index] & kOpKernel) return true;
-        std::int8_t& known = m_byCategory[t.events.category[e.index].value];
-        if (known < 0) {
-            const std::string_view cat = m_trace.str(t.events.category[e.index]);
-            known = isKernelCategory(cat) ? 1 : isDeviceEventCategory(cat) ? 2 : 0;
-        }
-        return known == 2 ? isKernelEvent(m_trace, t, e.index) : known == 1;
-    }
-
-private:
-    const Trace& m_trace;
-    std::vector<std::int8_t> m_byCategory; // -1 not looked at, 0 never, 1 always, 2 by the name
-};
-
 // Every analysed kernel's name and role, verdict (classes); the trace's kernels per name and role
 // (roofline), per call implementation and role (roleTimes), per verdict; the calls per implementation.
 KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
     KernelTableSums s;
-    KernelEvents isKernel(trace);
     auto group = [&](const std::string& impl) -> std::size_t {
         for (std::size_t g = 0; g < s.roleTimes.size(); ++g)
             if (s.roleTimes[g].impl == impl) return g;
@@ -105,7 +84,7 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
         const TimeNs d = t.events.duration[k.event.index];
         s.roleTime[std::uint64_t(name.value) << 8 | std::uint8_t(k.role)] += d + 1;
         s.verdictTime[std::uint64_t(name.value) << 8 | std::uint8_t(k.verdict)] += d + 1;
-        if (!isKernel(k.event)) continue;
+        if (!isKernelEvent(trace, trace.track(k.event.track), k.event.index)) continue;
         KernelTableSums::Point& point = s.roofline[std::uint64_t(name.value) << 8 | unsigned(k.role)];
         RooflinePoint& p = point.p;
         p.name = name;

@@ -348,7 +348,7 @@ private:
 std::unique_ptr<ByteSource> wrapIfGzip(std::unique_ptr<ByteSource> raw) {
     char magic[2] = {0, 0};
     const std::size_t got = raw->read(magic, 2);
-    if (detectTraceFormat(std::string_view(magic, got), {}) == TraceFormat::GzipJson)
+    if (isGzip(std::string_view(magic, got)))
         return std::make_unique<PrefetchSource>(
             std::make_unique<GzipSource>(std::move(raw), std::string_view(magic, 2)));
     // Not gzip: hand the two bytes back in front of the rest.

@@ -414,7 +414,7 @@ private:
         }
         m_buffer = BigBuffer(); // the same for the reading buffer
         TraceInfo& info = m_b.info();
-        info.format = kineto || info.schemaVersion || info.baseTimeNs ? "kineto-json" : "chrome-json";
+        info.format = kineto || info.schemaVersion || info.baseTimeNs ? kKinetoJsonFormat : kChromeJsonFormat;
         // Current libkineto writes each ts relative to baseTimeNanoseconds (an epoch in ns at the top
         // level); older versions wrote absolute epoch µs.
         if (info.baseTimeNs) {

@@ -145,7 +145,6 @@ const char* memoryKindName(std::int64_t kind) {
 
 } // namespace
 
-
 namespace {
 
 // One export read into a builder, table by table: each read* reads one kind of row if the export has
@@ -155,7 +154,7 @@ public:
     NsysImport(const std::string& path, const LoadOptions& options)
         : db(path), options(options), pool(b.strings()) {
         b.info().path = path;
-        b.info().format = "nsys-sqlite";
+        b.info().format = kNsysSqliteFormat;
     }
 
     std::shared_ptr<const Trace> read() {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/trace_append.h"
+#include "core/io/slice_nester.h"
 
 #include "core/io/trace_merge.h"
 #include "core/model/args_codec.h"
@@ -15,30 +16,20 @@
 namespace attnscope {
 
 namespace {
-// An event still open at the end of a track, as the builder's layout keeps them (trace_builder_tracks.cpp):
-// the next event's parent and depth come from these.
-struct Open {
-    TimeNs end;
-    std::uint32_t index;
-};
-
 // Whether the trace has GPU kernels (an accelerator's own included): then no CPU op stands for one.
 bool hasDeviceKernels(const Trace& t) {
-    std::vector<std::uint8_t> kernelCategory(t.strings().size());
-    for (std::uint32_t id = 0; id < kernelCategory.size(); ++id) {
-        const std::string_view s = t.str(StringId(id));
-        kernelCategory[id] = isKernelCategory(s) || isDeviceEventCategory(s);
-    }
     for (const Track& track : t.tracks())
         for (std::size_t i = 0; i < track.size(); ++i)
-            if (kernelCategory[track.events.category[i].value]) return true;
+            if (const CategoryKind k = t.categoryKind(track.events.category[i]);
+                k == CategoryKind::Kernel || k == CategoryKind::DeviceEvent)
+                return true;
     return false;
 }
 } // namespace
 
 struct TraceAppender::Impl {
     std::shared_ptr<Trace> whole = std::make_shared<Trace>();
-    std::vector<std::vector<Open>> open; // per track of the whole
+    std::vector<SliceNester> open; // per track of the whole: the builder's nesting, carried on
     std::unordered_map<std::uint32_t, ProcessId> processByKey;
     std::map<std::pair<std::uint32_t, std::uint32_t>, TrackId> trackByKeys; // (process, tid key)
     std::map<std::pair<std::uint32_t, std::string>, std::size_t> counterByName;
@@ -73,9 +64,7 @@ struct TraceAppender::Impl {
                 std::size_t i = 0;
                 while (i < t.size() && (t.events.flags[i] & kInstant))
                     ++i;
-                if (i < t.size())
-                    for (const Open& o : open[w->second.value])
-                        if (o.end > t.events.start[i]) return false;
+                if (i < t.size() && open[w->second.value].openAfter(t.events.start[i])) return false;
             }
         }
         return true;
@@ -140,7 +129,7 @@ struct TraceAppender::Impl {
         c.flags = c.flags.extended(n0 + n);
         c.correlation = c.correlation.extended(n0 + n);
         c.args = c.args.extended(n0 + n);
-        std::vector<Open>& stack = open[to.value];
+        SliceNester& nester = open[to.value];
         const EventColumns& from = t.events;
         for (std::size_t k = 0; k < n; ++k) {
             const std::size_t i = n0 + k;
@@ -165,15 +154,13 @@ struct TraceAppender::Impl {
                 }
                 c.args[i] = p;
             }
-            // The builder's nesting (trace_builder_tracks.cpp), carried on over the join.
-            while (!stack.empty() && stack.back().end <= start)
-                stack.pop_back();
-            c.parent[i] = stack.empty() ? kNoParent : stack.back().index;
-            const std::size_t depth = std::min<std::size_t>(stack.size(), 0xffff);
-            c.depth[i] = std::uint16_t(depth);
-            into.maxDepth = std::max<std::uint16_t>(into.maxDepth, std::uint16_t(depth));
-            if (stack.size() <= 0xffff) stack.push_back({start + duration, std::uint32_t(i)});
+            const SliceNester::Placed placed = nester.place(start, duration, std::uint32_t(i));
+            c.parent[i] = placed.parent;
+            c.depth[i] = placed.depth;
         }
+        into.maxDepth = std::max(into.maxDepth, nester.maxDepth());
+        if (nester.clamped() && warnings.insert(std::string(kDepthClampedWarning)).second)
+            whole->m_info.warnings.emplace_back(kDepthClampedWarning);
     }
 
     void appendCorrelations(const PodArray<Trace::CorrelationEntry>& from,
@@ -211,6 +198,7 @@ struct TraceAppender::Impl {
         std::vector<StringId> remap(part.strings().size());
         for (std::uint32_t id = 0; id < remap.size(); ++id)
             remap[id] = w.m_strings.intern(part.str(StringId(id)));
+        w.indexCategories();
         Placement placed;
         placed.track.resize(part.tracks().size());
         placed.first.resize(part.tracks().size());
@@ -314,6 +302,7 @@ TraceAppender::Placement TraceAppender::append(const Trace& part, std::uint64_t 
 std::shared_ptr<Trace> TraceAppender::sharing(const Trace& w, std::shared_ptr<const void> keepAlive) {
     auto t = std::make_shared<Trace>();
     t->m_strings = StringPool(w.m_strings, StringPool::Borrowed{});
+    t->m_categoryKinds = w.m_categoryKinds;
     t->m_processes = w.m_processes;
     t->m_tracks = w.m_tracks;
     t->m_counters = w.m_counters;

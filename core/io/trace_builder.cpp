@@ -308,6 +308,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
         t.m_endNs = saturatingAdd(d.maxTime, m_timeOffset);
     }
 
+    t.indexCategories();
     d.markOpKernels();
     // Flows and correlation links read the finished tracks and write separate tables.
     parallelFor(2, m_threads, [&](std::size_t job) {
@@ -322,6 +323,7 @@ std::shared_ptr<const Trace> TraceBuilder::finish() {
                std::nullopt);
 
     d.publishWarnings();
+    t.indexCategories(); // the strings interned since, too
     std::shared_ptr<const Trace> result = std::move(d.trace);
     d.trace = std::make_shared<Trace>();
     return result;

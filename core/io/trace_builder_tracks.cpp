@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The builder's stages that make tracks: each track's events sorted and nested into depths, and
 // processes, tracks and GPUs named.
+#include "core/io/slice_nester.h"
 #include "core/io/trace_builder_stages.h"
 #include "core/model/kineto_args.h"
 
@@ -123,14 +124,7 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
     c.args = PodArray<const char*>(n);
     if (seqToIndex) seqToIndex->assign(n, 0);
 
-    // Depth: a stack of open events; partial overlaps go one level deeper instead of being lost.
-    struct Open {
-        TimeNs end;
-        std::uint32_t index;
-    };
-    std::vector<Open> open;
-    std::uint16_t maxDepth = 0;
-    bool depthClamped = false;
+    SliceNester nester;
     std::size_t i = 0;
     auto layOut = [&](const RawEvent& e) {
         c.start[i] = saturatingAdd(e.start, timeOffset);
@@ -146,17 +140,9 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         c.flags[i] = flags;
         if (seqToIndex && e.seq < n) (*seqToIndex)[e.seq] = std::uint32_t(i);
 
-        while (!open.empty() && open.back().end <= e.start)
-            open.pop_back();
-        c.parent[i] = open.empty() ? kNoParent : open.back().index;
-        std::size_t depth = open.size();
-        if (depth > 0xffff) {
-            depth = 0xffff;
-            depthClamped = true;
-        }
-        c.depth[i] = static_cast<std::uint16_t>(depth);
-        maxDepth = std::max<std::uint16_t>(maxDepth, static_cast<std::uint16_t>(depth));
-        if (open.size() <= 0xffff) open.push_back({e.start + e.duration, std::uint32_t(i)});
+        const SliceNester::Placed placed = nester.place(e.start, e.duration, std::uint32_t(i));
+        c.parent[i] = placed.parent;
+        c.depth[i] = placed.depth;
         ++i;
     };
     if (inOrder) {
@@ -166,20 +152,22 @@ void TraceBuilder::Impl::buildTrack(StagedTrack& staged, Track& out, std::vector
         for (std::uint32_t k : order)
             layOut(events[k]);
     }
-    if (depthClamped)
-        warningsOut.emplace_back("more than 65535 events overlap on one track; the deepest share one level");
-    out.maxDepth = maxDepth;
+    if (nester.clamped()) warningsOut.emplace_back(kDepthClampedWarning);
+    out.maxDepth = nester.maxDepth();
 }
 
 void TraceBuilder::Impl::markOpKernels() {
     Trace& t = *trace;
-    // Per category and name string: 1 a kernel category, 2 cpu_op; per name: an aten:: op that works.
+    // Per category string: 1 a kernel category, 2 cpu_op; per name: an aten:: op that works.
     const std::size_t strings = t.m_strings.size();
     std::vector<std::uint8_t> kind(strings, 0), works(strings, 0);
     bool anyOp = false;
     for (std::uint32_t id = 0; id < strings; ++id) {
         const std::string_view s = t.m_strings.get(StringId(id));
-        kind[id] = isKernelCategory(s) || isDeviceEventCategory(s) ? 1 : isCpuOpCategory(s) ? 2 : 0;
+        const CategoryKind k = t.categoryKind(StringId(id));
+        kind[id] = k == CategoryKind::Kernel || k == CategoryKind::DeviceEvent ? 1
+                   : k == CategoryKind::CpuOp                                  ? 2
+                                                                               : 0;
         works[id] = s.substr(0, 6) == "aten::" && !isBookkeepingOp(s);
     }
     // GPU kernels (on GPU tracks, looked at first: a large trace has them early) and an accelerator's

@@ -3,7 +3,6 @@
 #include "core/io/trace_loader.h"
 
 #include "core/io/nsys_reader.h"
-#include "core/io/trace_format.h"
 
 #include <algorithm>
 #include <cstring>
@@ -91,36 +90,101 @@ std::uint64_t availableMemoryBytes() {
     return total;
 }
 
-std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options) {
-    const TraceFormat format = detectTraceFormat(traceFileHead(path), path);
-    if (format == TraceFormat::NsysSqlite) return readNsysSqlite(path, options);
-    if (format == TraceFormat::NsysReport) refuseNsysReport(path);
+namespace {
+
+std::shared_ptr<const Trace> readJsonFile(const std::string& path, const LoadOptions& options) {
     // A plain JSON file the machine cannot hold is refused before it is read.
     struct stat st {};
-    if (format == TraceFormat::Json && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
         const std::uint64_t available = availableMemoryBytes();
         if (available && kMemoryPerJsonByte * double(st.st_size) > double(available))
             refuseTooBig(double(st.st_size), false, available);
     }
-    std::unique_ptr<ByteSource> source = openFileSource(path);
-    if (format == TraceFormat::GzipJson) source = std::make_unique<ExpansionGuard>(std::move(source));
-    return readJsonTrace(*source, path, options);
+    return readJsonTrace(*openFileSource(path), path, options);
+}
+
+std::shared_ptr<const Trace> readGzipFile(const std::string& path, const LoadOptions& options) {
+    ExpansionGuard source(openFileSource(path));
+    return readJsonTrace(source, path, options);
+}
+
+std::shared_ptr<const Trace> readJsonBytes(std::string_view bytes, const std::string& name,
+                                           const LoadOptions& options) {
+    return readJsonTrace(*openMemorySource(bytes), name, options);
+}
+
+std::shared_ptr<const Trace> refuseNsysBytes(std::string_view, const std::string&, const LoadOptions&) {
+    throw LoadError("an Nsight Systems SQLite export is read from its file, not from memory: save it and "
+                    "open the file");
+}
+
+std::shared_ptr<const Trace> refuseReportFile(const std::string& path, const LoadOptions&) {
+    refuseNsysReport(path);
+}
+
+std::shared_ptr<const Trace> refuseReportBytes(std::string_view, const std::string& name,
+                                               const LoadOptions&) {
+    refuseNsysReport(name);
+}
+
+} // namespace
+
+const std::vector<TraceReader>& traceReaders() {
+    static const std::vector<TraceReader> readers = {
+        {TraceFormat::GzipJson,
+         "Kineto / Chrome trace JSON, gzipped",
+         {".json.gz", ".gz"},
+         [](std::string_view head, std::string_view) { return isGzip(head); },
+         readGzipFile,
+         readJsonBytes},
+        {TraceFormat::NsysSqlite,
+         "Nsight Systems SQLite export",
+         {".sqlite"},
+         [](std::string_view head, std::string_view) {
+             return head.substr(0, 16) == std::string_view("SQLite format 3\0", 16);
+         },
+         readNsysSqlite,
+         refuseNsysBytes},
+        // Not read, but said what to do with: recognized by its name.
+        {TraceFormat::NsysReport,
+         "Nsight Systems report (export it to SQLite)",
+         {".nsys-rep", ".qdrep"},
+         [](std::string_view, std::string_view name) {
+             return name.ends_with(".nsys-rep") || name.ends_with(".qdrep");
+         },
+         refuseReportFile,
+         refuseReportBytes},
+        {TraceFormat::Json, "Kineto / Chrome trace JSON", {".json"}, nullptr, readJsonFile, readJsonBytes},
+    };
+    return readers;
+}
+
+const TraceReader& traceReaderFor(std::string_view head, std::string_view name) {
+    for (const TraceReader& r : traceReaders())
+        if (!r.recognizes || r.recognizes(head, name)) return r;
+    return traceReaders().back();
+}
+
+TraceFormat detectTraceFormat(std::string_view head, std::string_view name) {
+    return traceReaderFor(head, name).format;
+}
+
+std::vector<std::string_view> traceSuffixes() {
+    std::vector<std::string_view> out;
+    for (const TraceReader& r : traceReaders())
+        out.insert(out.end(), r.suffixes.begin(), r.suffixes.end());
+    std::stable_sort(out.begin(), out.end(),
+                     [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
+    return out;
+}
+
+std::shared_ptr<const Trace> loadTraceFile(const std::string& path, const LoadOptions& options) {
+    return traceReaderFor(traceFileHead(path), path).readFile(path, options);
 }
 
 std::shared_ptr<const Trace> loadTraceBytes(std::string_view bytes, const std::string& name,
                                             const LoadOptions& options) {
-    switch (detectTraceFormat(bytes.substr(0, kTraceHeadBytes), name)) {
-    case TraceFormat::NsysSqlite:
-        throw LoadError("an Nsight Systems SQLite export is read from its file, not from memory: save it and "
-                        "open the file");
-    case TraceFormat::NsysReport:
-        refuseNsysReport(name);
-    case TraceFormat::Json:
-    case TraceFormat::GzipJson:
-        break;
-    }
-    auto source = openMemorySource(bytes);
-    return readJsonTrace(*source, name, options);
+    return traceReaderFor(bytes.substr(0, kTraceHeadBytes), name).readBytes(bytes, name, options);
 }
 
 } // namespace attnscope

@@ -3,12 +3,15 @@
 
 #include "core/io/byte_source.h"
 #include "core/io/load_error.h"
+#include "core/io/trace_format.h"
 #include "core/model/trace.h"
 
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace attnscope {
 
@@ -28,6 +31,26 @@ struct LoadOptions {
 // uncompressed JSON) or LoadCancelled. Problems that do not stop the load become warnings.
 std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path,
                                            const LoadOptions& options = {});
+
+// A format AttnScope reads, as one entry (in the spirit of Perfetto's trace-reader registry): how it is
+// recognized, what a file dialog calls it and which suffixes it offers, and how it is read from a file
+// and from bytes in memory. Adding a format is a reader and a line in traceReaders().
+struct TraceReader {
+    TraceFormat format;
+    std::string_view description;           // "Kineto / Chrome trace JSON"
+    std::vector<std::string_view> suffixes; // ".json", ".json.gz": offered by file dialogs
+    // Whether a file whose first kTraceHeadBytes are head, named name, is of this format; null: the
+    // format anything unrecognised is tried as (the last reader).
+    bool (*recognizes)(std::string_view head, std::string_view name);
+    std::shared_ptr<const Trace> (*readFile)(const std::string& path, const LoadOptions& options);
+    std::shared_ptr<const Trace> (*readBytes)(std::string_view bytes, const std::string& name,
+                                              const LoadOptions& options);
+};
+// Every reader, the one tried when none recognizes a file last.
+const std::vector<TraceReader>& traceReaders();
+const TraceReader& traceReaderFor(std::string_view head, std::string_view name);
+// Every reader's suffixes, longest first ("" none): file dialogs, and the names AttnScope suggests.
+std::vector<std::string_view> traceSuffixes();
 
 // Memory and swap the kernel says are available now (/proc/meminfo), or 0 when unknown.
 std::uint64_t availableMemoryBytes();

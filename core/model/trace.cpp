@@ -22,6 +22,20 @@ bool isDeviceEventCategory(std::string_view cat) {
     return cat == category::kMtiaDevice;
 }
 
+CategoryKind categoryKindOf(std::string_view c) {
+    return isKernelCategory(c)        ? CategoryKind::Kernel
+           : isCopyCategory(c)        ? CategoryKind::Copy
+           : isDeviceEventCategory(c) ? CategoryKind::DeviceEvent
+           : isLaunchCategory(c)      ? CategoryKind::Launch
+           : isCpuOpCategory(c)       ? CategoryKind::CpuOp
+                                      : CategoryKind::Other;
+}
+
+void Trace::indexCategories() {
+    for (std::size_t id = m_categoryKinds.size(); id < m_strings.size(); ++id)
+        m_categoryKinds.push_back(categoryKindOf(m_strings.get(StringId(std::uint32_t(id)))));
+}
+
 bool isDeviceCopyName(std::string_view name) {
     return name == "dma_request";
 }
@@ -146,6 +160,18 @@ std::vector<EventRef> Trace::gpuWorkOf(EventRef launch) const {
     for (auto it = lo; it != hi; ++it)
         out.push_back(it->event);
     return out;
+}
+
+std::vector<std::pair<EventRef, EventRef>> Trace::linksOf(EventRef e) const {
+    std::vector<std::pair<EventRef, EventRef>> links;
+    if (auto launch = launchOf(e)) links.emplace_back(*launch, e);
+    for (const EventRef& work : gpuWorkOf(e))
+        links.emplace_back(e, work);
+    // Kineto writes its launch → kernel flows (ac2g) too: the same arrows once.
+    for (const Flow& f : flowsOf(e))
+        if (std::find(links.begin(), links.end(), std::make_pair(f.from, f.to)) == links.end())
+            links.emplace_back(f.from, f.to);
+    return links;
 }
 
 std::vector<Flow> Trace::flowsOf(EventRef e) const {

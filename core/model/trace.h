@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attnscope {
@@ -117,6 +118,18 @@ struct TraceInfo {
     std::uint64_t opKernels = 0;
 };
 
+// What an event's category makes it, to the model: read from a column per string id that the trace
+// makes when it is built (and appended), not by comparing strings per event.
+enum class CategoryKind : std::uint8_t {
+    Other,
+    CpuOp,       // cpu_op, legacy Operator
+    Launch,      // cuda_runtime, cuda_driver, legacy Runtime
+    Kernel,      // kernel, legacy Kernel
+    Copy,        // gpu_memcpy, gpu_memset, legacy Memcpy, Memset
+    DeviceEvent, // an accelerator's own events, told apart by name (isDeviceEventCategory)
+};
+CategoryKind categoryKindOf(std::string_view category);
+
 // An immutable, loaded trace. Built by TraceBuilder; shared as std::shared_ptr<const Trace>.
 class Trace {
 public:
@@ -135,6 +148,15 @@ public:
     const std::vector<DeviceInfo>& devices() const { return m_devices; }
     const DistributedInfo& distributed() const { return m_distributed; }
     const TraceInfo& info() const { return m_info; }
+
+    // The kind of a category by its string id, and of an event's category.
+    CategoryKind categoryKind(StringId category) const {
+        return category.value < m_categoryKinds.size() ? m_categoryKinds[category.value]
+                                                       : CategoryKind::Other;
+    }
+    CategoryKind categoryKind(EventRef e) const {
+        return categoryKind(track(e.track).events.category[e.index]);
+    }
 
     // Events on tracks (slices and instants).
     std::size_t eventCount() const;
@@ -157,6 +179,9 @@ public:
     std::vector<EventRef> gpuWorkOf(EventRef launch) const;
     // The flow arrows that leave or reach this event (a scan of all flows: for one selection).
     std::vector<Flow> flowsOf(EventRef e) const;
+    // What an event is linked to, as arrows from → to: the call that launched it, the GPU work it
+    // launched (by correlation id), and the file's flow arrows that leave or reach it, each arrow once.
+    std::vector<std::pair<EventRef, EventRef>> linksOf(EventRef e) const;
 
     // Bytes the model holds (arrays, strings, args), for the memory figures.
     std::size_t memoryBytes() const;
@@ -169,7 +194,11 @@ private:
         EventRef event;
     };
 
+    // The kind of every string id's category (categoryKind), extended to the strings interned since.
+    void indexCategories();
+
     StringPool m_strings;
+    std::vector<CategoryKind> m_categoryKinds; // per string id
     BlockArena m_argsArena{4u << 20};
     std::vector<ProcessInfo> m_processes;
     std::vector<Track> m_tracks;
@@ -229,9 +258,9 @@ std::optional<ProcessId> firstProcessOfRank(const Trace& trace, std::int64_t ran
 
 inline bool isKernelEvent(const Trace& trace, const Track& track, std::size_t i) {
     if (track.events.flags[i] & kOpKernel) return true;
-    const std::string_view cat = trace.str(track.events.category[i]);
-    if (isKernelCategory(cat)) return true;
-    if (!isDeviceEventCategory(cat)) return false;
+    const CategoryKind kind = trace.categoryKind(track.events.category[i]);
+    if (kind == CategoryKind::Kernel) return true;
+    if (kind != CategoryKind::DeviceEvent) return false;
     const std::string_view name = trace.str(track.events.name[i]);
     return !isDeviceCopyName(name) && !isDeviceSyncName(name);
 }

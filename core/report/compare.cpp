@@ -39,13 +39,8 @@ std::string perCall(double v) {
     return v == double(std::uint64_t(v)) ? std::to_string(std::uint64_t(v)) : fixed(v, 1);
 }
 
-// "0.87×", "0.0012×": two decimals, or two significant digits below 0.1.
 std::string ratioText(std::optional<double> r) {
-    if (!r) return "-";
-    if (*r >= 0.1 || *r == 0) return fixed(*r, 2) + "×";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2g", *r);
-    return std::string(buf) + "×";
+    return r ? formatRatio(*r) : "-";
 }
 
 } // namespace

@@ -47,20 +47,23 @@ std::vector<DiffRow> sorted(const Rows& rows) {
     return out;
 }
 
-std::string ratioText(const DiffRow& r) {
-    const double ratio = r.ratio();
-    if (std::isinf(ratio)) return "new";
-    if (r.countB == 0) return "gone";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx", ratio);
-    return text;
-}
-
 std::string signedDuration(TimeNs ns) {
     return (ns < 0 ? "-" : "+") + formatDuration(ns < 0 ? -ns : ns);
 }
 
 } // namespace
+
+std::string DiffRow::ratioText() const {
+    const double r = ratio();
+    if (std::isinf(r)) return "new";
+    if (countB == 0) return "gone";
+    return formatRatio(r);
+}
+
+std::string regressionRule() {
+    return "B at least " + formatShare(kRegressionRatio - 1) + " and " +
+           std::to_string(kRegressionMinNs / 1000) + " µs slower than A";
+}
 
 double DiffRow::ratio() const {
     if (totalA == 0) return totalB == 0 ? 1.0 : std::numeric_limits<double>::infinity();
@@ -68,7 +71,7 @@ double DiffRow::ratio() const {
 }
 
 bool DiffRow::regression() const {
-    return totalA > 0 && delta() >= 1000 && ratio() >= 1.05;
+    return totalA > 0 && delta() >= kRegressionMinNs && ratio() >= kRegressionRatio;
 }
 
 TraceDiff diffTraces(const Trace& a, const TraceAnalysis& analysisA, const Trace& b,
@@ -141,18 +144,18 @@ std::string formatDiff(const TraceDiff& diff, const std::string& nameA, const st
         out << line;
         for (std::size_t i = 0; i < n; ++i) {
             const DiffRow& r = list[i];
-            std::snprintf(line, sizeof line, "%s %8llu %8llu %14s %14s %14s %8s  %s\n",
+            std::snprintf(line, sizeof line, "%s %8llu %8llu %14s %14s %14s %9s  %s\n",
                           r.regression() ? "!" : " ", static_cast<unsigned long long>(r.countA),
                           static_cast<unsigned long long>(r.countB), formatDuration(r.totalA).c_str(),
                           formatDuration(r.totalB).c_str(), signedDuration(r.delta()).c_str(),
-                          ratioText(r).c_str(),
+                          r.ratioText().c_str(),
                           r.key.size() > 100 ? (r.key.substr(0, 99) + "…").c_str() : r.key.c_str());
             out << line;
         }
     };
     table(diff.roles, diff.roles.size(), "role");
     table(diff.kernels, kernelRows, "kernel");
-    out << "\n  ! marks a regression: B at least 5% and 1 µs slower than A.\n";
+    out << "\n  ! marks a regression: " << regressionRule() << ".\n";
     return out.str();
 }
 

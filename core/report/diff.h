@@ -17,10 +17,16 @@ struct DiffRow {
     TimeNs totalA = 0, totalB = 0;
     TimeNs delta() const { return totalB - totalA; }
     double ratio() const; // B / A; infinity when only B has it, 0 when only A has it
-    // A matched row that B runs at least 5% and 1 µs slower than A. A row only B has is new, not a
-    // regression: naive → flash adds fused attention while the time drops.
+    // "1.24×", or "new" (only B has it), "gone" (only A has it).
+    std::string ratioText() const;
+    // A matched row that B runs at least kRegressionRatio times and kRegressionMinNs slower than A. A row
+    // only B has is new, not a regression: naive → flash adds fused attention while the time drops.
     bool regression() const;
 };
+inline constexpr double kRegressionRatio = 1.05;
+inline constexpr TimeNs kRegressionMinNs = 1000;
+// "B at least 5% and 1 µs slower than A": the rule, as every view says it.
+std::string regressionRule();
 
 struct TraceDiff {
     TimeNs kernelA = 0, kernelB = 0; // all kernels' time in each

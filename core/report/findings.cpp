@@ -75,9 +75,30 @@ FindingThresholds FindingThresholds::parse(std::string_view text, std::vector<st
     return t;
 }
 
+namespace {
+
+// The built-in thresholds are the rules' own: each one a rule reads is in the file, and the file has
+// none that no rule reads (a misspelt name fails the first reading of the table, not a rule later).
+void checkAgainstRules(const FindingThresholds& builtin) {
+    std::vector<std::string_view> read = generalThresholds();
+    for (const FindingRule& r : findingRules())
+        read.insert(read.end(), r.thresholds.begin(), r.thresholds.end());
+    std::string wrong;
+    for (std::string_view name : read)
+        if (!builtin.has(name))
+            wrong += " '" + std::string(name) + "' is read by a rule but not in the file;";
+    for (const std::string& name : builtin.names())
+        if (std::find(read.begin(), read.end(), name) == read.end())
+            wrong += " '" + name + "' is in the file but no rule reads it;";
+    if (!wrong.empty()) throw std::logic_error("resources/findings.txt:" + wrong);
+}
+
+} // namespace
+
 const FindingThresholds& FindingThresholds::standard() {
     static const FindingThresholds thresholds = [] {
         FindingThresholds all = parse(builtinFindings());
+        checkAgainstRules(all);
         if (const std::string path = userDataFile("ATTNSCOPE_FINDINGS", "findings.txt"); !path.empty()) {
             const FindingThresholds user = parse(readTextFile(path));
             for (const auto& [key, value] : user.m_values)
@@ -86,6 +107,13 @@ const FindingThresholds& FindingThresholds::standard() {
         return all;
     }();
     return thresholds;
+}
+
+std::vector<std::string> FindingThresholds::names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : m_values)
+        out.push_back(name);
+    return out;
 }
 
 double FindingThresholds::operator[](std::string_view key) const {
@@ -160,7 +188,7 @@ std::optional<double> kernelOccupancy(const Trace& trace, EventRef kernel) {
 std::string lowOccupancyByDesign(const Trace& trace, const KernelAnalysis& k, double nearRoof) {
     if (const double roofShare = std::max(k.computeShare, k.memoryShare);
         k.verdict != Verdict::Unknown && roofShare >= nearRoof)
-        return "it reaches " + findings::percent(roofShare) +
+        return "it reaches " + formatShare(roofShare) +
                " of its roof: more resident warps would not make it faster";
     const bool tiled = k.role == KernelRole::FusedAttention || k.role == KernelRole::Gemm ||
                        k.role == KernelRole::QkGemm || k.role == KernelRole::PvGemm;
@@ -192,28 +220,26 @@ bool isSyncName(std::string_view n) {
 
 Context::Context(const FindingInputs& in)
     : trace(in.trace), analysis(in.analysis), th(in.thresholds),
-      span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())),
-      m_kind(in.trace.strings().size(), Other) {
-    for (const Track& t : trace.tracks())
-        for (std::size_t i = 0; i < t.size(); ++i) {
-            const StringId c = t.events.category[i];
-            if (!c.valid() || m_kind[c.value] != Other) continue;
-            const std::string_view cat = trace.str(c);
-            m_kind[c.value] = isKernelCategory(cat)        ? Kernel
-                              : isCopyCategory(cat)        ? Copy
-                              : isDeviceEventCategory(cat) ? Device
-                              : isLaunchCategory(cat)      ? Launch
-                              : isCpuOpCategory(cat)       ? CpuOp
-                                                           : Other;
-        }
-}
+      span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())) {}
 
 Context::Kind Context::kind(EventRef e) const {
-    const StringId c = trace.track(e.track).events.category[e.index];
-    const Kind k = c.valid() ? Kind(m_kind[c.value]) : Other;
-    if (k != Device) return k;
-    const std::string_view n = name(e); // an accelerator's events, told apart by name
-    return isDeviceCopyName(n) ? Copy : isDeviceSyncName(n) ? Other : Kernel;
+    switch (trace.categoryKind(e)) {
+    case CategoryKind::CpuOp:
+        return CpuOp;
+    case CategoryKind::Launch:
+        return Launch;
+    case CategoryKind::Kernel:
+        return Kernel;
+    case CategoryKind::Copy:
+        return Copy;
+    case CategoryKind::DeviceEvent: {
+        const std::string_view n = name(e); // an accelerator's events, told apart by name
+        return isDeviceCopyName(n) ? Copy : isDeviceSyncName(n) ? Other : Kernel;
+    }
+    case CategoryKind::Other:
+        break;
+    }
+    return Other;
 }
 
 const std::vector<std::pair<ProcessId, std::vector<Busy>>>& Context::gpuBusy() {
@@ -296,9 +322,8 @@ std::vector<EventRef> Context::gpuWorkUnder(EventRef cpuEvent) const {
     return out;
 }
 
-Finding Context::make(std::string_view id, std::string title, TimeNs timeNs) const {
+Finding Context::make(std::string title, TimeNs timeNs) const {
     Finding f;
-    f.id = id;
     f.title = std::move(title);
     f.timeNs = std::max<TimeNs>(0, timeNs);
     f.share = std::clamp(double(f.timeNs) / double(span), 0.0, 1.0);
@@ -310,22 +335,18 @@ void Context::severityFromShare(Finding& f, double share) const {
     f.severity = severityOfShare(std::clamp(share, 0.0, 1.0), th);
 }
 
-void Context::addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const {
+Finding* Context::keep(std::vector<Finding>& out, Finding f, Places places, Order order, Shown shown) const {
+    if (order == Order::LongestFirst) longestFirst(*this, places);
     f.count = places.size();
     const std::size_t cap = std::min(places.size(), std::size_t(th["max_evidence"]));
     for (std::size_t i = 0; i < cap; ++i) {
         const EventRef e = places[i].first;
-        f.evidence.push_back(
-            {e, trace.trackLabel(e.track), start(e), dur(e), std::string(name(e)), places[i].second});
+        f.evidence.push_back({e, trace.trackLabel(e.track), start(e), dur(e), std::string(name(e)),
+                              std::move(places[i].second)});
     }
-}
-
-std::string percent(double share) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", 100 * share);
-    std::string out = text;
-    if (out.size() > 2 && out.ends_with(".0")) out.resize(out.size() - 2); // 26%, 12.5%, 3.1%
-    return out + "%";
+    if (shown == Shown::IfWorthShowing && f.share < th["min_share"]) return nullptr;
+    out.push_back(std::move(f));
+    return &out.back();
 }
 
 std::string oneDecimal(double v) {
@@ -351,32 +372,65 @@ OpInputs opInputs(const Context& c, EventRef op) {
 
 } // namespace findings
 
+const std::vector<FindingRule>& findingRules() {
+    using namespace findings;
+    static const std::vector<FindingRule> rules = {
+        {"hand_written_attention", handWrittenAttention, {}},
+        {"sdpa_math_fallback", sdpaMathFallback, {"math_fallback_kernels_per_call"}},
+        {"out_of_place_copy", outOfPlaceCopy, {}},
+        {"math_upcast", mathUpcast, {}},
+        {"mask_per_call", maskPerCall, {}},
+        {"safe_softmax", safeSoftmax, {}},
+        {"host_bound_attention", hostBoundAttention, {}},
+        {"casts_and_copies", castsAndCopies, {"casts_window_us"}},
+        {"gpu_idle", gpuIdle, {"gpu_idle_min_gap_us"}},
+        {"launch_bound", launchBound, {"launch_bound_kernel_us", "launch_bound_min_kernels"}},
+        {"synchronization", synchronization, {}},
+        {"pageable_memcpy", pageableMemcpy, {}},
+        {"latency_bound", latencyBound, {"latency_bound_min_kernel_share"}},
+        {"low_occupancy",
+         lowOccupancy,
+         {"low_occupancy", "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share",
+          "low_occupancy_near_roof"}},
+        {kRankImbalance, nullptr, {"rank_imbalance_excess"}},
+        {"exposed_communication", exposedCommunication, {}},
+        {"unexpected_kernels", unexpectedKernels, {}},
+    };
+    return rules;
+}
+
+std::size_t findingRuleOrder(std::string_view id) {
+    const auto& rules = findingRules();
+    return std::size_t(
+        std::find_if(rules.begin(), rules.end(), [&](const FindingRule& r) { return r.id == id; }) -
+        rules.begin());
+}
+
+std::vector<std::string_view> generalThresholds() {
+    return {"min_share", "critical_share", "warning_share", "max_evidence"};
+}
+
 std::vector<Finding> findFindings(const FindingInputs& in) {
     findings::Context c(in);
-    using Rule = void (*)(findings::Context&, std::vector<Finding>&);
-    constexpr Rule kRules[] = {
-        findings::handWrittenAttention, findings::sdpaMathFallback, findings::outOfPlaceCopy,
-        findings::mathUpcast,           findings::maskPerCall,      findings::safeSoftmax,
-        findings::hostBoundAttention,   findings::castsAndCopies,   findings::gpuIdle,
-        findings::launchBound,          findings::synchronization,  findings::pageableMemcpy,
-        findings::latencyBound,         findings::lowOccupancy,     findings::exposedCommunication,
-        findings::unexpectedKernels};
+    std::vector<const FindingRule*> rules; // those over one trace
+    for (const FindingRule& r : findingRules())
+        if (r.run) rules.push_back(&r);
     // The rules only read the trace and the analysis, and the context's shared parts are made
     // before they start, so they run side by side, each into a list of its own (joined in rule
     // order: the result does not depend on the threads).
     c.gpuBusy();
     c.syncCalls();
-    std::vector<std::vector<Finding>> found(std::size(kRules));
-    parallelFor(std::size(kRules), std::max(1u, std::thread::hardware_concurrency()),
-                [&](std::size_t r) { kRules[r](c, found[r]); });
+    std::vector<std::vector<Finding>> found(rules.size());
+    parallelFor(rules.size(), std::max(1u, std::thread::hardware_concurrency()),
+                [&](std::size_t r) { rules[r]->run(c, found[r]); });
     std::vector<Finding> out;
-    for (std::vector<Finding>& f : found)
-        std::move(f.begin(), f.end(), std::back_inserter(out));
-    auto order = [](std::string_view id) {
-        return std::find(std::begin(kFindingIds), std::end(kFindingIds), id) - std::begin(kFindingIds);
-    };
+    for (std::size_t r = 0; r < rules.size(); ++r)
+        for (Finding& f : found[r]) {
+            f.id = rules[r]->id;
+            out.push_back(std::move(f));
+        }
     std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
-        return a.timeNs != b.timeNs ? a.timeNs > b.timeNs : order(a.id) < order(b.id);
+        return a.timeNs != b.timeNs ? a.timeNs > b.timeNs : findingRuleOrder(a.id) < findingRuleOrder(b.id);
     });
     return out;
 }

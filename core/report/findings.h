@@ -39,7 +39,7 @@ struct Evidence {
 inline constexpr std::size_t kFindingTitleMax = 120;
 
 struct Finding {
-    std::string id; // fixed: hand_written_attention, sdpa_math_fallback, … (kFindingIds)
+    std::string id; // its rule's: hand_written_attention, sdpa_math_fallback, … (findingRules)
     Severity severity = Severity::Info;
     std::string title;
     TimeNs timeNs = 0;              // the time at stake
@@ -50,12 +50,26 @@ struct Finding {
     std::vector<Evidence> evidence; // the most telling first, capped (max_evidence)
 };
 
-// The ids in the order the rules run.
-inline constexpr std::string_view kFindingIds[] = {
-    "hand_written_attention", "sdpa_math_fallback",   "out_of_place_copy", "math_upcast",   "mask_per_call",
-    "safe_softmax",           "host_bound_attention", "casts_and_copies",  "gpu_idle",      "launch_bound",
-    "synchronization",        "pageable_memcpy",      "latency_bound",     "low_occupancy", "rank_imbalance",
-    "exposed_communication",  "unexpected_kernels"};
+// A finding rule: its id (spelled here only: findings_rules.cpp's table), the thresholds it reads (their
+// values and meanings in resources/findings.txt) and the function that runs it over one trace — none for
+// the rule over a job's ranks, which jobFindings runs.
+namespace findings {
+class Context;
+}
+struct FindingRule {
+    using Run = void (*)(findings::Context&, std::vector<Finding>&);
+    std::string_view id;
+    Run run = nullptr;
+    std::vector<std::string_view> thresholds;
+};
+// The rule over a job's ranks (the others' ids are read from the table where a finding is made).
+inline constexpr std::string_view kRankImbalance = "rank_imbalance";
+// Every rule, in the order they run (which breaks ties between findings of equal time).
+const std::vector<FindingRule>& findingRules();
+// A rule's place in that order (findingRules().size() for an unknown id).
+std::size_t findingRuleOrder(std::string_view id);
+// The thresholds every rule reads (how much is shown, severities, evidence per finding).
+std::vector<std::string_view> generalThresholds();
 
 // The rules' thresholds by name ("min_share 0.01" lines; '#' starts a comment).
 class FindingThresholds {
@@ -67,6 +81,8 @@ public:
     // The value of a known key; a key the built-in file lacks is a programming error (throws).
     double operator[](std::string_view key) const;
     void set(std::string_view key, double value) { m_values[std::string(key)] = value; }
+    bool has(std::string_view key) const { return m_values.find(key) != m_values.end(); }
+    std::vector<std::string> names() const;
 
 private:
     std::map<std::string, double, std::less<>> m_values;

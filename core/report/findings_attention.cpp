@@ -100,8 +100,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     saving = std::min(saving, unionLength(allRan));
     const bool allEstimated = estimated == calls;
     Finding f =
-        c.make("hand_written_attention",
-               "Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
+        c.make("Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
                    " the N×N scores",
                allEstimated ? saving : scoreNs);
     f.explanation =
@@ -130,9 +129,8 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
         "Use torch.nn.functional.scaled_dot_product_attention (its flash and memory-efficient "
         "backends) or FlashAttention: one fused kernel keeps the scores on chip (in cache on a CPU) and "
         "reads Q, K and V once.";
-    longestFirst(c, places);
-    c.addEvidence(f, places);
-    out.push_back(std::move(f)); // always: the fused kernel is the fix whatever the share
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst,
+           Context::Shown::Always); // always: the fused kernel is the fix whatever the share
 }
 
 // 2. SDPA on its math backend: the _math op (or an SDPA op launching far more kernels than a fused
@@ -218,8 +216,7 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
         places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
     });
     if (calls == 0) return;
-    Finding f = c.make("sdpa_math_fallback",
-                       "scaled_dot_product_attention fell back to its math backend in " +
+    Finding f = c.make("scaled_dot_product_attention fell back to its math backend in " +
                            formatCount(calls, "call", "calls"),
                        time);
     f.explanation = formatCount(calls, "SDPA call", "SDPA calls") +
@@ -248,9 +245,8 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
         " Its time holds the casts, the mask and _safe_softmax's kernels (math_upcast, mask_per_call, "
         "safe_softmax and unexpected_kernels, where shown): those findings are parts of this one, not time "
         "besides it.";
-    longestFirst(c, places);
-    c.addEvidence(f, places);
-    out.push_back(std::move(f)); // always
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst,
+           Context::Shown::Always); // always
 }
 
 // 3. Casts and copies inside attention ops or right before them (on the same thread).
@@ -337,8 +333,7 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
     }
     if (count == 0) return;
     Finding f =
-        c.make("casts_and_copies",
-               formatCount(count, "cast or copy", "casts and copies") + " around attention calls", time);
+        c.make(formatCount(count, "cast or copy", "casts and copies") + " around attention calls", time);
     f.explanation = "Cast and copy ops inside attention ops or at most " + formatDuration(window) +
                     " before one took " + formatDuration(time) +
                     (bytes > 0 ? " and moved about " + bytesText(bytes) : "") + ":";
@@ -351,9 +346,7 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
         "Keep Q, K and V in the dtype the attention kernel takes from the projection on (autocast, "
         "or the model's dtype), and pass transposed views to SDPA instead of .contiguous() copies: "
         "its fused backends take strided inputs whose last dimension is contiguous.";
-    longestFirst(c, places);
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst);
 }
 
 // 8. Latency-bound kernels: under 10% of both roofs, holding a real share of the kernel time.
@@ -388,15 +381,15 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
     // At stake: the time they ran, kernels on several streams at once counted once (their sum can exceed
     // the trace's span).
     const TimeNs wallNs = unionLength(intervals);
-    Finding f =
-        c.make("latency_bound", formatCount(count, "kernel is", "kernels are") + " latency-bound", wallNs);
+    Finding f = c.make(formatCount(count, "kernel is", "kernels are") + " latency-bound", wallNs);
     f.explanation =
         formatCount(count, "kernel", "kernels") + " (" + std::to_string(byName.size()) +
         " names), each with work its roofs would do in under " +
-        formatDuration(TimeNs(kLatencyWorkSeconds * 1e9)) + ", reached under " + percent(kLatencyBoundShare) +
-        " of the roof that limits it, and took " + formatDuration(latencyNs) + ", " +
-        percent(kernelNs ? double(latencyNs) / double(kernelNs) : 0) + " of the kernel time (" +
-        formatDuration(wallNs) + " of the trace's time, streams at once counted once): " +
+        formatDuration(TimeNs(kLatencyWorkSeconds * 1e9)) + ", reached under " +
+        formatShare(kLatencyBoundShare) + " of the roof that limits it, and took " +
+        formatDuration(latencyNs) + ", " + formatShare(kernelNs ? double(latencyNs) / double(kernelNs) : 0) +
+        " of the kernel time (" + formatDuration(wallNs) +
+        " of the trace's time, streams at once counted once): " +
         (onGpu ? "too little work per launch to fill the device, so they wait on launch latency, "
                  "synchronization inside the kernel or a tail of few blocks."
                : "too little work per op to keep the CPU's cores and vector units busy, so they "
@@ -406,8 +399,7 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
                          "launch), fuse small ops (torch.compile), or capture the sequence in a CUDA graph."
                        : "Give each op more work: batch the calls (a larger batch or several heads per op), "
                          "or fuse small ops (torch.compile) so fewer ops each do more.";
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 
 } // namespace attnscope::findings

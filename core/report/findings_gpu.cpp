@@ -75,9 +75,8 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
     for (const auto& [process, busy] : c.gpuBusy())
         noun = deviceKind(c.trace.process(process)) == "GPU" ? std::string_view("GPU")
                                                              : deviceKind(c.trace.process(process));
-    Finding f = c.make("gpu_idle",
-                       "The " + std::string(noun) + (several ? "s idle " : " idles ") +
-                           percent(double(idle) / double(window)) + " of the time between " +
+    Finding f = c.make("The " + std::string(noun) + (several ? "s idle " : " idles ") +
+                           formatShare(double(idle) / double(window)) + " of the time between " +
                            (several ? "their" : "its") + " first and last work",
                        idle);
     c.severityFromShare(f, double(idle) / double(window)); // of the GPUs' own span, as the title says
@@ -101,15 +100,14 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                           "the device waits each time the host waits."
                         : "Look at what the work after each gap waited on: events, other streams, "
                           "copies, or a data loader.";
-    c.addEvidence(f, places);
+    Finding* kept = c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
     // Each place shows its gap with the work either side: as long again before it as the gap, then the
     // work after it (the event) — not the work alone, the gap off screen.
-    for (std::size_t i = 0; i < f.evidence.size(); ++i) {
-        Evidence& e = f.evidence[i];
+    for (std::size_t i = 0; kept && i < kept->evidence.size(); ++i) {
+        Evidence& e = kept->evidence[i];
         e.showFromNs = e.startNs - 2 * longest[i].length;
         e.showToNs = e.startNs + std::max(e.durNs, longest[i].length / 2);
     }
-    if (c.worthShowing(f)) out.push_back(std::move(f));
 }
 
 // 5. Launch-bound kernels: short kernels whose launch call takes as long as they run.
@@ -148,8 +146,7 @@ void launchBound(Context& c, std::vector<Finding>& out) {
     std::vector<std::pair<std::string, Op>> ops(byOp.begin(), byOp.end());
     std::stable_sort(ops.begin(), ops.end(),
                      [](const auto& a, const auto& b) { return a.second.kernels > b.second.kernels; });
-    Finding f = c.make("launch_bound",
-                       formatCount(count, "kernel runs", "kernels run") + " shorter than " +
+    Finding f = c.make(formatCount(count, "kernel runs", "kernels run") + " shorter than " +
                            formatDuration(shortNs) + " and no longer than their launch",
                        launchNs);
     f.explanation =
@@ -166,8 +163,7 @@ void launchBound(Context& c, std::vector<Finding>& out) {
                                             " launched from " + name);
     f.suggestion = "Fewer, larger kernels: fuse the small ops (torch.compile), batch per-head or per-layer "
                    "loops into one call, or capture the sequence in a CUDA graph so one launch replays it.";
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 
 // 6. Synchronizations: how long the host blocked and how long the GPU idled after each.
@@ -234,8 +230,7 @@ void synchronization(Context& c, std::vector<Finding>& out) {
         sorted.push_back(places[i]);
     const bool hasGpu = !busy.empty();
     Finding f =
-        c.make("synchronization",
-               formatCount(syncs.size(), "synchronization blocks", "synchronizations block") + " the host",
+        c.make(formatCount(syncs.size(), "synchronization blocks", "synchronizations block") + " the host",
                hasGpu ? idleAfter : blocked);
     f.explanation = formatCount(syncs.size(), "synchronizing call", "synchronizing calls") + " (";
     for (const auto& [name, n] : byName)
@@ -252,8 +247,9 @@ void synchronization(Context& c, std::vector<Finding>& out) {
         "Remove syncs from the step: .item(), .cpu(), .tolist(), printing or branching on GPU values, "
         "torch.cuda.synchronize() used for timing (use CUDA events), and copies to pageable memory; "
         "keep the values on the GPU or read them once per step with non_blocking=True into pinned memory.";
-    c.addEvidence(f, sorted);
-    if (f.timeNs > 0) out.push_back(std::move(f)); // any idle time after a sync: the GPU waited for nothing
+    if (f.timeNs == 0) return;
+    // Any idle time after a sync: the GPU waited for nothing.
+    c.keep(out, std::move(f), std::move(sorted), Context::Order::AsGiven, Context::Shown::Always);
 }
 
 // 7. Copies between host and device from pageable memory: staged through a bounce buffer, and synchronous.
@@ -276,10 +272,7 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
                                    (d > 0 && b > 0 ? " at " + formatRate(b * 1e9 / double(d), "B/s") : ""));
     });
     if (count == 0) return;
-    std::stable_sort(places.begin(), places.end(),
-                     [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
-    Finding f = c.make("pageable_memcpy",
-                       formatCount(count, "copy uses", "copies use") + " pageable host memory", time);
+    Finding f = c.make(formatCount(count, "copy uses", "copies use") + " pageable host memory", time);
     f.explanation =
         formatCount(count, "host↔device copy", "host↔device copies") +
         " from or to pageable memory: " + formatRate(bytes, "B") + " in " + formatDuration(time) +
@@ -289,8 +282,7 @@ void pageableMemcpy(Context& c, std::vector<Finding>& out) {
     f.suggestion =
         "Allocate the host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy "
         "with non_blocking=True, so the copy runs at full rate beside the host's work.";
-    c.addEvidence(f, places);
-    out.push_back(std::move(f)); // always
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst, Context::Shown::Always);
 }
 
 // 9. Low occupancy: kernel names whose launch leaves most of each SM's warps empty. A kernel's registers
@@ -371,7 +363,7 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
         count += n.kernels.size();
         if (reportedZero(n)) zeroReported += n.kernels.size();
         low.push_back({double(n.time),
-                       {n.longest->event, "theoretical occupancy " + percent(occ) + ", " +
+                       {n.longest->event, "theoretical occupancy " + formatShare(occ) + ", " +
                                               formatCount(n.kernels.size(), "kernel", "kernels") + ", " +
                                               formatDuration(n.time)}});
     }
@@ -382,20 +374,19 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
     Places places;
     for (auto& [t, place] : low)
         places.push_back(std::move(place));
-    Finding f = c.make("low_occupancy",
-                       formatCount(low.size(), "long-running kernel", "long-running kernels") + " under " +
-                           percent(limit) + " theoretical occupancy",
+    Finding f = c.make(formatCount(low.size(), "long-running kernel", "long-running kernels") + " under " +
+                           formatShare(limit) + " theoretical occupancy",
                        time);
     // Low occupancy is a question to ask, not a verdict: never critical.
     if (f.severity == Severity::Critical) f.severity = Severity::Warning;
     f.explanation =
         formatCount(low.size(), "kernel name", "kernel names") + " (" +
         formatCount(count, "kernel", "kernels") + ", " + formatDuration(time) +
-        (low.size() == 1 ? ") launches" : ") launch") + " so that under " + percent(limit) +
+        (low.size() == 1 ? ") launches" : ") launch") + " so that under " + formatShare(limit) +
         " of each SM's warps can be resident (the CUDA occupancy calculator's formula over grid, "
         "block, registers per thread and shared memory, with the device's limits from the trace), and "
         "reach under " +
-        percent(c.th["low_occupancy_near_roof"]) +
+        formatShare(c.th["low_occupancy_near_roof"]) +
         " of their roof. Few resident warps hide memory latency poorly unless each warp has much "
         "independent work. Fused attention and GEMM kernels whose registers or shared memory hold "
         "their tiles are left out: their occupancy is low by design.";
@@ -408,8 +399,7 @@ void lowOccupancy(Context& c, std::vector<Finding>& out) {
         "Check what limits each (Details shows the kernel's registers, shared memory and occupancy): "
         "fewer registers (__launch_bounds__, a smaller tile), less shared memory per block, or more "
         "blocks (split the work, e.g. split-KV for decoding).";
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 
 } // namespace attnscope::findings

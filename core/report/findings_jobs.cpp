@@ -90,27 +90,23 @@ void exposedCommunication(Context& c, std::vector<Finding>& out) {
         places.emplace_back(e, places.size() < std::size_t(c.th["max_evidence"])
                                    ? formatDuration(open) + " of " + formatDuration(c.dur(e)) + " exposed"
                                    : std::string());
-    Finding f = c.make("exposed_communication",
-                       "Communication not hidden by compute: " + formatDuration(exposed) + " of " +
+    Finding f = c.make("Communication not hidden by compute: " + formatDuration(exposed) + " of " +
                            formatDuration(commNs),
                        exposed);
     f.explanation = formatCount(count, "communication kernel", "communication kernels") +
                     " (NCCL, RCCL) took " + formatDuration(commNs) + "; for " + formatDuration(exposed) +
-                    " (" + percent(commNs ? double(exposed) / double(commNs) : 0) +
+                    " (" + formatShare(commNs ? double(exposed) / double(commNs) : 0) +
                     ") no compute kernel ran on the same GPU, so the step waited on the network or on "
                     "another rank.";
     f.suggestion = std::string(kOverlapCommunication);
     // Of the span on each GPU that communicates: several GPUs' exposed time adds up past one span.
     c.severityFromShare(f, double(exposed) / (double(c.span) * double(commGpus)));
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 
 } // namespace attnscope::findings
 
 namespace attnscope {
-
-using findings::percent;
 
 TimeNs jobSpanNs(const std::vector<RankRecord>& records) {
     TimeNs first = 0, last = 0;
@@ -145,14 +141,14 @@ std::optional<JobFinding> rankImbalance(const RankReport& r, TimeNs span, const 
     const bool late = straggler >= 0 && double(wait) >= threshold * double(r.meanComputeNs);
     if (!late && double(computeExcess) < threshold * double(r.meanComputeNs)) return std::nullopt;
     const std::int64_t rank = late ? straggler : r.mostComputeRank;
-    const std::string compute = "compute busy time (kernels other than communication) ranges from " +
-                                formatDuration(r.minComputeNs) + " to " + formatDuration(r.maxComputeNs) +
-                                " (mean " + formatDuration(r.meanComputeNs) + ", rank " +
-                                std::to_string(r.mostComputeRank) + " the most, " +
-                                percent(double(computeExcess) / double(r.meanComputeNs)) + " above the mean)";
+    const std::string compute =
+        "compute busy time (kernels other than communication) ranges from " + formatDuration(r.minComputeNs) +
+        " to " + formatDuration(r.maxComputeNs) + " (mean " + formatDuration(r.meanComputeNs) + ", rank " +
+        std::to_string(r.mostComputeRank) + " the most, " +
+        formatShare(double(computeExcess) / double(r.meanComputeNs)) + " above the mean)";
     const std::string perRank = " per rank, of the job's span";
     JobFinding f;
-    f.id = "rank_imbalance";
+    f.id = kRankImbalance;
     f.titleRank = f.maxRank = rank;
     f.ranks = {rank};
     if (late) {
@@ -178,7 +174,7 @@ std::optional<JobFinding> rankImbalance(const RankReport& r, TimeNs span, const 
     } else {
         f.meanNs = f.maxNs = f.totalNs = computeExcess;
         f.title = "Rank " + std::to_string(rank) +
-                  " computes the most: " + percent(double(computeExcess) / double(r.meanComputeNs)) +
+                  " computes the most: " + formatShare(double(computeExcess) / double(r.meanComputeNs)) +
                   " more than the mean";
         f.explanation = "Over " + std::to_string(r.ranks.size()) + " ranks the " + compute +
                         ". No collective could be matched on every rank, so who waits for whom is not known; "
@@ -191,11 +187,6 @@ std::optional<JobFinding> rankImbalance(const RankReport& r, TimeNs span, const 
     f.severity = severityOfShare(f.share, th);
     if (f.share < th["min_share"]) return std::nullopt;
     return f;
-}
-
-std::size_t ruleOrder(std::string_view id) {
-    return std::size_t(std::find(std::begin(kFindingIds), std::end(kFindingIds), id) -
-                       std::begin(kFindingIds));
 }
 
 } // namespace
@@ -214,7 +205,7 @@ std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, cons
     TimeNs waits = 0, exposed = 0;
     for (const RankRecord& r : records)
         for (const RecordFinding& f : r.findings) {
-            if (f.id == "rank_imbalance") continue; // a job's, not a rank's (an older record's)
+            if (f.id == kRankImbalance) continue; // a job's, not a rank's (an older record's)
             TimeNs time = f.timeNs;
             // Part of a collective's kernel time is the rank waiting for the last one to arrive: that is
             // the straggler's (rank_imbalance), not the network's, and is taken out of the rank's exposed
@@ -260,7 +251,7 @@ std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, cons
             "On " + std::to_string(parts.size()) + " of the job's " + std::to_string(n) +
             (n == 1 ? " rank" : " ranks") + " (" + rankList(f.ranks) + "): " + formatDuration(f.totalNs) +
             " at stake in all, " + formatDuration(f.meanNs) + " per rank of the job (the time at stake, " +
-            percent(f.share) + " of the job's span of " + formatDuration(span) + "), the most " +
+            formatShare(f.share) + " of the job's span of " + formatDuration(span) + "), the most " +
             formatDuration(f.maxNs) + " on rank " + std::to_string(f.maxRank) +
             ", whose title this is. Each rank's rules read its own trace.";
         if (id == "exposed_communication") {
@@ -282,7 +273,7 @@ std::vector<JobFinding> jobFindings(const std::vector<RankRecord>& records, cons
     if (std::optional<JobFinding> straggler = rankImbalance(ranks, span, th))
         out.push_back(std::move(*straggler));
     std::stable_sort(out.begin(), out.end(), [](const JobFinding& a, const JobFinding& b) {
-        return a.meanNs != b.meanNs ? a.meanNs > b.meanNs : ruleOrder(a.id) < ruleOrder(b.id);
+        return a.meanNs != b.meanNs ? a.meanNs > b.meanNs : findingRuleOrder(a.id) < findingRuleOrder(b.id);
     });
     return out;
 }
@@ -351,7 +342,7 @@ std::vector<Finding> jobFindingsInTrace(const std::vector<JobFinding>& job,
         f.share = j.share;
         f.explanation = j.explanation;
         f.suggestion = j.suggestion;
-        if (j.id == "rank_imbalance") {
+        if (j.id == kRankImbalance) {
             // The straggler's collectives, in the order the job reached them.
             if (const auto it = byRank.find(j.titleRank); it != byRank.end()) {
                 const RankFindings& r = *it->second;

@@ -138,8 +138,7 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
                               })->first;
     const std::string shortName =
         first.substr(first.find("::") == std::string::npos ? 0 : first.find("::") + 2);
-    Finding f = c.make("out_of_place_copy",
-                       "Out-of-place " + shortName + " copies its input in " +
+    Finding f = c.make("Out-of-place " + shortName + " copies its input in " +
                            formatCount(inCalls, "attention call", "attention calls"),
                        time);
     f.explanation = formatCount(copies, "copy", "copies") + " (" + formatDuration(time) +
@@ -152,9 +151,8 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
         (first == "aten::masked_fill" ? ", e.g. scores.masked_fill_(mask, float(\"-inf\"))" : "") +
         "): no copy and no second tensor. It is safe under torch.no_grad() or inference_mode; in training, "
         "autograd may need the values it overwrites (PyTorch raises an error when it does).";
-    longestFirst(c, places);
-    c.addEvidence(f, places);
-    out.push_back(std::move(f)); // always: a one-line fix
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst,
+           Context::Shown::Always); // always: a one-line fix
 }
 
 // The first lesson of SDPA's math backend: half-precision inputs computed in fp32 — Q, K and V cast up,
@@ -221,8 +219,7 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
     }
     if (calls == 0) return;
     const TimeNs castTotal = castNs;
-    Finding f = c.make("math_upcast",
-                       "SDPA's math backend computes " + inputType + " attention in fp32 in " +
+    Finding f = c.make("SDPA's math backend computes " + inputType + " attention in fp32 in " +
                            formatCount(calls, "call", "calls"),
                        castTotal + stake);
     f.explanation =
@@ -252,8 +249,8 @@ void mathUpcast(Context& c, std::vector<Finding>& out) {
     longestFirst(c, gemmPlaces);
     longestFirst(c, castPlaces);
     gemmPlaces.insert(gemmPlaces.end(), castPlaces.begin(), castPlaces.end());
-    c.addEvidence(f, gemmPlaces);
-    out.push_back(std::move(f)); // always: the math backend was not meant to be taken
+    // Always: the math backend was not meant to be taken.
+    c.keep(out, std::move(f), std::move(gemmPlaces), Context::Order::AsGiven, Context::Shown::Always);
 }
 
 // The mask built on every call: ones/tril/triu, the fill value, where (the math backend's causal
@@ -319,12 +316,11 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
     std::map<std::string, std::uint64_t> byOp;
     for (const auto& [op, n] : byOpId)
         byOp[std::string(c.trace.str(op))] += n;
-    const Places places = longestFirst(c, std::move(found), [&](EventRef, StringId op) {
+    Places places = longestFirst(c, std::move(found), [&](EventRef, StringId op) {
         return "builds the mask (" + std::string(c.trace.str(op)) + ")";
     });
     Finding f =
-        c.make("mask_per_call",
-               "The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
+        c.make("The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
     f.explanation =
         formatCount(calls, "attention call", "attention calls") +
         " each built their mask again: " + oneDecimal(kernelsPerCall(kernels, calls)) +
@@ -336,8 +332,7 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
         "With is_causal=True a fused backend (flash, efficient, cuDNN) applies the causal mask inside its "
         "kernel and builds none. Where a mask must be a tensor, build it once (per sequence length) and "
         "pass it to every call.";
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 
 // _safe_softmax: the kernels besides the softmax that find fully masked rows and write 0 there.
@@ -369,8 +364,7 @@ void safeSoftmax(Context& c, std::vector<Finding>& out) {
         kernels += found;
     }
     if (calls == 0) return;
-    Finding f = c.make("safe_softmax",
-                       "_safe_softmax adds " + oneDecimal(kernelsPerCall(kernels, calls)) +
+    Finding f = c.make("_safe_softmax adds " + oneDecimal(kernelsPerCall(kernels, calls)) +
                            " kernels per call to guard fully masked rows",
                        time);
     f.explanation =
@@ -381,9 +375,7 @@ void safeSoftmax(Context& c, std::vector<Finding>& out) {
     f.suggestion =
         "This is SDPA math's NaN safety, not a bug. A fused backend (flash, efficient, cuDNN) handles fully "
         "masked rows inside its one kernel: let SDPA take one.";
-    longestFirst(c, places);
-    c.addEvidence(f, places);
-    if (c.worthShowing(f)) out.push_back(std::move(f));
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst);
 }
 
 // The cuDNN lesson: an implementation whose host time per call exceeds its kernels' (on a GPU: the
@@ -439,8 +431,7 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             if (sits[i].second > 0)
                 where += (where.empty() ? "" : ", ") + std::string(c.trace.str(StringId(sits[i].first))) +
                          " " + formatDuration(sits[i].second / TimeNs(calls)) + " of its own";
-        Finding f = c.make("host_bound_attention",
-                           impl.impl + " attention is host-bound: " + formatDuration(hostNs / TimeNs(calls)) +
+        Finding f = c.make(impl.impl + " attention is host-bound: " + formatDuration(hostNs / TimeNs(calls)) +
                                " on the host per call against " + formatDuration(kernelNs / TimeNs(calls)) +
                                (onCpu ? " in its ops' work" : " of kernels"),
                            over);
@@ -462,11 +453,10 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             "mode=\"reduce-overhead\"), batch more work per call, or compare another backend's host time "
             "per call (flash, efficient) for this shape.";
         // The longest ranges first.
-        const Places places = longestFirst(c, std::move(ranges), [&](EventRef s, TimeNs kernels) {
+        Places places = longestFirst(c, std::move(ranges), [&](EventRef s, TimeNs kernels) {
             return "host " + formatDuration(c.dur(s)) + ", kernels " + formatDuration(kernels);
         });
-        c.addEvidence(f, places);
-        if (c.worthShowing(f)) out.push_back(std::move(f));
+        c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
     }
 }
 
@@ -551,7 +541,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         if (const std::string named = title + ": " + firstKinds(im.byKernel);
             !im.byKernel.empty() && named.size() <= kFindingTitleMax)
             title = named;
-        Finding f = c.make("unexpected_kernels", title, im.time);
+        Finding f = c.make(title, im.time);
         // An observation against a guess, not a cost of its own: never critical.
         f.severity = std::min(f.severity, Severity::Warning);
         f.explanation =
@@ -565,9 +555,8 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
             "Look at where each comes from (the places below); when it is expected after all, say so "
             "in ~/.config/attnscope/call_shapes.txt (\"" +
             shapeName + " = …\", or your record_function's name).";
-        longestFirst(c, im.places);
-        c.addEvidence(f, im.places);
-        out.push_back(std::move(f)); // always: the mismatch is the most interesting thing on the screen
+        c.keep(out, std::move(f), std::move(im.places), Context::Order::LongestFirst,
+               Context::Shown::Always); // always: the mismatch is the most interesting thing on the screen
     }
 }
 

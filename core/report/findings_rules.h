@@ -32,9 +32,8 @@ public:
     const FindingThresholds& th;
     TimeNs span = 0; // the trace's span (at least 1)
 
-    // What an event's category is, by string id (computed once).
-    // (Device: of a category whose events are kernels or copies by name; kind() says which.)
-    enum Kind : std::uint8_t { Other, CpuOp, Launch, Kernel, Copy, Device };
+    // What an event is, by its category (an accelerator's own events by their name).
+    enum Kind : std::uint8_t { Other, CpuOp, Launch, Kernel, Copy };
     Kind kind(EventRef e) const;
     TimeNs start(EventRef e) const { return trace.track(e.track).events.start[e.index]; }
     TimeNs dur(EventRef e) const { return trace.track(e.track).events.duration[e.index]; }
@@ -72,29 +71,30 @@ public:
     }
 
     // A finding with its share of the span and its severity from its time at stake (its count comes
-    // with its places: addEvidence).
-    Finding make(std::string_view id, std::string title, TimeNs timeNs) const;
+    // with its places: keep; its id is its rule's, given when the rules have run).
+    Finding make(std::string title, TimeNs timeNs) const;
     // The severity from another share (of what the rule measures against: the GPUs' own window, each
     // communicating GPU's span); the finding's share stays of the trace's span, as every finding's is, so
     // that one column of shares has one base.
     void severityFromShare(Finding& f, double share) const;
-    // Evidence in the order given (callers put the most telling first), capped at max_evidence; the
-    // finding's count is how many places there are.
-    void addEvidence(Finding& f, const std::vector<std::pair<EventRef, std::string>>& places) const;
-    // Whether a finding holds enough of the span to be shown.
-    bool worthShowing(const Finding& f) const { return f.share >= th["min_share"]; }
+    // A rule's last step: its places as the finding's evidence (the longest first, or in the order given
+    // where the rule put the most telling first), capped at max_evidence, the finding's count how many
+    // places there are; then the finding is kept when it holds enough of the span (min_share), or always
+    // for a rule that reports any occurrence. The finding kept, or null.
+    enum class Order : std::uint8_t { LongestFirst, AsGiven };
+    enum class Shown : std::uint8_t { IfWorthShowing, Always };
+    Finding* keep(std::vector<Finding>& out, Finding f, std::vector<std::pair<EventRef, std::string>> places,
+                  Order order, Shown shown = Shown::IfWorthShowing) const;
 
 private:
-    std::vector<std::uint8_t> m_kind; // Kind per string id of a category
     std::optional<std::vector<std::pair<ProcessId, std::vector<Busy>>>> m_busy;
     std::optional<std::vector<EventRef>> m_syncs;
 };
 
-// "1.2 ms", "34%": the spellings the explanations use; "3.0" (one decimal: kernels per call).
-std::string percent(double share);
+// "3.0" (one decimal: kernels per call).
 std::string oneDecimal(double v);
 
-// A finding's places (an event and its note), and the longest first.
+// A finding's places (an event and its note).
 using Places = std::vector<std::pair<EventRef, std::string>>;
 void longestFirst(const Context& c, Places& places);
 // Places from (event, what to say of it), the longest first, each note written (note(event, what)) only

@@ -50,6 +50,18 @@ std::string formatPercent(double fraction, int decimals) {
     return text;
 }
 
+std::string formatShare(double fraction) {
+    std::string out = formatPercent(fraction);
+    if (out.size() > 3 && out.ends_with(".0%")) out.erase(out.size() - 3, 2); // 26%, 12.5%, 3.1%
+    return out;
+}
+
+std::string formatRatio(double ratio) {
+    char text[32];
+    std::snprintf(text, sizeof text, ratio >= 0.1 || ratio == 0 ? "%.2f\u00d7" : "%.2g\u00d7", ratio);
+    return text;
+}
+
 DurationUnit durationUnit(double ns) {
     if (ns >= 1e9) return {1e9, "s", 9};
     if (ns >= 1e6) return {1e6, "ms", 6};

@@ -22,6 +22,10 @@ std::string formatCount(std::uint64_t n, std::string_view one, std::string_view 
 std::string formatNumber(double value);
 // "12.5%": a fraction as a percentage with `decimals` digits after the point.
 std::string formatPercent(double fraction, int decimals = 1);
+// "26%", "12.5%", "3.1%": a share as prose says it (one decimal, none when it is 0).
+std::string formatShare(double fraction);
+// "0.87×", "0.0012×": a ratio, two decimals, or two significant digits below 0.1.
+std::string formatRatio(double ratio);
 
 // The unit a duration reads in: seconds from 1 s, milliseconds from 1 ms, microseconds from 1 µs,
 // else nanoseconds; `exponent` is the unit's power of ten in nanoseconds.

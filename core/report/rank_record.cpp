@@ -56,6 +56,10 @@ Severity severityOf(const std::string& name, const std::string& source) {
 
 } // namespace
 
+std::string slowRankRule() {
+    return "beyond the median by " + formatNumber(kSlowRankMads) + " median absolute deviations";
+}
+
 RankRecord rankRecord(const std::shared_ptr<const Trace>& trace, const TraceSummary& s, std::string path,
                       std::size_t position, std::size_t topKernels) {
     const Trace& t = *trace;
@@ -332,7 +336,7 @@ JobReport jobReport(std::vector<RankRecord> records) {
     job.records = std::move(read);
     for (const JobMeasure& m : jobMeasures())
         job.spreads.push_back(spreadOf(job.records, m.value));
-    // Slow for themselves: beyond the median by 3 scaled MADs, and by 5% of it.
+    // Slow for themselves: beyond the median by kSlowRankMads scaled MADs, and by kSlowRankMinExcess of it.
     if (job.records.size() >= 3) {
         const double median = job.spread("compute_busy").median;
         std::vector<double> deviations;
@@ -341,7 +345,7 @@ JobReport jobReport(std::vector<RankRecord> records) {
         const double mad = 1.4826 * percentileOf(deviations, 0.5);
         for (const RankRecord& r : job.records) {
             const double x = double(r.stats.computeBusyNs);
-            if (median > 0 && x > median + std::max(3 * mad, 0.05 * median))
+            if (median > 0 && x > median + std::max(kSlowRankMads * mad, kSlowRankMinExcess * median))
                 job.slowRanks.push_back({r.stats.rank, r.stats.computeBusyNs, x / median});
         }
         std::sort(job.slowRanks.begin(), job.slowRanks.end(),
@@ -466,17 +470,12 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
         out << '\n';
     }
     if (!job.slowRanks.empty()) {
-        out << (md ? "**Slow ranks**" : "slow ranks")
-            << " (compute busy beyond the median by 3 median absolute "
-               "deviations):";
-        for (const SlowRank& s : job.slowRanks) {
-            char part[96];
-            std::snprintf(part, sizeof part, " %lld (%.2fx)", static_cast<long long>(s.rank), s.overMedian);
-            out << part;
-        }
+        out << (md ? "**Slow ranks**" : "slow ranks") << " (compute busy " << slowRankRule() << "):";
+        for (const SlowRank& s : job.slowRanks)
+            out << ' ' << s.rank << " (" << formatRatio(s.overMedian) << ')';
         out << "\n";
     } else if (n >= 3) {
-        out << "slow ranks: none beyond the median by 3 median absolute deviations\n";
+        out << "slow ranks: none " << slowRankRule() << "\n";
     }
     if (job.ranks.collectives)
         out << "collectives: " << job.ranks.stragglerSentence() << "\n";

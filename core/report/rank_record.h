@@ -104,6 +104,11 @@ struct JobFinding {
     std::int64_t maxRank = -1;
 };
 
+inline constexpr double kSlowRankMads = 3;
+inline constexpr double kSlowRankMinExcess = 0.05;
+// "beyond the median by 3 median absolute deviations": what makes a rank slow, as every view says it.
+std::string slowRankRule();
+
 struct SlowRank {
     std::int64_t rank = 0;
     TimeNs computeBusyNs = 0;
@@ -129,8 +134,9 @@ struct JobReport {
     std::vector<RankRecord> failed;  // ranks whose trace could not be read, by rank then path
     std::vector<Spread> spreads;     // per jobMeasures()
     const Spread& spread(std::string_view key) const; // by the measure's key
-    // Ranks whose compute busy time lies beyond the median by more than 3 scaled median absolute
-    // deviations (and 5% of the median): slow for themselves, not by one outlier's pull on a mean.
+    // Ranks whose compute busy time lies beyond the median by more than kSlowRankMads scaled median
+    // absolute deviations (and kSlowRankMinExcess of the median): slow for themselves, not by one
+    // outlier's pull on a mean.
     std::vector<SlowRank> slowRanks;
     std::vector<JobFinding> findings;      // most total time at stake first
     std::vector<std::int64_t> warned;      // ranks whose trace was read with warnings

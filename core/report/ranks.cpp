@@ -264,6 +264,12 @@ std::string RankReport::stragglerSentence() const {
            " each for it there";
 }
 
+std::string_view RankReport::slowestWhy() const {
+    return ranks.size() < 2               ? std::string_view()
+           : slowestRank == stragglerRank ? "the others wait for it"
+                                          : "computes most";
+}
+
 std::string formatRankReport(const RankReport& report, SummaryFormat format, const TraceSummary* job) {
     if (format == SummaryFormat::Json) {
         nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
@@ -315,15 +321,15 @@ std::string formatRankReport(const RankReport& report, SummaryFormat format, con
     for (const RankStats& s : report.ranks) {
         const double vs =
             report.meanComputeNs ? 100.0 * (double(s.computeBusyNs) / double(report.meanComputeNs) - 1) : 0;
-        const char* mark = !several                         ? ""
-                           : s.rank == report.stragglerRank ? "   <- slowest: the others wait for it"
-                           : s.rank == report.slowestRank   ? "   <- slowest: computes most"
-                                                            : "";
+        const std::string mark = several && s.rank == report.slowestRank
+                                     ? "   <- slowest: " + std::string(report.slowestWhy())
+                                     : "";
         std::snprintf(line, sizeof line, "%6lld %10llu %14s %14s %14s %+15.1f%% %14s  %s%s\n",
                       static_cast<long long>(s.rank), static_cast<unsigned long long>(s.kernels),
                       formatDuration(s.kernelNs).c_str(), formatDuration(s.gpuBusyNs).c_str(),
                       formatDuration(s.computeBusyNs).c_str(), vs,
-                      report.collectives ? formatDuration(s.waitNs).c_str() : "-", s.path.c_str(), mark);
+                      report.collectives ? formatDuration(s.waitNs).c_str() : "-", s.path.c_str(),
+                      mark.c_str());
         out << line;
     }
     out << "\ncompute busy (kernels other than communication): min " << formatDuration(report.minComputeNs)

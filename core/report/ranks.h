@@ -73,6 +73,8 @@ struct RankReport {
     // The one sentence every view says of the straggler: "rank 7 arrives last at 5 of the 8 collectives
     // matched on every rank, and the others wait 1.2 ms each for it there", or "" without one.
     std::string stragglerSentence() const;
+    // Why the slowest rank is: "the others wait for it" (the straggler), "computes most", or "".
+    std::string_view slowestWhy() const;
 };
 RankReport rankReport(const std::vector<RankInput>& ranks);
 

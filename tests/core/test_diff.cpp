@@ -28,7 +28,7 @@ TEST(Diff, NewAndGoneKernelsAreSaidSoInText) {
     };
     EXPECT_NE(lineOf("old_kernel").find(" gone "), std::string::npos) << text;
     EXPECT_NE(lineOf("new_kernel").find(" new "), std::string::npos) << text;
-    EXPECT_EQ(lineOf("old_kernel").find("0.00x"), std::string::npos) << text;
+    EXPECT_EQ(lineOf("old_kernel").find("0.00×"), std::string::npos) << text;
 }
 
 // Two made traces with a known answer: B's GEMM got 30 µs slower, its softmax 10 µs faster, and a

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 using namespace attnscope;
 using namespace attnscope::test;
 
@@ -18,14 +21,25 @@ TEST(Findings, ThresholdsAreDataWithTheirProblemsSaid) {
     EXPECT_NE(problems[0].find("line 4"), std::string::npos);
     EXPECT_NE(problems[1].find("line 5"), std::string::npos);
     EXPECT_THROW(t["casts_window_us"], std::logic_error); // unreadable lines set nothing
-    // The built-in file names every threshold a rule reads.
+    // The built-in file and the rules' table agree: each threshold a rule declares is in the file, with a
+    // value, and the file has none that no rule reads (standard() throws otherwise).
     const FindingThresholds& standard = FindingThresholds::standard();
-    for (const char* key :
-         {"min_share", "critical_share", "warning_share", "max_evidence", "casts_window_us",
-          "math_fallback_kernels_per_call", "gpu_idle_min_gap_us", "launch_bound_kernel_us",
-          "launch_bound_min_kernels", "latency_bound_min_kernel_share", "low_occupancy",
-          "low_occupancy_min_kernel_us", "low_occupancy_min_kernel_share", "rank_imbalance_excess"})
+    std::set<std::string> declared;
+    for (std::string_view key : generalThresholds())
+        declared.insert(std::string(key));
+    std::set<std::string_view> ids;
+    for (const FindingRule& rule : findingRules()) {
+        EXPECT_TRUE(ids.insert(rule.id).second) << "one entry per rule: " << rule.id;
+        EXPECT_EQ(findingRules()[findingRuleOrder(rule.id)].id, rule.id);
+        for (std::string_view key : rule.thresholds)
+            declared.insert(std::string(key));
+    }
+    EXPECT_EQ(findingRuleOrder("no_such_rule"), findingRules().size());
+    for (const std::string& key : declared)
         EXPECT_GT(standard[key], 0) << key;
+    const std::vector<std::string> names = standard.names();
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), declared);
+    EXPECT_GE(declared.size(), 15u);
 }
 
 // Severity from the share at stake, at the built-in thresholds: critical from 20%, warning from 5%.

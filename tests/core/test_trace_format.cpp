@@ -5,7 +5,9 @@
 #include "core/io/trace_loader.h"
 #include "support/test_support.h"
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -88,5 +90,31 @@ TEST(TraceFormat, FilesAndBytesInMemoryAreDetectedAlike) {
         FAIL() << "a report was read";
     } catch (const LoadError& e) {
         EXPECT_NE(std::string(e.what()).find("nsys export --type sqlite"), std::string::npos) << e.what();
+    }
+}
+
+// Each format is one entry of the readers' table: what recognizes it, the suffixes the file dialogs
+// offer, and how it is read from a file and from bytes; the loader dispatches by that table alone.
+TEST(TraceFormat, EachReaderIsOneEntryOfTheTable) {
+    const std::vector<std::string_view> suffixes = traceSuffixes();
+    std::set<TraceFormat> formats;
+    for (const TraceReader& r : traceReaders()) {
+        EXPECT_TRUE(formats.insert(r.format).second);
+        EXPECT_FALSE(r.description.empty());
+        ASSERT_TRUE(r.readFile && r.readBytes);
+        for (std::string_view suffix : r.suffixes)
+            EXPECT_NE(std::find(suffixes.begin(), suffixes.end(), suffix), suffixes.end()) << suffix;
+    }
+    EXPECT_FALSE(traceReaders().back().recognizes) << "the last reads what no other recognizes";
+    for (std::size_t i = 1; i < suffixes.size(); ++i)
+        EXPECT_GE(suffixes[i - 1].size(), suffixes[i].size()) << "longest first";
+    EXPECT_EQ(traceReaderFor("\x1f\x8b", "x").format, TraceFormat::GzipJson);
+    EXPECT_EQ(traceReaderFor("{", "run.nsys-rep").format, TraceFormat::NsysReport);
+    // Bytes of an Nsight Systems export are refused with what to do, by its reader's entry.
+    try {
+        loadTraceBytes(std::string_view("SQLite format 3\0\0\0\0", 20), "x.sqlite");
+        ADD_FAILURE() << "read an nsys export from memory";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("read from its file"), std::string::npos) << e.what();
     }
 }
