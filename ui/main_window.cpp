@@ -81,14 +81,15 @@ MainWindow::MainWindow() {
     m_timeline->setFocus();
 }
 
-// The saved place and size, when they fit the screen the window opens on: a geometry saved on a larger
-// screen, or after the window had grown, would put the status bar and tabs off it. Else 1400×860 at the
-// screen's top left.
+// A geometry saved on a larger screen, or after the window had grown, would put the status bar and tabs
+// off the screen; so would 1400×860 on a 1366×768 laptop.
 void MainWindow::restoreFittingGeometry(const QByteArray& saved) {
     const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
     const QRect available = on ? on->availableGeometry() : QRect();
     if (restoreGeometry(saved) && (available.isEmpty() || available.contains(geometry()))) return;
-    resize(1400, 860);
+    // The title bar and borders, where the window has them already, count against the screen too.
+    const QSize frame = frameGeometry().size() - geometry().size();
+    resize(available.isEmpty() ? QSize(1400, 860) : QSize(1400, 860).boundedTo(available.size() - frame));
     if (!available.isEmpty()) move(available.topLeft());
 }
 

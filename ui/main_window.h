@@ -116,6 +116,10 @@ public:
     // The analysis of the trace on show (roles, calls, costs, roofline), once its thread is done.
     std::shared_ptr<const TraceAnalysis> analysis() const;
 
+    // The saved place and size when they fit the screen the window is on; else the default size, no
+    // larger than that screen, at its top left.
+    void restoreFittingGeometry(const QByteArray& saved);
+
 Q_SIGNALS:
     // The analysis of the trace on show is ready.
     void analysisReady();
@@ -137,7 +141,6 @@ protected:
 private:
     QDockWidget* addDock(const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area);
     void buildMenus();
-    void restoreFittingGeometry(const QByteArray& saved);
     void buildCentre();
     void buildDocks();
     void connectDocuments();

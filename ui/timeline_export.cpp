@@ -10,6 +10,7 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 
@@ -35,6 +36,12 @@ QString exportPicture(QSize size, double scale, const QString& path, const QStri
             .arg(size.height());
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("%1: %2").arg(path, file.errorString());
+    // A chart's title may be rich text (lines joined by <br>): the document's title is its plain text.
+    QString plainTitle = title;
+    plainTitle.replace(
+        QRegularExpression(QStringLiteral("<br\\s*/?>"), QRegularExpression::CaseInsensitiveOption),
+        QStringLiteral(" · "));
+    plainTitle.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
     if (format == "png") {
         QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
         image.setDevicePixelRatio(scale);
@@ -49,7 +56,7 @@ QString exportPicture(QSize size, double scale, const QString& path, const QStri
         svg.setOutputDevice(&file);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(title);
+        svg.setTitle(plainTitle.toHtmlEscaped()); // written into the XML as it is given
         QPainter p;
         if (!p.begin(&svg)) return QStringLiteral("%1: could not start the SVG").arg(path);
         paint(p, size);
@@ -57,7 +64,7 @@ QString exportPicture(QSize size, double scale, const QString& path, const QStri
     } else {
         QPdfWriter pdf(&file);
         pdf.setCreator(QStringLiteral("AttnScope"));
-        pdf.setTitle(title);
+        pdf.setTitle(plainTitle);
         pdf.setResolution(96);
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         // One page the picture's size: pixels at 96 per inch, as points.

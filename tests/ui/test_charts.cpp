@@ -43,6 +43,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QValueAxis>
+#include <QXmlStreamReader>
 
 #include <cmath>
 #include <filesystem>
@@ -213,6 +214,12 @@ TEST(Charts, HeadlessExportOfEachChart) {
         ASSERT_TRUE(f.open(QIODevice::ReadOnly));
         const QByteArray svg = f.readAll();
         EXPECT_TRUE(svg.contains("<svg")) << chartKindName(kind).toStdString();
+        // Well-formed XML, though a chart's title is rich text (the roofline's lines joined by <br>).
+        QXmlStreamReader xml(svg);
+        while (!xml.atEnd())
+            xml.readNext();
+        EXPECT_FALSE(xml.hasError()) << chartKindName(kind).toStdString() << ": "
+                                     << xml.errorString().toStdString();
     }
     EXPECT_EQ(chartKindNamed("roofline"), ChartKind::Roofline);
     EXPECT_FALSE(chartKindNamed("pie"));

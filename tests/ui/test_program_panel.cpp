@@ -112,8 +112,9 @@ TEST(ProgramPanel, StepsOpenWhileTheProgramRunsWithTheirAttentionCalls) {
 // The window fits the screen it is on: a traceback or a long path in the panel never grows it past it.
 void expectFitsTheScreen(const MainWindow& w) {
     const QRect available = w.screen()->availableGeometry();
-    EXPECT_TRUE(available.contains(w.geometry()))
-        << w.width() << "x" << w.height() << " on " << available.width() << "x" << available.height();
+    EXPECT_TRUE(available.contains(w.frameGeometry()))
+        << w.x() << "," << w.y() << " " << w.width() << "x" << w.height() << " on " << available.x() << ","
+        << available.y() << " " << available.width() << "x" << available.height();
 }
 
 TEST(ProgramPanel, StopEndsTheProgramAndKeepsItsSteps) {
@@ -289,6 +290,10 @@ TEST(ProgramPanel, TheWindowFitsALaptopScreen) {
     const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
     EXPECT_LE(least.width(), 1366);
     EXPECT_LE(least.height(), 768 - 40) << "and room for a panel or title bar";
+    // A first start there (nothing saved) opens within it, not at the desktop's default size.
+    w.setScreen(*laptop);
+    w.restoreFittingGeometry({});
+    expectFitsTheScreen(w);
 }
 
 } // namespace
