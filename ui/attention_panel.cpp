@@ -38,6 +38,9 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_table->setHorizontalHeaderLabels(
         {tr("Implementation"), tr("Calls"), tr("Kernels / call"), tr("Expected"), tr("Calls off"),
          tr("Kernel time / call"), tr("Host time / call"), tr("Bytes / call"), tr("Kernel time by verdict")});
+    m_table->horizontalHeaderItem(5)->setToolTip(
+        tr("The time the call's kernels ran, workers or streams running at once counted once: the "
+           "figure `compare` prints and its chart's bars add up to."));
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);

@@ -38,7 +38,7 @@ namespace {
 
 QChart* stackedBars(const std::vector<QString>& bars,
                     const std::vector<std::array<double, std::size_t(KernelRole::Count)>>& ns,
-                    const QString& title, const QString& yTitle, const QString& empty);
+                    const QString& title, const QString& empty);
 
 // Time per role for each bar: the implementations of one trace, or one bar per trace. Each bar's
 // total is written under it.
@@ -63,13 +63,13 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
                 times[r] += double(group.times.ns[r]);
         }
     return stackedBars(bars, ns, QObject::tr("Kernel time by role, summed over streams and workers"),
-                       QObject::tr("kernel time (%1)"), QObject::tr("no kernels in this trace"));
+                       QObject::tr("no kernels in this trace"));
 }
 
 // Bars of kernel time per role, with each bar's total under it.
 QChart* stackedBars(const std::vector<QString>& bars,
                     const std::vector<std::array<double, std::size_t(KernelRole::Count)>>& ns,
-                    const QString& title, const QString& yTitle, const QString& empty) {
+                    const QString& title, const QString& empty) {
     double maxNs = 0;
     for (const auto& times : ns)
         maxNs = std::max(maxNs, std::accumulate(times.begin(), times.end(), 0.0));
@@ -98,7 +98,8 @@ QChart* stackedBars(const std::vector<QString>& bars,
                       .arg(bars[i].toHtmlEscaped().replace('\n', QStringLiteral("<br>")),
                            qs(formatDuration(TimeNs(std::accumulate(ns[i].begin(), ns[i].end(), 0.0))))));
     auto* y = new QValueAxis;
-    y->setTitleText(yTitle.arg(qs(axisUnit.name)));
+    // The unit alone (the title says what is measured): a low chart still shows all of it.
+    y->setTitleText(qs(axisUnit.name));
     y->setRange(0, std::max(maxNs / unit, 1e-9) * 1.05);
     y->applyNiceNumbers(); // round ticks: 0, 10, 20 … instead of 0, 10.4, 20.8
     y->setLabelFormat("%g");
@@ -217,10 +218,7 @@ QChart* makeComparisonChart(const Comparison& comparison) {
         for (const CompareRow& row : rows) {
             if (!row.calls.calls) continue;
             bars.push_back(QStringLiteral("%1\n%2").arg(qs(labels[t]), qs(row.impl)));
-            std::array<double, std::size_t(KernelRole::Count)> perCall{};
-            for (std::size_t r = 0; r < perCall.size(); ++r)
-                perCall[r] = double(row.roles.ns[r]) / double(row.calls.calls);
-            ns.push_back(perCall);
+            ns.push_back(row.roleNsPerCall()); // as tall as the table's kernel time per call
         }
     }
     QString title = QObject::tr("Kernel time per attention call by role");
@@ -229,7 +227,7 @@ QChart* makeComparisonChart(const Comparison& comparison) {
                      ? QObject::tr(" · %1 left out: no attention call").arg(qs(labels[withoutCalls[0]]))
                      : QObject::tr(" · %1 traces left out: no attention call").arg(withoutCalls.size());
     if (!bars.empty() || opening)
-        return stackedBars(bars, ns, title, QObject::tr("kernel time per call (%1)"),
+        return stackedBars(bars, ns, title,
                            opening ? QObject::tr("opening the traces…")
                                    : QObject::tr("no attention call in these traces"));
     // No trace has an attention call (a job's ranks of a recommender model): each trace's kernel time by
@@ -243,7 +241,7 @@ QChart* makeComparisonChart(const Comparison& comparison) {
             ns.push_back(whole);
         }
     return stackedBars(bars, ns, QObject::tr("Kernel time by role · no attention call in these traces"),
-                       QObject::tr("kernel time (%1)"), QObject::tr("no kernels in these traces"));
+                       QObject::tr("no kernels in these traces"));
 }
 
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path) {

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 #include <tuple>
 
 namespace attnscope::ui {
@@ -60,20 +61,14 @@ QString roofTip(const RoofPoint& rp, double shareOfTime, const QString& inputLab
     return tip;
 }
 
-// A one-point series that draws a label beside its point (Qt 6.4 has no per-point label text).
-QScatterSeries* labelledPoint(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at,
-                              const QString& text, QColor color, double size) {
+// A one-point series marking a place on the roofs (the ridge); its name is placed with the points' names.
+QScatterSeries* roofMark(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at, QColor color,
+                         double size) {
     auto* s = new QScatterSeries;
     s->append(at);
     s->setColor(color);
     s->setBorderColor(color.darker(140));
     s->setMarkerSize(size);
-    QString format = text;
-    format.replace('@', QStringLiteral("(at)")); // '@' starts Qt's label tags
-    s->setPointLabelsFormat(format);
-    s->setPointLabelsVisible(true);
-    s->setPointLabelsClipping(false);
-    s->setPointLabelsColor(QColor(40, 40, 40));
     chart->addSeries(s);
     s->attachAxis(x);
     s->attachAxis(y);
@@ -89,6 +84,7 @@ struct PointName {
     QPointF value; // in the axes' units
     double markerSize;
     QString text;
+    bool roof = false; // a roof's name: above its place first, placed after the points' names
 };
 void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointName>& names) {
     std::vector<QGraphicsSimpleTextItem*> items;
@@ -113,20 +109,27 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
             // Beside, then above and below, then at the corners: the first place inside the plot that no
             // other point or name takes. A name with no such place is not drawn (its point's tooltip names
             // it): names that overlap are read as neither.
-            const QRectF choices[] = {{QPointF(at.x() + r, at.y() - h / 2), box},
-                                      {QPointF(at.x() - r - w, at.y() - h / 2), box},
-                                      {QPointF(at.x() - w / 2, at.y() - r - h), box},
-                                      {QPointF(at.x() - w / 2, at.y() + r), box},
-                                      {QPointF(at.x() + r, at.y() - r - h), box},
-                                      {QPointF(at.x() + r, at.y() + r), box},
-                                      {QPointF(at.x() - r - w, at.y() - r - h), box},
-                                      {QPointF(at.x() - r - w, at.y() + r), box}};
-            const auto clear = std::find_if(std::begin(choices), std::end(choices), [&](const QRectF& c) {
+            const QRectF beside[] = {{QPointF(at.x() + r, at.y() - h / 2), box},
+                                     {QPointF(at.x() - r - w, at.y() - h / 2), box},
+                                     {QPointF(at.x() - w / 2, at.y() - r - h), box},
+                                     {QPointF(at.x() - w / 2, at.y() + r), box},
+                                     {QPointF(at.x() + r, at.y() - r - h), box},
+                                     {QPointF(at.x() + r, at.y() + r), box},
+                                     {QPointF(at.x() - r - w, at.y() - r - h), box},
+                                     {QPointF(at.x() - r - w, at.y() + r), box}};
+            // A roof's name sits above the roof (under it are the points): ending at its place, where a rising
+            // roof stays under it, else over its place or to its right.
+            const QRectF above[] = {{QPointF(at.x() - w, at.y() - r - h), box},
+                                    {QPointF(at.x() - w / 2, at.y() - r - h), box},
+                                    {QPointF(at.x(), at.y() - r - h), box},
+                                    {QPointF(at.x() - w / 2, at.y() - r - 2 * h), box}};
+            const auto choices = names[i].roof ? std::span<const QRectF>(above) : std::span<const QRectF>(beside);
+            const auto clear = std::find_if(choices.begin(), choices.end(), [&](const QRectF& c) {
                 return plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
                            return t != taken[i] && t.intersects(c);
                        });
             });
-            const bool shown = clear != std::end(choices) && plot.contains(at);
+            const bool shown = clear != choices.end() && plot.contains(at);
             items[i]->setVisible(shown);
             if (!shown) continue;
             items[i]->setPos(clear->topLeft());
@@ -297,17 +300,21 @@ private:
             m_chart->addSeries(roof);
             roof->attachAxis(m_x);
             roof->attachAxis(m_y);
-            labelledPoint(m_chart, m_x, m_y, {ridge, peak / m_unit},
-                          QObject::tr("%1 %2 · ridge %3 FLOP/B")
-                              .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
-                              .arg(ridge, 0, 'g', 3),
-                          color, 7);
+            roofMark(m_chart, m_x, m_y, {ridge, peak / m_unit}, color, 7);
+            m_roofNames.push_back({{ridge, peak / m_unit},
+                                   7,
+                                   QObject::tr("%1 %2 · ridge %3 FLOP/B")
+                                       .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
+                                       .arg(ridge, 0, 'g', 3),
+                                   true});
+            if (!m_mapping) m_mapping = roof;
         }
-        // The memory roof's own label, on its slope a decade in from the left.
+        // The memory roof's own name, on its slope a decade in from the left.
         const double x = m_xMin * 10;
-        labelledPoint(m_chart, m_x, m_y, {x, spec.bandwidth * x * 1.7 / m_unit},
-                      QObject::tr("memory %1").arg(qs(formatRate(spec.bandwidth, "B/s"))), QColor(90, 90, 90),
-                      1);
+        m_roofNames.push_back({{x, spec.bandwidth * x / m_unit},
+                               1,
+                               QObject::tr("memory %1").arg(qs(formatRate(spec.bandwidth, "B/s"))),
+                               true});
     }
 
     // A series per role, size class and input (one legend entry per role).
@@ -391,7 +398,11 @@ private:
                 parts << (count > 1 ? QStringLiteral("%1 ×%2").arg(name).arg(count) : name);
             labels[l].text = parts.join(QStringLiteral(", "));
         }
-        if (m_firstCloud) nameBeside(m_chart, m_firstCloud, labels);
+        // The roofs' names after the points': where they would cover a point's name, the legend names
+        // the roofs.
+        labels.insert(labels.end(), m_roofNames.begin(), m_roofNames.end());
+        if (QAbstractSeries* mapping = m_firstCloud ? m_firstCloud : m_mapping)
+            nameBeside(m_chart, mapping, labels);
     }
 
     const std::vector<ChartInput>& m_inputs;
@@ -409,6 +420,8 @@ private:
     QChart* m_chart = nullptr;
     QLogValueAxis *m_x = nullptr, *m_y = nullptr;
     QScatterSeries* m_firstCloud = nullptr;
+    QAbstractSeries* m_mapping = nullptr; // a roof, to place names by when no point is drawn
+    std::vector<PointName> m_roofNames;
 };
 
 } // namespace

@@ -119,9 +119,9 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     bar->addWidget(m_call);
     bar->addAction(tr("Align Calls"), this, [this] {
         m_tabs->setCurrentIndex(2);
-        if (!alignCalls(m_call->value()))
-            statusBar()->showMessage(tr("A trace has fewer than %1 attention calls").arg(m_call->value()),
-                                     5000);
+        QString said;
+        alignCalls(m_call->value(), &said);
+        statusBar()->showMessage(said, 8000);
     });
     bar->addSeparator();
     bar->addAction(tr("Export Table…"), this, [this] {
@@ -366,26 +366,40 @@ void VariantsWindow::fitAll() {
         v->fitAll();
 }
 
-bool VariantsWindow::alignCalls(int n) {
+bool VariantsWindow::alignCalls(int n, QString* said) {
     if (n < 1) return false;
     std::vector<std::pair<TimelineView*, const AttentionCall*>> at;
+    QStringList without; // the traces that have no n-th call, named, with the calls they have
+    const std::vector<std::string> labels = traceLabels(m_comparison);
     TimeNs longest = 0;
     std::size_t view = 0;
-    for (const Entry& e : m_entries) {
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        const Entry& e = m_entries[i];
         if (!e.doc) continue;
         TimelineView* v = view < m_views.size() ? m_views[view++] : nullptr;
-        if (!v || !e.doc->analysis || e.doc->analysis->calls.size() < std::size_t(n)) return false;
+        const std::size_t calls = e.doc->analysis ? e.doc->analysis->calls.size() : 0;
+        if (!v || calls < std::size_t(n)) {
+            const QString label = i < labels.size() ? qs(labels[i]) : e.path;
+            without << (calls ? tr("%1 (%2)").arg(label, qs(formatCount(calls, "call", "calls")))
+                              : tr("%1 (no attention call)").arg(label));
+            continue;
+        }
         const AttentionCall& call = e.doc->analysis->calls[std::size_t(n - 1)];
         at.push_back({v, &call});
         longest = std::max(longest, call.duration());
     }
+    if (said)
+        *said = at.empty() ? tr("No trace has an attention call %1: %2").arg(n).arg(without.join(tr(", ")))
+                : without.isEmpty()
+                    ? tr("Every timeline lined up at its attention call %1").arg(n)
+                    : tr("Lined up at attention call %1; not %2").arg(n).arg(without.join(tr(", ")));
     if (at.empty()) return false;
     // Each timeline from just before its call, over the longest call and as much again: the calls
     // start under one another, at one scale.
     const TimeNs span = std::max<TimeNs>(2 * longest, 1000);
     for (const auto& [v, call] : at)
         v->showExactly(call->start - span / 10, call->start + span);
-    return true;
+    return without.isEmpty();
 }
 
 QString VariantsWindow::exportTable(const QString& path) const {
@@ -419,11 +433,12 @@ QString VariantsWindow::exportChart(const QString& kind, const QString& path, QS
         if (inputs.empty()) return tr("No trace is open to draw");
         chart.reset(makeChart(ChartKind::Roofline, inputs));
     } else if (kind == "timelines") {
-        QWidget* shown = m_tabs->widget(2);
-        if (!shown->isVisible())
+        if (!m_tabs->widget(2)->isVisible())
             return tr("The timelines export as they are on show: show the Timelines tab");
-        return exportPicture(shown->size(), 1, path, tr("Timelines"),
-                             [shown](QPainter& p, QSize) { shown->render(&p); });
+        // Every timeline, those scrolled out of the tab's sight too: the box that holds them, whole.
+        QWidget* all = m_timelineBox;
+        return exportPicture(all->size(), 1, path, tr("Timelines"),
+                             [all](QPainter& p, QSize) { all->render(&p); });
     } else {
         return tr("The charts are breakdown, roofline and timelines");
     }

@@ -50,8 +50,9 @@ public:
     const Comparison& comparison() const { return m_comparison; }
     QTableWidget* table() const { return m_table; }
     std::vector<TimelineView*> timelines() const;
-    // Lines the timelines up at each one's n-th attention call (from 1); false when a trace has fewer.
-    bool alignCalls(int n);
+    // Lines the timelines up at each one's n-th attention call (from 1), those that have one; false when a
+    // trace has fewer. said: the status line, naming each trace left as it was and the calls it has.
+    bool alignCalls(int n, QString* said = nullptr);
     void fitAll();
     // The table as CSV or Markdown (by the suffix), a chart ("breakdown" or "roofline") as PNG, SVG or
     // PDF; "" or what went wrong.

@@ -45,6 +45,16 @@ std::string ratioText(std::optional<double> r) {
 
 } // namespace
 
+std::array<double, std::size_t(KernelRole::Count)> CompareRow::roleNsPerCall() const {
+    std::array<double, std::size_t(KernelRole::Count)> parts{};
+    const TimeNs summed = roles.total();
+    if (!calls.calls || summed <= 0) return parts;
+    const double perCall = double(calls.kernelNs) / double(calls.calls);
+    for (std::size_t r = 0; r < parts.size(); ++r)
+        parts[r] = perCall * double(roles.ns[r]) / double(summed);
+    return parts;
+}
+
 ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnalysis& analysis,
                            const std::vector<Finding>& findings) {
     ComparedTrace out;

@@ -20,7 +20,11 @@ namespace attnscope {
 struct CompareRow {
     std::string impl; // "" for a trace with no attention call: its kernels, all of them
     ImplCalls calls;  // the implementation's calls (the whole trace's kernels for "")
-    RoleTimes roles;  // the calls' kernel time per role
+    RoleTimes roles;  // the calls' kernel time per role, summed over the workers and streams that ran it
+    // A call's kernel time by role, as parts of calls.kernelNsPerCall() (workers or streams running at once
+    // counted once, as the table's "kernel/call"): each role its share of the summed time. A bar of them is
+    // as tall as the table's figure.
+    std::array<double, std::size_t(KernelRole::Count)> roleNsPerCall() const;
     // Its findings, most at stake first: those whose places are its calls' kernels or host ranges (a
     // trace's other findings go to its first row).
     struct Brief {

@@ -95,6 +95,14 @@ void expectInvariants(const Document& d, const std::string& label) {
     for (const CompareRow& row : compared.rows)
         comparedCalls += row.impl.empty() ? 0 : row.calls.calls;
     EXPECT_EQ(comparedCalls, a.calls.size());
+    // A bar of a row's roles per call is as tall as the row's kernel time per call: one answer.
+    for (const CompareRow& row : compared.rows) {
+        if (!row.calls.calls || !row.roles.total()) continue;
+        double bar = 0;
+        for (double part : row.roleNsPerCall())
+            bar += part;
+        EXPECT_NEAR(bar, double(row.calls.kernelNsPerCall()), 1.0) << row.impl;
+    }
 
     // Verdicts that hold: rates under the roofs they were held to, latency-bound only for small work, beyond
     // a roof named so; the roofline's points no further than their kernels.

@@ -84,7 +84,12 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
     ASSERT_NE(base, nullptr);
     EXPECT_EQ(base->impl, "flash");
     EXPECT_DOUBLE_EQ(*w->comparison().kernelRatio(*base), 1.0);
-    EXPECT_FALSE(w->alignCalls(1)); // the DLRM and MI250 traces have no attention call
+    // The DLRM and MI250 traces have no attention call: the others line up, and the line names those two.
+    QString said;
+    EXPECT_FALSE(w->alignCalls(1, &said));
+    EXPECT_TRUE(said.startsWith("Lined up at attention call 1; not ")) << qPrintable(said);
+    EXPECT_TRUE(said.contains("(no attention call)")) << qPrintable(said);
+    EXPECT_EQ(said.count("(no attention call)"), 2) << qPrintable(said);
     // The baseline follows its trace when another moves past it or is removed before it.
     w->moveTrace(0, 1); // the H100 trace (the baseline) is now first
     EXPECT_EQ(w->comparison().baseline, 0u);
@@ -118,7 +123,9 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
         callX.push_back(views[i]->viewport().timeToX(start));
     }
     EXPECT_NEAR(callX[0], callX[1], 1.0);
-    EXPECT_FALSE(w->alignCalls(100000)); // no trace has that many
+    EXPECT_FALSE(w->alignCalls(100000, &said)); // no trace has that many
+    EXPECT_TRUE(said.startsWith("No trace has an attention call 100000: ")) << qPrintable(said);
+    EXPECT_TRUE(said.contains(" calls)")) << qPrintable(said); // each named with the calls it has
 
     // A double-click opens the row's trace.
     QSignalSpy open(w, &VariantsWindow::openRequested);
@@ -140,13 +147,20 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
     // The Timelines tab exports the timelines as lined up, not the breakdown.
     const QString lined = QString::fromStdString(dir.path("timelines.png"));
     EXPECT_FALSE(w->exportChart("timelines", lined).isEmpty()); // not on show: said, nothing written
+    w->resize(1000, 520); // the tab too short for both timelines: one is scrolled out of sight
     w->show();
     w->findChild<QTabWidget*>()->setCurrentIndex(2); // as Align Calls does
     QApplication::processEvents();
     ASSERT_EQ(w->exportChart("timelines", lined), QString());
     const QImage timelines(lined);
     EXPECT_GT(timelines.width(), 600);
-    EXPECT_GT(timelines.height(), 200);
+    const auto shown = w->timelines();
+    ASSERT_EQ(shown.size(), 2u);
+    EXPECT_LT(shown.back()->visibleRegion().boundingRect().height(), shown.back()->height())
+        << "the second timeline is to be out of sight for this test";
+    const QPoint bottom = shown.back()->mapTo(shown.front()->parentWidget()->parentWidget(),
+                                              QPoint(0, shown.back()->height()));
+    EXPECT_GE(timelines.height(), bottom.y()) << "every timeline is in the picture, the hidden one too";
     for (const char* kind : {"breakdown", "roofline"}) {
         const QString png = QString::fromStdString(dir.path(std::string(kind) + ".png"));
         ASSERT_EQ(w->exportChart(kind, png), QString()) << kind;
