@@ -173,7 +173,7 @@ void DetailsPanel::addLink(const QString& relation, EventRef event, const QStrin
     button->setFlat(true);
     button->setCursor(Qt::PointingHandCursor);
     button->setStyleSheet(QStringLiteral("text-align: left"));
-    button->setToolTip(Qt::convertFromPlainText(QStringLiteral("%1\n%2, %3").arg(name, duration, track) +
+    button->setToolTip(plainTip(QStringLiteral("%1\n%2, %3").arg(name, duration, track) +
                                                 (note.isEmpty() ? QString() : QStringLiteral("\n") + note)));
     connect(button, &QPushButton::clicked, this, [this, event] { Q_EMIT linkActivated(event); });
     m_links->addWidget(button);

@@ -49,7 +49,7 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     m_table->setWordWrap(false);
     // The columns are the same for every list: set once, so a list found again repaints its rows and not
     // the header too (a header's sections cost a millisecond and more to paint).
-    const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake"), tr("Places")};
+    const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake (% of span)"), tr("Places")};
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
@@ -126,7 +126,10 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
                                    QString::number(f.count)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]"));
+            item->setToolTip(
+                c == 2 ? tr("%1 at stake: %2 of the trace's span").arg(qs(formatDuration(f.timeNs)),
+                                                                      qs(formatShare(f.share)))
+                       : qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]"));
             if (c == 0) item->setForeground(severityColor(f.severity));
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row, c, item);

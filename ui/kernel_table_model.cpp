@@ -103,7 +103,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole:
         // Tooltips would take "<...>" in C++ names for markup; convert to escaped plain text.
-        if (column == Name) return Qt::convertFromPlainText(QString::fromStdString(k.name));
+        if (column == Name) return plainTip(QString::fromStdString(k.name));
         return {};
     case Qt::TextAlignmentRole:
         if (column != Name && column != Role) return int(Qt::AlignRight | Qt::AlignVCenter);

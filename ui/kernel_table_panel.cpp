@@ -8,6 +8,7 @@
 #include "qt_text.h"
 
 #include "core/io/atomic_file.h"
+#include "core/model/demangle.h"
 #include "core/report/summary.h"
 
 #include <QApplication>
@@ -23,6 +24,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <utility>
 
 namespace attnscope::ui {
@@ -58,7 +60,7 @@ public:
             return QStyledItemDelegate::paint(painter, option, index);
         QStyleOptionViewItem opt = option;
         initStyleOption(&opt, index);
-        const QString text = std::exchange(opt.text, QString());
+        QString text = std::exchange(opt.text, QString());
         style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
         if (text.isEmpty()) return;
         const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
@@ -66,6 +68,11 @@ public:
         const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
                                            : (opt.state & QStyle::State_Active) ? QPalette::Normal
                                                                                 : QPalette::Inactive;
+        // A kernel name too long for its column is its own name with what tells its instances apart
+        // (tellingKernelName), cut at its end, not the whole cut in its middle, where every instance of one
+        // template read alike ("void at::na…float)#1})"). The tooltip holds the whole.
+        if (index.column() == KernelTableModel::Name && opt.fontMetrics.horizontalAdvance(text) > rect.width())
+            text = qs(tellingKernelName(text.toStdString()));
         painter->save();
         painter->setFont(opt.font);
         painter->setPen(opt.palette.color(
@@ -123,7 +130,7 @@ KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
     m_table->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setWordWrap(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setTextElideMode(Qt::ElideRight); // a name from its own on (KernelCellDelegate)
     m_table->setItemDelegate(new KernelCellDelegate(m_table));
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
@@ -134,6 +141,13 @@ KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
         metrics.horizontalAdvance(QStringLiteral("000.000 ms")) + 16);
     m_table->horizontalHeader()->resizeSection(
         KernelTableModel::Role, metrics.horizontalAdvance(QStringLiteral("fused attention")) + 16);
+    // A count as wide as six digits or its title with the sort arrow, a share as "100.0%" or its title.
+    m_table->horizontalHeader()->resizeSection(
+        KernelTableModel::Count, std::max(metrics.horizontalAdvance(QStringLiteral("000000")),
+                                          metrics.horizontalAdvance(tr("Count"))) + 28);
+    m_table->horizontalHeader()->resizeSection(
+        KernelTableModel::Share, std::max(metrics.horizontalAdvance(QStringLiteral("100.0%")),
+                                          metrics.horizontalAdvance(tr("Share"))) + 28);
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(m_title, 1);
     filterRow->addWidget(m_roleFilter);

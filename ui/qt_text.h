@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
+#include <QTextDocument>
 
 #include <string_view>
 
@@ -11,6 +13,25 @@ namespace attnscope::ui {
 // UI uses. Names from files stay plain text wherever they are shown.
 inline QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+// Plain text (a kernel's C++ name is full of '<') as a tooltip: escaped, and each line longer than
+// kTipLineChars broken after a comma or at a space (else where it must), since a tooltip line is
+// never wrapped: a 600-character name was one line wider than the screen.
+inline constexpr qsizetype kTipLineChars = 100;
+inline QString plainTip(const QString& text) {
+    QStringList lines;
+    for (QString rest : text.split(QLatin1Char('\n'))) {
+        while (rest.size() > kTipLineChars) {
+            qsizetype at = rest.lastIndexOf(QLatin1String(", "), kTipLineChars - 2);
+            at = at > 0 ? at + 2 : rest.lastIndexOf(QLatin1Char(' '), kTipLineChars) + 1;
+            if (at <= 0) at = kTipLineChars;
+            lines << rest.left(at).trimmed();
+            rest = QStringLiteral("    ") + rest.mid(at); // a continued line, indented
+        }
+        lines << rest;
+    }
+    return Qt::convertFromPlainText(lines.join(QLatin1Char('\n')));
 }
 
 } // namespace attnscope::ui

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_view.h"
+#include "qt_text.h"
 #include "core/report/format.h"
 
 #include "counter_tracks.h"
@@ -663,12 +664,12 @@ bool TimelineView::event(QEvent* event) {
                 if (m_layout.rows()[*row].kind == TimelineRow::Kind::Counter)
                     text += QStringLiteral("\n") +
                             counterRangeText(m_trace->counters()[m_layout.rows()[*row].counter]);
-                QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(text), this);
+                QToolTip::showText(help->globalPos(), plainTip(text), this);
                 return true;
             }
         // Over a counter: its value at that time.
         if (const QString tip = counterTipAt(help->pos()); !tip.isEmpty()) {
-            QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(tip), this);
+            QToolTip::showText(help->globalPos(), plainTip(tip), this);
             return true;
         }
         if (auto e = eventAt(help->pos())) {
@@ -676,7 +677,7 @@ bool TimelineView::event(QEvent* event) {
             const std::string name(m_trace->str(t.events.name[e->index]));
             const std::string text = name + "\n" + formatDuration(t.events.duration[e->index]);
             // Names from files are plain text: escaped, never markup.
-            QToolTip::showText(help->globalPos(), Qt::convertFromPlainText(QString::fromStdString(text)),
+            QToolTip::showText(help->globalPos(), plainTip(QString::fromStdString(text)),
                                this);
         } else {
             QToolTip::hideText();

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/model/demangle.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cxxabi.h>
 #include <memory>
+#include <vector>
 
 namespace attnscope {
 
@@ -53,6 +56,48 @@ std::string_view shortKernelName(std::string_view name) {
     const std::size_t space = head.rfind(' ');
     if (space != std::string_view::npos) head = head.substr(space + 1);
     return head.empty() ? name : head;
+}
+
+std::string_view kernelNameFromOwn(std::string_view name) {
+    const std::string_view own = shortKernelName(name);
+    if (own.data() < name.data() || own.data() > name.data() + name.size()) return name; // not a part of it
+    return name.substr(std::size_t(own.data() - name.data()));
+}
+
+std::string tellingKernelName(std::string_view name) {
+    const std::string_view from = kernelNameFromOwn(name);
+    const std::string_view own = shortKernelName(name);
+    if (from.size() <= own.size() || from[own.size()] != '<') return std::string(from);
+    // Identifiers in the arguments that name an op: "…_kernel_cuda", "…_cuda_kernel", "…Functor…", "…functor…".
+    // PyTorch's wrappers of another functor (BinaryFunctor<…, MulFunctor>) tell nothing of their own.
+    auto telling = [](std::string_view id) {
+        if (id == "BinaryFunctor" || id == "AUnaryFunctor" || id == "BUnaryFunctor" || id == "UnaryFunctor")
+            return false;
+        return id.ends_with("_kernel_cuda") || id.ends_with("_cuda_kernel") ||
+               id.find("Functor") != std::string_view::npos || id.find("functor") != std::string_view::npos;
+    };
+    std::vector<std::string_view> found;
+    const std::string_view args = from.substr(own.size());
+    for (std::size_t i = 0; i < args.size() && found.size() < 2;) {
+        const auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        if (!isWord(args[i])) {
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < args.size() && isWord(args[end]))
+            ++end;
+        const std::string_view id = args.substr(i, end - i);
+        if (telling(id) && std::find(found.begin(), found.end(), id) == found.end()) found.push_back(id);
+        i = end;
+    }
+    if (found.empty()) return std::string(from);
+    std::string out(own);
+    out += "<\u2026 ";
+    for (std::size_t f = 0; f < found.size(); ++f)
+        out += (f ? ", " : "") + std::string(found[f]);
+    out += " \u2026>";
+    return out;
 }
 
 } // namespace attnscope

@@ -7,6 +7,7 @@
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/kernel_table_model.h"
+#include "ui/qt_text.h"
 #include "ui/main_window.h"
 #include "ui/profile_controller.h"
 #include "ui/timeline_view.h"
@@ -32,6 +33,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QTextDocument>
 #include <QThreadPool>
 #include <QUrl>
 
@@ -365,6 +367,24 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
     // The tooltip is escaped, so Qt shows the tags as text.
     EXPECT_TRUE(
         model.index(0, KernelTableModel::Name).data(Qt::ToolTipRole).toString().contains("&lt;b&gt;"));
+}
+
+// A C++ name of hundreds of characters is a tooltip of lines a screen holds, every character of it kept.
+TEST(KernelTable, ALongNamesTooltipIsLinesAScreenHolds) {
+    std::string name = "void at::native::vectorized_elementwise_kernel<4, ";
+    for (int i = 0; i < 12; ++i)
+        name += "at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&, c10::Scalar const&)::{lambda()#2}, ";
+    name += "at::detail::Array<char*, 4> >(int)";
+    QTextDocument tip;
+    tip.setHtml(plainTip(QString::fromStdString(name)));
+    const QStringList lines = tip.toPlainText().split(QChar('\n'));
+    EXPECT_GT(lines.size(), 5);
+    QString joined;
+    for (const QString& line : lines) {
+        EXPECT_LE(line.size(), kTipLineChars + 4) << line.toStdString();
+        joined += line.trimmed() + ' ';
+    }
+    EXPECT_EQ(joined.simplified().remove(' '), QString::fromStdString(name).remove(' '));
 }
 
 // A live profile's next snapshot has the same kernels with new numbers: they change in place, so the
