@@ -72,7 +72,7 @@ MainWindow::MainWindow() {
     buildMenus();
 
     QSettings settings;
-    restoreFittingGeometry(settings.value("window/geometry").toByteArray());
+    restoreFittingGeometry(settings.value("window/rect").toRect(), settings.value("window/maximized").toBool());
     m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
     m_kernels->restoreColumnState(settings.value("window/kernelTableColumns").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
@@ -82,11 +82,17 @@ MainWindow::MainWindow() {
 }
 
 // A geometry saved on a larger screen, or after the window had grown, would put the status bar and tabs
-// off the screen; so would 1400×860 on a 1366×768 laptop.
-void MainWindow::restoreFittingGeometry(const QByteArray& saved) {
+// off the screen; so would 1400×860 on a 1366×768 laptop. The window's own rectangle is kept, not
+// saveGeometry's: restoreGeometry moves a window at the screen's top down by a title bar it guesses
+// (20 pixels where there is none), so that each start opened lower than the last had closed.
+void MainWindow::restoreFittingGeometry(const QRect& saved, bool maximized) {
     const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
     const QRect available = on ? on->availableGeometry() : QRect();
-    if (restoreGeometry(saved) && (available.isEmpty() || available.contains(geometry()))) return;
+    if (saved.isValid() && (available.isEmpty() || available.contains(saved))) {
+        setGeometry(saved);
+        if (maximized) setWindowState(windowState() | Qt::WindowMaximized);
+        return;
+    }
     // The title bar and borders, where the window has them already, count against the screen too.
     const QSize frame = frameGeometry().size() - geometry().size();
     resize(available.isEmpty() ? QSize(1400, 860) : QSize(1400, 860).boundedTo(available.size() - frame));
@@ -353,7 +359,8 @@ bool MainWindow::running() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/rect", normalGeometry());
+    settings.setValue("window/maximized", isMaximized());
     settings.setValue("window/state", saveState());
     settings.setValue("window/kernelTableColumns", m_kernels->columnState());
     finishSaving();

@@ -116,9 +116,10 @@ public:
     // The analysis of the trace on show (roles, calls, costs, roofline), once its thread is done.
     std::shared_ptr<const TraceAnalysis> analysis() const;
 
-    // The saved place and size when they fit the screen the window is on; else the default size, no
-    // larger than that screen, at its top left.
-    void restoreFittingGeometry(const QByteArray& saved);
+    // The saved place and size (the window's own, without the title bar and borders; maximized as it was)
+    // when they fit the screen the window is on; else the default size, no larger than that screen, at its
+    // top left.
+    void restoreFittingGeometry(const QRect& saved, bool maximized = false);
 
 Q_SIGNALS:
     // The analysis of the trace on show is ready.

@@ -11,6 +11,7 @@
 #include "core/analysis/analysis.h"
 #include "core/document/document.h"
 
+#include <QSettings>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -277,6 +278,26 @@ TEST(ProgramPanel, ASavedGeometryThatDoesNotFitTheScreenIsNotRestored) {
     }
     MainWindow again;
     expectFitsTheScreen(again);
+}
+
+// A window closed and opened again comes back where it was, not a title bar's height lower each start.
+TEST(ProgramPanel, TheWindowReopensWhereItWasClosed) {
+    QSettings().clear(); // a first start, where the window is put at the screen's corner
+    QRect closedAt;
+    for (int start = 0; start < 4; ++start) {
+        MainWindow w;
+        w.show();
+        QApplication::processEvents();
+        if (start == 0) closedAt = w.geometry();
+        if (start == 2) { // moved by the user
+            w.move(w.pos() + QPoint(30, 40));
+            QApplication::processEvents();
+            closedAt = w.geometry();
+        } else {
+            EXPECT_EQ(w.geometry(), closedAt) << "start " << start;
+        }
+        w.close();
+    }
 }
 
 // However its docks are arranged by default, the window can be made small enough for a laptop's screen.
