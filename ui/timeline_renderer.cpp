@@ -10,6 +10,7 @@
 #include <QFontMetrics>
 #include <QImage>
 #include <QPainter>
+#include <QThreadPool>
 #include <QPainterPath>
 
 #include <algorithm>
@@ -21,6 +22,18 @@
 namespace attnscope::ui {
 
 namespace {
+
+// The renderers' second scanning thread, one for the process and kept between frames (Tracy's task pool):
+// a thread started at every frame cost its start at 60 frames a second.
+QThreadPool& scanPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;
+        p->setMaxThreadCount(1);
+        p->setExpiryTimeout(-1);
+        return p;
+    }();
+    return *pool;
+}
 
 QRgb faded(QRgb c, QRgb background) {
     auto mix = [](int a, int b) { return (a + 3 * b) / 4; };
@@ -306,9 +319,13 @@ void TimelineRenderer::paintTracks(QPainter& p, QSize size, const TimelineScene&
             scanLane(scene, style, lanes[j], out);
     };
     if (direct && lanes.size() >= 2 && std::thread::hardware_concurrency() > 1) {
-        auto second = std::async(std::launch::async, [&] { scan(1, m_boxes[1]); });
+        std::promise<void> scanned;
+        scanPool().start([&] {
+            scan(1, m_boxes[1]);
+            scanned.set_value();
+        });
         scan(0, m_boxes[0]);
-        second.get();
+        scanned.get_future().wait();
     } else {
         scan(0, m_boxes[0]);
         scan(1, m_boxes[0]);
