@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "cli_job.h"
-
 #include "cli.h"
+#include "cli_options.h"
 
 #include "core/report/rank_record.h"
 #include "kernels/run_session.h"
@@ -111,79 +110,48 @@ bool runMap(const MapOptions& options) {
     return true;
 }
 
-} // namespace
-
-int jobVerb(int argc, char** argv) {
-    std::vector<std::string> files;
+struct JobArgs {
+    std::vector<std::string> files, from;
     JobFormat format = JobFormat::Text;
     bool map = false;
     MapOptions mapOptions;
-    mapOptions.python = kernels::pythonToRun();
-    for (int i = 2; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--map") {
-            map = true;
-        } else if ((arg == "--python" || arg == "--scheduler" || arg == "--records" || arg == "--parquet" ||
-                    arg == "--attnscope") &&
-                   i + 1 < argc) {
-            std::string& value = arg == "--python"      ? mapOptions.python
-                                 : arg == "--scheduler" ? mapOptions.scheduler
-                                 : arg == "--records"   ? mapOptions.records
-                                 : arg == "--parquet"   ? mapOptions.parquet
-                                                        : mapOptions.attnscope;
-            value = argv[++i];
-        } else if ((arg == "--workers" || arg == "--batch" || arg == "--threads") && i + 1 < argc) {
-            std::size_t& value = arg == "--workers" ? mapOptions.workers
-                                 : arg == "--batch" ? mapOptions.batch
-                                                    : mapOptions.threads;
-            char* end = nullptr;
-            const std::string text = argv[++i];
-            value = std::strtoull(text.c_str(), &end, 10);
-            if (text.empty() || *end || text[0] == '-') {
-                std::fprintf(stderr, "job: %s needs a number, got '%s'\n", arg.c_str(), text.c_str());
-                return kUsage;
-            }
-        } else if (arg == "--format" && i + 1 < argc) {
-            const std::string f = argv[++i];
-            if (f == "text")
-                format = JobFormat::Text;
-            else if (f == "json")
-                format = JobFormat::Json;
-            else if (f == "csv")
-                format = JobFormat::Csv;
-            else if (f == "markdown")
-                format = JobFormat::Markdown;
-            else {
-                std::fprintf(stderr, "job: unknown format '%s' (text, json, csv or markdown)\n", f.c_str());
-                return kUsage;
-            }
-        } else if ((arg == "--from" && i + 1 < argc) || (!map && std::filesystem::is_directory(arg))) {
-            const std::string dir = arg == "--from" ? argv[++i] : arg;
-            std::vector<std::string> problems;
-            const std::vector<std::string> found = rankRecordFiles({dir}, problems);
-            for (const std::string& p : problems)
-                std::fprintf(stderr, "job: %s\n", p.c_str());
-            if (!problems.empty()) return kFileError;
-            if (found.empty()) {
-                std::fprintf(stderr, "job: %s holds no records (*.json, *.jsonl)\n", dir.c_str());
-                return kFileError;
-            }
-            files.insert(files.end(), found.begin(), found.end());
-        } else if (arg.rfind("--", 0) == 0) {
-            std::fprintf(stderr, "job: unknown option '%s'\n", arg.c_str());
-            return kUsage;
-        } else {
-            files.push_back(arg);
+};
+
+// The records each folder holds (--from, or a folder given alone), after the files given; false (said) when
+// a folder cannot be listed or holds none.
+bool gatherRecords(JobArgs& a) {
+    std::vector<std::string> files, folders = a.from;
+    for (const std::string& f : a.files)
+        (!a.map && std::filesystem::is_directory(f) ? folders : files).push_back(f);
+    for (const std::string& dir : folders) {
+        std::vector<std::string> problems;
+        const std::vector<std::string> found = rankRecordFiles({dir}, problems);
+        for (const std::string& p : problems)
+            std::fprintf(stderr, "job: %s\n", p.c_str());
+        if (!problems.empty()) return false;
+        if (found.empty()) {
+            std::fprintf(stderr, "job: %s holds no records (*.json, *.jsonl)\n", dir.c_str());
+            return false;
         }
+        files.insert(files.end(), found.begin(), found.end());
     }
+    a.files = std::move(files);
+    return true;
+}
+
+int job(JobArgs& a, const char* program) {
+    if (!gatherRecords(a)) return kFileError;
+    std::vector<std::string>& files = a.files;
+    MapOptions& mapOptions = a.mapOptions;
     if (files.empty()) {
-        std::fprintf(stderr, map ? "job: --map needs the traces\n"
-                                 : "job: no records given (RECORDS... or --from DIR)\n");
-        printUsage(argv[0]);
+        std::fprintf(stderr, "%s\n(%s job --help lists its options)\n",
+                     a.map ? "job: --map needs the traces"
+                           : "job: no records given (RECORDS... or --from DIR)",
+                     program);
         return kUsage;
     }
     std::optional<kernels::TempFolder> ownRecords;
-    if (map) {
+    if (a.map) {
         mapOptions.traces = std::move(files);
         if (mapOptions.records.empty()) {
             ownRecords.emplace("attnscope-records");
@@ -215,9 +183,68 @@ int jobVerb(int argc, char** argv) {
     for (const RankRecord& r : report.failed) // named here too: the table's last rows may be far down
         std::fprintf(stderr, "job: rank %lld, %s: %s\n", static_cast<long long>(r.stats.rank), r.path.c_str(),
                      r.error.c_str());
-    const std::string out = formatJobReport(report, format);
+    const std::string out = formatJobReport(report, a.format);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return report.failed.empty() ? exitCode : kFileError; // listed, and said by the status too
+}
+
+} // namespace
+
+Verb verbJob() {
+    return {
+        "job",
+        "a job of many ranks from its ranks' records (summary TRACE --format rank, one per rank, made where "
+        "the traces lie): the spread, the slow ranks, the straggler, findings across ranks",
+        "Also `attnscope --job DIR`: the records in the Job window.\n"
+        "A rank whose trace could not be read is listed with its error; two records of one rank are "
+        "refused.\n",
+        [](CLI::App& app, const char* program) -> VerbRun {
+            auto a = std::make_shared<JobArgs>();
+            MapOptions& m = a->mapOptions;
+            m.python = kernels::pythonToRun();
+            app.add_option("RECORDS", a->files, "rank records, folders of them, or with --map the traces")
+                ->type_name("RECORDS...|DIR");
+            app.add_option("--from", a->from,
+                           "every *.json and *.jsonl record there (a folder given alone: the same)")
+                ->type_name("DIR")
+                ->allow_extra_args(false);
+            app.add_option_function<std::string>(
+                   "--format",
+                   [a](const std::string& f) {
+                       a->format = f == "json"       ? JobFormat::Json
+                                   : f == "csv"      ? JobFormat::Csv
+                                   : f == "markdown" ? JobFormat::Markdown
+                                                     : JobFormat::Text;
+                   },
+                   "text (default), json, csv or markdown")
+                ->type_name("text|json|csv|markdown")
+                ->check(oneOf({"text", "json", "csv", "markdown"}));
+            app.add_flag("--map", a->map,
+                         "make the records first from the traces given, on Dask (docs/JOBS.md): a local\n"
+                         "cluster of --workers N processes or the scheduler at --scheduler ADDR");
+            app.add_option("--workers", m.workers, "the local cluster's processes (default: one per core)")
+                ->type_name("N");
+            app.add_option("--scheduler", m.scheduler,
+                           "a cluster's scheduler (tcp://host:8786; AttnScope installed on its workers,\n"
+                           "the traces at the same paths)")
+                ->type_name("ADDR");
+            app.add_option("--records", m.records, "keep the records there (a file a batch)")
+                ->type_name("DIR");
+            app.add_option("--parquet", m.parquet, "also the records as one table")->type_name("FILE");
+            app.add_option("--python", m.python,
+                           "the Python with dask[distributed] (default: ATTNSCOPE_PYTHON, else the\n"
+                           "torch-venv `make test` made beside attnscope, else python3; the job says which)")
+                ->type_name("PY");
+            app.add_option("--batch", m.batch,
+                           "traces a task (default: a few tasks a worker, at most 64 traces each)")
+                ->type_name("N");
+            app.add_option("--threads", m.threads, "threads a summary reads with (default 1)")
+                ->type_name("N");
+            app.add_option("--attnscope", m.attnscope,
+                           "the workers' attnscope (default: this one, or a cluster's on PATH)")
+                ->type_name("PATH");
+            return [a, program] { return job(*a, program); };
+        }};
 }
 
 } // namespace attnscope::cli

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The profile verb: a user's own program run with PyTorch's profiler switched on from outside, each
 // finished step read as it is written, the steps saved per process (the window: shown live).
-#include "cli_profile.h"
 #include "cli.h"
 
 #include "gui_module.h"
@@ -28,21 +27,6 @@ namespace attnscope::cli {
 namespace {
 
 using namespace attnscope::kernels;
-
-bool parseNumber(const char* s, double& out, double lo, double hi) {
-    char* end = nullptr;
-    const double v = std::strtod(s, &end);
-    if (!*s || *end || !(v >= lo && v <= hi)) return false;
-    out = v;
-    return true;
-}
-
-bool parseCount(const char* s, int& out, int lo, int hi) {
-    double v = 0;
-    if (!parseNumber(s, v, lo, hi) || v != double(int(v))) return false;
-    out = int(v);
-    return true;
-}
 
 bool exists(const std::string& path) {
     struct stat st {};
@@ -91,64 +75,11 @@ struct ProfileRequest {
     std::string log;        // "": the terminal, else the file beside the output; "-": stderr
 };
 
-std::optional<ProfileRequest> parseProfileArgs(int argc, char** argv) {
-    ProfileRequest r;
-    ProfileSchedule& s = r.config.schedule;
-    auto usage = [&](const std::string& why) -> std::optional<ProfileRequest> {
-        std::fprintf(stderr, "profile: %s\n(%s profile --help lists the options)\n", why.c_str(), argv[0]);
-        return std::nullopt;
-    };
-    int i = 2;
-    for (; i < argc; ++i) {
-        const std::string a = argv[i];
-        const bool value = i + 1 < argc;
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (a.rfind('-', 0) != 0) break; // the command
-        if (a == "-o" && value) {
-            r.out = argv[++i];
-        } else if (a == "--steps" && value) {
-            const auto steps = stepsNamed(argv[++i]);
-            if (!steps)
-                return usage("--steps takes auto, optimizer or time, got '" + std::string(argv[i]) + "'");
-            s.steps = *steps;
-        } else if ((a == "--wait" || a == "--warmup" || a == "--active" || a == "--repeat") && value) {
-            int& field = a == "--wait"     ? s.wait
-                         : a == "--warmup" ? s.warmup
-                         : a == "--active" ? s.active
-                                           : s.repeat;
-            if (!parseCount(argv[++i], field, a == "--active" ? 1 : 0, 1000000))
-                return usage(a + " takes a number of steps" + (a == "--active" ? " from 1" : "") + ", got '" +
-                             argv[i] + "'");
-        } else if ((a == "--slice" || a == "--delay" || a == "--duration") && value) {
-            double& field = a == "--slice" ? s.slice : a == "--delay" ? s.delay : s.duration;
-            if (!parseNumber(argv[++i], field, a == "--slice" ? 0.05 : 0, 1e7))
-                return usage(a + " takes seconds" + (a == "--slice" ? " (at least 0.05)" : "") + ", got '" +
-                             argv[i] + "'");
-        } else if (a == "--cd" && value) {
-            r.config.folder = argv[++i];
-        } else if (a == "--screenshot" && value) {
-            r.screenshot = argv[++i];
-        } else if (a == "--log" && value) {
-            r.log = argv[++i];
-        } else {
-            return usage("unknown option or missing value: " + a);
-        }
-    }
-    for (; i < argc; ++i)
-        r.config.command.emplace_back(argv[i]);
-    if (r.config.command.empty())
-        return usage("which program? attnscope profile [options] -- COMMAND ARGS...");
-    return r;
-}
-
 } // namespace
 
-int profileVerb(int argc, char** argv) {
-    std::optional<ProfileRequest> request = parseProfileArgs(argc, argv);
-    if (!request) return kUsage;
+namespace {
+
+int profile(std::optional<ProfileRequest> request, const char* program) {
     if (request->out.empty() && (app::haveDisplay() || !request->screenshot.empty())) {
         // The window: the steps open as they are written.
         if (!app::haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
@@ -157,8 +88,8 @@ int profileVerb(int argc, char** argv) {
         window.screenshot = request->screenshot;
         std::string error;
         using Main = int (*)(const char*, const ui::WindowRequest*);
-        auto entry = reinterpret_cast<Main>(app::guiEntry(argv[0], "attnscope_gui_main", error));
-        if (entry) return entry(argv[0], &window);
+        auto entry = reinterpret_cast<Main>(app::guiEntry(program, "attnscope_gui_main", error));
+        if (entry) return entry(program, &window);
         std::fprintf(stderr, "attnscope profile: the Qt part of AttnScope cannot load (%s): use -o FILE\n",
                      error.c_str());
         return kUsage;
@@ -249,6 +180,85 @@ int profileVerb(int argc, char** argv) {
         for (const std::string& line : profile.lastWords())
             messages.say("| " + line);
     return profile.exitCode();
+}
+
+} // namespace
+
+Verb verbProfile() {
+    return {
+        "profile",
+        "run your own program with PyTorch's profiler on, no change to its code: each finished step's trace "
+        "saved (-o) or shown live in the window",
+        "The program's stdin, stdout and stderr are its own, untouched; its exit code is the verb's (127:\n"
+        "it could not start). Ctrl+C ends it and keeps the steps recorded so far. torchrun's workers are\n"
+        "profiled, each a rank.\n",
+        [](CLI::App& app, const char* program) -> VerbRun {
+            auto r = std::make_shared<ProfileRequest>();
+            ProfileSchedule& s = r->config.schedule;
+            app.add_option("-o", r->out,
+                           "where the steps are saved, one trace per process (several processes:\n"
+                           "OUT-rank-0.json, OUT-rank-1.json, …). Without -o: the window, live, when there\n"
+                           "is a display; else profileN.pt.trace.json in this folder (the next free N)")
+                ->type_name("OUT.json[.gz]");
+            app.add_option_function<std::string>(
+                   "--steps", [r](const std::string& name) { r->config.schedule.steps = *stepsNamed(name); },
+                   "what a step is: optimizer (the program's optimizer steps), time (slices of\n"
+                   "--slice seconds) or auto (default: slices until the first optimizer step,\n"
+                   "those slices then left out of the trace as start-up)")
+                ->type_name("auto|optimizer|time")
+                ->check(oneOf({"auto", "optimizer", "time"}));
+            const auto steps = CLI::Range(0, 1000000).description("");
+            app.add_option("--wait", s.wait, "optimizer steps skipped per cycle (default 1)")
+                ->type_name("W")
+                ->check(steps);
+            app.add_option("--warmup", s.warmup, "optimizer steps warmed up per cycle (default 1)")
+                ->type_name("U")
+                ->check(steps);
+            app.add_option("--active", s.active, "optimizer steps recorded per cycle (default 3)")
+                ->type_name("A")
+                ->check(CLI::Range(1, 1000000).description(""));
+            app.add_option("--repeat", s.repeat,
+                           "cycles (default 1; 0: as long as the program runs), as\n"
+                           "torch.profiler.schedule's wait, warmup, active and repeat")
+                ->type_name("R")
+                ->check(steps);
+            app.add_option("--slice", s.slice, "seconds a time step lasts (default 1, at least 0.05)")
+                ->type_name("S")
+                ->check(CLI::Range(0.05, 1e7).description(""));
+            app.add_option("--delay", s.delay,
+                           "seconds from the program's start before recording (default 0)")
+                ->type_name("S")
+                ->check(CLI::Range(0.0, 1e7).description(""));
+            app.add_option("--duration", s.duration,
+                           "seconds of recording at most (default: until the program ends)")
+                ->type_name("S")
+                ->check(CLI::Range(0.0, 1e7).description(""));
+            app.add_option("--cd", r->config.folder, "run the program there")->type_name("DIR");
+            app.add_option("--log", r->log,
+                           "AttnScope's own lines (default: the terminal, else OUT.log; -: stderr)")
+                ->type_name("FILE|-");
+            app.add_option("--screenshot", r->screenshot,
+                           "the window's picture once the program ended and its steps are on show")
+                ->type_name("PNG");
+            // The program and its arguments: everything from the first argument that is not an option of
+            // profile's (or after --), its own options too.
+            app.prefix_command();
+            return [r, &app, program]() -> int {
+                auto& command = r->config.command;
+                command = app.remaining();
+                if (!command.empty() && command.front() == "--") command.erase(command.begin());
+                if (command.empty() || (command.front().size() > 1 && command.front()[0] == '-')) {
+                    std::fprintf(stderr, "profile: %s\n(%s profile --help lists its options)\n",
+                                 command.empty()
+                                     ? "which program? attnscope profile [options] -- COMMAND ARGS..."
+                                     : ("unknown option or missing value: " + command.front()).c_str(),
+                                 program);
+                    return kUsage;
+                }
+                return profile(std::move(*r), program);
+            };
+        },
+        "-- COMMAND ARGS..."};
 }
 
 } // namespace attnscope::cli

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The run verb: its options read into a RunConfig, the run, its table, and the trace it saves.
-#include "cli_run.h"
 #include "cli.h"
+#include "cli_options.h"
 
 #include "kernels/cuda_backend.h"
 #include "kernels/run_session.h"
@@ -19,14 +19,6 @@
 namespace attnscope::cli {
 
 namespace {
-
-bool parseInt(const char* s, int& out, int lo, int hi) {
-    char* end = nullptr;
-    const long v = std::strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi) return false;
-    out = int(v);
-    return true;
-}
 
 std::vector<std::string> splitCommas(const std::string& s) {
     std::vector<std::string> out;
@@ -46,100 +38,35 @@ struct RunRequest {
     RunConfig config;
     BackendChoice backend = BackendChoice::Auto;
     std::string out; // -o: where the run is saved as a trace
+    std::string impls, dtype;
+    bool decode = false, seqGiven = false;
+    int threads = 0;
 };
 
-// The verb's options (each refusal names its option, on stderr); none when the usage is wrong.
-std::optional<RunRequest> parseRunArgs(int argc, char** argv) {
-    RunRequest request;
+// An int option held to the run's limit ("--seq: Value 0 not in range 1 to 1048576").
+CLI::Option* intOption(CLI::App& app, const char* name, int& target, RunLimit limit, const char* value,
+                       const char* help) {
+    return app.add_option(name, target, help)
+        ->type_name(value)
+        ->check(CLI::Range(limit.lo, limit.hi).description(""));
+}
+
+// What the options say together (each refusal on stderr); false when they do not go together.
+bool finish(RunRequest& request) {
     RunConfig& config = request.config;
-    BackendChoice& backend = request.backend;
-    std::string& out = request.out;
-    bool decode = false, seqGiven = false, implsGiven = false;
-    for (int i = 2; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const bool value = i + 1 < argc;
-        auto intArg = [&](int& target, RunLimit limit) {
-            if (!parseInt(argv[++i], target, limit.lo, limit.hi)) {
-                std::fprintf(stderr, "run: %s wants a whole number from %d to %d, got '%s'\n", arg.c_str(),
-                             limit.lo, limit.hi, argv[i]);
-                return false;
-            }
-            return true;
-        };
-        if (arg == "--backend" && value) {
-            const std::optional<BackendChoice> choice = backendChoiceNamed(argv[++i]);
-            if (!choice) {
-                std::fprintf(stderr, "run: the backend is %s, not '%s'\n", backendChoicesText().c_str(),
-                             argv[i]);
-                return std::nullopt;
-            }
-            backend = *choice;
-        } else if (arg == "--impl" && value) {
-            config.impls = splitCommas(argv[++i]);
-            implsGiven = true;
-        } else if (arg == "--python" && value) {
-            config.python = argv[++i];
-        } else if (arg == "--batch" && value) {
-            if (!intArg(config.shape.batch, limits::kBatch)) return std::nullopt;
-        } else if (arg == "--heads" && value) {
-            if (!intArg(config.shape.heads, limits::kHeads)) return std::nullopt;
-        } else if (arg == "--seq" && value) {
-            if (!intArg(config.shape.seq, limits::kSeq)) return std::nullopt;
-            seqGiven = true;
-        } else if (arg == "--dim" && value) {
-            if (!intArg(config.shape.dim, limits::kDim)) return std::nullopt;
-        } else if (arg == "--kv-heads" && value) {
-            if (!intArg(config.shape.kvHeads, limits::kKvHeads)) return std::nullopt;
-        } else if (arg == "--kv-len" && value) {
-            if (!intArg(config.shape.kvLen, limits::kKvLen)) return std::nullopt;
-        } else if (arg == "--decode") {
-            decode = true;
-        } else if (arg == "--preset" && value) {
-            const RunPreset* preset = findRunPreset(argv[++i]);
-            if (!preset) {
-                std::string keys;
-                for (const RunPreset& p : runPresets())
-                    keys += (keys.empty() ? "" : ", ") + p.key;
-                std::fprintf(stderr, "run: --preset is one of %s, got '%s'\n", keys.c_str(), argv[i]);
-                return std::nullopt;
-            }
-            config.variants = preset->variants;
-        } else if (arg == "--warmup" && value) {
-            if (!intArg(config.warmup, limits::kWarmup)) return std::nullopt;
-        } else if (arg == "--iters" && value) {
-            if (!intArg(config.iters, limits::kIters)) return std::nullopt;
-        } else if (arg == "--threads" && value) {
-            int threads = 0;
-            if (!intArg(threads, limits::kThreads)) return std::nullopt;
-            config.threads = unsigned(threads);
-        } else if (arg == "--dtype" && value) {
-            const Precision d = precisionNamed(argv[++i]);
-            if (d != Precision::F32 && d != Precision::F16 && d != Precision::BF16) {
-                std::fprintf(stderr, "run: --dtype is fp32, fp16 or bf16, got '%s'\n", argv[i]);
-                return std::nullopt;
-            }
-            config.shape.dtype = d;
-        } else if (arg == "--no-cupti") {
-            config.collect = false;
-        } else if (arg == "--causal") {
-            config.shape.causal = true;
-        } else if ((arg == "-o" || arg == "--output") && value) {
-            out = argv[++i];
-        } else {
-            std::fprintf(stderr, "run: unknown option or missing value '%s'\n", arg.c_str());
-            return std::nullopt;
-        }
-    }
-    if (decode) {
+    if (!request.impls.empty()) config.impls = splitCommas(request.impls);
+    if (!request.dtype.empty()) config.shape.dtype = precisionNamed(request.dtype);
+    if (request.threads) config.threads = unsigned(request.threads);
+    if (request.decode) {
         // A decode step: one query (or --seq a few) against the KV cache.
         if (!config.shape.kvLen) {
             std::fprintf(stderr, "run: --decode needs --kv-len, the KV cache's length\n");
-            return std::nullopt;
+            return false;
         }
-        if (!seqGiven) config.shape.seq = 1;
+        if (!request.seqGiven) config.shape.seq = 1;
     }
-    if (backend == BackendChoice::Torch && !implsGiven) config.impls = torchImpls();
-    return request;
+    if (request.backend == BackendChoice::Torch && request.impls.empty()) config.impls = torchImpls();
+    return true;
 }
 
 // The run, its table, and the trace it saves.
@@ -205,10 +132,65 @@ int runAndReport(RunRequest request) {
 
 } // namespace
 
-int runVerb(int argc, char** argv) {
-    prepareRuns();
-    std::optional<RunRequest> request = parseRunArgs(argc, argv);
-    return request ? runAndReport(std::move(*request)) : kUsage;
+Verb verbRun() {
+    return {
+        "run",
+        "run attention on the CPU, a GPU or with PyTorch and print time per call; -o saves the run as a "
+        "trace",
+        "", [](CLI::App& app, const char*) -> VerbRun {
+            auto r = std::make_shared<RunRequest>();
+            RunConfig& c = r->config;
+            app.add_option_function<std::string>(
+                   "--backend", [r](const std::string& b) { r->backend = *backendChoiceNamed(b); },
+                   "cpu, cuda, torch (PyTorch's own, on its GPU when it has one) or auto\n"
+                   "(default: cuda when a GPU is found)")
+                ->type_name("cpu|cuda|torch|auto")
+                ->check(accepted([](const std::string& b) { return backendChoiceNamed(b).has_value(); },
+                                 backendChoicesText()));
+            app.add_option("--impl", r->impls,
+                           "naive, flash (CUDA also naive_simt, flash_simt; torch: naive, math, flash,\n"
+                           "efficient, cudnn, all by default: those that cannot run there are skipped)")
+                ->type_name("naive,flash");
+            intOption(app, "--batch", c.shape.batch, limits::kBatch, "B", "the shape: batch size,");
+            intOption(app, "--heads", c.shape.heads, limits::kHeads, "H", "query heads,");
+            intOption(app, "--seq", c.shape.seq, limits::kSeq, "N",
+                      "queries per head (the sequence length) and")
+                ->each([r](const std::string&) { r->seqGiven = true; });
+            intOption(app, "--dim", c.shape.dim, limits::kDim, "D", "head dimension; --dtype its type");
+            intOption(app, "--kv-heads", c.shape.kvHeads, limits::kKvHeads, "K",
+                      "K/V heads (GQA: heads/K query heads share one; 1: MQA); default: heads");
+            app.add_flag("--decode", r->decode, "one query (or --seq N) against the KV cache of --kv-len");
+            intOption(app, "--kv-len", c.shape.kvLen, limits::kKvLen, "L", "keys per head (the KV cache)");
+            app.add_option("--dtype", r->dtype, "fp32 (default), fp16 or bf16")
+                ->type_name("fp32|fp16|bf16")
+                ->check(oneOf({"fp32", "fp16", "bf16"}));
+            app.add_flag("--causal", c.shape.causal, "each query sees the keys up to its own");
+            intOption(app, "--warmup", c.warmup, limits::kWarmup, "W", "calls before measuring");
+            intOption(app, "--iters", c.iters, limits::kIters, "I", "calls measured");
+            intOption(app, "--threads", r->threads, limits::kThreads, "T", "CPU workers");
+            app.add_flag_function(
+                "--no-cupti", [r](std::int64_t) { r->config.collect = false; }, "CUDA without CUPTI");
+            app.add_option("--python", c.python,
+                           "torch: the Python with PyTorch (default: ATTNSCOPE_PYTHON, else the\n"
+                           "torch-venv `make test` made beside attnscope, else python3; the run says which)")
+                ->type_name("PY");
+            std::vector<std::string> presets;
+            for (const RunPreset& p : runPresets())
+                presets.push_back(p.key);
+            app.add_option_function<std::string>(
+                   "--preset",
+                   [r](const std::string& key) { r->config.variants = findRunPreset(key)->variants; },
+                   "first-look, naive-flash, prefill-decode or mha-gqa-mqa: several shapes in one run")
+                ->type_name("NAME")
+                ->check(oneOf(presets));
+            app.add_option("-o,--output", r->out, "save the run as Chrome trace JSON")
+                ->type_name("RUN.json[.gz]");
+            return [r]() -> int {
+                prepareRuns();
+                if (!finish(*r)) return kUsage;
+                return runAndReport(std::move(*r));
+            };
+        }};
 }
 
 } // namespace attnscope::cli

@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
-  nlohmann-json3-dev libsimdjson-dev zlib1g-dev libisal-dev libzstd-dev libsqlite3-dev
+  nlohmann-json3-dev libsimdjson-dev zlib1g-dev libisal-dev libzstd-dev libsqlite3-dev libcli11-dev
   libopenblas0
   libgtest-dev libgmock-dev
   xvfb xauth python3 python3-venv valgrind

@@ -174,7 +174,7 @@ void DetailsPanel::addLink(const QString& relation, EventRef event, const QStrin
     button->setCursor(Qt::PointingHandCursor);
     button->setStyleSheet(QStringLiteral("text-align: left"));
     button->setToolTip(plainTip(QStringLiteral("%1\n%2, %3").arg(name, duration, track) +
-                                                (note.isEmpty() ? QString() : QStringLiteral("\n") + note)));
+                                (note.isEmpty() ? QString() : QStringLiteral("\n") + note)));
     connect(button, &QPushButton::clicked, this, [this, event] { Q_EMIT linkActivated(event); });
     m_links->addWidget(button);
 }

@@ -126,10 +126,9 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
                                    QString::number(f.count)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(
-                c == 2 ? tr("%1 at stake: %2 of the trace's span").arg(qs(formatDuration(f.timeNs)),
-                                                                      qs(formatShare(f.share)))
-                       : qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]"));
+            item->setToolTip(c == 2 ? tr("%1 at stake: %2 of the trace's span")
+                                          .arg(qs(formatDuration(f.timeNs)), qs(formatShare(f.share)))
+                                    : qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]"));
             if (c == 0) item->setForeground(severityColor(f.severity));
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row, c, item);

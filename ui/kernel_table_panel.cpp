@@ -71,7 +71,8 @@ public:
         // A kernel name too long for its column is its own name with what tells its instances apart
         // (tellingKernelName), cut at its end, not the whole cut in its middle, where every instance of one
         // template read alike ("void at::na…float)#1})"). The tooltip holds the whole.
-        if (index.column() == KernelTableModel::Name && opt.fontMetrics.horizontalAdvance(text) > rect.width())
+        if (index.column() == KernelTableModel::Name &&
+            opt.fontMetrics.horizontalAdvance(text) > rect.width())
             text = qs(tellingKernelName(text.toStdString()));
         painter->save();
         painter->setFont(opt.font);
@@ -142,12 +143,14 @@ KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeader()->resizeSection(
         KernelTableModel::Role, metrics.horizontalAdvance(QStringLiteral("fused attention")) + 16);
     // A count as wide as six digits or its title with the sort arrow, a share as "100.0%" or its title.
-    m_table->horizontalHeader()->resizeSection(
-        KernelTableModel::Count, std::max(metrics.horizontalAdvance(QStringLiteral("000000")),
-                                          metrics.horizontalAdvance(tr("Count"))) + 28);
-    m_table->horizontalHeader()->resizeSection(
-        KernelTableModel::Share, std::max(metrics.horizontalAdvance(QStringLiteral("100.0%")),
-                                          metrics.horizontalAdvance(tr("Share"))) + 28);
+    m_table->horizontalHeader()->resizeSection(KernelTableModel::Count,
+                                               std::max(metrics.horizontalAdvance(QStringLiteral("000000")),
+                                                        metrics.horizontalAdvance(tr("Count"))) +
+                                                   28);
+    m_table->horizontalHeader()->resizeSection(KernelTableModel::Share,
+                                               std::max(metrics.horizontalAdvance(QStringLiteral("100.0%")),
+                                                        metrics.horizontalAdvance(tr("Share"))) +
+                                                   28);
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(m_title, 1);
     filterRow->addWidget(m_roleFilter);

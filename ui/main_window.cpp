@@ -72,7 +72,8 @@ MainWindow::MainWindow() {
     buildMenus();
 
     QSettings settings;
-    restoreFittingGeometry(settings.value("window/rect").toRect(), settings.value("window/maximized").toBool());
+    restoreFittingGeometry(settings.value("window/rect").toRect(),
+                           settings.value("window/maximized").toBool());
     m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
     m_kernels->restoreColumnState(settings.value("window/kernelTableColumns").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));

@@ -117,13 +117,14 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                                      {QPointF(at.x() + r, at.y() + r), box},
                                      {QPointF(at.x() - r - w, at.y() - r - h), box},
                                      {QPointF(at.x() - r - w, at.y() + r), box}};
-            // A roof's name sits above the roof (under it are the points): ending at its place, where a rising
-            // roof stays under it, else over its place or to its right.
+            // A roof's name sits above the roof (under it are the points): ending at its place, where a
+            // rising roof stays under it, else over its place or to its right.
             const QRectF above[] = {{QPointF(at.x() - w, at.y() - r - h), box},
                                     {QPointF(at.x() - w / 2, at.y() - r - h), box},
                                     {QPointF(at.x(), at.y() - r - h), box},
                                     {QPointF(at.x() - w / 2, at.y() - r - 2 * h), box}};
-            const auto choices = names[i].roof ? std::span<const QRectF>(above) : std::span<const QRectF>(beside);
+            const auto choices =
+                names[i].roof ? std::span<const QRectF>(above) : std::span<const QRectF>(beside);
             const auto clear = std::find_if(choices.begin(), choices.end(), [&](const QRectF& c) {
                 return plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
                            return t != taken[i] && t.intersects(c);

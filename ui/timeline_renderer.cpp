@@ -10,8 +10,8 @@
 #include <QFontMetrics>
 #include <QImage>
 #include <QPainter>
-#include <QThreadPool>
 #include <QPainterPath>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <cmath>

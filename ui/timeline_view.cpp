@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_view.h"
-#include "qt_text.h"
 #include "core/report/format.h"
+#include "qt_text.h"
 
 #include "counter_tracks.h"
 #include "job_runner.h"
@@ -677,8 +677,7 @@ bool TimelineView::event(QEvent* event) {
             const std::string name(m_trace->str(t.events.name[e->index]));
             const std::string text = name + "\n" + formatDuration(t.events.duration[e->index]);
             // Names from files are plain text: escaped, never markup.
-            QToolTip::showText(help->globalPos(), plainTip(QString::fromStdString(text)),
-                               this);
+            QToolTip::showText(help->globalPos(), plainTip(QString::fromStdString(text)), this);
         } else {
             QToolTip::hideText();
             event->ignore();

@@ -68,8 +68,9 @@ std::string tellingKernelName(std::string_view name) {
     const std::string_view from = kernelNameFromOwn(name);
     const std::string_view own = shortKernelName(name);
     if (from.size() <= own.size() || from[own.size()] != '<') return std::string(from);
-    // Identifiers in the arguments that name an op: "…_kernel_cuda", "…_cuda_kernel", "…Functor…", "…functor…".
-    // PyTorch's wrappers of another functor (BinaryFunctor<…, MulFunctor>) tell nothing of their own.
+    // Identifiers in the arguments that name an op: "…_kernel_cuda", "…_cuda_kernel", "…Functor…",
+    // "…functor…". PyTorch's wrappers of another functor (BinaryFunctor<…, MulFunctor>) tell nothing of their
+    // own.
     auto telling = [](std::string_view id) {
         if (id == "BinaryFunctor" || id == "AUnaryFunctor" || id == "BUnaryFunctor" || id == "UnaryFunctor")
             return false;

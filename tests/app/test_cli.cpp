@@ -122,11 +122,11 @@ TEST(Cli, VersionAndHelp) {
     const std::map<std::string, std::vector<std::string>> options = {
         {"summary", {"--format", "--top", "--ranks"}},
         {"diff", {"--format", "--top"}},
-        {"convert", {"-o OUT"}},
+        {"convert", {"-o OUT.json"}},
         {"export", {"--timeline", "--chart", "--range", "--size", "--scale", "--tracks"}},
         {"run",
          {"--backend", "--impl", "--batch", "--dtype", "--causal", "--warmup", "--threads", "--kv-heads",
-          "--kv-len", "--decode", "--preset", "-o OUT"}},
+          "--kv-len", "--decode", "--preset", "-o RUN.json"}},
     };
     for (const auto& [verb, names] : options) {
         const CliRun r = run(verb + " --help");
@@ -135,6 +135,24 @@ TEST(Cli, VersionAndHelp) {
         for (const std::string& option : names)
             EXPECT_NE(r.out.find(option), std::string::npos) << verb << " " << option << "\n" << r.out;
     }
+    // One declaration: each verb's usage line is its line in `attnscope --help`, and each option its
+    // synopsis names has its help line.
+    for (const char* verb : {"summary", "diff", "compare", "convert", "export", "run", "profile", "job"}) {
+        const std::string own = run(std::string(verb) + " --help").out;
+        const std::string line = own.substr(0, own.find('\n')); // "usage: PROGRAM VERB …"
+        const std::string first = line.substr(line.find(std::string(" ") + verb + " "));
+        EXPECT_NE(help.out.find(first), std::string::npos) << verb << ": " << first;
+        std::size_t at = 0;
+        while ((at = first.find("[--", at)) != std::string::npos) {
+            const std::string option = first.substr(at + 1, first.find_first_of(" ]", at + 1) - at - 1);
+            EXPECT_NE(own.find("\n  " + option), std::string::npos)
+                << verb << " " << option << " has no help line";
+            ++at;
+        }
+    }
+    // Options after the program's name are the program's: its --help is not profile's.
+    const TempDir out;
+    EXPECT_EQ(run("profile -o " + out.path("p.json") + " -- attnscope-no-such-program --help").exitCode, 127);
 }
 
 // With no display, `attnscope FILE` prints what the window would show through summary's own code

@@ -54,12 +54,11 @@ TEST(Cli, RunRefusesWhatItCannotDo) {
         {"run --backend cpu --decode", "run: --decode needs --kv-len"},
         {"run --backend cpu --seq 64 --kv-len 32", "run: kv-len (32) is shorter than the queries (64)"},
         {"run --backend cpu --decode --kv-len 1000000000",
-         "run: --kv-len wants a whole number from 0 to 16777216"},
+         "run: --kv-len: Value 1000000000 not in range 0 to 16777216"},
         {"run --backend cpu --decode --kv-len 16777216 --heads 4096 --dim 1024",
          "out of memory at this shape"},
         {"run --backend cpu --preset nope",
-         "run: --preset is one of first-look, naive-flash, prefill-decode, "
-         "mha-gqa-mqa, got 'nope'"},
+         "run: --preset: 'nope' is not first-look, naive-flash, prefill-decode or mha-gqa-mqa"},
     };
     for (const auto& [args, says] : refused) {
         const CliRun r = run(args, true);

@@ -283,20 +283,24 @@ TEST(Demangle, MangledNamesReadAsCppAndOthersStay) {
     EXPECT_EQ(shortKernelName("ProfilerStep#6"), "ProfilerStep#6");
     EXPECT_EQ(shortKernelName(""), "");
     // From its own name on, for a column cut at its end: what tells a template's instances apart stays.
-    EXPECT_EQ(kernelNameFromOwn("void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda("
-                                "at::TensorIteratorBase&)>(int)"),
-              "vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda(at::TensorIteratorBase&)>(int)");
+    EXPECT_EQ(
+        kernelNameFromOwn("void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda("
+                          "at::TensorIteratorBase&)>(int)"),
+        "vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda(at::TensorIteratorBase&)>(int)");
     EXPECT_EQ(kernelNameFromOwn("aten::matmul"), "aten::matmul");
     EXPECT_EQ(kernelNameFromOwn(""), "");
     // A template's instances told apart by the op they run.
-    EXPECT_EQ(tellingKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda("
-                                "at::TensorIteratorBase&)::{lambda()#2}, at::detail::Array<char*, 2> >(int)"),
-              "vectorized_elementwise_kernel<\u2026 sqrt_kernel_cuda \u2026>");
-    EXPECT_EQ(tellingKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, "
-                                "float, float, at::native::binary_internal::MulFunctor<float> >, "
-                                "at::detail::Array<char*, 3> >(int)"),
+    EXPECT_EQ(
+        tellingKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda("
+                          "at::TensorIteratorBase&)::{lambda()#2}, at::detail::Array<char*, 2> >(int)"),
+        "vectorized_elementwise_kernel<\u2026 sqrt_kernel_cuda \u2026>");
+    EXPECT_EQ(tellingKernelName(
+                  "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, "
+                  "float, float, at::native::binary_internal::MulFunctor<float> >, "
+                  "at::detail::Array<char*, 3> >(int)"),
               "vectorized_elementwise_kernel<\u2026 MulFunctor \u2026>");
-    EXPECT_EQ(tellingKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(int)"),
-              "flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(int)");
+    EXPECT_EQ(
+        tellingKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(int)"),
+        "flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(int)");
     EXPECT_EQ(tellingKernelName("aten::mm"), "aten::mm");
 }

@@ -7,9 +7,9 @@
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/kernel_table_model.h"
-#include "ui/qt_text.h"
 #include "ui/main_window.h"
 #include "ui/profile_controller.h"
+#include "ui/qt_text.h"
 #include "ui/timeline_view.h"
 #include "ui/trace_header.h"
 #include "ui/ui_test_support.h"
@@ -373,7 +373,8 @@ TEST(KernelTableModel, PlainTextNamesAndSortableNumbers) {
 TEST(KernelTable, ALongNamesTooltipIsLinesAScreenHolds) {
     std::string name = "void at::native::vectorized_elementwise_kernel<4, ";
     for (int i = 0; i < 12; ++i)
-        name += "at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&, c10::Scalar const&)::{lambda()#2}, ";
+        name +=
+            "at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&, c10::Scalar const&)::{lambda()#2}, ";
     name += "at::detail::Array<char*, 4> >(int)";
     QTextDocument tip;
     tip.setHtml(plainTip(QString::fromStdString(name)));

@@ -11,7 +11,6 @@
 #include "core/analysis/analysis.h"
 #include "core/document/document.h"
 
-#include <QSettings>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -19,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>

@@ -158,8 +158,8 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
     ASSERT_EQ(shown.size(), 2u);
     EXPECT_LT(shown.back()->visibleRegion().boundingRect().height(), shown.back()->height())
         << "the second timeline is to be out of sight for this test";
-    const QPoint bottom = shown.back()->mapTo(shown.front()->parentWidget()->parentWidget(),
-                                              QPoint(0, shown.back()->height()));
+    const QPoint bottom =
+        shown.back()->mapTo(shown.front()->parentWidget()->parentWidget(), QPoint(0, shown.back()->height()));
     EXPECT_GE(timelines.height(), bottom.y()) << "every timeline is in the picture, the hidden one too";
     for (const char* kind : {"breakdown", "roofline"}) {
         const QString png = QString::fromStdString(dir.path(std::string(kind) + ".png"));
