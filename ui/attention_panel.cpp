@@ -76,6 +76,7 @@ void AttentionPanel::fill() {
     if (!m_analysis) {
         m_note->setText(
             tr("The attention calls of the trace on show, per implementation, once it is analysed."));
+        m_table->resizeColumnsToContents(); // with no rows: each title whole
         return;
     }
     const auto& rows = m_analysis->tables.implCalls;

@@ -55,9 +55,17 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
     };
     for (const ChartInput& in : inputs)
         for (const ImplRoleTimes& group : in.analysis->tables.roleTimes) {
-            const QString name = inputs.size() > 1    ? in.label
-                                 : group.impl.empty() ? QObject::tr("outside attention")
-                                                      : QString::fromStdString(group.impl);
+            QString name = inputs.size() > 1    ? in.label
+                           : group.impl.empty() ? QObject::tr("outside attention")
+                                                : QString::fromStdString(group.impl);
+            // An implementation's calls, each as long as the Attention dock and `compare` say (its workers or
+            // streams at once counted once), above the bar's total summed over them.
+            if (inputs.size() == 1 && !group.impl.empty())
+                for (const ImplCalls& calls : in.analysis->tables.implCalls)
+                    if (calls.impl == group.impl && calls.calls)
+                        name += QObject::tr("\n%1: %2 each")
+                                    .arg(qs(formatCount(calls.calls, "call", "calls")),
+                                         qs(formatDuration(calls.kernelNsPerCall())));
             RoleTimes& times = bar(name);
             for (std::size_t r = 0; r < times.size(); ++r)
                 times[r] += double(group.times.ns[r]);
@@ -295,12 +303,28 @@ void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
     if (isVisible() && !behindAnotherTab(this)) drawCurrent();
 }
 
+namespace {
+
+// A chart in a low, wide dock (a laptop's bottom dock is ~250 pixels high) keeps its plot's height with its
+// legend to the right: under it, the legend and the title left the axes no room for their ticks.
+void fitLegend(QChartView* view, ChartKind kind) {
+    QChart* chart = view->chart();
+    if (!chart || !chart->legend() || kind == ChartKind::Share) return; // the pie keeps its own
+    const QSize at = view->viewport()->size();
+    const Qt::Alignment want =
+        at.height() < 360 && at.width() > 2 * at.height() ? Qt::AlignRight : Qt::AlignBottom;
+    if (chart->legend()->alignment() != want) chart->legend()->setAlignment(want);
+}
+
+} // namespace
+
 void ChartsPanel::drawCurrent() {
     const std::size_t i = std::size_t(currentKind());
     if (i >= m_views.size() || !m_stale[i]) return;
     m_stale[i] = false;
     QChart* old = m_views[i]->chart();
     m_views[i]->setChart(makeChart(ChartKind(i), m_inputs));
+    fitLegend(m_views[i], ChartKind(i));
     old->deleteLater(); // the view gave it back; events for it may still be on their way
 }
 
@@ -310,6 +334,9 @@ void ChartsPanel::showEvent(QShowEvent* event) {
 }
 
 bool ChartsPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize)
+        for (std::size_t k = 0; k < m_views.size(); ++k)
+            if (m_views[k]->viewport() == watched) fitLegend(m_views[k], ChartKind(k));
     // Tooltips found by distance from each point's centre (Qt Charts' own hover signal did not
     // reach a tooltip reliably); the nearest point within its marker wins.
     if (event->type() == QEvent::MouseMove || event->type() == QEvent::ToolTip) {

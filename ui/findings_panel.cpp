@@ -52,6 +52,7 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake (% of span)"), tr("Places")};
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);
+    m_table->resizeColumnsToContents(); // with no rows yet: each title whole
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_explanation = new QTextEdit(this);
     m_explanation->setObjectName("findingsExplanation");

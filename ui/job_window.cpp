@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "job_window.h"
 
+#include "on_screen.h"
 #include "qt_text.h"
 
 #include "core/report/format.h"
@@ -62,7 +63,8 @@ QString durationText(TimeNs ns) {
 
 JobWindow::JobWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Job — AttnScope"));
-    resize(1300, 820);
+    resizeWithinScreen(this, QSize(1300, 820));
+    closesWithTheCloseKeys(this);
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     m_header = new QLabel(central);

@@ -13,6 +13,7 @@
 #include "job_window.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
+#include "on_screen.h"
 #include "profile_controller.h"
 #include "program_panel.h"
 #include "ranks_panel.h"
@@ -94,9 +95,7 @@ void MainWindow::restoreFittingGeometry(const QRect& saved, bool maximized) {
         if (maximized) setWindowState(windowState() | Qt::WindowMaximized);
         return;
     }
-    // The title bar and borders, where the window has them already, count against the screen too.
-    const QSize frame = frameGeometry().size() - geometry().size();
-    resize(available.isEmpty() ? QSize(1400, 860) : QSize(1400, 860).boundedTo(available.size() - frame));
+    resizeWithinScreen(this, QSize(1400, 860));
     if (!available.isEmpty()) move(available.topLeft());
 }
 

@@ -18,6 +18,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <tuple>
@@ -50,6 +51,12 @@ QString roofTip(const RoofPoint& rp, double shareOfTime, const QString& inputLab
                       .arg(inputLabel.isEmpty() ? QString() : inputLabel + QStringLiteral(": "),
                            qs(shortKernelName(rp.name)), roleText(p.role), qs(precisionName(p.precision)),
                            qs(formatPercent(shareOfTime)), qs(formatDuration(p.costedNs)));
+    // The kernels of the name whose cost is known, where some are not: the table's total is all of them.
+    if (p.costedCount < p.count)
+        tip += QObject::tr("\n%1 of its %2 kernels costed (%3 of its %4): the rates are theirs")
+                   .arg(p.costedCount)
+                   .arg(p.count)
+                   .arg(qs(formatDuration(p.costedNs)), qs(formatDuration(p.totalNs)));
     tip += QObject::tr("\n%1, %2 · %3 FLOP/byte")
                .arg(qs(formatRate(p.flops, "FLOP")), qs(formatRate(p.bytes, "B")))
                .arg(p.intensity(), 0, 'g', 4);
@@ -84,9 +91,25 @@ struct PointName {
     QPointF value; // in the axes' units
     double markerSize;
     QString text;
-    bool roof = false; // a roof's name: above its place first, placed after the points' names
+    bool roof = false; // a roof's name: above its place first, placed before the points' names
+    QString shorter;   // where the whole name finds no room, if any
 };
-void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointName>& names) {
+// Whether a line from a to b passes through r.
+bool crosses(const QRectF& r, QPointF a, QPointF b) {
+    if (r.contains(a) || r.contains(b)) return true;
+    const QLineF line(a, b);
+    const QLineF edges[] = {{r.topLeft(), r.topRight()},
+                            {r.topRight(), r.bottomRight()},
+                            {r.bottomRight(), r.bottomLeft()},
+                            {r.bottomLeft(), r.topLeft()}};
+    return std::any_of(std::begin(edges), std::end(edges), [&](const QLineF& e) {
+        return line.intersects(e, nullptr) == QLineF::BoundedIntersection;
+    });
+}
+
+// lines: the roofs, each a polyline in the axes' units; no name is put across one.
+void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointName>& names,
+                const std::vector<std::vector<QPointF>>& lines) {
     std::vector<QGraphicsSimpleTextItem*> items;
     for (const PointName& n : names) {
         auto* item = new QGraphicsSimpleTextItem(n.text, chart);
@@ -94,21 +117,35 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
         item->setZValue(10);
         items.push_back(item);
     }
-    auto place = [chart, series, names, items] {
+    auto place = [chart, series, names, items, lines] {
         const QRectF plot = chart->plotArea();
+        std::vector<std::vector<QPointF>> drawn; // the roofs in pixels
+        for (const auto& line : lines) {
+            drawn.emplace_back();
+            for (const QPointF& p : line)
+                drawn.back().push_back(chart->mapToPosition(p, series));
+        }
+        auto onALine = [&](const QRectF& c) {
+            for (const auto& line : drawn)
+                for (std::size_t k = 1; k < line.size(); ++k)
+                    if (crosses(c, line[k - 1], line[k])) return true;
+            return false;
+        };
         std::vector<QRectF> taken;
         for (const PointName& n : names) {
             const QPointF at = chart->mapToPosition(n.value, series);
             taken.emplace_back(at.x() - n.markerSize / 2, at.y() - n.markerSize / 2, n.markerSize,
                                n.markerSize);
         }
-        for (std::size_t i = 0; i < names.size(); ++i) {
+        // The first clear place for item i with its text as set, if any.
+        auto placeFor = [&](std::size_t i) -> std::optional<QRectF> {
             const QPointF at = chart->mapToPosition(names[i].value, series);
+            if (!plot.contains(at)) return std::nullopt;
             const QSizeF box = items[i]->boundingRect().size();
             const double r = names[i].markerSize / 2 + 4, w = box.width(), h = box.height();
             // Beside, then above and below, then at the corners: the first place inside the plot that no
-            // other point or name takes. A name with no such place is not drawn (its point's tooltip names
-            // it): names that overlap are read as neither.
+            // other point or name takes and no roof crosses. A name with no such place is not drawn (its
+            // point's tooltip names it): names that overlap are read as neither.
             const QRectF beside[] = {{QPointF(at.x() + r, at.y() - h / 2), box},
                                      {QPointF(at.x() - r - w, at.y() - h / 2), box},
                                      {QPointF(at.x() - w / 2, at.y() - r - h), box},
@@ -116,25 +153,40 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                                      {QPointF(at.x() + r, at.y() - r - h), box},
                                      {QPointF(at.x() + r, at.y() + r), box},
                                      {QPointF(at.x() - r - w, at.y() - r - h), box},
-                                     {QPointF(at.x() - r - w, at.y() + r), box}};
+                                     {QPointF(at.x() - r - w, at.y() + r), box},
+                                     // a line further off, where a roof or a ridge is in the way nearer
+                                     {QPointF(at.x() - r - w, at.y() - r - 2 * h), box},
+                                     {QPointF(at.x() - r - w, at.y() + r + h), box},
+                                     {QPointF(at.x() + r, at.y() - r - 2 * h), box},
+                                     {QPointF(at.x() + r, at.y() + r + h), box}};
             // A roof's name sits above the roof (under it are the points): ending at its place, where a
             // rising roof stays under it, else over its place or to its right.
             const QRectF above[] = {{QPointF(at.x() - w, at.y() - r - h), box},
                                     {QPointF(at.x() - w / 2, at.y() - r - h), box},
                                     {QPointF(at.x(), at.y() - r - h), box},
-                                    {QPointF(at.x() - w / 2, at.y() - r - 2 * h), box}};
+                                    {QPointF(at.x() - w, at.y() - r - 2 * h), box},
+                                    {QPointF(at.x() + r, at.y() + r), box}}; // under a flat roof, right of it
             const auto choices =
                 names[i].roof ? std::span<const QRectF>(above) : std::span<const QRectF>(beside);
             const auto clear = std::find_if(choices.begin(), choices.end(), [&](const QRectF& c) {
-                return plot.contains(c) && std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
-                           return t != taken[i] && t.intersects(c);
-                       });
+                return plot.contains(c) && !onALine(c) &&
+                       std::none_of(taken.begin(), taken.end(),
+                                    [&](const QRectF& t) { return t != taken[i] && t.intersects(c); });
             });
-            const bool shown = clear != choices.end() && plot.contains(at);
-            items[i]->setVisible(shown);
-            if (!shown) continue;
-            items[i]->setPos(clear->topLeft());
-            taken.push_back(*clear);
+            return clear == choices.end() ? std::nullopt : std::optional(*clear);
+        };
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            // The whole name, else its shorter form where the whole finds no room.
+            items[i]->setText(names[i].text);
+            std::optional<QRectF> place = placeFor(i);
+            if (!place && !names[i].shorter.isEmpty()) {
+                items[i]->setText(names[i].shorter);
+                place = placeFor(i);
+            }
+            items[i]->setVisible(place.has_value());
+            if (!place) continue;
+            items[i]->setPos(place->topLeft());
+            taken.push_back(*place);
         }
     };
     QObject::connect(chart, &QChart::plotAreaChanged, chart, place);
@@ -301,6 +353,8 @@ private:
             m_chart->addSeries(roof);
             roof->attachAxis(m_x);
             roof->attachAxis(m_y);
+            m_roofLines.push_back(
+                {{from, spec.bandwidth * from / m_unit}, {ridge, peak / m_unit}, {m_xMax, peak / m_unit}});
             roofMark(m_chart, m_x, m_y, {ridge, peak / m_unit}, color, 7);
             m_roofNames.push_back({{ridge, peak / m_unit},
                                    7,
@@ -398,12 +452,15 @@ private:
             for (const auto& [name, count] : named[l])
                 parts << (count > 1 ? QStringLiteral("%1 ×%2").arg(name).arg(count) : name);
             labels[l].text = parts.join(QStringLiteral(", "));
+            // A long name of one point may be cut further where it finds no room whole.
+            if (parts.size() == 1 && labels[l].text.size() > 18)
+                labels[l].shorter = labels[l].text.left(15) + QChar(0x2026);
         }
-        // The roofs' names after the points': where they would cover a point's name, the legend names
-        // the roofs.
-        labels.insert(labels.end(), m_roofNames.begin(), m_roofNames.end());
+        // The roofs' names first (a roof's rate is what every point is read against), then the points'
+        // around them; a point's name with no clear place is its tooltip's.
+        labels.insert(labels.begin(), m_roofNames.begin(), m_roofNames.end());
         if (QAbstractSeries* mapping = m_firstCloud ? m_firstCloud : m_mapping)
-            nameBeside(m_chart, mapping, labels);
+            nameBeside(m_chart, mapping, labels, m_roofLines);
     }
 
     const std::vector<ChartInput>& m_inputs;
@@ -423,6 +480,7 @@ private:
     QScatterSeries* m_firstCloud = nullptr;
     QAbstractSeries* m_mapping = nullptr; // a roof, to place names by when no point is drawn
     std::vector<PointName> m_roofNames;
+    std::vector<std::vector<QPointF>> m_roofLines; // each roof as drawn, in the axes' units
 };
 
 } // namespace

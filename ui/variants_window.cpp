@@ -4,6 +4,7 @@
 
 #include "charts.h"
 #include "job_runner.h"
+#include "on_screen.h"
 #include "qt_text.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
@@ -141,7 +142,8 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
         if (const QString error = exportChart(kind, path); !error.isEmpty())
             QMessageBox::warning(this, tr("Export failed"), error);
     });
-    resize(1500, 1000);
+    resizeWithinScreen(this, QSize(1500, 1000));
+    closesWithTheCloseKeys(this);
 }
 
 VariantsWindow::~VariantsWindow() = default;

@@ -69,18 +69,41 @@ std::string tellingKernelName(std::string_view name) {
     const std::string_view own = shortKernelName(name);
     if (from.size() <= own.size() || from[own.size()] != '<') return std::string(from);
     // Identifiers in the arguments that name an op: "…_kernel_cuda", "…_cuda_kernel", "…Functor…",
-    // "…functor…". PyTorch's wrappers of another functor (BinaryFunctor<…, MulFunctor>) tell nothing of their
-    // own.
-    auto telling = [](std::string_view id) {
-        if (id == "BinaryFunctor" || id == "AUnaryFunctor" || id == "BUnaryFunctor" || id == "UnaryFunctor")
-            return false;
-        return id.ends_with("_kernel_cuda") || id.ends_with("_cuda_kernel") ||
+    // "…functor…", another "…_kernel" than PyTorch's generic launchers; PyTorch's wrappers of another
+    // functor (BinaryFunctor<…, MulFunctor>) tell nothing of their own. Then the first element type, where
+    // one op runs for several (a bf16 and a float instance read alike without it).
+    auto generic = [](std::string_view id) {
+        for (std::string_view g : {"BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "UnaryFunctor",
+                                   "gpu_kernel_impl", "gpu_kernel_impl_nocast", "elementwise_kernel",
+                                   "vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
+                                   "elementwise_kernel_with_index", "gpu_kernel", "launch_vectorized_kernel"})
+            if (id == g) return true;
+        return false;
+    };
+    auto telling = [&](std::string_view id) {
+        if (generic(id) || id == own) return false;
+        return id.ends_with("_kernel_cuda") || id.ends_with("_cuda_kernel") || id.ends_with("_kernel") ||
                id.find("Functor") != std::string_view::npos || id.find("functor") != std::string_view::npos;
     };
+    auto elementType = [](std::string_view id) {
+        for (std::string_view t : {"BFloat16", "Half", "float", "double", "Float8_e4m3fn", "Float8_e5m2",
+                                   "complex", "bool", "long", "int"})
+            if (id == t) return true;
+        return false;
+    };
     std::vector<std::string_view> found;
-    const std::string_view args = from.substr(own.size());
-    for (std::size_t i = 0; i < args.size() && found.size() < 2;) {
-        const auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::string_view type;
+    // The template's arguments only (not the parameters after them: "(int)").
+    std::string_view args = from.substr(own.size());
+    for (std::size_t k = 0, depth = 0; k < args.size(); ++k) {
+        depth += args[k] == '<';
+        if (args[k] == '>' && --depth == 0) {
+            args = args.substr(0, k + 1);
+            break;
+        }
+    }
+    const auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t i = 0; i < args.size();) {
         if (!isWord(args[i])) {
             ++i;
             continue;
@@ -89,7 +112,9 @@ std::string tellingKernelName(std::string_view name) {
         while (end < args.size() && isWord(args[end]))
             ++end;
         const std::string_view id = args.substr(i, end - i);
-        if (telling(id) && std::find(found.begin(), found.end(), id) == found.end()) found.push_back(id);
+        if (found.size() < 2 && telling(id) && std::find(found.begin(), found.end(), id) == found.end())
+            found.push_back(id);
+        if (type.empty() && elementType(id)) type = id;
         i = end;
     }
     if (found.empty()) return std::string(from);
@@ -97,6 +122,7 @@ std::string tellingKernelName(std::string_view name) {
     out += "<\u2026 ";
     for (std::size_t f = 0; f < found.size(); ++f)
         out += (f ? ", " : "") + std::string(found[f]);
+    if (!type.empty()) out += ", " + std::string(type);
     out += " \u2026>";
     return out;
 }

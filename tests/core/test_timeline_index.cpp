@@ -298,7 +298,12 @@ TEST(Demangle, MangledNamesReadAsCppAndOthersStay) {
                   "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, "
                   "float, float, at::native::binary_internal::MulFunctor<float> >, "
                   "at::detail::Array<char*, 3> >(int)"),
-              "vectorized_elementwise_kernel<\u2026 MulFunctor \u2026>");
+              "vectorized_elementwise_kernel<\u2026 MulFunctor, float \u2026>");
+    EXPECT_EQ(tellingKernelName(
+                  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::"
+                  "pow_tensor_scalar_kernel(at::TensorIteratorBase&)::{lambda(c10::BFloat16)#1}, "
+                  "at::detail::Array<char*, 2> >(int)"),
+              "vectorized_elementwise_kernel<\u2026 pow_tensor_scalar_kernel, BFloat16 \u2026>");
     EXPECT_EQ(
         tellingKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(int)"),
         "flash_fwd_kernel<Flash_fwd_kernel_traits<128>, false>(int)");

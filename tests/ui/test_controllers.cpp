@@ -63,7 +63,9 @@ TEST(DocumentController, AFailedLoadKeepsWhatIsShown) {
     ASSERT_TRUE(ended.wait(10000));
     ASSERT_TRUE(c.document());
     const auto shown = c.document();
-    c.openBytes(QByteArray("\x7f" "ELF\x02\x01\x01"), "program.json");
+    c.openBytes(QByteArray("\x7f"
+                           "ELF\x02\x01\x01"),
+                "program.json");
     ASSERT_TRUE(ended.wait(10000));
     ASSERT_EQ(failed.count(), 1);
     EXPECT_EQ(failed.at(0).at(0).toString(), "program.json");
