@@ -22,14 +22,17 @@ inline constexpr qsizetype kTipLineChars = 100;
 inline QString plainTip(const QString& text) {
     QStringList lines;
     for (QString rest : text.split(QLatin1Char('\n'))) {
+        bool continued = false; // the lines after a break are indented
         while (rest.size() > kTipLineChars) {
+            // A break after a comma, else at a space, past the line's first character; else where it must.
             qsizetype at = rest.lastIndexOf(QLatin1String(", "), kTipLineChars - 2);
-            at = at > 0 ? at + 2 : rest.lastIndexOf(QLatin1Char(' '), kTipLineChars) + 1;
+            at = at > 0 ? at + 2 : rest.lastIndexOf(QLatin1Char(' '), kTipLineChars);
             if (at <= 0) at = kTipLineChars;
-            lines << rest.left(at).trimmed();
-            rest = QStringLiteral("    ") + rest.mid(at); // a continued line, indented
+            lines << (continued ? QStringLiteral("    ") : QString()) + rest.left(at).trimmed();
+            rest = rest.mid(at).trimmed();
+            continued = true;
         }
-        lines << rest;
+        lines << (continued ? QStringLiteral("    ") : QString()) + rest;
     }
     return Qt::convertFromPlainText(lines.join(QLatin1Char('\n')));
 }

@@ -361,7 +361,8 @@ private:
                                    QObject::tr("%1 %2 · ridge %3 FLOP/B")
                                        .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
                                        .arg(ridge, 0, 'g', 3),
-                                   true});
+                                   true,
+                                   {}});
             if (!m_mapping) m_mapping = roof;
         }
         // The memory roof's own name, on its slope a decade in from the left.
@@ -369,7 +370,8 @@ private:
         m_roofNames.push_back({{x, spec.bandwidth * x / m_unit},
                                1,
                                QObject::tr("memory %1").arg(qs(formatRate(spec.bandwidth, "B/s"))),
-                               true});
+                               true,
+                               {}});
     }
 
     // A series per role, size class and input (one legend entry per role).
@@ -434,7 +436,7 @@ private:
                        std::abs(std::log10(l.value.y() / point.y())) < 0.15;
             });
             if (near == labels.end()) {
-                labels.push_back({point, kSizes[sizeClass(p.ns())], {}});
+                labels.push_back({point, kSizes[sizeClass(p.ns())], {}, false, {}});
                 named.push_back({{name, 1}});
                 continue;
             }

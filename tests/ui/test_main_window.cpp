@@ -386,6 +386,21 @@ TEST(KernelTable, ALongNamesTooltipIsLinesAScreenHolds) {
         joined += line.trimmed() + ' ';
     }
     EXPECT_EQ(joined.simplified().remove(' '), QString::fromStdString(name).remove(' '));
+    // Long runs with no room to break (a path, a mangled name) are cut where they must, and end.
+    for (const QString& hard :
+         {QString(350, 'x'), QStringLiteral("a ") + QString(250, 'y') + QStringLiteral(" b"),
+          QString(120, 'z') + QStringLiteral(", ") + QString(120, 'w')}) {
+        QTextDocument cut;
+        cut.setHtml(plainTip(hard));
+        const QStringList parts = cut.toPlainText().split(QChar('\n'));
+        EXPECT_GT(parts.size(), 1);
+        for (const QString& line : parts)
+            EXPECT_LE(line.size(), kTipLineChars + 4) << line.toStdString();
+        QString back;
+        for (const QString& line : parts)
+            back += line.trimmed();
+        EXPECT_EQ(back.remove(' '), QString(hard).remove(' '));
+    }
 }
 
 // A live profile's next snapshot has the same kernels with new numbers: they change in place, so the
