@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "cli_options.h"
 
-#include "core/report/rank_record.h"
+#include "core/report/job_report.h"
 #include "kernels/run_session.h"
 #include "kernels/temp_folder.h"
 

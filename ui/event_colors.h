@@ -13,6 +13,11 @@
 
 namespace attnscope::ui {
 
+// Whether text on this fill reads in white (a dark fill) rather than black.
+inline bool isDark(QRgb c) {
+    return 299 * qRed(c) + 587 * qGreen(c) + 114 * qBlue(c) < 150000;
+}
+
 // What kernels are coloured by: their role (a hue per role, shades per name), their roofline
 // verdict (the verdict that holds most of a name's time), or their name alone.
 enum class ColorMode : std::uint8_t { Role, Verdict, Name };

@@ -7,7 +7,7 @@
 // a hot column whatever the job's size); and the rank table, sortable by any measure. A click on the heat
 // map finds its rank in the table; a double-click on a row opens that rank's trace in the main window, and
 // the selected rows open together as the ranks of one job.
-#include "core/report/rank_record.h"
+#include "core/report/job_report.h"
 
 #include <QMainWindow>
 #include <QStringList>

@@ -47,7 +47,7 @@ private:
     mutable std::unordered_map<std::uint32_t, bool> m_known;
 };
 
-std::string jsonUnquote(std::string_view v) {
+inline std::string jsonUnquote(std::string_view v) {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return std::string(v.substr(1, v.size() - 2));
     return std::string(v);
 }

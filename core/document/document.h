@@ -13,7 +13,7 @@
 #include "core/model/trace.h"
 #include "core/report/compare.h"
 #include "core/report/findings.h"
-#include "core/report/rank_record.h"
+#include "core/report/job_report.h"
 #include "core/report/ranks.h"
 #include "core/report/summary.h"
 

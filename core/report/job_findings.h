@@ -7,7 +7,7 @@
 // adds what only the ranks together say: the straggler the others wait for (rank_imbalance), and the
 // communication left exposed once the waits for it are taken out (exposed_communication).
 #include "core/report/findings.h"
-#include "core/report/rank_record.h"
+#include "core/report/job_report.h"
 
 #include <cstdint>
 #include <vector>

@@ -316,8 +316,8 @@ private:
     void attention(const TraceSummary& s) {
         m_out << "\n  attention calls: " << s.attentionCalls << '\n';
         if (!s.attention.empty())
-            line("  %-16s %8s %12s %13s %13s %11s  %s\n", "implementation", "calls", "kernels/call", "kernel/call",
-                 "host/call", "bytes/call", "kernel time by verdict");
+            line("  %-16s %8s %12s %13s %13s %11s  %s\n", "implementation", "calls", "kernels/call",
+                 "kernel/call", "host/call", "bytes/call", "kernel time by verdict");
         for (const auto& a : s.attention) {
             const auto host = a.hostNsPerCall();
             const auto bytes = a.bytesPerCall();

@@ -5,7 +5,7 @@
 #include "analysis_test_support.h"
 
 #include "core/document/document.h"
-#include "core/report/rank_record.h"
+#include "core/report/job_report.h"
 
 #include <nlohmann/json.hpp>
 

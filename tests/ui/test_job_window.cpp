@@ -2,7 +2,7 @@
 // The Job window: rank records read into the job's table and heat map; sorting, the heat map finding its
 // rank, a double-click opening a rank's trace in the main window, a selection opening as ranks.
 #include "core/document/document.h"
-#include "core/report/rank_record.h"
+#include "core/report/job_report.h"
 #include "support/test_support.h"
 #include "ui/job_window.h"
 #include "ui/main_window.h"

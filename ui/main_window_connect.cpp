@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// The main window's wiring: documents, runs, a program's profile and the views, each to the others.
+#include "main_window.h"
+
+#include "attention_panel.h"
+#include "charts.h"
+#include "compare_window.h"
+#include "details_panel.h"
+#include "document_controller.h"
+#include "find_bar.h"
+#include "find_controller.h"
+#include "findings_panel.h"
+#include "job_runner.h"
+#include "job_window.h"
+#include "kernel_table_panel.h"
+#include "navigation_keys.h"
+#include "on_screen.h"
+#include "profile_controller.h"
+#include "program_panel.h"
+#include "ranks_panel.h"
+#include "recent_files.h"
+#include "run_controller.h"
+#include "run_panel.h"
+#include "timeline_view.h"
+#include "trace_header.h"
+#include "variants_window.h"
+
+#include "kernels/run_session.h"
+
+#include "core/document/document.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnscope::ui {
+
+void MainWindow::connectDocuments() {
+    connect(m_documents, &DocumentController::loadStarted, this,
+            [this](const QString& name, bool measurable) {
+                m_progress->setRange(0, measurable ? 1000 : 0); // ranks: busy, no progress to report
+                m_progress->setValue(0);
+                m_progress->show();
+                m_cancel->show();
+                statusBar()->showMessage(tr("Loading %1…").arg(name));
+            });
+    connect(m_documents, &DocumentController::loadProgress, this,
+            [this](double f) { m_progress->setValue(int(f * 1000)); });
+    connect(m_documents, &DocumentController::documentChanged, this, &MainWindow::showDocument);
+    connect(m_documents, &DocumentController::analysed, this, &MainWindow::showAnalysis);
+    connect(m_documents, &DocumentController::loadFailed, this, &MainWindow::showLoadFailed);
+    connect(m_documents, &DocumentController::loadCancelled, this,
+            [this] { statusBar()->showMessage(tr("Load cancelled"), 5000); });
+    connect(m_documents, &DocumentController::loadEnded, this, &MainWindow::loadEnded);
+}
+
+void MainWindow::connectRuns() {
+    connect(m_runPanel, &RunPanel::runRequested, this,
+            [this] { startRun(m_runPanel->config(), m_runPanel->backend()); });
+    connect(m_runPanel, &RunPanel::stopRequested, this, &MainWindow::stopRun);
+    connect(m_run, &RunController::snapshot, this, [this](std::shared_ptr<const Document> doc, bool first) {
+        m_profile->releaseView();
+        m_documents->showOpened(std::move(doc), m_run->name(), !first);
+    });
+    connect(m_run, &RunController::status, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(m_run, &RunController::failed, this, [this](const QString& error) {
+        if (m_screenshotPath.isEmpty()) warn(tr("Run failed"), error);
+    });
+    connect(m_run, &RunController::finished, this, [this] {
+        m_documents->analyse(); // its snapshots come analysed: this is for one whose view was taken over
+        // The finished run opens into its implementations side by side: the Attention dock's table,
+        // each against its expected call.
+        if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();
+        Q_EMIT runFinished();
+        screenshotIfAsked();
+    });
+}
+
+void MainWindow::connectProfile() {
+    connect(m_programPanel, &ProgramPanel::profileRequested, this, [this] {
+        QString problem;
+        kernels::ProfileConfig config = m_programPanel->config(&problem);
+        if (!problem.isEmpty()) return warn(tr("Cannot profile"), problem);
+        startProfile(std::move(config));
+    });
+    connect(m_programPanel, &ProgramPanel::stopRequested, this, &MainWindow::stopProfile);
+    connect(m_profile, &ProfileController::snapshot, this,
+            [this](std::shared_ptr<const Document> doc, bool first) {
+                m_run->releaseView();
+                m_documents->showOpened(std::move(doc), m_profile->name(), !first);
+            });
+    connect(m_profile, &ProfileController::status, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(m_profile, &ProfileController::failed, this, [this](const QString& why) {
+        if (m_screenshotPath.isEmpty())
+            warn(tr("Cannot profile"), tr("%1 could not start.").arg(m_profile->name()), why);
+    });
+    connect(m_profile, &ProfileController::finished, this, [this] {
+        if (document() && analysis())
+            if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();
+        Q_EMIT profileFinished();
+        screenshotIfAsked();
+    });
+}
+
+void MainWindow::startProfile(kernels::ProfileConfig config) {
+    if (auto* dock = findChild<QDockWidget*>("programDock")) dock->raise();
+    m_programPanel->setConfig(config);
+    const QString problem = m_profile->start(std::move(config));
+    if (problem.isEmpty()) return;
+    if (m_screenshotPath.isEmpty()) return warn(tr("Cannot profile"), problem);
+    std::fprintf(stderr, "attnscope: cannot profile: %s\n", qPrintable(problem));
+    QTimer::singleShot(0, this, [] { QApplication::exit(1); });
+}
+
+void MainWindow::stopProfile() {
+    m_profile->stop();
+}
+
+bool MainWindow::profiling() const {
+    return m_profile->running();
+}
+
+// The views follow each other: a table row or a finding selects on the timeline, a selection shows
+// in Details, a range narrows the kernel table.
+void MainWindow::connectViews() {
+    connect(m_kernels, &KernelTablePanel::selectionChanged, this, &MainWindow::highlightTableSelection);
+    connect(m_kernels, &KernelTablePanel::nameActivated, this, [this](StringId name) {
+        // Its longest instance (in the range, if one is selected), selected and brought into view.
+        const auto range = m_timeline->range();
+        if (const auto e = longestEventNamed(*trace(), name, range ? range->from : 0, range ? range->to : 0))
+            m_timeline->selectEvent(*e, true);
+    });
+    connect(m_ranks, &RanksPanel::compareRequested, this,
+            [this](const QStringList& paths) { compareVariants(paths); });
+    connect(m_ranks, &RanksPanel::rankActivated, this, [this](std::int64_t rank) {
+        if (!trace()) return;
+        if (const auto p = firstProcessOfRank(*trace(), rank)) m_timeline->revealProcess(*p);
+        m_timeline->setFocus();
+    });
+    connect(m_timeline, &TimelineView::selectionChanged, this,
+            [this] { m_details->showEvent(m_timeline->selected()); });
+    connect(m_timeline, &TimelineView::rangeChanged, this,
+            [this] { m_kernels->show(document().get(), m_timeline->range()); });
+    connect(m_details, &DetailsPanel::linkActivated, this,
+            [this](EventRef e) { m_timeline->selectEvent(e, true); });
+    connect(m_findings, &FindingsPanel::evidenceActivated, this, [this](EventRef e, qint64 from, qint64 to) {
+        m_timeline->selectEvent(e, true);
+        if (from < to)
+            m_timeline->setViewport(from, to); // the place with what makes it one (a gap and its neighbours)
+        else
+            m_timeline->fitSelection();
+    });
+    connect(m_attention, &AttentionPanel::callActivated, this, [this](EventRef e) {
+        m_timeline->selectEvent(e, true);
+        m_timeline->fitSelection();
+    });
+}
+
+} // namespace attnscope::ui
