@@ -20,16 +20,9 @@ void cpuRoofsOption(CLI::App& app, DocumentOptions& options, bool explained) {
 }
 
 void summaryFormatOption(CLI::App& app, SummaryFormat& format, const std::string& help) {
-    app.add_option_function<std::string>(
-           "--format",
-           [&format](const std::string& f) {
-               format = f == "json"  ? SummaryFormat::Json
-                        : f == "csv" ? SummaryFormat::Csv
-                                     : SummaryFormat::Text;
-           },
-           help)
-        ->type_name("text|json|csv")
-        ->check(oneOf({"text", "json", "csv"}));
+    formatOption(app, format,
+                 {{"text", SummaryFormat::Text}, {"json", SummaryFormat::Json}, {"csv", SummaryFormat::Csv}},
+                 help);
 }
 
 std::shared_ptr<const Document> opened(std::shared_ptr<const Document> doc) {

@@ -52,17 +52,12 @@ Verb verbCompare() {
             app.add_option("--baseline", a->baseline,
                            "the trace the ratios are to, counted from 1 (default 1)")
                 ->type_name("N");
-            app.add_option_function<std::string>(
-                   "--format",
-                   [a](const std::string& f) {
-                       a->format = f == "json"       ? CompareFormat::Json
-                                   : f == "csv"      ? CompareFormat::Csv
-                                   : f == "markdown" ? CompareFormat::Markdown
-                                                     : CompareFormat::Text;
-                   },
-                   "text (default), json, csv or markdown (pastes into a report or a PR)")
-                ->type_name("text|json|csv|markdown")
-                ->check(oneOf({"text", "json", "csv", "markdown"}));
+            formatOption(app, a->format,
+                         {{"text", CompareFormat::Text},
+                          {"json", CompareFormat::Json},
+                          {"csv", CompareFormat::Csv},
+                          {"markdown", CompareFormat::Markdown}},
+                         "text (default), json, csv or markdown (pastes into a report or a PR)");
             app.add_option("--findings", a->findings,
                            "findings listed per row in text and markdown (default 3; json and csv: all)")
                 ->type_name("N");

@@ -26,10 +26,7 @@ struct ExportArgs {
 };
 
 int exportPicture(const ExportArgs& a, const char* program) {
-    auto usage = [&](const std::string& why) {
-        std::fprintf(stderr, "export: %s\n(%s export --help lists its options)\n", why.c_str(), program);
-        return kUsage;
-    };
+    auto usage = [&](const std::string& why) { return usageError("export", program, why); };
     ui::ExportRequest r;
     r.scale = a.scale;
     r.tracks = a.tracks;

@@ -143,13 +143,9 @@ int job(JobArgs& a, const char* program) {
     if (!gatherRecords(a)) return kFileError;
     std::vector<std::string>& files = a.files;
     MapOptions& mapOptions = a.mapOptions;
-    if (files.empty()) {
-        std::fprintf(stderr, "%s\n(%s job --help lists its options)\n",
-                     a.map ? "job: --map needs the traces"
-                           : "job: no records given (RECORDS... or --from DIR)",
-                     program);
-        return kUsage;
-    }
+    if (files.empty())
+        return usageError("job", program,
+                          a.map ? "--map needs the traces" : "no records given (RECORDS... or --from DIR)");
     std::optional<kernels::TempFolder> ownRecords;
     if (a.map) {
         mapOptions.traces = std::move(files);
@@ -208,17 +204,12 @@ Verb verbJob() {
                            "every *.json and *.jsonl record there (a folder given alone: the same)")
                 ->type_name("DIR")
                 ->allow_extra_args(false);
-            app.add_option_function<std::string>(
-                   "--format",
-                   [a](const std::string& f) {
-                       a->format = f == "json"       ? JobFormat::Json
-                                   : f == "csv"      ? JobFormat::Csv
-                                   : f == "markdown" ? JobFormat::Markdown
-                                                     : JobFormat::Text;
-                   },
-                   "text (default), json, csv or markdown")
-                ->type_name("text|json|csv|markdown")
-                ->check(oneOf({"text", "json", "csv", "markdown"}));
+            formatOption(app, a->format,
+                         {{"text", JobFormat::Text},
+                          {"json", JobFormat::Json},
+                          {"csv", JobFormat::Csv},
+                          {"markdown", JobFormat::Markdown}},
+                         "text (default), json, csv or markdown");
             app.add_flag("--map", a->map,
                          "make the records first from the traces given, on Dask (docs/JOBS.md): a local\n"
                          "cluster of --workers N processes or the scheduler at --scheduler ADDR");

@@ -128,13 +128,17 @@ int runParsed(const Verb& verb, int argc, char** argv, const char* program) {
         std::fputs(verbHelp(verb, program).c_str(), stdout);
         return kOk;
     } catch (const CLI::ParseError& e) {
-        // The window's options are the program's own: "attnscope --help", else "attnscope VERB --help".
-        const bool window = std::string_view(verb.name) == "attnscope";
-        std::fprintf(stderr, "%s: %s\n(%s%s%s --help lists %s options)\n", verb.name, e.what(), program,
-                     window ? "" : " ", window ? "" : verb.name, window ? "the" : "its");
-        return kUsage;
+        return usageError(verb.name, program, e.what());
     }
     return run();
+}
+
+int usageError(const char* verb, const char* program, const std::string& why) {
+    // The window's options are the program's own: "attnscope --help", else "attnscope VERB --help".
+    const bool window = std::string_view(verb) == "attnscope";
+    std::fprintf(stderr, "%s: %s\n(%s%s%s --help lists %s options)\n", verb, why.c_str(), program,
+                 window ? "" : " ", window ? "" : verb, window ? "the" : "its");
+    return kUsage;
 }
 
 int runVerb(const Verb& verb, int argc, char** argv) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnscope::cli {
@@ -35,8 +36,32 @@ struct Verb {
 // A value among names, for an option's check: "--format: 'xml' is not one of text, json, csv".
 CLI::Validator oneOf(std::initializer_list<const char*> names);
 CLI::Validator oneOf(const std::vector<std::string>& names);
+// --format NAME, each name with the value it sets in format; the help lists them as the option's type.
+template <class Format>
+void formatOption(CLI::App& app, Format& format, std::vector<std::pair<std::string, Format>> names,
+                  const std::string& help) {
+    std::vector<std::string> valid;
+    std::string type;
+    for (const auto& [name, value] : names) {
+        valid.push_back(name);
+        type += (type.empty() ? "" : "|") + name;
+    }
+    app.add_option_function<std::string>(
+           "--format",
+           [&format, names](const std::string& f) {
+               for (const auto& [name, value] : names)
+                   if (name == f) format = value;
+           },
+           help)
+        ->type_name(type)
+        ->check(oneOf(valid));
+}
 // A value the model reads (a severity, a backend's name), for an option's check: "'x' is not EXPECTED".
 CLI::Validator accepted(std::function<bool(const std::string&)> valid, std::string expected);
+
+// A usage error found by the verb itself once its options are parsed: "VERB: why", then where its options
+// are listed (as a parse error says it); returns kUsage.
+int usageError(const char* verb, const char* program, const std::string& why);
 
 // The arguments after the verb's name, as its options declare them: "FILE... [--top N] [--ranks]", on
 // lines of about a terminal's width (the later ones indented under the first's arguments).

@@ -248,12 +248,10 @@ Verb verbProfile() {
                 command = app.remaining();
                 if (!command.empty() && command.front() == "--") command.erase(command.begin());
                 if (command.empty() || (command.front().size() > 1 && command.front()[0] == '-')) {
-                    std::fprintf(stderr, "profile: %s\n(%s profile --help lists its options)\n",
-                                 command.empty()
-                                     ? "which program? attnscope profile [options] -- COMMAND ARGS..."
-                                     : ("unknown option or missing value: " + command.front()).c_str(),
-                                 program);
-                    return kUsage;
+                    return usageError("profile", program,
+                                      command.empty()
+                                          ? "which program? attnscope profile [options] -- COMMAND ARGS..."
+                                          : "unknown option or missing value: " + command.front());
                 }
                 return profile(std::move(*r), program);
             };
