@@ -156,6 +156,10 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source, const
         if (source.analysis) doc->findings = source.findings;
         doc->findingsNote = source.findingsNote;
         doc->name = source.name;
+        if (source.job) {
+            doc->job = source.job;
+            doc->ranks = std::shared_ptr<const RankReport>(source.job, &source.job->ranks);
+        }
     } else if (!source.builtRanks.empty()) {
         doc->trace = mergeRanks(source.builtRanks);
         doc->ranks = std::make_shared<const RankReport>(rankReport(source.builtRanks));

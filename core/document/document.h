@@ -38,6 +38,9 @@ struct DocumentSource {
     // built: the trace's summary counted part by part as it grew (a growing document's), which the
     // summary is made from instead of every event read again; must outlive openDocument.
     const SummaryParts* summaryParts = nullptr;
+    // built: the job whose ranks' merged trace it is (a growing document of several processes): its
+    // ranks and records, with `findings` the job's placed in the trace.
+    std::shared_ptr<const JobReport> job;
     std::vector<RankInput> builtRanks; // traces already built, as the ranks of one job
     bool asRanks = false;              // the paths are the ranks of one job (even just one)
 

@@ -2,6 +2,7 @@
 #include "core/document/growing_document.h"
 
 #include "core/report/format.h"
+#include "core/report/job_findings.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -51,29 +52,17 @@ GrowingDocument::find(const std::string& process) {
                         [&](const std::unique_ptr<Process>& p) { return p->name == process; });
 }
 
-void GrowingDocument::append(const std::string& process, std::optional<std::int64_t> rank,
-                             std::shared_ptr<const Trace> step) {
-    auto it = find(process);
-    if (it == m_processes.end()) {
-        m_processes.push_back(std::make_unique<Process>());
-        it = std::prev(m_processes.end());
-        (*it)->name = process;
-        (*it)->rank = rank;
-    }
-    Process& p = **it;
-    // Kineto numbers correlation ids per profiling session: each step's get a range of their own, as
-    // mergeSteps gives them.
-    const TraceAppender::Placement placed =
-        p.appender.append(*step, std::uint64_t(p.appender.parts() + 1) << 32);
-    p.trace = p.appender.snapshot();
-    if (placed.rebuilt) m_findings.reset(); // its places moved
+bool GrowingDocument::grow(Grown& g, std::shared_ptr<const Trace> step, std::uint64_t correlationBase) {
+    const TraceAppender::Placement placed = g.appender.append(*step, correlationBase);
+    g.trace = g.appender.snapshot();
+    if (placed.rebuilt) g.findings.reset(); // its places moved
     // The whole counted again when it was analysed again: a rebuilt trace, a CPU run's new shares.
-    auto countedAnew = [&p] {
-        p.summary = SummaryParts();
-        p.summary.add(*p.trace, p.analysis.get());
+    auto countedAnew = [&g] {
+        g.summary = SummaryParts();
+        g.summary.add(*g.trace, g.analysis.get());
     };
-    if (placed.rebuilt || !p.analysis) {
-        p.analysis = share(analyze(*p.trace));
+    if (placed.rebuilt || !g.analysis) {
+        g.analysis = share(analyze(*g.trace));
         countedAnew();
     } else {
         // The step as it went in: its CPU ops no longer stand for kernels once the trace has GPU ones.
@@ -85,77 +74,169 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
             room = std::move(m_spare->analysis);
         }
         TraceAnalysis joined = joinAnalyses(
-            *p.trace, *p.analysis, *step, alone, [&placed](EventRef e) { return placed(e); }, room.get());
+            *g.trace, *g.analysis, *step, alone, [&placed](EventRef e) { return placed(e); }, room.get());
         // A CPU run's workers share the CPU's roofs (PyTorch's CPU ops have them whole): more workers
         // than either side had, other shares.
-        const bool shared = !p.trace->info().opKernels && joined.cpuShare;
+        const bool shared = !g.trace->info().opKernels && joined.cpuShare;
         auto fewer = [&](const TraceAnalysis& a) {
             return a.cpuWorkers && a.cpuWorkers != joined.cpuWorkers;
         };
-        const bool anew = shared && (fewer(*p.analysis) || fewer(alone));
-        if (anew) joined = analyze(*p.trace);
-        p.analysis = share(std::move(joined));
+        const bool anew = shared && (fewer(*g.analysis) || fewer(alone));
+        if (anew) joined = analyze(*g.trace);
+        g.analysis = share(std::move(joined));
         if (anew)
             countedAnew();
         else
-            p.summary.add(*step, &alone);
+            g.summary.add(*step, &alone);
     }
-    ++p.steps;
+    ++g.steps;
+    return placed.rebuilt || placed.opKernelsCleared;
+}
+
+void GrowingDocument::append(const std::string& process, std::optional<std::int64_t> rank,
+                             std::shared_ptr<const Trace> step) {
+    auto it = find(process);
+    if (it == m_processes.end()) {
+        m_processes.push_back(std::make_unique<Process>());
+        it = std::prev(m_processes.end());
+        (*it)->name = process;
+        (*it)->rank = rank;
+        // The rank a file of its steps would be (rankOf): the trace's own, else torchrun's, else its place.
+        (*it)->asRank =
+            step->distributed().rank.value_or(rank.value_or(std::int64_t(m_processes.size() - 1)));
+    }
+    Process& p = **it;
+    // Kineto numbers correlation ids per profiling session: each step's get a range of their own, as
+    // mergeSteps gives them; in the job's merged trace each part its own in the order they come (each
+    // after the last: appended, not sorted in).
+    const std::uint64_t base = std::uint64_t(p.own.appender.parts() + 1) << 32;
+    const bool moved = grow(p.own, step, base);
+    // Its record as a rank measured on the step alone and joined, unless the step changed what was there
+    // or its kernels overlap the earlier ones: then on the whole.
+    if (p.own.steps == 1 || moved ||
+        !joinMeasured(p.measured, measuredRankRecord(step, p.name, std::size_t(p.asRank)), *p.own.trace))
+        p.measured = measuredRankRecord(p.own.trace, p.name, std::size_t(p.asRank));
+    // Into the job's merged trace at the next snapshot, with the other ranks' steps that came meanwhile.
+    if (m_job) m_jobSteps.push_back({{p.name, step}, p.asRank, std::uint64_t(++m_jobRanges) << 32});
     ++m_steps;
 }
 
 void GrowingDocument::restart(const std::string& process) {
     const auto it = find(process);
     if (it == m_processes.end()) return;
-    m_steps -= (*it)->steps;
+    m_steps -= (*it)->own.steps;
     m_processes.erase(it);
-    m_findings.reset();
+    m_job.reset(); // its rank's events cannot be taken out: made again from the others'
+    m_jobSteps.clear();
+}
+
+std::shared_ptr<const Document> GrowingDocument::document(Grown& g, std::size_t steps, bool complete,
+                                                          unsigned parts) {
+    DocumentOptions options;
+    options.cpuRoofs = m_cpuRoofs;
+    options.parts = parts;
+    DocumentSource source = DocumentSource::built(g.trace, m_name);
+    source.analysis = g.analysis;
+    source.summaryParts = &g.summary;
+    const std::size_t events = g.trace->eventCount();
+    // The note says of how many steps the findings are, and at the end that they are of all (the
+    // panel's note keeps its lines from one snapshot to the next: the findings' list below it is not
+    // moved and repainted).
+    const std::string when = " they are found again each time the trace doubles, and when it ends.";
+    if (g.findings && !complete && events < 2 * g.findingsEvents) {
+        source.findings = g.findings;
+        source.findingsNote = "Findings of the first " + std::to_string(g.findingsSteps) + " of " +
+                              std::to_string(steps) + " steps:" + when;
+    } else {
+        source.findingsNote =
+            complete ? "Findings of all " + formatCount(steps, "step", "steps") +
+                           ": the program's profile is complete."
+                     : "Findings of the " + formatCount(steps, "step", "steps") + " so far:" + when;
+    }
+    auto doc = openDocument(source, options);
+    if (!source.findings) {
+        g.findings = doc->findings;
+        g.findingsSteps = steps;
+        g.findingsEvents = events;
+    }
+    return doc;
+}
+
+std::shared_ptr<const Document> GrowingDocument::jobSnapshot(bool complete) {
+    std::vector<Process*> ordered;
+    for (const auto& p : m_processes)
+        ordered.push_back(p.get());
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const Process* a, const Process* b) { return a->asRank < b->asRank; });
+    if (!m_job) { // each rank's steps so far, as one part (its trace holds its steps' ranges of ids)
+        m_job = std::make_unique<Grown>();
+        m_jobRanges = 0;
+        for (const Process* p : ordered) {
+            m_jobSteps.push_back({{p->name, p->own.trace}, p->asRank, std::uint64_t(m_jobRanges + 1) << 32});
+            m_jobRanges += p->own.appender.parts() + 1;
+        }
+    }
+    // The steps that came since the last snapshot, as few parts as the ranks allow (a rank once in each):
+    // each part's analysis is joined to the whole's, a copy of the whole's lists.
+    while (!m_jobSteps.empty()) {
+        std::vector<RankPart> part, later;
+        for (RankPart& step : m_jobSteps) {
+            const bool in =
+                std::any_of(part.begin(), part.end(), [&](const RankPart& s) { return s.rank == step.rank; });
+            (in ? later : part).push_back(std::move(step));
+        }
+        grow(*m_job, rankParts(part), 0);
+        m_jobSteps = std::move(later);
+    }
+    // Each rank as `summary --format rank` reads its trace (its findings carried as a process's are),
+    // the records put together as `attnscope job` does, the job's findings placed in the merged trace.
+    std::vector<RankRecord> records;
+    std::vector<std::shared_ptr<const Document>> ranks; // what the findings below point into
+    std::vector<RankFindings> own;
+    std::size_t carried = 0; // the steps the ranks' carried findings were made on
+    bool anyCarried = false;
+    for (Process* p : ordered) {
+        ranks.push_back(document(p->own, p->own.steps, complete, SummaryPart | AnalysisPart));
+        const bool kept = ranks.back()->findingsNote.starts_with("Findings of the first");
+        anyCarried = anyCarried || kept;
+        carried += kept ? p->own.findingsSteps : p->own.steps;
+        records.push_back(p->measured);
+        addSummary(records.back(), *ranks.back()->summary);
+        own.push_back({records.back().stats.rank, p->own.trace.get(), ranks.back()->analysis.get(),
+                       *ranks.back()->findings});
+    }
+    auto job = std::make_shared<const JobReport>(jobReport(std::move(records)));
+    DocumentSource source = DocumentSource::built(m_job->trace, m_name);
+    source.analysis = m_job->analysis;
+    source.summaryParts = &m_job->summary;
+    source.job = job;
+    source.findings =
+        std::make_shared<const std::vector<Finding>>(jobFindingsInTrace(job->findings, own, *m_job->trace));
+    const std::string of = " of " + std::to_string(ordered.size()) + " ranks";
+    source.findingsNote =
+        complete ? "Findings of all " + formatCount(m_steps, "step", "steps") + of +
+                       ": the program's profile is complete."
+        : anyCarried
+            ? "Findings of the first " + std::to_string(carried) + " of " + std::to_string(m_steps) +
+                  " steps" + of +
+                  ": each rank's are found again each time its trace doubles, and when "
+                  "it ends."
+            : "Findings of the " + formatCount(m_steps, "step", "steps") + of +
+                  " so far: each rank's are found again each time its trace doubles, and when it ends.";
+    DocumentOptions options;
+    options.cpuRoofs = m_cpuRoofs;
+    return openDocument(source, options);
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
     if (complete) dropSpare(); // no step follows
-    DocumentOptions options;
-    options.cpuRoofs = m_cpuRoofs;
-    if (m_processes.size() <= 1) {
-        DocumentSource source = DocumentSource::built(
-            m_processes.empty() ? std::make_shared<const Trace>() : m_processes.front()->trace, m_name);
-        if (m_processes.empty()) return openDocument(source, options);
-        const Process& p = *m_processes.front();
-        source.analysis = p.analysis;
-        source.summaryParts = &p.summary;
-        const std::size_t events = p.trace->eventCount();
-        // The note says of how many steps the findings are, and at the end that they are of all (the
-        // panel's note keeps its lines from one snapshot to the next: the findings' list below it is not
-        // moved and repainted). Several processes' findings are found again at each snapshot (below).
-        const std::string when = " they are found again each time the trace doubles, and when it ends.";
-        if (m_findings && !complete && events < 2 * m_findingsEvents) {
-            source.findings = m_findings;
-            source.findingsNote = "Findings of the first " + std::to_string(m_findingsSteps) + " of " +
-                                  std::to_string(p.steps) + " steps:" + when;
-        } else {
-            source.findingsNote =
-                complete ? "Findings of all " + formatCount(p.steps, "step", "steps") +
-                               ": the program's profile is complete."
-                         : "Findings of the " + formatCount(p.steps, "step", "steps") + " so far:" + when;
-        }
-        auto doc = openDocument(source, options);
-        if (!source.findings) {
-            m_findings = doc->findings;
-            m_findingsSteps = p.steps;
-            m_findingsEvents = events;
-        }
-        return doc;
+    if (m_processes.size() > 1) return jobSnapshot(complete);
+    if (m_processes.empty()) {
+        DocumentOptions options;
+        options.cpuRoofs = m_cpuRoofs;
+        return openDocument(DocumentSource::built(std::make_shared<const Trace>(), m_name), options);
     }
-    std::vector<const Process*> ordered;
-    for (const auto& p : m_processes)
-        ordered.push_back(p.get());
-    std::stable_sort(ordered.begin(), ordered.end(), [](const Process* a, const Process* b) {
-        return a->rank.value_or(INT64_MAX) < b->rank.value_or(INT64_MAX);
-    });
-    std::vector<RankInput> ranks;
-    for (const Process* p : ordered)
-        ranks.push_back({p->name, p->trace ? p->trace : std::make_shared<const Trace>()});
-    return openDocument(DocumentSource::rankTraces(std::move(ranks), m_name), options);
+    return document(m_processes.front()->own, m_steps, complete, AllParts);
 }
 
 } // namespace attnscope

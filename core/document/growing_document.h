@@ -9,6 +9,7 @@
 // summary, the findings) is made on the caller's thread, a worker's.
 #include "core/document/document.h"
 #include "core/io/trace_append.h"
+#include "core/report/rank_record.h"
 
 #include <cstdint>
 #include <memory>
@@ -31,25 +32,45 @@ public:
     void restart(const std::string& process);
     std::size_t steps() const { return m_steps; }
     // The steps so far with all of a document's parts. One process: its trace, its joined analysis.
-    // Several: the ranks of one job, made from each process's trace so far (openDocument's way).
+    // Several: the ranks of one job, as opening each process's trace as a rank would make it, but grown:
+    // the ranks' merged trace and each rank's trace analysed step by step, each rank's record measured
+    // step by step.
     // The findings read the whole trace, so while it grows they are made again only once it has doubled
     // since they were made (and in a complete snapshot: the program's last); the snapshots
     // between carry them — true of the steps they were made on, still in the trace where they were,
     // and said so (Document::findingsNote, which says of how many steps the findings are, and in the
     // complete snapshot that they are of all). All the snapshots' findings together cost
-    // about twice the last's (each pass reads at most half the events of the next).
+    // about twice the last's (each pass reads at most half the events of the next). A job's findings
+    // are its ranks' (each carried the same way) put together.
     std::shared_ptr<const Document> snapshot(bool complete = false);
 
 private:
-    struct Process {
-        std::string name;
-        std::optional<std::int64_t> rank;
+    // A trace grown step by step: its analysis joined, its summary counted part by part, and the findings
+    // of an earlier snapshot carried till it doubles.
+    struct Grown {
         TraceAppender appender;
         std::shared_ptr<const Trace> trace;
         std::shared_ptr<const TraceAnalysis> analysis;
-        SummaryParts summary; // its steps', each with its analysis
+        SummaryParts summary; // its parts', each with its analysis
         std::size_t steps = 0;
+        std::shared_ptr<const std::vector<Finding>> findings; // dropped when its trace is rebuilt
+        std::size_t findingsSteps = 0, findingsEvents = 0;
     };
+    struct Process {
+        std::string name;
+        std::optional<std::int64_t> rank;
+        std::int64_t asRank = 0; // its rank in the job: its trace's, else torchrun's, else its place
+        Grown own;
+        RankRecord measured; // what its trace says of it as a rank, step by step (measuredRankRecord)
+    };
+    // Appends a step (or a part) to g, its correlation ids moved by correlationBase, and joins its
+    // analysis and counts. True when what was in g changed with it (rebuilt, or its CPU ops no longer
+    // standing for kernels).
+    bool grow(Grown& g, std::shared_ptr<const Trace> step, std::uint64_t correlationBase);
+    // The document of g so far; its findings carried or found again (the note says which, of `steps`).
+    std::shared_ptr<const Document> document(Grown& g, std::size_t steps, bool complete, unsigned parts);
+    // Several processes: the job of their ranks, from each one's grown trace and the ranks' merged one.
+    std::shared_ptr<const Document> jobSnapshot(bool complete);
     TraceAnalysis analyze(const Trace& trace) const;
     // Shared with the snapshots; when the last of them lets it go, it comes back as the spare.
     std::shared_ptr<const TraceAnalysis> share(TraceAnalysis analysis);
@@ -63,11 +84,12 @@ private:
     CpuRoofsChoice m_cpuRoofs;
     std::vector<std::unique_ptr<Process>> m_processes; // as they first wrote a step
     std::size_t m_steps = 0;
-    // The findings of an earlier snapshot of the one process, and on how many steps and events;
-    // dropped when its trace is rebuilt.
-    std::shared_ptr<const std::vector<Finding>> m_findings;
-    std::size_t m_findingsSteps = 0, m_findingsEvents = 0;
-    std::shared_ptr<Spare> m_spare; // shared with the analyses' deleters, which may outlive this
+    // Several processes: their ranks' merged trace (mergeRanks' way), grown by each step after it is
+    // made; made again from the processes' traces after one restarts.
+    std::unique_ptr<Grown> m_job;
+    std::vector<RankPart> m_jobSteps; // the steps not yet in it
+    std::size_t m_jobRanges = 0;      // the ranges of correlation ids (1 << 32 each) its steps took
+    std::shared_ptr<Spare> m_spare;   // shared with the analyses' deleters, which may outlive this
 };
 
 } // namespace attnscope

@@ -61,6 +61,16 @@ struct RankRecord {
 // place among the job's files (its rank when the trace does not say).
 RankRecord rankRecord(const std::shared_ptr<const Trace>& trace, const TraceSummary& summary,
                       std::string path, std::size_t position = 0, std::size_t topKernels = 10);
+// The two halves of rankRecord, for a rank whose trace grows step by step (growing_document.h): what its
+// trace says of it before any analysis (its steps, times and collectives) …
+RankRecord measuredRankRecord(const std::shared_ptr<const Trace>& trace, std::string path,
+                              std::size_t position = 0);
+// … joined with its next step's (whole: the rank's trace with the step in it); false, and into unchanged,
+// when the step's kernels start before the earlier ones end (their unions do not add up: measure whole
+// again) …
+bool joinMeasured(RankRecord& into, const RankRecord& step, const Trace& whole);
+// … and what its summary says (roles, attention, findings, the top kernels).
+void addSummary(RankRecord& record, const TraceSummary& summary, std::size_t topKernels = 10);
 // A record that says the trace at path could not be read.
 RankRecord failedRankRecord(std::string path, std::string error, std::int64_t rank);
 

@@ -54,9 +54,8 @@ namespace {
 // and correlation ids together and apart from the other ranks'.
 class RankMerger {
 public:
-    void add(const RankInput& in, std::size_t position) {
+    void add(const RankInput& in, std::int64_t rank, std::uint64_t correlationBase) {
         const Trace& t = *in.trace;
-        const std::int64_t rank = rankOf(in, position);
         if (!m_seen.insert(rank).second)
             throw std::invalid_argument(in.path + " is rank " + std::to_string(rank) +
                                         " too: each file must be a rank of its own");
@@ -66,7 +65,7 @@ public:
         part.keyPrefix = rankProcessKey(rank, "");
         part.namePrefix = prefix;
         part.rank = rank;
-        part.correlationBase = std::uint64_t(rank + 1) << kRankShift;
+        part.correlationBase = correlationBase;
         m_merger.add(t, part);
     }
 
@@ -89,9 +88,21 @@ private:
 
 std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks) {
     RankMerger merger;
-    for (std::size_t position = 0; position < ranks.size(); ++position)
-        merger.add(ranks[position], position);
+    for (std::size_t position = 0; position < ranks.size(); ++position) {
+        const std::int64_t rank = rankOf(ranks[position], position);
+        merger.add(ranks[position], rank, std::uint64_t(rank + 1) << kRankShift);
+    }
     return merger.finish(ranks);
+}
+
+std::shared_ptr<const Trace> rankParts(const std::vector<RankPart>& parts) {
+    RankMerger merger;
+    std::vector<RankInput> inputs;
+    for (const RankPart& part : parts) {
+        merger.add(part.input, part.rank, part.correlationBase);
+        inputs.push_back(part.input);
+    }
+    return merger.finish(inputs);
 }
 
 RankStats measureRank(const RankInput& input, std::size_t position, RankCollectives* collectives) {
@@ -110,6 +121,9 @@ RankStats measureRank(const RankInput& input, std::size_t position, RankCollecti
     for (const Track& track : t.tracks())
         for (std::uint32_t i = 0; i < track.size(); ++i)
             if (isKernelEvent(t, track, i)) {
+                s.firstKernelNs =
+                    s.kernels ? std::min(s.firstKernelNs, track.events.start[i]) : track.events.start[i];
+                s.lastKernelEndNs = s.kernels ? std::max(s.lastKernelEndNs, track.end(i)) : track.end(i);
                 ++s.kernels;
                 s.kernelNs += track.events.duration[i];
                 intervals.emplace_back(track.events.start[i], track.end(i));

@@ -31,6 +31,16 @@ std::string rankProcessKey(std::int64_t rank, std::string_view key);
 // One trace with every rank's processes (named "rank N · …", grouped per rank in the timeline).
 // Throws std::invalid_argument when two files claim the same rank.
 std::shared_ptr<const Trace> mergeRanks(const std::vector<RankInput>& ranks);
+// Ranks' traces (or steps of them) as mergeRanks puts them among the others (their processes' keys and
+// names), each one's correlation ids moved by its correlationBase (mergeRanks moves rank r's into a range
+// of its own; a job that grows numbers its parts in the order they come): a part to append to the merged
+// trace of a growing job (growing_document.h). Each rank at most once.
+struct RankPart {
+    RankInput input;
+    std::int64_t rank = 0;
+    std::uint64_t correlationBase = 0;
+};
+std::shared_ptr<const Trace> rankParts(const std::vector<RankPart>& parts);
 
 struct RankStats {
     std::int64_t rank = 0;
@@ -43,6 +53,7 @@ struct RankStats {
     TimeNs waitNs = 0;              // at the matched collectives: from its arrival to the last rank's
     std::uint64_t lastArrivals = 0; // matched collectives it reached last
     TimeNs spanNs = 0;
+    TimeNs firstKernelNs = 0, lastKernelEndNs = 0; // its kernels' earliest start and latest end
 };
 
 struct RankReport {

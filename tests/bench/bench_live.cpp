@@ -13,8 +13,12 @@
 // (target <= 1.2x), each child's resident memory before any trace given too. The pair is run --runs
 // times (3), in alternating order (load then live, live then load, ...), so that a machine that drifts
 // weighs on both: each run's numbers, then the medians with their spread.
+// With --ranks R (a torchrun job of R processes), each rank its own trace of about N/R events, its steps
+// coming in turn, one snapshot per round of steps; the load opens the R saved traces as ranks. The
+// worker's time per snapshot is printed too, its last quarter's against its first: it grows with the new
+// step, not with the run, when the ratio stays near 1.
 //
-//   attnscope_bench_live [--events N] [--steps K] [--runs R] [--dir DIR] [--keep]
+//   attnscope_bench_live [--events N] [--steps K] [--ranks R] [--runs R] [--dir DIR] [--keep]
 #include "kineto_generator.h"
 
 #include "core/document/document.h"
@@ -155,7 +159,7 @@ double percentile(std::vector<double> v, double p) {
 
 int main(int argc, char** argv) {
     std::uint64_t events = 1000000;
-    std::size_t steps = 20, runs = 3;
+    std::size_t steps = 20, runs = 3, ranks = 1;
     std::string dir;
     bool keep = false;
     for (int i = 1; i < argc; ++i) {
@@ -165,6 +169,8 @@ int main(int argc, char** argv) {
             events = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--steps" && value)
             steps = std::max<std::size_t>(1, std::strtoull(argv[++i], nullptr, 10));
+        else if (a == "--ranks" && value)
+            ranks = std::max<std::size_t>(1, std::strtoull(argv[++i], nullptr, 10));
         else if (a == "--runs" && value)
             runs = std::max<std::size_t>(1, std::strtoull(argv[++i], nullptr, 10));
         else if (a == "--dir" && value)
@@ -172,7 +178,8 @@ int main(int argc, char** argv) {
         else if (a == "--keep")
             keep = true;
         else {
-            std::fprintf(stderr, "usage: %s [--events N] [--steps K] [--runs R] [--dir DIR] [--keep]\n",
+            std::fprintf(stderr,
+                         "usage: %s [--events N] [--steps K] [--ranks R] [--runs R] [--dir DIR] [--keep]\n",
                          argv[0]);
             return 2;
         }
@@ -194,18 +201,23 @@ int main(int argc, char** argv) {
         bench::generateKinetoTrace(4u << 20, 1, [&](std::string_view s) { small.append(s); });
         calibrationEvents = loadTraceBytes(small, "calibration")->eventCount();
     }
-    const std::uint64_t bytes = std::uint64_t(double(4u << 20) * double(events) /
+    const std::uint64_t bytes = std::uint64_t(double(4u << 20) * double(events) / double(ranks) /
                                               double(std::max<std::uint64_t>(1, calibrationEvents)));
-    const std::string generated = home + "/generated.json";
-    {
-        std::ofstream out(generated, std::ios::binary);
-        bench::generateKinetoTrace(
-            bytes, 7, [&](std::string_view s) { out.write(s.data(), std::streamsize(s.size())); });
-    }
-    // Cut by time into the steps (equal spans), each written as the hook writes a step; then joined.
-    std::vector<std::string> stepFiles;
+    // Per rank: its trace generated, cut by time into the steps (equal spans), each written as the hook
+    // writes a step; then joined into what `profile -o` saves for it.
+    std::vector<std::vector<std::string>> stepFiles(ranks); // [rank][step]
+    std::vector<std::string> saved;
     std::uint64_t stepEvents = 0;
-    {
+    double savedMb = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+        const std::string generated = home + "/generated.json";
+        {
+            std::ofstream out(generated, std::ios::binary);
+            bench::generateKinetoTrace(bytes, std::uint32_t(7 + r), [&](std::string_view s) {
+                out.write(s.data(), std::streamsize(s.size()));
+            });
+        }
+        const std::string prefix = home + (ranks > 1 ? "/rank" + std::to_string(r) : std::string("/"));
         const auto whole = loadTraceFile(generated);
         const TimeNs from = whole->startNs(), span = std::max<TimeNs>(1, whole->endNs() - whole->startNs());
         std::vector<std::shared_ptr<const Trace>> parts;
@@ -219,22 +231,25 @@ int main(int argc, char** argv) {
             merger.builder().info().format = "kineto-json";
             parts.push_back(merger.finish());
             stepEvents += parts.back()->eventCount();
-            stepFiles.push_back(home + "/step" + std::to_string(k) + ".json");
-            writeChromeTrace(*parts.back(), stepFiles.back());
+            stepFiles[r].push_back(prefix + "step" + std::to_string(k) + ".json");
+            writeChromeTrace(*parts.back(), stepFiles[r].back());
         }
-        writeChromeTrace(*mergeSteps(parts), home + "/saved.json");
+        saved.push_back(prefix + (ranks > 1 ? ".json" : "saved.json"));
+        writeChromeTrace(*mergeSteps(parts), saved.back());
+        savedMb += double(std::filesystem::file_size(saved.back())) / 1048576.0;
+        std::filesystem::remove(generated);
     }
-    std::filesystem::remove(generated);
     std::printf(
-        "live profile benchmark: %zu steps, %llu events in all (%.0f MB saved), the window offscreen\n",
-        steps, static_cast<unsigned long long>(stepEvents),
-        double(std::filesystem::file_size(home + "/saved.json")) / 1048576.0);
+        "live profile benchmark: %zu rank(s), %zu steps each, %llu events in all (%.0f MB saved), the "
+        "window offscreen\n",
+        ranks, steps, static_cast<unsigned long long>(stepEvents), savedMb);
 
     auto loadOnce = [&] {
         return inChild([&](std::string& out) {
             Window w;
             const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
-            auto doc = openDocument(DocumentSource::file(home + "/saved.json"));
+            auto doc =
+                openDocument(ranks > 1 ? DocumentSource::ranks(saved) : DocumentSource::file(saved[0]));
             const double ui = w.show(doc, true);
             out = "cpu " + std::to_string(cpuSeconds() - cpu0) + " wall " + std::to_string(now() - t0) +
                   " ui " + std::to_string(ui) + " base " + std::to_string(baseMb) + " events " +
@@ -248,18 +263,23 @@ int main(int argc, char** argv) {
             const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
             ui::ProfileSnapshots snapshots("bench");
             std::size_t shownEvents = 0;
-            for (std::size_t k = 0; k < stepFiles.size(); ++k) {
-                kernels::ProfiledStep s;
-                s.process = "pid 1";
-                s.index = int(k);
-                s.optimizer = true;
-                LoadOptions options;
-                options.threads = 1; // as ProgramProfile reads a step
-                s.trace = loadTraceFile(stepFiles[k], options);
-                std::vector<kernels::ProfiledStep> taken;
-                taken.push_back(std::move(s));
-                // The last step comes after the program ended: its snapshot is complete, as the panel's.
-                auto doc = snapshots.add(std::move(taken), k + 1 == stepFiles.size());
+            for (std::size_t k = 0; k < steps; ++k) {
+                std::vector<kernels::ProfiledStep> taken; // a round: each rank's k-th step
+                for (std::size_t r = 0; r < ranks; ++r) {
+                    kernels::ProfiledStep s;
+                    s.process = "pid " + std::to_string(r + 1);
+                    if (ranks > 1) s.rank = std::int64_t(r);
+                    s.index = int(k);
+                    s.optimizer = true;
+                    LoadOptions options;
+                    options.threads = 1; // as ProgramProfile reads a step
+                    s.trace = loadTraceFile(stepFiles[r][k], options);
+                    taken.push_back(std::move(s));
+                }
+                // The last round comes after the program ended: its snapshot is complete, as the panel's.
+                const double s0 = now();
+                auto doc = snapshots.add(std::move(taken), k + 1 == steps);
+                out += "snap " + std::to_string(now() - s0) + " ";
                 shownEvents = doc->trace->eventCount();
                 out += "busy " + std::to_string(w.show(std::move(doc), k == 0)) + " ";
             }
@@ -271,6 +291,17 @@ int main(int argc, char** argv) {
     struct Run {
         Child load, live;
         std::vector<double> busy; // ms
+        std::vector<double> snap; // ms, the worker's per snapshot
+        // The mean of the snapshots' last quarter against their first's (the complete one left out: its
+        // findings are of all steps).
+        double growth() const {
+            const std::size_t n = snap.size() > 1 ? snap.size() - 1 : snap.size(),
+                              q = std::max<std::size_t>(1, n / 4);
+            double first = 0, last = 0;
+            for (std::size_t k = 0; k < q; ++k)
+                first += snap[k], last += snap[n - 1 - k];
+            return first > 0 ? last / first : 0;
+        }
         double cpuRatio() const { return live.value("cpu") / load.value("cpu"); }
         double memoryRatio() const { return live.peakMb / load.peakMb; }
     };
@@ -295,12 +326,16 @@ int main(int argc, char** argv) {
             double v = 0;
             in >> v;
             if (k == "busy") run.busy.push_back(v * 1000);
+            if (k == "snap") run.snap.push_back(v * 1000);
         }
         std::printf("%-5zu %5.2f / %5.2f %12.2fx %9.2fx %6.1f / %4.1f / %4.1f    ", r + 1,
                     run.live.value("cpu"), run.load.value("cpu"), run.cpuRatio(), run.memoryRatio(),
                     percentile(run.busy, 0.5), percentile(run.busy, 0.95), percentile(run.busy, 1.0));
         for (std::size_t k = 0; k < run.busy.size(); ++k)
             std::printf("%s%.1f", k ? " " : "", run.busy[k]);
+        std::printf("\n%-80s worker:", "");
+        for (const double ms : run.snap)
+            std::printf(" %.0f", ms);
         std::printf("\n");
         std::fflush(stdout);
         done.push_back(std::move(run));
@@ -346,6 +381,11 @@ int main(int argc, char** argv) {
                 over([](const Run& r) { return r.load.value("ui") * 1000; }, "", 1).c_str());
     std::printf("%-44s %-20s %-20s (target <= 16 ms)\n", "UI thread per snapshot p95, ms",
                 over([](const Run& r) { return percentile(r.busy, 0.95); }, "", 1).c_str(), "");
+    std::printf("%-44s %-20s\n", "worker per snapshot p50, ms",
+                over([](const Run& r) { return percentile(r.snap, 0.5); }, "", 1).c_str());
+    std::printf("%-44s %-20s (near 1: grows with the step, not the run)\n",
+                "worker per snapshot, last quarter / first",
+                over([](const Run& r) { return r.growth(); }, "x", 2).c_str());
     std::printf("%-44s %-20s\n", "UI thread per snapshot max, ms",
                 over([](const Run& r) { return percentile(r.busy, 1.0); }, "", 1).c_str());
     std::size_t cpuMet = 0, uiMet = 0, memoryMet = 0;

@@ -408,3 +408,85 @@ TEST(GrowingDocument, SeveralProcessesAreTheRanksOfOneJobInRankOrder) {
 }
 
 } // namespace
+
+// A torchrun job's processes, their steps coming in turn: each snapshot of the job says what opening
+// each rank's steps so far, as the ranks of one job, says — though the ranks' merged trace and each
+// rank's trace grew step by step.
+TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    constexpr std::size_t kSteps = 4;
+    const std::vector<std::vector<std::shared_ptr<const Trace>>> cut = {
+        cutByTime(*loadTraceFile(r0), kSteps), cutByTime(*loadTraceFile(r1), kSteps)};
+    // The ranks' steps in the order they come ('0', '1'), and the snapshots ('.'): in turn with a snapshot
+    // after each; or several steps between snapshots (of one rank, or of both).
+    for (const std::string order : {"10.1.0.1.0.1.0.", "10.11.00.01."}) {
+        SCOPED_TRACE(order);
+        GrowingDocument growing("job");
+        std::vector<std::vector<std::shared_ptr<const Trace>>> sofar(2);
+        std::size_t compared = 0, foundAgain = 0;
+        for (std::size_t at = 0; at < order.size(); ++at) {
+            if (order[at] != '.') {
+                const std::size_t r = std::size_t(order[at] - '0'), k = sofar[r].size();
+                growing.append("rank " + std::to_string(r), std::int64_t(r), cut[r][k]);
+                sofar[r].push_back(cut[r][k]);
+                continue;
+            }
+            {
+                if (sofar[0].empty()) continue; // one process: not a job yet
+                const bool complete = at + 1 == order.size();
+                const auto grown = growing.snapshot(complete);
+                const auto opened = openDocument(DocumentSource::rankTraces(
+                    {{"rank 0", mergeSteps(sofar[0])}, {"rank 1", mergeSteps(sofar[1])}}, "job"));
+                SCOPED_TRACE("at " + std::to_string(at));
+                ++compared;
+                ASSERT_TRUE(grown->ranks && grown->job);
+                const RankReport &g = *grown->ranks, &o = *opened->ranks;
+                ASSERT_EQ(g.ranks.size(), 2u);
+                for (std::size_t i = 0; i < 2; ++i) {
+                    EXPECT_EQ(g.ranks[i].rank, o.ranks[i].rank);
+                    EXPECT_EQ(g.ranks[i].path, o.ranks[i].path);
+                    EXPECT_EQ(g.ranks[i].kernels, o.ranks[i].kernels);
+                    EXPECT_EQ(g.ranks[i].kernelNs, o.ranks[i].kernelNs);
+                    EXPECT_EQ(g.ranks[i].gpuBusyNs, o.ranks[i].gpuBusyNs);
+                    EXPECT_EQ(g.ranks[i].computeBusyNs, o.ranks[i].computeBusyNs);
+                    EXPECT_EQ(g.ranks[i].commNs, o.ranks[i].commNs);
+                    EXPECT_EQ(g.ranks[i].waitNs, o.ranks[i].waitNs);
+                    EXPECT_EQ(g.ranks[i].lastArrivals, o.ranks[i].lastArrivals);
+                    EXPECT_EQ(g.ranks[i].spanNs, o.ranks[i].spanNs);
+                    EXPECT_EQ(grown->job->records[i].steps, opened->job->records[i].steps);
+                }
+                EXPECT_EQ(g.collectives, o.collectives);
+                EXPECT_EQ(g.stragglerRank, o.stragglerRank);
+                EXPECT_EQ(g.waitForStragglerNs, o.waitForStragglerNs);
+                EXPECT_EQ(grown->trace->eventCount(), opened->trace->eventCount());
+                EXPECT_EQ(grown->analysis->kernels.size(), opened->analysis->kernels.size());
+                EXPECT_EQ(grown->analysis->calls.size(), opened->analysis->calls.size());
+                EXPECT_EQ(grown->summary->kernelCount, opened->summary->kernelCount);
+                EXPECT_EQ(grown->summary->kernelNs, opened->summary->kernelNs);
+                // Findings carried from fewer steps say so; found again, they are the opened job's.
+                if (grown->findingsNote.starts_with("Findings of the first")) continue;
+                ++foundAgain;
+                ASSERT_EQ(grown->findings->size(), opened->findings->size());
+                for (std::size_t f = 0; f < opened->findings->size(); ++f) {
+                    const Finding &gf = (*grown->findings)[f], &of = (*opened->findings)[f];
+                    EXPECT_EQ(gf.id, of.id);
+                    EXPECT_EQ(gf.title, of.title);
+                    EXPECT_EQ(gf.timeNs, of.timeNs);
+                    EXPECT_EQ(gf.count, of.count);
+                    ASSERT_EQ(gf.evidence.size(), of.evidence.size());
+                    for (std::size_t i = 0; i < gf.evidence.size(); ++i) {
+                        EXPECT_EQ(gf.evidence[i].startNs, of.evidence[i].startNs);
+                        EXPECT_EQ(gf.evidence[i].track, of.evidence[i].track);
+                        EXPECT_EQ(gf.evidence[i].name, of.evidence[i].name);
+                    }
+                }
+                if (complete)
+                    EXPECT_EQ(grown->findingsNote, "Findings of all 8 steps of 2 ranks: the program's "
+                                                   "profile is complete.");
+            }
+        }
+        EXPECT_EQ(compared, std::size_t(std::count(order.begin(), order.end(), '.')));
+        EXPECT_GE(foundAgain, 2u); // the first snapshot and the complete one at least
+    }
+}
