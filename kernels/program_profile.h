@@ -7,6 +7,11 @@
 // here reads each step as it is written and hands it on; the program's code is not changed.
 #include "core/model/trace.h"
 
+namespace attnscope {
+struct Document;
+class GrowingDocument;
+} // namespace attnscope
+
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -146,6 +151,27 @@ private:
 };
 // The steady steps of a whole list; how many were left out in leftOut. The steps' order is kept.
 std::vector<ProfiledStep> steadySteps(const std::vector<ProfiledStep>& steps, std::size_t* leftOut = nullptr);
+
+// A profile's steps so far as a growing document (growing_document.h), for the window's live view and
+// the live benchmark: each call appends the steps that came since the last one, so it costs what they hold,
+// and a step's trace is let go once it is in. The steps kept are the steady ones (SteadySteps). One
+// thread at a time (a worker's).
+class ProfileSnapshots {
+public:
+    explicit ProfileSnapshots(std::string name);
+    ~ProfileSnapshots();
+    // The steps taken since the last call, in the order they came; the steps so far as a document
+    // (complete: no step comes after these, its findings are made on all of them).
+    std::shared_ptr<const Document> add(std::vector<ProfiledStep> steps, bool complete = false);
+    // The start-up slices left out so far (SteadySteps), for the window's status (read on any thread).
+    std::size_t leftOut() const { return m_leftOut; }
+
+private:
+    std::string m_name;
+    std::unique_ptr<GrowingDocument> m_growing;
+    SteadySteps m_steady;
+    std::atomic<std::size_t> m_leftOut = 0;
+};
 
 // The steps of each process merged into one trace per process, in the order the processes first
 // wrote a step (ranks by rank): what `profile -o` writes and the window opens.

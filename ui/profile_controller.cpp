@@ -6,7 +6,6 @@
 #include "qt_text.h"
 
 #include "core/analysis/machine_roofs.h"
-#include "core/document/growing_document.h"
 #include "core/report/format.h"
 #include "kernels/program_profile.h"
 
@@ -14,22 +13,6 @@
 #include <QTimer>
 
 namespace attnscope::ui {
-
-ProfileSnapshots::ProfileSnapshots(std::string name) : m_name(std::move(name)) {}
-ProfileSnapshots::~ProfileSnapshots() = default;
-
-std::shared_ptr<const Document> ProfileSnapshots::add(std::vector<kernels::ProfiledStep> steps,
-                                                      bool complete) {
-    if (!m_growing) m_growing = std::make_unique<GrowingDocument>(m_name);
-    for (kernels::ProfiledStep& s : steps) {
-        const kernels::SteadySteps::Take take = m_steady.take(s);
-        if (take == kernels::SteadySteps::Take::Restart) m_growing->restart(s.process);
-        if (take != kernels::SteadySteps::Take::LeaveOut)
-            m_growing->append(s.process, s.rank, std::move(s.trace));
-    }
-    m_leftOut = m_steady.leftOut();
-    return m_growing->snapshot(complete);
-}
 
 ProfileController::ProfileController(ProgramPanel* panel, QObject* parent)
     : QObject(parent), m_panel(panel), m_jobs(new JobRunner(this)), m_timer(new QTimer(this)) {
@@ -128,7 +111,7 @@ void ProfileController::build(bool complete) {
     m_completeShown = complete;
     auto steps = std::make_shared<std::vector<kernels::ProfiledStep>>(std::move(m_pending));
     m_pending.clear();
-    if (!m_snapshots) m_snapshots = std::make_shared<ProfileSnapshots>(m_name.toStdString());
+    if (!m_snapshots) m_snapshots = std::make_shared<kernels::ProfileSnapshots>(m_name.toStdString());
     m_jobs->start<std::shared_ptr<const Document>>(
         "snapshot",
         [steps, snapshots = m_snapshots, complete] { return snapshots->add(std::move(*steps), complete); },

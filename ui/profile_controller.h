@@ -16,37 +16,10 @@
 
 class QTimer;
 
-namespace attnscope {
-struct Document;
-class GrowingDocument;
-} // namespace attnscope
-
 namespace attnscope::ui {
 
 class JobRunner;
 class ProgramPanel;
-
-// A profile's steps so far as a growing document (growing_document.h): each snapshot appends the steps
-// that came since the last one, so it costs what they hold, and a step's trace is let go once it is in.
-// The steps shown are the steady ones (kernels::steadySteps): a process's first optimizer step starts its
-// part again from there, leaving out the slices of time before it. One worker at a time (the live
-// benchmark calls it too).
-class ProfileSnapshots {
-public:
-    explicit ProfileSnapshots(std::string name);
-    ~ProfileSnapshots();
-    // The steps taken since the last call, in the order they came; the steps so far as a document
-    // (complete: no step comes after these, its findings are made on all of them).
-    std::shared_ptr<const Document> add(std::vector<kernels::ProfiledStep> steps, bool complete = false);
-    // The start-up slices left out so far (kernels::SteadySteps), for the window's status.
-    std::size_t leftOut() const { return m_leftOut; }
-
-private:
-    std::string m_name;
-    std::unique_ptr<GrowingDocument> m_growing;
-    kernels::SteadySteps m_steady;
-    std::atomic<std::size_t> m_leftOut = 0;
-};
 
 // A user's program profiled live (the Program panel, or `attnscope profile -- COMMAND` with a display):
 // starts it (after this machine's CPU roofs are measured, the first time only: measured beside the
@@ -91,7 +64,7 @@ private:
     std::vector<kernels::ProfiledStep> m_pending; // taken, not yet in a snapshot
     std::size_t m_stepCount = 0;
     QString stepCounts() const;
-    std::shared_ptr<ProfileSnapshots> m_snapshots;
+    std::shared_ptr<kernels::ProfileSnapshots> m_snapshots;
     QString m_name;
     QStringList m_notices;
     bool m_building = false;

@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
         return inChild([&](std::string& out) {
             Window w;
             const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
-            ui::ProfileSnapshots snapshots("bench");
+            kernels::ProfileSnapshots snapshots("bench");
             std::size_t shownEvents = 0;
             for (std::size_t k = 0; k < steps; ++k) {
                 std::vector<kernels::ProfiledStep> taken; // a round: each rank's k-th step
