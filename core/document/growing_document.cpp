@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
 
 namespace attnscope {
 
@@ -100,7 +101,6 @@ void GrowingDocument::append(const std::string& process, std::optional<std::int6
         m_processes.push_back(std::make_unique<Process>());
         it = std::prev(m_processes.end());
         (*it)->name = process;
-        (*it)->rank = rank;
         // The rank a file of its steps would be (rankOf): the trace's own, else torchrun's, else its place.
         (*it)->asRank =
             step->distributed().rank.value_or(rank.value_or(std::int64_t(m_processes.size() - 1)));
@@ -131,7 +131,7 @@ void GrowingDocument::restart(const std::string& process) {
 }
 
 std::shared_ptr<const Document> GrowingDocument::document(Grown& g, std::size_t steps, bool complete,
-                                                          unsigned parts) {
+                                                          unsigned parts, bool* carried) {
     DocumentOptions options;
     options.cpuRoofs = m_cpuRoofs;
     options.parts = parts;
@@ -153,6 +153,7 @@ std::shared_ptr<const Document> GrowingDocument::document(Grown& g, std::size_t 
                            ": the program's profile is complete."
                      : "Findings of the " + formatCount(steps, "step", "steps") + " so far:" + when;
     }
+    if (carried) *carried = bool(source.findings);
     auto doc = openDocument(source, options);
     if (!source.findings) {
         g.findings = doc->findings;
@@ -168,6 +169,10 @@ std::shared_ptr<const Document> GrowingDocument::jobSnapshot(bool complete) {
         ordered.push_back(p.get());
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const Process* a, const Process* b) { return a->asRank < b->asRank; });
+    for (std::size_t i = 1; i < ordered.size(); ++i) // as opening their traces as ranks refuses them
+        if (ordered[i]->asRank == ordered[i - 1]->asRank)
+            throw std::invalid_argument(ordered[i]->name + " is rank " + std::to_string(ordered[i]->asRank) +
+                                        " too: each process must be a rank of its own");
     if (!m_job) { // each rank's steps so far, as one part (its trace holds its steps' ranges of ids)
         m_job = std::make_unique<Grown>();
         m_jobRanges = 0;
@@ -196,8 +201,8 @@ std::shared_ptr<const Document> GrowingDocument::jobSnapshot(bool complete) {
     std::size_t carried = 0; // the steps the ranks' carried findings were made on
     bool anyCarried = false;
     for (Process* p : ordered) {
-        ranks.push_back(document(p->own, p->own.steps, complete, SummaryPart | AnalysisPart));
-        const bool kept = ranks.back()->findingsNote.starts_with("Findings of the first");
+        bool kept = false;
+        ranks.push_back(document(p->own, p->own.steps, complete, SummaryPart | AnalysisPart, &kept));
         anyCarried = anyCarried || kept;
         carried += kept ? p->own.findingsSteps : p->own.steps;
         records.push_back(p->measured);

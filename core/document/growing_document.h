@@ -58,7 +58,6 @@ private:
     };
     struct Process {
         std::string name;
-        std::optional<std::int64_t> rank;
         std::int64_t asRank = 0; // its rank in the job: its trace's, else torchrun's, else its place
         Grown own;
         RankRecord measured; // what its trace says of it as a rank, step by step (measuredRankRecord)
@@ -67,8 +66,10 @@ private:
     // analysis and counts. True when what was in g changed with it (rebuilt, or its CPU ops no longer
     // standing for kernels).
     bool grow(Grown& g, std::shared_ptr<const Trace> step, std::uint64_t correlationBase);
-    // The document of g so far; its findings carried or found again (the note says which, of `steps`).
-    std::shared_ptr<const Document> document(Grown& g, std::size_t steps, bool complete, unsigned parts);
+    // The document of g so far; its findings carried (and *carried true) or found again (the note says
+    // which, of `steps`).
+    std::shared_ptr<const Document> document(Grown& g, std::size_t steps, bool complete, unsigned parts,
+                                             bool* carried = nullptr);
     // Several processes: the job of their ranks, from each one's grown trace and the ranks' merged one.
     std::shared_ptr<const Document> jobSnapshot(bool complete);
     TraceAnalysis analyze(const Trace& trace) const;

@@ -490,3 +490,15 @@ TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
         EXPECT_GE(foundAgain, 2u); // the first snapshot and the complete one at least
     }
 }
+
+// Two processes that say they are the same rank are not the ranks of one job: refused, as opening their
+// traces as ranks is, not drawn on one rank's tracks.
+TEST(GrowingDocument, TwoProcessesOfOneRankAreRefused) {
+    const std::string text = cpuRunTraceText();
+    GrowingDocument growing("job");
+    growing.append("pid 1", 0, loadText(text));
+    growing.append("pid 2", 0, loadText(shifted(text, 10'000'000)));
+    EXPECT_THROW(growing.snapshot(), std::invalid_argument);
+    growing.restart("pid 2"); // the other gone, its steps are shown again
+    EXPECT_EQ(growing.snapshot()->trace->eventCount(), loadText(text)->eventCount());
+}
