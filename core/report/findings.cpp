@@ -378,6 +378,7 @@ const std::vector<FindingRule>& findingRules() {
         {"hand_written_attention", handWrittenAttention, {}},
         {"sdpa_math_fallback", sdpaMathFallback, {"math_fallback_kernels_per_call"}},
         {"out_of_place_copy", outOfPlaceCopy, {}},
+        {"repeated_kv_heads", repeatedKvHeads, {}},
         {"math_upcast", mathUpcast, {}},
         {"mask_per_call", maskPerCall, {}},
         {"safe_softmax", safeSoftmax, {}},

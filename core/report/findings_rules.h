@@ -118,7 +118,8 @@ struct OpInputs {
 };
 OpInputs opInputs(const Context& c, EventRef op);
 
-// The rules (findings_attention.cpp, findings_lessons.cpp, findings_gpu.cpp, findings_jobs.cpp); each appends
+// The rules (findings_attention.cpp, findings_lessons.cpp, findings_models.cpp, findings_gpu.cpp,
+// findings_jobs.cpp); each appends
 // what it found.
 void handWrittenAttention(Context& c, std::vector<Finding>& out);
 void sdpaMathFallback(Context& c, std::vector<Finding>& out);
@@ -133,6 +134,7 @@ void latencyBound(Context& c, std::vector<Finding>& out);
 void gpuIdle(Context& c, std::vector<Finding>& out);
 void launchBound(Context& c, std::vector<Finding>& out);
 void synchronization(Context& c, std::vector<Finding>& out);
+void repeatedKvHeads(Context& c, std::vector<Finding>& out);
 void pageableMemcpy(Context& c, std::vector<Finding>& out);
 void lowOccupancy(Context& c, std::vector<Finding>& out);
 void exposedCommunication(Context& c, std::vector<Finding>& out);

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Rules for what real models' attention does beyond the post's experiment (findings_rules.h).
+#include "core/model/op_args.h"
+#include "core/report/findings_rules.h"
+#include "core/report/format.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace attnscope::findings {
+
+namespace {
+
+// The op before e at e's depth on its thread (its previous sibling), if any.
+std::optional<EventRef> previousSibling(const Context& c, EventRef e) {
+    const Track& t = c.trace.track(e.track);
+    const std::uint16_t depth = t.events.depth[e.index];
+    for (std::uint32_t j = e.index; j-- > 0;) {
+        if (t.events.depth[j] < depth) return std::nullopt; // its parent: no sibling before it
+        if (t.events.depth[j] == depth) return EventRef{e.track, j};
+    }
+    return std::nullopt;
+}
+
+std::string dimsText(const std::vector<std::int64_t>& dims) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(dims[i]);
+    return out + "]";
+}
+
+// A copy that repeats K or V's heads for the query heads that share them (grouped-query or multi-query
+// attention written by hand): transformers' repeat_kv, x[:, :, None].expand(b, h, r, s, d).reshape(b, h·r,
+// s, d), or x.repeat_interleave(r, dim=1). What it copied, and its shapes before and after.
+struct Repeat {
+    EventRef op;                // the reshape or repeat_interleave
+    std::vector<EventRef> work; // the copy's kernels (or, without GPU kernels, the ops that did it)
+    std::vector<std::int64_t> from, to;
+    double bytes = 0; // written
+};
+
+std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
+    const std::string_view name = c.name(e);
+    const bool reshape = name == "aten::reshape";
+    if (!reshape && name != "aten::repeat_interleave") return std::nullopt;
+    const OpInputs in = opInputs(c, e);
+    if (!in.dims || in.dims->empty()) return std::nullopt;
+    const std::vector<std::int64_t>& x = in.dims->front();
+    Repeat r{e, {}, {}, {}, 0};
+    std::int64_t times = 0;
+    if (reshape) {
+        // [b, h, r, s, d] from an expand of [b, h, 1, s, d]: r copies of each head.
+        if (x.size() != 5 || x[2] < 2) return std::nullopt;
+        const auto before = previousSibling(c, e);
+        if (!before || c.name(*before) != "aten::expand") return std::nullopt;
+        const OpInputs ex = opInputs(c, *before);
+        if (!ex.dims || ex.dims->empty() ||
+            ex.dims->front() != std::vector<std::int64_t>{x[0], x[1], 1, x[3], x[4]})
+            return std::nullopt;
+        times = x[2];
+        r.from = {x[0], x[1], x[3], x[4]};
+    } else {
+        // x.repeat_interleave(r, dim=1) of a 4-D [b, h, s, d]: its Concrete Inputs say r and the dim.
+        if (x.size() != 4 || in.concrete.size() < 3 || in.concrete[2] != "1") return std::nullopt;
+        const std::vector<std::int64_t> n = parseInts(in.concrete[1]);
+        if (n.size() != 1 || n[0] < 2) return std::nullopt;
+        times = n[0];
+        r.from = x;
+    }
+    r.to = {r.from[0], r.from[1] * times, r.from[2], r.from[3]};
+    r.work = c.gpuWorkUnder(e);
+    if (r.work.empty()) return std::nullopt; // nothing was copied (a view)
+    const int size = in.types.empty() ? 0 : inputTypeBytes(in.types.front());
+    r.bytes = double(size) * double(r.to[0] * r.to[1] * r.to[2] * r.to[3]);
+    return r;
+}
+
+} // namespace
+
+void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
+    if (c.analysis.calls.empty() || (!c.trace.strings().find("aten::expand").valid() &&
+                                     !c.trace.strings().find("aten::repeat_interleave").valid()))
+        return;
+    std::vector<Repeat> repeats;
+    c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track&) {
+        if (auto r = repeatOfHeads(c, e)) repeats.push_back(std::move(*r));
+    });
+    // Each copy is the call's that runs next in its process (K and V are repeated right before the
+    // QKᵀ and PV GEMMs that read them); a copy after the last call feeds none.
+    std::set<std::size_t> fed;
+    std::vector<std::pair<EventRef, Repeat>> found;
+    TimeNs time = 0;
+    double bytes = 0;
+    std::map<std::int64_t, std::uint64_t> byFactor;
+    for (Repeat& r : repeats) {
+        const TimeNs end = c.end(r.op);
+        const auto call = std::lower_bound(c.analysis.calls.begin(), c.analysis.calls.end(), end,
+                                           [](const AttentionCall& a, TimeNs t) { return a.start < t; });
+        if (call == c.analysis.calls.end()) continue;
+        fed.insert(std::size_t(call - c.analysis.calls.begin()));
+        time += c.totalDuration(r.work);
+        bytes += r.bytes;
+        ++byFactor[r.to[1] / r.from[1]];
+        found.emplace_back(r.op, std::move(r));
+    }
+    if (found.empty()) return;
+    const std::size_t calls = fed.size();
+    // "each head ×4", or with several factors "8 ×4, 4 ×2".
+    std::string factors = byFactor.size() == 1 ? "each head ×" + std::to_string(byFactor.begin()->first) : "";
+    for (const auto& [factor, n] : byFactor)
+        if (byFactor.size() > 1)
+            factors += (factors.empty() ? "" : ", ") + std::to_string(n) + " ×" + std::to_string(factor);
+    Finding f = c.make("K/V heads copied for grouped-query attention in " +
+                           formatCount(calls, "attention call", "attention calls"),
+                       time);
+    f.explanation =
+        formatCount(found.size(), "copy", "copies") + " (" + factors +
+        ") repeated each K or V head for the query " + "heads that share it before " +
+        formatCount(calls, "attention call", "attention calls") + " read them: " + formatDuration(time) +
+        (bytes > 0 ? " writing " + formatRate(bytes, "B") : "") + ", about " +
+        formatDuration(time / TimeNs(std::max<std::size_t>(1, calls))) +
+        " a call. Grouped-query attention shares each K/V head among several query heads so that K and V "
+        "(and the KV cache) stay small; copying them out to every query head undoes that on every call.";
+    f.suggestion =
+        "Let attention read the shared heads: torch.nn.functional.scaled_dot_product_attention(q, k, v, "
+        "enable_gqa=True) (PyTorch 2.5 on), or in transformers attn_implementation=\"sdpa\" or "
+        "\"flash_attention_2\", which take grouped K/V as they are. Hand-written attention can keep the "
+        "heads grouped with q.view(b, h_kv, r, s, d) against k.unsqueeze(2) in one matmul instead.";
+    Places places = longestFirst(c, std::move(found), [&](EventRef, const Repeat& r) {
+        return "K/V heads ×" + std::to_string(r.to[1] / r.from[1]) + ": " + dimsText(r.from) + " → " +
+               dimsText(r.to) + (r.bytes > 0 ? ", " + formatRate(r.bytes, "B") + " written" : "");
+    });
+    // Always shown: a copy that only undoes what grouped-query attention saves, however small its share
+    // (its time at stake says how much it weighs).
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven, Context::Shown::Always);
+}
+
+} // namespace attnscope::findings

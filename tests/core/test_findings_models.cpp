@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// Findings on real models: small Hugging Face transformers models built from configs with random weights,
+// profiled on the CPU once per test run (tests/models/make_model_traces.py, the ModelTraces.Make fixture).
+// Each rule on what real models' attention does holds on the model that does it, and is silent on the one
+// an expert calls fine.
+#include "support/test_support.h"
+
+#include "core/document/document.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace attnscope;
+
+namespace {
+
+std::shared_ptr<const Document> model(const std::string& name) {
+    const std::string path = std::string(ATTNSCOPE_MODEL_TRACES) + "/" + name + ".json";
+    if (!std::filesystem::exists(path)) {
+        ADD_FAILURE() << path << " was not made (ModelTraces.Make, with the PyTorch of `make test`)";
+        return nullptr;
+    }
+    return openDocument(DocumentSource::file(path));
+}
+
+const Finding* findingOf(const Document& doc, std::string_view id) {
+    for (const Finding& f : *doc.findings)
+        if (f.id == id) return &f;
+    return nullptr;
+}
+
+// Llama with 8 query heads over 2 K/V heads, eager: transformers' repeat_kv copies each K and V head 4
+// times before the QKᵀ and PV matmuls, in each of 2 layers of 2 forward passes.
+TEST(ModelFindings, EagerGroupedQueryAttentionCopiesItsKvHeads) {
+    const auto doc = model("llama_gqa_eager");
+    ASSERT_TRUE(doc);
+    const Finding* f = findingOf(*doc, "repeated_kv_heads");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->count, 8u); // K and V, 2 layers, 2 passes
+    EXPECT_NE(f->title.find("in 4 attention calls"), std::string::npos) << f->title;
+    EXPECT_NE(f->explanation.find("each head ×4"), std::string::npos) << f->explanation;
+    ASSERT_FALSE(f->evidence.empty());
+    // [b, h_kv, s, d] → [b, h, s, d] in fp32: 2·8·384·32·4 bytes written.
+    EXPECT_NE(f->evidence.front().note.find("[2, 2, 384, 32] → [2, 8, 384, 32], 786.4 kB written"),
+              std::string::npos)
+        << f->evidence.front().note;
+    EXPECT_EQ(f->evidence.front().name, "aten::reshape");
+    // The time at stake is the copies', inside the span and inside the calls' layers.
+    EXPECT_GT(f->timeNs, 0);
+    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    EXPECT_NE(f->suggestion.find("enable_gqa=True"), std::string::npos);
+}
+
+// SDPA takes grouped K/V as they are (transformers passes enable_gqa=True), and a model with as many K/V
+// heads as query heads has nothing to repeat: no finding on either.
+TEST(ModelFindings, SdpaWithGroupedKvAndFullHeadAttentionCopyNoHeads) {
+    for (const char* name : {"llama_gqa_sdpa", "llama_mha_eager"}) {
+        SCOPED_TRACE(name);
+        const auto doc = model(name);
+        ASSERT_TRUE(doc);
+        EXPECT_FALSE(doc->analysis->calls.empty()); // its attention was read
+        EXPECT_EQ(findingOf(*doc, "repeated_kv_heads"), nullptr);
+    }
+}
+
+} // namespace

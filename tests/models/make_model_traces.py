@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""Profiles of small Hugging Face transformers models, made at test time for the findings' tests.
+
+Each model is built from a config with random weights (nothing is downloaded), run on the CPU under
+torch.profiler with its inputs' shapes recorded, and written as a Kineto JSON trace into the folder
+given: NAME.json for each entry of MODELS. Usage: make_model_traces.py OUT_DIR [NAME...]
+"""
+import os
+import sys
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+def llama(impl, kv_heads):
+    # Grouped-query attention when kv_heads < heads (Llama 3, Mistral, Qwen2 have 4-8 query heads per K/V
+    # head); a few hundred tokens, so attention weighs as it does in a real model.
+    config = LlamaConfig(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                         num_attention_heads=8, num_key_value_heads=kv_heads, max_position_embeddings=1024,
+                         attn_implementation=impl)
+    return LlamaForCausalLM(config).eval()
+
+
+def inference(model, batch=2, tokens=384):
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens))
+
+    def step():
+        with torch.no_grad():
+            model(ids, use_cache=False)
+    return step
+
+
+MODELS = {
+    # Eager attention repeats K/V heads for the query heads (transformers' repeat_kv).
+    "llama_gqa_eager": lambda: inference(llama("eager", 2)),
+    # SDPA takes the grouped K/V as they are (enable_gqa=True): no copy.
+    "llama_gqa_sdpa": lambda: inference(llama("sdpa", 2)),
+    # As many K/V heads as query heads: nothing to repeat.
+    "llama_mha_eager": lambda: inference(llama("eager", 8)),
+}
+
+
+def main():
+    out = sys.argv[1]
+    names = sys.argv[2:] or list(MODELS)
+    os.makedirs(out, exist_ok=True)
+    torch.set_num_threads(2)
+    for name in names:
+        torch.manual_seed(0)
+        step = MODELS[name]()
+        step()  # warm-up, outside the profile
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+            for _ in range(2):
+                step()
+        prof.export_chrome_trace(os.path.join(out, name + ".json.tmp"))
+        os.replace(os.path.join(out, name + ".json.tmp"), os.path.join(out, name + ".json"))
+        print("made", name)
+
+
+if __name__ == "__main__":
+    main()
