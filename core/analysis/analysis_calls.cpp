@@ -391,15 +391,27 @@ void Analyzer::checkShapes() {
             });
         }
         call.kernelCount = std::uint32_t(kernels.size());
-        std::vector<ShapeKernel> roles;
         bool fused = false;
+        for (std::uint32_t k : kernels)
+            fused = fused || a.kernels[k].role == KernelRole::FusedAttention;
+        const CallShape* shape = shapes.find(scopeName, call.impl, fused);
+        if (!shape) continue;
+        const bool patterns = std::any_of(shape->slots.begin(), shape->slots.end(),
+                                          [](const CallShape::Slot& s) { return !s.pattern.empty(); });
+        std::vector<ShapeKernel> roles;
         for (std::uint32_t k : kernels) {
             const EventRef e = a.kernels[k].event;
             roles.push_back({a.kernels[k].role, trace.str(trace.track(e.track).events.name[e.index])});
-            fused = fused || a.kernels[k].role == KernelRole::FusedAttention;
+            if (!patterns) continue;
+            // The ops that asked for it, up to the call's own range (a slot may name one).
+            const std::optional<EventRef> launch =
+                isCpuTrack(trace, e.track) ? std::optional(e) : trace.launchOf(e);
+            if (!launch) continue;
+            for (EventRef op : enclosingEvents(trace, *launch)) {
+                if (call.scope && op == *call.scope) break;
+                roles.back().ops.push_back(trace.str(trace.track(op.track).events.name[op.index]));
+            }
         }
-        const CallShape* shape = shapes.find(scopeName, call.impl, fused);
-        if (!shape) continue;
         const ShapeCheck check = checkShape(*shape, roles);
         call.shapeKey = shape->key;
         call.shapeText = shape->text;

@@ -133,7 +133,12 @@ ShapeCheck checkShape(const CallShape& shape, const std::vector<ShapeKernel>& ke
             if (slot.role != kernels[i].role || filled[s] >= slot.max) continue;
             if (!slot.pattern.empty()) {
                 if (lowName.empty()) lowName = asciiLower(kernels[i].name);
-                if (lowName.find(slot.pattern) == std::string::npos) continue;
+                const bool named =
+                    lowName.find(slot.pattern) != std::string::npos ||
+                    std::any_of(kernels[i].ops.begin(), kernels[i].ops.end(), [&](std::string_view op) {
+                        return asciiLower(op).find(slot.pattern) != std::string::npos;
+                    });
+                if (!named) continue;
             }
             ++filled[s];
             placed = true;

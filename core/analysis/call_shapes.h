@@ -20,8 +20,9 @@ struct CallShape {
     // An implementation as the summary names it ("naive", "SDPA math"), "@fused" (any call made of a
     // fused attention kernel), or the name of the range around the call (record_function("attn_fwd")).
     std::string key;
-    // Kernels of a role (whose name holds the pattern, in any case, when there is one), from min to
-    // max of them (kAnyNumber: no limit). Slots with a pattern are filled first.
+    // Kernels of a role (whose name, or the name of an op that asked for it, holds the pattern, in any
+    // case, when there is one), from min to max of them (kAnyNumber: no limit). Slots with a pattern are
+    // filled first.
     struct Slot {
         KernelRole role = KernelRole::Other;
         std::string pattern; // lower case; "" for any name
@@ -59,6 +60,9 @@ private:
 struct ShapeKernel {
     KernelRole role;
     std::string_view name;
+    // The ops around it (around its launch), innermost first, within the call: a slot's pattern may
+    // name one of them (dropout's kernels on a CPU are aten::mul and aten::div_ inside aten::dropout).
+    std::vector<std::string_view> ops = {};
 };
 struct ShapeCheck {
     std::vector<std::size_t> unexpected;                       // positions in the kernels

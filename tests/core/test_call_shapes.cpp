@@ -117,3 +117,27 @@ TEST(CallShapes, APresetsCaseIsItsImplementations) {
     EXPECT_EQ(math->key, "SDPA math");
     EXPECT_EQ(shapes.find("", "mine prefill", false), nullptr);
 }
+
+// Dropout on a CPU is aten::bernoulli_, aten::div_ and aten::mul inside aten::dropout: a slot's pattern
+// names the op that asked for a kernel as well as the kernel; the same names from elsewhere stay
+// unexpected.
+TEST(CallShapes, APatternNamesTheOpThatAskedForTheKernel) {
+    const CallShapes shapes = CallShapes::parse(std::string(builtinCallShapes()));
+    const CallShape* naive = shapes.find("", "naive", false);
+    ASSERT_NE(naive, nullptr);
+    const std::vector<std::string_view> dropout = {"aten::dropout"};
+    std::vector<ShapeKernel> training = {{KernelRole::QkGemm, "aten::bmm"},
+                                         {KernelRole::Softmax, "aten::_softmax"},
+                                         {KernelRole::Elementwise, "aten::bernoulli_", dropout},
+                                         {KernelRole::Elementwise, "aten::div_", dropout},
+                                         {KernelRole::Elementwise, "aten::mul", dropout},
+                                         {KernelRole::PvGemm, "aten::bmm"}};
+    const ShapeCheck fine = checkShape(*naive, training);
+    EXPECT_TRUE(fine.unexpected.empty());
+    EXPECT_EQ(fine.expected, 6u);
+    // The same kernels asked for by another op: one goes to the plain elementwise slot, the others are
+    // unexpected.
+    for (std::size_t i = 2; i < 5; ++i)
+        training[i].ops = {"aten::my_op"};
+    EXPECT_EQ(checkShape(*naive, training).unexpected, (std::vector<std::size_t>{3, 4}));
+}

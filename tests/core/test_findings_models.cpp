@@ -64,4 +64,21 @@ TEST(ModelFindings, SdpaWithGroupedKvAndFullHeadAttentionCopyNoHeads) {
     }
 }
 
+// Eager attention in training with dropout runs the dropout's kernels (on a CPU aten::bernoulli_, div_ and
+// mul inside aten::dropout) in every call: expected work, so the calls keep their expected shape and no
+// finding calls them unexpected.
+TEST(ModelFindings, DropoutInTrainingIsWhatATrainingCallRuns) {
+    const auto doc = model("llama_gqa_eager_train");
+    ASSERT_TRUE(doc);
+    std::size_t naive = 0;
+    for (const AttentionCall& call : doc->analysis->calls) {
+        if (call.impl != "naive") continue;
+        ++naive;
+        EXPECT_TRUE(call.unexpected.empty()) << call.kernelCount << " kernels, " << call.shapeText;
+        EXPECT_GT(call.kernelCount, 4u); // QKᵀ, softmax, dropout, PV at least
+    }
+    EXPECT_EQ(naive, 4u); // 2 layers, 2 steps (the backward pass is not a call of its own)
+    EXPECT_EQ(findingOf(*doc, "unexpected_kernels"), nullptr);
+}
+
 } // namespace

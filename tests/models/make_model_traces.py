@@ -13,12 +13,12 @@ from torch.profiler import ProfilerActivity, profile
 from transformers import LlamaConfig, LlamaForCausalLM
 
 
-def llama(impl, kv_heads):
+def llama(impl, kv_heads, dropout=0.0):
     # Grouped-query attention when kv_heads < heads (Llama 3, Mistral, Qwen2 have 4-8 query heads per K/V
     # head); a few hundred tokens, so attention weighs as it does in a real model.
     config = LlamaConfig(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
                          num_attention_heads=8, num_key_value_heads=kv_heads, max_position_embeddings=1024,
-                         attn_implementation=impl)
+                         attention_dropout=dropout, attn_implementation=impl)
     return LlamaForCausalLM(config).eval()
 
 
@@ -31,6 +31,15 @@ def inference(model, batch=2, tokens=384):
     return step
 
 
+def training(model, batch=2, tokens=256):
+    model.train()
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens))
+
+    def step():
+        model(ids, labels=ids, use_cache=False).loss.backward()
+    return step
+
+
 MODELS = {
     # Eager attention repeats K/V heads for the query heads (transformers' repeat_kv).
     "llama_gqa_eager": lambda: inference(llama("eager", 2)),
@@ -38,6 +47,8 @@ MODELS = {
     "llama_gqa_sdpa": lambda: inference(llama("sdpa", 2)),
     # As many K/V heads as query heads: nothing to repeat.
     "llama_mha_eager": lambda: inference(llama("eager", 8)),
+    # Training with attention dropout: dropout is what a training call is expected to run.
+    "llama_gqa_eager_train": lambda: training(llama("eager", 2, dropout=0.1)),
 }
 
 
