@@ -6,6 +6,7 @@
 
 #include "charts.h"
 #include "job_runner.h"
+#include "on_screen.h"
 #include "qt_text.h"
 #include "timeline_view.h"
 #include "trace_header.h"
@@ -109,7 +110,8 @@ CompareWindow::CompareWindow(std::shared_ptr<const Document> a, QString nameA, Q
     // One time axis: moving either timeline moves the other by the same amount.
     connect(m_viewA, &TimelineView::viewportChanged, this, [this] { follow(m_viewA, m_viewB, m_offset); });
     connect(m_viewB, &TimelineView::viewportChanged, this, [this] { follow(m_viewB, m_viewA, -m_offset); });
-    resize(1400, 1000);
+    resizeWithinScreen(this, QSize(1400, 1000));
+    closesWithTheCloseKeys(this);
 }
 
 CompareWindow::~CompareWindow() = default;

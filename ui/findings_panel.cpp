@@ -70,15 +70,20 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_note);
     layout->addWidget(split, 1);
     connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) { showDetails(row); });
-    connect(m_evidence, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        const int row = m_table->currentRow();
-        const int place = m_evidence->row(item);
+    // A place clicked goes to it; a finding double-clicked (or Enter on it) goes to its first place.
+    auto goTo = [this](int row, int place) {
         if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
         const Finding& f = (*m_findings)[std::size_t(row)];
         if (place >= 0 && place < int(f.evidence.size())) {
             const Evidence& e = f.evidence[std::size_t(place)];
             Q_EMIT evidenceActivated(e.event, e.showFromNs, e.showToNs);
         }
+    };
+    connect(m_evidence, &QListWidget::itemClicked, this,
+            [this, goTo](QListWidgetItem* item) { goTo(m_table->currentRow(), m_evidence->row(item)); });
+    connect(m_table, &QTableWidget::cellActivated, this, [this, goTo](int row, int) {
+        goTo(row, 0);
+        if (m_evidence->count()) m_evidence->setCurrentRow(0);
     });
     showPending(false);
 }

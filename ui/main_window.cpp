@@ -251,6 +251,13 @@ void MainWindow::openFile(const QString& path) {
     m_recentMenu->remember(QFileInfo(path).absoluteFilePath());
 }
 
+void MainWindow::comeForward() {
+    if (isMinimized()) showNormal();
+    show();
+    raise();
+    activateWindow();
+}
+
 void MainWindow::openRanks(const QStringList& paths) {
     if (paths.size() == 1) return openFile(paths.front());
     if (paths.isEmpty()) return;
@@ -296,8 +303,15 @@ JobWindow* MainWindow::openJob(const QStringList& paths) {
         return nullptr;
     }
     if (!problem.isEmpty()) statusBar()->showMessage(problem, 10000);
-    connect(window, &JobWindow::openRequested, this, &MainWindow::openFile);
-    connect(window, &JobWindow::openRanksRequested, this, &MainWindow::openRanks);
+    // A rank opened from the job is shown here: this window comes to the front (it may be behind the job's).
+    connect(window, &JobWindow::openRequested, this, [this](const QString& path) {
+        openFile(path);
+        comeForward();
+    });
+    connect(window, &JobWindow::openRanksRequested, this, [this](const QStringList& paths) {
+        openRanks(paths);
+        comeForward();
+    });
     window->show();
     return window;
 }

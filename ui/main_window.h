@@ -62,6 +62,8 @@ public:
     // Opens several files as the ranks of one job: one timeline grouped per rank, and the Ranks
     // dock with each rank's GPU busy time and the spread.
     void openRanks(const QStringList& paths);
+    // Shown, raised and active: what another window (the Job window) opened is seen here.
+    void comeForward();
     // File → Compare With: the trace on show (A) against the file (B), in a window of its own.
     CompareWindow* compareWith(const QString& path);
     // File → Compare Variants: the files side by side in a window of its own; a row opens its trace here.

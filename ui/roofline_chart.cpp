@@ -168,10 +168,23 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                                     {QPointF(at.x() + r, at.y() + r), box}}; // under a flat roof, right of it
             const auto choices =
                 names[i].roof ? std::span<const QRectF>(above) : std::span<const QRectF>(beside);
+            // A name nearer another point than its own would be read as that point's.
+            auto distance = [](const QRectF& c, QPointF p) {
+                const double dx = std::max({c.left() - p.x(), 0.0, p.x() - c.right()});
+                const double dy = std::max({c.top() - p.y(), 0.0, p.y() - c.bottom()});
+                return std::hypot(dx, dy);
+            };
+            auto nearestIsOwn = [&](const QRectF& c) {
+                const double own = distance(c, at);
+                for (std::size_t j = 0; j < names.size(); ++j)
+                    if (j != i && !names[j].roof && distance(c, taken[j].center()) < own) return false;
+                return true;
+            };
             const auto clear = std::find_if(choices.begin(), choices.end(), [&](const QRectF& c) {
                 return plot.contains(c) && !onALine(c) &&
                        std::none_of(taken.begin(), taken.end(),
-                                    [&](const QRectF& t) { return t != taken[i] && t.intersects(c); });
+                                    [&](const QRectF& t) { return t != taken[i] && t.intersects(c); }) &&
+                       (names[i].roof || nearestIsOwn(c));
             });
             return clear == choices.end() ? std::nullopt : std::optional(*clear);
         };

@@ -465,7 +465,9 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
     for (TimeNs tick : t.times) {
         const int x = left + int(std::lround(vp.timeToX(tick)));
         p.drawLine(x, top - 6, x, top - 1);
-        p.drawText(QPoint(x + 3, top - 7), qs(formatOffset(tick - scene.trace->startNs(), t.step)));
+        // A label the right edge would cut is left out (its tick stays): "+0.(" reads as a number.
+        const QString label = qs(formatOffset(tick - scene.trace->startNs(), t.step));
+        if (x + 3 + fm.horizontalAdvance(label) <= w) p.drawText(QPoint(x + 3, top - 7), label);
     }
     // Find results: one tick per pixel that holds a match.
     if (scene.matches && !scene.matches->empty()) {

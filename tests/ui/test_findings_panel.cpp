@@ -89,6 +89,19 @@ TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
     const TimeViewport& around = w.timeline()->viewport();
     EXPECT_LE(around.start(), gap.showFromNs);
     EXPECT_GE(around.end(), gap.startNs + gap.durNs);
+
+    // A finding double-clicked goes to its first place (as a place clicked does), from far away.
+    const Evidence& first = pageable.evidence[0];
+    w.timeline()->setViewport(w.trace()->startNs(), w.trace()->startNs() + 1000);
+    const QPoint pageableCell = table->visualItemRect(table->item(pageableRow, 1)).center();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, pageableCell);
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, pageableCell);
+    ASSERT_TRUE(w.timeline()->selected());
+    const EventRef chosen = *w.timeline()->selected();
+    EXPECT_EQ(w.trace()->track(chosen.track).events.start[chosen.index], first.startNs);
+    EXPECT_LE(w.timeline()->viewport().start(), first.startNs);
+    EXPECT_GE(w.timeline()->viewport().end(), first.startNs + first.durNs);
+    EXPECT_EQ(places->currentRow(), 0);
 }
 
 TEST(FindingsPanel, SaysWhenThereIsNothingToSay) {
