@@ -296,6 +296,9 @@ void castsAndCopies(Context& c, std::vector<Finding>& out) {
                     return c.name(p).starts_with("aten::_scaled_dot_product_attention_math");
                 }))
                 continue;
+            // A copy that repeats K/V heads for grouped-query attention is repeated_kv_heads' (its time
+            // claimed once).
+            if (forEachEnclosingEvent(c.trace, e, [&](EventRef p) { return repeatsKvHeads(c, p); })) continue;
             const TimeNs s = track.events.start[i], end = track.end(i);
             // The first attention op that ends after this cast starts: inside it, or starting soon after.
             const auto next = std::lower_bound(attention.begin(), attention.end(), s,

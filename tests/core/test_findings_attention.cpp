@@ -243,3 +243,37 @@ TEST(Findings, ACpuCastThatCopiedIsAFinding) {
                                   all);
     EXPECT_EQ(findingOf(flash, "casts_and_copies"), nullptr);
 }
+
+// K/V heads repeated for grouped-query attention right before SDPA (transformers' repeat_kv where SDPA is
+// not given enable_gqa): the copy under a reshape of an expand is the call's, named once; the same reshape
+// after anything but an expand is not a repeat of heads.
+static std::vector<Finding> repeatBeforeSdpa(const char* before) {
+    GpuTrace t;
+    t.add(
+        std::string(R"({"ph":"X","cat":"cpu_op","name":")") + before +
+        R"(","pid":100,"tid":100,"ts":1000,"dur":2,"args":{"Input Dims":[[2,2,1,128,16],[],[]],"Input type":["float","",""]}})");
+    // reshape → clone → copy_, which launches the copy (as PyTorch runs a reshape that cannot be a view).
+    t.add(
+        R"({"ph":"X","cat":"cpu_op","name":"aten::reshape","pid":100,"tid":100,"ts":1003,"dur":20,"args":{"Input Dims":[[2,2,4,128,16],[]],"Input type":["float",""]}})");
+    t.add(
+        R"({"ph":"X","cat":"cpu_op","name":"aten::clone","pid":100,"tid":100,"ts":1004,"dur":18,"args":{"Input Dims":[[2,2,4,128,16],[]],"Input type":["float",""]}})");
+    t.launch("aten::copy_", "[[2,2,4,128,16],[2,2,4,128,16],[]]", R"(["float","float",""])", 1005, 16,
+             "direct_copy_kernel", 1007, 15);
+    t.launch("aten::scaled_dot_product_attention", "[[2,8,128,16],[2,8,128,16],[2,8,128,16],[]]",
+             R"(["float","float","float",""])", 1030, 50, "flash_fwd_kernel", 1040, 100);
+    return findingsOf(*loadText(t.text()));
+}
+
+TEST(Findings, KvHeadsRepeatedBeforeAttentionAreNamedOnce) {
+    const std::vector<Finding> all = repeatBeforeSdpa("aten::expand");
+    const Finding* f = findingOf(all, "repeated_kv_heads");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->count, 1u);
+    EXPECT_EQ(f->timeNs, 15'000); // the copy kernel's time
+    EXPECT_NE(f->evidence.at(0).note.find("[2, 2, 128, 16] → [2, 8, 128, 16], 131.1 kB written"),
+              std::string::npos)
+        << f->evidence.at(0).note;
+    // Its copy is not a cast or copy besides: one finding claims its time.
+    if (const Finding* c = findingOf(all, "casts_and_copies")) EXPECT_EQ(c->timeNs, 0) << c->explanation;
+    EXPECT_EQ(findingOf(repeatBeforeSdpa("aten::view"), "repeated_kv_heads"), nullptr);
+}
