@@ -7,11 +7,6 @@
 // here reads each step as it is written and hands it on; the program's code is not changed.
 #include "core/model/trace.h"
 
-namespace attnscope {
-struct Document;
-class GrowingDocument;
-} // namespace attnscope
-
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -25,6 +20,11 @@ class GrowingDocument;
 #include <vector>
 
 #include <sys/types.h>
+
+namespace attnscope {
+struct Document;
+class GrowingDocument;
+} // namespace attnscope
 
 namespace attnscope::kernels {
 

@@ -79,8 +79,7 @@ std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
 } // namespace
 
 bool repeatsKvHeads(const Context& c, EventRef op) {
-    const std::string_view name = c.name(op);
-    return (name == "aten::reshape" || name == "aten::repeat_interleave") && repeatOfHeads(c, op).has_value();
+    return repeatOfHeads(c, op).has_value();
 }
 
 void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
