@@ -222,6 +222,17 @@ Context::Context(const FindingInputs& in)
     : trace(in.trace), analysis(in.analysis), th(in.thresholds),
       span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())) {}
 
+bool Context::pytorch() const {
+    if (!m_pytorch) {
+        const StringPool& strings = trace.strings();
+        bool any = false;
+        for (std::uint32_t i = 0; i < strings.size() && !any; ++i)
+            any = strings.get(StringId(i)).starts_with("aten::");
+        m_pytorch = any;
+    }
+    return *m_pytorch;
+}
+
 Context::Kind Context::kind(EventRef e) const {
     switch (trace.categoryKind(e)) {
     case CategoryKind::CpuOp:

@@ -92,10 +92,11 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
     f.suggestion =
         host >= sync && host >= other
             ? (noun == "GPU"
-                   ? "The host cannot launch fast enough: capture the step in a CUDA graph (torch.compile "
-                     "mode=\"reduce-overhead\"), fuse small ops, and move Python work off the step's path."
-                   : "The host cannot launch fast enough: fuse small ops (torch.compile) and move Python "
-                     "work off the step's path.")
+                   ? "The host cannot launch fast enough: capture the step in a CUDA graph" +
+                         c.ifPyTorch(" (torch.compile mode=\"reduce-overhead\")") +
+                         ", fuse small ops, and move " + c.ifPyTorch("Python ") + "work off the step's path."
+                   : "The host cannot launch fast enough: fuse small ops" + c.ifPyTorch(" (torch.compile)") +
+                         " and move " + c.ifPyTorch("Python ") + "work off the step's path.")
         : sync >= other ? "Remove the synchronizations inside the step (see the synchronization finding): "
                           "the device waits each time the host waits."
                         : "Look at what the work after each gap waited on: events, other streams, "
@@ -161,8 +162,10 @@ void launchBound(Context& c, std::vector<Finding>& out) {
     for (const auto& [name, op] : ops)
         places.emplace_back(op.example, formatCount(op.kernels, "short kernel", "short kernels") +
                                             " launched from " + name);
-    f.suggestion = "Fewer, larger kernels: fuse the small ops (torch.compile), batch per-head or per-layer "
-                   "loops into one call, or capture the sequence in a CUDA graph so one launch replays it.";
+    f.suggestion =
+        "Fewer, larger kernels: fuse the small ops" + c.ifPyTorch(" (torch.compile)") +
+        ", batch per-head or per-layer loops into one call, or capture the sequence in a CUDA graph "
+        "so one launch replays it.";
     c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 

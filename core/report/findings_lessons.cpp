@@ -449,9 +449,10 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             " A trace that looks clean (few ops, one kernel) can hide work moved into a library, where the "
             "profiler shows one opaque bar: cuDNN builds and selects its plan on the host.";
         f.suggestion =
-            "Take the host out of the loop: capture the calls in a CUDA graph (torch.compile "
-            "mode=\"reduce-overhead\"), batch more work per call, or compare another backend's host time "
-            "per call (flash, efficient) for this shape.";
+            "Take the host out of the loop: capture the calls in a CUDA graph" +
+            c.ifPyTorch(" (torch.compile mode=\"reduce-overhead\")") +
+            ", batch more work per call, or compare another backend's host time per call (flash, efficient) "
+            "for this shape.";
         // The longest ranges first.
         Places places = longestFirst(c, std::move(ranges), [&](EventRef s, TimeNs kernels) {
             return "host " + formatDuration(c.dur(s)) + ", kernels " + formatDuration(kernels);

@@ -63,6 +63,13 @@ public:
     // The GPU work launched from inside a CPU event (by the runtime calls it encloses), or in a trace
     // without GPU kernels the aten:: ops standing for kernels inside it.
     std::vector<EventRef> gpuWorkUnder(EventRef cpuEvent) const;
+    // Whether the trace is of a PyTorch program (it names an aten:: op): advice that names PyTorch's tools
+    // (torch.compile) is given only then; an Nsight Systems export of a CUDA program gets the general form.
+    bool pytorch() const;
+    // text for a PyTorch program, else nothing: " (torch.compile)" after "fuse small ops".
+    std::string ifPyTorch(std::string_view text) const {
+        return pytorch() ? std::string(text) : std::string();
+    }
     TimeNs totalDuration(const std::vector<EventRef>& events) const {
         TimeNs sum = 0;
         for (EventRef e : events)
@@ -89,6 +96,7 @@ public:
 private:
     std::optional<std::vector<std::pair<ProcessId, std::vector<Busy>>>> m_busy;
     std::optional<std::vector<EventRef>> m_syncs;
+    mutable std::optional<bool> m_pytorch;
 };
 
 // "3.0" (one decimal: kernels per call).

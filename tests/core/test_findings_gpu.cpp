@@ -81,6 +81,22 @@ TEST(Findings, ShortKernelsLaunchedAsSlowlyAsTheyRunAreLaunchBoundAndLatencyBoun
     EXPECT_EQ(f->evidence[0].name, "aten::add");
 }
 
+// The advice names PyTorch's tools only for a PyTorch program: a CUDA program's trace (an Nsight Systems
+// export of a solver, no aten:: op in it) is told to fuse and to capture a graph, not to torch.compile.
+TEST(Findings, TorchCompileIsAdvisedOnlyToPyTorchPrograms) {
+    for (const bool pytorch : {true, false}) {
+        GpuTrace t;
+        for (int k = 0; k < 100; ++k)
+            t.launch(pytorch ? "aten::add" : "solver::step", "[[16,16],[16,16]]", R"(["float","float"])",
+                     k * 10, 8, "tiny", k * 10 + 5, 4, "", "cudaLaunchKernel", 6);
+        const auto all = findingsOf(*loadText(t.text()));
+        const Finding* f = findingOf(all, "launch_bound");
+        ASSERT_NE(f, nullptr);
+        EXPECT_EQ(f->suggestion.find("torch.compile") != std::string::npos, pytorch) << f->suggestion;
+        EXPECT_NE(f->suggestion.find("CUDA graph"), std::string::npos) << f->suggestion;
+    }
+}
+
 // One launch call that enqueues several kernels (hipExtLaunchKernel's groups, a graph's nodes, a
 // launch Kineto correlates with each of its kernels) is the host's time once: 60 kernels of 1 µs from
 // 6 launch calls of 20 µs each are 120 µs of launching, not 60 × 20 µs (the 2021 MI300X trace's
