@@ -81,4 +81,22 @@ TEST(ModelFindings, DropoutInTrainingIsWhatATrainingCallRuns) {
     EXPECT_EQ(findingOf(*doc, "unexpected_kernels"), nullptr);
 }
 
+// SDPA in training with dropout leaves the fused CPU kernel for the math backend: the finding that says so
+// and the calls every table counts (Attention dock, `compare`, the breakdown) are the same calls, and the
+// reason is written as a person writes it (dropout_p 0.1, not 0.10000000000000001).
+TEST(ModelFindings, SdpaInTrainingFallsBackOnceInEveryView) {
+    const auto doc = model("llama_gqa_sdpa_train");
+    ASSERT_TRUE(doc);
+    const Finding* f = findingOf(*doc, "sdpa_math_fallback");
+    ASSERT_TRUE(f);
+    std::uint64_t math = 0;
+    for (const ImplCalls& calls : doc->analysis->tables.implCalls)
+        if (calls.impl == "SDPA math") math = calls.calls;
+    EXPECT_EQ(math, 4u); // 2 layers, 2 steps
+    EXPECT_EQ(f->count, math);
+    EXPECT_NE(f->title.find("in 4 calls"), std::string::npos) << f->title;
+    EXPECT_NE(f->explanation.find("dropout_p 0.1 (training) (4 calls)"), std::string::npos) << f->explanation;
+    EXPECT_EQ(f->explanation.find("0.10000"), std::string::npos) << f->explanation;
+}
+
 } // namespace

@@ -49,6 +49,8 @@ MODELS = {
     "llama_mha_eager": lambda: inference(llama("eager", 8)),
     # Training with attention dropout: dropout is what a training call is expected to run.
     "llama_gqa_eager_train": lambda: training(llama("eager", 2, dropout=0.1)),
+    # SDPA in training with dropout: PyTorch leaves the fused CPU kernel for the math backend.
+    "llama_gqa_sdpa_train": lambda: training(llama("sdpa", 2, dropout=0.1)),
 }
 
 
