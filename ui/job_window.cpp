@@ -72,8 +72,13 @@ JobWindow::JobWindow(QWidget* parent) : QMainWindow(parent) {
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
     m_findings = new QLabel(central);
+    m_findings->setObjectName(QStringLiteral("jobFindings"));
     m_findings->setWordWrap(true);
     m_findings->setTextFormat(Qt::RichText);
+    connect(m_findings, &QLabel::linkActivated, this, [this](const QString& link) {
+        m_allFindings = link == QLatin1String("more");
+        showFindings();
+    });
     layout->addWidget(m_findings);
     auto* split = new QSplitter(Qt::Vertical, central);
     m_heat = new JobHeatMap(split);
@@ -172,19 +177,8 @@ void JobWindow::showReport(JobReport report) {
                       (notes.isEmpty() ? QString()
                                        : "<br><span style='color:#a02828'>" +
                                              notes.join("<br>").toHtmlEscaped() + "</span>"));
-    QStringList findings;
-    for (std::size_t i = 0; i < job.findings.size() && i < 5; ++i) {
-        const JobFinding& f = job.findings[i];
-        findings
-            << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), on %5, most %6 on rank %7")
-                   .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
-                   .arg(durationText(f.meanNs), qs(formatPercent(f.share)),
-                        qs(formatCount(f.ranks.size(), "rank", "ranks")), durationText(f.maxNs))
-                   .arg(f.maxRank);
-    }
-    if (job.findings.size() > 5) findings << tr("… %n more", nullptr, int(job.findings.size() - 5));
-    m_findings->setText(findings.isEmpty() ? tr("No findings on any rank") : findings.join("<br>"));
-    m_findings->setVisible(true);
+    m_allFindings = false;
+    showFindings();
     m_heat->setReport(&m_report);
     m_model->removeRows(0, m_model->rowCount());
     m_table->setSortingEnabled(false);
@@ -221,6 +215,27 @@ void JobWindow::showReport(JobReport report) {
 std::int64_t JobWindow::rankAtRow(int row) const {
     const QModelIndex index = m_sorted->index(row, RankCol);
     return index.isValid() ? std::int64_t(index.data(Qt::UserRole).toDouble()) : -1;
+}
+
+void JobWindow::showFindings() {
+    constexpr std::size_t kFirst = 5;
+    QStringList findings;
+    for (std::size_t i = 0; i < m_report.findings.size() && (m_allFindings || i < kFirst); ++i) {
+        const JobFinding& f = m_report.findings[i];
+        findings
+            << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), on %5, most %6 on rank %7")
+                   .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
+                   .arg(durationText(f.meanNs), qs(formatPercent(f.share)),
+                        qs(formatCount(f.ranks.size(), "rank", "ranks")), durationText(f.maxNs))
+                   .arg(f.maxRank);
+    }
+    // The rest a click away: a job's findings were "… 2 more" with no way to read them.
+    if (m_report.findings.size() > kFirst)
+        findings << (m_allFindings ? tr("<a href=\"fewer\">fewer</a>")
+                                   : tr("<a href=\"more\">… %n more</a>", nullptr,
+                                        int(m_report.findings.size() - kFirst)));
+    m_findings->setText(findings.isEmpty() ? tr("No findings on any rank") : findings.join("<br>"));
+    m_findings->setVisible(true);
 }
 
 void JobWindow::selectRank(std::int64_t rank) {

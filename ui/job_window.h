@@ -46,7 +46,10 @@ Q_SIGNALS:
 
 private:
     void openSelected();
+    // The job's findings, the first five or (after "… N more" is clicked) all of them.
+    void showFindings();
     JobReport m_report;
+    bool m_allFindings = false;
     QStringList m_problems; // records that could not be read, said in the header
     QLabel* m_header = nullptr;
     QLabel* m_findings = nullptr;

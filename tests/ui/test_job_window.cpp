@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QImage>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -26,7 +27,7 @@ using namespace attnscope::test;
 namespace {
 
 // A folder of records: `ranks` ranks computing 1 ms each but rank `slow`, 1.5 ms, and one that failed.
-std::string recordsFolder(const TempDir& dir, int ranks, int slow) {
+std::string recordsFolder(const TempDir& dir, int ranks, int slow, int findings = 0) {
     std::string lines;
     for (int r = 0; r < ranks; ++r) {
         RankRecord rec;
@@ -38,6 +39,10 @@ std::string recordsFolder(const TempDir& dir, int ranks, int slow) {
         rec.stats.gpuBusyNs = rec.stats.kernelNs = rec.stats.computeBusyNs + 200'000;
         rec.stats.commNs = 200'000;
         rec.stats.spanNs = 3'000'000;
+        for (int f = 0; f < findings; ++f)
+            rec.findings.push_back({"rule_" + std::to_string(f), Severity::Warning,
+                                    "finding number " + std::to_string(f), 100'000 * (f + 1),
+                                    0.01 * (f + 1)});
         lines += rankRecordJson(rec);
     }
     lines += rankRecordJson(failedRankRecord(dir.path("rank999.json"), "not a JSON trace", ranks));
@@ -106,6 +111,29 @@ TEST(JobWindow, RecordsOpenAsATableAndAHeatMapThatFindEachOther) {
     ASSERT_EQ(paths.size(), 2);
     EXPECT_TRUE(paths[0].endsWith("rank3.json"));
     EXPECT_TRUE(paths[1].endsWith("rank7.json"));
+}
+
+// A job's findings past the first five are a click away ("… 2 more" was text, and the two unreadable),
+// and a click folds them again.
+TEST(JobWindow, EveryFindingOfTheJobCanBeRead) {
+    TempDir dir;
+    JobWindow w;
+    ASSERT_EQ(w.openRecords({QString::fromStdString(recordsFolder(dir, 4, -1, 7))}), "");
+    ASSERT_EQ(w.report().findings.size(), 7u);
+    auto* label = w.findChild<QLabel*>(QStringLiteral("jobFindings"));
+    ASSERT_NE(label, nullptr);
+    auto shown = [&] {
+        int n = 0;
+        for (int f = 0; f < 7; ++f)
+            n += label->text().contains(QStringLiteral("finding number %1 ").arg(f));
+        return n;
+    };
+    EXPECT_EQ(shown(), 5);
+    EXPECT_TRUE(label->text().contains(QStringLiteral("… 2 more")));
+    Q_EMIT label->linkActivated(QStringLiteral("more"));
+    EXPECT_EQ(shown(), 7);
+    Q_EMIT label->linkActivated(QStringLiteral("fewer"));
+    EXPECT_EQ(shown(), 5);
 }
 
 // A double-click on a rank's row opens that rank's trace in the main window, as a user opens it.
