@@ -157,10 +157,7 @@ private:
     void loadEnded();
     void screenshotIfAsked();
     void highlightTableSelection();
-    QStringList pickTraces(const QString& title, bool several);
-    // Asks where (starting in the last export folder), remembers the folder, writes with `write`
-    // (which returns an error or ""), and says how it went.
-    QString askSavePath(const QString& title, const QString& suggestedName, const QString& filter);
+    // Asks where (file_dialogs.h), writes with `write` (which returns an error or ""), and says how it went.
     void saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
                         const std::function<QString(const QString&)>& write);
     void warn(const QString& title, const QString& text, const QString& details = {});

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The window's menus and the commands behind them: open, compare, ranks, save, the exports.
 #include "main_window.h"
+
+#include "file_dialogs.h"
 #include "program_panel.h"
 
 #include "charts.h"
@@ -35,33 +37,21 @@
 
 namespace attnscope::ui {
 
-// Asks for trace files (several: the ranks of one job), starting in the folder last opened from.
-QStringList MainWindow::pickTraces(const QString& title, bool several) {
-    QSettings settings;
-    const QString dir = settings.value("lastOpenDir").toString();
-    const QString filter = traceFileFilter();
-    const QStringList paths = several ? QFileDialog::getOpenFileNames(this, title, dir, filter)
-                                      : QStringList{QFileDialog::getOpenFileName(this, title, dir, filter)};
-    if (paths.isEmpty() || paths.front().isEmpty()) return {};
-    settings.setValue("lastOpenDir", QFileInfo(paths.front()).absolutePath());
-    return paths;
-}
-
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, [this] {
-        if (const QStringList paths = pickTraces(tr("Open trace"), false); !paths.isEmpty())
+        if (const QStringList paths = askTracePaths(this, tr("Open trace"), false); !paths.isEmpty())
             openFile(paths.front());
     });
     open->setShortcut(QKeySequence::Open);
     file->addAction(tr("&Compare With…"), this, [this] {
         if (!document())
             return warn(tr("Nothing to compare"), tr("Open a trace first: it is A, the file you pick is B."));
-        if (const QStringList paths = pickTraces(tr("Compare with (B)"), false); !paths.isEmpty())
+        if (const QStringList paths = askTracePaths(this, tr("Compare with (B)"), false); !paths.isEmpty())
             compareWith(paths.front());
     });
     file->addAction(tr("Compare &Variants…"), this, [this] {
-        if (const QStringList paths = pickTraces(tr("Traces to compare side by side"), true);
+        if (const QStringList paths = askTracePaths(this, tr("Traces to compare side by side"), true);
             !paths.isEmpty())
             compareVariants(paths);
     });
@@ -73,7 +63,8 @@ void MainWindow::buildMenus() {
         m_programPanel->focusCommand();
     });
     file->addAction(tr("Open Several as &Ranks…"), this, [this] {
-        if (const QStringList paths = pickTraces(tr("Open the ranks of one job"), true); !paths.isEmpty())
+        if (const QStringList paths = askTracePaths(this, tr("Open the ranks of one job"), true);
+            !paths.isEmpty())
             openRanks(paths);
     });
     file->addAction(tr("Open &Job Records…"), this, [this] {
@@ -88,7 +79,7 @@ void MainWindow::buildMenus() {
     QAction* save = file->addAction(tr("&Save Trace As…"), this, [this] {
         if (!document()) return;
         const QString path =
-            askSavePath(tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"));
+            askSavePath(this, tr("Save trace"), "run.json.gz", tr("Chrome trace JSON (*.json *.json.gz)"));
         if (!path.isEmpty()) saveTraceInBackground(path);
     });
     save->setShortcut(QKeySequence::Save);
@@ -224,17 +215,9 @@ QString MainWindow::exportKernelTable(const QString& path) {
     return m_kernels->exportCsv(path);
 }
 
-QString MainWindow::askSavePath(const QString& title, const QString& suggestedName, const QString& filter) {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, title, QDir(settings.value("lastExportDir").toString()).filePath(suggestedName), filter);
-    if (!path.isEmpty()) settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
-    return path;
-}
-
 void MainWindow::saveWithDialog(const QString& title, const QString& suggestedName, const QString& filter,
                                 const std::function<QString(const QString&)>& write) {
-    const QString path = askSavePath(title, suggestedName, filter);
+    const QString path = askSavePath(this, title, suggestedName, filter);
     if (path.isEmpty()) return;
     const QString error = write(path);
     if (!error.isEmpty())

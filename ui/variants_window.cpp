@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "variants_window.h"
+#include "file_dialogs.h"
 #include "trace_header.h"
 
 #include "charts.h"
@@ -14,7 +15,6 @@
 
 #include <QChart>
 #include <QChartView>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -95,8 +95,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
 
     QToolBar* bar = addToolBar(tr("Variants"));
     bar->addAction(tr("Add…"), this, [this] {
-        const QStringList paths =
-            QFileDialog::getOpenFileNames(this, tr("Traces to compare"), {}, traceFileFilter());
+        const QStringList paths = askTracePaths(this, tr("Traces to compare"), true);
         if (!paths.isEmpty()) addTraces(paths);
     });
     bar->addAction(tr("Remove"), this, [this] {
@@ -126,8 +125,8 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     });
     bar->addSeparator();
     bar->addAction(tr("Export Table…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the table"), "variants.md",
-                                                          tr("Markdown (*.md);;CSV (*.csv)"));
+        const QString path =
+            askSavePath(this, tr("Export the table"), "variants.md", tr("Markdown (*.md);;CSV (*.csv)"));
         if (path.isEmpty()) return;
         if (const QString error = exportTable(path); !error.isEmpty())
             QMessageBox::warning(this, tr("Export failed"), error);
@@ -136,8 +135,8 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
         // The tab on show: its chart, or the timelines as they are lined up.
         static const char* const kinds[] = {"breakdown", "roofline", "timelines"};
         const QString kind = kinds[std::clamp(m_tabs->currentIndex(), 0, 2)];
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the chart"), kind + ".png",
-                                                          tr("Pictures (*.png *.svg *.pdf)"));
+        const QString path =
+            askSavePath(this, tr("Export the chart"), kind + ".png", tr("Pictures (*.png *.svg *.pdf)"));
         if (path.isEmpty()) return;
         if (const QString error = exportChart(kind, path); !error.isEmpty())
             QMessageBox::warning(this, tr("Export failed"), error);

@@ -12,6 +12,7 @@
 #include "ui/main_window.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
+#include "ui/variants_window.h"
 
 #include <QAction>
 #include <QApplication>
@@ -385,6 +386,18 @@ TEST(UserFlows, TheFileMenuExportsTheTimelineTheChartAndTheTableOfARange) {
         EXPECT_EQ(fields[fields.size() - 6].toLongLong(), rows[r].count);
         EXPECT_EQ(fields[fields.size() - 5].toLongLong(), rows[r].totalNs);
     }
+
+    // Compare Variants' exports start in the same folder (they opened in the working folder).
+    VariantsWindow variants;
+    variants.show();
+    QAction* exportTable = nullptr;
+    for (QAction* a : variants.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("Export Table…")) exportTable = a;
+    ASSERT_NE(exportTable, nullptr);
+    seen = answerFileDialog(QString());
+    exportTable->trigger();
+    ASSERT_TRUE(seen->shown);
+    EXPECT_EQ(QDir(seen->directory), QDir(folder));
 }
 
 TEST(UserFlows, CtrlFThenTheFindBarsButtonsStepThroughMatchesAndClose) {

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+class QWidget;
+
+namespace attnscope::ui {
+
+// Asks for trace files (several: the ranks of one job, the variants to compare), starting in the folder
+// last opened from in any window, and remembers the folder. Empty when the user cancelled.
+QStringList askTracePaths(QWidget* parent, const QString& title, bool several);
+
+// Asks where to save, starting in the folder last exported to from any window (the main window's
+// exports, Compare Variants' table and chart), and remembers the folder. Empty when the user cancelled.
+QString askSavePath(QWidget* parent, const QString& title, const QString& suggestedName,
+                    const QString& filter);
+
+} // namespace attnscope::ui
