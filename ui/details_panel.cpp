@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -191,6 +192,9 @@ void DetailsPanel::showEvent(std::optional<EventRef> event) {
         delete item;
     }
     m_args->setRowCount(0);
+    // Another event starts at its top: a long event's args left scrolled down showed the next one's middle.
+    // The same event again (its analysis arrived, the trace grew) keeps where the reader is.
+    if (event != m_shown) m_scroll->verticalScrollBar()->setValue(0);
     m_shown = event;
     if (!m_trace || !event) {
         m_body->hide();
