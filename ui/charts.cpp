@@ -173,9 +173,11 @@ QString chartKindName(ChartKind kind) {
 
 QChart* makeChart(ChartKind kind, const std::vector<ChartInput>& inputs) {
     QChart* chart = nullptr;
-    if (inputs.empty() || !inputs.front().trace || !inputs.front().analysis)
+    if (inputs.empty() || !inputs.front().trace || !inputs.front().analysis) {
+        // No trace yet, or its analysis still running: said, not a blank white box.
         chart = new QChart;
-    else if (kind == ChartKind::Breakdown)
+        chart->setTitle(QObject::tr("No trace analysed yet"));
+    } else if (kind == ChartKind::Breakdown)
         chart = breakdown(inputs);
     else if (kind == ChartKind::Roofline)
         chart = rooflineChart(inputs);

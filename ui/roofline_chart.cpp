@@ -263,14 +263,13 @@ public:
         bool costed = false;
         for (const KernelAnalysis& k : m_a.kernels)
             costed = costed || k.cost != CostSource::Unknown;
-        if (m_points.empty() && m_bytesOnly == 0)
-            addTitleLine(m_chart, m_kernels == 0 ? QObject::tr("no kernels in this trace")
-                                  : !m_spec && costed
-                                      ? QObject::tr("no roofs are known for this trace's device: %1")
-                                            .arg(QString::fromStdString(
-                                                m_a.deviceNote.empty() ? m_a.cpuNote : m_a.deviceNote))
+        // (Without roofs the title has said why once.)
+        if (m_points.empty() && m_bytesOnly == 0 && (m_kernels == 0 || m_spec || !costed))
+            addTitleLine(m_chart, m_kernels == 0
+                                      ? QObject::tr("no kernels in this trace")
                                       : QObject::tr("none of its %1 could be costed: the ops that "
-                                                    "launched them carry no input shapes AttnScope models")
+                                                    "launched them carry no input shapes AttnScope "
+                                                    "models")
                                             .arg(qs(formatCount(m_kernels, "kernel", "kernels"))));
         return m_chart;
     }
@@ -294,15 +293,19 @@ private:
     QPointF at(const RoofPoint& p) const { return {p.intensity(), p.p->flopsPerSec / m_unit}; }
 
     void addTitle() {
-        m_chart->setTitle((m_spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(m_spec->name))
-                                  : QObject::tr("Roofline · no roofs known for this trace's device"))
-                              .toHtmlEscaped());
+        // The roofs' device, or once why there are none (the device the specs do not know, a CPU not
+        // measured): "no roofs known" had been said three times over on an MI250 trace.
+        const std::string why = m_a.deviceNote.empty() || m_kernels == 0 ? m_a.cpuNote : m_a.deviceNote;
+        m_chart->setTitle(
+            m_spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(m_spec->name)).toHtmlEscaped()
+                   : QObject::tr("Roofline"));
         if (m_a.beyondRoof() && m_spec)
             addTitleLine(m_chart, QObject::tr("%1 faster than a roof allows, left off: %2")
                                       .arg(qs(formatCount(m_a.beyondRoof(), "kernel", "kernels")),
                                            QString::fromStdString(beyondRoofReason(*m_spec))));
-        else if (!m_spec && !m_a.cpuNote.empty())
-            addTitleLine(m_chart, QString::fromStdString(m_a.cpuNote));
+        else if (!m_spec && m_kernels > 0)
+            addTitleLine(m_chart, why.empty() ? QObject::tr("no roofs known for this trace's device")
+                                              : QString::fromStdString(why));
         if (m_bytesOnly > 0)
             addTitleLine(m_chart,
                          QObject::tr("%1 only moving bytes (no FLOPs): in the table, not on this chart")
