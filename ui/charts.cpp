@@ -17,6 +17,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCoreApplication>
+#include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -24,8 +25,10 @@
 #include <QPieSeries>
 #include <QPieSlice>
 #include <QScatterSeries>
+#include <QSet>
 #include <QStackedBarSeries>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -36,7 +39,15 @@ namespace attnscope::ui {
 
 namespace {
 
-QChart* stackedBars(const std::vector<QString>& bars,
+// A bar's label: its name (lines split by '\n') and what it holds per call, at length and short; the bar's
+// total is written between them.
+struct BarLabel {
+    QString name;
+    QString perCall, perCallShort;
+    bool operator==(const BarLabel& o) const { return name == o.name; }
+};
+
+QChart* stackedBars(const std::vector<BarLabel>& bars,
                     const std::vector<std::array<double, std::size_t(KernelRole::Count)>>& ns,
                     const QString& title, const QString& empty);
 
@@ -44,29 +55,33 @@ QChart* stackedBars(const std::vector<QString>& bars,
 // total is written under it.
 QChart* breakdown(const std::vector<ChartInput>& inputs) {
     using RoleTimes = std::array<double, std::size_t(KernelRole::Count)>;
-    std::vector<QString> bars;
+    std::vector<BarLabel> bars;
     std::vector<RoleTimes> ns;
-    auto bar = [&](const QString& name) -> RoleTimes& {
+    auto bar = [&](const BarLabel& label) -> RoleTimes& {
         for (std::size_t i = 0; i < bars.size(); ++i)
-            if (bars[i] == name) return ns[i];
-        bars.push_back(name);
+            if (bars[i] == label) return ns[i];
+        bars.push_back(label);
         ns.push_back({});
         return ns.back();
     };
     for (const ChartInput& in : inputs)
         for (const ImplRoleTimes& group : in.analysis->tables.roleTimes) {
-            QString name = inputs.size() > 1    ? in.label
+            BarLabel label{inputs.size() > 1    ? in.label
                            : group.impl.empty() ? QObject::tr("outside attention")
-                                                : QString::fromStdString(group.impl);
+                                                : QString::fromStdString(group.impl),
+                           {},
+                           {}};
             // An implementation's calls, each as long as the Attention dock and `compare` say (its workers or
-            // streams at once counted once), above the bar's total summed over them.
+            // streams at once counted once), under the bar's total summed over them.
             if (inputs.size() == 1 && !group.impl.empty())
                 for (const ImplCalls& calls : in.analysis->tables.implCalls)
-                    if (calls.impl == group.impl && calls.calls)
-                        name += QObject::tr("\n%1: %2 each")
-                                    .arg(qs(formatCount(calls.calls, "call", "calls")),
-                                         qs(formatDuration(calls.kernelNsPerCall())));
-            RoleTimes& times = bar(name);
+                    if (calls.impl == group.impl && calls.calls) {
+                        const QString each = qs(formatDuration(calls.kernelNsPerCall()));
+                        label.perCall = QObject::tr("%1: %2 each")
+                                            .arg(qs(formatCount(calls.calls, "call", "calls")), each);
+                        label.perCallShort = QObject::tr("%1 × %2").arg(calls.calls).arg(each);
+                    }
+            RoleTimes& times = bar(label);
             for (std::size_t r = 0; r < times.size(); ++r)
                 times[r] += double(group.times.ns[r]);
         }
@@ -74,8 +89,62 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
                        QObject::tr("no kernels in this trace"));
 }
 
-// Bars of kernel time per role, with each bar's total under it.
-QChart* stackedBars(const std::vector<QString>& bars,
+// The labels of bars at each level of detail, the most first: name, total and the calls at length; with
+// the calls short ("3 × 56.811 ms"); name and total; the name's lines elided in the middle. Qt cuts a
+// label wider than its bar's room and drops its lines after the cut: the chart steps down a level
+// whenever its axis says a label was cut (fitBarLabels), so what shows is whole.
+QList<QStringList> barLabelLevels(const std::vector<BarLabel>& bars, const std::vector<QString>& totals) {
+    QList<QStringList> levels(4);
+    auto lines = [](const QStringList& parts) {
+        QStringList escaped;
+        for (const QString& part : parts)
+            if (!part.isEmpty()) escaped << part.toHtmlEscaped();
+        return escaped.join(QStringLiteral("<br>"));
+    };
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const QStringList name = bars[i].name.split('\n');
+        QStringList elided;
+        for (const QString& line : name)
+            elided << (line.size() > 14 ? line.left(6) + QStringLiteral("…") + line.right(6) : line);
+        levels[0] << lines(name + QStringList{totals[i], bars[i].perCall});
+        levels[1] << lines(name + QStringList{totals[i], bars[i].perCallShort});
+        levels[2] << lines(name + QStringList{totals[i]});
+        levels[3] << lines(elided + QStringList{totals[i]});
+    }
+    // A level whose labels two bars share cannot be a category axis' (it keeps one of each).
+    QList<QStringList> usable;
+    for (const QStringList& level : levels)
+        if (QSet<QString>(level.begin(), level.end()).size() == level.size() &&
+            (usable.isEmpty() || usable.back() != level))
+            usable << level;
+    return usable;
+}
+
+constexpr const char* kLabelLevels = "attnscopeLabelLevels";
+constexpr const char* kLabelLevel = "attnscopeLabelLevel";
+
+void showLabelLevel(QBarCategoryAxis* x, int level) {
+    const QList<QStringList> levels = x->property(kLabelLevels).value<QList<QStringList>>();
+    if (level < 0 || level >= levels.size()) return;
+    x->setProperty(kLabelLevel, level);
+    x->setCategories(levels[level]);
+}
+
+// While the axis says a label is cut, the next level down: each after the axis has laid out the last (its
+// layout is a posted event; the check is posted after it).
+void fitBarLabels(QBarCategoryAxis* x) {
+    QTimer::singleShot(0, x, [x] {
+        const int level = x->property(kLabelLevel).toInt();
+        if (!x->labelsTruncated() ||
+            level + 1 >= x->property(kLabelLevels).value<QList<QStringList>>().size())
+            return;
+        showLabelLevel(x, level + 1);
+        fitBarLabels(x);
+    });
+}
+
+// Bars of kernel time per role, with each bar's name, total and calls under it.
+QChart* stackedBars(const std::vector<BarLabel>& bars,
                     const std::vector<std::array<double, std::size_t(KernelRole::Count)>>& ns,
                     const QString& title, const QString& empty) {
     double maxNs = 0;
@@ -99,12 +168,14 @@ QChart* stackedBars(const std::vector<QString>& bars,
     chart->setTitle(title);
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
-    for (std::size_t i = 0; i < bars.size(); ++i)
-        // On lines of their own, the trace, its implementation and its time: one line of them was cut to
-        // "h100_…json.gz · fl…" under a third of the width (the axis draws its labels as HTML).
-        x->append(QStringLiteral("%1<br>%2")
-                      .arg(bars[i].toHtmlEscaped().replace('\n', QStringLiteral("<br>")),
-                           qs(formatDuration(TimeNs(std::accumulate(ns[i].begin(), ns[i].end(), 0.0))))));
+    std::vector<QString> totals;
+    for (const auto& times : ns)
+        totals.push_back(qs(formatDuration(TimeNs(std::accumulate(times.begin(), times.end(), 0.0)))));
+    x->setProperty(kLabelLevels, QVariant::fromValue(barLabelLevels(bars, totals)));
+    showLabelLevel(x, 0);
+    QObject::connect(x, &QAbstractAxis::labelsTruncatedChanged, x, [x](bool cut) {
+        if (cut) fitBarLabels(x);
+    });
     auto* y = new QValueAxis;
     // The unit alone (the title says what is measured): a low chart still shows all of it.
     y->setTitleText(qs(axisUnit.name));
@@ -214,7 +285,7 @@ QString inputLetter(std::size_t i) {
 }
 
 QChart* makeComparisonChart(const Comparison& comparison) {
-    std::vector<QString> bars;
+    std::vector<BarLabel> bars;
     std::vector<std::array<double, std::size_t(KernelRole::Count)>> ns;
     const std::vector<std::string> labels = traceLabels(comparison);
     bool opening = false;
@@ -227,7 +298,7 @@ QChart* makeComparisonChart(const Comparison& comparison) {
             withoutCalls.push_back(t);
         for (const CompareRow& row : rows) {
             if (!row.calls.calls) continue;
-            bars.push_back(QStringLiteral("%1\n%2").arg(qs(labels[t]), qs(row.impl)));
+            bars.push_back({QStringLiteral("%1\n%2").arg(qs(labels[t]), qs(row.impl)), {}, {}});
             ns.push_back(row.roleNsPerCall()); // as tall as the table's kernel time per call
         }
     }
@@ -244,7 +315,7 @@ QChart* makeComparisonChart(const Comparison& comparison) {
     // role, whole, so the chart still compares them.
     for (std::size_t t = 0; t < comparison.traces.size(); ++t)
         for (const CompareRow& row : comparison.traces[t].rows) {
-            bars.push_back(qs(labels[t]));
+            bars.push_back({qs(labels[t]), {}, {}});
             std::array<double, std::size_t(KernelRole::Count)> whole{};
             for (std::size_t r = 0; r < whole.size(); ++r)
                 whole[r] = double(row.roles.ns[r]);
@@ -262,8 +333,10 @@ QString exportChart(QChart* chart, QSize size, double scale, const QString& path
     const QRectF before = chart->geometry();
     chart->resize(size);
     chart->scene()->setSceneRect(QRectF(QPointF(0, 0), size));
-    // The chart lays out its series' items from posted events: let them run before drawing.
-    QCoreApplication::processEvents();
+    // The chart lays out its series' items from posted events, and its bars' labels step down a level at a
+    // time while cut: let them all run before drawing.
+    for (int i = 0; i < 12; ++i)
+        QCoreApplication::processEvents();
     const QString error = exportPicture(size, scale, path, chart->title(), [&](QPainter& p, QSize at) {
         p.setRenderHint(QPainter::Antialiasing);
         chart->scene()->render(&p, QRectF(QPointF(0, 0), at), QRectF(QPointF(0, 0), at));
@@ -308,13 +381,39 @@ void ChartsPanel::setInputs(const std::vector<ChartInput>& inputs) {
 namespace {
 
 // A chart in a low, wide dock (a laptop's bottom dock is ~250 pixels high) keeps its plot's height with its
-// legend to the right: under it, the legend and the title left the axes no room for their ticks.
+// legend to the right (under it, the legend and the title left the axes no room for their ticks) and
+// with thin margins.
 void fitLegend(QChartView* view, ChartKind kind) {
     QChart* chart = view->chart();
-    if (!chart || !chart->legend() || kind == ChartKind::Share) return; // the pie keeps its own
+    if (!chart || !chart->legend()) return;
     const QSize at = view->viewport()->size();
-    const Qt::Alignment want =
-        at.height() < 360 && at.width() > 2 * at.height() ? Qt::AlignRight : Qt::AlignBottom;
+    // Bars' labels at their most again, then as much as the new width holds.
+    for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
+        if (auto* x = qobject_cast<QBarCategoryAxis*>(axis); x && x->property(kLabelLevel).toInt() > 0) {
+            showLabelLevel(x, 0);
+            fitBarLabels(x);
+        }
+    // Low, the chart gives its frame's margins to the plot: a roofline in a 1366×768 window's bottom dock
+    // had a plot 90 pixels high inside a rounded card with 20 pixels around it.
+    struct Frame {
+        QMargins margins;
+        qreal left, top, right, bottom, roundness;
+    };
+    static const Frame normal = [] {
+        QChart fresh;
+        Frame f{fresh.margins(), 0, 0, 0, 0, fresh.backgroundRoundness()};
+        fresh.layout()->getContentsMargins(&f.left, &f.top, &f.right, &f.bottom);
+        return f;
+    }();
+    const bool low = at.height() < 360;
+    chart->setMargins(low ? QMargins(4, 2, 4, 2) : normal.margins);
+    if (low)
+        chart->layout()->setContentsMargins(0, 0, 0, 0);
+    else
+        chart->layout()->setContentsMargins(normal.left, normal.top, normal.right, normal.bottom);
+    chart->setBackgroundRoundness(low ? 0 : normal.roundness);
+    if (kind == ChartKind::Share) return; // the pie keeps its legend where it is
+    const Qt::Alignment want = low && at.width() > 2 * at.height() ? Qt::AlignRight : Qt::AlignBottom;
     if (chart->legend()->alignment() != want) chart->legend()->setAlignment(want);
 }
 

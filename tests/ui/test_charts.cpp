@@ -297,8 +297,8 @@ TEST(Charts, RooflineAndBreakdownReadAtAGlance) {
     auto* x = qobject_cast<QBarCategoryAxis*>(breakdown->axes(Qt::Horizontal).front());
     ASSERT_NE(x, nullptr);
     // The name and its time on lines of their own (one line was cut under a narrow bar), each whole.
-    // An implementation's bar says its calls and each one's time, as the Attention dock does, over its total.
-    EXPECT_TRUE(x->categories().contains("flash<br>34 calls: 113.396 µs each<br>3.855 ms"))
+    // An implementation's bar says its total, then its calls and each one's time, as the Attention dock does.
+    EXPECT_TRUE(x->categories().contains("flash<br>3.855 ms<br>34 calls: 113.396 µs each"))
         << x->categories().join(" | ").toStdString();
     // At an exported picture's size, every line of every label fits its bar's room, as the font measures it.
     breakdown->resize(QSizeF(1200, 700));
@@ -712,6 +712,36 @@ TEST(Charts, ThePanelDrawsTheChartOnShowForTheLatestInputs) {
     panel.hide();
     panel.setInputs({{doc->trace.get(), doc->analysis.get(), "h100"}});
     EXPECT_EQ(chartRoofPoints(panel.currentChart()).size(), summaryRoofPoints(*doc->summary).size());
+}
+
+// A bar's label never shows cut: in a dock too narrow for "34 calls: 113.396 µs each" the label steps down
+// to "34 × 113.396 µs", then to its name and total (a live run's bars read "3 calls: 82.613 …" with their
+// totals gone); widened again, it says all of it.
+TEST(Charts, BarLabelsStepDownUntilNoneIsCut) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    ChartsPanel panel;
+    panel.resize(420, 240);
+    panel.show();
+    panel.setInputs({{doc->trace.get(), doc->analysis.get(), "h100"}});
+    auto settle = [] {
+        for (int i = 0; i < 20; ++i)
+            QApplication::processEvents();
+    };
+    settle();
+    auto* x = qobject_cast<QBarCategoryAxis*>(panel.currentChart()->axes(Qt::Horizontal).front());
+    ASSERT_NE(x, nullptr);
+    EXPECT_FALSE(x->labelsTruncated()) << x->categories().join(" | ").toStdString();
+    QString flash;
+    for (const QString& c : x->categories())
+        if (c.startsWith("flash")) flash = c;
+    EXPECT_TRUE(flash.startsWith("flash<br>3.855 ms")) << flash.toStdString(); // the total always kept
+    EXPECT_FALSE(flash.contains("calls:")) << flash.toStdString();
+    panel.resize(1400, 700);
+    settle();
+    EXPECT_FALSE(x->labelsTruncated());
+    EXPECT_TRUE(x->categories().contains("flash<br>3.855 ms<br>34 calls: 113.396 µs each"))
+        << x->categories().join(" | ").toStdString();
 }
 
 // Two ranks of a recommender job (no attention anywhere) compared: the chart shows each trace's kernel time
