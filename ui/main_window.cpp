@@ -76,6 +76,7 @@ MainWindow::MainWindow() {
     restoreFittingGeometry(settings.value("window/rect").toRect(),
                            settings.value("window/maximized").toBool());
     m_layoutRestored = restoreState(settings.value("window/state").toByteArray());
+    m_ranksDock->hide(); // shown by a job's ranks, not by a layout saved while one was open
     m_kernels->restoreColumnState(settings.value("window/kernelTableColumns").toByteArray());
     m_header->setText(tr("No trace open. File → Open, or drop a trace file here."));
     statusBar()->showMessage(tr("%1 · drag to pan · click selects · Shift+drag selects a range · Ctrl+F find")

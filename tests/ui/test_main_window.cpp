@@ -495,6 +495,29 @@ TEST(MainWindow, DroppedFilesOpenAndRecentFilesAndLayoutPersist) {
     EXPECT_TRUE(items.contains(recent.first())) << items.join(", ").toStdString();
 }
 
+// A window closed with a job's ranks open keeps its layout, but the next starts with no Ranks tab: there are
+// no ranks until a job is opened (a leftover tab showed the last job's nothing).
+TEST(MainWindow, TheRanksTabComesWithRanksNotWithTheSavedLayout) {
+    ATTNSCOPE_REQUIRE_FIXTURE(r0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(r1, "dlrm_2ranks/rank1.json");
+    {
+        MainWindow w;
+        w.show();
+        w.openRanks({QString::fromStdString(r0), QString::fromStdString(r1)});
+        ASSERT_TRUE(waitForTrace(w) && waitForAnalysis(w));
+        auto* ranks = w.findChild<QDockWidget*>("ranksDock");
+        ASSERT_NE(ranks, nullptr);
+        EXPECT_TRUE(ranks->isVisible());
+        w.close(); // saves the layout, the Ranks dock on show
+    }
+    MainWindow again;
+    again.show();
+    QApplication::processEvents();
+    auto* ranks = again.findChild<QDockWidget*>("ranksDock");
+    ASSERT_NE(ranks, nullptr);
+    EXPECT_FALSE(ranks->isVisible());
+}
+
 // At a laptop's 1366×768 and a desktop's 1920×1080, no column title of the docks' tables is cut: each
 // section at least as wide as its title needs (the header's own size hint), on a trace and on ranks.
 TEST(MainWindow, NoColumnTitleIsCutAtTheDefaultLayout) {
