@@ -24,8 +24,13 @@ namespace attnscope {
 // work is too small to fill the device: at its roofs it would take under kLatencyWorkSeconds, a launch's
 // own latency. More work far under its roof is still memory- or compute-bound, at the share it reached:
 // it is slow for another reason (too few blocks or threads, strided access, an op that is not vectorized).
+// And it ran under kLatencyMaxSeconds: a launch's or an op's own overhead is microseconds (a CPU's threads
+// waking, hundreds of them). Little work that took longer waited on something else (a first call setting
+// up its thread pool or memory, the OS, a lock): it is held at the share it reached, far below its roof,
+// not said to wait on latency (a 43 ms aten::le of a few kB had been "latency-bound").
 constexpr double kLatencyBoundShare = 0.10;
 constexpr double kLatencyWorkSeconds = 5e-6;
+constexpr double kLatencyMaxSeconds = 1e-3;
 struct KernelAnalysis;
 bool tooSmallToFill(const KernelAnalysis& k, const DeviceSpec& spec);
 

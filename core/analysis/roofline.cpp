@@ -61,9 +61,9 @@ void placeOnRoofline(KernelAnalysis& k, TimeNs durationNs, const DeviceSpec& spe
     }
     const bool memorySide = k.intensity < peak / spec.bandwidth;
     const double share = memorySide ? k.memoryShare : k.computeShare;
-    k.verdict = share < kLatencyBoundShare && tooSmallToFill(k, spec) ? Verdict::LatencyBound
-                : memorySide                                          ? Verdict::MemoryBound
-                                                                      : Verdict::ComputeBound;
+    const bool latency =
+        share < kLatencyBoundShare && tooSmallToFill(k, spec) && seconds < kLatencyMaxSeconds;
+    k.verdict = latency ? Verdict::LatencyBound : memorySide ? Verdict::MemoryBound : Verdict::ComputeBound;
 }
 
 } // namespace attnscope

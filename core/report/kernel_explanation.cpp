@@ -39,6 +39,13 @@ std::string rooflineExplanation(const Trace& trace, const TraceAnalysis& analysi
                        "(dispatch, threads waking up, allocation)."
                      : ". Too little work to fill the device: the kernel waits on launch latency, "
                        "synchronization or a tail of few blocks.";
+    else if (share < kLatencyBoundShare && roofs && tooSmallToFill(k, *roofs))
+        out +=
+            ". Far below its roof (" + formatPercent(share) + ") with little work, yet it took " +
+            formatDuration(trace.track(k.event.track).events.duration[k.event.index]) + ": longer than any " +
+            (onCpu ? "op's" : "launch's") + " own overhead, so it waited on something else — " +
+            (onCpu ? "a first call setting up its threads or memory, the OS, a lock."
+                   : "a synchronization or a wait inside the kernel, or the device shared with other work.");
     else if (share < kLatencyBoundShare)
         out +=
             ". Far below its roof (" + formatPercent(share) +

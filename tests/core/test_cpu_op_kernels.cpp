@@ -291,6 +291,25 @@ TEST(CpuOpKernels, ACpuTraceSpeaksOfCpusAndAnotherHostsTraceHasNoRoofsOfThisMach
 
 // aten::bmm is a hand-written call's QKᵀ and PV GEMM: a row per role in the kernel rows and the
 // roofline, each with its own kernels' time (not the name's dominant role for both).
+// A comparison of a few thousand elements that took 43 ms (a model's first parallel op, starting the thread
+// pool) waited on something besides its own overhead: not latency-bound, and Details says what it may have
+// waited on; the same op in 20 µs is latency-bound. The latency_bound finding counts only the short one.
+TEST(CpuOpKernels, LittleWorkThatTookMillisecondsWaitedOnSomethingElse) {
+    const auto trace =
+        loadText(cpuTrace({{"aten::le", 0, 43000, "[[256],[]]"}, {"aten::le", 50000, 20, "[[256],[]]"}}));
+    const DeviceSpec cpu = testCpu();
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    ASSERT_EQ(a.kernels.size(), 2u);
+    const KernelAnalysis& slow = a.kernels[0];
+    const KernelAnalysis& quick = a.kernels[1];
+    ASSERT_NE(slow.cost, CostSource::Unknown);
+    EXPECT_EQ(quick.verdict, Verdict::LatencyBound);
+    EXPECT_EQ(slow.verdict, Verdict::MemoryBound);
+    const std::string why = rooflineExplanation(*trace, a, slow);
+    EXPECT_NE(why.find("with little work, yet it took 43.000 ms"), std::string::npos) << why;
+    EXPECT_NE(why.find("waited on something else"), std::string::npos) << why;
+}
+
 TEST(CpuOpKernels, AnOpThatPlaysTwoRolesIsARowPerRole) {
     const auto trace = loadText(cpuTrace(attentionOps()));
     const DeviceSpec cpu = testCpu();

@@ -122,6 +122,7 @@ void expectInvariants(const Document& d, const std::string& label) {
         ASSERT_NE(roofs, nullptr) << name;
         if (k.verdict == Verdict::LatencyBound) {
             EXPECT_TRUE(tooSmallToFill(k, *roofs)) << name;
+            EXPECT_LT(double(track.events.duration[k.event.index]), kLatencyMaxSeconds * 1e9) << name;
         }
     }
     EXPECT_EQ(beyond, a.beyondRoof()); // the header's count is the verdict table's

@@ -39,6 +39,11 @@ TEST(Roofline, JustEitherSideOfTheRidgeAndTheLatencyLine) {
     EXPECT_EQ(verdictOf(49e6, 4.9e6, TimeNs(4.9e6 / 99e9 * 1e9)), Verdict::LatencyBound);
     EXPECT_EQ(verdictOf(51e6, 5.1e6, TimeNs(5.1e6 / 99e9 * 1e9)), Verdict::MemoryBound);
     EXPECT_EQ(verdictOf(1e12, 1e9, TimeNs(1e12 / 9.9e12 * 1e9)), Verdict::ComputeBound);
+    // Little work (4 kB) that ran longer than any overhead explains (a CPU's first parallel op took 43 ms):
+    // held at the share it reached, not latency-bound; just under a millisecond, still latency-bound.
+    EXPECT_EQ(verdictOf(4e3, 4e3, 999'000), Verdict::LatencyBound);
+    EXPECT_EQ(verdictOf(4e3, 4e3, 1'000'000), Verdict::MemoryBound);
+    EXPECT_EQ(verdictOf(4e3, 4e3, 43'000'000), Verdict::MemoryBound);
 }
 
 TEST(Roofline, VerdictsOnEitherSideOfTheRidge) {
