@@ -391,6 +391,7 @@ const std::vector<FindingRule>& findingRules() {
         {"out_of_place_copy", outOfPlaceCopy, {}},
         {"repeated_kv_heads", repeatedKvHeads, {}},
         {"math_upcast", mathUpcast, {}},
+        {"softmax_upcast", softmaxUpcast, {}},
         {"mask_per_call", maskPerCall, {}},
         {"safe_softmax", safeSoftmax, {}},
         {"host_bound_attention", hostBoundAttention, {}},

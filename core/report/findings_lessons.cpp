@@ -33,12 +33,6 @@ template <class F> void forEachOpAround(const Context& c, EventRef kernel, const
     });
 }
 
-std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call) {
-    std::vector<EventRef> out;
-    forEachOpAround(c, kernel, call, [&](EventRef e) { out.push_back(e); });
-    return out;
-}
-
 bool anyNamed(const Context& c, const std::vector<EventRef>& ops,
               std::initializer_list<std::string_view> names) {
     return std::any_of(ops.begin(), ops.end(), [&](EventRef e) {
@@ -87,6 +81,12 @@ bool isCopyKernel(const Context& c, const KernelAnalysis& k) {
 }
 
 } // namespace
+
+std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call) {
+    std::vector<EventRef> out;
+    forEachOpAround(c, kernel, call, [&](EventRef e) { out.push_back(e); });
+    return out;
+}
 
 // The lesson of the naive trace: an out-of-place op that is a clone and its in-place twin
 // (masked_fill → clone → copy_, masked_fill_) copies its whole input inside an attention call.

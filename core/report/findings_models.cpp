@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Rules for what real models' attention does beyond the post's experiment (findings_rules.h).
 #include "core/model/op_args.h"
+#include "core/model/precision.h"
 #include "core/report/findings_rules.h"
 #include "core/report/format.h"
 
@@ -18,6 +19,17 @@ std::optional<EventRef> previousSibling(const Context& c, EventRef e) {
     const std::uint16_t depth = t.events.depth[e.index];
     for (std::uint32_t j = e.index; j-- > 0;) {
         if (t.events.depth[j] < depth) return std::nullopt; // its parent: no sibling before it
+        if (t.events.depth[j] == depth) return EventRef{e.track, j};
+    }
+    return std::nullopt;
+}
+
+// The op after e at e's depth on its thread (its next sibling), if any.
+std::optional<EventRef> nextSibling(const Context& c, EventRef e) {
+    const Track& t = c.trace.track(e.track);
+    const std::uint16_t depth = t.events.depth[e.index];
+    for (std::uint32_t j = e.index + 1; j < t.size(); ++j) {
+        if (t.events.depth[j] < depth) return std::nullopt; // its parent ended: no sibling after it
         if (t.events.depth[j] == depth) return EventRef{e.track, j};
     }
     return std::nullopt;
@@ -74,6 +86,27 @@ std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
     const int size = in.types.empty() ? 0 : inputTypeBytes(in.types.front());
     r.bytes = double(size) * double(r.to[0] * r.to[1] * r.to[2] * r.to[3]);
     return r;
+}
+
+// The precision a dtype argument names in an op's Concrete Inputs: c10's ScalarType codes, "5" half, "6"
+// float, "15" bfloat16.
+Precision scalarTypeCode(std::string_view code) {
+    return code == "5"    ? Precision::F16
+           : code == "6"  ? Precision::F32
+           : code == "15" ? Precision::BF16
+                          : Precision::Unknown;
+}
+
+// A half-precision softmax asked to compute in fp32: softmax(x, dim, dtype=torch.float32) of fp16 or bf16
+// scores (transformers' eager attention); the input's precision, or Unknown.
+Precision upcastSoftmax(const Context& c, EventRef op) {
+    if (c.name(op) != "aten::softmax") return Precision::Unknown;
+    const OpInputs in = opInputs(c, op);
+    const Precision from = in.types.empty() ? Precision::Unknown : precisionNamed(in.types.front());
+    if ((from != Precision::F16 && from != Precision::BF16) || in.concrete.size() < 3 ||
+        scalarTypeCode(in.concrete[2]) != Precision::F32)
+        return Precision::Unknown;
+    return from;
 }
 
 } // namespace
@@ -138,6 +171,87 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
     // Always shown: a copy that only undoes what grouped-query attention saves, however small its share
     // (its time at stake says how much it weighs).
     c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven, Context::Shown::Always);
+}
+
+// Eager attention's softmax upcast: scores in fp16 or bf16, softmax(dtype=torch.float32), then .to() back
+// (transformers' eager_attention_forward). The casts each read and write the whole N×N score matrix, and
+// the fp32 softmax moves twice the bytes; a fused kernel keeps the softmax in fp32 in registers with no
+// cast. The casts are the call's kernels under an aten::to: the one inside the softmax (a CPU's; a GPU's
+// softmax reads half and writes fp32 in one kernel) and the one after it back to the input's precision.
+void softmaxUpcast(Context& c, std::vector<Finding>& out) {
+    if (c.analysis.calls.empty() || !c.trace.strings().find("aten::softmax").valid()) return;
+    std::uint64_t calls = 0, inCalls = 0; // calls; casts that are kernels of their call
+    TimeNs time = 0;
+    double bytes = 0;
+    std::string half;
+    std::vector<std::pair<EventRef, std::string>> found;
+    for (const AttentionCall& call : c.analysis.calls) {
+        std::optional<EventRef> softmax;
+        Precision from = Precision::Unknown;
+        for (std::uint32_t k : call.kernels) {
+            for (EventRef e : opsAround(c, c.analysis.kernels[k].event, call))
+                if (const Precision p = upcastSoftmax(c, e); p != Precision::Unknown) {
+                    softmax = e;
+                    from = p;
+                }
+            if (softmax) break;
+        }
+        if (!softmax) continue;
+        // The work of the casts: inside the softmax, what is not the call's own softmax kernel (the scores
+        // cast up; none where the softmax kernel reads half itself); then the op right after it when it is
+        // a .to() of fp32 back to the scores' precision.
+        std::vector<std::pair<EventRef, bool>> casts; // kernel, up
+        for (EventRef e : c.gpuWorkUnder(*softmax))
+            if (std::none_of(call.kernels.begin(), call.kernels.end(),
+                             [&](std::uint32_t k) { return c.analysis.kernels[k].event == e; }))
+                casts.emplace_back(e, true);
+        if (const auto next = nextSibling(c, *softmax); next && c.name(*next) == "aten::to") {
+            const OpInputs in = opInputs(c, *next);
+            if (!in.types.empty() && precisionNamed(in.types.front()) == Precision::F32 &&
+                in.concrete.size() >= 2 && scalarTypeCode(in.concrete[1]) == from)
+                for (EventRef e : c.gpuWorkUnder(*next))
+                    casts.emplace_back(e, false);
+        }
+        bool any = false;
+        for (const auto& [e, up] : casts) {
+            any = true;
+            inCalls += std::any_of(call.kernels.begin(), call.kernels.end(),
+                                   [&, e = e](std::uint32_t k) { return c.analysis.kernels[k].event == e; });
+            time += c.dur(e);
+            if (const KernelAnalysis* ka = c.analysis.find(e)) bytes += ka->bytes;
+            found.emplace_back(e, up ? "the scores cast up to fp32 for the softmax"
+                                     : "the softmax's fp32 output cast back to " +
+                                           std::string(precisionName(from)));
+        }
+        if (!any) continue;
+        ++calls;
+        half = precisionName(from);
+    }
+    if (calls == 0) return;
+    Finding f = c.make("Softmax upcast to fp32 and back in " +
+                           formatCount(calls, "attention call", "attention calls"),
+                       time);
+    f.explanation =
+        formatCount(calls, "call", "calls") + " computed the softmax of " + half +
+        " scores in fp32 (softmax(…, dtype=torch.float32) and .to(" + half +
+        "), as transformers' eager attention does): " + formatCount(found.size(), "cast", "casts") +
+        " of the whole N×N score matrix took " + formatDuration(time) +
+        (bytes > 0 ? " and moved " + formatRate(bytes, "B") : "") + ", about " +
+        formatDuration(time / TimeNs(calls)) +
+        " a call, and the softmax between them reads or writes fp32, twice the bytes. A fused kernel "
+        "(SDPA's flash or memory-efficient backend, FlashAttention) computes the softmax in fp32 in "
+        "registers and casts nothing." +
+        (inCalls
+             ? " " + formatCount(inCalls, "cast is", "casts are") +
+                   " among the calls' own kernels: part of hand_written_attention's scale/mask/softmax time "
+                   "where that is shown, not time besides it."
+             : std::string());
+    f.suggestion =
+        "Use a fused implementation: attn_implementation=\"sdpa\" in transformers, or "
+        "torch.nn.functional.scaled_dot_product_attention. In hand-written attention, take the softmax "
+        "in the scores' own dtype: PyTorch's half-precision softmax already accumulates in fp32.";
+    Places places = longestFirst(c, std::move(found), [](EventRef, const std::string& what) { return what; });
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 
 } // namespace attnscope::findings

@@ -119,6 +119,10 @@ Places longestFirst(const Context& c, std::vector<std::pair<EventRef, T>> found,
     return places;
 }
 
+// The cpu_ops a kernel of a call was launched from, innermost first (an aten:: op standing for a kernel
+// first itself), up to and without the call's host range.
+std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call);
+
 // What a PyTorch op's args say of its inputs (record_shapes), parsed.
 struct OpInputs {
     std::optional<std::vector<std::vector<std::int64_t>>> dims;
@@ -143,6 +147,7 @@ void gpuIdle(Context& c, std::vector<Finding>& out);
 void launchBound(Context& c, std::vector<Finding>& out);
 void synchronization(Context& c, std::vector<Finding>& out);
 void repeatedKvHeads(Context& c, std::vector<Finding>& out);
+void softmaxUpcast(Context& c, std::vector<Finding>& out);
 // Whether op is a copy that repeats K or V heads for grouped-query attention (repeated_kv_heads'): the
 // other rules leave its copy to that one.
 bool repeatsKvHeads(const Context& c, EventRef op);

@@ -99,4 +99,34 @@ TEST(ModelFindings, SdpaInTrainingFallsBackOnceInEveryView) {
     EXPECT_EQ(f->explanation.find("0.10000"), std::string::npos) << f->explanation;
 }
 
+// Eager attention in bf16 takes its softmax in fp32 (softmax(dtype=torch.float32), then .to(bf16)): on a CPU
+// the scores are cast up inside the softmax and back after it, two casts a call, found as the calls' own
+// time. An fp32 model's softmax casts nothing, and SDPA's fused kernel keeps it inside: no finding on either.
+TEST(ModelFindings, EagerHalfPrecisionSoftmaxUpcastIsTwoCastsACall) {
+    const auto doc = model("llama_gqa_eager_bf16");
+    ASSERT_TRUE(doc);
+    const Finding* f = findingOf(*doc, "softmax_upcast");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->count, 8u); // up and back, 2 layers, 2 passes
+    EXPECT_NE(f->title.find("in 4 attention calls"), std::string::npos) << f->title;
+    EXPECT_NE(f->explanation.find("of bf16 scores in fp32"), std::string::npos) << f->explanation;
+    int up = 0, back = 0;
+    for (const Evidence& e : f->evidence) {
+        EXPECT_EQ(e.name, "aten::copy_");
+        up += e.note == "the scores cast up to fp32 for the softmax";
+        back += e.note == "the softmax's fp32 output cast back to bf16";
+    }
+    EXPECT_EQ(up + back, int(f->evidence.size()));
+    EXPECT_GT(up, 0);
+    EXPECT_GT(back, 0);
+    EXPECT_GT(f->timeNs, 0);
+    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    for (const char* name : {"llama_gqa_eager", "llama_gqa_sdpa"}) {
+        SCOPED_TRACE(name);
+        const auto fine = model(name);
+        ASSERT_TRUE(fine);
+        EXPECT_EQ(findingOf(*fine, "softmax_upcast"), nullptr);
+    }
+}
+
 } // namespace

@@ -13,13 +13,13 @@ from torch.profiler import ProfilerActivity, profile
 from transformers import LlamaConfig, LlamaForCausalLM
 
 
-def llama(impl, kv_heads, dropout=0.0):
+def llama(impl, kv_heads, dropout=0.0, dtype=torch.float32):
     # Grouped-query attention when kv_heads < heads (Llama 3, Mistral, Qwen2 have 4-8 query heads per K/V
     # head); a few hundred tokens, so attention weighs as it does in a real model.
     config = LlamaConfig(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
                          num_attention_heads=8, num_key_value_heads=kv_heads, max_position_embeddings=1024,
                          attention_dropout=dropout, attn_implementation=impl)
-    return LlamaForCausalLM(config).eval()
+    return LlamaForCausalLM(config).to(dtype).eval()
 
 
 def inference(model, batch=2, tokens=384):
@@ -47,6 +47,8 @@ MODELS = {
     "llama_gqa_sdpa": lambda: inference(llama("sdpa", 2)),
     # As many K/V heads as query heads: nothing to repeat.
     "llama_mha_eager": lambda: inference(llama("eager", 8)),
+    # Eager attention in bf16: its softmax runs in fp32 between two casts of the scores.
+    "llama_gqa_eager_bf16": lambda: inference(llama("eager", 2, dtype=torch.bfloat16), tokens=256),
     # Training with attention dropout: dropout is what a training call is expected to run.
     "llama_gqa_eager_train": lambda: training(llama("eager", 2, dropout=0.1)),
     # SDPA in training with dropout: PyTorch leaves the fused CPU kernel for the math backend.
