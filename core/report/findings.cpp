@@ -392,6 +392,7 @@ const std::vector<FindingRule>& findingRules() {
         {"repeated_kv_heads", repeatedKvHeads, {}},
         {"math_upcast", mathUpcast, {}},
         {"softmax_upcast", softmaxUpcast, {}},
+        {"kv_cache_concat", kvCacheConcat, {}},
         {"mask_per_call", maskPerCall, {}},
         {"safe_softmax", safeSoftmax, {}},
         {"host_bound_attention", hostBoundAttention, {}},

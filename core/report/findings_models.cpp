@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Rules for what real models' attention does beyond the post's experiment (findings_rules.h).
+#include "core/model/kineto_args.h"
 #include "core/model/op_args.h"
 #include "core/model/precision.h"
 #include "core/report/findings_rules.h"
@@ -251,7 +252,126 @@ void softmaxUpcast(Context& c, std::vector<Finding>& out) {
         "torch.nn.functional.scaled_dot_product_attention. In hand-written attention, take the softmax "
         "in the scores' own dtype: PyTorch's half-precision softmax already accumulates in fp32.";
     Places places = longestFirst(c, std::move(found), [](EventRef, const std::string& what) { return what; });
-    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
+    // Always shown: casts a fused kernel never makes, however small their share (the time at stake says how
+    // much they weigh; a run's share of them varied about the worth-showing line).
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven, Context::Shown::Always);
+}
+
+namespace {
+
+// A KV cache grown by concatenation: torch.cat((past, new), dim=-2) of [b, h, L, d] and [b, h, t, d], as
+// transformers' DynamicCache appends each generated token's K and V. Its shapes and what it wrote.
+struct CacheAppend {
+    std::vector<std::int64_t> past, added;
+    std::vector<EventRef> work;
+    double bytes = 0; // written: the whole grown cache
+};
+
+std::optional<CacheAppend> cacheAppend(const Context& c, EventRef e) {
+    if (c.name(e) != "aten::cat") return std::nullopt;
+    const OpInputs in = opInputs(c, e);
+    // A TensorList's dims come as one list of shapes: [[[b, h, L, d], [b, h, t, d]], []].
+    std::string dims;
+    c.trace.forEachArg(e, [&](std::string_view key, std::string_view value) {
+        if (key == kineto::kInputDims) dims = value;
+    });
+    if (in.concrete.size() < 2 || (in.concrete[1] != "-2" && in.concrete[1] != "2")) return std::nullopt;
+    // The list's first item, bracket to matching bracket.
+    std::size_t end = 1;
+    for (int depth = 0; end < dims.size(); ++end) {
+        depth += dims[end] == '[' ? 1 : dims[end] == ']' ? -1 : 0;
+        if (depth == 0) break;
+    }
+    if (dims.size() < 2 || dims[1] != '[' || end >= dims.size()) return std::nullopt;
+    const auto shapes = parseDims(std::string_view(dims).substr(1, end));
+    if (!shapes || shapes->size() != 2) return std::nullopt;
+    const std::vector<std::int64_t>& past = (*shapes)[0];
+    const std::vector<std::int64_t>& added = (*shapes)[1];
+    // The past held something (the first append is of an empty cache), and each token adds fewer rows
+    // than the cache holds: a cache growing, not two halves joined.
+    if (past.size() != 4 || added.size() != 4 || past[0] != added[0] || past[1] != added[1] ||
+        past[3] != added[3] || past[2] < 1 || added[2] < 1 || added[2] >= past[2])
+        return std::nullopt;
+    CacheAppend a{past, added, c.gpuWorkUnder(e), 0};
+    // Without GPU kernels the cat may be the op that did the copy itself.
+    if (a.work.empty() && (c.trace.track(e.track).events.flags[e.index] & kOpKernel)) a.work = {e};
+    if (a.work.empty()) return std::nullopt;
+    const int size = in.types.size() > 1 ? inputTypeBytes(in.types[1]) : 0;
+    a.bytes = double(size > 0 ? size : 4) * double(past[0] * past[1] * (past[2] + added[2]) * past[3]);
+    return a;
+}
+
+// The query length of a call: its SDPA op's query, else its QKᵀ GEMM's first input ([…, s, d]); 0 unknown.
+std::int64_t queryLength(const Context& c, const AttentionCall& call) {
+    for (std::uint32_t k : call.kernels) {
+        const KernelAnalysis& ka = c.analysis.kernels[k];
+        for (EventRef e : opsAround(c, ka.event, call)) {
+            const std::string_view name = c.name(e);
+            const bool sdpa = name.starts_with("aten::scaled_dot_product_attention") ||
+                              name.starts_with("aten::_scaled_dot_product");
+            if (!sdpa && !(ka.role == KernelRole::QkGemm && name == "aten::matmul")) continue;
+            const OpInputs in = opInputs(c, e);
+            if (in.dims && !in.dims->empty() && in.dims->front().size() >= 2)
+                return in.dims->front()[in.dims->front().size() - 2];
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+// A KV cache grown by torch.cat at every generated token: each append copies the whole past, so the copies
+// grow with the length and their sum with its square over a generation. A preallocated (static) cache
+// writes the new token in place. Told only where a cache was seen growing (appends of two lengths at
+// least), with the calls by phase: prefill (the prompt, many queries) and decode (one query a token).
+void kvCacheConcat(Context& c, std::vector<Finding>& out) {
+    if (c.analysis.calls.empty() || !c.trace.strings().find("aten::cat").valid()) return;
+    std::vector<std::pair<EventRef, CacheAppend>> found;
+    std::set<std::int64_t> lengths;
+    TimeNs time = 0;
+    double bytes = 0;
+    std::int64_t longest = 0;
+    c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track&) {
+        auto a = cacheAppend(c, e);
+        if (!a) return;
+        lengths.insert(a->past[2]);
+        longest = std::max(longest, a->past[2] + a->added[2]);
+        time += c.totalDuration(a->work);
+        bytes += a->bytes;
+        found.emplace_back(e, std::move(*a));
+    });
+    if (lengths.size() < 2) return;
+    std::uint64_t prefill = 0, decode = 0;
+    for (const AttentionCall& call : c.analysis.calls) {
+        const std::int64_t q = queryLength(c, call);
+        decode += q == 1;
+        prefill += q > 1;
+    }
+    Finding f = c.make("KV cache grown by torch.cat: " + formatCount(found.size(), "copy", "copies") +
+                           " of the whole past K/V",
+                       time);
+    f.explanation =
+        formatCount(found.size(), "append", "appends") +
+        " concatenated the new tokens' K or V onto the cache (" + std::to_string(*lengths.begin()) + " to " +
+        std::to_string(*lengths.rbegin()) + " tokens before the append, " + std::to_string(longest) +
+        " at the most): each torch.cat writes the whole cache again, so the copy grows with the length and "
+        "the copies over a generation with its square. They took " +
+        formatDuration(time) + (bytes > 0 ? " writing " + formatRate(bytes, "B") : "") + ". The trace's " +
+        formatCount(prefill + decode, "attention call", "attention calls") +
+        " with a known query length: " + std::to_string(prefill) +
+        " prefill (the prompt, many queries a call), " + std::to_string(decode) +
+        " decode (one query a generated token).";
+    f.suggestion = "Preallocate the cache for the generation's length and write each token in place: in "
+                   "transformers generate(..., cache_implementation=\"static\") (a StaticCache, which "
+                   "also lets torch.compile capture the decode step); by hand, a [b, h, max_len, d] buffer "
+                   "filled with index_copy_ or slicing.";
+    Places places = longestFirst(c, std::move(found), [](EventRef, const CacheAppend& a) {
+        return "cache of " + std::to_string(a.past[2]) + " tokens + " + std::to_string(a.added[2]) + ": " +
+               dimsText(a.past) + " → " +
+               dimsText({a.past[0], a.past[1], a.past[2] + a.added[2], a.past[3]}) +
+               (a.bytes > 0 ? ", " + formatRate(a.bytes, "B") + " written" : "");
+    });
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven, Context::Shown::Always);
 }
 
 } // namespace attnscope::findings

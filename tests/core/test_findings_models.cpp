@@ -129,4 +129,34 @@ TEST(ModelFindings, EagerHalfPrecisionSoftmaxUpcastIsTwoCastsACall) {
     }
 }
 
+// Generation with transformers' default cache: each layer's K and V grow by torch.cat at every generated
+// token (a copy of the whole past, growing with the length), and the calls are one prefill and a decode
+// call a token per layer. A static cache writes each token in place, and a forward pass with no cache
+// appends nothing: no finding on either.
+TEST(ModelFindings, AKvCacheGrownByConcatenationIsCopiedAtEveryToken) {
+    const auto doc = model("llama_gqa_generate");
+    ASSERT_TRUE(doc);
+    const Finding* f = findingOf(*doc, "kv_cache_concat");
+    ASSERT_TRUE(f);
+    // 15 appends after the first token (the first fills an empty cache), K and V, 2 layers, 2 generations.
+    EXPECT_EQ(f->count, 15u * 2 * 2 * 2);
+    EXPECT_NE(f->explanation.find("64 to 78 tokens before the append, 79 at the most"), std::string::npos)
+        << f->explanation;
+    // Per generation: a prefill call and 15 decode calls per layer (the 16th token needs no attention).
+    EXPECT_NE(f->explanation.find("4 prefill (the prompt, many queries a call), 60 decode"),
+              std::string::npos)
+        << f->explanation;
+    ASSERT_FALSE(f->evidence.empty());
+    EXPECT_EQ(f->evidence.front().name, "aten::cat");
+    EXPECT_NE(f->suggestion.find("cache_implementation=\"static\""), std::string::npos);
+    EXPECT_GT(f->timeNs, 0);
+    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    for (const char* name : {"llama_gqa_generate_static", "llama_gqa_sdpa"}) {
+        SCOPED_TRACE(name);
+        const auto fine = model(name);
+        ASSERT_TRUE(fine);
+        EXPECT_EQ(findingOf(*fine, "kv_cache_concat"), nullptr);
+    }
+}
+
 } // namespace

@@ -40,6 +40,16 @@ def training(model, batch=2, tokens=256):
     return step
 
 
+def generation(model, cache=None, prompt=64, tokens=16):
+    ids = torch.randint(0, model.config.vocab_size, (1, prompt))
+    options = {"cache_implementation": cache} if cache else {}
+
+    def step():
+        with torch.no_grad():
+            model.generate(ids, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False, **options)
+    return step
+
+
 MODELS = {
     # Eager attention repeats K/V heads for the query heads (transformers' repeat_kv).
     "llama_gqa_eager": lambda: inference(llama("eager", 2)),
@@ -53,6 +63,10 @@ MODELS = {
     "llama_gqa_eager_train": lambda: training(llama("eager", 2, dropout=0.1)),
     # SDPA in training with dropout: PyTorch leaves the fused CPU kernel for the math backend.
     "llama_gqa_sdpa_train": lambda: training(llama("sdpa", 2, dropout=0.1)),
+    # Generation: transformers' default cache grows by torch.cat at every token; a static cache is
+    # preallocated and written in place.
+    "llama_gqa_generate": lambda: generation(llama("sdpa", 2)),
+    "llama_gqa_generate_static": lambda: generation(llama("sdpa", 2), cache="static"),
 }
 
 
