@@ -393,6 +393,7 @@ const std::vector<FindingRule>& findingRules() {
         {"math_upcast", mathUpcast, {}},
         {"softmax_upcast", softmaxUpcast, {}},
         {"kv_cache_concat", kvCacheConcat, {}},
+        {"compiled_attention", compiledAttention, {}},
         {"mask_per_call", maskPerCall, {}},
         {"safe_softmax", safeSoftmax, {}},
         {"host_bound_attention", hostBoundAttention, {}},

@@ -159,4 +159,26 @@ TEST(ModelFindings, AKvCacheGrownByConcatenationIsCopiedAtEveryToken) {
     }
 }
 
+// A model compiled with torch.compile, eager attention: Inductor fuses the softmax into a kernel the CPU
+// profiler does not record and leaves the QKᵀ and PV GEMMs as aten::bmm, so no attention call is found; the
+// finding says where the attention went (4 calls: 2 layers, 2 passes) and how long the regions took. With
+// SDPA the compiled graph keeps its fused op, which is an attention call: no finding.
+TEST(ModelFindings, AttentionInsideTorchCompileIsNamedNotLeftSilent) {
+    const auto doc = model("llama_gqa_eager_compiled");
+    ASSERT_TRUE(doc);
+    const Finding* f = findingOf(*doc, "compiled_attention");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->count, 4u);
+    EXPECT_NE(f->title.find("4 calls keep their N×N scores in memory"), std::string::npos) << f->title;
+    EXPECT_NE(f->explanation.find("torch.compile regions took "), std::string::npos) << f->explanation;
+    // [16, 256, 256] scores a call (batch 2 × 8 heads, 256 tokens).
+    EXPECT_NE(f->explanation.find("4,194,304 scores in all"), std::string::npos) << f->explanation;
+    EXPECT_GT(f->timeNs, 0);
+    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    const auto sdpa = model("llama_gqa_sdpa_compiled");
+    ASSERT_TRUE(sdpa);
+    EXPECT_EQ(findingOf(*sdpa, "compiled_attention"), nullptr);
+    EXPECT_EQ(sdpa->analysis->calls.size(), 4u);
+}
+
 } // namespace
