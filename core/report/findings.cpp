@@ -394,6 +394,7 @@ const std::vector<FindingRule>& findingRules() {
         {"softmax_upcast", softmaxUpcast, {}},
         {"kv_cache_concat", kvCacheConcat, {}},
         {"compiled_attention", compiledAttention, {}},
+        {"recomputed_attention", recomputedAttention, {}},
         {"mask_per_call", maskPerCall, {}},
         {"safe_softmax", safeSoftmax, {}},
         {"host_bound_attention", hostBoundAttention, {}},

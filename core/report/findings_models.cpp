@@ -479,4 +479,58 @@ void compiledAttention(Context& c, std::vector<Finding>& out) {
     c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven, Context::Shown::Always);
 }
 
+// Attention computed again in the backward pass: activation checkpointing drops a layer's activations in
+// the forward and recomputes them when the backward needs them, attention included. Such a call's host
+// range runs inside autograd's evaluation of a backward function ("autograd::engine::evaluate_function:
+// …Backward0"), where a call that is not checkpointed never runs (its backward is the backward op, not a
+// call). At stake the recomputed calls' kernel time.
+void recomputedAttention(Context& c, std::vector<Finding>& out) {
+    if (c.analysis.calls.empty()) return;
+    std::uint64_t recomputed = 0;
+    TimeNs time = 0;
+    Places places;
+    for (const AttentionCall& call : c.analysis.calls) {
+        std::optional<EventRef> from = call.scope;
+        if (!from && !call.kernels.empty()) {
+            const std::vector<EventRef> ops =
+                opsAround(c, c.analysis.kernels[call.kernels.front()].event, call);
+            if (!ops.empty()) from = ops.back();
+        }
+        if (!from) continue;
+        std::optional<EventRef> backward;
+        forEachEnclosingEvent(c.trace, *from, [&](EventRef e) {
+            if (c.name(e).starts_with("autograd::engine::evaluate_function:")) backward = e;
+            return backward.has_value();
+        });
+        if (!backward) continue;
+        ++recomputed;
+        TimeNs kernels = 0;
+        for (std::uint32_t k : call.kernels)
+            kernels += c.dur(c.analysis.kernels[k].event);
+        time += kernels;
+        std::string within(
+            c.name(*backward).substr(std::string_view("autograd::engine::evaluate_function: ").size()));
+        places.emplace_back(*from, call.impl + " call run again inside " + within + " (" +
+                                       formatDuration(kernels) + " of kernels)");
+    }
+    if (recomputed == 0) return;
+    Finding f = c.make(formatCount(recomputed, "attention call", "attention calls") +
+                           " run again in the backward pass (activation checkpointing)",
+                       time);
+    f.explanation =
+        "Of the trace's " + formatCount(c.analysis.calls.size(), "attention call", "attention calls") + ", " +
+        std::to_string(recomputed) +
+        " ran inside the backward pass (under autograd's evaluation of a backward function): the forward "
+        "recomputed for activation checkpointing, attention included, " +
+        formatDuration(time) +
+        " of kernel time done a second time. Checkpointing trades this time for the memory of the "
+        "activations it does not keep; the calls are counted as calls everywhere, so a step shows more "
+        "attention calls than the model has layers.";
+    f.suggestion =
+        "Where memory allows, checkpoint fewer layers, or keep attention's output with selective activation "
+        "checkpointing (torch.utils.checkpoint.create_selective_checkpoint_contexts with a policy that saves "
+        "the scaled_dot_product_attention ops), so the backward pass does not run attention again.";
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst, Context::Shown::Always);
+}
+
 } // namespace attnscope::findings

@@ -150,6 +150,7 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out);
 void softmaxUpcast(Context& c, std::vector<Finding>& out);
 void kvCacheConcat(Context& c, std::vector<Finding>& out);
 void compiledAttention(Context& c, std::vector<Finding>& out);
+void recomputedAttention(Context& c, std::vector<Finding>& out);
 // Whether op is a copy that repeats K or V heads for grouped-query attention (repeated_kv_heads'): the
 // other rules leave its copy to that one.
 bool repeatsKvHeads(const Context& c, EventRef op);

@@ -181,4 +181,26 @@ TEST(ModelFindings, AttentionInsideTorchCompileIsNamedNotLeftSilent) {
     EXPECT_EQ(sdpa->analysis->calls.size(), 4u);
 }
 
+// Training with activation checkpointing: each layer's forward runs again in the backward pass, attention
+// included: 8 calls where the model has 2 layers over 2 steps, 4 of them inside autograd's backward. The
+// same training without checkpointing runs each call once.
+TEST(ModelFindings, CheckpointingRunsAttentionAgainInTheBackwardPass) {
+    const auto doc = model("llama_gqa_sdpa_train_checkpointed");
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->analysis->calls.size(), 8u);
+    const Finding* f = findingOf(*doc, "recomputed_attention");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->count, 4u);
+    EXPECT_NE(f->title.find("4 attention calls run again in the backward pass"), std::string::npos)
+        << f->title;
+    EXPECT_NE(f->explanation.find("Of the trace's 8 attention calls, 4 ran inside the backward pass"),
+              std::string::npos)
+        << f->explanation;
+    EXPECT_GT(f->timeNs, 0);
+    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    const auto plain = model("llama_gqa_sdpa_train");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(findingOf(*plain, "recomputed_attention"), nullptr);
+}
+
 } // namespace

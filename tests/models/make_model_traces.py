@@ -31,8 +31,10 @@ def inference(model, batch=2, tokens=384):
     return step
 
 
-def training(model, batch=2, tokens=256):
+def training(model, batch=2, tokens=256, checkpointed=False):
     model.train()
+    if checkpointed:  # each layer's activations recomputed in the backward pass
+        (getattr(model, "activation_checkpointing_enable", None) or model.gradient_checkpointing_enable)()
     ids = torch.randint(0, model.config.vocab_size, (batch, tokens))
 
     def step():
@@ -73,6 +75,9 @@ MODELS = {
     "llama_gqa_eager_train": lambda: training(llama("eager", 2, dropout=0.1)),
     # SDPA in training with dropout: PyTorch leaves the fused CPU kernel for the math backend.
     "llama_gqa_sdpa_train": lambda: training(llama("sdpa", 2, dropout=0.1)),
+    # Training with activation checkpointing: each layer's forward, attention included, runs again in the
+    # backward pass.
+    "llama_gqa_sdpa_train_checkpointed": lambda: training(llama("sdpa", 2), checkpointed=True),
     # Generation: transformers' default cache grows by torch.cat at every token; a static cache is
     # preallocated and written in place.
     "llama_gqa_generate": lambda: generation(llama("sdpa", 2)),
