@@ -50,7 +50,8 @@ struct Repeat {
     EventRef op;                // the reshape or repeat_interleave
     std::vector<EventRef> work; // the copy's kernels (or, without GPU kernels, the ops that did it)
     std::vector<std::int64_t> from, to;
-    double bytes = 0; // written
+    double bytes = 0;      // written
+    bool inMatmul = false; // a view, copied by the matmul that reads it (one K/V head)
 };
 
 std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
@@ -83,7 +84,10 @@ std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
     }
     r.to = {r.from[0], r.from[1] * times, r.from[2], r.from[3]};
     r.work = c.gpuWorkUnder(e);
-    if (r.work.empty()) return std::nullopt; // nothing was copied (a view)
+    // Nothing copied here: a view. With one K/V head (multi-query attention) the expand's reshape is a view
+    // of stride 0 over the heads, and the matmul that reads it copies it (repeatedKvHeads finds that copy);
+    // a repeat_interleave always copies.
+    if (r.work.empty() && (!reshape || r.from[1] != 1)) return std::nullopt;
     const int size = in.types.empty() ? 0 : inputTypeBytes(in.types.front());
     r.bytes = double(size) * double(r.to[0] * r.to[1] * r.to[2] * r.to[3]);
     return r;
@@ -113,16 +117,59 @@ Precision upcastSoftmax(const Context& c, EventRef op) {
 } // namespace
 
 bool repeatsKvHeads(const Context& c, EventRef op) {
-    return repeatOfHeads(c, op).has_value();
+    const auto r = repeatOfHeads(c, op);
+    return r && !r->work.empty();
 }
+
+namespace {
+
+// A multi-query repeat that copied nothing itself is copied by the first matmul after it that reads it: one
+// of the matmul's own reshapes, of its second input shaped as the repeat's output ([b, h, s, d] for V, or
+// [b, h, d, s] for K transposed), that copies. Each such copy is one repeat's (K's is claimed before V's
+// looks). Its work, or none.
+std::vector<EventRef> copiedByItsMatmul(const Context& c, const Repeat& r, std::set<EventRef>& claimed) {
+    const Track& t = c.trace.track(r.op.track);
+    const std::vector<std::int64_t> v = r.to, k = {r.to[0], r.to[1], r.to[3], r.to[2]};
+    // At most as far as the next attention call's end on this thread.
+    const auto next = std::lower_bound(c.analysis.calls.begin(), c.analysis.calls.end(), c.end(r.op),
+                                       [](const AttentionCall& a, TimeNs at) { return a.end < at; });
+    const TimeNs until = next == c.analysis.calls.end() ? c.end(r.op) : next->end;
+    for (std::uint32_t i = r.op.index + 1; i < t.size() && t.events.start[i] <= until; ++i) {
+        const EventRef m{r.op.track, i};
+        if (c.name(m) != "aten::matmul") continue;
+        const OpInputs in = opInputs(c, m);
+        if (!in.dims || in.dims->size() < 2 || ((*in.dims)[1] != v && (*in.dims)[1] != k)) continue;
+        const std::uint16_t depth = t.events.depth[i];
+        for (std::uint32_t j = i + 1; j < t.size() && t.events.depth[j] > depth; ++j) {
+            const EventRef child{r.op.track, j};
+            if (t.events.depth[j] != depth + 1 || c.name(child) != "aten::reshape" || claimed.count(child))
+                continue;
+            const OpInputs ch = opInputs(c, child);
+            if (!ch.dims || ch.dims->empty() || ch.dims->front() != (*in.dims)[1]) continue;
+            std::vector<EventRef> work = c.gpuWorkUnder(child);
+            if (work.empty()) continue;
+            claimed.insert(child);
+            return work;
+        }
+    }
+    return {};
+}
+
+} // namespace
 
 void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
     if (c.analysis.calls.empty() || (!c.trace.strings().find("aten::expand").valid() &&
                                      !c.trace.strings().find("aten::repeat_interleave").valid()))
         return;
     std::vector<Repeat> repeats;
+    std::set<EventRef> claimed;
     c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track&) {
-        if (auto r = repeatOfHeads(c, e)) repeats.push_back(std::move(*r));
+        auto r = repeatOfHeads(c, e);
+        if (r && r->work.empty()) {
+            r->work = copiedByItsMatmul(c, *r, claimed);
+            r->inMatmul = true;
+        }
+        if (r && !r->work.empty()) repeats.push_back(std::move(*r));
     });
     // Each copy is the call's that runs next in its process (K and V are repeated right before the
     // QKᵀ and PV GEMMs that read them); a copy after the last call feeds none.
@@ -149,14 +196,17 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
     for (const auto& [factor, n] : byFactor)
         if (byFactor.size() > 1)
             factors += (factors.empty() ? "" : ", ") + std::to_string(n) + " ×" + std::to_string(factor);
-    Finding f = c.make("K/V heads copied for grouped-query attention in " +
-                           formatCount(calls, "attention call", "attention calls"),
+    const bool multiQuery =
+        std::all_of(found.begin(), found.end(), [](const auto& p) { return p.second.from[1] == 1; });
+    Finding f = c.make(std::string("K/V heads copied for ") + (multiQuery ? "multi-query" : "grouped-query") +
+                           " attention in " + formatCount(calls, "attention call", "attention calls"),
                        time);
     f.explanation =
         formatCount(found.size(), "copy", "copies") + " (" + factors +
-        ") repeated each K or V head for the query " + "heads that share it before " +
-        formatCount(calls, "attention call", "attention calls") + " read them: " + formatDuration(time) +
-        (bytes > 0 ? " writing " + formatRate(bytes, "B") : "") + ", about " +
+        ") repeated each K or V head for the query heads that share it, for " +
+        formatCount(calls, "attention call", "attention calls") +
+        (multiQuery ? " (a single K/V head: the repeat is a view, copied by the matmul that reads it)" : "") +
+        ": " + formatDuration(time) + (bytes > 0 ? " writing " + formatRate(bytes, "B") : "") + ", about " +
         formatDuration(time / TimeNs(std::max<std::size_t>(1, calls))) +
         " a call. Grouped-query attention shares each K/V head among several query heads so that K and V "
         "(and the KV cache) stay small; copying them out to every query head undoes that on every call.";
@@ -167,7 +217,8 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
         "heads grouped with q.view(b, h_kv, r, s, d) against k.unsqueeze(2) in one matmul instead.";
     Places places = longestFirst(c, std::move(found), [&](EventRef, const Repeat& r) {
         return "K/V heads ×" + std::to_string(r.to[1] / r.from[1]) + ": " + dimsText(r.from) + " → " +
-               dimsText(r.to) + (r.bytes > 0 ? ", " + formatRate(r.bytes, "B") + " written" : "");
+               dimsText(r.to) + (r.bytes > 0 ? ", " + formatRate(r.bytes, "B") + " written" : "") +
+               (r.inMatmul ? " by the matmul that reads it" : "");
     });
     // Always shown: a copy that only undoes what grouped-query attention saves, however small its share
     // (its time at stake says how much it weighs).

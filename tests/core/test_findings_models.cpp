@@ -203,4 +203,24 @@ TEST(ModelFindings, CheckpointingRunsAttentionAgainInTheBackwardPass) {
     EXPECT_EQ(findingOf(*plain, "recomputed_attention"), nullptr);
 }
 
+// Multi-query attention (one K/V head), eager: repeat_kv's reshape of the expand is a view of stride 0 over
+// the heads, and each matmul that reads it copies it ([2, 8, 32, 384] for K transposed, [2, 8, 384, 32] for
+// V): those copies are the repeat's, one per K and V per call, never one copy twice.
+TEST(ModelFindings, MultiQueryAttentionsRepeatIsCopiedByTheMatmulThatReadsIt) {
+    const auto doc = model("llama_mqa_eager");
+    ASSERT_TRUE(doc);
+    const Finding* f = findingOf(*doc, "repeated_kv_heads");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->count, 8u); // K and V, 2 layers, 2 passes
+    EXPECT_NE(f->title.find("multi-query attention in 4 attention calls"), std::string::npos) << f->title;
+    EXPECT_NE(f->explanation.find("each head ×8"), std::string::npos) << f->explanation;
+    ASSERT_FALSE(f->evidence.empty());
+    EXPECT_NE(
+        f->evidence.front().note.find("[2, 1, 384, 32] → [2, 8, 384, 32], 786.4 kB written by the matmul "
+                                      "that reads it"),
+        std::string::npos)
+        << f->evidence.front().note;
+    EXPECT_GT(f->timeNs, 0);
+}
+
 } // namespace

@@ -67,6 +67,8 @@ MODELS = {
     "llama_gqa_eager": lambda: inference(llama("eager", 2)),
     # SDPA takes the grouped K/V as they are (enable_gqa=True): no copy.
     "llama_gqa_sdpa": lambda: inference(llama("sdpa", 2)),
+    # Multi-query attention (one K/V head): the repeat is a view, and the matmul that reads it copies it.
+    "llama_mqa_eager": lambda: inference(llama("eager", 1)),
     # As many K/V heads as query heads: nothing to repeat.
     "llama_mha_eager": lambda: inference(llama("eager", 8)),
     # Eager attention in bf16: its softmax runs in fp32 between two casts of the scores.
