@@ -288,8 +288,17 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
     std::map<StringId, std::uint64_t> byOpId;
     std::vector<std::pair<EventRef, StringId>> found; // each kernel that built the mask, and its op
     bool math = false;
+    std::uint64_t converted = 0; // calls whose SDPA op turned a boolean attn_mask into a float one
     for (const AttentionCall& call : c.analysis.calls) {
         std::uint64_t inCall = 0;
+        // SDPA given a boolean attn_mask (a padding mask) converts it to an additive float mask with
+        // aten::where inside the op, on every call: the user built the mask once.
+        bool boolMask = false;
+        if (call.scope && c.name(*call.scope) == "aten::scaled_dot_product_attention") {
+            const OpInputs in = opInputs(c, *call.scope);
+            boolMask = in.types.size() > 3 && in.types[3] == "bool";
+        }
+        bool convertedHere = false;
         for (std::size_t i = 0; i < call.kernels.size(); ++i) {
             const EventRef kernel = c.analysis.kernels[call.kernels[i]].event;
             bool softmax = false;
@@ -303,6 +312,7 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
             if (softmax) continue;
             if (!maker && !(whatIs(nameOf(kernel)) & kTriuTril)) continue;
             ++inCall;
+            convertedHere = convertedHere || (boolMask && maker && c.name(*maker) == "aten::where");
             time += c.dur(kernel);
             const StringId op = nameOf(maker ? *maker : kernel);
             ++byOpId[op];
@@ -311,6 +321,7 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
         if (inCall == 0) continue;
         ++calls;
         kernels += inCall;
+        converted += convertedHere;
     }
     if (calls < 2) return; // once is a mask built, not one built again
     std::map<std::string, std::uint64_t> byOp;
@@ -319,20 +330,41 @@ void maskPerCall(Context& c, std::vector<Finding>& out) {
     Places places = longestFirst(c, std::move(found), [&](EventRef, StringId op) {
         return "builds the mask (" + std::string(c.trace.str(op)) + ")";
     });
+    // Every call's mask a conversion of a boolean one: said as such, and no word of is_causal (a padding mask
+    // is not causal).
+    const bool onlyConverted = converted == calls;
     Finding f =
-        c.make("The attention mask is built again in each of " + formatCount(calls, "call", "calls"), time);
+        c.make((onlyConverted ? "scaled_dot_product_attention converts its boolean mask again in each of "
+                              : "The attention mask is built again in each of ") +
+                   formatCount(calls, "call", "calls"),
+               time);
     f.explanation =
         formatCount(calls, "attention call", "attention calls") +
         " each built their mask again: " + oneDecimal(kernelsPerCall(kernels, calls)) +
         " kernels per call (" + opCounts(byOp) + "), " + formatDuration(time) + " in all." +
         (math ? " SDPA's math backend materializes the causal mask of is_causal=True on every call "
                 "(ones → tril, the -inf fill value, where)."
-              : "");
+              : "") +
+        (converted ? " In " + formatCount(converted, "call", "calls") +
+                         " scaled_dot_product_attention was given a boolean attn_mask and turned it into an "
+                         "additive float mask (aten::where) inside the op: the mask was built once, its "
+                         "conversion on every call."
+                   : "");
     f.suggestion =
-        "With is_causal=True a fused backend (flash, efficient, cuDNN) applies the causal mask inside its "
-        "kernel and builds none. Where a mask must be a tensor, build it once (per sequence length) and "
-        "pass it to every call.";
-    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
+        std::string(converted ? "Pass SDPA a float mask built once (0 where a key is attended, -inf where it "
+                                "is masked, in the inputs' dtype): a boolean attn_mask is converted inside "
+                                "every call."
+                              : "") +
+        (onlyConverted
+             ? std::string()
+             : std::string(converted ? " " : "") +
+                   std::string("With is_causal=True a fused backend (flash, efficient, cuDNN) applies the "
+                               "causal mask inside its kernel and builds none. Where a mask must be a "
+                               "tensor, build it once (per sequence length) and pass it to every call."));
+    // A conversion on every call is always said (its time at stake says how much it weighs: a short padded
+    // batch's was about the worth-showing line, shown in one run and not the next).
+    c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven,
+           onlyConverted ? Context::Shown::Always : Context::Shown::IfWorthShowing);
 }
 
 // _safe_softmax: the kernels besides the softmax that find fully masked rows and write 0 there.

@@ -223,4 +223,37 @@ TEST(ModelFindings, MultiQueryAttentionsRepeatIsCopiedByTheMatmulThatReadsIt) {
     EXPECT_GT(f->timeNs, 0);
 }
 
+// GPT-2 (its own eager attention, multi-head) and BERT with a padding mask: eager attention is attention
+// written by hand, and nothing else is claimed of it (no K/V repeat, no upcast, no cache, no recompute);
+// with SDPA both run a fused call each, and the only thing said of BERT's is that SDPA turns its boolean
+// padding mask into a float one in every call, with no word of is_causal (a padding mask is not causal)
+// and no "unexpected" kernel for that same work.
+TEST(ModelFindings, Gpt2AndBertReadAsAnExpertReadsThem) {
+    for (const char* name : {"gpt2_eager", "bert_eager_padded"}) {
+        SCOPED_TRACE(name);
+        const auto doc = model(name);
+        ASSERT_TRUE(doc);
+        EXPECT_EQ(doc->analysis->calls.size(), 4u); // 2 layers, 2 passes
+        EXPECT_TRUE(findingOf(*doc, "hand_written_attention"));
+        for (const char* none :
+             {"repeated_kv_heads", "softmax_upcast", "kv_cache_concat", "recomputed_attention",
+              "compiled_attention", "sdpa_math_fallback", "latency_bound"})
+            EXPECT_EQ(findingOf(*doc, none), nullptr) << none;
+    }
+    const auto gpt2 = model("gpt2_sdpa");
+    ASSERT_TRUE(gpt2);
+    EXPECT_EQ(gpt2->analysis->calls.size(), 4u);
+    EXPECT_TRUE(gpt2->findings->empty()) << gpt2->findings->front().id;
+    const auto bert = model("bert_sdpa_padded");
+    ASSERT_TRUE(bert);
+    EXPECT_EQ(bert->analysis->calls.size(), 4u);
+    const Finding* mask = findingOf(*bert, "mask_per_call");
+    ASSERT_TRUE(mask);
+    EXPECT_NE(mask->title.find("converts its boolean mask again in each of 4 calls"), std::string::npos)
+        << mask->title;
+    EXPECT_EQ(mask->suggestion.find("is_causal"), std::string::npos) << mask->suggestion;
+    EXPECT_EQ(findingOf(*bert, "unexpected_kernels"), nullptr);
+    EXPECT_EQ(bert->findings->size(), 1u);
+}
+
 } // namespace

@@ -10,7 +10,7 @@ import sys
 
 import torch
 from torch.profiler import ProfilerActivity, profile
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
 
 def llama(impl, kv_heads, dropout=0.0, dtype=torch.float32):
@@ -22,12 +22,36 @@ def llama(impl, kv_heads, dropout=0.0, dtype=torch.float32):
     return LlamaForCausalLM(config).to(dtype).eval()
 
 
+def gpt2(impl):
+    # Multi-head attention written out as GPT-2 has it (its own eager code), or SDPA.
+    config = GPT2Config(vocab_size=512, n_positions=512, n_embd=256, n_layer=2, n_head=8, attn_implementation=impl)
+    return GPT2LMHeadModel(config).eval()
+
+
+def bert(impl):
+    # An encoder: bidirectional attention, a padding mask instead of a causal one.
+    config = BertConfig(vocab_size=512, hidden_size=256, num_hidden_layers=2, num_attention_heads=8,
+                        intermediate_size=512, max_position_embeddings=512, attn_implementation=impl)
+    return BertModel(config).eval()
+
+
 def inference(model, batch=2, tokens=384):
     ids = torch.randint(0, model.config.vocab_size, (batch, tokens))
 
     def step():
         with torch.no_grad():
             model(ids, use_cache=False)
+    return step
+
+
+def padded(model, batch=2, tokens=256):
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens))
+    mask = torch.ones(batch, tokens, dtype=torch.long)
+    mask[1, tokens * 3 // 4:] = 0  # the second sequence is shorter: padded
+
+    def step():
+        with torch.no_grad():
+            model(input_ids=ids, attention_mask=mask)
     return step
 
 
@@ -77,6 +101,12 @@ MODELS = {
     "llama_gqa_eager_train": lambda: training(llama("eager", 2, dropout=0.1)),
     # SDPA in training with dropout: PyTorch leaves the fused CPU kernel for the math backend.
     "llama_gqa_sdpa_train": lambda: training(llama("sdpa", 2, dropout=0.1)),
+    # GPT-2's own eager attention and SDPA.
+    "gpt2_eager": lambda: inference(gpt2("eager"), tokens=256),
+    "gpt2_sdpa": lambda: inference(gpt2("sdpa"), tokens=256),
+    # BERT with a padding mask: SDPA turns the boolean mask into a float one inside every call.
+    "bert_eager_padded": lambda: padded(bert("eager")),
+    "bert_sdpa_padded": lambda: padded(bert("sdpa")),
     # Training with activation checkpointing: each layer's forward, attention included, runs again in the
     # backward pass.
     "llama_gqa_sdpa_train_checkpointed": lambda: training(llama("sdpa", 2), checkpointed=True),
