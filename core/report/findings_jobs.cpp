@@ -154,6 +154,18 @@ std::optional<JobFinding> rankImbalance(const RankReport& r, TimeNs span, const 
     if (late) {
         const RankStats& s = *r.find(rank);
         f.meanNs = f.maxNs = wait;
+        // The time is the others': the ranks that wait for the straggler, the most on the one that waits
+        // longest (the Job window said "on 1 rank, most … on rank 0" of the straggler, whose wait is none).
+        f.ranks.clear();
+        TimeNs most = -1;
+        for (const RankStats& other : r.ranks) {
+            if (other.rank == rank) continue;
+            f.ranks.push_back(other.rank);
+            if (other.waitNs > most) {
+                most = other.waitNs;
+                f.maxRank = other.rank;
+            }
+        }
         f.totalNs = r.waitForStragglerNs;
         f.title = "Rank " + std::to_string(rank) + " is the straggler: the other ranks wait " +
                   formatDuration(wait) + " each for it at the collectives";

@@ -97,6 +97,14 @@ TEST(Findings, TheStragglerIsWhoTheOthersWaitForAndJobFiguresArePerRank) {
     EXPECT_EQ(jobSpanNs(doc->job->records), span);
     EXPECT_DOUBLE_EQ(f->share, 5'585'000.0 / double(span));
     EXPECT_EQ(f->count, 8u); // rank 0's collectives
+    // The job's finding is paid by the rank that waits: rank 1, the most on it (the Job window says "on 1
+    // rank, most 5.585 ms on rank 1", not of the straggler, whose own wait is 40 µs).
+    const auto paid = std::find_if(doc->job->findings.begin(), doc->job->findings.end(),
+                                   [](const JobFinding& j) { return j.id == "rank_imbalance"; });
+    ASSERT_NE(paid, doc->job->findings.end());
+    EXPECT_EQ(paid->ranks, std::vector<std::int64_t>{1});
+    EXPECT_EQ(paid->maxRank, 1);
+    EXPECT_EQ(paid->titleRank, 0);
     ASSERT_EQ(f->evidence.size(), 8u);
     for (const Evidence& e : f->evidence) {
         EXPECT_EQ(doc->trace->process(doc->trace->track(e.event.track).process).rank, 0);
