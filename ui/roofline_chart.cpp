@@ -265,12 +265,15 @@ public:
             costed = costed || k.cost != CostSource::Unknown;
         // (Without roofs the title has said why once.)
         if (m_points.empty() && m_bytesOnly == 0 && (m_kernels == 0 || m_spec || !costed))
-            addTitleLine(m_chart, m_kernels == 0
-                                      ? QObject::tr("no kernels in this trace")
-                                      : QObject::tr("none of its %1 could be costed: the ops that "
-                                                    "launched them carry no input shapes AttnScope "
-                                                    "models")
-                                            .arg(qs(formatCount(m_kernels, "kernel", "kernels"))));
+            addTitleLine(m_chart,
+                         m_kernels == 0 ? QObject::tr("no kernels in this trace")
+                         : m_kernels == 1
+                             ? QObject::tr("none of its 1 kernel could be costed: the op that launched "
+                                           "it carries no input shapes AttnScope models")
+                             : QObject::tr("none of its %1 could be costed: the ops that "
+                                           "launched them carry no input shapes AttnScope "
+                                           "models")
+                                   .arg(qs(formatCount(m_kernels, "kernel", "kernels"))));
         return m_chart;
     }
 

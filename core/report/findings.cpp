@@ -233,6 +233,18 @@ bool Context::pytorch() const {
     return *m_pytorch;
 }
 
+std::string Context::graph() const {
+    if (!m_rocm) {
+        const StringPool& strings = trace.strings();
+        bool any = false;
+        for (std::uint32_t i = 0; i < strings.size() && !any; ++i)
+            any = strings.get(StringId(i)).starts_with("hipLaunch") ||
+                  strings.get(StringId(i)).starts_with("hipExtLaunch");
+        m_rocm = any;
+    }
+    return *m_rocm ? "HIP graph" : "CUDA graph";
+}
+
 Context::Kind Context::kind(EventRef e) const {
     switch (trace.categoryKind(e)) {
     case CategoryKind::CpuOp:

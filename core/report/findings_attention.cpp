@@ -397,13 +397,13 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
                  "synchronization inside the kernel or a tail of few blocks."
                : "too little work per op to keep the CPU's cores and vector units busy, so they "
                  "wait on the op's own overhead (dispatch, threads waking up, memory allocation).");
-    f.suggestion = onGpu
-                       ? "Give each kernel more work: batch the calls (a larger batch or several heads per "
-                         "launch), fuse small ops" +
-                             c.ifPyTorch(" (torch.compile)") + ", or capture the sequence in a CUDA graph."
-                       : "Give each op more work: batch the calls (a larger batch or several heads per op), "
-                         "or fuse small ops" +
-                             c.ifPyTorch(" (torch.compile)") + " so fewer ops each do more.";
+    f.suggestion =
+        onGpu ? "Give each kernel more work: batch the calls (a larger batch or several heads per "
+                "launch), fuse small ops" +
+                    c.ifPyTorch(" (torch.compile)") + ", or capture the sequence in a " + c.graph() + "."
+              : "Give each op more work: batch the calls (a larger batch or several heads per op), "
+                "or fuse small ops" +
+                    c.ifPyTorch(" (torch.compile)") + " so fewer ops each do more.";
     c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 

@@ -75,14 +75,16 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
     for (const auto& [process, busy] : c.gpuBusy())
         noun = deviceKind(c.trace.process(process)) == "GPU" ? std::string_view("GPU")
                                                              : deviceKind(c.trace.process(process));
-    Finding f = c.make("The " + std::string(noun) + (several ? "s idle " : " idles ") +
-                           formatShare(double(idle) / double(window)) + " of the time between " +
+    // The title says the time, not a share: its share of the GPUs' window beside the row's share of the
+    // trace's span read as two answers (the explanation says both, each with its base).
+    Finding f = c.make("The " + std::string(noun) + (several ? "s idle " : " idles ") + formatDuration(idle) +
+                           " in " + formatCount(gaps, "gap", "gaps") + " between " +
                            (several ? "their" : "its") + " first and last work",
                        idle);
-    c.severityFromShare(f, double(idle) / double(window)); // of the GPUs' own span, as the title says
+    c.severityFromShare(f, double(idle) / double(window)); // of the GPUs' own span, as the explanation says
     f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
                     " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
-                    formatDuration(window) +
+                    formatDuration(window) + " (" + formatShare(double(idle) / double(window)) + ")" +
                     ". Waiting on the host to launch (the next work was launched only "
                     "after the " +
                     std::string(noun) + " ran dry): " + formatDuration(host) +
@@ -92,7 +94,7 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
     f.suggestion =
         host >= sync && host >= other
             ? (noun == "GPU"
-                   ? "The host cannot launch fast enough: capture the step in a CUDA graph" +
+                   ? "The host cannot launch fast enough: capture the step in a " + c.graph() +
                          c.ifPyTorch(" (torch.compile mode=\"reduce-overhead\")") +
                          ", fuse small ops, and move " + c.ifPyTorch("Python ") + "work off the step's path."
                    : "The host cannot launch fast enough: fuse small ops" + c.ifPyTorch(" (torch.compile)") +
@@ -162,10 +164,11 @@ void launchBound(Context& c, std::vector<Finding>& out) {
     for (const auto& [name, op] : ops)
         places.emplace_back(op.example, formatCount(op.kernels, "short kernel", "short kernels") +
                                             " launched from " + name);
-    f.suggestion =
-        "Fewer, larger kernels: fuse the small ops" + c.ifPyTorch(" (torch.compile)") +
-        ", batch per-head or per-layer loops into one call, or capture the sequence in a CUDA graph "
-        "so one launch replays it.";
+    f.suggestion = "Fewer, larger kernels: fuse the small ops" + c.ifPyTorch(" (torch.compile)") +
+                   ", batch per-head or per-layer loops into one call, or capture the sequence in a " +
+                   c.graph() +
+                   " "
+                   "so one launch replays it.";
     c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven);
 }
 

@@ -481,7 +481,7 @@ void hostBoundAttention(Context& c, std::vector<Finding>& out) {
             " A trace that looks clean (few ops, one kernel) can hide work moved into a library, where the "
             "profiler shows one opaque bar: cuDNN builds and selects its plan on the host.";
         f.suggestion =
-            "Take the host out of the loop: capture the calls in a CUDA graph" +
+            "Take the host out of the loop: capture the calls in a " + c.graph() +
             c.ifPyTorch(" (torch.compile mode=\"reduce-overhead\")") +
             ", batch more work per call, or compare another backend's host time per call (flash, efficient) "
             "for this shape.";

@@ -70,6 +70,8 @@ public:
     std::string ifPyTorch(std::string_view text) const {
         return pytorch() ? std::string(text) : std::string();
     }
+    // "CUDA graph", or on ROCm (its runtime calls are hip*) "HIP graph": the graph its runtime captures.
+    std::string graph() const;
     TimeNs totalDuration(const std::vector<EventRef>& events) const {
         TimeNs sum = 0;
         for (EventRef e : events)
@@ -96,7 +98,7 @@ public:
 private:
     std::optional<std::vector<std::pair<ProcessId, std::vector<Busy>>>> m_busy;
     std::optional<std::vector<EventRef>> m_syncs;
-    mutable std::optional<bool> m_pytorch;
+    mutable std::optional<bool> m_pytorch, m_rocm;
 };
 
 // "3.0" (one decimal: kernels per call).

@@ -23,11 +23,11 @@ TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
     EXPECT_EQ(f->timeNs, 110'000 + 260'000);
     EXPECT_EQ(f->count, 2u);
     // The share of the trace's span, as every finding's; the severity from the GPU's own span [10, 410),
-    // whose 92.5% the title says.
+    // whose 92.5% the explanation says. The title says the time, not a third share.
     EXPECT_NEAR(f->share, 370.0 / double(trace->endNs() - trace->startNs()) * 1000, 1e-9);
     EXPECT_LT(f->share, 370.0 / 400.0);
-    EXPECT_NE(f->title.find("92.5% of the time between its first and last work"), std::string::npos)
-        << f->title;
+    EXPECT_EQ(f->title, "The GPU idles 370.000 µs in 2 gaps between its first and last work");
+    EXPECT_NE(f->explanation.find("370.000 µs of 400.000 µs (92.5%)"), std::string::npos) << f->explanation;
     EXPECT_EQ(f->severity, Severity::Critical);
     EXPECT_NE(f->explanation.find("Waiting on the host to launch (the next work was launched only after the "
                                   "GPU ran dry): 110.000 µs"),
@@ -95,6 +95,18 @@ TEST(Findings, TorchCompileIsAdvisedOnlyToPyTorchPrograms) {
         EXPECT_EQ(f->suggestion.find("torch.compile") != std::string::npos, pytorch) << f->suggestion;
         EXPECT_NE(f->suggestion.find("CUDA graph"), std::string::npos) << f->suggestion;
     }
+}
+
+// An AMD GPU's trace (ROCm: hipLaunchKernel) is told to capture a HIP graph, never a CUDA one.
+TEST(Findings, AnAmdTraceIsToldOfHipGraphs) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    bool hip = false;
+    for (const Finding& f : *doc->findings) {
+        EXPECT_EQ(f.suggestion.find("CUDA"), std::string::npos) << f.id << ": " << f.suggestion;
+        hip = hip || f.suggestion.find("HIP graph") != std::string::npos;
+    }
+    EXPECT_TRUE(hip);
 }
 
 // One launch call that enqueues several kernels (hipExtLaunchKernel's groups, a graph's nodes, a
