@@ -11,8 +11,10 @@
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
+#include <QApplication>
 #include <QLabel>
 #include <QListWidget>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTest>
 #include <QTextEdit>
@@ -201,4 +203,36 @@ TEST(FindingsPanel, PlacesFoundAgainAreKeptRowByRow) {
         list->item(list->count() - 1)->text().contains(QStringLiteral("%1 places in all").arg(f.count)))
         << list->item(list->count() - 1)->text().toStdString();
     EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
+}
+
+// In a dock a third of a laptop's width, each finding's title is read whole: it wraps in its column and the
+// row grows to its lines (every title had read "72 casts and copies around …"); in a wider window the rows
+// are lower again.
+TEST(FindingsPanel, TitlesWrapWholeInANarrowDock) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, path));
+    QTableWidget* table = w.findings()->table();
+    auto settle = [&](QSize size) {
+        w.resize(size);
+        w.show();
+        for (int i = 0; i < 5; ++i)
+            QApplication::processEvents();
+    };
+    settle(QSize(1366, 728));
+    ASSERT_GT(table->rowCount(), 1);
+    const int line = table->fontMetrics().height();
+    std::vector<int> narrow;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        narrow.push_back(table->rowHeight(row));
+        const QString title = table->item(row, 1)->text();
+        // A title wider than its column takes as many lines as it needs.
+        const int lines =
+            table->fontMetrics().horizontalAdvance(title) / std::max(1, table->columnWidth(1)) + 1;
+        EXPECT_GE(table->rowHeight(row), lines * line) << title.toStdString();
+    }
+    EXPECT_GE(*std::max_element(narrow.begin(), narrow.end()), 2 * line);
+    settle(QSize(1920, 1040));
+    for (int row = 0; row < table->rowCount(); ++row)
+        EXPECT_LE(table->rowHeight(row), narrow[std::size_t(row)]);
 }
