@@ -77,9 +77,11 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
                 for (const ImplCalls& calls : in.analysis->tables.implCalls)
                     if (calls.impl == group.impl && calls.calls) {
                         const QString each = qs(formatDuration(calls.kernelNsPerCall()));
-                        label.perCall = QObject::tr("%1: %2 each")
+                        // Each call end to end (its workers or streams at once counted once), which the
+                        // bar's total, summed over them, is not a multiple of: no "3 × …" that reads as one.
+                        label.perCall = QObject::tr("%1, %2 each end to end")
                                             .arg(qs(formatCount(calls.calls, "call", "calls")), each);
-                        label.perCallShort = QObject::tr("%1 × %2").arg(calls.calls).arg(each);
+                        label.perCallShort = qs(formatCount(calls.calls, "call", "calls"));
                     }
             RoleTimes& times = bar(label);
             for (std::size_t r = 0; r < times.size(); ++r)
@@ -187,7 +189,13 @@ QChart* stackedBars(const std::vector<BarLabel>& bars,
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    if (bars.empty()) addTitleLine(chart, empty);
+    if (bars.empty()) {
+        // Nothing to draw: the title says why, and no axes of nothing (a low chart drew the empty y axis's
+        // title as a stray "⋮").
+        addTitleLine(chart, empty);
+        x->setVisible(false);
+        y->setVisible(false);
+    }
     return chart;
 }
 
