@@ -310,6 +310,22 @@ TEST(CpuOpKernels, LittleWorkThatTookMillisecondsWaitedOnSomethingElse) {
     EXPECT_NE(why.find("waited on something else"), std::string::npos) << why;
 }
 
+// A bf16 aten::bmm on a CPU makes one input contiguous inside itself (a clone of half its elements, in
+// microseconds of its milliseconds): the bmm does the work and is the kernel, not the clone's copy (which
+// had been taken for it, so that bf16 eager attention lost its QKᵀ GEMM and every call).
+TEST(CpuOpKernels, AGemmThatCopiesAnInputFirstIsStillTheKernel) {
+    const auto trace = loadText(cpuTrace({{"aten::matmul", 0, 500, "[[1,4,128,32],[1,4,32,128]]"},
+                                          {"aten::bmm", 10, 480, "[[4,128,32],[4,32,128]]"},
+                                          {"aten::contiguous", 12, 5, "[[4,128,32],[]]"},
+                                          {"aten::clone", 12, 4, "[[4,128,32],[]]"},
+                                          {"aten::copy_", 13, 2, "[[4,128,32],[4,128,32],[]]"}}));
+    std::vector<std::string> kernels;
+    for (const Track& track : trace->tracks())
+        for (std::uint32_t i = 0; i < track.size(); ++i)
+            if (track.events.flags[i] & kOpKernel) kernels.emplace_back(trace->str(track.events.name[i]));
+    EXPECT_EQ(kernels, std::vector<std::string>{"aten::bmm"});
+}
+
 TEST(CpuOpKernels, AnOpThatPlaysTwoRolesIsARowPerRole) {
     const auto trace = loadText(cpuTrace(attentionOps()));
     const DeviceSpec cpu = testCpu();
