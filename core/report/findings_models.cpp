@@ -541,11 +541,13 @@ void recomputedAttention(Context& c, std::vector<Finding>& out) {
     TimeNs time = 0;
     Places places;
     for (const AttentionCall& call : c.analysis.calls) {
+        // Its host range, else its first kernel's innermost op (a call written by hand has no range, and
+        // the outermost op around its kernel may be autograd's evaluation itself): in autograd's backward.
         std::optional<EventRef> from = call.scope;
         if (!from && !call.kernels.empty()) {
             const std::vector<EventRef> ops =
                 opsAround(c, c.analysis.kernels[call.kernels.front()].event, call);
-            if (!ops.empty()) from = ops.back();
+            if (!ops.empty()) from = ops.front();
         }
         if (!from) continue;
         std::optional<EventRef> backward;

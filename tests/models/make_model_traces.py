@@ -110,6 +110,7 @@ MODELS = {
     # Training with activation checkpointing: each layer's forward, attention included, runs again in the
     # backward pass.
     "llama_gqa_sdpa_train_checkpointed": lambda: training(llama("sdpa", 2), checkpointed=True),
+    "llama_gqa_eager_train_checkpointed": lambda: training(llama("eager", 2), checkpointed=True),
     # Generation: transformers' default cache grows by torch.cat at every token; a static cache is
     # preallocated and written in place.
     "llama_gqa_generate": lambda: generation(llama("sdpa", 2)),
