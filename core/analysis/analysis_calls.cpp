@@ -48,15 +48,20 @@ void Analyzer::findCalls() {
                     continue;
                 }
                 if (k.role != KernelRole::Softmax || backward(k)) continue;
+                // Under SDPA's math backend the softmax can have more around it: _safe_softmax's guard
+                // (isneginf, all, where) then dropout's bernoulli_, div_, mul, six after it in training;
+                // its GEMMs are the call's QKᵀ and PV all the same (they had been left plain GEMMs, each
+                // "unexpected" in its own call, with QKᵀ and PV "missing").
+                const int maxBetween = underSdpaMath(k.event) ? 2 * kMaxBetween : kMaxBetween;
                 std::size_t before = p, after = p;
                 int between = 0;
-                while (before > 0 && isBetween(a.kernels[list[before - 1]].role) && between < kMaxBetween) {
+                while (before > 0 && isBetween(a.kernels[list[before - 1]].role) && between < maxBetween) {
                     --before;
                     ++between;
                 }
                 between = 0;
                 while (after + 1 < list.size() && isBetween(a.kernels[list[after + 1]].role) &&
-                       between < kMaxBetween) {
+                       between < maxBetween) {
                     ++after;
                     ++between;
                 }

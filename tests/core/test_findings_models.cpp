@@ -97,6 +97,22 @@ TEST(ModelFindings, SdpaInTrainingFallsBackOnceInEveryView) {
     EXPECT_NE(f->title.find("in 4 calls"), std::string::npos) << f->title;
     EXPECT_NE(f->explanation.find("dropout_p 0.1 (training) (4 calls)"), std::string::npos) << f->explanation;
     EXPECT_EQ(f->explanation.find("0.10000"), std::string::npos) << f->explanation;
+    // Each math call's GEMMs are its QKᵀ and PV, with _safe_softmax's guard and dropout between them (six
+    // kernels after the softmax): none of them an "unexpected" GEMM of a call "missing" its QKᵀ and PV.
+    for (const AttentionCall& call : doc->analysis->calls) {
+        int qk = 0, pv = 0;
+        for (std::uint32_t k : call.kernels) {
+            qk += doc->analysis->kernels[k].role == KernelRole::QkGemm;
+            pv += doc->analysis->kernels[k].role == KernelRole::PvGemm;
+        }
+        EXPECT_EQ(qk, 1);
+        EXPECT_EQ(pv, 1);
+        EXPECT_TRUE(call.missing.empty());
+        for (std::uint32_t k : call.unexpected) {
+            const KernelRole r = doc->analysis->kernels[k].role;
+            EXPECT_TRUE(r != KernelRole::Gemm && r != KernelRole::QkGemm && r != KernelRole::PvGemm);
+        }
+    }
 }
 
 // Eager attention in bf16 takes its softmax in fp32 (softmax(dtype=torch.float32), then .to(bf16)): on a CPU
