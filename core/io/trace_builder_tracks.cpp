@@ -160,7 +160,7 @@ void TraceBuilder::Impl::markOpKernels() {
     Trace& t = *trace;
     // Per category string: 1 a kernel category, 2 cpu_op; per name: an aten:: op that works.
     const std::size_t strings = t.m_strings.size();
-    std::vector<std::uint8_t> kind(strings, 0), works(strings, 0);
+    std::vector<std::uint8_t> kind(strings, 0), works(strings, 0), copies(strings, 0);
     bool anyOp = false;
     for (std::uint32_t id = 0; id < strings; ++id) {
         const std::string_view s = t.m_strings.get(StringId(id));
@@ -169,6 +169,8 @@ void TraceBuilder::Impl::markOpKernels() {
                    : k == CategoryKind::CpuOp                                  ? 2
                                                                                : 0;
         works[id] = s.substr(0, 6) == "aten::" && !isBookkeepingOp(s);
+        copies[id] = s == "aten::contiguous" || s == "aten::clone" || s == "aten::copy_" || s == "aten::to" ||
+                     s == "aten::_to_copy";
     }
     // GPU kernels (on GPU tracks, looked at first: a large trace has them early) and an accelerator's
     // own device events are the kernels.
@@ -184,12 +186,13 @@ void TraceBuilder::Impl::markOpKernels() {
     // around `_softmax` and `scaled_dot_product_attention` around its implementation are wrappers, while
     // `aten::all` around the `fill_` of its small output and `aten::mul` around the `_to_copy` of its
     // scalar do the work — and no op around it is one. Sizes come from the ops' "Input Dims" (an op
-    // inside reading an eighth or less of the elements is setup, and so is one of its size that takes under
-    // a tenth of its time); without them, an op whose working ops inside take less than half its time. Sizes
+    // inside reading an eighth or less of the elements is setup, and so is a copy inside an op that is not
+    // one: a bf16 aten::bmm making an input contiguous does its work itself, and had lost its QKᵀ GEMM to
+    // the clone's copy_); without them, an op whose working ops inside take less than half its time. Sizes
     // first: timing alone lets a short matmul in a busy process cross the line between calls. Two passes per
     // track: what is inside each op, then the choice, outermost first.
-    std::vector<std::size_t> open;           // indices of the events that enclose the current one
-    std::vector<TimeNs> inside, insideSized; // the working ops' time inside; that of those of its size
+    std::vector<std::size_t> open; // indices of the events that enclose the current one
+    std::vector<TimeNs> inside;
     std::vector<std::uint8_t> working, wrapper, unsized;
     std::vector<std::int64_t> elements; // -2 not read yet, -1 no "Input Dims"
     for (std::uint32_t ti = 0; ti < t.m_tracks.size(); ++ti) {
@@ -198,7 +201,6 @@ void TraceBuilder::Impl::markOpKernels() {
         EventColumns& c = track.events;
         const std::size_t n = track.size();
         inside.assign(n, 0);
-        insideSized.assign(n, 0);
         working.assign(n, 0);
         wrapper.assign(n, 0);
         unsized.assign(n, 0);
@@ -233,10 +235,8 @@ void TraceBuilder::Impl::markOpKernels() {
                 const std::int64_t own = inputs(o), its = inputs(i);
                 if (own < 0 || its < 0)
                     unsized[o] = 1;
-                else if (8 * its > own) {
+                else if (8 * its > own && (!copies[c.name[i].value] || copies[c.name[o].value]))
                     wrapper[o] = 1;
-                    insideSized[o] += c.duration[i];
-                }
             }
             open.push_back(i);
         }
@@ -247,11 +247,7 @@ void TraceBuilder::Impl::markOpKernels() {
             const bool taken =
                 std::any_of(open.begin(), open.end(), [&](std::size_t o) { return c.flags[o] & kOpKernel; });
             const bool mostlyOwnTime = 2 * inside[i] < c.duration[i] + (c.duration[i] == 0);
-            // A wrapper's op of its size does a tenth of its time at least: a bf16 aten::bmm that makes one
-            // input contiguous (a clone of half its elements, microseconds of milliseconds) does its work
-            // itself, and is the kernel (the clone had been taken for it, and the call lost its QKᵀ GEMM).
-            const bool wraps = wrapper[i] && 10 * insideSized[i] >= c.duration[i];
-            if (!taken && working[i] && !wraps && (!unsized[i] || mostlyOwnTime)) {
+            if (!taken && working[i] && !wrapper[i] && (!unsized[i] || mostlyOwnTime)) {
                 c.flags[i] |= kOpKernel;
                 ++t.m_info.opKernels;
             }

@@ -84,6 +84,9 @@ std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
     }
     r.to = {r.from[0], r.from[1] * times, r.from[2], r.from[3]};
     r.work = c.gpuWorkUnder(e);
+    // Without GPU kernels a repeat_interleave may be the op that did the copy itself.
+    if (r.work.empty() && !reshape && (c.trace.track(e.track).events.flags[e.index] & kOpKernel))
+        r.work = {e};
     // Nothing copied here: a view. With one K/V head (multi-query attention) the expand's reshape is a view
     // of stride 0 over the heads, and the matmul that reads it copies it (repeatedKvHeads finds that copy);
     // a repeat_interleave always copies.
@@ -210,11 +213,24 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
         formatDuration(time / TimeNs(std::max<std::size_t>(1, calls))) +
         " a call. Grouped-query attention shares each K/V head among several query heads so that K and V "
         "(and the KV cache) stay small; copying them out to every query head undoes that on every call.";
+    // The calls they fed already SDPA's (transformers repeats K/V for SDPA when it passes a mask): the fix
+    // is SDPA's own grouped heads, not "use SDPA".
+    bool sdpa = false;
+    for (const std::size_t i : fed) {
+        const AttentionCall& call = c.analysis.calls[i];
+        sdpa = sdpa || call.impl != "naive";
+    }
     f.suggestion =
-        "Let attention read the shared heads: torch.nn.functional.scaled_dot_product_attention(q, k, v, "
-        "enable_gqa=True) (PyTorch 2.5 on), or in transformers attn_implementation=\"sdpa\" or "
-        "\"flash_attention_2\", which take grouped K/V as they are. Hand-written attention can keep the "
-        "heads grouped with q.view(b, h_kv, r, s, d) against k.unsqueeze(2) in one matmul instead.";
+        sdpa ? "These copies feed scaled_dot_product_attention calls: pass it the grouped K/V with "
+               "enable_gqa=True (PyTorch 2.5 on) instead of repeating them (transformers repeats them for "
+               "SDPA "
+               "when it passes an attention mask: an unpadded batch, or is_causal, lets it pass enable_gqa)."
+             : "Let attention read the shared heads: torch.nn.functional.scaled_dot_product_attention(q, k, "
+               "v, "
+               "enable_gqa=True) (PyTorch 2.5 on), or in transformers attn_implementation=\"sdpa\" or "
+               "\"flash_attention_2\", which take grouped K/V as they are. Hand-written attention can keep "
+               "the "
+               "heads grouped with q.view(b, h_kv, r, s, d) against k.unsqueeze(2) in one matmul instead.";
     Places places = longestFirst(c, std::move(found), [&](EventRef, const Repeat& r) {
         return "K/V heads ×" + std::to_string(r.to[1] / r.from[1]) + ": " + dimsText(r.from) + " → " +
                dimsText(r.to) + (r.bytes > 0 ? ", " + formatRate(r.bytes, "B") + " written" : "") +
@@ -338,10 +354,11 @@ std::optional<CacheAppend> cacheAppend(const Context& c, EventRef e) {
     if (!shapes || shapes->size() != 2) return std::nullopt;
     const std::vector<std::int64_t>& past = (*shapes)[0];
     const std::vector<std::int64_t>& added = (*shapes)[1];
-    // The past held something (the first append is of an empty cache), and each token adds fewer rows
-    // than the cache holds: a cache growing, not two halves joined.
+    // The past held something (the first append is of an empty cache), and each token adds no more rows
+    // than the cache holds (a decoder's cache of its one start token takes the next): a cache growing, not a
+    // short tensor joined onto a long one.
     if (past.size() != 4 || added.size() != 4 || past[0] != added[0] || past[1] != added[1] ||
-        past[3] != added[3] || past[2] < 1 || added[2] < 1 || added[2] >= past[2])
+        past[3] != added[3] || past[2] < 1 || added[2] < 1 || added[2] > past[2])
         return std::nullopt;
     CacheAppend a{past, added, c.gpuWorkUnder(e), 0};
     // Without GPU kernels the cat may be the op that did the copy itself.
