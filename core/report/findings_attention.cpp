@@ -216,6 +216,10 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
         places.emplace_back(e, std::to_string(work.size()) + " kernels" + (why.empty() ? "" : ": " + why));
     });
     if (calls == 0) return;
+    const bool cpu = c.trace.info().opKernels > 0;
+    const bool dropoutOnly =
+        !reasons.empty() && std::all_of(reasons.begin(), reasons.end(),
+                                        [](const auto& r) { return r.first.starts_with("dropout_p "); });
     Finding f = c.make("scaled_dot_product_attention fell back to its math backend in " +
                            formatCount(calls, "call", "calls"),
                        time);
@@ -238,6 +242,10 @@ void sdpaMathFallback(Context& c, std::vector<Finding>& out) {
             ? "Remove the pin to SDPBackend.MATH (sdpa_kernel, or "
               "torch.backends.cuda.enable_flash_sdp(False) "
               "and the like): with these inputs SDPA takes its flash backend, one op a call."
+        : cpu && dropoutOnly
+            ? "On a CPU SDPA's flash backend takes no dropout: train with the attention dropout at 0 "
+              "(attention_dropout=0.0 in transformers, as most language models are trained), or on a GPU, "
+              "where the flash and memory-efficient backends apply dropout inside their kernels."
             : "Give SDPA inputs a fused backend takes (fp16/bf16, head dim ≤ 256, is_causal instead of a "
               "causal mask, no dropout at inference), and check with torch.nn.attention.sdpa_kernel("
               "SDPBackend.FLASH_ATTENTION) that it is taken: it raises the reason when it is not.";
