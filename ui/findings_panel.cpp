@@ -50,6 +50,13 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     // third of a laptop's width every title had read "72 casts and copies around …").
     m_table->setWordWrap(true);
     m_table->setTextElideMode(Qt::ElideNone);
+    // Fitted again when the title column's width changes (the dock resized).
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this,
+            [this](int column, int, int width) {
+                if (column == 1 && width != m_rowsFitTo)
+                    QMetaObject::invokeMethod(
+                        this, [this] { fitRows(); }, Qt::QueuedConnection);
+            });
     // The columns are the same for every list: set once, so a list found again repaints its rows and not
     // the header too (a header's sections cost a millisecond and more to paint).
     const QStringList headers = {tr("Severity"), tr("Finding"), tr("At stake (% of span)"), tr("Places")};
@@ -57,12 +64,6 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     m_table->setHorizontalHeaderLabels(headers);
     m_table->resizeColumnsToContents(); // with no rows yet: each title whole
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-    // Rows fitted again whenever the title column's width changes (the dock resized, the window laid out
-    // again): after the header has stretched its section, which happens in the same turn of the loop.
-    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
-        if (column == 1)
-            QMetaObject::invokeMethod(m_table, &QTableWidget::resizeRowsToContents, Qt::QueuedConnection);
-    });
     m_explanation = new QTextEdit(this);
     m_explanation->setObjectName("findingsExplanation");
     m_explanation->setReadOnly(true);
@@ -157,7 +158,10 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
         const QSignalBlocker quiet(header);
         m_table->resizeColumnsToContents();
         QMetaObject::invokeMethod(header, "resizeSections", Qt::DirectConnection); // protected
-        m_table->resizeRowsToContents();
+        // The rows' heights with the columns, before the one layout below: told row by row, the table
+        // would update them on the loop's next turn and be painted twice.
+        const QSignalBlocker rows(m_table->verticalHeader());
+        fitRows();
     }
     m_note->setText(said);
     if (!list.empty()) {
@@ -168,6 +172,11 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     m_refilling = false;
     showDetails(m_table->currentRow()); // over what it showed: the places that did not change stay
     m_table->doItemsLayout();           // as the places' list: painted with the window, not again after it
+}
+
+void FindingsPanel::fitRows() {
+    m_rowsFitTo = m_table->columnWidth(1);
+    m_table->resizeRowsToContents();
 }
 
 void FindingsPanel::showDetails(int row) {

@@ -38,10 +38,13 @@ Q_SIGNALS:
     void evidenceActivated(attnscope::EventRef event, qint64 showFromNs, qint64 showToNs);
 
 private:
+    // Each row as tall as its title wrapped in the title column.
+    void fitRows();
     void showDetails(int row);
 
     std::shared_ptr<const std::vector<Finding>> m_findings;
     TimeNs m_startNs = 0;
+    int m_rowsFitTo = -1;     // the title column's width the rows' heights are fitted to
     bool m_refilling = false; // showFindings is filling the list: showDetails waits for its selection
     QLabel* m_note = nullptr;
     QTableWidget* m_table = nullptr;

@@ -43,7 +43,7 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
     EXPECT_EQ(table->item(0, 1)->text(), "34");
     EXPECT_EQ(table->item(0, 2)->text(), "1.0");
     EXPECT_EQ(table->item(0, 3)->text(), "1.0"); // one fused kernel expected (@fused)
-    EXPECT_EQ(table->item(0, 3)->toolTip(), "@fused = fused_attention");
+    EXPECT_EQ(table->item(0, 3)->toolTip(), "@fused = elementwise(where)? fused_attention");
     EXPECT_EQ(table->item(0, 4)->text(), "0");
     EXPECT_EQ(table->item(0, 5)->text().toStdString(), formatDuration(flash.kernelNsPerCall()));
     ASSERT_TRUE(flash.hostNsPerCall());
