@@ -222,26 +222,26 @@ Context::Context(const FindingInputs& in)
     : trace(in.trace), analysis(in.analysis), th(in.thresholds),
       span(std::max<TimeNs>(1, in.trace.endNs() - in.trace.startNs())) {}
 
+namespace {
+
+// Whether any of the trace's strings (names, categories, args' keys) starts with one of the prefixes.
+bool anyStringStarting(const Trace& trace, std::initializer_list<std::string_view> prefixes) {
+    const StringPool& strings = trace.strings();
+    for (std::uint32_t i = 0; i < strings.size(); ++i)
+        for (std::string_view prefix : prefixes)
+            if (strings.get(StringId(i)).starts_with(prefix)) return true;
+    return false;
+}
+
+} // namespace
+
 bool Context::pytorch() const {
-    if (!m_pytorch) {
-        const StringPool& strings = trace.strings();
-        bool any = false;
-        for (std::uint32_t i = 0; i < strings.size() && !any; ++i)
-            any = strings.get(StringId(i)).starts_with("aten::");
-        m_pytorch = any;
-    }
+    if (!m_pytorch) m_pytorch = anyStringStarting(trace, {"aten::"});
     return *m_pytorch;
 }
 
 std::string Context::graph() const {
-    if (!m_rocm) {
-        const StringPool& strings = trace.strings();
-        bool any = false;
-        for (std::uint32_t i = 0; i < strings.size() && !any; ++i)
-            any = strings.get(StringId(i)).starts_with("hipLaunch") ||
-                  strings.get(StringId(i)).starts_with("hipExtLaunch");
-        m_rocm = any;
-    }
+    if (!m_rocm) m_rocm = anyStringStarting(trace, {"hipLaunch", "hipExtLaunch"});
     return *m_rocm ? "HIP graph" : "CUDA graph";
 }
 

@@ -25,6 +25,14 @@ std::optional<EventRef> previousSibling(const Context& c, EventRef e) {
     return std::nullopt;
 }
 
+// The work an op did: the GPU work it launched, or in a trace without GPU kernels the ops standing for
+// kernels inside it, or the op itself where it stands for one.
+std::vector<EventRef> workOf(const Context& c, EventRef op) {
+    std::vector<EventRef> work = c.gpuWorkUnder(op);
+    if (work.empty() && (c.trace.track(op.track).events.flags[op.index] & kOpKernel)) work = {op};
+    return work;
+}
+
 // The op after e at e's depth on its thread (its next sibling), if any.
 std::optional<EventRef> nextSibling(const Context& c, EventRef e) {
     const Track& t = c.trace.track(e.track);
@@ -83,10 +91,9 @@ std::optional<Repeat> repeatOfHeads(const Context& c, EventRef e) {
         r.from = x;
     }
     r.to = {r.from[0], r.from[1] * times, r.from[2], r.from[3]};
-    r.work = c.gpuWorkUnder(e);
-    // Without GPU kernels a repeat_interleave may be the op that did the copy itself.
-    if (r.work.empty() && !reshape && (c.trace.track(e.track).events.flags[e.index] & kOpKernel))
-        r.work = {e};
+    // A repeat_interleave may be the op that did the copy itself (a trace without GPU kernels); a reshape's
+    // copy is its clone's.
+    r.work = reshape ? c.gpuWorkUnder(e) : workOf(c, e);
     // Nothing copied here: a view. With one K/V head (multi-query attention) the expand's reshape is a view
     // of stride 0 over the heads, and the matmul that reads it copies it (repeatedKvHeads finds that copy);
     // a repeat_interleave always copies.
@@ -360,9 +367,7 @@ std::optional<CacheAppend> cacheAppend(const Context& c, EventRef e) {
     if (past.size() != 4 || added.size() != 4 || past[0] != added[0] || past[1] != added[1] ||
         past[3] != added[3] || past[2] < 1 || added[2] < 1 || added[2] > past[2])
         return std::nullopt;
-    CacheAppend a{past, added, c.gpuWorkUnder(e), 0};
-    // Without GPU kernels the cat may be the op that did the copy itself.
-    if (a.work.empty() && (c.trace.track(e.track).events.flags[e.index] & kOpKernel)) a.work = {e};
+    CacheAppend a{past, added, workOf(c, e), 0};
     if (a.work.empty()) return std::nullopt;
     const int size = in.types.size() > 1 ? inputTypeBytes(in.types[1]) : 0;
     a.bytes = double(size > 0 ? size : 4) * double(past[0] * past[1] * (past[2] + added[2]) * past[3]);
