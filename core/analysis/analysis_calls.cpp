@@ -31,7 +31,8 @@ void Analyzer::findCalls() {
         std::map<TrackId, std::vector<std::uint32_t>> perTrack;
         for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
             if (a.kernels[k].role != KernelRole::Copy) perTrack[a.kernels[k].event.track].push_back(k);
-        constexpr int kMaxBetween = 4;
+        // Up to six: the scale, a soft cap (Gemma 2: div, tanh, mul) and the mask before the softmax.
+        constexpr int kMaxBetween = 6;
         std::unordered_map<std::uint32_t, std::string> implByName; // a fused kernel's name → its impl
         for (auto& [track, list] : perTrack) {
             for (std::size_t p = 0; p < list.size(); ++p) {
@@ -49,9 +50,9 @@ void Analyzer::findCalls() {
                 }
                 if (k.role != KernelRole::Softmax || backward(k)) continue;
                 // Under SDPA's math backend the softmax can have more around it: _safe_softmax's guard
-                // (isneginf, all, where) then dropout's bernoulli_, div_, mul, six after it in training;
-                // its GEMMs are the call's QKᵀ and PV all the same (they had been left plain GEMMs, each
-                // "unexpected" in its own call, with QKᵀ and PV "missing").
+                // (isneginf, all, where) then dropout's bernoulli_, div_, mul, six after it in training, and
+                // more with a mask and casts; its GEMMs are the call's QKᵀ and PV all the same (they had
+                // been left plain GEMMs, each "unexpected" in its own call, with QKᵀ and PV "missing").
                 const int maxBetween = underSdpaMath(k.event) ? 2 * kMaxBetween : kMaxBetween;
                 std::size_t before = p, after = p;
                 int between = 0;

@@ -240,9 +240,10 @@ TEST(Analysis, NaiveChainsStayOnTheirStreamAndDropoutStaysElementwise) {
         EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, expected[i]) << i;
 }
 
-// Scale and mask kernels between the QKᵀ GEMM and the softmax belong to the call, up to four of them;
-// a GEMM five elementwise kernels back is some other GEMM.
-TEST(Analysis, UpToFourElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
+// Scale, soft cap and mask kernels between the QKᵀ GEMM and the softmax belong to the call, up to six of
+// them (Gemma 2's scale, division, tanh, multiplication and mask are five); a GEMM seven elementwise kernels
+// back is some other GEMM.
+TEST(Analysis, UpToSixElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
     // GEMM, `before` scale kernels, softmax, `after` dropout kernels, GEMM, on one stream.
     auto chain = [](int before, int after) {
         std::vector<std::tuple<const char*, int, int>> kernels{{gemm, 7, 50}};
@@ -252,19 +253,19 @@ TEST(Analysis, UpToFourElementwiseKernelsBeforeTheSoftmaxAreOneCall) {
         kernels.emplace_back(gemm, 7, 50);
         return a100Kernels(kernels);
     };
-    const TraceAnalysis a = analyzeTrace(*chain(4, 0));
+    const TraceAnalysis a = analyzeTrace(*chain(6, 0));
     ASSERT_EQ(a.calls.size(), 1u);
-    ASSERT_EQ(a.calls[0].kernels.size(), 7u);
+    ASSERT_EQ(a.calls[0].kernels.size(), 9u);
     EXPECT_EQ(a.kernels[a.calls[0].kernels[0]].role, KernelRole::QkGemm);
-    for (std::size_t i = 1; i <= 5; ++i) // the scale and mask count as the softmax's
+    for (std::size_t i = 1; i <= 7; ++i) // the scale and mask count as the softmax's
         EXPECT_EQ(a.kernels[a.calls[0].kernels[i]].role, KernelRole::Softmax) << i;
-    EXPECT_EQ(a.kernels[a.calls[0].kernels[6]].role, KernelRole::PvGemm);
-    const TraceAnalysis b = analyzeTrace(*chain(5, 0));
+    EXPECT_EQ(a.kernels[a.calls[0].kernels[8]].role, KernelRole::PvGemm);
+    const TraceAnalysis b = analyzeTrace(*chain(7, 0));
     EXPECT_TRUE(b.calls.empty());
     EXPECT_EQ(b.kernels.front().role, KernelRole::Gemm);
-    // The same after the softmax: four elementwise kernels (dropout…) before the PV GEMM, not five.
-    EXPECT_EQ(analyzeTrace(*chain(0, 4)).calls.size(), 1u);
-    EXPECT_TRUE(analyzeTrace(*chain(0, 5)).calls.empty());
+    // The same after the softmax: six elementwise kernels (dropout…) before the PV GEMM, not seven.
+    EXPECT_EQ(analyzeTrace(*chain(0, 6)).calls.size(), 1u);
+    EXPECT_TRUE(analyzeTrace(*chain(0, 7)).calls.empty());
 }
 
 // A training step's backward pass runs an attention's gradients after its forward: a naive call's (its

@@ -283,4 +283,16 @@ TEST(ModelFindings, Gpt2AndBertReadAsAnExpertReadsThem) {
     EXPECT_EQ(bert->findings->size(), 1u);
 }
 
+// Gemma 2 caps its scores with tanh between QKᵀ and the softmax (scale, division, tanh, multiplication,
+// mask: five kernels before the softmax): its calls are found all the same, attention written by hand, and
+// the soft cap is part of the call's expected shape, not "unexpected" work.
+TEST(ModelFindings, GemmasSoftCappedAttentionIsACall) {
+    const auto doc = model("gemma2_eager");
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->analysis->calls.size(), 4u); // 2 layers, 2 passes
+    EXPECT_TRUE(findingOf(*doc, "hand_written_attention"));
+    EXPECT_TRUE(findingOf(*doc, "repeated_kv_heads"));
+    EXPECT_EQ(findingOf(*doc, "unexpected_kernels"), nullptr);
+}
+
 } // namespace

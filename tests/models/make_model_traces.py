@@ -10,7 +10,8 @@ import sys
 
 import torch
 from torch.profiler import ProfilerActivity, profile
-from transformers import BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from transformers import (BertConfig, BertModel, Gemma2Config, Gemma2ForCausalLM, GPT2Config, GPT2LMHeadModel,
+                          LlamaConfig, LlamaForCausalLM)
 
 
 def llama(impl, kv_heads, dropout=0.0, dtype=torch.float32):
@@ -26,6 +27,15 @@ def gpt2(impl):
     # Multi-head attention written out as GPT-2 has it (its own eager code), or SDPA.
     config = GPT2Config(vocab_size=512, n_positions=512, n_embd=256, n_layer=2, n_head=8, attn_implementation=impl)
     return GPT2LMHeadModel(config).eval()
+
+
+def gemma2():
+    # Gemma 2's attention caps its scores with tanh (a division, tanh and a multiplication between QKᵀ and
+    # the softmax); transformers runs it eagerly (no SDPA for a soft cap).
+    config = Gemma2Config(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                          num_attention_heads=8, num_key_value_heads=2, head_dim=32, max_position_embeddings=1024,
+                          attn_implementation="eager")
+    return Gemma2ForCausalLM(config).eval()
 
 
 def bert(impl):
@@ -104,6 +114,7 @@ MODELS = {
     # GPT-2's own eager attention and SDPA.
     "gpt2_eager": lambda: inference(gpt2("eager"), tokens=256),
     "gpt2_sdpa": lambda: inference(gpt2("sdpa"), tokens=256),
+    "gemma2_eager": lambda: inference(gemma2(), tokens=256),
     # BERT with a padding mask: SDPA turns the boolean mask into a float one inside every call.
     "bert_eager_padded": lambda: padded(bert("eager")),
     "bert_sdpa_padded": lambda: padded(bert("sdpa")),
