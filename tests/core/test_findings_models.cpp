@@ -30,6 +30,22 @@ const Finding* findingOf(const Document& doc, std::string_view id) {
     return nullptr;
 }
 
+// The negative side of a rule: none of the models an expert calls fine for it has its finding.
+void expectNoneOn(std::string_view id, std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+        SCOPED_TRACE(name);
+        const auto fine = model(name);
+        ASSERT_TRUE(fine);
+        EXPECT_EQ(findingOf(*fine, id), nullptr);
+    }
+}
+
+// Time at stake there, and no more than the trace's span.
+void expectWithinSpan(const Document& doc, const Finding& f) {
+    EXPECT_GT(f.timeNs, 0);
+    EXPECT_LT(f.timeNs, doc.trace->endNs() - doc.trace->startNs());
+}
+
 // Llama with 8 query heads over 2 K/V heads, eager: transformers' repeat_kv copies each K and V head 4
 // times before the QKᵀ and PV matmuls, in each of 2 layers of 2 forward passes.
 TEST(ModelFindings, EagerGroupedQueryAttentionCopiesItsKvHeads) {
@@ -47,8 +63,7 @@ TEST(ModelFindings, EagerGroupedQueryAttentionCopiesItsKvHeads) {
         << f->evidence.front().note;
     EXPECT_EQ(f->evidence.front().name, "aten::reshape");
     // The time at stake is the copies', inside the span and inside the calls' layers.
-    EXPECT_GT(f->timeNs, 0);
-    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    expectWithinSpan(*doc, *f);
     EXPECT_NE(f->suggestion.find("enable_gqa=True"), std::string::npos);
 }
 
@@ -135,14 +150,8 @@ TEST(ModelFindings, EagerHalfPrecisionSoftmaxUpcastIsTwoCastsACall) {
     EXPECT_EQ(up + back, int(f->evidence.size()));
     EXPECT_GT(up, 0);
     EXPECT_GT(back, 0);
-    EXPECT_GT(f->timeNs, 0);
-    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
-    for (const char* name : {"llama_gqa_eager", "llama_gqa_sdpa"}) {
-        SCOPED_TRACE(name);
-        const auto fine = model(name);
-        ASSERT_TRUE(fine);
-        EXPECT_EQ(findingOf(*fine, "softmax_upcast"), nullptr);
-    }
+    expectWithinSpan(*doc, *f);
+    expectNoneOn("softmax_upcast", {"llama_gqa_eager", "llama_gqa_sdpa"});
 }
 
 // Generation with transformers' default cache: each layer's K and V grow by torch.cat at every generated
@@ -165,14 +174,8 @@ TEST(ModelFindings, AKvCacheGrownByConcatenationIsCopiedAtEveryToken) {
     ASSERT_FALSE(f->evidence.empty());
     EXPECT_EQ(f->evidence.front().name, "aten::cat");
     EXPECT_NE(f->suggestion.find("cache_implementation=\"static\""), std::string::npos);
-    EXPECT_GT(f->timeNs, 0);
-    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
-    for (const char* name : {"llama_gqa_generate_static", "llama_gqa_sdpa"}) {
-        SCOPED_TRACE(name);
-        const auto fine = model(name);
-        ASSERT_TRUE(fine);
-        EXPECT_EQ(findingOf(*fine, "kv_cache_concat"), nullptr);
-    }
+    expectWithinSpan(*doc, *f);
+    expectNoneOn("kv_cache_concat", {"llama_gqa_generate_static", "llama_gqa_sdpa"});
 }
 
 // A model compiled with torch.compile, eager attention: Inductor fuses the softmax into a kernel the CPU
@@ -189,8 +192,7 @@ TEST(ModelFindings, AttentionInsideTorchCompileIsNamedNotLeftSilent) {
     EXPECT_NE(f->explanation.find("torch.compile regions took "), std::string::npos) << f->explanation;
     // [16, 256, 256] scores a call (batch 2 × 8 heads, 256 tokens).
     EXPECT_NE(f->explanation.find("4,194,304 scores in all"), std::string::npos) << f->explanation;
-    EXPECT_GT(f->timeNs, 0);
-    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    expectWithinSpan(*doc, *f);
     const auto sdpa = model("llama_gqa_sdpa_compiled");
     ASSERT_TRUE(sdpa);
     EXPECT_EQ(findingOf(*sdpa, "compiled_attention"), nullptr);
@@ -212,8 +214,7 @@ TEST(ModelFindings, CheckpointingRunsAttentionAgainInTheBackwardPass) {
     EXPECT_NE(f->explanation.find("Of the trace's 8 attention calls, 4 ran inside the backward pass"),
               std::string::npos)
         << f->explanation;
-    EXPECT_GT(f->timeNs, 0);
-    EXPECT_LT(f->timeNs, doc->trace->endNs() - doc->trace->startNs());
+    expectWithinSpan(*doc, *f);
     // Attention written by hand, checkpointed: its calls have no host range of their own, and are found
     // run again all the same (the outermost op around its kernels is autograd's evaluation itself).
     const auto eager = model("llama_gqa_eager_train_checkpointed");
@@ -222,12 +223,7 @@ TEST(ModelFindings, CheckpointingRunsAttentionAgainInTheBackwardPass) {
     const Finding* again = findingOf(*eager, "recomputed_attention");
     ASSERT_TRUE(again);
     EXPECT_EQ(again->count, 4u);
-    for (const char* name : {"llama_gqa_sdpa_train", "llama_gqa_eager_train"}) {
-        SCOPED_TRACE(name);
-        const auto plain = model(name);
-        ASSERT_TRUE(plain);
-        EXPECT_EQ(findingOf(*plain, "recomputed_attention"), nullptr);
-    }
+    expectNoneOn("recomputed_attention", {"llama_gqa_sdpa_train", "llama_gqa_eager_train"});
 }
 
 // Multi-query attention (one K/V head), eager: repeat_kv's reshape of the expand is a view of stride 0 over
