@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "findings_panel.h"
+
+#include "core/model/demangle.h"
 #include "core/report/format.h"
 
 #include "qt_text.h"
@@ -70,6 +72,10 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     m_evidence = new QListWidget(this);
     m_evidence->setObjectName("findingsEvidence");
     m_evidence->setToolTip(tr("Click a place to select it on the timeline and zoom to it"));
+    // A place's line wraps in the dock's width rather than running off to a horizontal scroll bar.
+    m_evidence->setWordWrap(true);
+    m_evidence->setResizeMode(QListView::Adjust);
+    m_evidence->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
     split->addWidget(m_explanation);
@@ -195,8 +201,11 @@ void FindingsPanel::showDetails(int row) {
     // rows that changed are repainted and the list stays where it was scrolled.
     std::vector<std::pair<QString, QString>> rows;
     for (const Evidence& e : f.evidence) {
-        QString text = QStringLiteral("%1  %2  %3")
-                           .arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(e.name));
+        // A kernel's telling name (its template's, with what tells its instances apart), which wraps in
+        // the list's width; the whole signature in the tooltip.
+        QString text =
+            QStringLiteral("%1  %2  %3")
+                .arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(tellingKernelName(e.name)));
         if (!e.note.empty()) text += QStringLiteral("  — ") + qs(e.note);
         rows.emplace_back(std::move(text), qs(e.name));
     }

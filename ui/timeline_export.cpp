@@ -93,7 +93,7 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
     if (!filter.isValid())
         return QStringLiteral("--tracks: %1 is not a valid regular expression: %2")
             .arg(picture.trackFilter, filter.errorString());
-    const TimelineStyle style = TimelineStyle::from(QGuiApplication::palette(), QGuiApplication::font());
+    TimelineStyle style = TimelineStyle::from(QGuiApplication::palette(), QGuiApplication::font());
     TimelineLayout layout;
     layout.build(trace, style.metrics, {}, filter);
     if (layout.rows().empty())
@@ -102,6 +102,7 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
                    : QStringLiteral("no track label matches --tracks %1").arg(picture.trackFilter);
     QSize size = picture.size;
     if (size.isEmpty()) size = QSize(1600, std::min(fullTimelineHeight(layout, style), 20000));
+    style.labelWidth = fittedLabelWidth(layout, trace, style, style.labelWidth, size.width() * 3 / 10);
     TimelineRenderer renderer(trace);
     renderer.setColorMode(ColorMode::Role, analysis);
     TimelineScene scene;

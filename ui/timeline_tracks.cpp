@@ -33,6 +33,9 @@ public:
                    QFontMetrics(l.bold).elidedText(text, Qt::ElideRight, l.left - 10));
         p.setFont(l.style->font);
     }
+    int labelWidthNeeded(const TimelineRow& row, const LabelPainting& l) const override {
+        return QFontMetrics(l.bold).horizontalAdvance(groupHeaderText(row)) + 16;
+    }
 };
 
 // A track of events: a lane per nesting depth, those on screen scanned into boxes.
@@ -51,6 +54,9 @@ public:
         p.drawText(QRect(18, l.labelY(y, row.height), l.left - 22, l.laneHeight),
                    Qt::AlignVCenter | Qt::TextSingleLine,
                    l.metrics.elidedText(row.label, Qt::ElideMiddle, l.left - 22));
+    }
+    int labelWidthNeeded(const TimelineRow& row, const LabelPainting& l) const override {
+        return l.metrics.horizontalAdvance(row.label) + 24;
     }
 };
 
@@ -72,12 +78,29 @@ public:
                    l.metrics.elidedText(counterRangeText(l.trace->counters()[row.counter], row.low, row.high),
                                         Qt::ElideRight, l.left - 22));
     }
+    int labelWidthNeeded(const TimelineRow& row, const LabelPainting& l) const override {
+        return std::max(l.metrics.horizontalAdvance(row.label),
+                        l.metrics.horizontalAdvance(
+                            counterRangeText(l.trace->counters()[row.counter], row.low, row.high))) +
+               24;
+    }
 };
 
 } // namespace
 
 QString groupHeaderText(const TimelineRow& row) {
     return (row.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + row.label;
+}
+
+int fittedLabelWidth(const TimelineLayout& layout, const Trace& trace, const TimelineStyle& style, int least,
+                     int most) {
+    QFont bold = style.font;
+    bold.setBold(true);
+    const LabelPainting l{&trace, &style, bold, QFontMetrics(style.font), 0, style.metrics.laneHeight, 0};
+    int needed = least;
+    for (const TimelineRow& row : layout.rows())
+        needed = std::max(needed, timelineTrack(row.kind).labelWidthNeeded(row, l));
+    return std::min(needed, std::max(least, most));
 }
 
 const TimelineTrack& timelineTrack(TimelineRow::Kind kind) {

@@ -73,10 +73,17 @@ public:
     virtual void collect(const TimelineRow& row, int y, const FrameGeometry& g, FrameRecords& out) const = 0;
     // Its entry in the label column.
     virtual void paintLabel(QPainter& p, const TimelineRow& row, int y, const LabelPainting& l) const = 0;
+    // How wide the label column must be for its entry to show whole.
+    virtual int labelWidthNeeded(const TimelineRow& row, const LabelPainting& l) const = 0;
 };
 
 // A process's header as its label column shows it: "▾ name" unfolded, "▸ name" folded.
 QString groupHeaderText(const TimelineRow& row);
+
+// The label column's width that shows every row's name whole, within [least, most]: a column the user
+// has not sized fits its names (a GPU's model, a thread's name) as far as there is room.
+int fittedLabelWidth(const TimelineLayout& layout, const Trace& trace, const TimelineStyle& style, int least,
+                     int most);
 
 // The class of each kind of row.
 const TimelineTrack& timelineTrack(TimelineRow::Kind kind);

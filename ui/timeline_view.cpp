@@ -55,6 +55,7 @@ TimelineView::~TimelineView() = default;
 
 void TimelineView::restyle() {
     m_style = TimelineStyle::from(palette(), font());
+    m_defaultLabelWidth = m_style.labelWidth;
     if (m_labelWidth) m_style.labelWidth = *m_labelWidth;
     relayout();
 }
@@ -65,6 +66,12 @@ void TimelineView::setLabelWidth(int pixels) {
     updateScrollBar();
     m_paintPending = true;
     repaintView();
+}
+
+// Until the user drags it, the label column is as wide as the longest name needs, up to 30% of the view.
+void TimelineView::fitLabelColumn() {
+    if (m_labelWidth || !m_trace) return;
+    m_style.labelWidth = fittedLabelWidth(m_layout, *m_trace, m_style, m_defaultLabelWidth, width() * 3 / 10);
 }
 
 bool TimelineView::onLabelEdge(QPoint pos) const {
@@ -81,6 +88,7 @@ void TimelineView::revealProcess(ProcessId process) {
 
 void TimelineView::relayout() {
     if (m_trace) m_layout.build(*m_trace, m_style.metrics, m_collapsed);
+    fitLabelColumn();
     updateScrollBar();
     repaintView();
 }
@@ -298,6 +306,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
 }
 
 void TimelineView::resizeEvent(QResizeEvent*) {
+    fitLabelColumn();
     updateScrollBar();
 }
 

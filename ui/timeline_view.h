@@ -180,7 +180,9 @@ private:
 
     enum class Drag { None, PanOrClick, Panning, Range, LabelEdge };
     bool onLabelEdge(QPoint pos) const;
-    std::optional<int> m_labelWidth; // set by the user; else the style's default
+    void fitLabelColumn();
+    std::optional<int> m_labelWidth; // set by the user; else fitted to the names (fitLabelColumn)
+    int m_defaultLabelWidth = 0;     // the narrowest a fitted column is
     Drag m_drag = Drag::None;
     QPoint m_pressPos, m_lastPos;
     TimeNs m_rangeAnchor = 0;

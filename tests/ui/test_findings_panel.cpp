@@ -232,6 +232,18 @@ TEST(FindingsPanel, TitlesWrapWholeInANarrowDock) {
         EXPECT_GE(table->rowHeight(row), lines * line) << title.toStdString();
     }
     EXPECT_GE(*std::max_element(narrow.begin(), narrow.end()), 2 * line);
+    // The places of the first finding wrap inside the list too: none runs off to a horizontal scroll bar.
+    table->selectRow(0);
+    settle(QSize(1366, 728));
+    QListWidget* places = w.findings()->evidence();
+    ASSERT_GT(places->count(), 0);
+    for (int i = 0; i < places->count(); ++i) {
+        const QRect r = places->visualItemRect(places->item(i));
+        EXPECT_LE(r.right(), places->viewport()->width()) << places->item(i)->text().toStdString();
+        const QRect needed = places->fontMetrics().boundingRect(QRect(0, 0, r.width(), 100000),
+                                                                Qt::TextWordWrap, places->item(i)->text());
+        EXPECT_LE(needed.height(), r.height()) << places->item(i)->text().toStdString();
+    }
     settle(QSize(1920, 1040));
     for (int row = 0; row < table->rowCount(); ++row)
         EXPECT_LE(table->rowHeight(row), narrow[std::size_t(row)]);

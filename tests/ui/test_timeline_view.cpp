@@ -331,6 +331,17 @@ TEST(TimelineView, TheTrackNameColumnResizesAndNamesShowWholeInTooltips) {
     Window win(path);
     ASSERT_TRUE(waitForTrace(win.w));
     TimelineView& v = win.view();
+    // Until dragged, the column is as wide as its longest name needs: each drawn whole, not elided (the
+    // GPU's model was cut to "NVIDIA H100 8…" and the thread to "python3 · th…86").
+    QFont bold = v.style().font;
+    bold.setBold(true);
+    for (const TimelineRow& r : v.rows().rows()) {
+        const int text = r.kind == TimelineRow::Kind::Group
+                             ? QFontMetrics(bold).horizontalAdvance(groupHeaderText(r)) + 10
+                             : QFontMetrics(v.style().font).horizontalAdvance(r.label) + 22;
+        EXPECT_LE(text, v.labelWidth()) << qPrintable(r.label);
+    }
+    EXPECT_LE(v.labelWidth(), v.width() * 3 / 10);
     const int before = v.labelWidth();
     const int y = v.style().rulerHeight + 40;
     drag(&v, QPoint(before, y), QPoint(before + 150, y));

@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
 #include <QImage>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -182,6 +183,46 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
 
 // Two ranks of an open job, compared from the Ranks dock: the button waits for two selected ranks, then
 // opens their files side by side.
+// At 1366 px every column is on screen: the prose columns (roles, verdicts, what the trace revealed) share
+// the room left by the figures and wrap in taller rows ("by verdict" and the findings lay off to the right).
+TEST(VariantsWindow, EveryColumnFitsA1366PixelScreen) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(mi250, "mi250_rocm_small.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(nsys, "nsys_2025_pytorch_h200.sqlite");
+    auto* w = new VariantsWindow;
+    w->resize(1366, 740);
+    w->show();
+    w->addTraces({QString::fromStdString(h100), QString::fromStdString(mi250), QString::fromStdString(nsys)});
+    ASSERT_TRUE(waitForCompare(*w));
+    QApplication::processEvents();
+    QTableWidget* t = w->table();
+    const int room = t->viewport()->width();
+    EXPECT_LE(t->horizontalHeader()->length(), room);
+    const QFontMetrics fm = t->horizontalHeader()->fontMetrics();
+    for (int c = 0; c < t->columnCount(); ++c) {
+        // Its title whole.
+        EXPECT_GE(t->columnWidth(c), fm.horizontalAdvance(t->horizontalHeaderItem(c)->text())) << c;
+        // Each cell's text within its cell, wrapped where it is prose.
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const QTableWidgetItem* item = t->item(r, c);
+            if (!item || item->text().isEmpty() || t->columnSpan(r, c) > 1) continue;
+            const QRect cellRect = t->visualItemRect(item);
+            const QRect needed =
+                QFontMetrics(item->font())
+                    .boundingRect(QRect(0, 0, cellRect.width() - 6, 100000), Qt::TextWordWrap, item->text());
+            EXPECT_LE(needed.width(), cellRect.width()) << r << "," << c << " " << qPrintable(item->text());
+            EXPECT_LE(needed.height(), cellRect.height()) << r << "," << c << " " << qPrintable(item->text());
+        }
+    }
+    // Widened, the prose takes the new room.
+    const int last = t->columnCount() - 1, lastWidth = t->columnWidth(last);
+    w->resize(1900, 740);
+    QApplication::processEvents();
+    EXPECT_LE(t->horizontalHeader()->length(), t->viewport()->width());
+    EXPECT_GT(t->columnWidth(last), lastWidth + 300);
+    delete w;
+}
+
 TEST(VariantsWindow, TwoRanksOfAnOpenJobFromTheRanksDock) {
     ATTNSCOPE_REQUIRE_FIXTURE(rank0, "dlrm_2ranks/rank0.json");
     ATTNSCOPE_REQUIRE_FIXTURE(rank1, "dlrm_2ranks/rank1.json");
