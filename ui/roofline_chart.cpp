@@ -91,8 +91,8 @@ struct PointName {
     QPointF value; // in the axes' units
     double markerSize;
     QString text;
-    bool roof = false; // a roof's name: above its place first, placed before the points' names
-    QString shorter;   // where the whole name finds no room, if any
+    bool roof = false;   // a roof's name: above its place first, placed before the points' names
+    QStringList shorter; // where the whole name finds no room: shorter forms, tried in turn
 };
 // Whether a line from a to b passes through r.
 bool crosses(const QRectF& r, QPointF a, QPointF b) {
@@ -189,11 +189,12 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
             return clear == choices.end() ? std::nullopt : std::optional(*clear);
         };
         for (std::size_t i = 0; i < names.size(); ++i) {
-            // The whole name, else its shorter form where the whole finds no room.
+            // The whole name, else the first shorter form that finds room.
             items[i]->setText(names[i].text);
             std::optional<QRectF> place = placeFor(i);
-            if (!place && !names[i].shorter.isEmpty()) {
-                items[i]->setText(names[i].shorter);
+            for (const QString& form : names[i].shorter) {
+                if (place) break;
+                items[i]->setText(form);
                 place = placeFor(i);
             }
             items[i]->setVisible(place.has_value());
@@ -302,6 +303,20 @@ private:
         m_chart->setTitle(
             m_spec ? QObject::tr("Roofline · %1").arg(QString::fromStdString(m_spec->name)).toHtmlEscaped()
                    : QObject::tr("Roofline"));
+        // In Compare, which sign is which trace, on the title's own line when it fits there (each line
+        // of the title is a line less of the plot in a low dock).
+        if (m_inputs.size() > 1) {
+            QStringList keys;
+            for (std::size_t i = 0; i < m_inputs.size(); ++i)
+                if (m_drawn[i])
+                    keys << QStringLiteral("%1 %2").arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]),
+                                                        m_inputs[i].label); // "A: name"
+            const QString line = keys.join(QStringLiteral(" · "));
+            if (m_chart->title().size() + 3 + line.size() <= kTitleLineChars)
+                m_chart->setTitle(m_chart->title() + QStringLiteral(" · ") + line.toHtmlEscaped());
+            else
+                addTitleLine(m_chart, line);
+        }
         if (m_a.beyondRoof() && m_spec)
             addTitleLine(m_chart, QObject::tr("%1 faster than a roof allows, left off: %2")
                                       .arg(qs(formatCount(m_a.beyondRoof(), "kernel", "kernels")),
@@ -316,14 +331,6 @@ private:
         if (!m_otherRoofs.isEmpty())
             addTitleLine(m_chart, QObject::tr("left off, held to other roofs than these: %1")
                                       .arg(m_otherRoofs.join(QStringLiteral(", "))));
-        if (m_inputs.size() > 1) {
-            QStringList keys;
-            for (std::size_t i = 0; i < m_inputs.size(); ++i)
-                if (m_drawn[i])
-                    keys << QStringLiteral("%1 %2").arg(QString::fromUtf16(kShapeSigns[i % kShapes.size()]),
-                                                        m_inputs[i].label); // "A: name"
-            addTitleLine(m_chart, keys.join(QStringLiteral(" · ")));
-        }
     }
 
     void addAxes() {
@@ -443,7 +450,6 @@ private:
             const RoofPoint& p = *biggest[i];
             if (p.ns() < 0.02 * m_totalNs) break;
             QString name = qs(shortKernelName(p.name));
-            if (name.size() > 28) name = name.left(27) + QChar(0x2026);
             // A name with a point per role (a naive call's aten::bmm as QKᵀ and PV GEMM) says which it is.
             if (std::count_if(m_points.begin(), m_points.end(),
                               [&](const RoofPoint& o) { return o.name == p.name && o.input == p.input; }) > 1)
@@ -473,9 +479,10 @@ private:
             for (const auto& [name, count] : named[l])
                 parts << (count > 1 ? QStringLiteral("%1 ×%2").arg(name).arg(count) : name);
             labels[l].text = parts.join(QStringLiteral(", "));
-            // A long name of one point may be cut further where it finds no room whole.
-            if (parts.size() == 1 && labels[l].text.size() > 18)
-                labels[l].shorter = labels[l].text.left(15) + QChar(0x2026);
+            // A long name of one point is cut where it finds no room whole (its tooltip has it whole).
+            for (const int chars : {27, 15})
+                if (parts.size() == 1 && labels[l].text.size() > chars + 3)
+                    labels[l].shorter << labels[l].text.left(chars) + QChar(0x2026);
         }
         // The roofs' names first (a roof's rate is what every point is read against), then the points'
         // around them; a point's name with no clear place is its tooltip's.
