@@ -3,6 +3,7 @@
 
 #include "on_screen.h"
 #include "qt_text.h"
+#include "table_fit.h"
 
 #include "core/report/format.h"
 #include "core/report/summary.h"
@@ -44,7 +45,7 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    keepProseColumnsFitted(m_table, 1); // the verdicts wrap rather than run off to the right
     layout->addWidget(m_table);
     connect(m_table, &QTableWidget::cellActivated, this, [this](int row, int) {
         if (!m_analysis || row < 0 || std::size_t(row) >= m_analysis->tables.implCalls.size()) return;
@@ -76,7 +77,7 @@ void AttentionPanel::fill() {
     if (!m_analysis) {
         m_note->setText(
             tr("The attention calls of the trace on show, per implementation, once it is analysed."));
-        m_table->resizeColumnsToContents(); // with no rows: each title whole
+        fitProseColumns(m_table, 1); // with no rows: each title whole
         return;
     }
     const auto& rows = m_analysis->tables.implCalls;
@@ -116,7 +117,7 @@ void AttentionPanel::fill() {
         m_table->setItem(r, 7, cell(bytes ? qs(formatRate(*bytes, "B")) : QStringLiteral("-"), true));
         m_table->setItem(r, 8, cell(QString::fromStdString(verdictMix(a)), false));
     }
-    m_table->resizeColumnsToContents();
+    fitProseColumns(m_table, 1);
 }
 
 } // namespace attnscope::ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "variants_window.h"
 #include "file_dialogs.h"
+#include "table_fit.h"
 #include "trace_header.h"
 
 #include "charts.h"
@@ -15,14 +16,12 @@
 
 #include <QChart>
 #include <QChartView>
-#include <QEvent>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QScrollArea>
-#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -65,8 +64,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->setWordWrap(true);
-    m_table->installEventFilter(this);
+    keepProseColumnsFitted(m_table, 3);
     topLayout->addWidget(m_status);
     topLayout->addWidget(m_table, 1);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
@@ -331,53 +329,9 @@ void VariantsWindow::fillTable() {
         }
         if (!line.row) m_table->setSpan(r, 1, 1, int(headers.size()) - 1);
     }
-    fitColumns();
-}
-
-// The figures' columns as wide as their content; the three columns of prose (kernel time by role, by
-// verdict, what the trace revealed) share the room left and wrap their text in taller rows, so that no
-// column lies off to the right of a 1366-pixel screen. The full findings stay in the last one's tooltip.
-void VariantsWindow::fitColumns() {
-    QHeaderView* header = m_table->horizontalHeader();
-    const int count = header->count();
-    if (count < 4) return;
-    header->setStretchLastSection(false);
-    m_table->resizeColumnsToContents();
-    const int firstProse = count - 3;
-    int figures = 0, prose = 0;
-    for (int c = 0; c < count; ++c)
-        (c < firstProse ? figures : prose) += header->sectionSize(c);
-    // The room inside the frame, less a vertical scroll bar's (shown once the rows grow taller than the
-    // table); taken from the table, whose size is new when it is resized, not its viewport's (not yet).
-    const int viewport = m_table->contentsRect().width() - m_table->verticalScrollBar()->sizeHint().width();
-    const int room = viewport - figures;
-    if (prose > room) {
-        // Each its title's width at least; what is left of the room shared by how much more each wants.
-        const QFontMetrics fm = header->fontMetrics();
-        std::vector<int> least, more;
-        int leastSum = 0, moreSum = 0;
-        for (int c = firstProse; c < count; ++c) {
-            const QString title = m_table->horizontalHeaderItem(c)->text();
-            least.push_back(std::max(fm.horizontalAdvance(title) + 2 * fm.averageCharWidth(),
-                                     fm.averageCharWidth() * 16));
-            more.push_back(std::max(0, header->sectionSize(c) - least.back()));
-            leastSum += least.back();
-            moreSum += more.back();
-        }
-        const int extra = std::max(0, room - leastSum);
-        for (int c = firstProse; c < count; ++c) {
-            const std::size_t i = std::size_t(c - firstProse);
-            header->resizeSection(c, least[i] + (moreSum ? int(std::int64_t(more[i]) * extra / moreSum) : 0));
-        }
-    } else {
-        header->setStretchLastSection(true);
-    }
-    m_table->resizeRowsToContents();
-}
-
-bool VariantsWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_table && event->type() == QEvent::Resize) fitColumns();
-    return QMainWindow::eventFilter(watched, event);
+    // The three columns of prose (kernel time by role, by verdict, what the trace revealed) wrap in the
+    // room the figures leave; the full findings stay in the last one's tooltip.
+    fitProseColumns(m_table, 3);
 }
 
 void VariantsWindow::fillTimelines() {

@@ -75,8 +75,6 @@ private:
     };
     void rebuild();
     void fillTable();
-    void fitColumns();
-    bool eventFilter(QObject* watched, QEvent* event) override;
     void fillTimelines();
     int selectedTrace() const;
     // The opened traces as the roofline's inputs, lettered by place among them ("A: naive.json").

@@ -8,6 +8,7 @@
 #include "ui/attention_panel.h"
 #include "ui/details_panel.h"
 #include "ui/main_window.h"
+#include "ui/table_fit.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
@@ -79,4 +80,43 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
         QApplication::processEvents(); // laid out as the window draws it
         w.grab().save(QString::fromLocal8Bit(dir) + "/attention_panel.png");
     }
+}
+
+// At 1366 px every figure and verdict of a run reads whole in the dock.
+TEST(AttentionPanel, EveryCellReadsWholeAt1366Pixels) {
+    TempDir dir;
+    const std::string run = verdictTraces(dir).front();
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, run, {1366, 740}));
+    w.findChild<QDockWidget*>("attentionDock")->raise();
+    QApplication::processEvents();
+    QTableWidget* table = w.attention()->table();
+    ASSERT_GT(table->rowCount(), 1);
+    expectEveryCellWhole(table);
+}
+
+// Prose at a table's end ("memory 7.5%, compute 87.3%, beyond its roof 5.2%", the default run's verdicts
+// at 1366 px) wraps in the room the figures leave instead of running off to the right, and takes the new
+// room when the table widens.
+TEST(TableFit, ProseColumnsWrapInTheRoomTheFiguresLeave) {
+    QTableWidget t(2, 4);
+    t.setHorizontalHeaderLabels({"Implementation", "Calls", "Kernel time / call", "Kernel time by verdict"});
+    const QStringList prose = {"memory 7.5%, compute 87.3%, beyond its roof 5.2%",
+                               "memory 67.8%, compute 31.5%, beyond its roof 0.8%, unknown 0.0%"};
+    for (int r = 0; r < 2; ++r) {
+        t.setItem(r, 0, new QTableWidgetItem(r ? "naive prefill" : "flash decode"));
+        t.setItem(r, 1, new QTableWidgetItem("3"));
+        t.setItem(r, 2, new QTableWidgetItem("58.884 ms"));
+        t.setItem(r, 3, new QTableWidgetItem(prose[r]));
+    }
+    t.resize(520, 300);
+    ui::keepProseColumnsFitted(&t, 1);
+    t.show();
+    QApplication::processEvents();
+    expectEveryCellWhole(&t);
+    EXPECT_GT(t.rowHeight(1), 2 * t.fontMetrics().height()); // wrapped
+    t.resize(1400, 300);
+    QApplication::processEvents();
+    expectEveryCellWhole(&t);
+    EXPECT_LT(t.rowHeight(1), 2 * t.fontMetrics().height()); // one line again
 }

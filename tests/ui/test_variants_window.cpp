@@ -196,24 +196,7 @@ TEST(VariantsWindow, EveryColumnFitsA1366PixelScreen) {
     ASSERT_TRUE(waitForCompare(*w));
     QApplication::processEvents();
     QTableWidget* t = w->table();
-    const int room = t->viewport()->width();
-    EXPECT_LE(t->horizontalHeader()->length(), room);
-    const QFontMetrics fm = t->horizontalHeader()->fontMetrics();
-    for (int c = 0; c < t->columnCount(); ++c) {
-        // Its title whole.
-        EXPECT_GE(t->columnWidth(c), fm.horizontalAdvance(t->horizontalHeaderItem(c)->text())) << c;
-        // Each cell's text within its cell, wrapped where it is prose.
-        for (int r = 0; r < t->rowCount(); ++r) {
-            const QTableWidgetItem* item = t->item(r, c);
-            if (!item || item->text().isEmpty() || t->columnSpan(r, c) > 1) continue;
-            const QRect cellRect = t->visualItemRect(item);
-            const QRect needed =
-                QFontMetrics(item->font())
-                    .boundingRect(QRect(0, 0, cellRect.width() - 6, 100000), Qt::TextWordWrap, item->text());
-            EXPECT_LE(needed.width(), cellRect.width()) << r << "," << c << " " << qPrintable(item->text());
-            EXPECT_LE(needed.height(), cellRect.height()) << r << "," << c << " " << qPrintable(item->text());
-        }
-    }
+    expectEveryCellWhole(t);
     // Widened, the prose takes the new room.
     const int last = t->columnCount() - 1, lastWidth = t->columnWidth(last);
     w->resize(1900, 740);

@@ -5,7 +5,11 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QSize>
+#include <QTableWidget>
+
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -69,6 +73,29 @@ inline bool openAndAnalyse(ui::MainWindow& w, const std::string& path, QSize siz
     w.show();
     w.openFile(QString::fromStdString(path));
     return waitForTrace(w) && waitForAnalysis(w);
+}
+
+} // namespace attnscope::test
+
+namespace attnscope::test {
+
+// Every column of `t` within its viewport, each title whole, and each cell's text inside its cell
+// (prose wrapped in a taller row, never cut at the right or under the next row).
+inline void expectEveryCellWhole(QTableWidget* t) {
+    EXPECT_LE(t->horizontalHeader()->length(), t->viewport()->width());
+    const QFontMetrics fm = t->horizontalHeader()->fontMetrics();
+    for (int c = 0; c < t->columnCount(); ++c) {
+        EXPECT_GE(t->columnWidth(c), fm.horizontalAdvance(t->horizontalHeaderItem(c)->text())) << c;
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const QTableWidgetItem* item = t->item(r, c);
+            if (!item || item->text().isEmpty() || t->columnSpan(r, c) > 1) continue;
+            const QRect cell = t->visualItemRect(item);
+            const QRect needed = QFontMetrics(item->font()).boundingRect(QRect(0, 0, cell.width() - 6, 100000),
+                                                                         Qt::TextWordWrap, item->text());
+            EXPECT_LE(needed.width(), cell.width()) << r << "," << c << " " << qPrintable(item->text());
+            EXPECT_LE(needed.height(), cell.height()) << r << "," << c << " " << qPrintable(item->text());
+        }
+    }
 }
 
 } // namespace attnscope::test
