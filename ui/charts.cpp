@@ -67,6 +67,7 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
     for (const ChartInput& in : inputs)
         for (const ImplRoleTimes& group : in.analysis->tables.roleTimes) {
             BarLabel label{inputs.size() > 1    ? in.label
+                           : group.warmup       ? QObject::tr("warm-up calls")
                            : group.impl.empty() ? QObject::tr("outside attention")
                                                 : QString::fromStdString(group.impl),
                            {},

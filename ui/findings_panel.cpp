@@ -22,6 +22,19 @@ namespace attnscope::ui {
 
 namespace {
 
+// A list whose wrapped lines are laid out again at once when it is resized: QListView waits 100 ms, so a
+// live snapshot's places were painted twice (with the window, then wrapped again).
+class PlacesList final : public QListWidget {
+public:
+    using QListWidget::QListWidget;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override {
+        QAbstractItemView::resizeEvent(event); // not QListView's, which lays out 100 ms later
+        doItemsLayout();
+    }
+};
+
 QColor severityColor(Severity s) {
     switch (s) {
     case Severity::Critical:
@@ -69,12 +82,11 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     m_explanation = new QTextEdit(this);
     m_explanation->setObjectName("findingsExplanation");
     m_explanation->setReadOnly(true);
-    m_evidence = new QListWidget(this);
+    m_evidence = new PlacesList(this);
     m_evidence->setObjectName("findingsEvidence");
     m_evidence->setToolTip(tr("Click a place to select it on the timeline and zoom to it"));
     // A place's line wraps in the dock's width rather than running off to a horizontal scroll bar.
     m_evidence->setWordWrap(true);
-    m_evidence->setResizeMode(QListView::Adjust);
     m_evidence->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);

@@ -56,6 +56,8 @@ struct KernelAnalysis {
     // Its call's shape (call_shapes.h) has no room for it (or for the kernel it is a CPU run worker's share
     // of): work the implementation was not expected to do.
     bool unexpected = false;
+    // A kernel of a warm-up call (a run marks them): in no call, yet not outside attention either.
+    bool warmup = false;
 };
 
 // One attention call: the QK → scale/mask → softmax → PV chain of naive attention, or one fused

@@ -372,6 +372,14 @@ void Analyzer::numberCalls() {
     for (std::size_t c = 0; c < a.calls.size(); ++c)
         for (std::uint32_t k : a.calls[c].kernels)
             a.kernels[k].call = int(c);
+    // The kernels of warm-up calls: no call's, and named as warm-up rather than outside attention.
+    if (!warmupRanges.empty())
+        for (KernelAnalysis& k : a.kernels) {
+            if (k.call >= 0) continue;
+            const TimeNs start = trace.track(k.event.track).events.start[k.event.index];
+            k.warmup = std::any_of(warmupRanges.begin(), warmupRanges.end(),
+                                   [&](const auto& r) { return r.first <= start && start < r.second; });
+        }
 }
 
 void Analyzer::checkShapes() {

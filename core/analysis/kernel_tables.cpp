@@ -70,14 +70,14 @@ namespace {
 // (roofline), per call implementation and role (roleTimes), per verdict; the calls per implementation.
 KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
     KernelTableSums s;
-    auto group = [&](const std::string& impl) -> std::size_t {
+    auto group = [&](const std::string& impl, bool warmup) -> std::size_t {
         for (std::size_t g = 0; g < s.roleTimes.size(); ++g)
-            if (s.roleTimes[g].impl == impl) return g;
-        s.roleTimes.push_back({impl, {}});
+            if (s.roleTimes[g].impl == impl && s.roleTimes[g].warmup == warmup) return g;
+        s.roleTimes.push_back({impl, {}, warmup});
         return s.roleTimes.size() - 1;
     };
     std::vector<std::int32_t> callGroup(a.calls.size(), -1); // each call's group, found once
-    std::int32_t noCallGroup = -1;
+    std::int32_t noCallGroup = -1, warmupGroup = -1;
     for (const KernelAnalysis& k : a.kernels) {
         const Track& t = trace.track(k.event.track);
         const StringId name = t.events.name[k.event.index];
@@ -103,8 +103,10 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
             ++p.costedCount;
             p.onCpu = isCpuTrack(trace, k.event.track);
         }
-        std::int32_t& g = k.call >= 0 ? callGroup[std::size_t(k.call)] : noCallGroup;
-        if (g < 0) g = std::int32_t(group(k.call >= 0 ? a.calls[std::size_t(k.call)].impl : std::string()));
+        std::int32_t& g = k.call >= 0 ? callGroup[std::size_t(k.call)] : k.warmup ? warmupGroup : noCallGroup;
+        if (g < 0)
+            g = std::int32_t(
+                group(k.call >= 0 ? a.calls[std::size_t(k.call)].impl : std::string(), k.warmup));
         RoleTimes& times = s.roleTimes[std::size_t(g)].times;
         times.ns[std::size_t(k.role)] += d;
         ++times.count[std::size_t(k.role)];
@@ -220,9 +222,11 @@ void addTableSums(KernelTableSums& into, const KernelTableSums& part,
         }
     }
     for (const ImplRoleTimes& g : part.roleTimes) {
-        auto it = std::find_if(into.roleTimes.begin(), into.roleTimes.end(),
-                               [&](const ImplRoleTimes& have) { return have.impl == g.impl; });
-        if (it == into.roleTimes.end()) it = into.roleTimes.insert(into.roleTimes.end(), {g.impl, {}});
+        auto it = std::find_if(into.roleTimes.begin(), into.roleTimes.end(), [&](const ImplRoleTimes& have) {
+            return have.impl == g.impl && have.warmup == g.warmup;
+        });
+        if (it == into.roleTimes.end())
+            it = into.roleTimes.insert(into.roleTimes.end(), {g.impl, {}, g.warmup});
         it->times.add(g.times);
     }
     for (const auto& [impl, c] : part.implCalls) {

@@ -76,8 +76,9 @@ struct RoleTimes {
 };
 // The kernels of one implementation's attention calls ("naive", "flash", …), or outside any ("").
 struct ImplRoleTimes {
-    std::string impl;
+    std::string impl; // empty: in no call
     RoleTimes times;
+    bool warmup = false; // in no call: the kernels of a run's warm-up calls
 };
 
 // The attention calls of one implementation ("naive", "SDPA math", "flash", …): the post's closing

@@ -274,6 +274,8 @@ TEST(Findings, KvHeadsRepeatedBeforeAttentionAreNamedOnce) {
               std::string::npos)
         << f->evidence.at(0).note;
     // Its copy is not a cast or copy besides: one finding claims its time.
-    if (const Finding* c = findingOf(all, "casts_and_copies")) EXPECT_EQ(c->timeNs, 0) << c->explanation;
+    if (const Finding* c = findingOf(all, "casts_and_copies")) {
+        EXPECT_EQ(c->timeNs, 0) << c->explanation;
+    }
     EXPECT_EQ(findingOf(repeatBeforeSdpa("aten::view"), "repeated_kv_heads"), nullptr);
 }

@@ -481,9 +481,10 @@ TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
                         EXPECT_EQ(gf.evidence[i].name, of.evidence[i].name);
                     }
                 }
-                if (complete)
+                if (complete) {
                     EXPECT_EQ(grown->findingsNote, "Findings of all 8 steps of 2 ranks: the program's "
                                                    "profile is complete.");
+                }
             }
         }
         EXPECT_EQ(compared, std::size_t(std::count(order.begin(), order.end(), '.')));

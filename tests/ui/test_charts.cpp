@@ -793,3 +793,40 @@ TEST(Charts, ACompareSaysWhichTracesItsPerCallBarsLeaveOut) {
     std::unique_ptr<QChart> whole(makeComparisonChart(c));
     EXPECT_EQ(whole->title(), "Kernel time per attention call by role");
 }
+
+// A run's warm-up calls are no call (the calls are the timed ones), yet their kernels are attention's: the
+// breakdown names them "warm-up calls" rather than counting them "outside attention", and the parts still
+// add to the whole.
+TEST(Charts, ARunsWarmUpCallsAreNamedNotOutsideAttention) {
+    kernels::RunConfig config;
+    config.shape = {1, 4, 128, 32, false, Precision::F32};
+    config.warmup = 1;
+    config.iters = 2;
+    kernels::RunSession session(config);
+    const auto run = kernels::buildRunTrace(runToEnd(session));
+    const TraceAnalysis a = analyzeTrace(*run, nullptr);
+    std::size_t warm = 0, outside = 0;
+    for (const KernelAnalysis& k : a.kernels) {
+        warm += k.warmup;
+        outside += k.call < 0 && !k.warmup;
+        EXPECT_FALSE(k.warmup && k.call >= 0);
+    }
+    EXPECT_GT(warm, 0u);
+    EXPECT_EQ(outside, 0u);
+    for (const ImplCalls& impl : a.tables.implCalls)
+        EXPECT_EQ(impl.calls, 2u) << impl.impl; // the timed calls only
+    TimeNs groups = 0, kernels = 0;
+    for (const ImplRoleTimes& g : a.tables.roleTimes) {
+        EXPECT_FALSE(g.impl.empty() && !g.warmup) << "a group outside attention";
+        groups += g.times.total();
+    }
+    for (const KernelAnalysis& k : a.kernels)
+        kernels += run->track(k.event.track).events.duration[k.event.index];
+    EXPECT_EQ(groups, kernels);
+    std::unique_ptr<QChart> chart(makeChart(ChartKind::Breakdown, {{run.get(), &a, "run"}}));
+    auto* x = qobject_cast<QBarCategoryAxis*>(chart->axes(Qt::Horizontal).front());
+    ASSERT_NE(x, nullptr);
+    const QString labels = x->categories().join(" | ");
+    EXPECT_TRUE(labels.contains("warm-up calls")) << labels.toStdString();
+    EXPECT_FALSE(labels.contains("outside attention")) << labels.toStdString();
+}
