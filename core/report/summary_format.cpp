@@ -356,13 +356,15 @@ std::string csvField(std::string_view s) {
 
 std::string formatKernelCsv(const std::vector<KernelStats>& rows, TimeNs totalKernelNs) {
     std::ostringstream out;
-    out << "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n";
+    out << "kernel,role,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n";
     char share[32];
     for (const KernelStats& k : rows) {
         std::snprintf(share, sizeof share, "%.2f",
                       totalKernelNs ? 100.0 * double(k.totalNs) / double(totalKernelNs) : 0.0);
-        out << csvField(k.name) << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs
-            << ',' << k.maxNs << ',' << share << '\n';
+        // The role as the table shows it (a row per name and role), empty for a trace not yet analysed.
+        out << csvField(k.name) << ',' << (k.role ? csvField(std::string(roleName(*k.role))) : std::string())
+            << ',' << k.count << ',' << k.totalNs << ',' << k.meanNs() << ',' << k.minNs << ',' << k.maxNs
+            << ',' << share << '\n';
     }
     return out.str();
 }

@@ -262,9 +262,10 @@ TEST(KernelCsv, OneRowPerKernelWithShares) {
     rows[1].count = 1;
     rows[1].totalNs = rows[1].wholeNs = 100;
     rows[1].minNs = rows[1].maxNs = 100;
-    EXPECT_EQ(formatKernelCsv(rows, 400), "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n"
-                                          "\"gemm, \"\"big\"\"\",2,300,150,100,200,75.00\n"
-                                          "softmax,1,100,100,100,100,25.00\n");
+    rows[1].role = KernelRole::Softmax;
+    EXPECT_EQ(formatKernelCsv(rows, 400), "kernel,role,count,total_ns,mean_ns,min_ns,max_ns,share_percent\n"
+                                          "\"gemm, \"\"big\"\"\",,2,300,150,100,200,75.00\n"
+                                          "softmax,softmax,1,100,100,100,100,25.00\n");
 }
 
 TEST(Demangle, MangledNamesReadAsCppAndOthersStay) {

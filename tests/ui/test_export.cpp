@@ -191,8 +191,9 @@ TEST(Export, TheWindowExportsWhatItShowsAndTheKernelTable) {
     ASSERT_EQ(w.exportKernelTable(csv), "");
     const QStringList lines = QString::fromUtf8(readAll(csv)).split('\n', Qt::SkipEmptyParts);
     ASSERT_EQ(lines.size(), 5);
-    EXPECT_EQ(lines[0], "kernel,count,total_ns,mean_ns,min_ns,max_ns,share_percent");
+    EXPECT_EQ(lines[0], "kernel,role,count,total_ns,mean_ns,min_ns,max_ns,share_percent");
     EXPECT_TRUE(lines[1].contains("SoftMaxForward")) << lines[1].toStdString(); // sorted as the table is
+    EXPECT_TRUE(lines[1].contains(",softmax,6,")) << lines[1].toStdString();   // its role, as the table's
     // The same figures `attnscope summary` gives for the sample; share of 8277727 ns of kernel time.
     EXPECT_TRUE(lines[1].endsWith(",6,3141688,523614,506338,543825,37.95")) << lines[1].toStdString();
 }

@@ -377,7 +377,7 @@ TEST(UserFlows, TheFileMenuExportsTheTimelineTheChartAndTheTableOfARange) {
     ASSERT_TRUE(chooseFromMenu(w, {"File", "Export Kernel Table as CSV…"}));
     const QStringList lines = fileText(folder + "/kernels.csv").split('\n', Qt::SkipEmptyParts);
     ASSERT_EQ(lines.size(), qsizetype(rows.size()) + 1);
-    EXPECT_TRUE(lines[0].startsWith("kernel,count,total_ns"));
+    EXPECT_TRUE(lines[0].startsWith("kernel,role,count,total_ns"));
     for (std::size_t r = 0; r < rows.size(); ++r) {
         // The name is the first field (quoted when it has a comma): the line ends with count,total.
         const QStringList fields = lines[qsizetype(r) + 1].split(',');
