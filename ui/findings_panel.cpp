@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "findings_panel.h"
 
+#include "core/analysis/resources.h"
 #include "core/model/demangle.h"
 #include "core/report/format.h"
 
@@ -128,11 +129,13 @@ void FindingsPanel::showPending(bool analysing) {
 void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> findings, TimeNs startNs,
                                  const QString& note) {
     const auto& list = findings ? *findings : std::vector<Finding>{};
-    const QString said = list.empty()
-                             ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt).")
-                             : tr("%1, most time at stake first. Select one for why and where.")
-                                       .arg(qs(formatCount(list.size(), "finding", "findings"))) +
-                                   (note.isEmpty() ? QString() : QStringLiteral(" ") + note);
+    const QString said =
+        list.empty() ? tr("No findings: nothing in this trace crossed the thresholds (findings.txt, "
+                          "built in; your own values go in %1).")
+                           .arg(QString::fromStdString(userDataFile("ATTNSCOPE_FINDINGS", "findings.txt")))
+                     : tr("%1, most time at stake first. Select one for why and where.")
+                               .arg(qs(formatCount(list.size(), "finding", "findings"))) +
+                           (note.isEmpty() ? QString() : QStringLiteral(" ") + note);
     if (findings && findings == m_findings && startNs == m_startNs) {
         // The same findings (a growing profile's, carried to its next snapshot): the list, the one
         // selected and its places stay; only what is said of them changes.

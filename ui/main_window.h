@@ -113,6 +113,9 @@ public:
     QString exportKernelTable(const QString& path);
     // The chart on show in the Charts dock (PNG at scale 1 or 2, SVG, PDF; 1200×800).
     QString exportChart(const QString& path, double scale = 1);
+    // What the Help menu says of a topic: the keys and mouse, or where the user's data files go.
+    enum class HelpTopic { KeysAndMouse, Files };
+    static QString helpText(HelpTopic topic);
 
     ChartsPanel* charts() const { return m_charts; }
     // The analysis of the trace on show (roles, calls, costs, roofline), once its thread is done.
@@ -142,6 +145,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void showHelp(HelpTopic topic);
     QDockWidget* addDock(const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area);
     void buildMenus();
     void buildCentre();

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The window's menus and the commands behind them: open, compare, ranks, save, the exports.
 #include "main_window.h"
+#include "navigation_keys.h"
+
+#include "core/analysis/resources.h"
 
 #include "file_dialogs.h"
 #include "program_panel.h"
@@ -16,6 +19,7 @@
 #include "timeline_view.h"
 #include "trace_header.h"
 
+#include "core/analysis/resources.h"
 #include "core/document/document.h"
 #include "core/io/chrome_writer.h"
 
@@ -129,10 +133,84 @@ void MainWindow::buildMenus() {
     bar->addAction(find);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keys and Mouse"), this, [this] { showHelp(HelpTopic::KeysAndMouse); });
+    help->addAction(tr("&Your Files (roles, roofs, thresholds, call shapes)"), this,
+                    [this] { showHelp(HelpTopic::Files); });
+    help->addSeparator();
     help->addAction(tr("&About AttnScope"), this, [this] {
         QMessageBox::about(this, tr("About AttnScope"),
                            tr("AttnScope %1\nA profiler for transformer attention.").arg(ATTNSCOPE_VERSION));
     });
+}
+
+QString MainWindow::helpText(HelpTopic topic) {
+    if (topic == HelpTopic::KeysAndMouse) {
+        QString keys;
+        for (const NavigationKey& k : navigationKeys())
+            keys += QStringLiteral("  %1\t%2\n").arg(QString::fromLatin1(k.hint), QMenu::tr(k.command));
+        return tr("On the timeline (and from any panel that does not take typing):\n%1"
+                  "  Esc\tclear the range, else the selection\n\n"
+                  "Mouse:\n"
+                  "  click\tselect an event (Details shows it); a process's header folds it\n"
+                  "  drag\tpan (sideways in time, up and down over the tracks)\n"
+                  "  Shift+drag\tselect a time range (F fits it)\n"
+                  "  Ctrl+wheel\tzoom around the pointer\n"
+                  "  Shift+wheel\tpan in time; the wheel alone scrolls the tracks\n"
+                  "  drag names' edge\twiden or narrow the track names' column (its right edge)\n"
+                  "  Back / Forward\tthe places you were (the mouse's side buttons, %2 / %3)\n\n"
+                  "%4 opens a trace, %5 finds events by name.")
+            .arg(keys, QKeySequence(QKeySequence::Back).toString(QKeySequence::NativeText),
+                 QKeySequence(QKeySequence::Forward).toString(QKeySequence::NativeText),
+                 QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText),
+                 QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText));
+    }
+    // The data AttnScope reads is built in; each file of yours adds to or overrides it, read at start.
+    struct File {
+        const char* variable;
+        const char* name;
+        const char* what;
+    };
+    static constexpr File files[] = {
+        {"ATTNSCOPE_KERNEL_ROLES", "kernel_roles.txt", "roles of kernels by name (\"role pattern\" lines)"},
+        {"ATTNSCOPE_DEVICE_SPECS", "device_specs.txt",
+         "roofs of devices (peak FLOP/s per precision, bandwidth)"},
+        {"ATTNSCOPE_FINDINGS", "findings.txt", "the findings' thresholds (\"name value\" lines)"},
+        {"ATTNSCOPE_CALL_SHAPES", "call_shapes.txt", "the expected kernels of each attention call"}};
+    QString text =
+        tr("AttnScope's data is built in; a file of yours adds to it or overrides it, read when "
+           "AttnScope starts (the README's \"Why it is slow\" and \"Findings\" give their formats):\n\n");
+    for (const File& f : files)
+        text += tr("%1 — %2\n  %3 (or the file $%4 names)\n\n")
+                    .arg(QString::fromLatin1(f.name), tr(f.what),
+                         QString::fromStdString(userDataFile(f.variable, f.name)),
+                         QString::fromLatin1(f.variable));
+    return text.trimmed();
+}
+
+void MainWindow::showHelp(HelpTopic topic) {
+    QMessageBox box(this);
+    box.setWindowTitle(topic == HelpTopic::KeysAndMouse ? tr("Keys and Mouse") : tr("Your Files"));
+    // Lines of "key<TAB>what it does" as a table's rows, so that long keys do not push their text out of
+    // line.
+    QString html, rows;
+    auto endRows = [&] {
+        if (!rows.isEmpty()) html += QStringLiteral("<table cellspacing=2>%1</table>").arg(rows);
+        rows.clear();
+    };
+    for (const QString& line : helpText(topic).split('\n')) {
+        const qsizetype tab = line.indexOf('\t');
+        if (tab >= 0) {
+            rows += QStringLiteral("<tr><td><b>%1</b></td><td>&nbsp;&nbsp;%2</td></tr>")
+                        .arg(line.left(tab).trimmed().toHtmlEscaped(), line.mid(tab + 1).toHtmlEscaped());
+            continue;
+        }
+        endRows();
+        html += line.toHtmlEscaped() + QStringLiteral("<br>");
+    }
+    endRows();
+    box.setTextFormat(Qt::RichText);
+    box.setText(html);
+    box.exec();
 }
 
 QString MainWindow::exportChart(const QString& path, double scale) {

@@ -388,7 +388,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                         formatDuration(f->timeNs) + ")";
             out << ' ' << (cell.empty() ? std::string("-") : cell) << " |\n";
         }
-        out << "\n\"expected\": kernels per call of the expected call (call_shapes.txt); \"calls off\": "
+        out << "\n\"expected\": kernels per call of the expected call (call_shapes.txt, built in or in "
+               "~/.config/attnscope/); \"calls off\": "
                "calls that ran otherwise; \"vs base\": "
             << markdownCell(base) << ".\n";
         for (std::size_t t = 0; t < c.traces.size(); ++t)
@@ -422,8 +423,9 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
     line(head);
     for (const auto& r : rows)
         line(r);
-    out << "\nexpected: kernels per call of the expected call (call_shapes.txt); calls off: calls that ran "
-           "otherwise; vs base: "
+    out << "\nexpected: kernels per call of the expected call (call_shapes.txt, built in or in "
+           "~/.config/attnscope/); "
+           "calls off: calls that ran otherwise; vs base: "
         << base << ".\n";
     for (std::size_t t = 0; t < c.traces.size(); ++t)
         for (const std::string& w : c.traces[t].warnings)

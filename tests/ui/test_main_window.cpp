@@ -8,6 +8,7 @@
 #include "ui/charts.h"
 #include "ui/kernel_table_model.h"
 #include "ui/main_window.h"
+#include "ui/navigation_keys.h"
 #include "ui/profile_controller.h"
 #include "ui/qt_text.h"
 #include "ui/timeline_view.h"
@@ -27,6 +28,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -554,5 +556,28 @@ TEST(MainWindow, NoColumnTitleIsCutAtTheDefaultLayout) {
                 }
             }
         }
+    }
+}
+
+// Help says more than About: every key the timeline takes and the mouse, and where each of the user's data
+// files goes (the texts that name findings.txt or call_shapes.txt say which file is meant).
+TEST(MainWindow, HelpListsTheKeysAndWhereTheUsersFilesGo) {
+    MainWindow w;
+    QStringList items;
+    for (QAction* menu : w.menuBar()->actions())
+        if (menu->text() == "&Help")
+            for (QAction* a : menu->menu()->actions())
+                if (!a->isSeparator()) items << a->text();
+    EXPECT_EQ(items.size(), 3) << items.join(" | ").toStdString();
+    const QString keys = MainWindow::helpText(MainWindow::HelpTopic::KeysAndMouse);
+    for (const NavigationKey& k : navigationKeys())
+        EXPECT_TRUE(keys.contains(QStringLiteral("%1\t").arg(k.hint))) << k.hint;
+    EXPECT_TRUE(keys.contains("Shift+drag"));
+    const QString files = MainWindow::helpText(MainWindow::HelpTopic::Files);
+    const QString config = qEnvironmentVariable("XDG_CONFIG_HOME");
+    for (const char* name : {"kernel_roles.txt", "device_specs.txt", "findings.txt", "call_shapes.txt"}) {
+        EXPECT_TRUE(files.contains(name)) << name;
+        if (!config.isEmpty())
+            EXPECT_TRUE(files.contains(config + "/attnscope/" + name)) << files.toStdString();
     }
 }
