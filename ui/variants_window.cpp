@@ -58,6 +58,12 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     m_status = new QLabel(tr("Add the traces to compare (Add… in the toolbar)."), top);
     m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
+    m_shapeWarning = new QLabel(top);
+    m_shapeWarning->setObjectName("shapeWarning");
+    m_shapeWarning->setTextFormat(Qt::PlainText);
+    m_shapeWarning->setWordWrap(true);
+    m_shapeWarning->setStyleSheet(QStringLiteral("color: rgb(210, 110, 0)"));
+    m_shapeWarning->hide();
     m_table = new QTableWidget(top);
     m_table->setObjectName("variantsTable");
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -66,6 +72,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     m_table->verticalHeader()->hide();
     keepProseColumnsFitted(m_table, 3);
     topLayout->addWidget(m_status);
+    topLayout->addWidget(m_shapeWarning);
     topLayout->addWidget(m_table, 1);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         const QTableWidgetItem* item = m_table->item(row, 0);
@@ -264,6 +271,10 @@ void VariantsWindow::rebuild() {
                        failed ? tr(", %1 could not be read").arg(failed) : QString(),
                        m_entries.empty() ? tr("none")
                                          : QFileInfo(m_entries[std::size_t(m_baseline)].path).fileName()));
+    // Times per call of different work compare shapes, not implementations: said above the table.
+    const std::string shapes = loading() ? std::string() : m_comparison.shapeWarning();
+    m_shapeWarning->setText(shapes.empty() ? QString() : tr("Warning: %1.").arg(qs(shapes)));
+    m_shapeWarning->setVisible(!shapes.empty());
     setWindowTitle(
         tr("Compare Variants — %1").arg(qs(formatCount(std::uint64_t(traceCount()), "trace", "traces"))));
     if (!loading()) Q_EMIT compared();
@@ -300,6 +311,8 @@ void VariantsWindow::fillTable() {
             item->setData(kTraceRole, int(line.trace));
             if (c >= 2 && c <= 10) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (c == int(table.header.size()) && !tip.isEmpty()) item->setToolTip(tip);
+            if (c == 1 && line.row && line.row->inputs)
+                item->setToolTip(tr("What its first call computes: %1").arg(qs(line.row->inputs->text())));
             if (int(line.trace) == m_baseline) {
                 QFont bold = item->font();
                 bold.setBold(true);

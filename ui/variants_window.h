@@ -86,6 +86,7 @@ private:
     Comparison m_comparison;
     JobRunner* m_jobs = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_shapeWarning = nullptr; // the calls compared are not the same work
     QTableWidget* m_table = nullptr;
     QTabWidget* m_tabs = nullptr;
     QChartView* m_breakdown = nullptr;

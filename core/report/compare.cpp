@@ -2,6 +2,7 @@
 #include "core/report/compare.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/call_inputs.h"
 #include "core/report/format.h"
 
 #include <nlohmann/json.hpp>
@@ -73,6 +74,20 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
         out.rows.push_back(std::move(row));
     }
     if (out.rows.empty()) out.rows.push_back(wholeTrace(tables));
+    // What each implementation's calls compute: its first call's inputs, and how many shapes they had.
+    std::map<std::string, std::vector<CallInputs>> shapesOf;
+    for (const AttentionCall& call : analysis.calls) {
+        const auto row = rowOf.find(call.impl);
+        if (row == rowOf.end()) continue;
+        const auto in = callInputs(trace, analysis, call);
+        if (!in) continue;
+        std::vector<CallInputs>& seen = shapesOf[call.impl];
+        if (std::none_of(seen.begin(), seen.end(), [&](const CallInputs& s) { return s.sameShape(*in); }))
+            seen.push_back(*in);
+        CompareRow& r = out.rows[row->second];
+        if (!r.inputs) r.inputs = in;
+        r.shapes = seen.size();
+    }
     // Each finding goes to the rows whose calls hold one of its places (a kernel of the call, or its host
     // range); the others to the first row.
     std::map<EventRef, std::size_t> scopeRow;
@@ -107,6 +122,25 @@ std::optional<double> Comparison::kernelRatio(const CompareRow& row) const {
     if (!base || !base->calls.calls || !row.calls.calls || !base->calls.kernelNsPerCall())
         return std::nullopt;
     return double(row.calls.kernelNsPerCall()) / double(base->calls.kernelNsPerCall());
+}
+
+std::string Comparison::shapeWarning() const {
+    const std::vector<std::string> labels = traceLabels(*this);
+    const CompareRow* first = nullptr;
+    bool differ = false;
+    std::string said;
+    for (std::size_t t = 0; t < traces.size(); ++t)
+        for (const CompareRow& row : traces[t].rows) {
+            if (!row.inputs || row.impl.empty()) continue;
+            if (!first) first = &row;
+            differ = differ || !row.inputs->sameShape(*first->inputs) || row.shapes != first->shapes;
+            said += (said.empty() ? "" : "; ") + labels[t] + " · " + row.impl + ": " + row.inputs->text() +
+                    (row.shapes > 1 ? " (and " + std::to_string(row.shapes - 1) + " more shapes)" : "");
+        }
+    if (!differ) return {};
+    return "the calls compared are not the same work, so their times per call do not compare as "
+           "implementations (" +
+           said + ")";
 }
 
 std::optional<double> Comparison::hostRatio(const CompareRow& row) const {
@@ -255,6 +289,25 @@ json rowJson(const Comparison& c, const CompareRow& row) {
                             {"title", f.title},
                             {"time_ns", f.timeNs}});
     j["findings"] = findings;
+    if (row.inputs) {
+        const CallInputs& in = *row.inputs;
+        json inputs{
+            {"batch", in.batch},
+            {"heads", in.heads},
+            {"kv_heads", in.kvHeads},
+            {"query_len", in.queryLen},
+            {"key_len", in.keyLen},
+            {"head_dim", in.headDim},
+            {"dtype", in.precision == Precision::Unknown ? json(nullptr) : json(precisionName(in.precision))},
+            {"from", in.from},
+            {"shapes", row.shapes}};
+        if (in.optionsKnown) {
+            inputs["causal"] = in.causal;
+            inputs["mask"] = in.mask.empty() ? json(nullptr) : json(in.mask);
+            inputs["dropout"] = in.dropout;
+        }
+        j["inputs"] = inputs;
+    }
     return j;
 }
 
@@ -307,7 +360,10 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
             traces.push_back(j);
         }
         // The baseline as --baseline counts (from 1), null when it has no row to be measured against.
-        json all{{"baseline", c.baselineRow() ? json(c.baseline + 1) : json(nullptr)}, {"traces", traces}};
+        const std::string shapes = c.shapeWarning();
+        json all{{"baseline", c.baselineRow() ? json(c.baseline + 1) : json(nullptr)},
+                 {"traces", traces},
+                 {"shape_warning", shapes.empty() ? json(nullptr) : json(shapes)}};
         out << all.dump(2) << '\n';
         return out.str();
     }
@@ -395,6 +451,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         for (std::size_t t = 0; t < c.traces.size(); ++t)
             for (const std::string& w : c.traces[t].warnings)
                 out << "\n**" << markdownCell(labels[t]) << "**: warning: " << markdownCell(w) << '\n';
+        if (const std::string shapes = c.shapeWarning(); !shapes.empty())
+            out << "\n**warning**: " << markdownCell(shapes) << '\n';
         return out.str();
     }
     // Text: columns padded to their widest cell (counting characters, not bytes).
@@ -430,6 +488,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
     for (std::size_t t = 0; t < c.traces.size(); ++t)
         for (const std::string& w : c.traces[t].warnings)
             out << labels[t] << ": warning: " << w << '\n';
+    if (const std::string shapes = c.shapeWarning(); !shapes.empty()) out << "warning: " << shapes << '\n';
     bool any = false;
     for (std::size_t r = 0; r < rows.size(); ++r) {
         if (revealed[r].empty()) continue;

@@ -7,6 +7,7 @@
 // keeps its row with the error): calls, kernels per call against the shape expected of a call
 // (call_shapes.h), kernel and host time per call, bytes per call, kernel time by role and by verdict,
 // what the trace revealed (its findings, most at stake first), and ratios to a baseline row.
+#include "core/analysis/call_inputs.h"
 #include "core/analysis/kernel_tables.h"
 #include "core/report/findings.h"
 #include "core/report/summary.h"
@@ -34,6 +35,10 @@ struct CompareRow {
         TimeNs timeNs = 0;
     };
     std::vector<Brief> findings;
+    // What its first call computes, when the trace records it (call_inputs.h), and how many shapes its
+    // calls had (a generation's prefill and decode calls: two and more).
+    std::optional<CallInputs> inputs;
+    std::size_t shapes = 0;
 };
 
 struct ComparedTrace {
@@ -57,6 +62,9 @@ struct Comparison {
     // A row's kernel (host) time per call over the baseline row's; none without both figures.
     std::optional<double> kernelRatio(const CompareRow& row) const;
     std::optional<double> hostRatio(const CompareRow& row) const;
+    // When the calls compared are not the same work (their shapes differ), what each computes and why
+    // their times per call do not compare; "" when they are, or when the traces do not record it.
+    std::string shapeWarning() const;
 };
 
 // The traces' short names as a table shows them: file names, with the folder where two share one.

@@ -5,7 +5,9 @@
 // an expert calls fine.
 #include "support/test_support.h"
 
+#include "core/analysis/call_inputs.h"
 #include "core/document/document.h"
+#include "core/report/compare.h"
 
 #include <gtest/gtest.h>
 
@@ -289,6 +291,59 @@ TEST(ModelFindings, GemmasSoftCappedAttentionIsACall) {
     EXPECT_TRUE(findingOf(*doc, "hand_written_attention"));
     EXPECT_TRUE(findingOf(*doc, "repeated_kv_heads"));
     EXPECT_EQ(findingOf(*doc, "unexpected_kernels"), nullptr);
+}
+
+// Each call says what it computes, read from the trace: the SDPA op's inputs (shape, GQA heads, causal,
+// the mask's dtype, dropout in training), the QKᵀ bmm's of attention written by hand (its batch × heads), a
+// generation's prefill and decode calls as many shapes.
+TEST(ModelCalls, EachCallSaysWhatItComputes) {
+    auto inputsOf = [](const char* name) {
+        const auto doc = model(name);
+        std::vector<CallInputs> all;
+        if (doc)
+            for (const AttentionCall& call : doc->analysis->calls)
+                if (auto in = callInputs(*doc->trace, *doc->analysis, call)) all.push_back(*in);
+        return all;
+    };
+    const auto sdpa = inputsOf("llama_gqa_sdpa");
+    ASSERT_EQ(sdpa.size(), 4u); // every call
+    EXPECT_EQ(sdpa[0].text(),
+              "batch 2 × 8 heads (2 KV) · 384 queries × 384 keys · head dim 32 · fp32 · causal · enable_gqa");
+    const auto eager = inputsOf("llama_gqa_eager");
+    ASSERT_EQ(eager.size(), 4u);
+    EXPECT_EQ(eager[0].text(), "16 batch × heads · 384 queries × 384 keys · head dim 32 · fp32");
+    EXPECT_TRUE(eager[0].sameShape(sdpa[0])); // the same work, written two ways
+    const auto train = inputsOf("llama_gqa_sdpa_train");
+    ASSERT_FALSE(train.empty());
+    EXPECT_DOUBLE_EQ(train[0].dropout, 0.1);
+    const auto bert = inputsOf("bert_sdpa_padded");
+    ASSERT_FALSE(bert.empty());
+    EXPECT_EQ(bert[0].mask, "bool");
+    EXPECT_FALSE(bert[0].causal);
+    const auto generate = inputsOf("llama_gqa_generate");
+    ASSERT_GT(generate.size(), 4u);
+    EXPECT_EQ(generate.front().queryLen, generate.front().keyLen); // the prefill
+    EXPECT_EQ(generate.back().queryLen, 1);                        // a decode step
+    EXPECT_GT(generate.back().keyLen, generate.front().keyLen);
+}
+
+// Compare says when the calls it compares are not the same work (their times per call then compare shapes,
+// not implementations), and is silent when they are: eager and SDPA Llama on the same inputs.
+TEST(ModelCalls, CompareWarnsWhenTheCallsAreNotTheSameWork) {
+    const std::string dir = ATTNSCOPE_MODEL_TRACES;
+    const Comparison same = compareFiles({dir + "/llama_gqa_eager.json", dir + "/llama_gqa_sdpa.json"}, 0);
+    ASSERT_EQ(same.traces.size(), 2u);
+    ASSERT_TRUE(same.traces[0].rows.front().inputs && same.traces[1].rows.front().inputs);
+    EXPECT_EQ(same.shapeWarning(), "");
+    const Comparison other = compareFiles({dir + "/llama_gqa_eager.json", dir + "/gpt2_eager.json"}, 0);
+    const std::string warning = other.shapeWarning();
+    EXPECT_NE(warning.find("not the same work"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("gpt2_eager.json · naive: 16 batch × heads · 256 queries × 256 keys"),
+              std::string::npos)
+        << warning;
+    EXPECT_NE(formatComparison(other, CompareFormat::Text)
+                  .find("warning: the calls compared are not the same work"),
+              std::string::npos);
 }
 
 } // namespace
