@@ -83,9 +83,9 @@ int printWhatTheWindowShows(const char* program, ui::WindowRequest& request) {
 } // namespace
 
 const std::vector<Verb>& verbs() {
-    static const std::vector<Verb> table = {verbSummary(), verbDiff(),   verbCompare(),
-                                            verbConvert(), verbExport(), verbRun(),
-                                            verbProfile(), verbJob(),    verbVersion()};
+    static const std::vector<Verb> table = {verbSummary(), verbDiff(),   verbCompare(), verbConvert(),
+                                            verbExport(),  verbRun(),    verbWhatIf(),  verbProfile(),
+                                            verbJob(),     verbVersion()};
     return table;
 }
 

@@ -18,6 +18,7 @@ Verb verbCompare();
 Verb verbConvert();
 Verb verbExport();
 Verb verbRun();
+Verb verbWhatIf();
 Verb verbProfile();
 Verb verbJob();
 

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// The whatif verb: one attention call of a trace read for what it computes (call_inputs.h), then run
+// again on this machine through the PyTorch runner, as it was and as each alternative, and the measured
+// runs set beside the call as recorded — "guess, then measure".
+#include "cli.h"
+#include "cli_common.h"
+
+#include "kernels/run_session.h"
+
+#include "core/analysis/call_inputs.h"
+#include "core/document/document.h"
+#include "core/report/compare.h"
+#include "core/report/format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attnscope::cli {
+
+namespace {
+
+using namespace attnscope::kernels;
+
+struct WhatIfArgs {
+    std::string file;
+    std::size_t call = 0; // from 1; 0: the first call of the implementation with most kernel time
+    std::string impl;
+    std::vector<std::string> tries;
+    int repeat = 5;
+    std::string python;
+    CompareFormat format = CompareFormat::Text;
+};
+
+// The call asked for (an index into the analysis' calls), or why there is none.
+std::optional<std::size_t> chooseCall(const TraceAnalysis& a, const WhatIfArgs& args, std::string& why) {
+    const auto& calls = a.calls;
+    if (calls.empty()) {
+        why = "the trace has no attention call to try alternatives for";
+        return std::nullopt;
+    }
+    if (args.call) {
+        if (args.call > calls.size()) {
+            why = "--call " + std::to_string(args.call) + ": the trace has " +
+                  formatCount(calls.size(), "attention call", "attention calls");
+            return std::nullopt;
+        }
+        return args.call - 1;
+    }
+    std::string impl = args.impl;
+    if (impl.empty()) { // the implementation that holds most kernel time
+        TimeNs most = -1;
+        for (const ImplCalls& c : a.tables.implCalls)
+            if (c.kernelNs > most) most = c.kernelNs, impl = c.impl;
+    }
+    for (std::size_t i = 0; i < calls.size(); ++i)
+        if (calls[i].impl == impl) return i;
+    std::string have;
+    for (const ImplCalls& c : a.tables.implCalls)
+        have += (have.empty() ? "" : ", ") + c.impl + " ×" + std::to_string(c.calls);
+    why = "--impl " + impl + ": no call of it in the trace (its calls: " + have + ")";
+    return std::nullopt;
+}
+
+// The run that re-creates the call's work, and what of the call it cannot re-create.
+RunConfig configFor(const CallInputs& in, const WhatIfArgs& args, std::vector<std::string>& notes) {
+    RunConfig c;
+    c.backend = Backend::Torch;
+    c.impls = args.tries.empty() ? torchImpls() : args.tries;
+    c.shape.batch = int(in.batch ? in.batch : 1);
+    c.shape.heads = int(in.heads);
+    c.shape.kvHeads = int(in.kvHeads);
+    c.shape.seq = int(in.queryLen);
+    c.shape.kvLen = in.keyLen == in.queryLen ? 0 : int(in.keyLen);
+    c.shape.dim = int(in.headDim);
+    c.shape.causal = in.causal;
+    c.shape.dtype =
+        in.precision == Precision::BF16 || in.precision == Precision::F16 ? in.precision : Precision::F32;
+    c.warmup = 1;
+    c.iters = args.repeat;
+    c.python = args.python;
+    if (!in.batch)
+        notes.push_back("its batch and heads are one number in its matmul: run as batch 1 × " +
+                        std::to_string(in.heads) + " heads (the same work)");
+    if (!in.optionsKnown)
+        notes.push_back("the trace does not say whether it was causal or masked (attention written by hand): "
+                        "run without a mask");
+    if (!in.mask.empty())
+        notes.push_back("its " + in.mask + " attn_mask is not re-created: run " +
+                        (in.causal ? std::string("causal") : std::string("without a mask")));
+    if (in.dropout > 0) notes.push_back("run without its dropout (the runner runs inference)");
+    if (in.precision != Precision::Unknown && in.precision != c.shape.dtype)
+        notes.push_back("its " + std::string(precisionName(in.precision)) + " run as fp32");
+    return c;
+}
+
+// A comparison of one row each: the call as recorded, then each implementation the run measured.
+Comparison sideBySide(const Document& recorded, const AttentionCall& call, const Document& run,
+                      std::size_t& baseline) {
+    Comparison c;
+    ComparedTrace as = compareEntry("as recorded", *recorded.trace, *recorded.analysis, *recorded.findings);
+    std::erase_if(as.rows, [&](const CompareRow& r) { return r.impl != call.impl; });
+    c.traces.push_back(std::move(as));
+    ComparedTrace measured = compareEntry("measured", *run.trace, *run.analysis, *run.findings);
+    baseline = 0;
+    for (CompareRow& row : measured.rows) {
+        if (row.impl.empty()) continue;
+        ComparedTrace one;
+        one.path = "measured: " + row.impl;
+        one.spanNs = measured.spanNs;
+        if (row.impl == call.impl) baseline = c.traces.size(); // the call as it was, measured here
+        one.rows.push_back(std::move(row));
+        c.traces.push_back(std::move(one));
+    }
+    c.baseline = baseline;
+    return c;
+}
+
+int whatIf(const WhatIfArgs& args) {
+    std::shared_ptr<const Document> doc;
+    try {
+        DocumentOptions options;
+        options.parts = AnalysisPart;
+        doc = opened(openDocument(DocumentSource::file(args.file), options));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", args.file.c_str(), e.what());
+        return kFileError;
+    }
+    std::string why;
+    const auto index = chooseCall(*doc->analysis, args, why);
+    if (!index) {
+        std::fprintf(stderr, "whatif: %s: %s; nothing was run\n", args.file.c_str(), why.c_str());
+        return args.call || !args.impl.empty() ? kUsage : kFileError;
+    }
+    const AttentionCall& call = doc->analysis->calls[*index];
+    const auto inputs = callInputs(*doc->trace, *doc->analysis, call);
+    if (!inputs) {
+        std::fprintf(stderr,
+                     "whatif: %s: call %zu (%s) has no recorded inputs (a trace saved without record_shapes, "
+                     "or a kernel launched from no op AttnScope reads), so what it computes is unknown; "
+                     "nothing was run\n",
+                     args.file.c_str(), *index + 1, call.impl.c_str());
+        return kFileError;
+    }
+    std::vector<std::string> notes;
+    RunConfig config = configFor(*inputs, args, notes);
+    std::string notice;
+    if (const std::string problem = chooseBackend(config, BackendChoice::Torch, notice); !problem.empty()) {
+        std::fprintf(stderr, "whatif: %s; nothing was run\n", problem.c_str());
+        return kUsage;
+    }
+    if (!notice.empty()) std::fprintf(stderr, "whatif: %s\n", notice.c_str());
+    const bool text = args.format != CompareFormat::Json;
+    if (text) {
+        std::printf("call %zu of %s (%s, %zu such calls in the trace): %s\n", *index + 1, args.file.c_str(),
+                    call.impl.c_str(),
+                    std::size_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
+                                              [&](const AttentionCall& c) { return c.impl == call.impl; })),
+                    inputs->text().c_str());
+        for (const std::string& n : notes)
+            std::printf("  note: %s\n", n.c_str());
+        std::fflush(stdout);
+    }
+    RunSession session(config);
+    session.start();
+    session.wait();
+    for (const std::string& line : session.takeNotices())
+        std::fprintf(stderr, "whatif: %s\n", line.c_str());
+    if (const std::string error = session.error(); !error.empty()) {
+        std::fprintf(stderr, "whatif: %s\n", error.c_str());
+        return kFileError;
+    }
+    const std::vector<RunEvent> events = session.takeEvents();
+    std::vector<ImplStats> stats = runStats(config, events);
+    for (ImplStats& st : stats)
+        st.unavailable = session.unavailable().count(st.impl) > 0;
+    std::shared_ptr<const Document> run;
+    try {
+        DocumentOptions options;
+        options.parts = AnalysisPart;
+        options.cpuRoofs = CpuRoofsChoice::ThisMachine;
+        run = openDocument(
+            DocumentSource::built(buildRunTrace(events, config.backend, session.deviceName()), "what if"),
+            options);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "whatif: %s\n", e.what());
+        return kFileError;
+    }
+    std::size_t baseline = 0;
+    const Comparison c = sideBySide(*doc, call, *run, baseline);
+    const std::string device = session.deviceName().empty() ? "this machine's CPU" : session.deviceName();
+    // The saving per call against the call as it was, measured on the same machine: the difference of the
+    // table's kernel times per call, and over the trace's calls of that implementation.
+    const CompareRow* base = baseline ? c.baselineRow() : nullptr;
+    const std::uint64_t callsInTrace =
+        std::uint64_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
+                                    [&](const AttentionCall& x) { return x.impl == call.impl; }));
+    struct Saving {
+        std::string impl;
+        TimeNs perCall = 0; // negative: slower
+    };
+    std::vector<Saving> savings;
+    for (std::size_t t = 1; base && t < c.traces.size(); ++t)
+        if (t != baseline && !c.traces[t].rows.empty())
+            savings.push_back(
+                {c.traces[t].rows.front().impl,
+                 base->calls.kernelNsPerCall() - c.traces[t].rows.front().calls.kernelNsPerCall()});
+    if (args.format == CompareFormat::Json) {
+        nlohmann::json j{{"trace", args.file},
+                         {"call", *index + 1},
+                         {"implementation", call.impl},
+                         {"calls_in_trace", callsInTrace},
+                         {"inputs", inputs->text()},
+                         {"notes", notes},
+                         {"measured_on", device},
+                         {"repeat", config.iters},
+                         {"comparison", nlohmann::json::parse(formatComparison(c, CompareFormat::Json))}};
+        nlohmann::json saved = nlohmann::json::array();
+        for (const Saving& s : savings)
+            saved.push_back({{"implementation", s.impl},
+                             {"ns_per_call", s.perCall},
+                             {"ns_over_trace", s.perCall * TimeNs(callsInTrace)}});
+        j["savings"] = saved;
+        std::printf("%s\n", j.dump(2).c_str());
+        return kOk;
+    }
+    std::printf("measured on %s (PyTorch, %d calls each after a warm-up); the call as recorded ran where the "
+                "trace was made\n\n%s",
+                device.c_str(), config.iters, formatComparison(c, args.format).c_str());
+    if (!base) {
+        std::printf("\n%s did not run here, so no saving is measured against it (the ratios are to the "
+                    "recorded call)\n",
+                    call.impl.c_str());
+        return kOk;
+    }
+    std::printf("\nmeasured on %s, against %s as it was (%s a call):\n", device.c_str(), call.impl.c_str(),
+                formatDuration(base->calls.kernelNsPerCall()).c_str());
+    for (const Saving& s : savings) {
+        const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
+        std::printf("  %-14s %s a call %s (%s over the trace's %s)\n", s.impl.c_str(),
+                    formatDuration(size).c_str(), s.perCall >= 0 ? "less" : "more",
+                    formatDuration(size * TimeNs(callsInTrace)).c_str(),
+                    formatCount(callsInTrace, "call", "calls").c_str());
+    }
+    for (const ImplStats& s : stats)
+        if (s.unavailable) std::printf("  %-14s could not run here (see above)\n", s.impl.c_str());
+    return kOk;
+}
+
+} // namespace
+
+Verb verbWhatIf() {
+    return {
+        "whatif",
+        "one attention call of a trace run again on this machine with PyTorch, as it was and as each "
+        "alternative (SDPA's backends, attention written by hand), measured side by side with the call as "
+        "recorded",
+        "What the call computes is read from the trace (its SDPA op's or QK matmul's recorded inputs); "
+        "a trace saved without record_shapes cannot say, and nothing is run.\n",
+        [](CLI::App& app, const char*) -> VerbRun {
+            auto a = std::make_shared<WhatIfArgs>();
+            app.add_option("TRACE", a->file, "the trace")->type_name("TRACE")->required();
+            auto* call = app.add_option("--call", a->call, "the call, counted from 1 in the trace's order")
+                             ->type_name("N")
+                             ->check(CLI::PositiveNumber);
+            app.add_option("--impl", a->impl,
+                           "the first call of this implementation (default: the one with most kernel time)")
+                ->type_name("NAME")
+                ->excludes(call);
+            app.add_option("--try", a->tries,
+                           "what to run: naive, math, flash, efficient, cudnn (default: all; those that "
+                           "cannot run here are skipped)")
+                ->type_name("LIST")
+                ->delimiter(',');
+            app.add_option("--repeat", a->repeat, "calls measured of each, after a warm-up (default 5)")
+                ->type_name("R")
+                ->check(CLI::Range(1, 1000));
+            app.add_option("--python", a->python,
+                           "the Python with PyTorch (default: ATTNSCOPE_PYTHON, else the torch-venv `make "
+                           "test` made, else python3)")
+                ->type_name("PY");
+            formatOption(app, a->format,
+                         {{"text", CompareFormat::Text},
+                          {"json", CompareFormat::Json},
+                          {"markdown", CompareFormat::Markdown}},
+                         "text (default), json or markdown");
+            return [a]() -> int {
+                prepareRuns();
+                return whatIf(*a);
+            };
+        }};
+}
+
+} // namespace attnscope::cli

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// `attnscope whatif` as a user runs it: a call of a transformers model's trace (the ModelTraces.Make
+// fixture) read for what it computes, run again on this machine with PyTorch as it was and as the
+// alternatives, and the savings it prints are the differences of its own table's times per call.
+#include "app/cli_test_support.h"
+
+#include <filesystem>
+
+using namespace attnscope;
+using namespace attnscope::test;
+
+namespace {
+
+const std::string kModels = ATTNSCOPE_MODEL_TRACES;
+const std::string kPython = std::string("ATTNSCOPE_PYTHON=") + ATTNSCOPE_TORCH_PYTHON;
+
+nlohmann::json rowOf(const nlohmann::json& comparison, const std::string& label) {
+    for (const auto& t : comparison["traces"])
+        if (t["label"] == label && !t["rows"].empty()) return t["rows"][0];
+    return nullptr;
+}
+
+} // namespace
+
+// The naive call of eager Llama (its batch × heads folded in its bmm): run again as naive, SDPA math and
+// flash; the call as it was, measured here, is the baseline; each saving is its row's difference from it.
+TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
+    const std::string trace = kModels + "/llama_gqa_eager.json";
+    ASSERT_TRUE(std::filesystem::exists(trace)) << "ModelTraces.Make did not make it";
+    const CliRun r =
+        run("whatif " + trace + " --try naive,math,flash --repeat 2 --format json", false, kPython);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["implementation"], "naive");
+    EXPECT_EQ(j["calls_in_trace"], 4);
+    EXPECT_EQ(j["inputs"], "16 batch × heads · 384 queries × 384 keys · head dim 32 · fp32");
+    EXPECT_FALSE(j["notes"].empty()); // the heads folded, the mask unknown: said
+    const auto& c = j["comparison"];
+    const auto recorded = rowOf(c, "as recorded");
+    const auto naive = rowOf(c, "measured: naive");
+    const auto flash = rowOf(c, "measured: flash");
+    const auto math = rowOf(c, "measured: SDPA math");
+    ASSERT_FALSE(recorded.is_null() || naive.is_null() || flash.is_null() || math.is_null()) << c.dump(1);
+    EXPECT_EQ(recorded["calls"], 4);
+    EXPECT_EQ(naive["calls"], 2); // --repeat, the warm-up left out
+    // Every run the same work as the call: the shape read back from the measured runs' own traces.
+    for (const auto& row : {naive, flash, math}) {
+        EXPECT_EQ(row["inputs"]["query_len"], 384);
+        EXPECT_EQ(row["inputs"]["head_dim"], 32);
+    }
+    // The baseline is the call as it was, measured here; each saving the difference of the table's figures.
+    EXPECT_EQ(c["traces"][std::size_t(c["baseline"].get<int>() - 1)]["label"], "measured: naive");
+    ASSERT_EQ(j["savings"].size(), 2u);
+    for (const auto& s : j["savings"]) {
+        const auto row = rowOf(c, "measured: " + s["implementation"].get<std::string>());
+        ASSERT_FALSE(row.is_null());
+        EXPECT_EQ(s["ns_per_call"].get<std::int64_t>(), naive["kernel_ns_per_call"].get<std::int64_t>() -
+                                                            row["kernel_ns_per_call"].get<std::int64_t>());
+        EXPECT_EQ(s["ns_over_trace"].get<std::int64_t>(), 4 * s["ns_per_call"].get<std::int64_t>());
+    }
+}
+
+// The text: what the call computes, where it was measured, the table and the savings.
+TEST(WhatIf, TheTextSaysWhatRanWhereAndWhatItSaves) {
+    const CliRun r =
+        run("whatif " + kModels + "/llama_gqa_sdpa.json --try flash,math --repeat 1", false, kPython);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_NE(r.out.find("call 1 of "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("batch 2 × 8 heads (2 KV) · 384 queries × 384 keys · head dim 32 · fp32 · causal"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("measured on this machine's CPU"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("against flash as it was"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("SDPA math "), std::string::npos) << r.out;
+}
+
+// Nothing is run where the call cannot be read or chosen: each a sentence and its exit status.
+TEST(WhatIf, NothingRunsWhereTheCallCannotBeRead) {
+    TempDir dir;
+    // A trace with no attention call.
+    writeFile(dir.path("plain.json"),
+              R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":1,"ts":1,"dur":2}]})");
+    CliRun r = run("whatif " + dir.path("plain.json"), true, kPython);
+    EXPECT_EQ(r.exitCode, 1) << r.out;
+    EXPECT_NE(r.out.find("no attention call"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("nothing was run"), std::string::npos) << r.out;
+    // A call past the last.
+    r = run("whatif " + kModels + "/gpt2_eager.json --call 99", true, kPython);
+    EXPECT_EQ(r.exitCode, 2) << r.out;
+    EXPECT_NE(r.out.find("--call 99: the trace has 4 attention calls"), std::string::npos) << r.out;
+    // An implementation it does not have.
+    r = run("whatif " + kModels + "/gpt2_eager.json --impl flash", true, kPython);
+    EXPECT_EQ(r.exitCode, 2) << r.out;
+    EXPECT_NE(r.out.find("no call of it in the trace (its calls: naive ×4)"), std::string::npos) << r.out;
+}
