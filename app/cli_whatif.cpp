@@ -265,7 +265,7 @@ Verb verbWhatIf() {
             app.add_option("TRACE", a->file, "the trace")->type_name("TRACE")->required();
             auto* call = app.add_option("--call", a->call, "the call, counted from 1 in the trace's order")
                              ->type_name("N")
-                             ->check(CLI::PositiveNumber);
+                             ->check(CLI::PositiveNumber.description(""));
             app.add_option("--impl", a->impl,
                            "the first call of this implementation (default: the one with most kernel time)")
                 ->type_name("NAME")
@@ -277,7 +277,7 @@ Verb verbWhatIf() {
                 ->delimiter(',');
             app.add_option("--repeat", a->repeat, "calls measured of each, after a warm-up (default 5)")
                 ->type_name("R")
-                ->check(CLI::Range(1, 1000));
+                ->check(CLI::Range(1, 1000).description(""));
             app.add_option("--python", a->python,
                            "the Python with PyTorch (default: ATTNSCOPE_PYTHON, else the torch-venv `make "
                            "test` made, else python3)")
