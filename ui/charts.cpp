@@ -15,6 +15,7 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QLegendMarker>
 #include <QChartView>
 #include <QCoreApplication>
 #include <QGraphicsLayout>
@@ -422,7 +423,14 @@ void fitLegend(QChartView* view, ChartKind kind) {
         chart->layout()->setContentsMargins(normal.left, normal.top, normal.right, normal.bottom);
     chart->setBackgroundRoundness(low ? 0 : normal.roundness);
     if (kind == ChartKind::Share) return; // the pie keeps its legend where it is
-    const Qt::Alignment want = low && at.width() > 2 * at.height() ? Qt::AlignRight : Qt::AlignBottom;
+    // To the right only where its entries fit one under another (a roofline's eight roles and its roof
+    // ran past the bottom of a 250-pixel dock, "copy" cut off); else under the plot, in rows.
+    int entries = 0;
+    for (QLegendMarker* m : chart->legend()->markers())
+        entries += m->isVisible();
+    const bool fitsBeside = entries * QFontMetrics(chart->legend()->font()).height() * 1.7 < at.height() - 8;
+    const Qt::Alignment want =
+        low && at.width() > 2 * at.height() && fitsBeside ? Qt::AlignRight : Qt::AlignBottom;
     if (chart->legend()->alignment() != want) chart->legend()->setAlignment(want);
 }
 

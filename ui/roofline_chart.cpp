@@ -7,6 +7,7 @@
 #include "core/model/demangle.h"
 #include "core/report/format.h"
 
+#include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -318,7 +319,7 @@ private:
                 addTitleLine(m_chart, line);
         }
         if (m_a.beyondRoof() && m_spec)
-            addTitleLine(m_chart, QObject::tr("%1 faster than a roof allows, left off: %2")
+            addTitleLine(m_chart, QObject::tr("%1 left off: %2") // the reason says "faster than …"
                                       .arg(qs(formatCount(m_a.beyondRoof(), "kernel", "kernels")),
                                            QString::fromStdString(beyondRoofReason(*m_spec))));
         else if (!m_spec && m_kernels > 0)
@@ -344,6 +345,16 @@ private:
         m_y->setLabelFormat("%g");
         m_chart->addAxis(m_x, Qt::AlignBottom);
         m_chart->addAxis(m_y, Qt::AlignLeft);
+        // A tick every decade where the plot is tall enough for their labels, else every second or third:
+        // Qt drops the labels that would overlap, which left uneven ticks (1000, 10, 0.1, 0.01, 0.0001).
+        QLogValueAxis* y = m_y;
+        QChart* chart = m_chart;
+        QObject::connect(chart, &QChart::plotAreaChanged, y, [y](const QRectF& plot) {
+            const double decades = std::log10(std::max(10.0, y->max() / std::max(1e-300, y->min())));
+            const double room = plot.height() / decades, line = QFontMetricsF(y->labelsFont()).height() * 1.5;
+            const double base = room >= line ? 10 : room * 2 >= line ? 100 : 1000;
+            if (y->base() != base) y->setBase(base);
+        });
     }
 
     // The memory roof and each precision's compute roof present among the points, the ridge (where the

@@ -203,7 +203,9 @@ std::string roleMix(const CompareRow& row, std::size_t top) {
         ++percent[remainders[k].second];
     std::string out;
     for (std::size_t i = 0; i < byTime.size(); ++i)
-        out += (out.empty() ? "" : ", ") + byTime[i].second + " " + std::to_string(percent[i]) + "%";
+        // A role with time but under half a percent is there, not "0%".
+        out += (out.empty() ? "" : ", ") + byTime[i].second + " " +
+               (percent[i] ? std::to_string(percent[i]) : std::string("<1")) + "%";
     return out;
 }
 

@@ -303,8 +303,10 @@ std::string verdictMix(const ImplCalls& impl) {
     all = all ? all : 1;
     for (Verdict v : kVerdictsShown)
         if (const TimeNs ns = impl.verdictNs[std::size_t(v)])
+            // A verdict with time but under a twentieth of a percent is there, not "0.0%".
             out += (out.empty() ? "" : ", ") + std::string(shortVerdictName(v)) + " " +
-                   formatPercent(double(ns) / double(all));
+                   (double(ns) / double(all) < 0.0005 ? std::string("<0.1%")
+                                                      : formatPercent(double(ns) / double(all)));
     return out;
 }
 

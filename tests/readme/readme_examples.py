@@ -147,7 +147,7 @@ TOKEN = re.compile(
 
 # A list of named shares ("softmax 54%, QKᵀ GEMM 20%, copy 10%"): in a run made here which names it holds and
 # in which order follow the times measured, so any such list stands for another.
-SHARE = r"(?:\d+ more|[A-Za-zᵀ]+(?: [A-Za-zᵀ]+)*) \d+(?:\.\d+)?%"
+SHARE = r"(?:\d+ more|[A-Za-zᵀ]+(?: [A-Za-zᵀ]+)*) <?\d+(?:\.\d+)?%"  # "<1%": there, under half a percent
 SHARES = SHARE + r"(?:, " + SHARE + r")*"
 # A finding's severity follows its share of the time, measured: any severity stands for another.
 SEVERITY = r"(?:info|warning|critical)"
