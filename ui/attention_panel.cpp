@@ -42,6 +42,12 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeaderItem(5)->setToolTip(
         tr("The time the call's kernels ran, workers or streams running at once counted once: the "
            "figure `compare` prints and its chart's bars add up to."));
+    m_table->horizontalHeaderItem(6)->setToolTip(
+        tr("The call's own range on the host: its attention op or record_function range. \"-\" where the calls "
+           "have none: AttnScope's own runs (the kernel time is the call's), kernels launched from no op."));
+    m_table->horizontalHeaderItem(7)->setToolTip(
+        tr("Bytes the call's kernels moved, over the calls whose every kernel has a cost. \"-\" where some "
+           "kernel of each call has none (an op whose inputs AttnScope does not model)."));
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
