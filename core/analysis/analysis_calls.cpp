@@ -2,6 +2,7 @@
 // The analysis' attention calls: own runs' calls, fused kernels, naive chains, SDPA ops holding kernels no
 // pattern found, the ranges around them, warm-ups left out, and each call held to its expected shape.
 #include "core/analysis/analyzer.h"
+#include "core/analysis/call_inputs.h"
 #include "core/analysis/kernel_reader.h"
 
 #include "core/model/args_codec.h"
@@ -380,6 +381,15 @@ void Analyzer::numberCalls() {
             k.warmup = std::any_of(warmupRanges.begin(), warmupRanges.end(),
                                    [&](const auto& r) { return r.first <= start && start < r.second; });
         }
+}
+
+void Analyzer::namePhases() {
+    if (!ownCalls.empty()) return; // a run names its cases itself
+    for (AttentionCall& call : a.calls) {
+        if (call.impl.ends_with(" decode")) continue;
+        const auto in = callInputs(trace, a, call);
+        if (in && in->queryLen == 1 && in->keyLen > 1) call.impl += " decode";
+    }
 }
 
 void Analyzer::checkShapes() {

@@ -64,6 +64,7 @@ public:
         callsOfAttentionOps();
         dropWarmupCalls();
         numberCalls();
+        namePhases();
         checkShapes();
         placeOnRoofs();
         a.tables = kernelTables(trace, a);
@@ -131,6 +132,9 @@ private:
 
     // Calls by start, and each kernel's call.
     void numberCalls();
+    // A decode call (one query against a longer KV cache) is its implementation's "decode" case ("flash
+    // decode"), as a run's preset names it: a generation's prefill and decode calls are not one average.
+    void namePhases();
 
     // Each call's kernels counted (a CPU run's workers' shares of one kernel once) and held to its
     // expected shape, by start.

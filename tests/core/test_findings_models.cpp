@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 using namespace attnscope;
 
@@ -344,6 +345,24 @@ TEST(ModelCalls, CompareWarnsWhenTheCallsAreNotTheSameWork) {
     EXPECT_NE(formatComparison(other, CompareFormat::Text)
                   .find("warning: the calls compared are not the same work"),
               std::string::npos);
+}
+
+// A generation's decode calls (one query against the KV cache) are their implementation's "decode" case,
+// not averaged with its prefill calls into one row (the Attention dock showed one "flash" row of 64 calls,
+// 140 µs each, beside a 4 ms prefill); a call of many queries keeps its name.
+TEST(ModelCalls, AGenerationsDecodeCallsAreARowOfTheirOwn) {
+    const auto doc = model("llama_gqa_generate");
+    ASSERT_TRUE(doc);
+    std::map<std::string, std::uint64_t> calls;
+    for (const ImplCalls& impl : doc->analysis->tables.implCalls)
+        calls[impl.impl] = impl.calls;
+    EXPECT_EQ(calls["flash"], 4u);         // the prefill of each of 2 layers, 2 generations
+    EXPECT_EQ(calls["flash decode"], 60u); // every token after it
+    EXPECT_EQ(calls.size(), 2u);
+    const auto sdpa = model("llama_gqa_sdpa");
+    ASSERT_TRUE(sdpa);
+    ASSERT_EQ(sdpa->analysis->tables.implCalls.size(), 1u);
+    EXPECT_EQ(sdpa->analysis->tables.implCalls.front().impl, "flash");
 }
 
 } // namespace
