@@ -117,6 +117,9 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::ToolTipRole) {
         switch (section) {
+        case Count:
+            return tr("Instances in the trace, warm-up calls included; on AttnScope's CPU runs each worker's "
+                      "share of a kernel is one (the Attention dock counts a call's kernel once)");
         case Total:
             return m_inRange ? tr("Time of these kernels inside the selected range")
                              : tr("Time of all instances");
