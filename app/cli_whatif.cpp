@@ -6,6 +6,7 @@
 #include "cli_common.h"
 
 #include "kernels/run_session.h"
+#include "kernels/whatif.h"
 
 #include "core/analysis/call_inputs.h"
 #include "core/document/document.h"
@@ -65,38 +66,6 @@ std::optional<std::size_t> chooseCall(const TraceAnalysis& a, const WhatIfArgs& 
     return std::nullopt;
 }
 
-// The run that re-creates the call's work, and what of the call it cannot re-create.
-RunConfig configFor(const CallInputs& in, const WhatIfArgs& args, std::vector<std::string>& notes) {
-    RunConfig c;
-    c.backend = Backend::Torch;
-    c.impls = args.tries.empty() ? torchImpls() : args.tries;
-    c.shape.batch = int(in.batch ? in.batch : 1);
-    c.shape.heads = int(in.heads);
-    c.shape.kvHeads = int(in.kvHeads);
-    c.shape.seq = int(in.queryLen);
-    c.shape.kvLen = in.keyLen == in.queryLen ? 0 : int(in.keyLen);
-    c.shape.dim = int(in.headDim);
-    c.shape.causal = in.causal;
-    c.shape.dtype =
-        in.precision == Precision::BF16 || in.precision == Precision::F16 ? in.precision : Precision::F32;
-    c.warmup = 1;
-    c.iters = args.repeat;
-    c.python = args.python;
-    if (!in.batch)
-        notes.push_back("its batch and heads are one number in its matmul: run as batch 1 × " +
-                        std::to_string(in.heads) + " heads (the same work)");
-    if (!in.optionsKnown)
-        notes.push_back("the trace does not say whether it was causal or masked (attention written by hand): "
-                        "run without a mask");
-    if (!in.mask.empty())
-        notes.push_back("its " + in.mask + " attn_mask is not re-created: run " +
-                        (in.causal ? std::string("causal") : std::string("without a mask")));
-    if (in.dropout > 0) notes.push_back("run without its dropout (the runner runs inference)");
-    if (in.precision != Precision::Unknown && in.precision != c.shape.dtype)
-        notes.push_back("its " + std::string(precisionName(in.precision)) + " run as fp32");
-    return c;
-}
-
 // A comparison of one row each: the call as recorded, then each implementation the run measured.
 Comparison sideBySide(const Document& recorded, const AttentionCall& call, const Document& run,
                       std::size_t& baseline) {
@@ -145,8 +114,9 @@ int whatIf(const WhatIfArgs& args) {
                      args.file.c_str(), *index + 1, call.impl.c_str());
         return kFileError;
     }
-    std::vector<std::string> notes;
-    RunConfig config = configFor(*inputs, args, notes);
+    WhatIfPlan plan = whatIfPlan(*inputs, args.tries, args.repeat, args.python);
+    RunConfig& config = plan.config;
+    const std::vector<std::string>& notes = plan.notes;
     std::string notice;
     if (const std::string problem = chooseBackend(config, BackendChoice::Torch, notice); !problem.empty()) {
         std::fprintf(stderr, "whatif: %s; nothing was run\n", problem.c_str());
@@ -155,11 +125,10 @@ int whatIf(const WhatIfArgs& args) {
     if (!notice.empty()) std::fprintf(stderr, "whatif: %s\n", notice.c_str());
     const bool text = args.format != CompareFormat::Json;
     if (text) {
-        std::printf("call %zu of %s (%s, %zu such calls in the trace): %s\n", *index + 1, args.file.c_str(),
-                    call.impl.c_str(),
-                    std::size_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
-                                              [&](const AttentionCall& c) { return c.impl == call.impl; })),
-                    inputs->text().c_str());
+        const std::size_t such = std::size_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
+                                                           [&](const AttentionCall& c) { return c.impl == call.impl; }));
+        std::printf("call %zu of %s (%s, %s in the trace): %s\n", *index + 1, args.file.c_str(), call.impl.c_str(),
+                    formatCount(such, "such call", "such calls").c_str(), inputs->text().c_str());
         for (const std::string& n : notes)
             std::printf("  note: %s\n", n.c_str());
         std::fflush(stdout);
@@ -227,9 +196,10 @@ int whatIf(const WhatIfArgs& args) {
         std::printf("%s\n", j.dump(2).c_str());
         return kOk;
     }
-    std::printf("measured on %s (PyTorch, %d calls each after a warm-up); the call as recorded ran where the "
+    std::printf("measured on %s (PyTorch, %s each after a warm-up); the call as recorded ran where the "
                 "trace was made\n\n%s",
-                device.c_str(), config.iters, formatComparison(c, args.format).c_str());
+                device.c_str(), formatCount(std::uint64_t(config.iters), "call", "calls").c_str(),
+                formatComparison(c, args.format).c_str());
     if (!base) {
         std::printf("\n%s did not run here, so no saving is measured against it (the ratios are to the "
                     "recorded call)\n",

@@ -13,7 +13,7 @@
 #                                                       (its own runs', and a profiled program's)
 #   app            the executable and its verbs      <- core, the run-session interface, ui's requests
 # core is plain C++: no Qt, no CUDA.
-set(run_session_interface "kernels/run_session\\.h|kernels/cuda_backend\\.h|kernels/program_profile\\.h|kernels/temp_folder\\.h")
+set(run_session_interface "kernels/run_session\\.h|kernels/cuda_backend\\.h|kernels/program_profile\\.h|kernels/temp_folder\\.h|kernels/whatif\\.h")
 set(rules
   "core/model|core/model/"
   "core/io|core/(model|io)/"

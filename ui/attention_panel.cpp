@@ -10,6 +10,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -42,9 +43,9 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeaderItem(5)->setToolTip(
         tr("The time the call's kernels ran, workers or streams running at once counted once: the "
            "figure `compare` prints and its chart's bars add up to."));
-    m_table->horizontalHeaderItem(6)->setToolTip(
-        tr("The call's own range on the host: its attention op or record_function range. \"-\" where the calls "
-           "have none: AttnScope's own runs (the kernel time is the call's), kernels launched from no op."));
+    m_table->horizontalHeaderItem(6)->setToolTip(tr(
+        "The call's own range on the host: its attention op or record_function range. \"-\" where the calls "
+        "have none: AttnScope's own runs (the kernel time is the call's), kernels launched from no op."));
     m_table->horizontalHeaderItem(7)->setToolTip(
         tr("Bytes the call's kernels moved, over the calls whose every kernel has a cost. \"-\" where some "
            "kernel of each call has none (an op whose inputs AttnScope does not model)."));
@@ -61,6 +62,17 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
             Q_EMIT callActivated(call.scope ? *call.scope : m_analysis->kernels[call.kernels.front()].event);
             return;
         }
+    });
+    // A row's menu: run its first call again on this machine, as it was and as the alternatives.
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        const int row = m_table->rowAt(at.y());
+        if (!m_analysis || row < 0 || std::size_t(row) >= m_analysis->tables.implCalls.size()) return;
+        const QString impl = qs(m_analysis->tables.implCalls[std::size_t(row)].impl);
+        QMenu menu(this);
+        menu.addAction(tr("Try the Alternatives on %1's Shape…").arg(impl), this,
+                       [this, impl] { Q_EMIT alternativesRequested(impl); });
+        menu.exec(m_table->viewport()->mapToGlobal(at));
     });
     showAnalysis(nullptr, nullptr);
 }

@@ -29,6 +29,8 @@ public:
 
 Q_SIGNALS:
     void callActivated(attnscope::EventRef event);
+    // "Try the Alternatives…" on a row: the implementation whose first call is to be run again.
+    void alternativesRequested(const QString& impl);
 
 private:
     void fill();

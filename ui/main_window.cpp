@@ -23,6 +23,7 @@
 #include "timeline_view.h"
 #include "trace_header.h"
 #include "variants_window.h"
+#include "whatif_controller.h"
 
 #include "kernels/run_session.h"
 
@@ -144,6 +145,7 @@ void MainWindow::buildDocks() {
     });
     // Beside them: the attention calls per implementation (the post's closing table).
     m_attention = new AttentionPanel(this);
+    m_whatIf = new WhatIfController(this);
     QDockWidget* attentionDock =
         addDock(tr("Attention"), "attentionDock", m_attention, Qt::BottomDockWidgetArea);
     tabifyDockWidget(chartsDock, attentionDock);
@@ -282,6 +284,10 @@ CompareWindow* MainWindow::compareWith(const QString& path) {
     window->show();
     window->openB(path);
     return window;
+}
+
+QString MainWindow::tryAlternatives(const QString& impl) {
+    return m_whatIf->start(document(), impl);
 }
 
 VariantsWindow* MainWindow::compareVariants(const QStringList& paths) {

@@ -32,6 +32,7 @@ class ChartsPanel;
 class JobWindow;
 class CompareWindow;
 class VariantsWindow;
+class WhatIfController;
 class DetailsPanel;
 class DocumentController;
 class JobRunner;
@@ -103,6 +104,10 @@ public:
     DetailsPanel* details() const { return m_details; }
     FindingsPanel* findings() const { return m_findings; }
     AttentionPanel* attention() const { return m_attention; }
+    WhatIfController* whatIf() const { return m_whatIf; }
+    // Runs the first call of impl again on this machine with PyTorch, as it was and as the alternatives,
+    // then compares them with the trace in Compare Variants: "" when it started, else why nothing runs.
+    QString tryAlternatives(const QString& impl);
     FindBar* findBar() const { return m_findBar; }
     QTableView* kernelTable() const;
     KernelTableModel* kernelModel() const;
@@ -177,6 +182,7 @@ private:
     KernelTablePanel* m_kernels = nullptr;
     FindingsPanel* m_findings = nullptr;
     AttentionPanel* m_attention = nullptr;
+    WhatIfController* m_whatIf = nullptr;
     RanksPanel* m_ranks = nullptr;
     QDockWidget* m_ranksDock = nullptr;
     RunPanel* m_runPanel = nullptr;

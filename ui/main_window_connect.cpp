@@ -24,6 +24,7 @@
 #include "timeline_view.h"
 #include "trace_header.h"
 #include "variants_window.h"
+#include "whatif_controller.h"
 
 #include "kernels/run_session.h"
 
@@ -37,6 +38,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -170,6 +172,23 @@ void MainWindow::connectViews() {
         else
             m_timeline->fitSelection();
     });
+    connect(m_attention, &AttentionPanel::alternativesRequested, this, [this](const QString& impl) {
+        if (const QString why = tryAlternatives(impl); !why.isEmpty())
+            QMessageBox::information(this, tr("Try the Alternatives"), why);
+    });
+    connect(
+        m_whatIf, &WhatIfController::finished, this, [this](const QStringList& paths, const QString& notes) {
+            compareVariants(paths);
+            statusBar()->showMessage(notes.isEmpty()
+                                         ? tr("The alternatives, measured on this machine, beside the trace")
+                                         : tr("Measured on this machine; %1").arg(notes),
+                                     20000);
+        });
+    connect(m_whatIf, &WhatIfController::failed, this, [this](const QString& why) {
+        QMessageBox::warning(this, tr("Try the Alternatives"), tr("The run stopped: %1").arg(why));
+    });
+    connect(m_whatIf, &WhatIfController::cancelled, this,
+            [this] { statusBar()->showMessage(tr("Trying the alternatives was cancelled"), 10000); });
     connect(m_attention, &AttentionPanel::callActivated, this, [this](EventRef e) {
         m_timeline->selectEvent(e, true);
         m_timeline->fitSelection();

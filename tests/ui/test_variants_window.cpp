@@ -10,6 +10,7 @@
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 #include "ui/variants_window.h"
+#include "ui/whatif_controller.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
 
 using namespace attnscope;
@@ -268,4 +270,50 @@ TEST(VariantsWindow, ATraceStillOpeningIsNotAnError) {
     ASSERT_TRUE(waitForCompare(*w));
     EXPECT_EQ(w->table()->item(0, 1)->text(), "flash");
     delete w;
+}
+
+// "Try the Alternatives…" from the Attention dock: the call's recorded shape run again here with PyTorch,
+// on a worker, then Compare Variants with the trace as recorded and the run measured here; a trace that
+// does not record the call's inputs runs nothing and says why.
+TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
+    ASSERT_TRUE(std::filesystem::exists(ATTNSCOPE_TORCH_PYTHON)) << "make test creates the PyTorch venv";
+    qputenv("ATTNSCOPE_PYTHON", ATTNSCOPE_TORCH_PYTHON);
+    TempDir dir;
+    // One SDPA call on the CPU, its inputs recorded (record_shapes), as PyTorch's profiler writes it.
+    writeFile(dir.path("sdpa.json"), R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":10,"dur":100,
+ "args":{"Input Dims":[[1,2,64,32],[1,2,64,32],[1,2,64,32],[],[],[],[],[]],
+ "Input type":["float","float","float","","Scalar","Scalar","",""],"Concrete Inputs":["","","","","0.","True","","False"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":1,"tid":1,"ts":12,"dur":90,
+ "args":{"Input Dims":[[1,2,64,32],[1,2,64,32],[1,2,64,32],[],[],[]],"Input type":["float","float","float","Scalar","Scalar",""]}}
+]})");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, dir.path("sdpa.json")));
+    EXPECT_EQ(w.tryAlternatives("naive").toStdString(), "no call of naive in this trace");
+    QSignalSpy finished(w.whatIf(), &WhatIfController::finished);
+    ASSERT_EQ(w.tryAlternatives("flash"), QString());
+    EXPECT_TRUE(w.whatIf()->running());
+    ASSERT_TRUE(waitUntil([&] { return finished.count() > 0; }, 120000));
+    auto* variants = w.findChild<VariantsWindow*>();
+    ASSERT_NE(variants, nullptr);
+    ASSERT_TRUE(waitForCompare(*variants));
+    ASSERT_EQ(variants->traceCount(), 2);
+    QStringList impls;
+    for (int r = 0; r < variants->table()->rowCount(); ++r)
+        impls << cell(variants->table(), r, 0) + " · " + cell(variants->table(), r, 1);
+    EXPECT_TRUE(impls.contains("1. as recorded.json · flash")) << impls.join(" | ").toStdString();
+    EXPECT_TRUE(impls.contains("1. measured here.json · flash")) << impls.join(" | ").toStdString();
+    EXPECT_TRUE(impls.contains("1. measured here.json · SDPA math")) << impls.join(" | ").toStdString();
+    // The same work: Compare does not warn that the shapes differ.
+    EXPECT_EQ(variants->comparison().shapeWarning(), "");
+
+    // A call whose inputs were not recorded: nothing runs.
+    writeFile(dir.path("bare.json"), R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":10,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_for_cpu","pid":1,"tid":1,"ts":12,"dur":90}
+]})");
+    ASSERT_TRUE(openAndAnalyse(w, dir.path("bare.json")));
+    const QString why = w.tryAlternatives("flash");
+    EXPECT_TRUE(why.contains("no recorded inputs")) << why.toStdString();
+    EXPECT_FALSE(w.whatIf()->running());
 }

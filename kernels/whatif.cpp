@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#include "kernels/whatif.h"
+
+namespace attnscope::kernels {
+
+WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int repeat, std::string python) {
+    WhatIfPlan plan;
+    RunConfig& c = plan.config;
+    c.backend = Backend::Torch;
+    c.impls = tries.empty() ? torchImpls() : std::move(tries);
+    c.shape.batch = int(in.batch ? in.batch : 1);
+    c.shape.heads = int(in.heads);
+    c.shape.kvHeads = int(in.kvHeads);
+    c.shape.seq = int(in.queryLen);
+    c.shape.kvLen = in.keyLen == in.queryLen ? 0 : int(in.keyLen);
+    c.shape.dim = int(in.headDim);
+    c.shape.causal = in.causal;
+    c.shape.dtype =
+        in.precision == Precision::BF16 || in.precision == Precision::F16 ? in.precision : Precision::F32;
+    c.warmup = 1;
+    c.iters = repeat;
+    c.python = std::move(python);
+    std::vector<std::string>& notes = plan.notes;
+    if (!in.batch)
+        notes.push_back("its batch and heads are one number in its matmul: run as batch 1 × " +
+                        std::to_string(in.heads) + " heads (the same work)");
+    if (!in.optionsKnown)
+        notes.push_back("the trace does not say whether it was causal or masked (attention written by hand): "
+                        "run without a mask");
+    if (!in.mask.empty())
+        notes.push_back("its " + in.mask + " attn_mask is not re-created: run " +
+                        (in.causal ? std::string("causal") : std::string("without a mask")));
+    if (in.dropout > 0) notes.push_back("run without its dropout (the runner runs inference)");
+    if (in.precision != Precision::Unknown && in.precision != c.shape.dtype)
+        notes.push_back("its " + std::string(precisionName(in.precision)) + " run as fp32");
+    return plan;
+}
+
+} // namespace attnscope::kernels
