@@ -125,10 +125,12 @@ int whatIf(const WhatIfArgs& args) {
     if (!notice.empty()) std::fprintf(stderr, "whatif: %s\n", notice.c_str());
     const bool text = args.format != CompareFormat::Json;
     if (text) {
-        const std::size_t such = std::size_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
-                                                           [&](const AttentionCall& c) { return c.impl == call.impl; }));
-        std::printf("call %zu of %s (%s, %s in the trace): %s\n", *index + 1, args.file.c_str(), call.impl.c_str(),
-                    formatCount(such, "such call", "such calls").c_str(), inputs->text().c_str());
+        const std::size_t such =
+            std::size_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
+                                      [&](const AttentionCall& c) { return c.impl == call.impl; }));
+        std::printf("call %zu of %s (%s, %s in the trace): %s\n", *index + 1, args.file.c_str(),
+                    call.impl.c_str(), formatCount(such, "such call", "such calls").c_str(),
+                    inputs->text().c_str());
         for (const std::string& n : notes)
             std::printf("  note: %s\n", n.c_str());
         std::fflush(stdout);
@@ -136,7 +138,9 @@ int whatIf(const WhatIfArgs& args) {
     RunSession session(config);
     session.start();
     session.wait();
-    for (const std::string& line : session.takeNotices())
+    // What PyTorch ran on, and each run's output held to the fp32 reference (its JSON's "notices").
+    const std::vector<std::string> notices = session.takeNotices();
+    for (const std::string& line : notices)
         std::fprintf(stderr, "whatif: %s\n", line.c_str());
     if (const std::string error = session.error(); !error.empty()) {
         std::fprintf(stderr, "whatif: %s\n", error.c_str());
@@ -184,6 +188,7 @@ int whatIf(const WhatIfArgs& args) {
                          {"calls_in_trace", callsInTrace},
                          {"inputs", inputs->text()},
                          {"notes", notes},
+                         {"notices", notices},
                          {"measured_on", device},
                          {"repeat", config.iters},
                          {"comparison", nlohmann::json::parse(formatComparison(c, CompareFormat::Json))}};

@@ -293,6 +293,14 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
                               : "the CPU, " + std::to_string(msg.value("threads", 0)) + " threads"));
         } else if (event == "skipped") {
             hooks.unavailable(msg.value("impl", "?"), msg.value("reason", ""));
+        } else if (event == "checked") {
+            // Its output against the fp32 reference on the same inputs: the same computation, or not.
+            char said[200];
+            std::snprintf(said, sizeof said,
+                          "%s: output %s the fp32 reference's (largest difference %.2g, tolerance %.2g)",
+                          msg.value("impl", "?").c_str(), msg.value("ok", false) ? "matches" : "DIFFERS FROM",
+                          msg.value("max_diff", 0.0), msg.value("tolerance", 0.0));
+            hooks.notice(said);
         } else if (event == "step") {
             const std::string path = msg.value("trace", ""), impl = msg.value("impl", "?");
             const int call = msg.value("call", 0);

@@ -12,6 +12,7 @@ KV cache longer than the queries). Each call's Kineto trace is written into OUT_
 Lines on stdout, one JSON object each, "event" saying which:
   started   torch version, device ("cpu" or "cuda"), device name, threads
   skipped   impl, reason: the implementation cannot run here (PyTorch's own words)
+  checked   impl, max_diff, tolerance, ok: its output against the fp32 math reference on the same inputs
   step      impl, call, warmup, trace (the step's file), ms (the call's wall time)
   error     message (and "import": true when torch could not be imported); the run ends
   finished  stopped: whether SIGTERM ended it early
@@ -128,6 +129,20 @@ def main():
                 return F.scaled_dot_product_attention(q, k, v, is_causal=causal, **gqa)
         return call
 
+    # Every implementation's output is held to one reference: the same inputs in fp32, K/V heads repeated,
+    # through SDPA's math backend, within the dtype's tolerance (an implementation that computes
+    # something else says so).
+    with sdpa_kernel([backends["math"]]):
+        kr, vr = k.float(), v.float()
+        if kv_heads != h:
+            kr = kr.repeat_interleave(h // kv_heads, dim=1)
+            vr = vr.repeat_interleave(h // kv_heads, dim=1)
+        if lower_right:
+            reference = F.scaled_dot_product_attention(q.float(), kr, vr, attn_mask=mask)
+        else:
+            reference = F.scaled_dot_product_attention(q.float(), kr, vr, is_causal=causal)
+    tolerance = {torch.float32: 1e-3, torch.bfloat16: 5e-2, torch.float16: 1e-2}[dtype]
+
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     # The profiler's first start loads and sets up Kineto (a second or two): not in a step.
     with profile(activities=activities):
@@ -145,7 +160,7 @@ def main():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                run()
+                out = run()
                 if cuda:
                     torch.cuda.synchronize()
                 reason = None
@@ -157,6 +172,8 @@ def main():
                 reason = "PyTorch has this backend on CUDA only (%s)" % reason
             say(event="skipped", impl=impl, reason=reason)
             continue
+        diff = (out.float() - reference).abs().max().item()
+        say(event="checked", impl=impl, max_diff=diff, tolerance=tolerance, ok=bool(diff <= tolerance))
         for call in range(warmup + iters):
             if stop_requested:
                 break

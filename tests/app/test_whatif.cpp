@@ -35,6 +35,12 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     EXPECT_EQ(j["calls_in_trace"], 4);
     EXPECT_EQ(j["inputs"], "16 batch × heads · 384 queries × 384 keys · head dim 32 · fp32");
     EXPECT_FALSE(j["notes"].empty()); // the heads folded, the mask unknown: said
+    // Each run computes what the call computes: its output held to the fp32 reference on the same inputs.
+    const std::string notices = j["notices"].dump();
+    for (const char* impl : {"naive", "math", "flash"})
+        EXPECT_NE(notices.find(std::string(impl) + ": output matches the fp32 reference's"),
+                  std::string::npos)
+            << notices;
     const auto& c = j["comparison"];
     const auto recorded = rowOf(c, "as recorded");
     const auto naive = rowOf(c, "measured: naive");

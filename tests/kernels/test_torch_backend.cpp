@@ -238,12 +238,13 @@ TEST(TorchBackend, ATorchThatFailsToImportIsOneClearLine) {
 
 TEST(TorchBackend, ARunnerThatDiesIsAnErrorAndWhatArrivedStays) {
     REQUIRE_TORCH(python);
-    // The real runner for its first step, then the process is killed as a crash would end it.
+    // The real runner up to its first step, then the process is killed as a crash would end it.
     const TempDir dir;
     const std::string wrapper = fakePython(
         dir, "\"" + python +
-                 "\" \"$@\" | { IFS= read -r started; echo \"$started\"; "
-                 "IFS= read -r step; echo \"$step\"; echo 'Fatal Python error: Segmentation fault' >&2; "
+                 "\" \"$@\" | { while IFS= read -r line; do echo \"$line\"; "
+                 "case \"$line\" in *'\"step\"'*) break;; esac; done; "
+                 "echo 'Fatal Python error: Segmentation fault' >&2; "
                  "kill -9 $$ $(pgrep -P $$); }");
     RunConfig config = smallRun(wrapper, {"flash"});
     config.iters = 10000;
