@@ -124,12 +124,12 @@ int whatIf(const WhatIfArgs& args) {
     }
     if (!notice.empty()) std::fprintf(stderr, "whatif: %s\n", notice.c_str());
     const bool text = args.format != CompareFormat::Json;
+    const std::uint64_t callsInTrace =
+        std::uint64_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
+                                    [&](const AttentionCall& x) { return x.impl == call.impl; }));
     if (text) {
-        const std::size_t such =
-            std::size_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
-                                      [&](const AttentionCall& c) { return c.impl == call.impl; }));
         std::printf("call %zu of %s (%s, %s in the trace): %s\n", *index + 1, args.file.c_str(),
-                    call.impl.c_str(), formatCount(such, "such call", "such calls").c_str(),
+                    call.impl.c_str(), formatCount(callsInTrace, "such call", "such calls").c_str(),
                     inputs->text().c_str());
         for (const std::string& n : notes)
             std::printf("  note: %s\n", n.c_str());
@@ -168,9 +168,6 @@ int whatIf(const WhatIfArgs& args) {
     // The saving per call against the call as it was, measured on the same machine: the difference of the
     // table's kernel times per call, and over the trace's calls of that implementation.
     const CompareRow* base = baseline ? c.baselineRow() : nullptr;
-    const std::uint64_t callsInTrace =
-        std::uint64_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
-                                    [&](const AttentionCall& x) { return x.impl == call.impl; }));
     struct Saving {
         std::string impl;
         TimeNs perCall = 0; // negative: slower
