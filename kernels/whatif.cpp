@@ -24,9 +24,15 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     if (!in.batch)
         notes.push_back("its batch and heads are one number in its matmul: run as batch 1 × " +
                         std::to_string(in.heads) + " heads (the same work)");
-    if (!in.optionsKnown)
-        notes.push_back("the trace does not say whether it was causal or masked (attention written by hand): "
-                        "run without a mask");
+    if (!in.optionsKnown && in.masked && in.queryLen == in.keyLen) {
+        // A square mask applied by hand is most often the causal one; what kind it was is not recorded.
+        c.shape.causal = true;
+        notes.push_back("its mask (masked_fill or where) is not recorded: run causal, as a square mask most "
+                        "often is");
+    } else if (!in.optionsKnown) {
+        notes.push_back(in.masked ? "its mask (masked_fill or where) is not recorded: run without a mask"
+                                  : "the trace shows no mask between QKᵀ and the softmax: run without one");
+    }
     if (!in.mask.empty())
         notes.push_back("its " + in.mask + " attn_mask is not re-created: run " +
                         (in.causal ? std::string("causal") : std::string("without a mask")));

@@ -121,6 +121,7 @@ std::string CallInputs::text() const {
         s += std::string(" · dropout ") + d;
     }
     if (enableGqa) s += " · enable_gqa";
+    if (masked) s += " · masked";
     return s;
 }
 
@@ -150,16 +151,39 @@ std::optional<CallInputs> callInputs(const Trace& trace, const TraceAnalysis& a,
             tryOp({scope.track, j});
         if (found) return found;
     }
-    // Written by hand: the QKᵀ GEMM's op (a CPU trace's kernel is the op itself).
+    // Written by hand: the QKᵀ GEMM's op (a CPU trace's kernel is the op itself), and whether a mask is
+    // applied between it and the softmax (the op of a kernel, or the kernel itself on a CPU trace).
+    std::optional<CallInputs> in;
     for (std::uint32_t k : call.kernels) {
         const KernelAnalysis& ka = a.kernels[k];
         if (ka.role != KernelRole::QkGemm) continue;
         for (const std::optional<EventRef>& op : {ka.costOp, std::optional<EventRef>(ka.event)})
-            if (op)
-                if (auto in = fromQkGemm(trace, *op)) return in;
+            if (op && !in) in = fromQkGemm(trace, *op);
         break;
     }
-    return std::nullopt;
+    if (!in) return std::nullopt;
+    // masked_fill or where; or an additive mask (transformers' eager attention adds its causal mask): an
+    // add of the scores and a tensor broadcast over the heads ([B, 1, N, Nk]).
+    auto masks = [&](EventRef e) {
+        const std::string_view n = trace.str(trace.track(e.track).events.name[e.index]);
+        if (n.starts_with("aten::masked_fill") || n == "aten::where") return true;
+        if (n != "aten::add" && n != "aten::add_") return false;
+        const Args args = argsOf(trace, e);
+        if (!args.dims || args.dims->size() < 2) return false;
+        const auto& x = (*args.dims)[0];
+        const auto& m = (*args.dims)[1];
+        return x.size() == 4 && m.size() == 4 && m[1] == 1 && x[1] > 1 && m[2] == x[2] && m[3] == x[3];
+    };
+    for (std::uint32_t k : call.kernels) {
+        const EventRef e = a.kernels[k].event;
+        if (a.kernels[k].role != KernelRole::Softmax && a.kernels[k].role != KernelRole::Elementwise)
+            continue;
+        bool found = masks(e);
+        if (const auto launch = trace.launchOf(e); launch && !found)
+            forEachEnclosingEvent(trace, *launch, [&](EventRef op) { return found = masks(op); });
+        in->masked = in->masked || found;
+    }
+    return in;
 }
 
 } // namespace attnscope

@@ -28,6 +28,9 @@ struct CallInputs {
     std::string mask; // the attn_mask's dtype ("bool", "float", …); empty: none
     double dropout = 0;
     bool enableGqa = false;
+    // Attention written by hand: a mask applied between QKᵀ and the softmax (masked_fill, where), whose
+    // kind (causal, padding) the trace does not record.
+    bool masked = false;
     std::string from; // what was read: "run args", or the op's name
     // "batch 1 × 32 heads (8 KV) · 128 queries × 128 keys · head dim 64 · bf16 · causal"
     std::string text() const;

@@ -312,7 +312,8 @@ TEST(ModelCalls, EachCallSaysWhatItComputes) {
               "batch 2 × 8 heads (2 KV) · 384 queries × 384 keys · head dim 32 · fp32 · causal · enable_gqa");
     const auto eager = inputsOf("llama_gqa_eager");
     ASSERT_EQ(eager.size(), 4u);
-    EXPECT_EQ(eager[0].text(), "16 batch × heads · 384 queries × 384 keys · head dim 32 · fp32");
+    EXPECT_EQ(eager[0].text(), "16 batch × heads · 384 queries × 384 keys · head dim 32 · fp32 · masked");
+    EXPECT_TRUE(eager[0].masked); // transformers adds its causal mask to the scores ([B, 1, N, N])
     EXPECT_TRUE(eager[0].sameShape(sdpa[0])); // the same work, written two ways
     const auto train = inputsOf("llama_gqa_sdpa_train");
     ASSERT_FALSE(train.empty());
