@@ -10,6 +10,7 @@
 #include "kernels/whatif.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QProgressDialog>
 #include <QTemporaryDir>
 #include <QWidget>
@@ -61,9 +62,14 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
             return tr("no folder for the run's trace: %1").arg(QDir::tempPath());
         }
     }
+    // Named after the trace, so that Compare Variants' rows say what each is ("qwen as recorded",
+    // "qwen measured here"); a second what-if of the session numbered.
     ++m_count;
-    const QString recorded = m_dir->filePath(QStringLiteral("%1. as recorded.json").arg(m_count));
-    const QString measured = m_dir->filePath(QStringLiteral("%1. measured here.json").arg(m_count));
+    QString name = QFileInfo(QString::fromStdString(doc->name)).completeBaseName();
+    if (name.endsWith(QStringLiteral(".json"))) name.chop(5); // "x.json.gz"
+    const QString suffix = m_count > 1 ? QStringLiteral(" (%1)").arg(m_count) : QString();
+    const QString recorded = m_dir->filePath(QStringLiteral("%1 as recorded%2.json").arg(name, suffix));
+    const QString measured = m_dir->filePath(QStringLiteral("%1 measured here%2.json").arg(name, suffix));
     QString notes;
     for (const std::string& n : plan.notes)
         notes += (notes.isEmpty() ? QString() : QStringLiteral("; ")) + qs(n);

@@ -301,9 +301,9 @@ TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
     QStringList impls;
     for (int r = 0; r < variants->table()->rowCount(); ++r)
         impls << cell(variants->table(), r, 0) + " · " + cell(variants->table(), r, 1);
-    EXPECT_TRUE(impls.contains("1. as recorded.json · flash")) << impls.join(" | ").toStdString();
-    EXPECT_TRUE(impls.contains("1. measured here.json · flash")) << impls.join(" | ").toStdString();
-    EXPECT_TRUE(impls.contains("1. measured here.json · SDPA math")) << impls.join(" | ").toStdString();
+    EXPECT_TRUE(impls.contains("sdpa as recorded.json · flash")) << impls.join(" | ").toStdString();
+    EXPECT_TRUE(impls.contains("sdpa measured here.json · flash")) << impls.join(" | ").toStdString();
+    EXPECT_TRUE(impls.contains("sdpa measured here.json · SDPA math")) << impls.join(" | ").toStdString();
     // The same work: Compare does not warn that the shapes differ.
     EXPECT_EQ(variants->comparison().shapeWarning(), "");
 
