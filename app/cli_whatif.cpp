@@ -214,6 +214,15 @@ int whatIf(const WhatIfArgs& args) {
     }
     std::printf("\nmeasured on %s, against %s as it was (%s a call):\n", device.c_str(), call.impl.c_str(),
                 formatDuration(base->calls.kernelNsPerCall()).c_str());
+    for (const Saving& s : savings) {
+        const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
+        std::printf("  %-14s %s a call %s (%s over the trace's %s)\n", s.impl.c_str(),
+                    formatDuration(size).c_str(), s.perCall >= 0 ? "less" : "more",
+                    formatDuration(size * TimeNs(callsInTrace)).c_str(),
+                    formatCount(callsInTrace, "call", "calls").c_str());
+    }
+    for (const ImplStats& s : stats)
+        if (s.unavailable) std::printf("  %-14s could not run here (see above)\n", s.impl.c_str());
     // The call as it was, here against where it was recorded: a machine slower, faster or busier than that
     // one moves every figure; the savings are this machine's.
     if (const CompareRow* recorded = c.traces.front().rows.empty() ? nullptr : &c.traces.front().rows.front();
@@ -226,15 +235,6 @@ int whatIf(const WhatIfArgs& args) {
                         ratio, formatDuration(recorded->calls.kernelNsPerCall()).c_str(),
                         ratio > 1 ? "slower" : "faster");
     }
-    for (const Saving& s : savings) {
-        const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
-        std::printf("  %-14s %s a call %s (%s over the trace's %s)\n", s.impl.c_str(),
-                    formatDuration(size).c_str(), s.perCall >= 0 ? "less" : "more",
-                    formatDuration(size * TimeNs(callsInTrace)).c_str(),
-                    formatCount(callsInTrace, "call", "calls").c_str());
-    }
-    for (const ImplStats& s : stats)
-        if (s.unavailable) std::printf("  %-14s could not run here (see above)\n", s.impl.c_str());
     return kOk;
 }
 
