@@ -1,31 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "call_inputs.h"
 
-#include "core/model/kineto_args.h"
 #include "core/model/op_args.h"
 #include "core/model/run_args.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
 namespace attnscope {
 
 namespace {
-
-struct Args {
-    std::optional<std::vector<std::vector<std::int64_t>>> dims;
-    std::vector<std::string> types, concrete;
-};
-
-Args argsOf(const Trace& trace, EventRef op) {
-    std::string dims, types, concrete;
-    trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
-        if (key == kineto::kInputDims) dims = value;
-        if (key == kineto::kInputType) types = value;
-        if (key == kineto::kConcreteInputs) concrete = value;
-    });
-    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
-}
 
 // AttnScope's own run: its kernels carry the workload's shape.
 std::optional<CallInputs> fromRunArgs(const Trace& trace, EventRef kernel) {
@@ -53,7 +38,7 @@ std::optional<CallInputs> fromRunArgs(const Trace& trace, EventRef kernel) {
 
 // An SDPA op: (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa), query [B, H, N, D].
 std::optional<CallInputs> fromSdpa(const Trace& trace, EventRef op) {
-    const Args a = argsOf(trace, op);
+    const OpInputs a = opInputs(trace, op);
     if (!a.dims || a.dims->size() < 3) return std::nullopt;
     const auto& q = (*a.dims)[0];
     const auto& k = (*a.dims)[1];
@@ -80,7 +65,7 @@ std::optional<CallInputs> fromSdpa(const Trace& trace, EventRef op) {
 
 // The op of a QKᵀ GEMM: q [.., N, D] × kᵀ [.., D, Nk], 4-D (matmul) or 3-D (bmm: batch × heads).
 std::optional<CallInputs> fromQkGemm(const Trace& trace, EventRef op) {
-    const Args a = argsOf(trace, op);
+    const OpInputs a = opInputs(trace, op);
     if (!a.dims || a.dims->size() < 2) return std::nullopt;
     const auto& q = (*a.dims)[0];
     const auto& k = (*a.dims)[1];
@@ -168,7 +153,7 @@ std::optional<CallInputs> callInputs(const Trace& trace, const TraceAnalysis& a,
         const std::string_view n = trace.str(trace.track(e.track).events.name[e.index]);
         if (n.starts_with("aten::masked_fill") || n == "aten::where") return true;
         if (n != "aten::add" && n != "aten::add_") return false;
-        const Args args = argsOf(trace, e);
+        const OpInputs args = opInputs(trace, e);
         if (!args.dims || args.dims->size() < 2) return false;
         const auto& x = (*args.dims)[0];
         const auto& m = (*args.dims)[1];

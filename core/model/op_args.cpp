@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/model/op_args.h"
+#include "core/model/kineto_args.h"
 
 #include <charconv>
 #include <iterator>
@@ -112,6 +113,16 @@ int scalarTypeBytes(std::int64_t scalarType) {
     static constexpr int kBytes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2};
     if (scalarType >= 0 && scalarType < std::int64_t(std::size(kBytes))) return kBytes[scalarType];
     return scalarType >= 23 && scalarType <= 26 ? 1 : 0;
+}
+
+OpInputs opInputs(const Trace& trace, EventRef op) {
+    std::string dims, types, concrete;
+    trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
+        if (key == kineto::kInputDims) dims = value;
+        if (key == kineto::kInputType) types = value;
+        if (key == kineto::kConcreteInputs) concrete = value;
+    });
+    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
 }
 
 } // namespace attnscope

@@ -3,6 +3,8 @@
 
 // The args PyTorch's profiler records on an op with record_shapes ("Input Dims", "Input type",
 // "Concrete Inputs"), read.
+#include "core/model/trace.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,5 +29,13 @@ int inputTypeBytes(std::string_view type);
 // Bytes per element of a dtype as "Concrete Inputs" give it (c10::ScalarType's number: 6 float, 15
 // bfloat16, 11 bool, …); 0 when not known.
 int scalarTypeBytes(std::int64_t scalarType);
+
+// An op's recorded inputs, read from its args: "Input Dims", "Input type", "Concrete Inputs" (one reading
+// for the analysis' call inputs and the findings).
+struct OpInputs {
+    std::optional<std::vector<std::vector<std::int64_t>>> dims;
+    std::vector<std::string> types, concrete;
+};
+OpInputs opInputs(const Trace& trace, EventRef op);
 
 } // namespace attnscope

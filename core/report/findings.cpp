@@ -384,13 +384,7 @@ void longestFirst(const Context& c, Places& places) {
 }
 
 OpInputs opInputs(const Context& c, EventRef op) {
-    std::string dims, types, concrete;
-    c.trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
-        if (key == kineto::kInputDims) dims = value;
-        if (key == kineto::kInputType) types = value;
-        if (key == kineto::kConcreteInputs) concrete = value;
-    });
-    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
+    return attnscope::opInputs(c.trace, op);
 }
 
 } // namespace findings

@@ -3,6 +3,7 @@
 
 // Inside the findings: what the rules share (the trace classified once, each GPU's busy time, the
 // synchronizations, evidence and severity), and the rules, one function each. Not for other users.
+#include "core/model/op_args.h"
 #include "core/model/sorting.h"
 #include "core/report/findings.h"
 
@@ -126,11 +127,7 @@ Places longestFirst(const Context& c, std::vector<std::pair<EventRef, T>> found,
 std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call);
 
 // What a PyTorch op's args say of its inputs (record_shapes), parsed.
-struct OpInputs {
-    std::optional<std::vector<std::vector<std::int64_t>>> dims;
-    std::vector<std::string> types, concrete;
-};
-OpInputs opInputs(const Context& c, EventRef op);
+OpInputs opInputs(const Context& c, EventRef op); // op_args.h's, of the context's trace
 
 // The rules (findings_attention.cpp, findings_lessons.cpp, findings_models.cpp, findings_gpu.cpp,
 // findings_jobs.cpp); each appends
