@@ -647,6 +647,16 @@ void expectSamePoints(const std::vector<std::pair<double, double>>& chart,
 
 } // namespace
 
+// AttnScope's own CPU run of naive and flash (B 1, H 4, D 32, fp32) at seq, its warm-up calls, then two.
+std::shared_ptr<const Trace> cpuRunTrace(int seq, int warmup) {
+    kernels::RunConfig config;
+    config.shape = {1, 4, seq, 32, false, Precision::F32};
+    config.warmup = warmup;
+    config.iters = 2;
+    kernels::RunSession session(config);
+    return kernels::buildRunTrace(runToEnd(session));
+}
+
 // One roofline: the chart draws the points `summary --format json` lists, no more and no fewer (a kernel
 // beyond its roof, or without a verdict, is in neither), for a PyTorch trace of an H100 and for one of
 // AttnScope's own CPU runs.
@@ -661,12 +671,7 @@ TEST(Charts, TheRooflineChartDrawsTheSummarysPoints) {
     EXPECT_EQ(h100Points.size(), 17u);
     expectSamePoints(chartRoofPoints(h100.get()), h100Points);
 
-    kernels::RunConfig config;
-    config.shape = {1, 4, 256, 32, false, Precision::F32};
-    config.warmup = 0;
-    config.iters = 2;
-    kernels::RunSession session(config);
-    const auto run = kernels::buildRunTrace(runToEnd(session));
+    const auto run = cpuRunTrace(256, 0);
     DeviceSpec cpu; // roofs high enough that every kernel gets a verdict
     cpu.name = "test CPU";
     cpu.fp32 = 1e15;
@@ -798,12 +803,7 @@ TEST(Charts, ACompareSaysWhichTracesItsPerCallBarsLeaveOut) {
 // breakdown names them "warm-up calls" rather than counting them "outside attention", and the parts still
 // add to the whole.
 TEST(Charts, ARunsWarmUpCallsAreNamedNotOutsideAttention) {
-    kernels::RunConfig config;
-    config.shape = {1, 4, 128, 32, false, Precision::F32};
-    config.warmup = 1;
-    config.iters = 2;
-    kernels::RunSession session(config);
-    const auto run = kernels::buildRunTrace(runToEnd(session));
+    const auto run = cpuRunTrace(128, 1);
     const TraceAnalysis a = analyzeTrace(*run, nullptr);
     std::size_t warm = 0, outside = 0;
     for (const KernelAnalysis& k : a.kernels) {
