@@ -8,6 +8,7 @@
 #include "core/report/format.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -94,7 +95,12 @@ struct PointName {
     QString text;
     bool roof = false;   // a roof's name: above its place first, placed before the points' names
     QStringList shorter; // where the whole name finds no room: shorter forms, tried in turn
+    // The point that holds the most time: where nothing beside it is clear, its name goes further off,
+    // joined to it by a line (the one point a reader must not have to hover to name).
+    bool biggest = false;
 };
+// The item's data key that says which name a text is (tests read it): "roof", "biggest" or "point".
+constexpr int kNameKindKey = 0;
 // Whether a line from a to b passes through r.
 bool crosses(const QRectF& r, QPointF a, QPointF b) {
     if (r.contains(a) || r.contains(b)) return true;
@@ -108,17 +114,28 @@ bool crosses(const QRectF& r, QPointF a, QPointF b) {
     });
 }
 
-// lines: the roofs, each a polyline in the axes' units; no name is put across one.
+// lines: the roofs, each a polyline in the axes' units; no name is put across one. dots: every point drawn
+// (its place in the axes' units, its marker's size); no name is put over one.
 void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointName>& names,
-                const std::vector<std::vector<QPointF>>& lines) {
+                const std::vector<std::vector<QPointF>>& lines,
+                const std::vector<std::pair<QPointF, double>>& dots) {
     std::vector<QGraphicsSimpleTextItem*> items;
+    std::vector<QGraphicsLineItem*> leaders; // a name placed off its point's side is joined to it
     for (const PointName& n : names) {
         auto* item = new QGraphicsSimpleTextItem(n.text, chart);
         item->setBrush(QColor(40, 40, 40));
         item->setZValue(10);
+        item->setData(kNameKindKey, n.roof      ? QStringLiteral("roof")
+                                    : n.biggest ? QStringLiteral("biggest")
+                                                : QStringLiteral("point"));
         items.push_back(item);
+        auto* leader = new QGraphicsLineItem(chart);
+        leader->setPen(QPen(QColor(110, 110, 110), 1));
+        leader->setZValue(9);
+        leader->setVisible(false);
+        leaders.push_back(leader);
     }
-    auto place = [chart, series, names, items, lines] {
+    auto place = [chart, series, names, items, leaders, lines, dots] {
         const QRectF plot = chart->plotArea();
         std::vector<std::vector<QPointF>> drawn; // the roofs in pixels
         for (const auto& line : lines) {
@@ -132,6 +149,24 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                     if (crosses(c, line[k - 1], line[k])) return true;
             return false;
         };
+        std::vector<QRectF> markers;
+        for (const auto& [value, size] : dots) {
+            const QPointF at = chart->mapToPosition(value, series);
+            markers.emplace_back(at.x() - size / 2, at.y() - size / 2, size, size);
+        }
+        auto crossesALine = [&](QPointF a, QPointF b) {
+            const QLineF leader(a, b);
+            for (const auto& line : drawn)
+                for (std::size_t k = 1; k < line.size(); ++k)
+                    if (leader.intersects(QLineF(line[k - 1], line[k]), nullptr) ==
+                        QLineF::BoundedIntersection)
+                        return true;
+            return false;
+        };
+        auto overADot = [&](const QRectF& c) {
+            return std::any_of(markers.begin(), markers.end(),
+                               [&](const QRectF& m) { return m.intersects(c); });
+        };
         std::vector<QRectF> taken;
         for (const PointName& n : names) {
             const QPointF at = chart->mapToPosition(n.value, series);
@@ -139,7 +174,10 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                                n.markerSize);
         }
         // The first clear place for item i with its text as set, if any.
-        auto placeFor = [&](std::size_t i) -> std::optional<QRectF> {
+        // reach: 0 beside its point; 1 further off, joined by a line that crosses no roof; 2 the line may
+        // cross a roof (a point on a roof, between two roofs near the plot's edge). Only the biggest
+        // point's name goes further than beside it, after every form of its name was tried there.
+        auto placeFor = [&](std::size_t i, int reach) -> std::optional<QRectF> {
             const QPointF at = chart->mapToPosition(names[i].value, series);
             if (!plot.contains(at)) return std::nullopt;
             const QSizeF box = items[i]->boundingRect().size();
@@ -182,26 +220,65 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                 return true;
             };
             const auto clear = std::find_if(choices.begin(), choices.end(), [&](const QRectF& c) {
-                return plot.contains(c) && !onALine(c) &&
+                return plot.contains(c) && !onALine(c) && !overADot(c) &&
                        std::none_of(taken.begin(), taken.end(),
                                     [&](const QRectF& t) { return t != taken[i] && t.intersects(c); }) &&
                        (names[i].roof || nearestIsOwn(c));
             });
-            return clear == choices.end() ? std::nullopt : std::optional(*clear);
+            if (clear != choices.end()) return *clear;
+            if (reach == 0) return std::nullopt;
+            // The biggest point's name, further off in rings around it, its line crossing no other name:
+            // the first clear place, nearest first.
+            for (const double d : {2 * h, 3.5 * h, 5 * h, 7 * h, 10 * h})
+                for (int k = 0; k < 16; ++k) {
+                    const double angle = k * 3.14159265358979 / 8;
+                    const QPointF centre(at.x() + std::cos(angle) * (d + w / 2),
+                                         at.y() - std::sin(angle) * (d + h / 2));
+                    const QRectF c(centre - QPointF(w / 2, h / 2), box);
+                    // The line from the marker's edge crosses no roof.
+                    const QLineF toName(at, c.center());
+                    const QPointF from =
+                        toName.pointAt(std::min(1.0, (names[i].markerSize / 2 + 2) / toName.length()));
+                    if (plot.contains(c) && !onALine(c) && !overADot(c) &&
+                        (reach == 2 || !crossesALine(from, c.center())) &&
+                        std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
+                            return t.intersects(c) || (t != taken[i] && crosses(t, at, c.center()));
+                        }))
+                        return c;
+                }
+            return std::nullopt;
         };
         for (std::size_t i = 0; i < names.size(); ++i) {
-            // The whole name, else the first shorter form that finds room.
-            items[i]->setText(names[i].text);
-            std::optional<QRectF> place = placeFor(i);
-            for (const QString& form : names[i].shorter) {
+            // The whole name, else the first shorter form that finds room beside its point; the biggest
+            // point's then further off.
+            std::optional<QRectF> place;
+            for (const int reach : {0, 1, 2}) {
+                if (reach > 0 && !names[i].biggest) break;
+                items[i]->setText(names[i].text);
+                place = placeFor(i, reach);
+                for (const QString& form : names[i].shorter) {
+                    if (place) break;
+                    items[i]->setText(form);
+                    place = placeFor(i, reach);
+                }
                 if (place) break;
-                items[i]->setText(form);
-                place = placeFor(i);
             }
             items[i]->setVisible(place.has_value());
+            leaders[i]->setVisible(false);
             if (!place) continue;
             items[i]->setPos(place->topLeft());
             taken.push_back(*place);
+            // Off the marker's side (more than a gap away): a line from the marker's edge to the name.
+            const QPointF at = chart->mapToPosition(names[i].value, series);
+            const QPointF nearest(std::clamp(at.x(), place->left(), place->right()),
+                                  std::clamp(at.y(), place->top(), place->bottom()));
+            const QLineF toName(at, nearest);
+            if (!names[i].roof && toName.length() > names[i].markerSize / 2 + 8) {
+                QLineF line = toName;
+                line.setP1(toName.pointAt(std::min(0.9, names[i].markerSize / 2 / toName.length())));
+                leaders[i]->setLine(line);
+                leaders[i]->setVisible(true);
+            }
         }
     };
     QObject::connect(chart, &QChart::plotAreaChanged, chart, place);
@@ -430,6 +507,7 @@ private:
                 c.series->setMarkerShape(kShapes[p.input % kShapes.size()]);
             }
             c.series->append(at(p));
+            m_dots.emplace_back(at(p), kSizes[sizeClass(p.ns())]);
             c.tips.push_back(roofTip(p, p.ns() / std::max(1.0, m_totalNs),
                                      m_inputs.size() > 1 ? letter(p.input) : QString()));
         }
@@ -472,7 +550,7 @@ private:
                        std::abs(std::log10(l.value.y() / point.y())) < 0.15;
             });
             if (near == labels.end()) {
-                labels.push_back({point, kSizes[sizeClass(p.ns())], {}, false, {}});
+                labels.push_back({point, kSizes[sizeClass(p.ns())], {}, false, {}, labels.empty()});
                 named.push_back({{name, 1}});
                 continue;
             }
@@ -499,7 +577,7 @@ private:
         // around them; a point's name with no clear place is its tooltip's.
         labels.insert(labels.begin(), m_roofNames.begin(), m_roofNames.end());
         if (QAbstractSeries* mapping = m_firstCloud ? m_firstCloud : m_mapping)
-            nameBeside(m_chart, mapping, labels, m_roofLines);
+            nameBeside(m_chart, mapping, labels, m_roofLines, m_dots);
     }
 
     const std::vector<ChartInput>& m_inputs;
@@ -519,7 +597,8 @@ private:
     QScatterSeries* m_firstCloud = nullptr;
     QAbstractSeries* m_mapping = nullptr; // a roof, to place names by when no point is drawn
     std::vector<PointName> m_roofNames;
-    std::vector<std::vector<QPointF>> m_roofLines; // each roof as drawn, in the axes' units
+    std::vector<std::pair<QPointF, double>> m_dots; // every point drawn, and its marker's size
+    std::vector<std::vector<QPointF>> m_roofLines;  // each roof as drawn, in the axes' units
 };
 
 } // namespace

@@ -182,9 +182,17 @@ TEST(Charts, RooflineNamesNeverOverlapOrLeaveThePlot) {
             chart->resize(size);
             QApplication::processEvents();
             std::vector<std::pair<QString, QRectF>> names;
+            bool biggestNamed = false, biggestThere = false;
             for (QGraphicsItem* item : chart->childItems())
-                if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item); text && text->isVisible())
+                if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item)) {
+                    const bool biggest = text->data(0).toString() == "biggest";
+                    biggestThere = biggestThere || biggest;
+                    if (!text->isVisible()) continue;
+                    biggestNamed = biggestNamed || biggest;
                     names.emplace_back(text->text(), text->mapRectToParent(text->boundingRect()));
+                }
+            // The point that holds the most time is named, beside it or joined to it by a line.
+            EXPECT_EQ(biggestNamed, biggestThere) << path << " " << size.width();
             // The roofs as drawn, in pixels: no name is struck through by one.
             std::vector<QLineF> roofs;
             for (QAbstractSeries* series : chart->series())
