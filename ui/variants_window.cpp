@@ -85,8 +85,9 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     m_breakdown->setRenderHint(QPainter::Antialiasing);
     m_roofline = new QChartView(new QChart, m_tabs);
     m_roofline->setRenderHint(QPainter::Antialiasing);
-    auto* scroll = new QScrollArea(m_tabs);
+    auto* scroll = m_timelineScroll = new QScrollArea(m_tabs);
     scroll->setWidgetResizable(true);
+    scroll->viewport()->installEventFilter(this);
     m_timelineBox = new QWidget(scroll);
     m_timelineLayout = new QVBoxLayout(m_timelineBox);
     m_timelineLayout->setContentsMargins(0, 0, 0, 0);
@@ -370,6 +371,25 @@ void VariantsWindow::fillTimelines() {
         m_timelineLayout->addWidget(box);
         m_views.push_back(view);
     }
+    fitTimelineHeights();
+}
+
+void VariantsWindow::fitTimelineHeights() {
+    if (m_views.empty()) return;
+    const int n = int(m_views.size());
+    // A box's label and its margin take what is left over a view's own height.
+    const QWidget* box = m_views.front()->parentWidget();
+    const auto* label = box->findChild<QLabel*>();
+    const int over = (label ? label->sizeHint().height() : 0) + std::max(0, box->layout()->spacing()) +
+                     box->layout()->contentsMargins().bottom() + m_timelineLayout->spacing();
+    const int room = m_timelineScroll->viewport()->height() / n - over;
+    for (TimelineView* v : m_views)
+        v->setMinimumHeight(std::clamp(room, 100, 180));
+}
+
+bool VariantsWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_timelineScroll->viewport() && event->type() == QEvent::Resize) fitTimelineHeights();
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void VariantsWindow::fitAll() {

@@ -18,6 +18,7 @@
 
 class QChartView;
 class QLabel;
+class QScrollArea;
 class QSpinBox;
 class QTableWidget;
 class QTabWidget;
@@ -76,6 +77,10 @@ private:
     void rebuild();
     void fillTable();
     void fillTimelines();
+    // Each timeline as tall as the Timelines tab has room for all of them (100 to 180 px): three traces
+    // at 768 px high are all on show, none below the fold.
+    void fitTimelineHeights();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     int selectedTrace() const;
     // The opened traces as the roofline's inputs, lettered by place among them ("A: naive.json").
     std::vector<ChartInput> rooflineInputs() const;
@@ -91,6 +96,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QChartView* m_breakdown = nullptr;
     QChartView* m_roofline = nullptr;
+    QScrollArea* m_timelineScroll = nullptr;
     QWidget* m_timelineBox = nullptr;
     QVBoxLayout* m_timelineLayout = nullptr;
     std::vector<TimelineView*> m_views;

@@ -18,6 +18,7 @@
 #include <QHeaderView>
 #include <QImage>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -150,7 +151,7 @@ TEST(VariantsWindow, FourTracesAndABrokenOneSideBySide) {
     // The Timelines tab exports the timelines as lined up, not the breakdown.
     const QString lined = QString::fromStdString(dir.path("timelines.png"));
     EXPECT_FALSE(w->exportChart("timelines", lined).isEmpty()); // not on show: said, nothing written
-    w->resize(1000, 520); // the tab too short for both timelines: one is scrolled out of sight
+    w->resize(1000, 330); // the tab too short for both timelines: one is scrolled out of sight
     w->show();
     w->findChild<QTabWidget*>()->setCurrentIndex(2); // as Align Calls does
     QApplication::processEvents();
@@ -205,6 +206,20 @@ TEST(VariantsWindow, EveryColumnFitsA1366PixelScreen) {
     QApplication::processEvents();
     EXPECT_LE(t->horizontalHeader()->length(), t->viewport()->width());
     EXPECT_GT(t->columnWidth(last), lastWidth + 300);
+    // At 768 px high, the Timelines tab shows the three traces' timelines whole, none below the fold.
+    w->resize(1366, 740);
+    w->findChild<QTabWidget*>()->setCurrentIndex(2);
+    QApplication::processEvents();
+    const auto views = w->timelines();
+    ASSERT_EQ(views.size(), 3u);
+    const auto* scroll = w->findChild<QScrollArea*>();
+    for (const TimelineView* v : views) {
+        const QRect in(v->mapTo(scroll->viewport(), QPoint(0, 0)), v->size());
+        EXPECT_TRUE(scroll->viewport()->rect().contains(in)) << in.y() << "+" << in.height();
+        EXPECT_GE(v->height(), 100);
+    }
+    if (const char* shots = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) // to look at it
+        w->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/variants_1366_timelines.png"));
     delete w;
 }
 
