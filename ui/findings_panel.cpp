@@ -36,6 +36,9 @@ protected:
     }
 };
 
+// The longest kernel name a place shows whole (its tooltip has the whole signature).
+constexpr int kPlaceNameChars = 72;
+
 QColor severityColor(Severity s) {
     switch (s) {
     case Severity::Critical:
@@ -218,9 +221,13 @@ void FindingsPanel::showDetails(int row) {
     for (const Evidence& e : f.evidence) {
         // A kernel's telling name (its template's, with what tells its instances apart), which wraps in
         // the list's width; the whole signature in the tooltip.
+        // A telling name still long (a cuBLAS or Triton name has no template to drop) keeps its start and
+        // its end, cut in its middle: at most two lines in a dock, not six.
+        QString name = qs(tellingKernelName(e.name));
+        if (name.size() > kPlaceNameChars)
+            name = name.left(kPlaceNameChars / 2) + QChar(0x2026) + name.right(kPlaceNameChars / 2 - 1);
         QString text =
-            QStringLiteral("%1  %2  %3")
-                .arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), qs(tellingKernelName(e.name)));
+            QStringLiteral("%1  %2  %3").arg(qs(formatDuration(e.startNs - m_startNs)), qs(e.track), name);
         if (!e.note.empty()) text += QStringLiteral("  — ") + qs(e.note);
         rows.emplace_back(std::move(text), qs(e.name));
     }

@@ -248,3 +248,36 @@ TEST(FindingsPanel, TitlesWrapWholeInANarrowDock) {
     for (int row = 0; row < table->rowCount(); ++row)
         EXPECT_LE(table->rowHeight(row), narrow[std::size_t(row)]);
 }
+
+// A place whose kernel's name is long and has no template to drop (cuBLAS's, Triton's) shows its start and
+// its end, cut in its middle, in at most two lines of a dock; the tooltip has it whole.
+TEST(FindingsPanel, ALongPlainKernelNameIsCutInItsMiddle) {
+    Finding f;
+    f.id = "gpu_idle";
+    f.title = "a finding";
+    const std::string name = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
+                             "execute_segment_k_off_kernel__5x_cublas_and_then_some_more_of_it";
+    Evidence e;
+    e.track = "GPU 0 · stream 7";
+    e.startNs = 1000;
+    e.durNs = 10;
+    e.name = name;
+    f.evidence.push_back(e);
+    f.count = 1;
+    auto findings = std::make_shared<std::vector<Finding>>(std::vector<Finding>{f});
+    FindingsPanel panel;
+    panel.resize(420, 500);
+    panel.show();
+    panel.showFindings(findings, 0);
+    panel.table()->setCurrentCell(0, 0);
+    QApplication::processEvents();
+    QListWidget* list = panel.evidence();
+    ASSERT_EQ(list->count(), 1);
+    const QString text = list->item(0)->text();
+    EXPECT_TRUE(text.contains("sm90_xmma_gemm_bf16")) << text.toStdString();
+    EXPECT_TRUE(text.endsWith("some_more_of_it")) << text.toStdString();
+    EXPECT_TRUE(text.contains(QChar(0x2026))) << text.toStdString();
+    EXPECT_EQ(list->item(0)->toolTip().toStdString(), name);
+    const int line = QFontMetrics(list->font()).lineSpacing();
+    EXPECT_LE(list->visualItemRect(list->item(0)).height(), 3 * line) << text.toStdString();
+}
