@@ -15,12 +15,12 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
-#include <QLegendMarker>
 #include <QChartView>
 #include <QCoreApplication>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QHelpEvent>
+#include <QLegendMarker>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPieSeries>
@@ -44,7 +44,7 @@ namespace {
 // total is written between them.
 struct BarLabel {
     QString name;
-    QString perCall, perCallShort;
+    QString calls, each; // "3 calls", "72.249 ms each" (each call end to end), or none
     bool operator==(const BarLabel& o) const { return name == o.name; }
 };
 
@@ -78,12 +78,8 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
             if (inputs.size() == 1 && !group.impl.empty())
                 for (const ImplCalls& calls : in.analysis->tables.implCalls)
                     if (calls.impl == group.impl && calls.calls) {
-                        const QString each = qs(formatDuration(calls.kernelNsPerCall()));
-                        // Each call end to end (its workers or streams at once counted once), which the
-                        // bar's total, summed over them, is not a multiple of: no "3 × …" that reads as one.
-                        label.perCall = QObject::tr("%1, %2 each end to end")
-                                            .arg(qs(formatCount(calls.calls, "call", "calls")), each);
-                        label.perCallShort = qs(formatCount(calls.calls, "call", "calls"));
+                        label.calls = qs(formatCount(calls.calls, "call", "calls"));
+                        label.each = QObject::tr("%1 each").arg(qs(formatDuration(calls.kernelNsPerCall())));
                     }
             RoleTimes& times = bar(label);
             for (std::size_t r = 0; r < times.size(); ++r)
@@ -93,12 +89,14 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
                        QObject::tr("no kernels in this trace"));
 }
 
-// The labels of bars at each level of detail, the most first: name, total and the calls at length; with
-// the calls short ("3 × 56.811 ms"); name and total; the name's lines elided in the middle. Qt cuts a
-// label wider than its bar's room and drops its lines after the cut: the chart steps down a level
-// whenever its axis says a label was cut (fitBarLabels), so what shows is whole.
+// The labels of bars at each level of detail, the most first: name, total and the calls at length; the
+// calls and each one's time end to end on lines of their own (each call's workers or streams at once
+// counted once, as the Attention dock and `compare` say, which the bar's total summed over them is not a
+// multiple of); the same without "end to end"; the count of calls alone; name and total; the name's lines
+// elided in the middle. Qt cuts a label wider than its bar's room and drops its lines after the cut: the
+// chart steps down a level whenever its axis says a label was cut (fitBarLabels), so what shows is whole.
 QList<QStringList> barLabelLevels(const std::vector<BarLabel>& bars, const std::vector<QString>& totals) {
-    QList<QStringList> levels(4);
+    QList<QStringList> levels(6);
     auto lines = [](const QStringList& parts) {
         QStringList escaped;
         for (const QString& part : parts)
@@ -106,14 +104,19 @@ QList<QStringList> barLabelLevels(const std::vector<BarLabel>& bars, const std::
         return escaped.join(QStringLiteral("<br>"));
     };
     for (std::size_t i = 0; i < bars.size(); ++i) {
-        const QStringList name = bars[i].name.split('\n');
+        const BarLabel& b = bars[i];
+        const QStringList name = b.name.split('\n');
         QStringList elided;
         for (const QString& line : name)
             elided << (line.size() > 14 ? line.left(6) + QStringLiteral("…") + line.right(6) : line);
-        levels[0] << lines(name + QStringList{totals[i], bars[i].perCall});
-        levels[1] << lines(name + QStringList{totals[i], bars[i].perCallShort});
-        levels[2] << lines(name + QStringList{totals[i]});
-        levels[3] << lines(elided + QStringList{totals[i]});
+        const QString endToEnd = b.each.isEmpty() ? QString() : b.each + QObject::tr(" end to end");
+        levels[0] << lines(name +
+                           QStringList{totals[i], b.calls.isEmpty() ? QString() : b.calls + ", " + endToEnd});
+        levels[1] << lines(name + QStringList{totals[i], b.calls, endToEnd});
+        levels[2] << lines(name + QStringList{totals[i], b.calls, b.each});
+        levels[3] << lines(name + QStringList{totals[i], b.calls});
+        levels[4] << lines(name + QStringList{totals[i]});
+        levels[5] << lines(elided + QStringList{totals[i]});
     }
     // A level whose labels two bars share cannot be a category axis' (it keeps one of each).
     QList<QStringList> usable;

@@ -752,6 +752,15 @@ TEST(Charts, BarLabelsStepDownUntilNoneIsCut) {
         if (c.startsWith("flash")) flash = c;
     EXPECT_TRUE(flash.startsWith("flash<br>3.855 ms")) << flash.toStdString(); // the total always kept
     EXPECT_FALSE(flash.contains("each")) << flash.toStdString();
+    // Where the calls at length do not fit, each call's time as the Attention dock shows it still does.
+    bool eachShort = false;
+    for (int width = 440; width < 1400 && !eachShort; width += 20) {
+        panel.resize(width, 300);
+        settle();
+        EXPECT_FALSE(x->labelsTruncated()) << width;
+        eachShort = x->categories().contains("flash<br>3.855 ms<br>34 calls<br>113.396 µs each end to end");
+    }
+    EXPECT_TRUE(eachShort);
     panel.resize(1400, 700);
     settle();
     EXPECT_FALSE(x->labelsTruncated());
