@@ -159,5 +159,19 @@ TEST(CpuRoofs, ABusyMeasurementSaysSoWhereverItIsRead) {
     EXPECT_EQ(read.date, "2026-01-03");
     EXPECT_EQ(read.note, busy);
     EXPECT_NE(read.allCoresSpec().source.find(busy), std::string::npos) << read.allCoresSpec().source;
+    // Once the cache has stood 10 minutes, the next start measures again: a quiet (or higher) measurement
+    // takes the busy one's place, else the busy one stays; either way the cache is written again, and the
+    // start after reads it without measuring.
+    std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now() -
+                                               std::chrono::minutes(11));
+    const CpuRoofs retried = cpuRoofs();
+    EXPECT_TRUE(retried.measuredNow);
+    if (retried.date == "2026-01-03") // busy again, and no higher: the busy roofs stay
+        EXPECT_EQ(retried.note, busy);
+    else // a quiet measurement, or a busy one above the busy roofs
+        EXPECT_TRUE(retried.note.empty() || retried.fp32All > read.fp32All) << retried.note;
+    const CpuRoofs after = cpuRoofs();
+    EXPECT_FALSE(after.measuredNow);
+    EXPECT_DOUBLE_EQ(after.fp32All, retried.fp32All);
     writeNewer(path, record);
 }
