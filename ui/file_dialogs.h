@@ -4,9 +4,13 @@
 #include <QString>
 #include <QStringList>
 
+class QFileDialog;
 class QWidget;
 
 namespace attnscope::ui {
+
+// Sizes Qt's own file dialog to the screen, its names' column wide enough for a trace's name.
+void fitFileDialog(QFileDialog& dialog);
 
 // Asks for trace files (several: the ranks of one job, the variants to compare), starting in the folder
 // last opened from in any window, and remembers the folder. Empty when the user cancelled.

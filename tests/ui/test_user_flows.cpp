@@ -37,6 +37,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QToolButton>
+#include <QTreeView>
 
 #include <gtest/gtest.h>
 
@@ -100,6 +101,17 @@ public:
             shown = true;
             title = dialog->windowTitle();
             directory = dialog->directory().absolutePath();
+            size = dialog->size();
+            if (auto* files = dialog->findChild<QTreeView*>("treeView")) {
+                nameColumn = files->header()->sectionSize(0);
+                for (int column = 1; column < files->header()->count(); ++column) {
+                    const QString name = files->model()->headerData(column, Qt::Horizontal).toString();
+                    if (files->header()->sectionSize(column) <
+                        files->header()->fontMetrics().horizontalAdvance(name))
+                        cutHeaders << name;
+                }
+            }
+            screen = dialog->screen()->availableGeometry().size();
             auto* edit = dialog->findChild<QLineEdit*>("fileNameEdit");
             if (names.isEmpty() || !edit) {
                 QTest::keyClick(dialog, Qt::Key_Escape);
@@ -114,7 +126,10 @@ public:
     }
     bool shown = false;
     QString title;
-    QString directory; // the folder it opened in
+    QString directory;      // the folder it opened in
+    QSize size, screen;     // the dialog's, and the room on its screen
+    int nameColumn = 0;     // the files' names column's width
+    QStringList cutHeaders; // columns narrower than their header
 
 private:
     QTimer m_timer;
@@ -194,6 +209,12 @@ TEST(UserFlows, CtrlOOpensTheFileTypedInTheDialogWhichThenStartsInItsFolder) {
     press(w, Qt::Key_O);
     ASSERT_TRUE(seen->shown);
     EXPECT_EQ(seen->title, "Open trace");
+    // Sized to the screen, the names' column what the others leave (Qt's own 600 px dialog cut every
+    // trace's name), the others as wide as they need.
+    EXPECT_EQ(seen->size.width(), std::min(1100, seen->screen.width() * 3 / 4));
+    EXPECT_LE(seen->size.height(), seen->screen.height());
+    EXPECT_GE(seen->nameColumn, seen->size.width() / 3);
+    EXPECT_TRUE(seen->cutHeaders.isEmpty()) << seen->cutHeaders.join(", ").toStdString();
     ASSERT_TRUE(waitForTrace(w));
     EXPECT_EQ(QFileInfo(QString::fromStdString(w.trace()->info().path)).canonicalFilePath(),
               QFileInfo(QString::fromStdString(path)).canonicalFilePath());
