@@ -10,6 +10,7 @@ namespace attnscope::kineto {
 
 // An op's record_shapes args.
 inline constexpr char kInputDims[] = "Input Dims";
+inline constexpr char kInputStrides[] = "Input Strides";
 inline constexpr char kInputType[] = "Input type";
 inline constexpr char kConcreteInputs[] = "Concrete Inputs";
 // Where GPU work ran, and the id that links it to its launch.

@@ -116,13 +116,25 @@ int scalarTypeBytes(std::int64_t scalarType) {
 }
 
 OpInputs opInputs(const Trace& trace, EventRef op) {
-    std::string dims, types, concrete;
+    std::string dims, types, concrete, strides;
     trace.forEachArg(op, [&](std::string_view key, std::string_view value) {
         if (key == kineto::kInputDims) dims = value;
         if (key == kineto::kInputType) types = value;
         if (key == kineto::kConcreteInputs) concrete = value;
+        if (key == kineto::kInputStrides) strides = value;
     });
-    return {parseDims(dims), parseStrings(types), parseStrings(concrete)};
+    return {parseDims(dims), parseStrings(types), parseStrings(concrete),
+            strides.empty() ? std::nullopt : parseDims(strides)};
+}
+
+bool rowMajor(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides) {
+    if (dims.size() != strides.size()) return false;
+    std::int64_t expected = 1;
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        if (dims[i] != 1 && strides[i] != expected) return false;
+        expected *= dims[i];
+    }
+    return true;
 }
 
 } // namespace attnscope

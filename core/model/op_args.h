@@ -30,12 +30,16 @@ int inputTypeBytes(std::string_view type);
 // bfloat16, 11 bool, …); 0 when not known.
 int scalarTypeBytes(std::int64_t scalarType);
 
-// An op's recorded inputs, read from its args: "Input Dims", "Input type", "Concrete Inputs" (one reading
-// for the analysis' call inputs and the findings).
+// An op's recorded inputs, read from its args: "Input Dims", "Input type", "Concrete Inputs" and "Input
+// Strides" (one reading for the analysis' call inputs and the findings).
 struct OpInputs {
     std::optional<std::vector<std::vector<std::int64_t>>> dims;
     std::vector<std::string> types, concrete;
+    std::optional<std::vector<std::vector<std::int64_t>>> strides; // PyTorch 2.1 on
 };
+// Whether a tensor of these dims with these strides is laid out row-major with no gaps (a dimension of one
+// element may have any stride): a view of it reshaped needs no copy.
+bool rowMajor(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides);
 OpInputs opInputs(const Trace& trace, EventRef op);
 
 } // namespace attnscope

@@ -396,6 +396,7 @@ const std::vector<FindingRule>& findingRules() {
         {"sdpa_math_fallback", sdpaMathFallback, {"math_fallback_kernels_per_call"}},
         {"out_of_place_copy", outOfPlaceCopy, {}},
         {"repeated_kv_heads", repeatedKvHeads, {}},
+        {"layout_copies", layoutCopies, {}},
         {"math_upcast", mathUpcast, {}},
         {"softmax_upcast", softmaxUpcast, {}},
         {"kv_cache_concat", kvCacheConcat, {}},

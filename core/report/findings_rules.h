@@ -129,9 +129,17 @@ std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const Attenti
 // What a PyTorch op's args say of its inputs (record_shapes), parsed.
 OpInputs opInputs(const Context& c, EventRef op); // op_args.h's, of the context's trace
 
-// The rules (findings_attention.cpp, findings_lessons.cpp, findings_models.cpp, findings_gpu.cpp,
-// findings_jobs.cpp); each appends
-// what it found.
+// The op before or after e at e's depth on its thread (its previous or next sibling), if any.
+std::optional<EventRef> previousSibling(const Context& c, EventRef e);
+std::optional<EventRef> nextSibling(const Context& c, EventRef e);
+// The work an op did: the GPU work it launched, or in a trace without GPU kernels the ops standing for
+// kernels inside it, or the op itself where it stands for one.
+std::vector<EventRef> workOf(const Context& c, EventRef op);
+// A shape as PyTorch prints it: "[2, 8, 384, 32]".
+std::string dimsText(const std::vector<std::int64_t>& dims);
+
+// The rules (findings_attention.cpp, findings_lessons.cpp, findings_models.cpp, findings_layout.cpp,
+// findings_gpu.cpp, findings_jobs.cpp); each appends what it found.
 void handWrittenAttention(Context& c, std::vector<Finding>& out);
 void sdpaMathFallback(Context& c, std::vector<Finding>& out);
 void outOfPlaceCopy(Context& c, std::vector<Finding>& out);
@@ -146,6 +154,7 @@ void gpuIdle(Context& c, std::vector<Finding>& out);
 void launchBound(Context& c, std::vector<Finding>& out);
 void synchronization(Context& c, std::vector<Finding>& out);
 void repeatedKvHeads(Context& c, std::vector<Finding>& out);
+void layoutCopies(Context& c, std::vector<Finding>& out);
 void softmaxUpcast(Context& c, std::vector<Finding>& out);
 void kvCacheConcat(Context& c, std::vector<Finding>& out);
 void compiledAttention(Context& c, std::vector<Finding>& out);

@@ -82,6 +82,40 @@ TEST(ModelFindings, SdpaWithGroupedKvAndFullHeadAttentionCopyNoHeads) {
     }
 }
 
+// Eager attention computes on [b, h, s, d] views of the projections' [b, s, h, d] output: torch.matmul
+// copies Q, Kᵀ and V into one contiguous batch before each GEMM, and transpose(1, 2).contiguous() copies the
+// output back (read from the ops' recorded strides). With grouped K/V, repeat_kv's copies are already
+// contiguous: only Q and the output are copied again. SDPA reads the views as they are: no finding.
+TEST(ModelFindings, EagerAttentionCopiesQkvAndItsOutputToAnotherLayout) {
+    const auto mha = model("llama_mha_eager");
+    ASSERT_TRUE(mha);
+    const Finding* f = findingOf(*mha, "layout_copies");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->count, 16u); // Q, Kᵀ, V and the output of 4 calls
+    EXPECT_NE(f->explanation.find("(Q ×4, Kᵀ ×4, V ×4, the output ×4)"), std::string::npos) << f->explanation;
+    expectWithinSpan(*mha, *f);
+    bool output = false;
+    for (const Evidence& e : f->evidence)
+        output = output ||
+                 e.note.find("the output [2, 384, 8, 32], strides [98304, 32, 12288, 1]: 786.4 kB copied") !=
+                     std::string::npos;
+    EXPECT_TRUE(output);
+    EXPECT_NE(f->suggestion.find("scaled_dot_product_attention"), std::string::npos);
+    const auto gqa = model("llama_gqa_eager");
+    ASSERT_TRUE(gqa);
+    const Finding* grouped = findingOf(*gqa, "layout_copies");
+    ASSERT_TRUE(grouped);
+    EXPECT_NE(grouped->explanation.find("(Q ×4, the output ×4)"), std::string::npos) << grouped->explanation;
+    // The K/V repeats stay repeated_kv_heads' alone: no copy is counted by both.
+    const Finding* repeats = findingOf(*gqa, "repeated_kv_heads");
+    ASSERT_TRUE(repeats);
+    for (const Evidence& a : grouped->evidence)
+        for (const Evidence& b : repeats->evidence)
+            EXPECT_FALSE(a.event == b.event) << a.name;
+    expectNoneOn("layout_copies",
+                 {"llama_gqa_sdpa", "gpt2_sdpa", "bert_sdpa_padded", "llama_gqa_sdpa_train"});
+}
+
 // Eager attention in training with dropout runs the dropout's kernels (on a CPU aten::bernoulli_, div_ and
 // mul inside aten::dropout) in every call: expected work, so the calls keep their expected shape and no
 // finding calls them unexpected.
