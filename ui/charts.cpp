@@ -92,11 +92,12 @@ QChart* breakdown(const std::vector<ChartInput>& inputs) {
 // The labels of bars at each level of detail, the most first: name, total and the calls at length; the
 // calls and each one's time end to end on lines of their own (each call's workers or streams at once
 // counted once, as the Attention dock and `compare` say, which the bar's total summed over them is not a
-// multiple of); the same without "end to end"; the count of calls alone; name and total; the name's lines
+// multiple of: never said without "end to end", which a reader took for an arithmetic error); the count
+// of calls alone; name and total; the name's lines
 // elided in the middle. Qt cuts a label wider than its bar's room and drops its lines after the cut: the
 // chart steps down a level whenever its axis says a label was cut (fitBarLabels), so what shows is whole.
 QList<QStringList> barLabelLevels(const std::vector<BarLabel>& bars, const std::vector<QString>& totals) {
-    QList<QStringList> levels(6);
+    QList<QStringList> levels(5);
     auto lines = [](const QStringList& parts) {
         QStringList escaped;
         for (const QString& part : parts)
@@ -112,11 +113,11 @@ QList<QStringList> barLabelLevels(const std::vector<BarLabel>& bars, const std::
         const QString endToEnd = b.each.isEmpty() ? QString() : b.each + QObject::tr(" end to end");
         levels[0] << lines(name +
                            QStringList{totals[i], b.calls.isEmpty() ? QString() : b.calls + ", " + endToEnd});
-        levels[1] << lines(name + QStringList{totals[i], b.calls, endToEnd});
-        levels[2] << lines(name + QStringList{totals[i], b.calls, b.each});
-        levels[3] << lines(name + QStringList{totals[i], b.calls});
-        levels[4] << lines(name + QStringList{totals[i]});
-        levels[5] << lines(elided + QStringList{totals[i]});
+        levels[1] << lines(name + QStringList{totals[i], b.calls, b.each,
+                                              b.each.isEmpty() ? QString() : QObject::tr("end to end")});
+        levels[2] << lines(name + QStringList{totals[i], b.calls});
+        levels[3] << lines(name + QStringList{totals[i]});
+        levels[4] << lines(elided + QStringList{totals[i]});
     }
     // A level whose labels two bars share cannot be a category axis' (it keeps one of each).
     QList<QStringList> usable;

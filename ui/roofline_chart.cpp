@@ -229,7 +229,7 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
             if (reach == 0) return std::nullopt;
             // The biggest point's name, further off in rings around it, its line crossing no other name:
             // the first clear place, nearest first.
-            for (const double d : {2 * h, 3.5 * h, 5 * h, 7 * h, 10 * h})
+            for (const double d : {2 * h, 3.5 * h, 5 * h})
                 for (int k = 0; k < 16; ++k) {
                     const double angle = k * 3.14159265358979 / 8;
                     const QPointF centre(at.x() + std::cos(angle) * (d + w / 2),
