@@ -375,8 +375,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
     for (ChartKind kind : {ChartKind::Breakdown, ChartKind::Roofline, ChartKind::Share}) {
         auto* view = new QChartView(makeChart(kind, {}), this);
         view->setRenderHint(QPainter::Antialiasing);
-        view->setMouseTracking(true);
-        view->viewport()->installEventFilter(this);
+        view->viewport()->installEventFilter(this); // its legend fitted on resize
+        showChartTips(view);
         m_views.push_back(view);
         m_tabs->addTab(view, kind == ChartKind::Breakdown  ? tr("Breakdown")
                              : kind == ChartKind::Roofline ? tr("Roofline")
@@ -459,22 +459,42 @@ bool ChartsPanel::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::Resize)
         for (std::size_t k = 0; k < m_views.size(); ++k)
             if (m_views[k]->viewport() == watched) fitLegend(m_views[k], ChartKind(k));
-    // Tooltips found by distance from each point's centre (Qt Charts' own hover signal did not
-    // reach a tooltip reliably); the nearest point within its marker wins.
-    if (event->type() == QEvent::MouseMove || event->type() == QEvent::ToolTip) {
-        for (QChartView* view : m_views) {
-            if (view->viewport() != watched) continue;
-            const QPoint at = event->type() == QEvent::MouseMove ? static_cast<QMouseEvent*>(event)->pos()
-                                                                 : static_cast<QHelpEvent*>(event)->pos();
-            const QString tip = chartTipAt(view->chart(), view->mapToScene(at));
-            if (tip.isEmpty())
-                QToolTip::hideText();
-            else
-                QToolTip::showText(view->viewport()->mapToGlobal(at), tip, view->viewport());
-            return event->type() == QEvent::ToolTip;
-        }
-    }
     return QWidget::eventFilter(watched, event);
+}
+
+namespace {
+
+// Tooltips found by distance from each point's centre (Qt Charts' own hover signal did not reach a
+// tooltip reliably); the nearest point within its marker wins.
+class ChartTips final : public QObject {
+public:
+    explicit ChartTips(QChartView* view) : QObject(view), m_view(view) {}
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched != m_view->viewport() ||
+            (event->type() != QEvent::MouseMove && event->type() != QEvent::ToolTip))
+            return false;
+        const QPoint at = event->type() == QEvent::MouseMove ? static_cast<QMouseEvent*>(event)->pos()
+                                                             : static_cast<QHelpEvent*>(event)->pos();
+        const QString tip = chartTipAt(m_view->chart(), m_view->mapToScene(at));
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(m_view->viewport()->mapToGlobal(at), tip, m_view->viewport());
+        return event->type() == QEvent::ToolTip;
+    }
+
+private:
+    QChartView* m_view;
+};
+
+} // namespace
+
+void showChartTips(QChartView* view) {
+    view->setMouseTracking(true);
+    view->viewport()->setMouseTracking(true);
+    view->viewport()->installEventFilter(new ChartTips(view));
 }
 
 ChartKind ChartsPanel::currentKind() const {

@@ -51,6 +51,9 @@ QChart* makeComparisonChart(const Comparison& comparison);
 
 // The tooltip of the point under `position` (chart coordinates), or "" when none is there.
 QString chartTipAt(QChart* chart, QPointF position);
+// Shows each point's tooltip as the pointer moves over a chart view (whichever chart it shows): the
+// Charts dock's and Compare Variants'.
+void showChartTips(QChartView* view);
 
 // Draws the chart into a file (PNG at scale × size, SVG or PDF by suffix); "" or what went wrong.
 QString exportChart(QChart* chart, QSize size, double scale, const QString& path);

@@ -85,6 +85,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     m_breakdown->setRenderHint(QPainter::Antialiasing);
     m_roofline = new QChartView(new QChart, m_tabs);
     m_roofline->setRenderHint(QPainter::Antialiasing);
+    showChartTips(m_roofline); // each point's figures, as in the Charts dock
     auto* scroll = m_timelineScroll = new QScrollArea(m_tabs);
     scroll->setWidgetResizable(true);
     scroll->viewport()->installEventFilter(this);

@@ -5,6 +5,7 @@
 #include "core/document/document.h"
 #include "core/report/compare.h"
 #include "support/test_support.h"
+#include "ui/charts.h"
 #include "ui/main_window.h"
 #include "ui/ranks_panel.h"
 #include "ui/timeline_view.h"
@@ -13,15 +14,19 @@
 #include "ui/whatif_controller.h"
 
 #include <QApplication>
+#include <QChartView>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QImage>
 #include <QPushButton>
+#include <QScatterSeries>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cstdlib>
@@ -220,6 +225,27 @@ TEST(VariantsWindow, EveryColumnFitsA1366PixelScreen) {
     }
     if (const char* shots = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) // to look at it
         w->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/variants_1366_timelines.png"));
+    // The roofline's points say what they are under the pointer, as the Charts dock's do.
+    w->findChild<QTabWidget*>()->setCurrentIndex(1);
+    QApplication::processEvents();
+    QChartView* roofline = nullptr;
+    for (QChartView* view : w->findChildren<QChartView*>())
+        if (view->isVisible()) roofline = view;
+    ASSERT_NE(roofline, nullptr);
+    QScatterSeries* points = nullptr;
+    for (QAbstractSeries* series : roofline->chart()->series())
+        if (auto* scatter = qobject_cast<QScatterSeries*>(series);
+            scatter && scatter->count() > 0 && scatter->property("attnscopeTips").isValid())
+            points = scatter;
+    ASSERT_NE(points, nullptr);
+    const QPointF at = roofline->chart()->mapToPosition(points->at(0), points);
+    const QString expected = chartTipAt(roofline->chart(), at);
+    ASSERT_FALSE(expected.isEmpty());
+    const QPoint pixel = roofline->mapFromScene(at);
+    QHelpEvent help(QEvent::ToolTip, pixel, roofline->viewport()->mapToGlobal(pixel));
+    QApplication::sendEvent(roofline->viewport(), &help);
+    EXPECT_EQ(QToolTip::text(), expected);
+    QToolTip::hideText();
     delete w;
 }
 
