@@ -268,6 +268,9 @@ void JobWindow::openSelected() {
 JobHeatMap::JobHeatMap(QWidget* parent) : QWidget(parent) {
     setMinimumHeight(140);
     setMouseTracking(true);
+    // A rank's values on hover even while another window is the active one (the main window that opened
+    // this one): Qt shows tooltips of active windows only.
+    setAttribute(Qt::WA_AlwaysShowToolTips);
 }
 
 QStringList JobHeatMap::measureNames() {
@@ -440,6 +443,9 @@ void JobHeatMap::mouseMoveEvent(QMouseEvent* event) {
     if (rank != m_hover) {
         m_hover = rank;
         update();
+        // The rank's values at once, as the charts' points show theirs (no wait for a tooltip event,
+        // which a window that is not the active one does not get).
+        showTip(event->pos());
     }
 }
 
@@ -449,31 +455,39 @@ void JobHeatMap::leaveEvent(QEvent*) {
     update();
 }
 
+QString JobHeatMap::tipOf(std::int64_t rank) const {
+    if (rank < 0 || !m_report) return {};
+    const RankRecord* record = nullptr;
+    for (const RankRecord& r : m_report->records)
+        if (r.stats.rank == rank) record = &r;
+    if (!record) return {};
+    QStringList lines = {tr("rank %1").arg(rank)};
+    if (rank == m_report->ranks.stragglerRank) lines << tr("the straggler: the others wait for it");
+    for (const SlowRank& slow : m_report->slowRanks)
+        if (slow.rank == rank)
+            lines << tr("slow: compute busy %1× the median").arg(slow.overMedian, 0, 'f', 2);
+    for (std::size_t m = 0; m < jobMeasures().size(); ++m) {
+        const double median = m < m_report->spreads.size() ? m_report->spreads[m].median : 0;
+        const TimeNs v = jobMeasures()[m].value(*record);
+        lines << (median > 0 ? tr("%1: %2 (%3× the median)")
+                                   .arg(qs(jobMeasures()[m].name), durationText(v))
+                                   .arg(double(v) / median, 0, 'f', 2)
+                             : tr("%1: %2").arg(qs(jobMeasures()[m].name), durationText(v)));
+    }
+    return lines.join('\n');
+}
+
+void JobHeatMap::showTip(QPoint at) {
+    const QString tip = tipOf(rankAt(at));
+    if (tip.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(mapToGlobal(at), tip, this);
+}
+
 bool JobHeatMap::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const std::int64_t rank = rankAt(help->pos());
-        if (rank < 0 || !m_report) {
-            QToolTip::hideText();
-            return true;
-        }
-        const RankRecord* record = nullptr;
-        for (const RankRecord& r : m_report->records)
-            if (r.stats.rank == rank) record = &r;
-        QStringList lines = {tr("rank %1").arg(rank)};
-        if (rank == m_report->ranks.stragglerRank) lines << tr("the straggler: the others wait for it");
-        for (const SlowRank& slow : m_report->slowRanks)
-            if (slow.rank == rank)
-                lines << tr("slow: compute busy %1× the median").arg(slow.overMedian, 0, 'f', 2);
-        for (std::size_t m = 0; m < jobMeasures().size(); ++m) {
-            const double median = m < m_report->spreads.size() ? m_report->spreads[m].median : 0;
-            const TimeNs v = jobMeasures()[m].value(*record);
-            lines << (median > 0 ? tr("%1: %2 (%3× the median)")
-                                       .arg(qs(jobMeasures()[m].name), durationText(v))
-                                       .arg(double(v) / median, 0, 'f', 2)
-                                 : tr("%1: %2").arg(qs(jobMeasures()[m].name), durationText(v)));
-        }
-        QToolTip::showText(help->globalPos(), lines.join('\n'), this);
+        showTip(static_cast<QHelpEvent*>(event)->pos());
         return true;
     }
     return QWidget::event(event);

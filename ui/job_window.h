@@ -76,6 +76,9 @@ public:
     // n-th (n a 1-2-5 step), the first and the last; the hovered rank's is written too.
     std::vector<std::int64_t> labelledRanks() const;
     std::int64_t hoveredRank() const { return m_hover; }
+    // What the hovered rank's tooltip says: its values against each measure's median, whether it is the
+    // straggler or slow ("" for none).
+    QString tipOf(std::int64_t rank) const;
     QSize sizeHint() const override;
 
 Q_SIGNALS:
@@ -89,6 +92,7 @@ protected:
     bool event(QEvent* event) override; // tooltips
 
 private:
+    void showTip(QPoint at);
     QRectF columnRect(std::size_t k) const; // rank k's column (by position) over every measure
     const JobReport* m_report = nullptr;
     std::int64_t m_hover = -1;

@@ -15,6 +15,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
+#include <QToolTip>
 
 #include <filesystem>
 
@@ -76,6 +77,12 @@ TEST(JobWindow, RecordsOpenAsATableAndAHeatMapThatFindEachOther) {
     // Hovered, it is outlined and its number written under it.
     QTest::mouseMove(heat, at);
     EXPECT_EQ(heat->hoveredRank(), 200);
+    // Its values show at once, without waiting for a tooltip event (the window may not be the active one).
+    EXPECT_TRUE(heat->tipOf(200).startsWith("rank 200\n")) << heat->tipOf(200).toStdString();
+    EXPECT_TRUE(heat->tipOf(200).contains("× the median")) << heat->tipOf(200).toStdString();
+    EXPECT_EQ(QToolTip::text(), heat->tipOf(200));
+    EXPECT_TRUE(heat->tipOf(123).contains("slow: compute busy")) << heat->tipOf(123).toStdString();
+    QToolTip::hideText();
     // Ranks numbered along the axis wherever there is room, not only the first and the last.
     const std::vector<std::int64_t> labelled = heat->labelledRanks();
     ASSERT_GE(labelled.size(), 10u);
