@@ -111,7 +111,7 @@ void printHelp(const char* program) {
         "  %s %s\n"
         "      open the window on traces (Kineto / Chrome JSON, plain or gzipped; Nsight Systems SQLite; "
         "several: the ranks of one job, or with --compare side by side in Compare Variants; with --job, "
-        "rank records and folders of them in the Job window); "
+        "rank records, the ranks' traces and folders of either in the Job window); "
         "no file: a live run (on the CPU, or the backend given). --screenshot saves the window once loaded "
         "or run, then quits. With no display, print what it would show.\n",
         program, synopsis(windowVerb()).c_str());

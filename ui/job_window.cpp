@@ -4,7 +4,9 @@
 #include "on_screen.h"
 #include "qt_text.h"
 
+#include "core/document/document.h"
 #include "core/report/format.h"
+#include "core/report/rank_record.h"
 
 #include <QHeaderView>
 #include <QHelpEvent>
@@ -125,8 +127,21 @@ QString JobWindow::openRecords(const QStringList& paths) {
     if (files.empty())
         return tr("No records there (*.json, *.jsonl: attnscope job --map --records DIR makes them)");
     std::vector<RankRecord> records;
-    for (const std::string& path : files)
-        readRankRecords(path, records, said);
+    for (std::size_t position = 0; position < files.size(); ++position) {
+        const std::string& path = files[position];
+        const std::size_t recordsBefore = records.size(), saidBefore = said.size();
+        if (readRankRecords(path, records, said) || records.size() != recordsBefore) continue;
+        // Not a file of records: a rank's trace is read as `summary --format rank` would read it (its
+        // record made here), and what it said of records is dropped; anything else stays said.
+        try {
+            DocumentOptions options;
+            options.parts = SummaryPart | AnalysisPart;
+            const auto doc = openDocument(DocumentSource::file(path), options);
+            records.push_back(rankRecord(doc->trace, *doc->summary, path, position));
+            said.resize(saidBefore);
+        } catch (const std::exception&) {
+        }
+    }
     QStringList problems;
     for (const std::string& p : said)
         problems << qs(p);

@@ -182,3 +182,20 @@ TEST(JobWindow, TheMainWindowOpensAJobAndSaysWhenItCannot) {
     JobWindow empty;
     EXPECT_TRUE(empty.openRecords({QString::fromStdString(dir.path("empty"))}).contains("No records"));
 }
+
+// `attnscope --job` given the ranks' traces rather than their records: each trace's record is made as
+// `summary --format rank` makes it (the job as `job` reports it from those records); a file that is
+// neither still says why.
+TEST(JobWindow, TheRanksTracesOpenAsAJob) {
+    ATTNSCOPE_REQUIRE_FIXTURE(rank0, "dlrm_2ranks/rank0.json");
+    JobWindow w;
+    EXPECT_EQ(w.openRecords({QString::fromStdString(std::filesystem::path(rank0).parent_path().string())}),
+              "");
+    ASSERT_EQ(w.report().records.size(), 2u);
+    EXPECT_EQ(w.report().ranks.stragglerRank, 0);
+    TempDir dir;
+    writeFile(dir.path("notes.json"), "not a trace and not a record");
+    JobWindow other;
+    EXPECT_TRUE(
+        other.openRecords({QString::fromStdString(dir.path("notes.json"))}).contains("not a rank record"));
+}
