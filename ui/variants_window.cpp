@@ -27,10 +27,12 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <set>
 
 namespace attnscope::ui {
 
@@ -367,6 +369,14 @@ void VariantsWindow::fillTimelines() {
         view->setMinimumHeight(180);
         view->setTrace(doc->trace, doc->index);
         view->setAnalysis(doc->analysis);
+        // A trace with GPU streams shows them first: its host processes folded (a click opens one), so
+        // the kernels are in the few lines a compared timeline has.
+        std::set<std::uint32_t> gpu, host;
+        for (const Track& track : doc->trace->tracks())
+            (track.kind == TrackKind::GpuStream ? gpu : host).insert(track.process.value);
+        if (!gpu.empty())
+            for (const std::uint32_t process : host)
+                if (!gpu.count(process)) view->setCollapsed(ProcessId(process), true);
         layout->addWidget(label);
         layout->addWidget(view, 1);
         m_timelineLayout->addWidget(box);
@@ -386,6 +396,22 @@ void VariantsWindow::fitTimelineHeights() {
     const int room = m_timelineScroll->viewport()->height() / n - over;
     for (TimelineView* v : m_views)
         v->setMinimumHeight(std::clamp(room, 100, 180));
+    // One legend, under the last; the name columns as wide as the widest, so the time axes line up.
+    for (std::size_t i = 0; i < m_views.size(); ++i)
+        m_views[i]->setLegendVisible(i + 1 == m_views.size());
+    // After the views have fitted their columns to their new width (their own resize, after this).
+    QTimer::singleShot(0, this, &VariantsWindow::alignLabelColumns);
+}
+
+void VariantsWindow::alignLabelColumns() {
+    // Only once every view is laid out: a column is fitted to its view's width.
+    int widest = 0;
+    for (const TimelineView* v : m_views) {
+        if (!v->isVisible() || v->width() < 200) return;
+        widest = std::max(widest, v->labelWidth());
+    }
+    for (TimelineView* v : m_views)
+        if (v->labelWidth() != widest) v->setLabelWidth(widest);
 }
 
 bool VariantsWindow::eventFilter(QObject* watched, QEvent* event) {

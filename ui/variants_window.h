@@ -80,6 +80,8 @@ private:
     // Each timeline as tall as the Timelines tab has room for all of them (100 to 180 px): three traces
     // at 768 px high are all on show, none below the fold.
     void fitTimelineHeights();
+    // The timelines' name columns as wide as the widest, so their time axes line up.
+    void alignLabelColumns();
     bool eventFilter(QObject* watched, QEvent* event) override;
     int selectedTrace() const;
     // The opened traces as the roofline's inputs, lettered by place among them ("A: naive.json").

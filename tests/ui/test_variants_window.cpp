@@ -8,6 +8,7 @@
 #include "ui/charts.h"
 #include "ui/main_window.h"
 #include "ui/ranks_panel.h"
+#include "ui/timeline_layout.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 #include "ui/variants_window.h"
@@ -222,7 +223,17 @@ TEST(VariantsWindow, EveryColumnFitsA1366PixelScreen) {
         const QRect in(v->mapTo(scroll->viewport(), QPoint(0, 0)), v->size());
         EXPECT_TRUE(scroll->viewport()->rect().contains(in)) << in.y() << "+" << in.height();
         EXPECT_GE(v->height(), 100);
+        // Their time axes line up: one width of name column; one legend, under the last.
+        EXPECT_EQ(v->labelWidth(), views.front()->labelWidth());
     }
+    // A trace with GPU streams shows them, its host processes folded (their threads' rows not drawn).
+    int streams = 0, folded = 0;
+    for (const auto& row : views.front()->rows().rows()) {
+        streams += row.label.contains("stream");
+        folded += row.kind == TimelineRow::Kind::Group && row.collapsed;
+    }
+    EXPECT_GT(streams, 0);
+    EXPECT_GT(folded, 0);
     if (const char* shots = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) // to look at it
         w->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/variants_1366_timelines.png"));
     // The roofline's points say what they are under the pointer, as the Charts dock's do.
