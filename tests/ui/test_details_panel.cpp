@@ -166,32 +166,46 @@ TEST(DetailsPanel, KernelsShowTheirTheoreticalOccupancy) {
 // scrolls when it is taller than the dock.
 TEST(DetailsPanel, LongFieldsWrapAndThePanelScrolls) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
-    MainWindow w;
-    ASSERT_TRUE(openAndAnalyse(w, path, {1280, 800}));
-    ASSERT_TRUE(findFirst(w, "flash_fwd_kernel"));
-    auto* scroll = w.details()->findChild<QScrollArea*>();
-    ASSERT_NE(scroll, nullptr);
-    const int room = scroll->viewport()->width();
-    for (QLabel* label : w.details()->findChildren<QLabel*>()) {
-        if (label->isHidden() || label->text().isEmpty()) continue;
-        const QRect inViewport(label->mapTo(scroll->viewport(), QPoint(0, 0)), label->size());
-        EXPECT_LE(inViewport.right(), room) << label->text().toStdString();
-        // As tall as its wrapped lines: no line hidden under the next row (Cost's second line was).
-        EXPECT_GE(label->height(), label->heightForWidth(label->width())) << label->text().toStdString();
-    }
-    // Each row below the one before it: wrapped values push their neighbours down.
-    for (const char* field : {"role", "cost", "roofline", "occupancy"}) {
-        const QLabel* label = w.details()->findChild<QLabel*>(QStringLiteral("details_%1").arg(field));
-        ASSERT_NE(label, nullptr) << field;
-        for (QLabel* other : w.details()->findChildren<QLabel*>()) {
-            if (other == label || other->isHidden() || other->parentWidget() != label->parentWidget())
-                continue;
-            EXPECT_FALSE(other->geometry().intersects(label->geometry()))
-                << field << " overlaps " << other->text().toStdString();
+    for (const QSize size : {QSize(1280, 800), QSize(1366, 768), QSize(1920, 1080)}) {
+        SCOPED_TRACE(size.width());
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, path, size));
+        ASSERT_TRUE(findFirst(w, "flash_fwd_kernel"));
+        auto* scroll = w.details()->findChild<QScrollArea*>();
+        ASSERT_NE(scroll, nullptr);
+        const int room = scroll->viewport()->width();
+        for (QLabel* label : w.details()->findChildren<QLabel*>()) {
+            if (label->isHidden() || label->text().isEmpty()) continue;
+            const QRect inViewport(label->mapTo(scroll->viewport(), QPoint(0, 0)), label->size());
+            EXPECT_LE(inViewport.right(), room) << label->text().toStdString();
+            // As tall as its wrapped lines: no line hidden under the next row (Cost's second line was).
+            EXPECT_GE(label->height(), label->heightForWidth(label->width())) << label->text().toStdString();
         }
+        // Each row below the one before it: wrapped values push their neighbours down.
+        for (const char* field : {"role", "cost", "roofline", "occupancy"}) {
+            const QLabel* label = w.details()->findChild<QLabel*>(QStringLiteral("details_%1").arg(field));
+            ASSERT_NE(label, nullptr) << field;
+            for (QLabel* other : w.details()->findChildren<QLabel*>()) {
+                if (other == label || other->isHidden() || other->parentWidget() != label->parentWidget())
+                    continue;
+                EXPECT_FALSE(other->geometry().intersects(label->geometry()))
+                    << field << " overlaps " << other->text().toStdString();
+            }
+        }
+        // No label over another anywhere in the panel (the Occupancy row's last line was under "Linked
+        // events", a row of the panel's own beside the kernel's rows).
+        std::vector<std::pair<QString, QRect>> shown;
+        for (QLabel* label : w.details()->findChildren<QLabel*>())
+            if (label->isVisible() && !label->text().isEmpty())
+                shown.emplace_back(label->text(),
+                                   QRect(label->mapTo(scroll->widget(), QPoint(0, 0)), label->size()));
+        for (std::size_t i = 0; i < shown.size(); ++i)
+            for (std::size_t j = i + 1; j < shown.size(); ++j)
+                EXPECT_FALSE(shown[i].second.intersects(shown[j].second))
+                    << shown[i].first.toStdString() << " over " << shown[j].first.toStdString();
+        // Squeezed to a small dock, the content scrolls instead of being cut.
+        w.details()->resize(300, 200);
+        QApplication::processEvents();
+        EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
     }
-    // Squeezed to a small dock, the content scrolls instead of being cut.
-    w.details()->resize(300, 200);
-    QApplication::processEvents();
-    EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
 }
