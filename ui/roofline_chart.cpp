@@ -227,8 +227,8 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
             });
             if (clear != choices.end()) return *clear;
             if (reach == 0) return std::nullopt;
-            // The biggest point's name, further off in rings around it, its line crossing no other name:
-            // the first clear place, nearest first.
+            // The biggest point's name, further off in rings around it up to five lines away, its line
+            // crossing no other name: the first clear place, nearest first.
             for (const double d : {2 * h, 3.5 * h, 5 * h})
                 for (int k = 0; k < 16; ++k) {
                     const double angle = k * 3.14159265358979 / 8;

@@ -167,7 +167,9 @@ void layoutCopies(Context& c, std::vector<Finding>& out) {
                dimsText(copy.strides) +
                (copy.bytes > 0 ? ": " + formatRate(copy.bytes, "B") + " copied" : "");
     });
-    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst);
+    // Always shown: copies a fused kernel never makes, however small their share (the time at stake says
+    // how much they weigh; on a small model it varies about the worth-showing line from run to run).
+    c.keep(out, std::move(f), std::move(places), Context::Order::LongestFirst, Context::Shown::Always);
 }
 
 } // namespace attnscope::findings
