@@ -90,6 +90,26 @@ std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const Attenti
 
 // The lesson of the naive trace: an out-of-place op that is a clone and its in-place twin
 // (masked_fill → clone → copy_, masked_fill_) copies its whole input inside an attention call.
+std::optional<EventRef> outOfPlaceMaker(const Context& c, const KernelAnalysis& ka,
+                                        const AttentionCall& call) {
+    if (!call.scope || !isCopyKernel(c, ka)) return std::nullopt;
+    const std::vector<EventRef> ops = opsAround(c, ka.event, call);
+    const auto clone =
+        std::find_if(ops.begin(), ops.end(), [&](EventRef e) { return c.name(e) == "aten::clone"; });
+    if (clone == ops.end() || clone + 1 == ops.end()) return std::nullopt;
+    const EventRef maker = *(clone + 1);
+    const std::string makerName(c.name(maker));
+    if (makerName.ends_with("_")) return std::nullopt;
+    // The op's in-place twin runs inside it, after the clone: the out-of-place op is "copy, then do it in
+    // place".
+    const Track& t = c.trace.track(maker.track);
+    for (std::uint32_t j = maker.index + 1; j < t.size() && t.events.start[j] < c.end(maker); ++j)
+        if (t.events.depth[j] == t.events.depth[maker.index] + 1 &&
+            c.name({maker.track, j}) == makerName + "_")
+            return maker;
+    return std::nullopt;
+}
+
 void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
     if (!hasAny(c, {"aten::clone"})) return;
     std::uint64_t copies = 0;
@@ -103,23 +123,9 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
         if (!call.scope) continue;
         for (std::uint32_t k : call.kernels) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
-            if (!isCopyKernel(c, ka)) continue;
-            const std::vector<EventRef> ops = opsAround(c, ka.event, call);
-            const auto clone =
-                std::find_if(ops.begin(), ops.end(), [&](EventRef e) { return c.name(e) == "aten::clone"; });
-            if (clone == ops.end() || clone + 1 == ops.end()) continue;
-            const EventRef maker = *(clone + 1);
-            const std::string makerName(c.name(maker));
-            if (makerName.ends_with("_")) continue;
-            // The op's in-place twin runs inside it, after the clone: the out-of-place op is "copy, then
-            // do it in place".
-            const Track& t = c.trace.track(maker.track);
-            bool twin = false;
-            for (std::uint32_t j = maker.index + 1; !twin && j < t.size() && t.events.start[j] < c.end(maker);
-                 ++j)
-                twin = t.events.depth[j] == t.events.depth[maker.index] + 1 &&
-                       c.name({maker.track, j}) == makerName + "_";
-            if (!twin) continue;
+            const std::optional<EventRef> maker = outOfPlaceMaker(c, ka, call);
+            if (!maker) continue;
+            const std::string makerName(c.name(*maker));
             ++copies;
             calls[ci] = 1;
             time += c.dur(ka.event);
@@ -501,6 +507,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         std::string shapeText;
         std::uint64_t calls = 0, mismatched = 0, kernels = 0, expected = 0, unexpected = 0;
         TimeNs time = 0;
+        TimeNs outOfPlaceNs = 0;                       // of it, the copies out_of_place_copy names
         std::map<std::string, std::uint64_t> byWhat;   // "aten::copy_ from aten::masked_fill" → count
         std::map<std::string, std::uint64_t> byKernel; // the same by the kernels' short names (the title's)
         std::map<std::string, std::uint64_t> missing;  // "pv_gemm" → calls lacking it
@@ -546,6 +553,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
                 ++im.unexpected;
             }
             im.time += c.dur(ka.event);
+            if (outOfPlaceMaker(c, ka, call)) im.outOfPlaceNs += c.dur(ka.event);
             im.places.emplace_back(ka.event, "not in " + call.impl + "'s expected call" +
                                                  (from.empty() ? "" : ": from " + from));
         }
@@ -583,7 +591,12 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
             (what.empty() ? std::string()
                           : "Kernels it did not expect: " + what + " (" + formatDuration(im.time) + "). ") +
             (lacking.empty() ? std::string() : "Missing: " + lacking + ". ") +
-            "Each is work the implementation was not expected to do — or a guess to correct.";
+            "Each is work the implementation was not expected to do — or a guess to correct." +
+            (im.outOfPlaceNs > 0
+                 ? " " + formatDuration(im.outOfPlaceNs) +
+                       " of it is the out-of-place copies out_of_place_copy names: the same time, "
+                       "not time besides it."
+                 : std::string());
         f.suggestion =
             "Look at where each comes from (the places below); when it is expected after all, say so "
             "in ~/.config/attnscope/call_shapes.txt (\"" +

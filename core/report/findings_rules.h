@@ -126,6 +126,11 @@ Places longestFirst(const Context& c, std::vector<std::pair<EventRef, T>> found,
 // first itself), up to and without the call's host range.
 std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const AttentionCall& call);
 
+// The out-of-place op (masked_fill: clone, then masked_fill_ in place) whose clone a copy kernel of the call
+// is, if it is one (out_of_place_copy's copies; unexpected_kernels says when its kernels are those).
+std::optional<EventRef> outOfPlaceMaker(const Context& c, const KernelAnalysis& ka,
+                                        const AttentionCall& call);
+
 // What a PyTorch op's args say of its inputs (record_shapes), parsed.
 OpInputs opInputs(const Context& c, EventRef op); // op_args.h's, of the context's trace
 
