@@ -21,8 +21,9 @@ TEST(OpArgs, InputDimsAsPyTorchWritesThem) {
 }
 
 TEST(OpArgs, InputDimsNotOfThatShapeReadAsNothing) {
-    for (const char* bad : {"", "[", "[[", "[[1,2]", "[[1,2],", "[1,2]", "[[1,[2]]]", "[[-1]]", "[[a]]",
-                            "{\"x\":1}", "[[99999999999999999999999]]", "[[1.5]]", "null", "[[1]] trailing"}) {
+    for (const char* bad :
+         {"", "[", "[[", "[[1,2]", "[[1,2],", "[1,2]", "[[1,[2]]]", "[[-1]]", "[[a]]", "{\"x\":1}",
+          "[[99999999999999999999999]]", "[[1.5]]", "null", "[[1]] trailing"}) {
         const auto dims = parseDims(bad);
         // Trailing text after a whole value is ignored; everything else is refused.
         if (std::string(bad) == "[[1]] trailing")
@@ -55,4 +56,15 @@ TEST(OpArgs, ElementsOfTheTensorsNeverOverflow) {
     const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
     EXPECT_EQ(inputElements({{huge, huge}}), std::numeric_limits<std::uint64_t>::max());
     EXPECT_EQ(inputElements({{huge, 2}, {huge, 2}}), std::numeric_limits<std::uint64_t>::max());
+}
+
+// A tensor laid out row-major needs no copy to be reshaped: what layout_copies leaves out. The
+// projection's [b, s, h, d] seen as [b, h, s, d] (transpose(1, 2)) is not; a dimension of one element may
+// have any stride (PyTorch gives it one of its own choosing).
+TEST(OpArgs, RowMajorIsTheLayoutAReshapeDoesNotCopy) {
+    EXPECT_TRUE(rowMajor({2, 8, 384, 32}, {98304, 12288, 32, 1}));
+    EXPECT_FALSE(rowMajor({2, 8, 384, 32}, {98304, 32, 256, 1}));   // q.view(b, s, h, d).transpose(1, 2)
+    EXPECT_FALSE(rowMajor({2, 384, 8, 32}, {98304, 32, 12288, 1})); // the output transposed back
+    EXPECT_TRUE(rowMajor({1, 8, 1, 32}, {7, 32, 5, 1}));            // dims of one: any stride
+    EXPECT_FALSE(rowMajor({2, 8}, {8}));                            // strides not of those dims
 }
