@@ -366,7 +366,6 @@ void VariantsWindow::fillTimelines() {
         auto* label = new QLabel(inputLetter(m_views.size()) + QStringLiteral(": ") + qs(labels[i]), box);
         label->setTextFormat(Qt::PlainText);
         auto* view = new TimelineView(box);
-        view->setMinimumHeight(180);
         view->setTrace(doc->trace, doc->index);
         view->setAnalysis(doc->analysis);
         // A trace with GPU streams shows them first: its host processes folded (a click opens one), so
