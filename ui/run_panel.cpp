@@ -130,8 +130,11 @@ void RunPanel::addShapeRows(QFormLayout* form) {
     form->addRow(tr("Warm-up calls"), m_warmup);
     form->addRow(tr("Measured calls"), m_iters);
     m_collect = new QCheckBox(tr("record kernels with CUPTI"), this);
-    m_collect->setToolTip(tr("CUDA: off times the calls only, to measure what collection costs"));
     form->addRow(QString(), m_collect);
+    // The box shows the user's choice only where it applies (a CUDA run); elsewhere it is unticked.
+    connect(m_collect, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_collect->isEnabled()) m_collectWanted = on;
+    });
 }
 
 void RunPanel::addButtons(QVBoxLayout* layout) {
@@ -218,7 +221,7 @@ kernels::RunConfig RunPanel::config() const {
     const std::vector<std::string> offered = kernels::implsOffered(backend());
     for (const auto& [name, box] : m_impls)
         if (box->isChecked() && listed(offered, name)) c.impls.push_back(name);
-    c.collect = m_collect->isChecked();
+    c.collect = m_collectWanted;
     c.python = m_python->text().trimmed().toStdString();
     c.shape.batch = m_batch->value();
     c.shape.heads = m_heads->value();
@@ -240,7 +243,8 @@ kernels::RunConfig RunPanel::config() const {
 void RunPanel::setConfig(const kernels::RunConfig& c) {
     for (const auto& [name, box] : m_impls)
         box->setChecked(std::find(c.impls.begin(), c.impls.end(), name) != c.impls.end());
-    m_collect->setChecked(c.collect);
+    m_collectWanted = c.collect;
+    m_collect->setChecked(c.collect && m_collect->isEnabled());
     m_batch->setValue(c.shape.batch);
     m_heads->setValue(c.shape.heads);
     m_seq->setValue(c.shape.seq);
@@ -269,8 +273,14 @@ void RunPanel::backendChanged() {
     for (const auto& [name, box] : m_impls)
         box->setEnabled(!preset && listed(offered, name));
     m_python->setEnabled(b == kernels::BackendChoice::Torch);
-    // CUPTI is AttnScope's CUDA backend's.
-    m_collect->setEnabled(b == kernels::BackendChoice::Cuda || b == kernels::BackendChoice::Auto);
+    // CUPTI is AttnScope's CUDA backend's: Auto runs there only where a CUDA device answers.
+    if (!m_cuda) m_cuda = kernels::probeCuda().runnable;
+    const bool cuda = b == kernels::BackendChoice::Cuda || (b == kernels::BackendChoice::Auto && *m_cuda);
+    m_collect->setEnabled(cuda);
+    m_collect->setChecked(cuda && m_collectWanted);
+    m_collect->setToolTip(cuda ? tr("CUDA: off times the calls only, to measure what collection costs")
+                               : tr("CUPTI records an NVIDIA GPU's kernels; this run is on the CPU, whose "
+                                    "kernels AttnScope records as it runs them"));
 }
 
 void RunPanel::setBackend(kernels::BackendChoice backend) {

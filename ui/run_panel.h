@@ -8,6 +8,7 @@
 
 #include <QWidget>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,8 @@ private:
     QComboBox* m_backend = nullptr;
     std::vector<std::pair<std::string, QCheckBox*>> m_impls; // naive, flash, the SIMT ones, PyTorch's
     QCheckBox* m_collect = nullptr;
+    bool m_collectWanted = true;   // the user's choice, kept while the box does not apply
+    std::optional<bool> m_cuda;    // whether a CUDA device answered (asked once)
     QLineEdit* m_python = nullptr; // the PyTorch backend's Python ("": pythonToRun's default)
     QSpinBox* m_batch = nullptr;
     QSpinBox* m_heads = nullptr;
