@@ -323,7 +323,23 @@ JobWindow* MainWindow::openJob(const QStringList& paths) {
     return window;
 }
 
+QDockWidget* MainWindow::bottomDockShown() const {
+    for (const char* name : {"kernelsDock", "chartsDock", "attentionDock", "ranksDock"})
+        if (auto* dock = findChild<QDockWidget*>(name);
+            dock && !dock->isFloating() && !dock->visibleRegion().isEmpty())
+            return dock;
+    return nullptr;
+}
+
+void MainWindow::raiseAttentionUnlessMoved() {
+    auto* attention = findChild<QDockWidget*>("attentionDock");
+    if (!attention || bottomDockShown() != m_bottomShown) return; // the user chose a dock while it ran
+    attention->raise();
+    m_bottomShown = attention;
+}
+
 void MainWindow::startRun(kernels::RunConfig config, kernels::BackendChoice backend) {
+    m_bottomShown = bottomDockShown();
     const QString problem = m_run->start(std::move(config), backend);
     if (problem.isEmpty()) return;
     if (m_screenshotPath.isEmpty()) return warn(tr("Cannot run"), problem);
@@ -351,6 +367,7 @@ void MainWindow::showDocument(bool sameRun) {
         if (doc->ranks) {
             m_ranks->showReport(*doc->ranks);
             m_ranksDock->raise();
+            m_bottomShown = m_ranksDock;
         }
         setWindowTitle(tr("%1 — AttnScope").arg(name));
         statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(doc->totalSeconds, 0, 'f', 2));

@@ -161,6 +161,8 @@ private:
     void connectViews();
     void buildStatusBar();
     void showDocument(bool sameRun);
+    QDockWidget* bottomDockShown() const; // the Kernels, Charts, Attention or Ranks dock on show
+    void raiseAttentionUnlessMoved();
     void showAnalysis();
     void showLoadFailed(const QString& name, const QString& message);
     void loadEnded();
@@ -196,6 +198,9 @@ private:
     RecentFilesMenu* m_recentMenu = nullptr;
     QString m_screenshotPath;
     bool m_layoutRestored = false; // a saved dock layout was restored: its sizes stay
+    // The bottom dock AttnScope last put on show (a run's or profile's start, its Ranks): a run that ends
+    // raises the Attention dock only when the user has not picked another since.
+    QDockWidget* m_bottomShown = nullptr;
 };
 
 } // namespace attnscope::ui

@@ -90,8 +90,8 @@ void MainWindow::connectRuns() {
     connect(m_run, &RunController::finished, this, [this] {
         m_documents->analyse(); // its snapshots come analysed: this is for one whose view was taken over
         // The finished run opens into its implementations side by side: the Attention dock's table,
-        // each against its expected call.
-        if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();
+        // each against its expected call (unless the user picked another dock while it ran).
+        raiseAttentionUnlessMoved();
         Q_EMIT runFinished();
         screenshotIfAsked();
     });
@@ -117,14 +117,14 @@ void MainWindow::connectProfile() {
             warn(tr("Cannot profile"), tr("%1 could not start.").arg(m_profile->name()), why);
     });
     connect(m_profile, &ProfileController::finished, this, [this] {
-        if (document() && analysis())
-            if (auto* dock = findChild<QDockWidget*>("attentionDock")) dock->raise();
+        if (document() && analysis()) raiseAttentionUnlessMoved();
         Q_EMIT profileFinished();
         screenshotIfAsked();
     });
 }
 
 void MainWindow::startProfile(kernels::ProfileConfig config) {
+    m_bottomShown = bottomDockShown();
     if (auto* dock = findChild<QDockWidget*>("programDock")) dock->raise();
     m_programPanel->setConfig(config);
     const QString problem = m_profile->start(std::move(config));

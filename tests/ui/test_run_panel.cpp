@@ -352,6 +352,59 @@ TEST(RunPanel, ARunGetsOnlyTheImplementationsOfItsBackend) {
               (std::vector<std::string>{"naive", "flash", "math", "efficient", "cudnn"}));
 }
 
+// "record kernels with CUPTI" applies to a CUDA run only: on the CPU it shows unticked and disabled (it
+// had read ticked for a CPU run), and the user's choice comes back with the CUDA backend.
+TEST(RunPanel, TheCuptiBoxIsTickedOnlyWhereItApplies) {
+    RunPanel panel;
+    kernels::RunConfig config = smallRun(1);
+    config.collect = true;
+    panel.setConfig(config);
+    QCheckBox* cupti = nullptr;
+    for (QCheckBox* b : panel.findChildren<QCheckBox*>())
+        if (b->text().contains("CUPTI")) cupti = b;
+    ASSERT_TRUE(cupti);
+    panel.setBackend(kernels::BackendChoice::Cpu);
+    EXPECT_FALSE(cupti->isEnabled());
+    EXPECT_FALSE(cupti->isChecked());
+    EXPECT_TRUE(cupti->toolTip().contains("on the CPU")) << cupti->toolTip().toStdString();
+    panel.setBackend(kernels::BackendChoice::Cuda);
+    EXPECT_TRUE(cupti->isEnabled());
+    EXPECT_TRUE(cupti->isChecked()) << "the user's choice is kept while it does not apply";
+    cupti->setChecked(false);
+    panel.setBackend(kernels::BackendChoice::Cpu);
+    panel.setBackend(kernels::BackendChoice::Cuda);
+    EXPECT_FALSE(cupti->isChecked());
+    EXPECT_FALSE(panel.config().collect);
+}
+
+// A run that ends raises the Attention dock (its implementations side by side), unless the user picked
+// another of its tabs while it ran: theirs stays on show.
+TEST(RunPanel, TheEndOfARunLeavesTheDockTheUserPicked) {
+    for (const bool userPicks : {false, true}) {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        auto* kernelsDock = w.findChild<QDockWidget*>("kernelsDock");
+        auto* chartsDock = w.findChild<QDockWidget*>("chartsDock");
+        auto* attentionDock = w.findChild<QDockWidget*>("attentionDock");
+        ASSERT_TRUE(kernelsDock && chartsDock && attentionDock);
+        kernelsDock->raise();
+        QApplication::processEvents();
+        w.runPanel()->setConfig(smallRun(20));
+        button(w.runPanel(), "Run")->click();
+        ASSERT_TRUE(w.running());
+        if (userPicks) {
+            chartsDock->raise();
+            QApplication::processEvents();
+        }
+        waitForAnalysedRun(w, 60000);
+        ASSERT_FALSE(w.running());
+        QDockWidget* expected = userPicks ? chartsDock : attentionDock;
+        EXPECT_FALSE(expected->visibleRegion().isEmpty()) << expected->objectName().toStdString();
+        EXPECT_TRUE(kernelsDock->visibleRegion().isEmpty());
+    }
+}
+
 // The Run panel's PyTorch backend with real PyTorch (the virtual environment `make test` makes): its
 // implementations arrive as one run, each recognized, and the panel says what PyTorch could not run.
 TEST(RunPanel, APyTorchRunShowsItsImplementationsSideBySide) {
