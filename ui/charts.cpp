@@ -216,11 +216,12 @@ QChart* share(const std::vector<ChartInput>& inputs) {
         }
     }
     auto* series = new QPieSeries;
+    // Shares as the Compare table writes them (whole percents that add to 100).
+    const std::vector<std::string> shares = wholeShares(std::vector<double>(ns.begin(), ns.end()));
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         if (ns[std::size_t(r)] <= 0) continue;
-        const double pct = 100 * ns[std::size_t(r)] / total;
         QPieSlice* slice =
-            series->append(QStringLiteral("%1 %2").arg(roleText(KernelRole(r)), qs(formatPercent(pct / 100))),
+            series->append(QStringLiteral("%1 %2").arg(roleText(KernelRole(r)), qs(shares[std::size_t(r)])),
                            ns[std::size_t(r)]);
         slice->setColor(EventColors::roleColor(KernelRole(r)));
         // No labels on the slices: drawn outside the pie, a small slice's went off a short chart's top

@@ -184,28 +184,13 @@ std::string roleMix(const CompareRow& row, std::size_t top) {
         byTime.resize(top);
         byTime.push_back({rest, std::to_string(more) + " more"});
     }
-    // Whole percents that add up to 100: each part's floor, and the points left to the largest remainders.
-    TimeNs all = 0;
+    std::vector<double> parts;
     for (const auto& part : byTime)
-        all += part.first;
-    std::vector<int> percent(byTime.size());
-    std::vector<std::pair<double, std::size_t>> remainders;
-    int given = 0;
-    for (std::size_t i = 0; i < byTime.size(); ++i) {
-        const double exact = 100.0 * double(byTime[i].first) / double(std::max<TimeNs>(1, all));
-        percent[i] = int(exact);
-        given += percent[i];
-        remainders.push_back({exact - percent[i], i});
-    }
-    std::stable_sort(remainders.begin(), remainders.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t k = 0; k < remainders.size() && given < 100 && all > 0; ++k, ++given)
-        ++percent[remainders[k].second];
+        parts.push_back(double(part.first));
+    const std::vector<std::string> shares = wholeShares(parts);
     std::string out;
     for (std::size_t i = 0; i < byTime.size(); ++i)
-        // A role with time but under half a percent is there, not "0%".
-        out += (out.empty() ? "" : ", ") + byTime[i].second + " " +
-               (percent[i] ? std::to_string(percent[i]) : std::string("<1")) + "%";
+        out += (out.empty() ? "" : ", ") + byTime[i].second + " " + shares[i];
     return out;
 }
 

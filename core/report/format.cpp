@@ -56,6 +56,30 @@ std::string formatShare(double fraction) {
     return out;
 }
 
+std::vector<std::string> wholeShares(const std::vector<double>& parts) {
+    double all = 0;
+    for (double part : parts)
+        all += std::max(0.0, part);
+    std::vector<int> percent(parts.size());
+    std::vector<std::pair<double, std::size_t>> remainders;
+    int given = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const double exact = all > 0 ? 100.0 * std::max(0.0, parts[i]) / all : 0;
+        percent[i] = int(exact);
+        given += percent[i];
+        remainders.push_back({exact - percent[i], i});
+    }
+    std::stable_sort(remainders.begin(), remainders.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t k = 0; k < remainders.size() && given < 100 && all > 0; ++k, ++given)
+        ++percent[remainders[k].second];
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        // A part with time but under half a point is there, not "0%".
+        out.push_back(percent[i] || parts[i] <= 0 ? std::to_string(percent[i]) + "%" : std::string("<1%"));
+    return out;
+}
+
 std::string formatRatio(double ratio) {
     char text[32];
     std::snprintf(text, sizeof text, ratio >= 0.1 || ratio == 0 ? "%.2f\u00d7" : "%.2g\u00d7", ratio);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attnscope {
 
@@ -24,6 +25,10 @@ std::string formatNumber(double value);
 std::string formatPercent(double fraction, int decimals = 1);
 // "26%", "12.5%", "3.1%": a share as prose says it (one decimal, none when it is 0).
 std::string formatShare(double fraction);
+// Parts of a whole as whole percents that add up to 100 ("18%", "<1%" for a part with time under half a
+// point): each part's floor, and the points left to the largest remainders. Every view that shows parts
+// of one whole as percents uses these, so that a part reads the same in the table and on the chart.
+std::vector<std::string> wholeShares(const std::vector<double>& parts);
 // "0.87×", "0.0012×": a ratio, two decimals, or two significant digits below 0.1.
 std::string formatRatio(double ratio);
 

@@ -42,6 +42,18 @@ TEST(Format, CountsWithTheirNounAndSharesAsPercent) {
     EXPECT_EQ(formatPercent(0.61, 0), "61%");
 }
 
+// Parts of one whole as whole percents that add up to 100: the Compare table's role mix and the Share
+// pie say one figure for one part (17.4% on the pie and 18% in the table were two answers).
+TEST(Format, WholeSharesAddUpTo100) {
+    // 17.4 + 41.3 + 41.3 floor to 17 + 41 + 41 = 99: the point left goes to the largest remainder (0.4).
+    EXPECT_EQ(wholeShares({174, 413, 413}), (std::vector<std::string>{"18%", "41%", "41%"}));
+    EXPECT_EQ(wholeShares({3, 1}), (std::vector<std::string>{"75%", "25%"}));
+    // A part with time under half a point is there ("<1%"); a part with none is 0%.
+    EXPECT_EQ(wholeShares({999, 1, 0}), (std::vector<std::string>{"100%", "<1%", "0%"}));
+    EXPECT_EQ(wholeShares({0, 0}), (std::vector<std::string>{"0%", "0%"}));
+    EXPECT_TRUE(wholeShares({}).empty());
+}
+
 // A ruler's ticks read in the unit of ten steps, with the digits the step needs.
 TEST(Format, RulerTicksUseTheStepsUnit) {
     EXPECT_EQ(formatOffset(1'500'000, 500'000), "+1.5 ms");
