@@ -301,17 +301,17 @@ void DetailsPanel::showWhy(EventRef e) {
                              m_trace->track(call.scope->track).events.duration[call.scope->index])),
                          qs(m_trace->str(m_trace->track(call.scope->track).events.name[call.scope->index])));
     }
-    m_role->setText(role);
+    m_role->setText(unbroken(role));
     showOccupancy(e);
     if (k->cost == CostSource::Unknown) {
         m_cost->setText(tr("unknown: no op with input shapes that AttnScope models launched it"));
     } else {
-        m_cost->setText(tr("%1, %2, %3 — %4: %5")
-                            .arg(qs(formatRate(k->flops, "FLOP")), qs(formatRate(k->bytes, "B")),
-                                 qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
-                                 QString::fromStdString(costBasis(*m_trace, *k))));
+        m_cost->setText(unbroken(tr("%1, %2, %3 — %4: %5")
+                                     .arg(qs(formatRate(k->flops, "FLOP")), qs(formatRate(k->bytes, "B")),
+                                          qs(precisionName(k->precision)), qs(costSourceLabel(k->cost)),
+                                          QString::fromStdString(costBasis(*m_trace, *k)))));
     }
-    m_roofline->setText(QString::fromStdString(rooflineExplanation(*m_trace, *m_analysis, *k)));
+    m_roofline->setText(unbroken(QString::fromStdString(rooflineExplanation(*m_trace, *m_analysis, *k))));
 }
 
 void DetailsPanel::showCallRange(EventRef e) {
@@ -327,22 +327,28 @@ void DetailsPanel::showCallRange(EventRef e) {
         kernelNs += m_trace->track(ke.track).events.duration[ke.index];
     }
     m_why->setVisible(true);
-    m_role->setText(tr("the host range of attention call %1 (%2, %3, %4 of kernels; host %5)")
-                        .arg(int(it - calls.begin()) + 1)
-                        .arg(QString::fromStdString(it->impl),
-                             qs(formatCount(it->kernels.size(), "kernel", "kernels")),
-                             qs(formatDuration(kernelNs)),
-                             qs(formatDuration(m_trace->track(e.track).events.duration[e.index]))));
+    m_role->setText(unbroken(tr("the host range of attention call %1 (%2, %3, %4 of kernels; host %5)")
+                                 .arg(int(it - calls.begin()) + 1)
+                                 .arg(QString::fromStdString(it->impl),
+                                      qs(formatCount(it->kernels.size(), "kernel", "kernels")),
+                                      qs(formatDuration(kernelNs)),
+                                      qs(formatDuration(m_trace->track(e.track).events.duration[e.index])))));
     m_cost->setText(QStringLiteral("—"));
     m_roofline->setText(QStringLiteral("—"));
     m_occupancy->setText(QStringLiteral("—"));
 }
 
 void DetailsPanel::showOccupancy(EventRef e) {
-    m_occupancy->setText(QString::fromStdString(occupancyExplanation(*m_trace, m_analysis.get(), e)));
+    m_occupancy->setText(
+        unbroken(QString::fromStdString(occupancyExplanation(*m_trace, m_analysis.get(), e))));
 }
 
 QString DetailsPanel::field(const QString& key) const {
+    // As read: the spaces that keep a number beside its unit are spaces.
+    return fieldText(key).replace(QChar(0x00A0), QLatin1Char(' '));
+}
+
+QString DetailsPanel::fieldText(const QString& key) const {
     if (key == "name") return m_name->text();
     if (key == "category") return m_category->text();
     if (key == "start") return m_start->text();

@@ -47,6 +47,7 @@ Q_SIGNALS:
     void linkActivated(attnscope::EventRef event);
 
 private:
+    QString fieldText(const QString& key) const; // as the label holds it
     // note: a second line under the link ("one of 1,566 kernels of this graph").
     void addLink(const QString& relation, EventRef event, const QString& note = {});
     void showFacts(EventRef event); // name, category, start, duration, track, correlation

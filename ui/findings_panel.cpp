@@ -159,11 +159,10 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     for (int row = 0; row < int(list.size()); ++row) {
         const Finding& f = list[std::size_t(row)];
         // The time at stake with its share of the trace's span.
-        const QStringList cells = {qs(severityName(f.severity)), qs(f.title),
-                                   QStringLiteral("%1 (%2%)")
-                                       .arg(qs(formatDuration(f.timeNs)))
-                                       .arg(100 * f.share, 0, 'f', f.share < 0.1 ? 1 : 0),
-                                   QString::number(f.count)};
+        const QStringList cells = {
+            qs(severityName(f.severity)), qs(f.title),
+            unbroken(QStringLiteral("%1 (%2)").arg(qs(formatDuration(f.timeNs)), qs(formatShare(f.share)))),
+            QString::number(f.count)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(c == 2 ? tr("%1 at stake: %2 of the trace's span")

@@ -37,4 +37,15 @@ inline QString plainTip(const QString& text) {
     return Qt::convertFromPlainText(lines.join(QLatin1Char('\n')));
 }
 
+// Text that wraps with each number kept beside its unit or noun ("12.3 ms", "4 calls", "61%"): the
+// space after a digit, where a letter, µ or % follows, does not break (a wrapped cell read "12.3" over
+// "ms (4%)").
+inline QString unbroken(QString text) {
+    for (qsizetype i = 1; i + 1 < text.size(); ++i)
+        if (text[i] == QLatin1Char(' ') && text[i - 1].isDigit() &&
+            (text[i + 1].isLetter() || text[i + 1] == QChar(0x00B5) || text[i + 1] == QLatin1Char('%')))
+            text[i] = QChar(0x00A0);
+    return text;
+}
+
 } // namespace attnscope::ui

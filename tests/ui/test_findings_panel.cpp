@@ -8,6 +8,7 @@
 #include "ui/details_panel.h"
 #include "ui/findings_panel.h"
 #include "ui/main_window.h"
+#include "ui/qt_text.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
@@ -27,6 +28,14 @@ using namespace attnscope;
 using namespace attnscope::ui;
 using namespace attnscope::test;
 
+// A wrapped number keeps its unit or noun beside it; other spaces still break.
+TEST(QtText, UnbrokenKeepsNumbersBesideTheirUnits) {
+    EXPECT_EQ(unbroken("12.3 ms (4%) over 3 calls, at N=2048 x"),
+              QString::fromUtf8("12.3\u00a0ms (4%) over 3\u00a0calls, at N=2048\u00a0x"));
+    EXPECT_EQ(unbroken("56 µs and 7 %"), QString::fromUtf8("56\u00a0µs and 7\u00a0%"));
+    EXPECT_EQ(unbroken("GEMM 2 ( 3"), "GEMM 2 ( 3");
+}
+
 TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "dlrm_2ranks/rank0.json");
     MainWindow w;
@@ -44,8 +53,12 @@ TEST(FindingsPanel, SameFindingsAsTheSummaryAndEachPlaceOneClickAway) {
         const Finding& f = summary->findings[std::size_t(row)];
         EXPECT_EQ(table->item(row, 0)->text().toStdString(), severityName(f.severity));
         EXPECT_EQ(table->item(row, 1)->text().toStdString(), f.title);
-        EXPECT_TRUE(table->item(row, 2)->text().startsWith(QString::fromStdString(formatDuration(f.timeNs))))
+        // The time at stake and its share, each number kept beside its unit when the cell wraps.
+        EXPECT_EQ(table->item(row, 2)->text(),
+                  ui::unbroken(
+                      QString::fromStdString(formatDuration(f.timeNs) + " (" + formatShare(f.share) + ")")))
             << table->item(row, 2)->text().toStdString();
+        EXPECT_TRUE(table->item(row, 2)->text().contains(QChar(0x00A0)));
         EXPECT_EQ(table->item(row, 3)->text().toULongLong(), f.count);
         if (f.id == "pageable_memcpy") pageableRow = row;
     }
