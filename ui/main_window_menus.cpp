@@ -205,7 +205,11 @@ void MainWindow::showHelp(HelpTopic topic) {
             continue;
         }
         endRows();
-        html += line.toHtmlEscaped() + QStringLiteral("<br>");
+        // Each paragraph its own (a blank line separates them in the text): "<br>" after a table left
+        // "Mouse:" closer to the table above it than to its own rows.
+        if (!line.trimmed().isEmpty())
+            html += QStringLiteral("<p style='margin-top:8px; margin-bottom:2px'>%1</p>")
+                        .arg(line.toHtmlEscaped());
     }
     endRows();
     box.setTextFormat(Qt::RichText);
