@@ -22,6 +22,7 @@
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -53,7 +54,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     setAttribute(Qt::WA_DeleteOnClose);
     setWindowTitle(tr("Compare Variants"));
     m_jobs = new JobRunner(this);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    auto* split = m_split = new QSplitter(Qt::Vertical, this);
     auto* top = new QWidget(split);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(4, 4, 4, 0);
@@ -349,6 +350,23 @@ void VariantsWindow::fillTable() {
     // The three columns of prose (kernel time by role, by verdict, what the trace revealed) wrap in the
     // room the figures leave; the full findings stay in the last one's tooltip.
     fitProseColumns(m_table, 3);
+    fitTableRoom();
+}
+
+void VariantsWindow::fitTableRoom() {
+    // Rows wrapped taller than the first split left the last row under the charts' edge: the table
+    // gets the height of its rows (its header, frame and scroll bar), up to half the window.
+    const QList<int> sizes = m_split->sizes();
+    if (sizes.size() != 2 || sizes[0] + sizes[1] <= 0) return;
+    int rows = 0;
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        rows += m_table->rowHeight(r);
+    const int table =
+        rows + m_table->horizontalHeader()->height() + 2 * m_table->frameWidth() +
+        (m_table->horizontalScrollBar()->isVisible() ? m_table->horizontalScrollBar()->height() : 0);
+    const int above = m_table->geometry().top(); // the status lines over the table
+    const int want = std::min(above + table + 4, (sizes[0] + sizes[1]) / 2);
+    if (want > sizes[0]) m_split->setSizes({want, sizes[0] + sizes[1] - want});
 }
 
 void VariantsWindow::fillTimelines() {

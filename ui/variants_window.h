@@ -20,6 +20,7 @@ class QChartView;
 class QLabel;
 class QScrollArea;
 class QSpinBox;
+class QSplitter;
 class QTableWidget;
 class QTabWidget;
 class QVBoxLayout;
@@ -76,6 +77,7 @@ private:
     };
     void rebuild();
     void fillTable();
+    void fitTableRoom(); // the splitter gives the table its rows (up to half the window)
     void fillTimelines();
     // Each timeline as tall as the Timelines tab has room for all of them (100 to 180 px): three traces
     // at 768 px high are all on show, none below the fold.
@@ -95,6 +97,7 @@ private:
     QLabel* m_status = nullptr;
     QLabel* m_shapeWarning = nullptr; // the calls compared are not the same work
     QTableWidget* m_table = nullptr;
+    QSplitter* m_split = nullptr;
     QTabWidget* m_tabs = nullptr;
     QChartView* m_breakdown = nullptr;
     QChartView* m_roofline = nullptr;
