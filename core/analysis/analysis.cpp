@@ -79,8 +79,10 @@ void Analyzer::chooseDevice() {
     for (const std::string& model : models) {
         if (a.device) break;
         a.device = specs.match(model);
-        a.deviceNote = a.device ? model + ": " + a.device->name + " (" + a.device->source + ")"
-                                : "no roofs known for '" + model + "' (add it to device_specs.txt)";
+        a.deviceNote = a.device
+                           ? model + ": " + a.device->name + " (" + a.device->source + ")"
+                           : "no roofs known for '" + model + "' (add its roofs to " +
+                                 userDataFileForPeople("ATTNSCOPE_DEVICE_SPECS", "device_specs.txt") + ")";
     }
     if (models.empty()) {
         // Why there are no roofs, as it is: the devices it has are not named (an MTIA's trace names

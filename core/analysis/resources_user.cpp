@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 namespace attnscope {
 
@@ -14,6 +15,16 @@ std::string userDataFile(const char* environmentVariable, const char* name) {
     if (const char* home = std::getenv("HOME"); home && *home)
         return std::string(home) + "/.config/attnscope/" + name;
     return {};
+}
+
+std::string userDataFileForPeople(const char* environmentVariable, const char* name) {
+    std::string path = userDataFile(environmentVariable, name);
+    if (path.empty()) return name;
+    if (const char* home = std::getenv("HOME"); home && *home && std::string_view(home) != "/") {
+        const std::string prefix = std::string(home) + "/";
+        if (path.starts_with(prefix)) path = "~/" + path.substr(prefix.size());
+    }
+    return path;
 }
 
 std::string readTextFile(const std::string& path) {

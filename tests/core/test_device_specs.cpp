@@ -97,3 +97,22 @@ TEST(DeviceSpecs, TheLongestMatchingNameWinsAndBadLinesAreReported) {
     EXPECT_EQ(problems.size(), 1u);
     EXPECT_DOUBLE_EQ(mine.match("my gpu rev 2")->peak(Precision::F16), 40e12);
 }
+
+// A GPU the specs do not know: the note says which file takes its roofs, by its path (the user's
+// device_specs.txt, where ATTNSCOPE_DEVICE_SPECS points or under the config home).
+TEST(DeviceSpecs, AnUnknownGpuNamesTheFileItsRoofsGoIn) {
+    auto trace = loadText(R"({"deviceProperties":[{"id":0,"name":"Acme Tensor 9000"}],"traceEvents":[)"
+                          R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1,)"
+                          R"("args":{"device":0}}]})");
+    const TraceAnalysis a = analyzeTrace(*trace);
+    EXPECT_FALSE(a.device);
+    const std::string path = userDataFile("ATTNSCOPE_DEVICE_SPECS", "device_specs.txt");
+    ASSERT_FALSE(path.empty());
+    EXPECT_NE(a.deviceNote.find("no roofs known for 'Acme Tensor 9000' (add its roofs to "),
+              std::string::npos)
+        << a.deviceNote;
+    EXPECT_NE(a.deviceNote.find("device_specs.txt)"), std::string::npos) << a.deviceNote;
+    EXPECT_EQ(
+        userDataFileForPeople("ATTNSCOPE_DEVICE_SPECS", "device_specs.txt").ends_with("device_specs.txt"),
+        true);
+}
