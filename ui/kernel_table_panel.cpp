@@ -178,10 +178,14 @@ void KernelTablePanel::show(const Document* doc, std::optional<TimeRange> range)
     }
     const TraceSummary& summary = *doc->summary;
     if (!range) {
-        m_model->setRows(summary.analyzed ? summary.kernelsByRole : summary.topKernels, summary.kernelNs);
-        m_title->setText(tr("All kernels: %1, %2")
-                             .arg(qs(formatCount(summary.topKernels.size(), "name", "names")),
-                                  qs(formatDuration(summary.kernelNs))));
+        const std::vector<KernelStats>& rows = summary.analyzed ? summary.kernelsByRole : summary.topKernels;
+        m_model->setRows(rows, summary.kernelNs);
+        // A name that runs in two roles (one GEMM kernel for QKᵀ and for PV) has a row for each: the
+        // title says so where the rows outnumber the names ("5 names" had stood over 6 rows).
+        QString names = qs(formatCount(summary.topKernels.size(), "name", "names"));
+        if (rows.size() != summary.topKernels.size())
+            names = tr("%1 in %2 by role").arg(names, qs(formatCount(rows.size(), "row", "rows")));
+        m_title->setText(tr("All kernels: %1, %2").arg(names, qs(formatDuration(summary.kernelNs))));
     } else {
         std::vector<KernelStats> rows =
             kernelStatsInRange(*doc->trace, *doc->index, range->from, range->to, doc->analysis.get());
