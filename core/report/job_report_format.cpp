@@ -151,6 +151,14 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
                      "|\n|---|---|---:|---:|---|---:|\n"
                    : "findings of the job (each rank's rules on its own trace, put together; the straggler's "
                      "over the ranks):\n");
+        // The figure first is per rank of the job; the title's is its rank's own: a reader saw two numbers
+        // for one finding with nothing saying which is which.
+        if (!md) {
+            char head[160];
+            std::snprintf(head, sizeof head, "  %-8s %12s %7s  %s\n", "severity", "per rank", "of span",
+                          "finding (the rank with most at stake)");
+            out << head;
+        }
         for (const JobFinding& f : job.findings) {
             const std::string severity(severityName(f.severity));
             char line[640];

@@ -208,8 +208,11 @@ TEST(RankRecord, ATraceReadWithWarningsSaysSoInTheJob) {
     EXPECT_EQ(idle.findings[0].severity, Severity::Critical);
     EXPECT_EQ(idle.findings[0].titleRank, 6);
     EXPECT_EQ(idle.findings[0].title, "The GPU idles 60% of the time (rank 6; on 2 of 2 ranks)");
-    EXPECT_NE(formatJobReport(idle, JobFormat::Text).find("The GPU idles 60% of the time (rank 6"),
-              std::string::npos);
+    const std::string idleText = formatJobReport(idle, JobFormat::Text);
+    EXPECT_NE(idleText.find("The GPU idles 60% of the time (rank 6"), std::string::npos);
+    // Two figures on one line (the mean 500 ns, the title's rank 6's own): the columns say which is which.
+    EXPECT_NE(idleText.find("per rank"), std::string::npos) << idleText;
+    EXPECT_LT(idleText.find("per rank"), idleText.find("500 ns")) << idleText;
     // On two ranks of three: the mean is of the job's three ranks, not of the two that have it.
     const JobReport one = jobReport({a, b, computed(7, 10)});
     EXPECT_EQ(one.findings[0].meanNs, 1000 / 3);
