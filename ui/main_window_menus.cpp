@@ -200,7 +200,8 @@ void MainWindow::showHelp(HelpTopic topic) {
     for (const QString& line : helpText(topic).split('\n')) {
         const qsizetype tab = line.indexOf('\t');
         if (tab >= 0) {
-            rows += QStringLiteral("<tr><td><b>%1</b></td><td>&nbsp;&nbsp;%2</td></tr>")
+            // The gap as the cell's padding: spaces before the text left its wrapped lines out of line.
+            rows += QStringLiteral("<tr><td><b>%1</b></td><td style='padding-left:10px'>%2</td></tr>")
                         .arg(line.left(tab).trimmed().toHtmlEscaped(), line.mid(tab + 1).toHtmlEscaped());
             continue;
         }

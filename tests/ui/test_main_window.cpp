@@ -31,12 +31,14 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
 #include <QTextDocument>
 #include <QThreadPool>
+#include <QTimer>
 #include <QUrl>
 
 #include <gtest/gtest.h>
@@ -580,4 +582,24 @@ TEST(MainWindow, HelpListsTheKeysAndWhereTheUsersFilesGo) {
         if (!config.isEmpty())
             EXPECT_TRUE(files.contains(config + "/attnscope/" + name)) << files.toStdString();
     }
+    // Shown as the menu shows it: a box that fits the screen, each paragraph its own.
+    for (QAction* menu : w.menuBar()->actions())
+        if (menu->text() == "&Help")
+            for (QAction* a : menu->menu()->actions())
+                if (a->text() == "&Keys and Mouse") {
+                    QSize shown;
+                    QTimer::singleShot(0, [&] {
+                        QWidget* box = QApplication::activeModalWidget();
+                        if (!box) return;
+                        shown = box->size();
+                        if (const char* dir = std::getenv("ATTNSCOPE_TEST_SCREENSHOTS")) // to look at it
+                            box->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/help_keys.png"));
+                        box->close();
+                    });
+                    a->trigger();
+                    ASSERT_TRUE(shown.isValid());
+                    const QSize screen = w.screen()->availableGeometry().size();
+                    EXPECT_LE(shown.height(), screen.height());
+                    EXPECT_LE(shown.width(), screen.width());
+                }
 }
