@@ -83,8 +83,10 @@ void gpuIdle(Context& c, std::vector<Finding>& out) {
                        idle);
     c.severityFromShare(f, double(idle) / double(window)); // of the GPUs' own span, as the explanation says
     f.explanation = formatCount(gaps, "gap", "gaps") + " of at least " + formatDuration(minGap) +
-                    " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of " +
-                    formatDuration(window) + " (" + formatShare(double(idle) / double(window)) + ")" +
+                    " with no kernel, copy or memset on any stream: " + formatDuration(idle) + " of the " +
+                    formatDuration(window) + " from the first work to the last (" +
+                    formatShare(double(idle) / double(window)) + " of those; " + formatShare(f.share) +
+                    " of the trace's span, the share beside the finding)" +
                     ". Waiting on the host to launch (the next work was launched only "
                     "after the " +
                     std::string(noun) + " ran dry): " + formatDuration(host) +

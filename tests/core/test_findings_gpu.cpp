@@ -27,7 +27,11 @@ TEST(Findings, GpuIdleSplitByWhatTheGpuWaitedOn) {
     EXPECT_NEAR(f->share, 370.0 / double(trace->endNs() - trace->startNs()) * 1000, 1e-9);
     EXPECT_LT(f->share, 370.0 / 400.0);
     EXPECT_EQ(f->title, "The GPU idles 370.000 µs in 2 gaps between its first and last work");
-    EXPECT_NE(f->explanation.find("370.000 µs of 400.000 µs (92.5%)"), std::string::npos) << f->explanation;
+    // Both shares said, each with its base: the row's share a reader compares it with is named as such.
+    EXPECT_NE(f->explanation.find("370.000 µs of the 400.000 µs from the first work to the last (92.5% of "
+                                  "those; 90.2% of the trace's span, the share beside the finding)"),
+              std::string::npos)
+        << f->explanation;
     EXPECT_EQ(f->severity, Severity::Critical);
     EXPECT_NE(f->explanation.find("Waiting on the host to launch (the next work was launched only after the "
                                   "GPU ran dry): 110.000 µs"),
