@@ -237,12 +237,13 @@ void JobWindow::showFindings() {
     QStringList findings;
     for (std::size_t i = 0; i < m_report.findings.size() && (m_allFindings || i < kFirst); ++i) {
         const JobFinding& f = m_report.findings[i];
-        findings
-            << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), on %5, most %6 on rank %7")
-                   .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
-                   .arg(durationText(f.meanNs), qs(formatPercent(f.share)),
-                        qs(formatCount(f.ranks.size(), "rank", "ranks")), durationText(f.maxNs))
-                   .arg(f.maxRank);
+        findings << tr("<b>%1</b> %2 — %3 at stake per rank (%4 of the job's span), %5, most %6 on rank %7")
+                        .arg(qs(std::string(severityName(f.severity))), qs(f.title).toHtmlEscaped())
+                        .arg(durationText(f.meanNs), qs(formatPercent(f.share)),
+                             (f.ranksWait ? tr("waited for by %1") : tr("on %1"))
+                                 .arg(qs(formatCount(f.ranks.size(), "rank", "ranks"))),
+                             durationText(f.maxNs))
+                        .arg(f.maxRank);
     }
     // The rest a click away: a job's findings were "… 2 more" with no way to read them.
     if (m_report.findings.size() > kFirst)

@@ -157,6 +157,7 @@ std::optional<JobFinding> rankImbalance(const RankReport& r, TimeNs span, const 
         // The time is the others': the ranks that wait for the straggler, the most on the one that waits
         // longest (the Job window said "on 1 rank, most … on rank 0" of the straggler, whose wait is none).
         f.ranks.clear();
+        f.ranksWait = true;
         TimeNs most = -1;
         for (const RankStats& other : r.ranks) {
             if (other.rank == rank) continue;

@@ -30,7 +30,10 @@ struct JobFinding {
     std::string suggestion;  // the job's rules' (each rank's own rule says its own, in the window)
     std::int64_t titleRank = -1;
     std::vector<std::int64_t> ranks; // the ranks it holds on, by rank
-    TimeNs totalNs = 0;              // at stake, summed over its ranks (each rank's own time)
+    // Its ranks are the ones that wait for the title's rank (the straggler's finding), not ones it holds
+    // on: "on 1 of 2 ranks: 1" under "Rank 0 is the straggler" read as a second answer.
+    bool ranksWait = false;
+    TimeNs totalNs = 0; // at stake, summed over its ranks (each rank's own time)
     // The time at stake: per rank of the job (totalNs over the ranks read); the straggler's, the time
     // each other rank waits for it.
     TimeNs meanNs = 0;

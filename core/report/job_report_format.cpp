@@ -169,11 +169,12 @@ std::string formatJobReport(const JobReport& job, JobFormat format) {
                               formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
             else
                 std::snprintf(line, sizeof line,
-                              "  %-8s %12s %7s  %s  [%s]\n           on %zu of %zu %s: %s; most %s on rank "
+                              "  %-8s %12s %7s  %s  [%s]\n           %s %zu of %zu %s: %s; most %s on rank "
                               "%lld\n",
                               severity.c_str(), formatDuration(f.meanNs).c_str(),
-                              formatPercent(f.share).c_str(), f.title.c_str(), f.id.c_str(), f.ranks.size(),
-                              n, n == 1 ? "rank" : "ranks", rankList(f.ranks).c_str(),
+                              formatPercent(f.share).c_str(), f.title.c_str(), f.id.c_str(),
+                              f.ranksWait ? "waiting for it:" : "on", f.ranks.size(), n,
+                              n == 1 ? "rank" : "ranks", rankList(f.ranks).c_str(),
                               formatDuration(f.maxNs).c_str(), static_cast<long long>(f.maxRank));
             out << line;
         }
