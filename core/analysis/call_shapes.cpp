@@ -111,6 +111,10 @@ const CallShapes& CallShapes::standard() {
     return shapes;
 }
 
+std::string CallShapes::userFile() {
+    return userDataFileForPeople("ATTNSCOPE_CALL_SHAPES", "call_shapes.txt");
+}
+
 const CallShape* CallShapes::find(std::string_view scopeName, std::string_view impl, bool fused) const {
     for (const CallShape& s : m_shapes)
         if ((!scopeName.empty() && s.key == scopeName) || s.key == impl || (fused && s.key == "@fused"))

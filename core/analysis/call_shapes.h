@@ -43,6 +43,9 @@ public:
     // The user's shapes (ATTNSCOPE_CALL_SHAPES, else ~/.config/attnscope/call_shapes.txt), then the
     // built-in ones; read once.
     static const CallShapes& standard();
+    // Where the user's shapes go, as a person reads it (~/.config/attnscope/call_shapes.txt, or where
+    // ATTNSCOPE_CALL_SHAPES or XDG_CONFIG_HOME puts it).
+    static std::string userFile();
 
     // The first shape whose key is the call's range name, its implementation, or "@fused" for a call
     // made of a fused kernel; else the implementation's first word (a preset's "naive prefill"); null

@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/call_inputs.h"
+#include "core/analysis/call_shapes.h"
 #include "core/report/format.h"
 
 #include <nlohmann/json.hpp>
@@ -431,8 +432,9 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                         formatDuration(f->timeNs) + ")";
             out << ' ' << (cell.empty() ? std::string("-") : cell) << " |\n";
         }
-        out << "\n\"expected\": kernels per call of the expected call (call_shapes.txt, built in or in "
-               "~/.config/attnscope/); \"calls off\": "
+        out << "\n\"expected\": kernels per call of the expected call (built in, or in "
+            << markdownCell(CallShapes::userFile())
+            << "); \"calls off\": "
                "calls that ran otherwise; \"vs base\": "
             << markdownCell(base) << ".\n";
         for (std::size_t t = 0; t < c.traces.size(); ++t)
@@ -468,8 +470,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
     line(head);
     for (const auto& r : rows)
         line(r);
-    out << "\nexpected: kernels per call of the expected call (call_shapes.txt, built in or in "
-           "~/.config/attnscope/); "
+    out << "\nexpected: kernels per call of the expected call (built in, or in " << CallShapes::userFile()
+        << "); "
            "calls off: calls that ran otherwise; vs base: "
         << base << ".\n";
     for (std::size_t t = 0; t < c.traces.size(); ++t)

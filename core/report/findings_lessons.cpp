@@ -6,6 +6,7 @@
 // (on the CPU: the ops that are its kernels), inside the call's own host range.
 #include "core/analysis/analysis.h"
 #include "core/analysis/attention_ops.h"
+#include "core/analysis/call_shapes.h"
 #include "core/model/demangle.h"
 #include "core/model/text_match.h"
 #include "core/report/findings_rules.h"
@@ -599,8 +600,8 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
                  : std::string());
         f.suggestion =
             "Look at where each comes from (the places below); when it is expected after all, say so "
-            "in ~/.config/attnscope/call_shapes.txt (\"" +
-            shapeName + " = …\", or your record_function's name).";
+            "in " +
+            CallShapes::userFile() + " (\"" + shapeName + " = …\", or your record_function's name).";
         c.keep(out, std::move(f), std::move(im.places), Context::Order::LongestFirst,
                Context::Shown::Always); // always: the mismatch is the most interesting thing on the screen
     }

@@ -254,12 +254,13 @@ def prepare(folder, repo, attnscope, shared):
     for name, target in README_FILES.items():
         (work / name).symlink_to(shared / target)
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "ATTNSCOPE_PYTHON")}
-    for xdg in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
-        path = folder / xdg.lower()
-        path.mkdir(mode=0o700)
-        env[xdg] = str(path)
     env["HOME"] = str(folder / "home")
     (folder / "home").mkdir()
+    for xdg in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
+        # The config home where a user's is (~/.config), so the files it names read as the README shows.
+        path = folder / "home" / ".config" if xdg == "XDG_CONFIG_HOME" else folder / xdg.lower()
+        path.mkdir(mode=0o700)
+        env[xdg] = str(path)
     env["PATH"] = str(folder / "bin") + ":" + env.get("PATH", "/usr/bin:/bin")
     env.pop("QT_QPA_PLATFORM", None)  # no display: the headless path, as on a server
     # A machine AttnScope has run on before: this CPU's roofs measured and cached (the first time, a CPU
