@@ -293,6 +293,7 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a,
     s.attentionCalls = a.calls.size();
     s.attention = a.tables.implCalls;
     s.roofline = rooflineOf(trace, a);
+    s.noRoofsNote = s.roofline ? std::string() : !a.cpuNote.empty() ? a.cpuNote : a.deviceNote;
 }
 
 std::string verdictMix(const ImplCalls& impl) {

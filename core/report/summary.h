@@ -113,6 +113,9 @@ struct TraceSummary {
     std::vector<KernelStats> kernelsByRole; // analysed: every kernel by name and role (kernelStatsByRole)
     std::vector<CategoryStats> categories;  // complete events per category, by total time, then name
     std::vector<std::string> warnings;
+    // Analysed with no roofs: why (the device the specs do not know, a CPU not measured); the reason
+    // every verdict is "unknown".
+    std::string noRoofsNote;
     // From the analysis (addAnalysis): kernels per role (in role order, roles with none left out),
     // per roofline verdict (the same verdicts the window shows), attention calls per implementation
     // (by calls, then name).

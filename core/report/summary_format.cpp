@@ -121,6 +121,7 @@ json toJson(const SummaryResult& r) {
     }
     if (!s.kernelsNote.empty()) out["kernels_note"] = s.kernelsNote;
     out["warnings"] = s.warnings;
+    if (!s.noRoofsNote.empty()) out["no_roofs"] = s.noRoofsNote;
     return out;
 }
 
@@ -215,15 +216,20 @@ public:
         m_out << s.path << "  (" << s.format << ")\n";
         m_out << "  events " << s.events << "   span " << formatDuration(s.spanNs) << "   kernels "
               << s.kernelCount << " (" << formatDuration(s.kernelNs) << ")\n";
+        // Before what was read: a truncated trace's figures are of what it kept, and a reader must know
+        // that before reading them (it came after the findings).
+        for (const auto& w : s.warnings)
+            m_out << "  warning: " << w << '\n';
         if (!s.kernelsNote.empty()) m_out << "  " << s.kernelsNote << '\n';
         devices(s);
         kernels(s);
         categories(s);
         shares(s);
-        if (s.roofline && !s.roofline->kernels.empty()) roofline(*s.roofline);
+        if (s.roofline && !s.roofline->kernels.empty())
+            roofline(*s.roofline);
+        else if (!s.noRoofsNote.empty())
+            m_out << "\n  roofline: none, " << s.noRoofsNote << '\n';
         if (s.analyzed) attention(s);
-        for (const auto& w : s.warnings)
-            m_out << "  warning: " << w << '\n';
         m_out << '\n';
     }
 
