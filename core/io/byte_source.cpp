@@ -186,9 +186,9 @@ public:
             if (m_inflater.availIn() == 0) {
                 const std::size_t got = m_raw->read(m_in.data(), m_in.size());
                 if (got == 0) {
-                    if (m_memberOpen)
-                        throw LoadError("gzip data is truncated: the compressed stream ends early",
-                                        m_raw->rawPosition());
+                    if (m_memberOpen) // what was inflated stays: its reader keeps the complete events
+                        m_cut = "the gzip data is cut off: its compressed stream ends early, at byte " +
+                                std::to_string(m_raw->rawPosition()) + " (a partial copy or download?)";
                     m_done = true;
                     break;
                 }
@@ -218,6 +218,7 @@ public:
     // The compressed bytes inflated so far (what was read but waits in the input buffer is not).
     std::uint64_t rawPosition() const override { return m_raw->rawPosition() - m_inflater.availIn(); }
     std::uint64_t rawSize() const override { return m_raw->rawSize(); }
+    std::string cutShort() const override { return m_cut; }
 
 private:
     static constexpr std::size_t kInputBytes = 1u << 20;
@@ -242,6 +243,7 @@ private:
     Inflater m_inflater;
     bool m_memberOpen = false;
     bool m_done = false;
+    std::string m_cut;
 };
 
 // Runs another source on a thread of its own, a few MB ahead of the reader: inflating gzip costs
@@ -289,6 +291,8 @@ public:
     }
     std::uint64_t rawPosition() const override { return m_rawPosition; }
     std::uint64_t rawSize() const override { return m_size; }
+    // Written before the end's block was handed over (under the lock), read after it.
+    std::string cutShort() const override { return m_ended ? m_inner->cutShort() : std::string(); }
 
 private:
     static constexpr std::size_t kBlockBytes = 4u << 20;

@@ -20,6 +20,10 @@ public:
     virtual std::uint64_t rawPosition() const = 0;
     // Size of the underlying file, 0 when unknown.
     virtual std::uint64_t rawSize() const = 0;
+    // Once read() has returned 0: why the bytes ended before the file said they would (a gzip stream cut
+    // off by a partial copy); "" when they did not. What came before the cut was read as it was: a
+    // trace cut inside its events keeps the complete ones, as a cut plain file does.
+    virtual std::string cutShort() const { return {}; }
 };
 
 // Opens a file; gzip is recognised by its magic bytes (1f 8b), not by the file name.

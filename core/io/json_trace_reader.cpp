@@ -53,6 +53,7 @@ public:
             throw LoadError(std::string("not a JSON trace: expected '{' or '[' but found byte ") + hex,
                             offsetOf(m_pos));
         }
+        if (const std::string cut = m_source.cutShort(); !cut.empty()) m_b.warn(cut);
         return finish();
     }
 
@@ -446,7 +447,14 @@ private:
 std::shared_ptr<const Trace> readJsonTrace(ByteSource& source, const std::string& path,
                                            const LoadOptions& options) {
     JsonTraceReader reader(source, options);
-    return reader.read(path);
+    try {
+        return reader.read(path);
+    } catch (const LoadError& e) {
+        // A JSON error at the end of a cut gzip stream is the cut's, not the JSON's.
+        if (const std::string cut = source.cutShort(); !cut.empty())
+            throw LoadError(std::string(e.what()) + ": " + cut);
+        throw;
+    }
 }
 
 } // namespace attnscope

@@ -62,6 +62,7 @@ public:
     }
     std::uint64_t rawPosition() const override { return m_inner->rawPosition(); }
     std::uint64_t rawSize() const override { return m_inner->rawSize(); }
+    std::string cutShort() const override { return m_inner->cutShort(); }
 
 private:
     static constexpr std::size_t kSample = 64u << 20;
