@@ -54,6 +54,10 @@ bool readRankRecords(const std::string& path, std::vector<RankRecord>& records,
                 break; // not a file of records (a trace?): said once, not a line each
         }
     }
+    if (ok && records.size() == before) { // an empty file named as a record: said, not passed over
+        problems.push_back(path + ": no rank record in it (empty)");
+        return false;
+    }
     return ok;
 }
 
