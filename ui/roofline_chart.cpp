@@ -204,6 +204,10 @@ void nameBeside(QChart* chart, QAbstractSeries* series, const std::vector<PointN
                                     {QPointF(at.x() - w / 2, at.y() - r - h), box},
                                     {QPointF(at.x(), at.y() - r - h), box},
                                     {QPointF(at.x() - w, at.y() - r - 2 * h), box},
+                                    // just over the roof, either side of its mark: where the highest roof's
+                                    // headroom is less than a name and a gap (a small export, a low dock)
+                                    {QPointF(at.x() - r - w, at.y() - h - 1), box},
+                                    {QPointF(at.x() + r, at.y() - h - 1), box},
                                     {QPointF(at.x() + r, at.y() + r), box}}; // under a flat roof, right of it
             const auto choices =
                 names[i].roof ? std::span<const QRectF>(above) : std::span<const QRectF>(beside);
@@ -470,13 +474,15 @@ private:
             m_roofLines.push_back(
                 {{from, spec.bandwidth * from / m_unit}, {ridge, peak / m_unit}, {m_xMax, peak / m_unit}});
             roofMark(m_chart, m_x, m_y, {ridge, peak / m_unit}, color, 7);
-            m_roofNames.push_back({{ridge, peak / m_unit},
-                                   7,
-                                   QObject::tr("%1 %2 · ridge %3 FLOP/B")
-                                       .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
-                                       .arg(ridge, 0, 'g', 3),
-                                   true,
-                                   {}});
+            m_roofNames.push_back(
+                {{ridge, peak / m_unit},
+                 7,
+                 QObject::tr("%1 %2 · ridge %3 FLOP/B")
+                     .arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))
+                     .arg(ridge, 0, 'g', 3),
+                 true,
+                 // where the whole name finds no room, the roof's figure alone
+                 {QObject::tr("%1 %2").arg(qs(precisionName(precision)), qs(formatRate(peak, "FLOP/s")))}});
             if (!m_mapping) m_mapping = roof;
         }
         // The memory roof's own name, on its slope a decade in from the left.
