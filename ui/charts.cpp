@@ -221,7 +221,10 @@ QChart* share(const std::vector<ChartInput>& inputs) {
     for (int r = 0; r < int(KernelRole::Count); ++r) {
         if (ns[std::size_t(r)] <= 0) continue;
         QPieSlice* slice =
-            series->append(QStringLiteral("%1 %2").arg(roleText(KernelRole(r)), qs(shares[std::size_t(r)])),
+            // escaped: the legend reads its labels as rich text, where "<1%" was a tag and showed nothing
+            series->append(QStringLiteral("%1 %2")
+                               .arg(roleText(KernelRole(r)), qs(shares[std::size_t(r)]))
+                               .toHtmlEscaped(),
                            ns[std::size_t(r)]);
         slice->setColor(EventColors::roleColor(KernelRole(r)));
         // No labels on the slices: drawn outside the pie, a small slice's went off a short chart's top

@@ -39,12 +39,14 @@
 #include <QLineSeries>
 #include <QPieSeries>
 #include <QPieSlice>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QScrollBar>
 #include <QSet>
 #include <QStackedBarSeries>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTextDocumentFragment>
 #include <QValueAxis>
 #include <QXmlStreamReader>
 
@@ -243,6 +245,26 @@ TEST(Charts, RooflineNamesNeverOverlapOrLeaveThePlot) {
         }
     }
     EXPECT_GE(named, 10); // the fixtures' rooflines do name their points
+}
+
+// The share pie's legend says every slice's share as a reader sees it: the legend reads its labels as
+// rich text, and the H100 trace's sliver of "other" ("<1%") showed as "other" alone.
+TEST(Charts, TheSharePiesLegendShowsEverySlicesShare) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    std::unique_ptr<QChart> chart(
+        makeChart(ChartKind::Share, {{doc->trace.get(), doc->analysis.get(), "h100"}}));
+    int slices = 0, slivers = 0;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* pie = qobject_cast<QPieSeries*>(s))
+            for (QPieSlice* slice : pie->slices()) {
+                const QString shown = QTextDocumentFragment::fromHtml(slice->label()).toPlainText();
+                EXPECT_TRUE(shown.contains(QRegularExpression("\\d%$"))) << shown.toStdString();
+                ++slices;
+                slivers += shown.endsWith("<1%");
+            }
+    EXPECT_GE(slices, 5);
+    EXPECT_GE(slivers, 1);
 }
 
 TEST(Charts, HeadlessExportOfEachChart) {
