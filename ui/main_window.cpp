@@ -97,7 +97,10 @@ void MainWindow::restoreFittingGeometry(const QRect& saved, bool maximized) {
         if (maximized) setWindowState(windowState() | Qt::WindowMaximized);
         return;
     }
-    resizeWithinScreen(this, QSize(1400, 860));
+    // The first start: most of a large screen (1400×860 was a small window on 1920×1080), the whole of
+    // a small one.
+    const QSize most = available.isEmpty() ? QSize() : available.size() * 0.85;
+    resizeWithinScreen(this, QSize(1400, 860).expandedTo(most));
     if (!available.isEmpty()) move(available.topLeft());
 }
 
