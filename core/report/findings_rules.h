@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,6 +105,9 @@ private:
 
 // "3.0" (one decimal: kernels per call).
 std::string oneDecimal(double v);
+double kernelsPerCall(std::uint64_t kernels, std::uint64_t calls);
+// "aten::tril ×4, aten::where ×4": the ops a list of places came from, by count.
+std::string opCounts(const std::map<std::string, std::uint64_t>& byOp);
 
 // A finding's places (an event and its note).
 using Places = std::vector<std::pair<EventRef, std::string>>;
