@@ -65,7 +65,7 @@ bool finish(RunRequest& request) {
         }
         if (!request.seqGiven) config.shape.seq = 1;
     }
-    if (request.backend == BackendChoice::Torch && request.impls.empty()) config.impls = torchImpls();
+    if (request.backend == BackendChoice::Torch && request.impls.empty()) config.impls = torchRunImpls();
     return true;
 }
 

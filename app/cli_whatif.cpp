@@ -259,7 +259,9 @@ Verb verbWhatIf() {
                 ->type_name("NAME")
                 ->excludes(call);
             app.add_option("--try", a->tries,
-                           "what to run: naive, math, flash, efficient, cudnn (default: all; those that "
+                           "what to run: naive, naive_inplace (its mask filled in place), math, flash, "
+                           "efficient, cudnn "
+                           "(default: all; those that "
                            "cannot run here are skipped)")
                 ->type_name("LIST")
                 ->delimiter(',');

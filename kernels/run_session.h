@@ -90,9 +90,12 @@ struct RunEvent {
     bool warmup = false;
 };
 
-// PyTorch's implementations (Backend::Torch): naive (written by hand), math, flash, efficient,
-// cudnn (SDPA's backends).
+// PyTorch's implementations (Backend::Torch): naive (written by hand), naive_inplace (the same, its mask
+// filled in place: masked_fill_), math, flash, efficient, cudnn (SDPA's backends).
 const std::vector<std::string>& torchImpls();
+// What a PyTorch run runs unless told (run --backend torch, the window's PyTorch run): naive and SDPA's
+// backends; naive_inplace is a what-if's alternative to a masked call.
+std::vector<std::string> torchRunImpls();
 
 // What runs need set in the environment, from main() before any thread starts (setenv is not safe
 // while other threads may read the environment): the kernels OpenBLAS will run for naive CPU runs

@@ -38,7 +38,14 @@ namespace attnscope::kernels {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& torchImpls() {
-    static const std::vector<std::string> impls{"naive", "math", "flash", "efficient", "cudnn"};
+    static const std::vector<std::string> impls{"naive", "naive_inplace", "math",
+                                                "flash", "efficient",     "cudnn"};
+    return impls;
+}
+
+std::vector<std::string> torchRunImpls() {
+    std::vector<std::string> impls = torchImpls();
+    std::erase(impls, "naive_inplace");
     return impls;
 }
 

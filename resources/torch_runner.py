@@ -4,7 +4,7 @@ one profiler step per call, and says what it does as line-delimited JSON on stdo
 
     python3 torch_runner.py CONFIG_JSON OUT_DIR
 
-CONFIG_JSON: {"impls": ["naive", "math", "flash", "efficient", "cudnn"], "batch": 1, "heads": 8,
+CONFIG_JSON: {"impls": ["naive", "naive_inplace", "math", "flash", "efficient", "cudnn"], "batch": 1, "heads": 8,
 "seq": 2048, "dim": 64, "kv_heads": 0, "kv_len": 0, "causal": false, "dtype": "fp32", "warmup": 1,
 "iters": 3, "threads": 0}. kv_heads 0: as many as heads (GQA/MQA: fewer); kv_len 0: seq (decode: a
 KV cache longer than the queries). Each call's Kineto trace is written into OUT_DIR.
@@ -28,7 +28,7 @@ import time
 import traceback
 import warnings
 
-IMPLS = ("naive", "math", "flash", "efficient", "cudnn")
+IMPLS = ("naive", "naive_inplace", "math", "flash", "efficient", "cudnn")
 
 
 def say(**fields):
@@ -100,17 +100,24 @@ def main():
     if causal:
         mask = torch.ones(n, kv_len, dtype=torch.bool, device=device).tril(diagonal=kv_len - n)
 
-    def naive():
+    def by_hand(in_place):
         # Attention as people write it by hand (Hugging Face's eager attention): K and V heads
-        # repeated for grouped queries, QKᵀ, scale, mask, softmax, PV.
-        kk, vv = k, v
-        if kv_heads != h:
-            kk = k.repeat_interleave(h // kv_heads, dim=1)
-            vv = v.repeat_interleave(h // kv_heads, dim=1)
-        s = (q @ kk.transpose(-2, -1)) * scale
-        if mask is not None:
-            s = s.masked_fill(~mask, float("-inf"))
-        return torch.softmax(s, dim=-1) @ vv
+        # repeated for grouped queries, QKᵀ, scale, mask, softmax, PV. The mask as most write it,
+        # masked_fill (a copy of the scores, then the fill), or in place, masked_fill_ (no copy): the
+        # post's lesson.
+        def call():
+            kk, vv = k, v
+            if kv_heads != h:
+                kk = k.repeat_interleave(h // kv_heads, dim=1)
+                vv = v.repeat_interleave(h // kv_heads, dim=1)
+            s = (q @ kk.transpose(-2, -1)) * scale
+            if mask is not None:
+                if in_place:
+                    s.masked_fill_(~mask, float("-inf"))
+                else:
+                    s = s.masked_fill(~mask, float("-inf"))
+            return torch.softmax(s, dim=-1) @ vv
+        return call
 
     # (cuDNN's backend is newer than the others: an older PyTorch lacks it.)
     backends = {impl: getattr(SDPBackend, name, None) for impl, name in (
@@ -152,10 +159,13 @@ def main():
     for impl in impls:
         if stop_requested:
             break
-        if impl != "naive" and backends[impl] is None:
+        if impl == "naive_inplace" and mask is None:
+            say(event="skipped", impl=impl, reason="the call has no mask: nothing to fill in place (naive is the same)")
+            continue
+        if not impl.startswith("naive") and backends[impl] is None:
             say(event="skipped", impl=impl, reason="PyTorch %s has no such SDPA backend" % torch.__version__)
             continue
-        run = naive if impl == "naive" else sdpa(backends[impl])
+        run = by_hand(impl == "naive_inplace") if impl.startswith("naive") else sdpa(backends[impl])
         # Can it run here? PyTorch says why not in the error it raises and the warnings before it.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -85,7 +85,7 @@ int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* re
             } else if (backend == attnscope::kernels::BackendChoice::Torch && !config.variants.empty()) {
                 // PyTorch runs one shape: its hand-written attention and SDPA's backends side by side.
                 config = attnscope::kernels::RunConfig{};
-                config.impls = attnscope::kernels::torchImpls();
+                config.impls = attnscope::kernels::torchRunImpls();
                 config.shape = {1, 8, 1024, 64, false, attnscope::Precision::F32};
                 window.runPanel()->setConfig(config);
                 config = window.runPanel()->config(); // with the panel's Python

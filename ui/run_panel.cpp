@@ -79,7 +79,12 @@ void RunPanel::addImplementationRows(QFormLayout* form) {
         const bool simt = !listed(own, name) && listed(cuda, name);
         const bool torch = !listed(own, name) && !listed(cuda, name);
         if (simt) box->setToolTip(tr("CUDA only: hand-written fp32 SIMT kernels, for teaching"));
-        if (torch) box->setToolTip(tr("PyTorch only: scaled_dot_product_attention on this backend"));
+        if (torch)
+            box->setToolTip(
+                name == "naive_inplace"
+                    ? tr("PyTorch only: naive attention with its mask filled in place (masked_fill_, "
+                         "no copy of the scores)")
+                    : tr("PyTorch only: scaled_dot_product_attention on this backend"));
         (simt ? cudaImpls : torch ? torchImpls : impls)->addWidget(box);
         m_impls.emplace_back(name, box);
     }

@@ -175,6 +175,7 @@ void Analyzer::findWarmups() {
                 if (key == runargs::kImpl) impl = detail::jsonUnquote(value);
                 if (key == runargs::kCall) call = std::atol(std::string(value).c_str());
             });
+            runRanges.push_back({track.events.start[i], track.end(i), impl});
             if (!warmup) continue;
             warmupCalls.insert({impl, call});
             warmupRanges.emplace_back(track.events.start[i], track.end(i));
@@ -385,7 +386,22 @@ void Analyzer::numberCalls() {
 
 void Analyzer::namePhases() {
     if (!ownCalls.empty()) return; // a run names its cases itself
+    std::sort(runRanges.begin(), runRanges.end(),
+              [](const RunRange& x, const RunRange& y) { return x.start < y.start; });
     for (AttentionCall& call : a.calls) {
+        // A PyTorch run's range names its implementation (the run's impl arg): where that is a variant of
+        // what the kernels read as (naive_inplace of a naive chain), the run's word, or the variant's
+        // calls would join the chain's row, measured as one.
+        if (!runRanges.empty() && !call.kernels.empty()) {
+            const EventRef first = a.kernels[call.kernels.front()].event;
+            const TimeNs at = trace.track(first.track).events.start[first.index];
+            // The run's calls follow each other: the last range to start at or before the kernel.
+            const auto r = std::upper_bound(runRanges.begin(), runRanges.end(), at,
+                                            [](TimeNs t, const RunRange& x) { return t < x.start; });
+            if (r != runRanges.begin() && at < std::prev(r)->end &&
+                std::prev(r)->impl.starts_with(call.impl + "_"))
+                call.impl = std::prev(r)->impl;
+        }
         if (call.impl.ends_with(" decode")) continue;
         const auto in = callInputs(trace, a, call);
         if (in && in->queryLen == 1 && in->keyLen > 1) call.impl += " decode";

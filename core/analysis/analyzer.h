@@ -158,6 +158,11 @@ private:
     std::unordered_map<std::uint32_t, bool> backwardNames; // per kernel or op name
     std::set<std::pair<std::string, long>> warmupCalls;    // own runs' warm-up (impl, call)
     std::vector<std::pair<TimeNs, TimeNs>> warmupRanges;   // their ranges
+    struct RunRange {
+        TimeNs start, end;
+        std::string impl;
+    };
+    std::vector<RunRange> runRanges; // a run's calls' ranges (warm-up or not), by start, with their impl
     // The modelled ops that launched kernels, with their costs, and each kernel's op (or kNoOp).
     static constexpr std::uint32_t kNoOp = UINT32_MAX;
     std::vector<std::pair<EventRef, OpCost>> ops;

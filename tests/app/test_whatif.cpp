@@ -27,8 +27,8 @@ nlohmann::json rowOf(const nlohmann::json& comparison, const std::string& label)
 TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     const std::string trace = kModels + "/llama_gqa_eager.json";
     ASSERT_TRUE(std::filesystem::exists(trace)) << "ModelTraces.Make did not make it";
-    const CliRun r =
-        run("whatif " + trace + " --try naive,math,flash --repeat 2 --format json", false, kPython);
+    const CliRun r = run("whatif " + trace + " --try naive,naive_inplace,math,flash --repeat 2 --format json",
+                         false, kPython);
     ASSERT_EQ(r.exitCode, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["implementation"], "naive");
@@ -36,10 +36,11 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     EXPECT_EQ(j["inputs"], "16 batch × heads · 384 queries × 384 keys · head dim 32 · fp32 · masked");
     // The heads folded, and its mask (transformers adds a causal one) of a kind not recorded: said, and run
     // causal, as a square mask most often is.
-    EXPECT_NE(j["notes"].dump().find("run causal, as a square mask most often is"), std::string::npos) << j["notes"];
+    EXPECT_NE(j["notes"].dump().find("run causal, as a square mask most often is"), std::string::npos)
+        << j["notes"];
     // Each run computes what the call computes: its output held to the fp32 reference on the same inputs.
     const std::string notices = j["notices"].dump();
-    for (const char* impl : {"naive", "math", "flash"})
+    for (const char* impl : {"naive", "naive_inplace", "math", "flash"})
         EXPECT_NE(notices.find(std::string(impl) + ": output matches the fp32 reference's"),
                   std::string::npos)
             << notices;
@@ -48,17 +49,21 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     const auto naive = rowOf(c, "measured: naive");
     const auto flash = rowOf(c, "measured: flash");
     const auto math = rowOf(c, "measured: SDPA math");
-    ASSERT_FALSE(recorded.is_null() || naive.is_null() || flash.is_null() || math.is_null()) << c.dump(1);
+    // The post's lesson measured on the call's own shapes: its mask filled in place, no copy of the scores.
+    const auto inPlace = rowOf(c, "measured: naive_inplace");
+    ASSERT_FALSE(recorded.is_null() || naive.is_null() || flash.is_null() || math.is_null() ||
+                 inPlace.is_null())
+        << c.dump(1);
     EXPECT_EQ(recorded["calls"], 4);
     EXPECT_EQ(naive["calls"], 2); // --repeat, the warm-up left out
     // Every run the same work as the call: the shape read back from the measured runs' own traces.
-    for (const auto& row : {naive, flash, math}) {
+    for (const auto& row : {naive, inPlace, flash, math}) {
         EXPECT_EQ(row["inputs"]["query_len"], 384);
         EXPECT_EQ(row["inputs"]["head_dim"], 32);
     }
     // The baseline is the call as it was, measured here; each saving the difference of the table's figures.
     EXPECT_EQ(c["traces"][std::size_t(c["baseline"].get<int>() - 1)]["label"], "measured: naive");
-    ASSERT_EQ(j["savings"].size(), 2u);
+    ASSERT_EQ(j["savings"].size(), 3u);
     for (const auto& s : j["savings"]) {
         const auto row = rowOf(c, "measured: " + s["implementation"].get<std::string>());
         ASSERT_FALSE(row.is_null());

@@ -187,7 +187,7 @@ TEST(TorchBackend, ABadImplementationIsRefusedBeforeAnythingStarts) {
     RunConfig config = smallRun("python3", {"naive", "flashy"});
     EXPECT_EQ(
         checkRunConfig(config),
-        "unknown implementation 'flashy' (the PyTorch backend has: naive, math, flash, efficient, cudnn)");
+        "unknown implementation 'flashy' (the PyTorch backend has: naive, naive_inplace, math, flash, efficient, cudnn)");
     std::string notice;
     config.impls = {"naive"};
     EXPECT_EQ(chooseBackend(config, BackendChoice::Torch, notice), "");
