@@ -11,6 +11,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QStyle>
 #include <QTextDocument>
 #include <QToolTip>
@@ -111,7 +112,12 @@ void TimelineView::updateScrollBar() {
     const int page = std::max(1, tracksBottom() - m_style.rulerHeight);
     m_scrollBar->setPageStep(page);
     m_scrollBar->setSingleStep(m_style.metrics.laneHeight);
-    m_scrollBar->setRange(0, std::max(0, m_layout.totalHeight() - page + m_style.metrics.laneHeight));
+    {
+        // Quiet: a range that clamps the bar's old value would say it, and the view would take the clamped
+        // value for its own (a new file opened as far down as the last had been scrolled).
+        const QSignalBlocker quiet(m_scrollBar);
+        m_scrollBar->setRange(0, std::max(0, m_layout.totalHeight() - page + m_style.metrics.laneHeight));
+    }
     setScrollY(m_scrollY);
     m_viewport.setWidth(eventsWidth());
 }

@@ -579,3 +579,19 @@ TEST(UserFlows, ColourModeAndLegendChosenInTheViewMenuAreKeptAfterARestart) {
     EXPECT_TRUE(QSettings().value("view/legend").toBool());
     EXPECT_LT(again.timeline()->tracksBottom(), again.timeline()->height());
 }
+
+// A file opened after another starts at its top: a helper had seen the second trace open scrolled as far
+// down as the first had been.
+TEST(UserFlows, ANewFileOpensAtItsTopTracks) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(mi250, "mi250_rocm_small.json.gz");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, h100, {1366, 768}));
+    QScrollBar* bar = w.timeline()->scrollBar();
+    ASSERT_GT(bar->maximum(), 0); // its tracks are taller than the view
+    bar->setValue(bar->maximum());
+    QApplication::processEvents();
+    ASSERT_GT(bar->value(), 0);
+    ASSERT_TRUE(openAndAnalyse(w, mi250, {1366, 768}));
+    EXPECT_EQ(bar->value(), 0);
+}
