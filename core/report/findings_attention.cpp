@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The rules that know attention: attention written by hand, SDPA on its math backend, casts and
 // copies around attention, and kernels too small to fill the device.
+#include "core/analysis/call_inputs.h"
 #include "core/analysis/op_cost.h"
 #include "core/model/kineto_args.h"
 #include "core/report/findings_rules.h"
@@ -37,11 +38,59 @@ bool isCastOpName(std::string_view n) {
 
 // 1. Naive calls: the memory-bound scale/mask/softmax kernels between the two GEMMs, and what one fused
 // kernel would take at the device's roofs.
+namespace {
+
+// The time a call's kernels ran, overlaps counted once: a call's kernel time, as every table has it.
+TimeNs callKernelNs(const Context& c, const AttentionCall& call) {
+    std::vector<std::pair<TimeNs, TimeNs>> ran;
+    for (std::uint32_t k : call.kernels)
+        ran.emplace_back(c.start(c.analysis.kernels[k].event), c.end(c.analysis.kernels[k].event));
+    return unionLength(ran);
+}
+
+// The fused calls of a trace, by implementation, each with what it computes: where the trace also holds
+// calls written by hand of the same shape (a run of naive and flash, a comparison run), the fused calls'
+// measured time is what a fused kernel would take, not an estimate from the roofs.
+struct FusedMeasure {
+    std::string impl;
+    CallInputs inputs;
+    TimeNs kernelNs = 0;
+    std::uint64_t calls = 0;
+    TimeNs perCall() const { return calls ? kernelNs / TimeNs(calls) : 0; }
+};
+
+std::vector<FusedMeasure> fusedMeasures(const Context& c) {
+    std::vector<FusedMeasure> out;
+    for (const AttentionCall& call : c.analysis.calls) {
+        const bool fused = std::any_of(call.kernels.begin(), call.kernels.end(), [&](std::uint32_t k) {
+            return c.analysis.kernels[k].role == KernelRole::FusedAttention;
+        });
+        if (!fused) continue;
+        const std::optional<CallInputs> in = callInputs(c.trace, c.analysis, call);
+        if (!in) continue;
+        auto it = std::find_if(out.begin(), out.end(), [&](const FusedMeasure& m) {
+            return m.impl == call.impl && m.inputs.sameShape(*in) && m.inputs.causal == in->causal;
+        });
+        if (it == out.end()) it = out.insert(out.end(), FusedMeasure{call.impl, *in});
+        it->kernelNs += callKernelNs(c, call);
+        ++it->calls;
+    }
+    return out;
+}
+
+} // namespace
+
 void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     std::uint64_t calls = 0;
     TimeNs callNs = 0, kernelNs = 0, scoreNs = 0, saving = 0;
     double scoreBytes = 0;
     std::uint64_t estimated = 0;
+    // Measured: each call's kernel time against the fastest fused implementation's calls of its shape in
+    // this trace (the saving of them all, and which fused calls it was measured against).
+    std::optional<std::vector<FusedMeasure>> fused;
+    TimeNs measuredSaving = 0, measuredNaiveNs = 0;
+    std::uint64_t measured = 0;
+    const FusedMeasure* measuredAgainst = nullptr;
     std::vector<std::pair<TimeNs, TimeNs>> allRan;   // every naive call's kernels' intervals
     bool costsUnknown = false, roofsUnknown = false; // why a call's fused time could not be estimated
     Places places;
@@ -80,6 +129,23 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
         }
         scoreBytes += scoresMoved;
         kernelNs += kernelsNs;
+        if (!fused) fused = fusedMeasures(c);
+        if (!fused->empty())
+            if (const std::optional<CallInputs> in = callInputs(c.trace, c.analysis, call)) {
+                const FusedMeasure* best = nullptr;
+                for (const FusedMeasure& m : *fused)
+                    if (m.inputs.sameShape(*in) && (!in->optionsKnown || m.inputs.causal == in->causal) &&
+                        (!best || m.perCall() < best->perCall()))
+                        best = &m;
+                if (best) {
+                    const TimeNs naive = unionLength(ran);
+                    measuredSaving += std::max<TimeNs>(0, naive - best->perCall());
+                    measuredNaiveNs += naive;
+                    ++measured;
+                    if (!measuredAgainst || best->perCall() < measuredAgainst->perCall())
+                        measuredAgainst = best;
+                }
+            }
         // A fused kernel reads Q, K, V and writes O once: the GEMMs' traffic without the scores, which the
         // QKᵀ GEMM wrote and the PV GEMM read (each as much as the softmax reads, half its traffic).
         costsUnknown = costsUnknown || !costed;
@@ -97,12 +163,18 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     }
     if (calls == 0) return;
     // Calls on several streams at once save no more than the time their kernels ran, together.
-    saving = std::min(saving, unionLength(allRan));
+    const TimeNs ranNs = unionLength(allRan);
+    saving = std::min(saving, ranNs);
+    measuredSaving = std::min(measuredSaving, ranNs);
     const bool allEstimated = estimated == calls;
+    // A measured saving beats an estimated one: every call measured against fused calls of its shape.
+    const bool allMeasured = measured == calls && measuredAgainst;
     Finding f =
         c.make("Attention written by hand: " + formatCount(calls, "call materializes", "calls materialize") +
                    " the N×N scores",
-               allEstimated ? saving : scoreNs);
+               allMeasured    ? measuredSaving
+               : allEstimated ? saving
+                              : scoreNs);
     f.explanation =
         formatCount(calls, "naive attention call", "naive attention calls") +
         " (QKᵀ GEMM, softmax, PV GEMM as separate kernels) took " + formatDuration(callNs) +
@@ -113,7 +185,22 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
         (scoreBytes > 0 ? ", which moved " + bytesText(scoreBytes) + " of scores through memory" : "") +
         ". Those kernels do little arithmetic per byte, so they run at memory speed, and the N×N scores "
         "grow with the square of the sequence.";
-    if (allEstimated)
+    if (allMeasured)
+        f.explanation +=
+            " Measured in this trace: " + measuredAgainst->impl + "'s " +
+            formatCount(measuredAgainst->calls, "call", "calls") + " of the same shape (" +
+            measuredAgainst->inputs.text() + ") took " + formatDuration(measuredAgainst->perCall()) +
+            " a call against the naive calls' " + formatDuration(measuredNaiveNs / TimeNs(calls)) +
+            (measuredSaving > 0
+                 ? ": " + formatDuration(measuredSaving) + " less over the " +
+                       formatCount(calls, "call", "calls") + " (the time at stake, measured" +
+                       (allEstimated ? "; the roofs' best case would be " + formatDuration(saving)
+                                     : std::string()) +
+                       ")."
+                 : std::string(
+                       ": at these shapes, on this device, the fused kernel saves nothing (no time at "
+                       "stake, measured; the scores still grow with the square of the sequence)."));
+    else if (allEstimated)
         f.explanation += " At the device's roofs a fused kernel would do the same work in " +
                          formatDuration(callNs - saving) + ": about " + formatDuration(saving) +
                          " less (the time at stake; a best case, as no kernel reaches its roofs).";

@@ -9,7 +9,9 @@
 
 #include "core/analysis/analysis.h"
 #include "core/io/chrome_writer.h"
+#include "core/model/sorting.h"
 #include "core/report/findings.h"
+#include "core/report/format.h"
 #include "support/run_to_end.h"
 #include "support/test_support.h"
 
@@ -345,8 +347,10 @@ TEST(RunSession, BackendChoicesAreNamedOnce) {
     EXPECT_EQ(implsOffered(BackendChoice::Torch), torchImpls());
     EXPECT_EQ(implsOffered(BackendChoice::Auto),
               (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt"}));
-    EXPECT_EQ(allImpls(), (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt", "math",
-                                                    "efficient", "cudnn"}));
+    EXPECT_EQ(allImpls(), (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt",
+                                                    "naive_inplace", "math", "efficient", "cudnn"}));
+    // What a PyTorch run runs unless told: naive_inplace is a what-if's alternative to a masked call.
+    EXPECT_EQ(torchRunImpls(), (std::vector<std::string>{"naive", "math", "flash", "efficient", "cudnn"}));
 }
 
 TEST(RunSession, ChoosingTheBackendWithoutAGpu) {
@@ -524,10 +528,67 @@ TEST(RunSession, NaiveRunsRaiseHandWrittenAttentionAndFlashRunsDoNot) {
     ASSERT_FALSE(hand->evidence.empty());
     for (const Evidence& e : hand->evidence)
         EXPECT_EQ(e.name, "naive_softmax");
-    EXPECT_GT(hand->timeNs, 0);
     EXPECT_LE(hand->share, 1.0);
+    // The run measured flash on the same shape: the time at stake is that measured saving, said so.
+    EXPECT_NE(hand->explanation.find("Measured in this trace: flash's 2 calls of the same shape"),
+              std::string::npos)
+        << hand->explanation;
+    if (hand->timeNs == 0)
+        EXPECT_NE(hand->explanation.find("saves nothing"), std::string::npos) << hand->explanation;
     for (const Finding& f : findingsOf({"flash"}))
         EXPECT_NE(f.id, "hand_written_attention");
+}
+
+// A measured saving beats an estimated one: where a run holds flash's calls of the naive calls' shape, the
+// finding's time at stake is the naive calls' kernel time less flash's per call (the tables' figures),
+// and with only naive calls it is the roofs' estimate, said so.
+TEST(RunSession, HandWrittenAttentionsTimeAtStakeIsMeasuredWhereTheRunHoldsFlash) {
+    auto run = [](std::vector<std::string> impls) {
+        RunConfig c;
+        c.shape = {1, 8, 1024, 64, false, Precision::F32};
+        c.impls = std::move(impls);
+        c.warmup = 0;
+        c.iters = 2;
+        RunSession session(c);
+        session.start();
+        session.wait();
+        EXPECT_EQ(session.error(), "");
+        return std::shared_ptr<const Trace>(buildRunTrace(session.takeEvents()));
+    };
+    const DeviceSpec cpu = fixedCpu();
+    const auto both = run({"naive", "flash"});
+    const TraceAnalysis a = analyzeTrace(*both, &cpu);
+    const auto findings = findFindings({*both, a});
+    const auto hand = std::find_if(findings.begin(), findings.end(),
+                                   [](const Finding& f) { return f.id == "hand_written_attention"; });
+    ASSERT_NE(hand, findings.end());
+    const auto flashRow = std::find_if(a.tables.implCalls.begin(), a.tables.implCalls.end(),
+                                       [](const ImplCalls& r) { return r.impl == "flash"; });
+    ASSERT_NE(flashRow, a.tables.implCalls.end());
+    const ImplCalls& flash = *flashRow;
+    const TimeNs flashPerCall = flash.kernelNs / TimeNs(flash.calls);
+    TimeNs expected = 0;
+    for (const AttentionCall& call : a.calls) {
+        if (call.impl != "naive") continue;
+        std::vector<std::pair<TimeNs, TimeNs>> ran;
+        for (std::uint32_t k : call.kernels) {
+            const Track& t = both->track(a.kernels[k].event.track);
+            ran.emplace_back(t.events.start[a.kernels[k].event.index], t.end(a.kernels[k].event.index));
+        }
+        expected += std::max<TimeNs>(0, unionLength(ran) - flashPerCall);
+    }
+    EXPECT_EQ(hand->timeNs, expected);
+    EXPECT_NE(hand->explanation.find("took " + formatDuration(flashPerCall) + " a call"), std::string::npos)
+        << hand->explanation;
+    // Naive alone: nothing measured to hold it to, the roofs' estimate.
+    const auto alone = run({"naive"});
+    const auto only = findFindings({*alone, analyzeTrace(*alone, &cpu)});
+    const auto estimated = std::find_if(only.begin(), only.end(),
+                                        [](const Finding& f) { return f.id == "hand_written_attention"; });
+    ASSERT_NE(estimated, only.end());
+    EXPECT_EQ(estimated->explanation.find("Measured in this trace"), std::string::npos);
+    EXPECT_NE(estimated->explanation.find("At the device's roofs"), std::string::npos)
+        << estimated->explanation;
 }
 
 // The verdict depends on the machine running optimized code: a sanitizer or debug build runs the
