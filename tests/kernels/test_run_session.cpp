@@ -502,20 +502,29 @@ TEST(RunSession, OwnCpuRunOnTheRoofline) {
     EXPECT_EQ(flashCalls, 2);
 }
 
+namespace {
+
+// The trace of a CPU run of these implementations at this shape, two calls each and no warm-up.
+std::shared_ptr<const Trace> twoCallsEach(std::vector<std::string> impls, AttentionShape shape) {
+    RunConfig c;
+    c.shape = shape;
+    c.impls = std::move(impls);
+    c.warmup = 0;
+    c.iters = 2;
+    RunSession session(c);
+    session.start();
+    session.wait();
+    EXPECT_EQ(session.error(), "");
+    return buildRunTrace(session.takeEvents());
+}
+
+} // namespace
+
 // The findings of a real run: naive attention is hand-written attention (one finding, each naive call
 // counted, its softmax kernels as the places); a flash-only run raises no such finding.
 TEST(RunSession, NaiveRunsRaiseHandWrittenAttentionAndFlashRunsDoNot) {
     auto findingsOf = [](std::vector<std::string> impls) {
-        RunConfig c;
-        c.shape = {1, 4, 512, 64, false, Precision::F32};
-        c.impls = std::move(impls);
-        c.warmup = 0;
-        c.iters = 2;
-        RunSession session(c);
-        session.start();
-        session.wait();
-        EXPECT_EQ(session.error(), "");
-        const auto trace = buildRunTrace(session.takeEvents());
+        const auto trace = twoCallsEach(std::move(impls), {1, 4, 512, 64, false, Precision::F32});
         const DeviceSpec cpu = fixedCpu();
         return findFindings({*trace, analyzeTrace(*trace, &cpu)});
     };
@@ -544,16 +553,7 @@ TEST(RunSession, NaiveRunsRaiseHandWrittenAttentionAndFlashRunsDoNot) {
 // and with only naive calls it is the roofs' estimate, said so.
 TEST(RunSession, HandWrittenAttentionsTimeAtStakeIsMeasuredWhereTheRunHoldsFlash) {
     auto run = [](std::vector<std::string> impls) {
-        RunConfig c;
-        c.shape = {1, 8, 1024, 64, false, Precision::F32};
-        c.impls = std::move(impls);
-        c.warmup = 0;
-        c.iters = 2;
-        RunSession session(c);
-        session.start();
-        session.wait();
-        EXPECT_EQ(session.error(), "");
-        return std::shared_ptr<const Trace>(buildRunTrace(session.takeEvents()));
+        return twoCallsEach(std::move(impls), {1, 8, 1024, 64, false, Precision::F32});
     };
     const DeviceSpec cpu = fixedCpu();
     const auto both = run({"naive", "flash"});
