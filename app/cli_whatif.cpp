@@ -9,6 +9,7 @@
 #include "kernels/whatif.h"
 
 #include "core/analysis/call_inputs.h"
+#include "core/analysis/kernel_tables.h"
 #include "core/document/document.h"
 #include "core/report/compare.h"
 #include "core/report/format.h"
@@ -66,11 +67,33 @@ std::optional<std::size_t> chooseCall(const TraceAnalysis& a, const WhatIfArgs& 
     return std::nullopt;
 }
 
+// The recorded analysis with only the calls of the chosen call's implementation and shape: the "as
+// recorded" row is of the calls the run re-created, not the mean of an implementation whose calls differ
+// (a prefill and a longer one), and "over the trace" counts those calls.
+TraceAnalysis sameShapeCalls(const Trace& trace, const TraceAnalysis& a, const AttentionCall& chosen,
+                             const CallInputs& inputs) {
+    TraceAnalysis out = a;
+    std::vector<int> kept(a.calls.size(), -1);
+    out.calls.clear();
+    for (std::size_t i = 0; i < a.calls.size(); ++i) {
+        const AttentionCall& call = a.calls[i];
+        if (call.impl != chosen.impl) continue;
+        const std::optional<CallInputs> in = callInputs(trace, a, call);
+        if (!in || !in->sameShape(inputs)) continue;
+        kept[i] = int(out.calls.size());
+        out.calls.push_back(call);
+    }
+    for (KernelAnalysis& k : out.kernels)
+        if (k.call >= 0) k.call = kept[std::size_t(k.call)];
+    out.tables = kernelTables(trace, out);
+    return out;
+}
+
 // A comparison of one row each: the call as recorded, then each implementation the run measured.
-Comparison sideBySide(const Document& recorded, const AttentionCall& call, const Document& run,
-                      std::size_t& baseline) {
+Comparison sideBySide(const Document& recorded, const TraceAnalysis& recordedCalls, const AttentionCall& call,
+                      const Document& run, std::size_t& baseline) {
     Comparison c;
-    ComparedTrace as = compareEntry("as recorded", *recorded.trace, *recorded.analysis, *recorded.findings);
+    ComparedTrace as = compareEntry("as recorded", *recorded.trace, recordedCalls, *recorded.findings);
     std::erase_if(as.rows, [&](const CompareRow& r) { return r.impl != call.impl; });
     c.traces.push_back(std::move(as));
     ComparedTrace measured = compareEntry("measured", *run.trace, *run.analysis, *run.findings);
@@ -125,11 +148,10 @@ int whatIf(const WhatIfArgs& args) {
     }
     if (!notice.empty()) std::fprintf(stderr, "whatif: %s\n", notice.c_str());
     const bool text = args.format != CompareFormat::Json;
-    const std::uint64_t callsInTrace =
-        std::uint64_t(std::count_if(doc->analysis->calls.begin(), doc->analysis->calls.end(),
-                                    [&](const AttentionCall& x) { return x.impl == call.impl; }));
+    const TraceAnalysis recordedCalls = sameShapeCalls(*doc->trace, *doc->analysis, call, *inputs);
+    const std::uint64_t callsInTrace = recordedCalls.calls.size();
     if (text) {
-        std::printf("call %zu of %s (%s, %s in the trace): %s\n", *index + 1, args.file.c_str(),
+        std::printf("call %zu of %s (%s, %s of this shape in the trace): %s\n", *index + 1, args.file.c_str(),
                     call.impl.c_str(), formatCount(callsInTrace, "such call", "such calls").c_str(),
                     inputs->text().c_str());
         for (const std::string& n : notes)
@@ -167,7 +189,7 @@ int whatIf(const WhatIfArgs& args) {
         return kFileError;
     }
     std::size_t baseline = 0;
-    const Comparison c = sideBySide(*doc, call, *run, baseline);
+    const Comparison c = sideBySide(*doc, recordedCalls, call, *run, baseline);
     const std::string device = session.deviceName().empty() ? "this machine's CPU" : session.deviceName();
     // The saving per call against the call as it was, measured on the same machine: the difference of the
     // table's kernel times per call, and over the trace's calls of that implementation.
