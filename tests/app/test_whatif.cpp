@@ -71,6 +71,20 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
                                                             row["kernel_ns_per_call"].get<std::int64_t>());
         EXPECT_EQ(s["ns_over_trace"].get<std::int64_t>(), 4 * s["ns_per_call"].get<std::int64_t>());
     }
+    // The finding learns the answer: attention by hand's time at stake is the fused kernel's measured
+    // saving over the trace's calls (flash's, the fused one run here), said so in its title.
+    std::int64_t flashSaving = -1;
+    for (const auto& s : j["savings"])
+        if (s["implementation"] == "flash") flashSaving = std::max<std::int64_t>(0, s["ns_over_trace"]);
+    bool learned = false;
+    for (const auto& f : recorded["findings"])
+        if (f["id"] == "hand_written_attention") {
+            learned = true;
+            EXPECT_EQ(f["time_ns"].get<std::int64_t>(), flashSaving) << f.dump();
+            EXPECT_NE(f["title"].get<std::string>().find("measured here: flash saves"), std::string::npos)
+                << f.dump();
+        }
+    EXPECT_TRUE(learned) << recorded.dump(1);
 }
 
 // The text: what the call computes, where it was measured, the table and the savings.
