@@ -197,24 +197,20 @@ int whatIf(const WhatIfArgs& args) {
     struct Saving {
         std::string impl;
         TimeNs perCall = 0; // negative: slower
+        bool fused = false; // its calls ran a fused attention kernel
     };
     std::vector<Saving> savings;
     for (std::size_t t = 1; base && t < c.traces.size(); ++t)
-        if (t != baseline && !c.traces[t].rows.empty())
-            savings.push_back(
-                {c.traces[t].rows.front().impl,
-                 base->calls.kernelNsPerCall() - c.traces[t].rows.front().calls.kernelNsPerCall()});
+        if (t != baseline && !c.traces[t].rows.empty()) {
+            const CompareRow& row = c.traces[t].rows.front();
+            savings.push_back({row.impl, base->calls.kernelNsPerCall() - row.calls.kernelNsPerCall(),
+                               row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0});
+        }
     // The finding learns the answer: attention by hand's time at stake is the saving a fused kernel measured
     // here (the fastest, per call × the trace's calls of this shape), not the roofs' estimate, said so.
     const Saving* fused = nullptr;
-    for (std::size_t t = 1, s = 0; base && t < c.traces.size(); ++t)
-        if (t != baseline && !c.traces[t].rows.empty()) {
-            const CompareRow& row = c.traces[t].rows.front();
-            if (row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 &&
-                (!fused || savings[s].perCall > fused->perCall))
-                fused = &savings[s];
-            ++s;
-        }
+    for (const Saving& saving : savings)
+        if (saving.fused && (!fused || saving.perCall > fused->perCall)) fused = &saving;
     if (fused && !c.traces.front().rows.empty())
         for (CompareRow::Brief& f : c.traces.front().rows.front().findings)
             if (f.id == "hand_written_attention") {
