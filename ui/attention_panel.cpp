@@ -14,6 +14,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 namespace attnscope::ui {
@@ -36,17 +37,23 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_note->setWordWrap(true);
     m_note->setTextFormat(Qt::PlainText);
     layout->addWidget(m_note);
-    m_table = new QTableWidget(0, 9, this);
-    m_table->setHorizontalHeaderLabels(
-        {tr("Implementation"), tr("Calls"), tr("Kernels / call"), tr("Expected"), tr("Calls off"),
-         tr("Kernel time / call"), tr("Host time / call"), tr("Bytes / call"), tr("Kernel time by verdict")});
+    m_table = new QTableWidget(0, 10, this);
+    // The figures' titles on two lines: ten columns fit a dock beside the findings at 1366 pixels.
+    m_table->setHorizontalHeaderLabels({tr("Implementation"), tr("Calls"), tr("Kernels\n/ call"),
+                                        tr("Expected"), tr("Calls\noff"), tr("Kernel time\n/ call"),
+                                        tr("Host time\n/ call"), tr("Backward\n/ call"), tr("Bytes\n/ call"),
+                                        tr("Kernel time by verdict")});
     m_table->horizontalHeaderItem(5)->setToolTip(
         tr("The time the call's kernels ran, workers or streams running at once counted once: the "
            "figure `compare` prints and its chart's bars add up to."));
     m_table->horizontalHeaderItem(6)->setToolTip(tr(
         "The call's own range on the host: its attention op or record_function range. \"-\" where the calls "
         "have none: AttnScope's own runs (the kernel time is the call's), kernels launched from no op."));
-    m_table->horizontalHeaderItem(7)->setToolTip(
+    m_table->horizontalHeaderItem(7)->setToolTip(tr(
+        "Training: the time the kernels of the call's backward pass ran (the gradients autograd computed "
+        "for its ops: both GEMMs' and the softmax's, or SDPA's backward op), over the calls whose backward "
+        "the trace holds. No call of its own, but the call's time. Shown only for a trace with one."));
+    m_table->horizontalHeaderItem(8)->setToolTip(
         tr("Bytes the call's kernels moved, over the calls whose every kernel has a cost. \"-\" where some "
            "kernel of each call has none (an op whose inputs AttnScope does not model)."));
     m_table->verticalHeader()->hide();
@@ -132,9 +139,18 @@ void AttentionPanel::fill() {
         m_table->setItem(r, 4, off);
         m_table->setItem(r, 5, cell(qs(formatDuration(a.kernelNsPerCall())), true));
         m_table->setItem(r, 6, cell(host ? qs(formatDuration(*host)) : QStringLiteral("-"), true));
-        m_table->setItem(r, 7, cell(bytes ? qs(formatRate(*bytes, "B")) : QStringLiteral("-"), true));
-        m_table->setItem(r, 8, cell(QString::fromStdString(verdictMix(a)), false));
+        const auto backward = a.backwardNsPerCall();
+        QTableWidgetItem* backwardCell =
+            cell(backward ? qs(formatDuration(*backward)) : QStringLiteral("-"), true);
+        if (backward)
+            backwardCell->setToolTip(tr("Over the %1 whose backward pass the trace holds")
+                                         .arg(qs(formatCount(a.backwardCalls, "call", "calls"))));
+        m_table->setItem(r, 7, backwardCell);
+        m_table->setItem(r, 8, cell(bytes ? qs(formatRate(*bytes, "B")) : QStringLiteral("-"), true));
+        m_table->setItem(r, 9, cell(QString::fromStdString(verdictMix(a)), false));
     }
+    m_table->setColumnHidden(
+        7, std::none_of(rows.begin(), rows.end(), [](const ImplCalls& a) { return a.backwardCalls > 0; }));
     fitProseColumns(m_table, 1);
 }
 

@@ -314,7 +314,7 @@ void VariantsWindow::fillTable() {
             if (c == int(table.header.size())) text = revealed.join(QStringLiteral("; "));
             auto* item = new QTableWidgetItem(text);
             item->setData(kTraceRole, int(line.trace));
-            if (c >= 2 && c <= 10) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (table.numeric(std::size_t(c))) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (c == int(table.header.size()) && !tip.isEmpty()) item->setToolTip(tip);
             if (c == 1 && line.row && line.row->inputs)
                 item->setToolTip(tr("What its first call computes: %1").arg(qs(line.row->inputs->text())));

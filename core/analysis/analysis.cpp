@@ -315,6 +315,8 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
             k = to[k];
         for (std::uint32_t& k : c.unexpected)
             k = to[k];
+        for (std::uint32_t& k : c.backward)
+            k = to[k];
     };
     reserveRoom(a.calls, before.calls.size() + part.calls.size());
     a.calls = before.calls;

@@ -86,6 +86,9 @@ struct AttentionCall {
     std::vector<std::pair<KernelRole, std::uint32_t>> missing;
     bool matchesShape() const { return unexpected.empty() && missing.empty(); }
     TimeNs duration() const { return end - start; }
+    // Its backward pass (training): the kernels autograd ran for the ops of its forward pass, by start.
+    // No call of their own, yet the call's time: a layer's attention costs its forward and its backward.
+    std::vector<std::uint32_t> backward;
 };
 
 struct TraceAnalysis {

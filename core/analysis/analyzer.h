@@ -64,6 +64,7 @@ public:
         callsOfAttentionOps();
         dropWarmupCalls();
         numberCalls();
+        linkBackward();
         namePhases();
         checkShapes();
         placeOnRoofs();
@@ -132,6 +133,8 @@ private:
 
     // Calls by start, and each kernel's call.
     void numberCalls();
+    // Each call's backward pass, found by autograd's sequence numbers (analysis_backward.cpp).
+    void linkBackward();
     // A decode call (one query against a longer KV cache) is its implementation's "decode" case ("flash
     // decode"), as a run's preset names it: a generation's prefill and decode calls are not one average.
     void namePhases();

@@ -150,6 +150,16 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
                     st.unexpectedNs += trace.track(e.track).events.duration[e.index];
                 }
         }
+        if (!c.backward.empty()) {
+            intervals.clear();
+            for (std::uint32_t k : c.backward) {
+                const EventRef e = a.kernels[k].event;
+                const Track& t = trace.track(e.track);
+                intervals.emplace_back(t.events.start[e.index], t.end(e.index));
+            }
+            ++st.backwardCalls;
+            st.backwardNs += unionLength(intervals);
+        }
         if (c.scope) {
             ++st.hostCalls;
             st.hostNs += trace.track(c.scope->track).events.duration[c.scope->index];
@@ -247,6 +257,8 @@ void addTableSums(KernelTableSums& into, const KernelTableSums& part,
         st.mismatchedCalls += c.mismatchedCalls;
         st.unexpectedKernels += c.unexpectedKernels;
         st.unexpectedNs += c.unexpectedNs;
+        st.backwardCalls += c.backwardCalls;
+        st.backwardNs += c.backwardNs;
     }
     for (std::size_t v = 0; v < kVerdictCount; ++v) {
         into.verdictNs[v] += part.verdictNs[v];

@@ -104,6 +104,10 @@ struct ImplCalls {
     std::uint64_t mismatchedCalls = 0;
     std::uint64_t unexpectedKernels = 0;
     TimeNs unexpectedNs = 0;
+    // Training: the calls whose backward pass the trace holds (AttentionCall::backward), and the time
+    // its kernels ran (overlaps once, as kernelNs), summed.
+    std::uint64_t backwardCalls = 0;
+    TimeNs backwardNs = 0;
     TimeNs meanNs() const { return calls ? totalNs / TimeNs(calls) : 0; }
     double kernelsPerCall() const { return calls ? double(kernels) / double(calls) : 0; }
     TimeNs kernelNsPerCall() const { return calls ? kernelNs / TimeNs(calls) : 0; }
@@ -112,6 +116,9 @@ struct ImplCalls {
     }
     std::optional<double> expectedPerCall() const {
         return shapedCalls ? std::optional(double(expectedKernels) / double(shapedCalls)) : std::nullopt;
+    }
+    std::optional<TimeNs> backwardNsPerCall() const {
+        return backwardCalls ? std::optional(backwardNs / TimeNs(backwardCalls)) : std::nullopt;
     }
     std::optional<double> bytesPerCall() const {
         return costedCalls ? std::optional(costedBytes / double(costedCalls)) : std::nullopt;

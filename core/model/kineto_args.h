@@ -13,6 +13,11 @@ inline constexpr char kInputDims[] = "Input Dims";
 inline constexpr char kInputStrides[] = "Input Strides";
 inline constexpr char kInputType[] = "Input type";
 inline constexpr char kConcreteInputs[] = "Concrete Inputs";
+// autograd: an op recorded for the backward pass, and its backward node's range, carry one number
+// (per forward thread); the node's range is named kBackwardNode + the node ("BmmBackward0").
+inline constexpr char kSequenceNumber[] = "Sequence number";
+inline constexpr char kForwardThread[] = "Fwd thread id";
+inline constexpr char kBackwardNode[] = "autograd::engine::evaluate_function: ";
 // Where GPU work ran, and the id that links it to its launch.
 inline constexpr char kDevice[] = "device";
 inline constexpr char kStream[] = "stream";

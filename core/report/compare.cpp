@@ -199,7 +199,7 @@ namespace {
 
 struct Cells {
     std::string trace, impl, calls, kernels, expected, mismatched, kernelTime, kernelRatio, hostTime,
-        hostRatio, bytes, roles, verdicts;
+        hostRatio, backward, bytes, roles, verdicts;
 };
 
 Cells cellsOf(const Comparison& c, const std::string& label, const CompareRow& row) {
@@ -210,7 +210,7 @@ Cells cellsOf(const Comparison& c, const std::string& label, const CompareRow& r
         x.impl = "(no attention call)";
         x.calls = "0";
         x.kernels = x.expected = x.mismatched = x.kernelTime = x.kernelRatio = x.hostTime = x.hostRatio =
-            x.bytes = "-";
+            x.backward = x.bytes = "-";
     } else {
         x.impl = row.impl;
         x.calls = std::to_string(s.calls);
@@ -223,6 +223,8 @@ Cells cellsOf(const Comparison& c, const std::string& label, const CompareRow& r
         const auto host = s.hostNsPerCall();
         x.hostTime = host ? formatDuration(*host) : "-";
         x.hostRatio = ratioText(c.hostRatio(row));
+        const auto backward = s.backwardNsPerCall();
+        x.backward = backward ? formatDuration(*backward) : "-";
         const auto bytes = s.bytesPerCall();
         x.bytes = bytes ? formatRate(*bytes, "B") : "-";
     }
@@ -258,6 +260,8 @@ json rowJson(const Comparison& c, const CompareRow& row) {
         j["unexpected_ns"] = s.unexpectedNs;
         j["kernel_ns_per_call"] = s.kernelNsPerCall();
         j["host_ns_per_call"] = opt(s.hostNsPerCall());
+        j["backward_calls"] = s.backwardCalls;
+        j["backward_ns_per_call"] = opt(s.backwardNsPerCall());
         j["bytes_per_call"] = opt(s.bytesPerCall());
         j["kernel_ratio"] = opt(c.kernelRatio(row));
         j["host_ratio"] = opt(c.hostRatio(row));
@@ -308,6 +312,14 @@ CompareTable compareTable(const Comparison& c) {
         "trace", "implementation", "calls", "kernels/call", "expected", "calls off", "kernel/call", "vs base",
         "host/call", "vs base", "bytes/call", "kernel time by role", "by verdict"};
     // clang-format on
+    const bool backward = std::any_of(c.traces.begin(), c.traces.end(), [](const ComparedTrace& tr) {
+        return std::any_of(tr.rows.begin(), tr.rows.end(),
+                           [](const CompareRow& row) { return row.calls.backwardCalls > 0; });
+    });
+    if (backward) {
+        table.header.insert(table.header.begin() + 10, "backward/call");
+        ++table.lastNumber;
+    }
     const std::vector<std::string> labels = traceLabels(c);
     for (std::size_t t = 0; t < c.traces.size(); ++t) {
         const ComparedTrace& tr = c.traces[t];
@@ -317,11 +329,11 @@ CompareTable compareTable(const Comparison& c) {
         }
         for (const CompareRow& row : tr.rows) {
             const Cells x = cellsOf(c, labels[t], row);
-            table.lines.push_back(
-                {t,
-                 &row,
-                 {x.trace, x.impl, x.calls, x.kernels, x.expected, x.mismatched, x.kernelTime, x.kernelRatio,
-                  x.hostTime, x.hostRatio, x.bytes, x.roles, x.verdicts}});
+            std::vector<std::string> cells{x.trace,      x.impl,       x.calls,       x.kernels,  x.expected,
+                                           x.mismatched, x.kernelTime, x.kernelRatio, x.hostTime, x.hostRatio,
+                                           x.bytes,      x.roles,      x.verdicts};
+            if (backward) cells.insert(cells.begin() + 10, x.backward);
+            table.lines.push_back({t, &row, std::move(cells)});
         }
     }
     return table;
@@ -359,7 +371,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         // Per call, then the calls' totals: kernel time per role and per verdict.
         out << "trace,implementation,calls,kernels_per_call,expected_kernels_per_call,mismatched_calls,"
                "unexpected_kernels,unexpected_ns,kernel_ns_per_call,kernel_ratio,host_ns_per_call,host_ratio,"
-               "bytes_per_call";
+               "backward_ns_per_call,bytes_per_call";
         for (std::size_t r = 0; r < std::size_t(KernelRole::Count); ++r)
             out << ",total_ns_role_" << roleName(KernelRole(r));
         for (std::size_t v = 0; v < kVerdictCount; ++v)
@@ -369,7 +381,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         for (std::size_t t = 0; t < c.traces.size(); ++t) {
             const ComparedTrace& tr = c.traces[t];
             if (!tr.error.empty()) {
-                out << csvField(tr.path) << ",,,,,,,,,,,,";
+                out << csvField(tr.path) << ",,,,,,,,,,,,,";
                 for (std::size_t i = 0; i < std::size_t(KernelRole::Count) + kVerdictCount; ++i)
                     out << ',';
                 out << ",," << csvField(tr.error) << '\n'; // no findings, then the reason
@@ -383,7 +395,9 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                     << s.mismatchedCalls << ',' << s.unexpectedKernels << ',' << s.unexpectedNs << ','
                     << (calls ? std::to_string(s.kernelNsPerCall()) : "") << ',' << num(c.kernelRatio(row))
                     << ',' << (s.hostNsPerCall() ? std::to_string(*s.hostNsPerCall()) : "") << ','
-                    << num(c.hostRatio(row)) << ',' << num(s.bytesPerCall());
+                    << num(c.hostRatio(row)) << ','
+                    << (s.backwardNsPerCall() ? std::to_string(*s.backwardNsPerCall()) : "") << ','
+                    << num(s.bytesPerCall());
                 for (std::size_t r = 0; r < std::size_t(KernelRole::Count); ++r)
                     out << ',' << row.roles.ns[r];
                 for (std::size_t v = 0; v < kVerdictCount; ++v)
@@ -420,7 +434,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
             out << ' ' << h << " |";
         out << " what the trace revealed |\n|";
         for (std::size_t i = 0; i <= head.size(); ++i)
-            out << (i >= 2 && i <= 10 ? " ---: |" : " --- |");
+            out << (table.numeric(i) ? " ---: |" : " --- |");
         out << '\n';
         for (std::size_t r = 0; r < rows.size(); ++r) {
             out << '|';
@@ -460,7 +474,7 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
     auto line = [&](const std::vector<std::string>& cells) {
         std::string s;
         for (std::size_t i = 0; i < cells.size(); ++i) {
-            const bool right = i >= 2 && i <= 10;
+            const bool right = table.numeric(i);
             const std::string pad(
                 i < w.size() && cells.size() > 2 ? w[i] - std::min(w[i], width(cells[i])) : 0, ' ');
             s += (i ? "  " : "") + (right ? pad + cells[i] : cells[i] + (i + 1 < cells.size() ? pad : ""));

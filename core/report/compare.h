@@ -77,7 +77,10 @@ std::string roleMix(const CompareRow& row, std::size_t top = 4);
 // the row (null for a trace that could not be read: then its cells are its label and the reason) and
 // its cells, one per header column.
 struct CompareTable {
+    // "backward/call" is a column only where a trace holds a call's backward pass (training).
     std::vector<std::string> header;
+    std::size_t lastNumber = 10; // the columns from "calls" to "bytes/call" hold numbers: right-aligned
+    bool numeric(std::size_t column) const { return column >= 2 && column <= lastNumber; }
     struct Line {
         std::size_t trace = 0;
         const CompareRow* row = nullptr; // into the comparison

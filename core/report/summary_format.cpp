@@ -35,6 +35,9 @@ json implCallsJson(const ImplCalls& a) {
             {"mismatched_calls", a.mismatchedCalls},
             {"kernel_ns_per_call", a.kernelNsPerCall()},
             {"host_ns_per_call", host ? json(*host) : json(nullptr)},
+            // Training: its backward pass's kernel time per call, over the calls the trace holds one of.
+            {"backward_calls", a.backwardCalls},
+            {"backward_ns_per_call", a.backwardNsPerCall() ? json(*a.backwardNsPerCall()) : json(nullptr)},
             {"bytes_per_call", bytes ? json(*bytes) : json(nullptr)},
             {"kernel_ns_by_verdict", verdicts}};
 }
@@ -334,6 +337,12 @@ private:
                  formatDuration(a.kernelNsPerCall()).c_str(), host ? formatDuration(*host).c_str() : "-",
                  bytes ? formatRate(*bytes, "B").c_str() : "-", verdicts.c_str());
         }
+        // Training: each call's backward pass, its time beside the forward's (no call of its own).
+        for (const auto& a : s.attention)
+            if (const auto backward = a.backwardNsPerCall())
+                m_out << "  " << a.impl << " backward: " << formatDuration(*backward)
+                      << " of kernels a call (" << formatCount(a.backwardCalls, "call", "calls")
+                      << " with one; forward " << formatDuration(a.kernelNsPerCall()) << ")\n";
         m_out << findingsText(s);
     }
 

@@ -337,6 +337,74 @@ TEST(Analysis, ABackwardPassIsNoCallOfItsOwn) {
     }
 }
 
+// A call's backward pass is found as autograd records it: the backward node's range
+// ("autograd::engine::evaluate_function: …") carries the sequence number of the forward op it is the
+// gradient of, and the kernels launched inside it are the call's backward. A node of another op (the
+// projection's MmBackward0) is not the call's, nor is a forward pass run again inside a node (activation
+// checkpointing's recompute: an op with its own forward sequence number between the launch and the node).
+TEST(Analysis, ACallsBackwardPassIsFoundByAutogradsSequenceNumbers) {
+    std::string events;
+    auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",") + e; };
+    int correlation = 0;
+    // An op on the host (forward thread 1, backward thread 2) around a launch of `kernel` (µs).
+    auto op = [&](const char* name, int tid, int ts, int dur, const char* args) {
+        add(std::string(R"({"ph":"X","cat":"cpu_op","name":")") + name + R"(","pid":1,"tid":)" +
+            std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
+            R"(,"args":{)" + args + "}}");
+    };
+    auto launch = [&](int tid, int ts, const std::string& kernel, int kernelTs, int kernelDur) {
+        ++correlation;
+        add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":)" +
+            std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" +
+            std::to_string(correlation) + "}}");
+        add(R"({"ph":"X","cat":"kernel","name":")" + kernel + R"(","pid":0,"tid":7,"ts":)" +
+            std::to_string(kernelTs) + R"(,"dur":)" + std::to_string(kernelDur) +
+            R"(,"args":{"device":0,"stream":7,"correlation":)" + std::to_string(correlation) + "}}");
+    };
+    const std::string fwd = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>";
+    const std::string bwd = "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_"
+                            "kernel_traits<64, 128, 128, 8>>";
+    const std::string gemmKernel = gemm;
+    // Forward: the projection (sequence number 7), then SDPA (8, its flash op inside it 9).
+    op("aten::mm", 1, 100, 10, R"("Sequence number":7,"Fwd thread id":0)");
+    launch(1, 102, gemmKernel, 120, 30);
+    op("aten::scaled_dot_product_attention", 1, 200, 40, R"("Sequence number":8,"Fwd thread id":0)");
+    op("aten::_scaled_dot_product_flash_attention", 1, 205, 30, R"("Sequence number":9,"Fwd thread id":0)");
+    launch(1, 210, fwd, 260, 100);
+    // Backward: SDPA's node (9) with two kernels; inside it a forward op run again (sequence 12, forward
+    // thread 0) launching a GEMM; then the projection's node (7).
+    op("autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0", 2, 1000, 100,
+       R"("Sequence number":9,"Fwd thread id":1)");
+    op("ScaledDotProductFlashAttentionBackward0", 2, 1002, 96, R"("Sequence number":9,"Fwd thread id":1)");
+    op("aten::_scaled_dot_product_flash_attention_backward", 2, 1004, 60, "");
+    launch(2, 1010, bwd, 1100, 200);
+    launch(2, 1020, bwd, 1301, 50);
+    op("aten::linear", 2, 1070, 20, R"("Sequence number":12,"Fwd thread id":0)");
+    launch(2, 1075, gemmKernel, 1360, 30);
+    op("autograd::engine::evaluate_function: MmBackward0", 2, 1200, 50,
+       R"("Sequence number":7,"Fwd thread id":1)");
+    launch(2, 1210, gemmKernel, 1400, 40);
+    const auto t = loadText(
+        R"({"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB"}],"traceEvents":[)" + events + "]}");
+    const TraceAnalysis a = analyzeTrace(*t);
+    ASSERT_EQ(a.calls.size(), 1u);
+    const AttentionCall& call = a.calls[0];
+    ASSERT_EQ(call.backward.size(), 2u);
+    for (std::uint32_t k : call.backward) {
+        EXPECT_EQ(nameOf(*t, a.kernels[k].event), bwd);
+        EXPECT_EQ(a.kernels[k].call, -1); // no call of its own
+    }
+    ASSERT_EQ(a.tables.implCalls.size(), 1u);
+    EXPECT_EQ(a.tables.implCalls[0].backwardCalls, 1u);
+    EXPECT_EQ(a.tables.implCalls[0].backwardNsPerCall(), 250'000); // 200 + 50 µs, the GEMMs not
+    EXPECT_EQ(a.tables.implCalls[0].kernelNsPerCall(), 100'000);
+    // An inference trace (no sequence numbers) has none.
+    const TraceAnalysis plain = analyzeTrace(*a100Kernels({{fwd.c_str(), 7, 40}, {bwd.c_str(), 7, 80}}));
+    ASSERT_EQ(plain.calls.size(), 1u);
+    EXPECT_TRUE(plain.calls[0].backward.empty());
+    EXPECT_FALSE(plain.tables.implCalls[0].backwardNsPerCall());
+}
+
 // A kernel name's role in the table and the timeline's colours is the one most of its time has; a
 // name whose instances all last 0 ns still gets its own.
 TEST(Analysis, ANameOfZeroLengthKernelsKeepsItsRole) {

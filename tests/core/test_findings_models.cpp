@@ -3,16 +3,19 @@
 // profiled on the CPU once per test run (tests/models/make_model_traces.py, the ModelTraces.Make fixture).
 // Each rule on what real models' attention does holds on the model that does it, and is silent on the one
 // an expert calls fine.
+#include "invariants_support.h"
 #include "support/test_support.h"
 
 #include "core/analysis/call_inputs.h"
 #include "core/document/document.h"
 #include "core/report/compare.h"
+#include "core/report/format.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 using namespace attnscope;
 
@@ -263,6 +266,75 @@ TEST(ModelFindings, CheckpointingRunsAttentionAgainInTheBackwardPass) {
     expectNoneOn("recomputed_attention", {"llama_gqa_sdpa_train", "llama_gqa_eager_train"});
 }
 
+// A training step's backward pass is no call of its own, but its time is the call's: each call's gradient
+// kernels (autograd's nodes for its ops: both GEMMs' gradients, two GEMMs each, and the softmax's, or SDPA's
+// math backend's) are found by the sequence numbers the profiler records, after the call and in no call,
+// and every view shows their time per call beside the forward's. Inference has none; under checkpointing
+// the backward is the calls' run again inside it, not the first forward's.
+TEST(ModelCalls, ABackwardPassIsItsCallsTimeBesideTheForward) {
+    for (const char* name : {"llama_gqa_sdpa_train", "llama_gqa_eager_train"}) {
+        SCOPED_TRACE(name);
+        const auto doc = model(name);
+        ASSERT_TRUE(doc);
+        const TraceAnalysis& a = *doc->analysis;
+        ASSERT_EQ(a.calls.size(), 4u);
+        std::set<std::uint32_t> seen;
+        for (const AttentionCall& call : a.calls) {
+            std::size_t gemms = 0, softmaxBackward = 0;
+            for (std::uint32_t k : call.backward) {
+                EXPECT_EQ(a.kernels[k].call, -1);
+                EXPECT_TRUE(seen.insert(k).second) << "a kernel in two calls' backward";
+                const EventRef e = a.kernels[k].event;
+                EXPECT_GE(doc->trace->track(e.track).events.start[e.index], call.end);
+                const std::string_view kernel =
+                    doc->trace->str(doc->trace->track(e.track).events.name[e.index]);
+                gemms += kernel == "aten::bmm";
+                softmaxBackward += kernel.find("softmax_backward") != std::string_view::npos;
+            }
+            EXPECT_EQ(gemms, 4u); // QKᵀ's and PV's gradients, two each
+            EXPECT_EQ(softmaxBackward, 1u);
+        }
+        ASSERT_EQ(a.tables.implCalls.size(), 1u);
+        const ImplCalls& row = a.tables.implCalls[0];
+        EXPECT_EQ(row.backwardCalls, 4u);
+        ASSERT_TRUE(row.backwardNsPerCall());
+        EXPECT_GT(*row.backwardNsPerCall(), 0);
+        EXPECT_LT(*row.backwardNsPerCall() * 4, doc->trace->endNs() - doc->trace->startNs());
+        // One figure in every view: the summary's line, compare's column.
+        EXPECT_NE(formatSummaries({{name, *doc->summary, ""}}, SummaryFormat::Text)
+                      .find(row.impl + " backward: " + formatDuration(*row.backwardNsPerCall()) +
+                            " of kernels a call"),
+                  std::string::npos);
+        Comparison c;
+        c.traces = {compareEntry(*doc, name)};
+        const CompareTable table = compareTable(c);
+        const auto column = std::find(table.header.begin(), table.header.end(), "backward/call");
+        ASSERT_NE(column, table.header.end());
+        EXPECT_EQ(table.lines[0].cells[std::size_t(column - table.header.begin())],
+                  formatDuration(*row.backwardNsPerCall()));
+    }
+    const auto checkpointed = model("llama_gqa_eager_train_checkpointed");
+    ASSERT_TRUE(checkpointed);
+    std::size_t withBackward = 0;
+    for (const AttentionCall& call : checkpointed->analysis->calls) {
+        withBackward += !call.backward.empty();
+        for (std::uint32_t k : call.backward)
+            EXPECT_EQ(checkpointed->analysis->kernels[k].call, -1);
+    }
+    EXPECT_EQ(withBackward, 4u); // the 4 calls run again; the first forward's were not differentiated
+    for (const char* name : {"llama_gqa_sdpa", "llama_gqa_eager", "llama_gqa_generate"}) {
+        SCOPED_TRACE(name);
+        const auto doc = model(name);
+        ASSERT_TRUE(doc);
+        for (const AttentionCall& call : doc->analysis->calls)
+            EXPECT_TRUE(call.backward.empty());
+        Comparison c;
+        c.traces = {compareEntry(*doc, name)};
+        const CompareTable table = compareTable(c);
+        EXPECT_EQ(std::find(table.header.begin(), table.header.end(), "backward/call"), table.header.end());
+    }
+}
+
 // Multi-query attention (one K/V head), eager: repeat_kv's reshape of the expand is a view of stride 0 over
 // the heads, and each matmul that reads it copies it ([2, 8, 32, 384] for K transposed, [2, 8, 384, 32] for
 // V): those copies are the repeat's, one per K and V per call, never one copy twice.
@@ -401,3 +473,18 @@ TEST(ModelCalls, AGenerationsDecodeCallsAreARowOfTheirOwn) {
 }
 
 } // namespace
+
+// Every model trace holds the invariants every fixture does (test_invariants.cpp): training's backward
+// passes, generation's decode calls, compiled regions and checkpointing's calls run again included.
+TEST(ModelCalls, EveryModelTraceHoldsTheInvariants) {
+    std::size_t traces = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(ATTNSCOPE_MODEL_TRACES)) {
+        if (entry.path().extension() != ".json") continue;
+        DocumentOptions options;
+        options.cpuRoofs = CpuRoofsChoice::None; // no machine's measured roofs: the same answer anywhere
+        test::expectInvariants(*openDocument(DocumentSource::file(entry.path().string()), options),
+                               entry.path().filename().string());
+        ++traces;
+    }
+    EXPECT_GE(traces, 18u); // every entry of make_model_traces.py's MODELS
+}

@@ -126,6 +126,7 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
             EXPECT_EQ(g.start, m.start) << c;
             EXPECT_EQ(g.scope, m.scope) << c;
             EXPECT_EQ(g.unexpected, m.unexpected) << c;
+            EXPECT_EQ(g.backward, m.backward) << c;
         }
         // Carried findings are the ones of fewer steps (said so); the rest says what the steps merged say.
         const bool carried = grown->findingsNote.starts_with("Findings of the first");
@@ -320,6 +321,7 @@ TEST(GrowingDocument, AJoinWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
         EXPECT_EQ(r.expectedKernels, a.expectedKernels) << c;
         EXPECT_EQ(r.unexpected, a.unexpected) << c;
         EXPECT_EQ(r.missing, a.missing) << c;
+        EXPECT_EQ(r.backward, a.backward) << c;
     }
 }
 

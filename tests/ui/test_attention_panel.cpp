@@ -50,8 +50,11 @@ TEST(AttentionPanel, SamePerCallFiguresAsTheSummaryAndARowOpensItsFirstCall) {
     ASSERT_TRUE(flash.hostNsPerCall());
     EXPECT_EQ(table->item(0, 6)->text().toStdString(), formatDuration(*flash.hostNsPerCall()));
     ASSERT_TRUE(flash.bytesPerCall());
-    EXPECT_EQ(table->item(0, 7)->text().toStdString(), formatRate(*flash.bytesPerCall(), "B"));
-    EXPECT_EQ(table->item(0, 8)->text().toStdString(), verdictMix(flash));
+    // An inference trace: no backward pass, no column for it.
+    EXPECT_EQ(table->item(0, 7)->text(), "-");
+    EXPECT_TRUE(table->isColumnHidden(7));
+    EXPECT_EQ(table->item(0, 8)->text().toStdString(), formatRate(*flash.bytesPerCall(), "B"));
+    EXPECT_EQ(table->item(0, 9)->text().toStdString(), verdictMix(flash));
 
     // A row opens its first call: its host range (the SDPA op around the flash kernel's launch), or its
     // kernel when it has none.
