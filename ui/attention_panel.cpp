@@ -122,7 +122,9 @@ void AttentionPanel::fill() {
         const ImplCalls& a = rows[std::size_t(r)];
         const auto host = a.hostNsPerCall();
         const auto bytes = a.bytesPerCall();
-        m_table->setItem(r, 0, cell(QString::fromStdString(a.impl), false));
+        QTableWidgetItem* implCell = cell(QString::fromStdString(a.impl), false);
+        implCell->setToolTip(qs(callsNote(a)));
+        m_table->setItem(r, 0, implCell);
         m_table->setItem(r, 1, cell(QString::number(a.calls), true));
         m_table->setItem(r, 2, cell(QString::number(a.kernelsPerCall(), 'f', 1), true));
         // Against the expected call (call_shapes.txt): its kernels per call, and the calls that ran

@@ -64,6 +64,12 @@ struct KernelAnalysis {
 // kernel, or (AttnScope's own runs) what the run says belongs to a call.
 // The implementation of a naive chain that ran inside SDPA's math backend.
 inline constexpr std::string_view kSdpaMathImpl = "SDPA math";
+// Attention written out inside a torch.compile region whose fused softmax a CPU profile does not record:
+// its two GEMMs (analysis_models.cpp).
+inline constexpr std::string_view kCompiledImpl = "compiled";
+// torch.compile's regions on the host: Dynamo's frame ("Torch-Compiled Region: 0/0") and the compiled graph
+// it calls ("## Call CompiledFxGraph … ##", a backward's "CompiledFunction").
+bool compiledRegion(std::string_view name);
 
 struct AttentionCall {
     std::string impl;                   // "naive", "flash", "mem-efficient", "cuDNN", "Triton", "CK", …

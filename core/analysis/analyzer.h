@@ -62,6 +62,7 @@ public:
         findCalls();
         extendCallsToTheirScopes();
         callsOfAttentionOps();
+        compiledCalls();
         dropWarmupCalls();
         numberCalls();
         linkBackward();
@@ -100,6 +101,9 @@ private:
     // count. The outermost SDPA op (the public one, else its _math backend) that holds no call already.
     void callsOfAttentionOps();
 
+    // Attention written out inside a torch.compile region, on a CPU (analysis_models.cpp).
+    void compiledCalls();
+
     // AttnScope's own runs mark each call's range with its implementation, number and whether it warmed up
     // (run_args.h): a warm-up call is not one of the calls measured, so it is no call in any view.
     void findWarmups();
@@ -133,7 +137,7 @@ private:
 
     // Calls by start, and each kernel's call.
     void numberCalls();
-    // Each call's backward pass, found by autograd's sequence numbers (analysis_backward.cpp).
+    // Each call's backward pass, found by autograd's sequence numbers (analysis_models.cpp).
     void linkBackward();
     // A decode call (one query against a longer KV cache) is its implementation's "decode" case ("flash
     // decode"), as a run's preset names it: a generation's prefill and decode calls are not one average.

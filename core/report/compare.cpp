@@ -247,6 +247,17 @@ std::string markdownCell(std::string s) {
     return out;
 }
 
+// Each row's note (callsNote), once a note: "trace · note".
+std::vector<std::string> rowNotes(const Comparison& c) {
+    const std::vector<std::string> labels = traceLabels(c);
+    std::vector<std::string> notes;
+    for (std::size_t t = 0; t < c.traces.size(); ++t)
+        for (const CompareRow& row : c.traces[t].rows)
+            if (std::string note = callsNote(row.calls); !note.empty())
+                notes.push_back(labels[t] + ": " + std::move(note));
+    return notes;
+}
+
 json rowJson(const Comparison& c, const CompareRow& row) {
     const ImplCalls& s = row.calls;
     json j{
@@ -260,6 +271,8 @@ json rowJson(const Comparison& c, const CompareRow& row) {
         j["unexpected_ns"] = s.unexpectedNs;
         j["kernel_ns_per_call"] = s.kernelNsPerCall();
         j["host_ns_per_call"] = opt(s.hostNsPerCall());
+        const std::string note = callsNote(s);
+        j["note"] = note.empty() ? json(nullptr) : json(note);
         j["backward_calls"] = s.backwardCalls;
         j["backward_ns_per_call"] = opt(s.backwardNsPerCall());
         j["bytes_per_call"] = opt(s.bytesPerCall());
@@ -456,6 +469,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
                 out << "\n**" << markdownCell(labels[t]) << "**: warning: " << markdownCell(w) << '\n';
         if (const std::string shapes = c.shapeWarning(); !shapes.empty())
             out << "\n**warning**: " << markdownCell(shapes) << '\n';
+        for (const std::string& note : rowNotes(c))
+            out << '\n' << markdownCell(note) << '\n';
         return out.str();
     }
     // Text: columns padded to their widest cell (counting characters, not bytes).
@@ -492,6 +507,8 @@ std::string formatComparison(const Comparison& c, CompareFormat format, std::siz
         for (const std::string& w : c.traces[t].warnings)
             out << labels[t] << ": warning: " << w << '\n';
     if (const std::string shapes = c.shapeWarning(); !shapes.empty()) out << "warning: " << shapes << '\n';
+    for (const std::string& note : rowNotes(c))
+        out << note << '\n';
     bool any = false;
     for (std::size_t r = 0; r < rows.size(); ++r) {
         if (revealed[r].empty()) continue;

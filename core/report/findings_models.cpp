@@ -410,36 +410,27 @@ void kvCacheConcat(Context& c, std::vector<Finding>& out) {
     c.keep(out, std::move(f), std::move(places), Context::Order::AsGiven, Context::Shown::Always);
 }
 
-namespace {
-
-// torch.compile's regions on the host: Dynamo's frame ("Torch-Compiled Region: 0/0") and the compiled graph
-// it calls ("## Call CompiledFxGraph … ##", a backward's "CompiledFunction").
-bool compiledRegion(std::string_view name) {
-    return name.starts_with("Torch-Compiled Region") || name.starts_with("## Call CompiledFxGraph") ||
-           name.starts_with("CompiledFunction");
-}
-
-// A batched GEMM op's two inputs, [B, m, k] and [B, k, n]; nullopt for anything else.
-std::optional<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> bmmInputs(const Context& c,
-                                                                                         EventRef e) {
-    if (c.name(e) != "aten::bmm") return std::nullopt;
-    const OpInputs in = opInputs(c, e);
-    if (!in.dims || in.dims->size() < 2) return std::nullopt;
-    const auto& a = (*in.dims)[0];
-    const auto& b = (*in.dims)[1];
-    if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1]) return std::nullopt;
-    return std::pair{a, b};
-}
-
-} // namespace
-
-// Attention written out by hand inside a torch.compile region: Inductor fuses the scale, mask and softmax
-// into kernels of its own (on a CPU not recorded by the profiler at all) but leaves the two GEMMs to
-// extern calls, so the N×N scores are still written and read between them, and no call is found in the
-// trace. Told when a region holds a QKᵀ GEMM whose [B, s, t] output the next GEMM reads as its first input
-// ([B, s, t] × [B, t, d]) and no attention call was found there; at stake the time between the two (the
-// fused softmax's, on a thread that runs it in between).
+// Attention written out by hand inside a torch.compile region (the analysis' "compiled" calls): Inductor
+// fuses the scale, mask and softmax into kernels of its own (on a CPU not recorded by the profiler at all)
+// but leaves the two GEMMs to extern calls, so the N×N scores are still written and read between them; at
+// stake the time between the two (the fused softmax's, on the thread that runs it in between).
 void compiledAttention(Context& c, std::vector<Finding>& out) {
+    std::vector<std::pair<EventRef, std::pair<EventRef, TimeNs>>> pairs; // QKᵀ → (PV, between)
+    TimeNs between = 0, gemms = 0;
+    double scores = 0; // the N×N scores' elements, written once by each QKᵀ
+    for (const AttentionCall& call : c.analysis.calls) {
+        if (call.impl != kCompiledImpl || call.kernels.size() != 2) continue;
+        const EventRef qk = c.analysis.kernels[call.kernels[0]].event;
+        const EventRef pv = c.analysis.kernels[call.kernels[1]].event;
+        const TimeNs gap = c.start(pv) - c.end(qk);
+        between += gap;
+        gemms += c.dur(qk) + c.dur(pv);
+        if (const auto in = opInputs(c, qk).dims;
+            in && in->size() >= 2 && (*in)[0].size() == 3 && (*in)[1].size() == 3)
+            scores += double((*in)[0][0] * (*in)[0][1] * (*in)[1][2]);
+        pairs.push_back({qk, {pv, gap}});
+    }
+    if (pairs.empty()) return;
     std::vector<std::pair<TimeNs, TimeNs>> regions;
     c.forEachEvent(TrackKind::CpuThread, Context::Other, [&](EventRef e, const Track&) {
         if (compiledRegion(c.name(e))) regions.emplace_back(c.start(e), c.end(e));
@@ -447,43 +438,6 @@ void compiledAttention(Context& c, std::vector<Finding>& out) {
     c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track&) {
         if (compiledRegion(c.name(e))) regions.emplace_back(c.start(e), c.end(e));
     });
-    if (regions.empty()) return;
-    auto inRegion = [&](EventRef e) {
-        return std::any_of(regions.begin(), regions.end(),
-                           [&](const auto& r) { return c.start(e) >= r.first && c.end(e) <= r.second; });
-    };
-    auto inACall = [&](EventRef e) {
-        const TimeNs at = c.start(e);
-        return std::any_of(c.analysis.calls.begin(), c.analysis.calls.end(),
-                           [&](const AttentionCall& call) { return at >= call.start && at < call.end; });
-    };
-    std::vector<std::pair<EventRef, std::pair<EventRef, TimeNs>>> pairs; // QKᵀ → (PV, between)
-    TimeNs between = 0, gemms = 0;
-    double scores = 0; // the N×N scores' elements, written once by each QKᵀ
-    std::optional<EventRef> last;
-    c.forEachEvent(TrackKind::CpuThread, Context::CpuOp, [&](EventRef e, const Track&) {
-        // Ops that did the work themselves (a trace of the CPU alone): on a GPU the fused kernels are
-        // recorded, and the time between two ops on the host is not theirs.
-        const auto in = bmmInputs(c, e);
-        if (!in || !(c.trace.track(e.track).events.flags[e.index] & kOpKernel) || !inRegion(e)) return;
-        if (last && last->track == e.track) {
-            const auto qk = bmmInputs(c, *last);
-            // The PV GEMM reads the QKᵀ's [B, s, t] output: scores of s queries over t keys.
-            const std::vector<std::int64_t> scoresShape = {qk->first[0], qk->first[1], qk->second[2]};
-            if (in->first == scoresShape && in->second[2] == qk->first[2] && !inACall(*last) &&
-                c.start(e) >= c.end(*last)) {
-                const TimeNs gap = c.start(e) - c.end(*last);
-                between += gap;
-                gemms += c.dur(*last) + c.dur(e);
-                scores += double(scoresShape[0] * scoresShape[1] * scoresShape[2]);
-                pairs.push_back({*last, {e, gap}});
-                last.reset();
-                return;
-            }
-        }
-        last = e;
-    });
-    if (pairs.empty()) return;
     const TimeNs regionNs = unionLength(regions);
     Finding f =
         c.make("Attention written out inside torch.compile: " + formatCount(pairs.size(), "call", "calls") +
@@ -497,7 +451,7 @@ void compiledAttention(Context& c, std::vector<Finding>& out) {
         formatCount(std::uint64_t(scores), "score", "scores") +
         " in all) and the next reads them back for PV. Inductor fused the scale, mask and softmax between "
         "them "
-        "into kernels of its own (on a CPU the profiler records none of them: no attention call is found, "
+        "into kernels of its own (on a CPU the profiler records none of them: each call is its two GEMMs, "
         "and the " +
         formatDuration(between) +
         " between the GEMMs is theirs), but the scores still go through memory; the GEMMs took " +

@@ -296,6 +296,15 @@ void addAnalysis(TraceSummary& s, const Trace& trace, const TraceAnalysis& a,
     s.noRoofsNote = s.roofline ? std::string() : !a.cpuNote.empty() ? a.cpuNote : a.deviceNote;
 }
 
+std::string callsNote(const ImplCalls& impl) {
+    if (impl.impl != kCompiledImpl || !impl.calls) return {};
+    return "compiled: Inductor's fused softmax between each call's two GEMMs is not recorded on a CPU, so "
+           "its kernel time per call is the GEMMs' (" +
+           formatDuration(impl.kernelNsPerCall()) +
+           "); from the first GEMM's start to the second's end a call took " + formatDuration(impl.meanNs()) +
+           ".";
+}
+
 std::string verdictMix(const ImplCalls& impl) {
     std::string out;
     TimeNs all = 0; // the kernels' summed time, as the verdicts' is

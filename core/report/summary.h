@@ -67,6 +67,10 @@ struct VerdictStats {
 using AttentionImplStats = ImplCalls;
 // "memory 48.4%, compute 21.5%, unknown 5.9%": an implementation's kernel time by verdict.
 std::string verdictMix(const ImplCalls& impl);
+// What a reader must know to read an implementation's figures, "" when nothing: a compiled call's kernel time
+// is its two GEMMs' alone (Inductor's fused softmax between them is not recorded on a CPU), so its span per
+// call is said beside it.
+std::string callsNote(const ImplCalls& impl);
 
 // The roofline of a trace's kernels, per kernel name: what `summary` prints in its roofline section,
 // with the same numbers the window and `export --chart roofline` use.

@@ -35,6 +35,7 @@ json implCallsJson(const ImplCalls& a) {
             {"mismatched_calls", a.mismatchedCalls},
             {"kernel_ns_per_call", a.kernelNsPerCall()},
             {"host_ns_per_call", host ? json(*host) : json(nullptr)},
+            {"note", callsNote(a).empty() ? json(nullptr) : json(callsNote(a))},
             // Training: its backward pass's kernel time per call, over the calls the trace holds one of.
             {"backward_calls", a.backwardCalls},
             {"backward_ns_per_call", a.backwardNsPerCall() ? json(*a.backwardNsPerCall()) : json(nullptr)},
@@ -337,6 +338,8 @@ private:
                  formatDuration(a.kernelNsPerCall()).c_str(), host ? formatDuration(*host).c_str() : "-",
                  bytes ? formatRate(*bytes, "B").c_str() : "-", verdicts.c_str());
         }
+        for (const auto& a : s.attention)
+            if (const std::string note = callsNote(a); !note.empty()) m_out << "  " << note << '\n';
         // Training: each call's backward pass, its time beside the forward's (no call of its own).
         for (const auto& a : s.attention)
             if (const auto backward = a.backwardNsPerCall())

@@ -219,9 +219,10 @@ TEST(ModelFindings, AKvCacheGrownByConcatenationIsCopiedAtEveryToken) {
 }
 
 // A model compiled with torch.compile, eager attention: Inductor fuses the softmax into a kernel the CPU
-// profiler does not record and leaves the QKᵀ and PV GEMMs as aten::bmm, so no attention call is found; the
-// finding says where the attention went (4 calls: 2 layers, 2 passes) and how long the regions took. With
-// SDPA the compiled graph keeps its fused op, which is an attention call: no finding.
+// profiler does not record and leaves the QKᵀ and PV GEMMs as aten::bmm. Each pair is a "compiled" call
+// (4: 2 layers, 2 passes), the same 4 in the finding that says where the attention went and in every table,
+// whose kernel time per call is said to be the GEMMs' alone. With SDPA the compiled graph keeps its fused op,
+// which is an attention call: no finding.
 TEST(ModelFindings, AttentionInsideTorchCompileIsNamedNotLeftSilent) {
     const auto doc = model("llama_gqa_eager_compiled");
     ASSERT_TRUE(doc);
@@ -233,6 +234,27 @@ TEST(ModelFindings, AttentionInsideTorchCompileIsNamedNotLeftSilent) {
     // [16, 256, 256] scores a call (batch 2 × 8 heads, 256 tokens).
     EXPECT_NE(f->explanation.find("4,194,304 scores in all"), std::string::npos) << f->explanation;
     expectWithinSpan(*doc, *f);
+    ASSERT_EQ(doc->analysis->calls.size(), 4u);
+    ASSERT_EQ(doc->analysis->tables.implCalls.size(), 1u);
+    const ImplCalls& compiled = doc->analysis->tables.implCalls[0];
+    EXPECT_EQ(compiled.impl, "compiled");
+    EXPECT_EQ(compiled.calls, f->count);
+    EXPECT_EQ(compiled.kernelsPerCall(), 2.0);
+    EXPECT_EQ(compiled.mismatchedCalls, 0u); // its expected shape: the two GEMMs
+    for (const AttentionCall& call : doc->analysis->calls) {
+        EXPECT_EQ(doc->analysis->kernels[call.kernels[0]].role, KernelRole::QkGemm);
+        EXPECT_EQ(doc->analysis->kernels[call.kernels[1]].role, KernelRole::PvGemm);
+    }
+    // The fused softmax's time is the finding's, between the GEMMs: the calls' span less their kernels'.
+    EXPECT_EQ(f->timeNs, compiled.totalNs - compiled.kernelNs);
+    Comparison c;
+    c.traces = {compareEntry(*doc, "compiled")};
+    const std::string text = formatComparison(c, CompareFormat::Text);
+    EXPECT_EQ(text.find("(no attention call)"), std::string::npos) << text;
+    EXPECT_NE(text.find("its kernel time per call is the GEMMs' (" +
+                        formatDuration(compiled.kernelNsPerCall()) + ")"),
+              std::string::npos)
+        << text;
     const auto sdpa = model("llama_gqa_sdpa_compiled");
     ASSERT_TRUE(sdpa);
     EXPECT_EQ(findingOf(*sdpa, "compiled_attention"), nullptr);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The analysis' backward passes: each attention call's gradient kernels, found as autograd records them.
+// What the analysis reads of real models' programs beside their kernels: attention written out inside a
+// torch.compile region, and each call's backward pass.
+//
+// The backward passes: each attention call's gradient kernels, found as autograd records them.
 // PyTorch's profiler gives each op recorded for the backward pass a sequence number, and the range of
 // the backward node autograd runs for it ("autograd::engine::evaluate_function: BmmBackward0") the same
 // one: the kernels launched inside that range are the gradient of that op. A call's backward is the work
@@ -8,8 +11,18 @@
 #include "core/analysis/analyzer.h"
 
 #include "core/model/kineto_args.h"
+#include "core/model/op_args.h"
 
 #include <charconv>
+
+namespace attnscope {
+
+bool compiledRegion(std::string_view name) {
+    return name.starts_with("Torch-Compiled Region") || name.starts_with("## Call CompiledFxGraph") ||
+           name.starts_with("CompiledFunction");
+}
+
+} // namespace attnscope
 
 namespace attnscope::analysis_detail {
 
@@ -38,7 +51,83 @@ Sequence sequenceOf(const Trace& trace, EventRef e) {
     return s;
 }
 
+// A batched GEMM op's two inputs, [B, m, k] and [B, k, n]; nullopt for anything else.
+std::optional<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> bmmInputs(const Trace& trace,
+                                                                                         EventRef e) {
+    const OpInputs in = opInputs(trace, e);
+    if (!in.dims || in.dims->size() < 2) return std::nullopt;
+    const auto& a = (*in.dims)[0];
+    const auto& b = (*in.dims)[1];
+    if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1]) return std::nullopt;
+    return std::pair{a, b};
+}
+
 } // namespace
+
+// Inductor fuses attention's scale, mask and softmax into kernels of its own, which a CPU profile does not
+// record, and leaves the two GEMMs to extern calls (aten::bmm): no chain is found. A QKᵀ bmm whose [B, s, t]
+// output the next bmm on its thread reads as its first input ([B, s, t] × [B, t, d]) is a call, "compiled":
+// its two GEMMs its kernels, its span the fused softmax's time between them. On a GPU the fused kernels are
+// recorded, and the chain is found as any other.
+void Analyzer::compiledCalls() {
+    if (!ownCalls.empty() || !trace.info().opKernels) return;
+    std::map<TrackId, std::vector<std::pair<TimeNs, TimeNs>>> regions; // per host thread
+    std::unordered_map<std::uint32_t, bool> regionNames, bmmNames;
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t) {
+        const Track& track = trace.tracks()[t];
+        if (track.kind != TrackKind::CpuThread) continue;
+        for (std::uint32_t i = 0; i < track.size(); ++i) {
+            const StringId id = track.events.name[i];
+            const auto [known, added] = regionNames.try_emplace(id.value, false);
+            if (added) known->second = compiledRegion(trace.str(id));
+            if (known->second) regions[TrackId(t)].emplace_back(track.events.start[i], track.end(i));
+        }
+    }
+    if (regions.empty()) return;
+    auto inRegion = [&](EventRef e) {
+        const auto r = regions.find(e.track);
+        const Track& t = trace.track(e.track);
+        return r != regions.end() && std::any_of(r->second.begin(), r->second.end(), [&](const auto& x) {
+                   return t.events.start[e.index] >= x.first && t.end(e.index) <= x.second;
+               });
+    };
+    std::vector<std::uint8_t> inCall(a.kernels.size(), 0);
+    for (const AttentionCall& call : a.calls)
+        for (std::uint32_t k : call.kernels)
+            inCall[k] = 1;
+    std::optional<std::uint32_t> last; // the bmm before, on the same thread, not yet paired
+    std::optional<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> lastInputs;
+    for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
+        const EventRef e = a.kernels[k].event;
+        const Track& t = trace.track(e.track);
+        if (inCall[k] || !(t.events.flags[e.index] & kOpKernel)) continue;
+        const StringId id = t.events.name[e.index];
+        const auto [known, added] = bmmNames.try_emplace(id.value, false);
+        if (added) known->second = trace.str(id) == "aten::bmm";
+        if (!known->second || !inRegion(e)) continue;
+        const auto in = bmmInputs(trace, e);
+        if (!in) continue;
+        if (last && a.kernels[*last].event.track == e.track) {
+            const EventRef qk = a.kernels[*last].event;
+            // The PV GEMM reads the QKᵀ's [B, s, t] output: scores of s queries over t keys.
+            const std::vector<std::int64_t> scores = {lastInputs->first[0], lastInputs->first[1],
+                                                      lastInputs->second[2]};
+            if (in->first == scores && in->second[2] == lastInputs->first[2] &&
+                t.events.start[e.index] >= trace.track(qk.track).end(qk.index)) {
+                a.kernels[*last].role = KernelRole::QkGemm;
+                a.kernels[k].role = KernelRole::PvGemm;
+                AttentionCall call;
+                call.impl = std::string(kCompiledImpl);
+                call.kernels = {*last, k};
+                a.calls.push_back(std::move(call));
+                last.reset();
+                continue;
+            }
+        }
+        last = k;
+        lastInputs = in;
+    }
+}
 
 void Analyzer::linkBackward() {
     if (!ownCalls.empty() || a.calls.empty()) return;
