@@ -60,6 +60,17 @@ std::optional<CallInputs> fromSdpa(const Trace& trace, EventRef op) {
         in.causal = a.concrete[5] == "True";
         in.enableGqa = a.concrete.size() > 7 && a.concrete[7] == "True";
     }
+    // One token decoded with grouped K/V and a mask: transformers packs each K/V head's query heads as that
+    // many queries ([B, KV heads, query heads per KV head, D]) against a mask of one query row, broadcast
+    // over them. Queries decoded together need a causal mask of as many rows, so one row over several
+    // "queries" and a longer cache are one query of more heads.
+    const auto* mask = a.dims->size() > 3 ? &(*a.dims)[3] : nullptr;
+    if (mask && mask->size() == 4 && (*mask)[2] == 1 && q[2] > 1 && k[2] > q[2] && !in.causal &&
+        !in.kvHeads) {
+        in.kvHeads = q[1];
+        in.heads = q[1] * q[2];
+        in.queryLen = 1;
+    }
     return in;
 }
 

@@ -66,11 +66,16 @@ std::optional<LayoutCopy> layoutCopy(const Context& c, EventRef op, Copied what)
                       double(size) * double(dims[0] * dims[1] * dims[2] * dims[3])};
 }
 
-// The outermost op a kernel of the call was launched from (or, a CPU's, stands for it), if any.
+// The outermost aten:: op a kernel of the call was launched from (or, a CPU's, stands for it), if any: the
+// torch.matmul around its bmm, not what holds the whole call (autograd's evaluation of a backward node, where
+// activation checkpointing runs the call again).
 std::optional<EventRef> outermostOp(const Context& c, std::uint32_t kernel, const AttentionCall& call) {
-    const std::vector<EventRef> ops = opsAround(c, c.analysis.kernels[kernel].event, call);
-    if (ops.empty()) return std::nullopt;
-    return ops.back();
+    std::optional<EventRef> outer;
+    for (const EventRef e : opsAround(c, c.analysis.kernels[kernel].event, call)) {
+        if (!c.name(e).starts_with("aten::")) break;
+        outer = e;
+    }
+    return outer;
 }
 
 // The layout copies of one call written by hand: inside its QKᵀ and PV matmuls (each copies a strided

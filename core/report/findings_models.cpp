@@ -192,9 +192,12 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
     }
     f.suggestion =
         sdpa ? "These copies feed scaled_dot_product_attention calls: pass it the grouped K/V with "
-               "enable_gqa=True (PyTorch 2.5 on) instead of repeating them (transformers repeats them for "
-               "SDPA "
-               "when it passes an attention mask: an unpadded batch, or is_causal, lets it pass enable_gqa)."
+               "enable_gqa=True (PyTorch 2.5 on) instead of repeating them. transformers repeats them for "
+               "SDPA when it passes an attention mask: where the mask is only causal (an unpadded batch, no "
+               "sliding window shorter than the sequence), is_causal lets it pass enable_gqa; a padding or "
+               "sliding-window mask needs an implementation that takes grouped heads with a mask "
+               "(flash_attention_2 "
+               "on a GPU)."
              : "Let attention read the shared heads: torch.nn.functional.scaled_dot_product_attention(q, k, "
                "v, "
                "enable_gqa=True) (PyTorch 2.5 on), or in transformers attn_implementation=\"sdpa\" or "

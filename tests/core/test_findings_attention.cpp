@@ -179,6 +179,44 @@ TEST(Findings, OneCastBeforeAttentionAndNoDropoutReasonAtInference) {
     EXPECT_NE(s->explanation.find("fp32 inputs"), std::string::npos);
 }
 
+// A decode step of grouped-query attention with a static cache: transformers packs the 4 query heads of each
+// K/V head as 4 "queries" of one token against a mask of one query row. The call is one query of 8 heads
+// (2 KV), a decode call; a prefill of 4 tokens (a causal mask of 4 rows) stays 4 queries, and a padding mask
+// of one row over an encoder's queries (no cache: as many keys as queries) is left as it is.
+TEST(CallInputs, ATokensGroupedQueryHeadsPackedAsQueriesAreOneQuery) {
+    auto callOf = [](const std::string& dims) {
+        GpuTrace t;
+        t.add(R"({"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":100,"tid":100,)"
+              R"("ts":0,"dur":500,"args":{"Input Dims":)" +
+              dims +
+              R"(,"Input type":["float","float","float","c10::BFloat16","Scalar","Scalar"],)"
+              R"("Concrete Inputs":["","","","","0.","False"]}})");
+        t.add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":100,)"
+              R"("dur":2,"args":{"correlation":1}})");
+        t.add(R"({"ph":"X","cat":"kernel","name":"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_)"
+              R"(traits<64, 128, 128, 4>>","pid":0,"tid":7,"ts":110,"dur":20,)"
+              R"("args":{"device":0,"stream":7,"correlation":1}})");
+        const auto trace = loadText(t.text());
+        const TraceAnalysis a = analyzeTrace(*trace);
+        EXPECT_EQ(a.calls.size(), 1u);
+        return a.calls.empty() ? std::pair<std::string, std::optional<CallInputs>>{}
+                               : std::pair{a.calls[0].impl, callInputs(*trace, a, a.calls[0])};
+    };
+    const auto [decode, packed] = callOf("[[1,2,4,16],[1,2,135,16],[1,2,135,16],[1,1,1,135],[],[]]");
+    ASSERT_TRUE(packed);
+    EXPECT_EQ(packed->text(), "batch 1 × 8 heads (2 KV) · 1 query × 135 keys · head dim 16 · fp32 · "
+                              "c10::BFloat16 mask");
+    EXPECT_EQ(decode, "flash decode");
+    const auto [prefill, four] = callOf("[[1,2,4,16],[1,2,135,16],[1,2,135,16],[1,1,4,135],[],[]]");
+    ASSERT_TRUE(four);
+    EXPECT_EQ(four->queryLen, 4);
+    EXPECT_EQ(prefill, "flash");
+    const auto [encoder, padded] = callOf("[[2,8,128,16],[2,8,128,16],[2,8,128,16],[2,1,1,128],[],[]]");
+    ASSERT_TRUE(padded);
+    EXPECT_EQ(padded->queryLen, 128);
+    EXPECT_EQ(padded->heads, 8);
+}
+
 // What SDPA's inputs say of its math fallback, by hand: a head dim of 320 is over flash's 256, one of
 // 256 is not; bf16 inputs with no mask and no dropout on a GPU give no reason at all (and no CPU's);
 // a trace without shapes says it does not know.
