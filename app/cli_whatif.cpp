@@ -197,14 +197,16 @@ int whatIf(const WhatIfArgs& args) {
     struct Saving {
         std::string impl;
         TimeNs perCall = 0; // negative: slower
-        bool fused = false; // its calls ran a fused attention kernel
+        bool fused = false; // its calls ran a fused attention kernel in the call's precision (flash_bf16 does
+                            // other work: not what attention by hand would save)
     };
     std::vector<Saving> savings;
     for (std::size_t t = 1; base && t < c.traces.size(); ++t)
         if (t != baseline && !c.traces[t].rows.empty()) {
             const CompareRow& row = c.traces[t].rows.front();
             savings.push_back({row.impl, base->calls.kernelNsPerCall() - row.calls.kernelNsPerCall(),
-                               row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0});
+                               row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row.inputs &&
+                                   row.inputs->precision == inputs->precision});
         }
     // The finding learns the answer: attention by hand's time at stake is the saving a fused kernel measured
     // here (the fastest, per call × the trace's calls of this shape), not the roofs' estimate, said so.
@@ -296,7 +298,7 @@ Verb verbWhatIf() {
                 ->excludes(call);
             app.add_option("--try", a->tries,
                            "what to run: naive, naive_inplace (its mask filled in place), math, flash, "
-                           "efficient, cudnn "
+                           "efficient, cudnn, flash_bf16 (flash in half precision, for an fp32 call) "
                            "(default: all; those that "
                            "cannot run here are skipped)")
                 ->type_name("LIST")

@@ -91,10 +91,11 @@ struct RunEvent {
 };
 
 // PyTorch's implementations (Backend::Torch): naive (written by hand), naive_inplace (the same, its mask
-// filled in place: masked_fill_), math, flash, efficient, cudnn (SDPA's backends).
+// filled in place: masked_fill_), math, flash, efficient, cudnn (SDPA's backends), flash_bf16 (flash on the
+// inputs in bf16: half precision for a call that ran fp32).
 const std::vector<std::string>& torchImpls();
 // What a PyTorch run runs unless told (run --backend torch, the window's PyTorch run): naive and SDPA's
-// backends; naive_inplace is a what-if's alternative to a masked call.
+// backends; naive_inplace and flash_bf16 are a what-if's alternatives to a masked call, to an fp32 one.
 std::vector<std::string> torchRunImpls();
 
 // What runs need set in the environment, from main() before any thread starts (setenv is not safe

@@ -38,14 +38,15 @@ namespace attnscope::kernels {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& torchImpls() {
-    static const std::vector<std::string> impls{"naive", "naive_inplace", "math",
-                                                "flash", "efficient",     "cudnn"};
+    static const std::vector<std::string> impls{"naive",     "naive_inplace", "math",      "flash",
+                                                "efficient", "cudnn",         "flash_bf16"};
     return impls;
 }
 
 std::vector<std::string> torchRunImpls() {
     std::vector<std::string> impls = torchImpls();
     std::erase(impls, "naive_inplace");
+    std::erase(impls, "flash_bf16");
     return impls;
 }
 

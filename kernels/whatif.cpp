@@ -7,7 +7,8 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     WhatIfPlan plan;
     RunConfig& c = plan.config;
     c.backend = Backend::Torch;
-    c.impls = tries.empty() ? torchImpls() : std::move(tries);
+    const bool all = tries.empty();
+    c.impls = all ? torchImpls() : std::move(tries);
     c.shape.batch = int(in.batch ? in.batch : 1);
     c.shape.heads = int(in.heads);
     c.shape.kvHeads = int(in.kvHeads);
@@ -17,6 +18,8 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     c.shape.causal = in.causal;
     c.shape.dtype =
         in.precision == Precision::BF16 || in.precision == Precision::F16 ? in.precision : Precision::F32;
+    // Half precision is an alternative only to a call that ran fp32 (asked for, the runner says why not).
+    if (all && c.shape.dtype != Precision::F32) std::erase(c.impls, "flash_bf16");
     c.warmup = 1;
     c.iters = repeat;
     c.python = std::move(python);

@@ -84,6 +84,9 @@ void RunPanel::addImplementationRows(QFormLayout* form) {
                 name == "naive_inplace"
                     ? tr("PyTorch only: naive attention with its mask filled in place (masked_fill_, "
                          "no copy of the scores)")
+                : name == "flash_bf16"
+                    ? tr("PyTorch only: scaled_dot_product_attention's flash backend on the inputs in bf16 "
+                         "(half precision for an fp32 call)")
                     : tr("PyTorch only: scaled_dot_product_attention on this backend"));
         (simt ? cudaImpls : torch ? torchImpls : impls)->addWidget(box);
         m_impls.emplace_back(name, box);

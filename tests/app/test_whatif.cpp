@@ -27,8 +27,9 @@ nlohmann::json rowOf(const nlohmann::json& comparison, const std::string& label)
 TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     const std::string trace = kModels + "/llama_gqa_eager.json";
     ASSERT_TRUE(std::filesystem::exists(trace)) << "ModelTraces.Make did not make it";
-    const CliRun r = run("whatif " + trace + " --try naive,naive_inplace,math,flash --repeat 2 --format json",
-                         false, kPython);
+    const CliRun r =
+        run("whatif " + trace + " --try naive,naive_inplace,math,flash,flash_bf16 --repeat 2 --format json",
+            false, kPython);
     ASSERT_EQ(r.exitCode, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["implementation"], "naive");
@@ -40,7 +41,7 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         << j["notes"];
     // Each run computes what the call computes: its output held to the fp32 reference on the same inputs.
     const std::string notices = j["notices"].dump();
-    for (const char* impl : {"naive", "naive_inplace", "math", "flash"})
+    for (const char* impl : {"naive", "naive_inplace", "math", "flash", "flash_bf16"})
         EXPECT_NE(notices.find(std::string(impl) + ": output matches the fp32 reference's"),
                   std::string::npos)
             << notices;
@@ -51,19 +52,26 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     const auto math = rowOf(c, "measured: SDPA math");
     // The post's lesson measured on the call's own shapes: its mask filled in place, no copy of the scores.
     const auto inPlace = rowOf(c, "measured: naive_inplace");
+    // Half precision for the fp32 call: flash on its inputs in bf16, held to the fp32 reference within bf16's
+    // tolerance (a bf16 call is offered none).
+    const auto half = rowOf(c, "measured: flash_bf16");
     ASSERT_FALSE(recorded.is_null() || naive.is_null() || flash.is_null() || math.is_null() ||
-                 inPlace.is_null())
+                 inPlace.is_null() || half.is_null())
         << c.dump(1);
+    EXPECT_EQ(half["inputs"]["dtype"], "bf16") << half["inputs"];
+    EXPECT_NE(notices.find("flash_bf16: output matches the fp32 reference's (largest difference"),
+              std::string::npos);
+    EXPECT_NE(notices.find("tolerance 0.05)"), std::string::npos) << notices;
     EXPECT_EQ(recorded["calls"], 4);
     EXPECT_EQ(naive["calls"], 2); // --repeat, the warm-up left out
     // Every run the same work as the call: the shape read back from the measured runs' own traces.
-    for (const auto& row : {naive, inPlace, flash, math}) {
+    for (const auto& row : {naive, inPlace, flash, math, half}) {
         EXPECT_EQ(row["inputs"]["query_len"], 384);
         EXPECT_EQ(row["inputs"]["head_dim"], 32);
     }
     // The baseline is the call as it was, measured here; each saving the difference of the table's figures.
     EXPECT_EQ(c["traces"][std::size_t(c["baseline"].get<int>() - 1)]["label"], "measured: naive");
-    ASSERT_EQ(j["savings"].size(), 3u);
+    ASSERT_EQ(j["savings"].size(), 4u);
     for (const auto& s : j["savings"]) {
         const auto row = rowOf(c, "measured: " + s["implementation"].get<std::string>());
         ASSERT_FALSE(row.is_null());
@@ -72,7 +80,8 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         EXPECT_EQ(s["ns_over_trace"].get<std::int64_t>(), 4 * s["ns_per_call"].get<std::int64_t>());
     }
     // The finding learns the answer: attention by hand's time at stake is the fused kernel's measured
-    // saving over the trace's calls (flash's, the fused one run here), said so in its title.
+    // saving over the trace's calls (flash's, the fused one run here in the call's precision: flash_bf16's
+    // is other work), said so in its title.
     std::int64_t flashSaving = -1;
     for (const auto& s : j["savings"])
         if (s["implementation"] == "flash") flashSaving = std::max<std::int64_t>(0, s["ns_over_trace"]);
