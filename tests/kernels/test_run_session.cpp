@@ -347,8 +347,9 @@ TEST(RunSession, BackendChoicesAreNamedOnce) {
     EXPECT_EQ(implsOffered(BackendChoice::Torch), torchImpls());
     EXPECT_EQ(implsOffered(BackendChoice::Auto),
               (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt"}));
-    EXPECT_EQ(allImpls(), (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt",
-                                                    "naive_inplace", "math", "efficient", "cudnn"}));
+    EXPECT_EQ(allImpls(),
+              (std::vector<std::string>{"naive", "flash", "naive_simt", "flash_simt", "naive_inplace", "math",
+                                        "efficient", "cudnn", "flash_bf16"}));
     // What a PyTorch run runs unless told: naive_inplace is a what-if's alternative to a masked call.
     EXPECT_EQ(torchRunImpls(), (std::vector<std::string>{"naive", "math", "flash", "efficient", "cudnn"}));
 }

@@ -185,9 +185,8 @@ TEST(TorchBackend, StopEndsThePythonProcessAndKeepsWhatArrived) {
 
 TEST(TorchBackend, ABadImplementationIsRefusedBeforeAnythingStarts) {
     RunConfig config = smallRun("python3", {"naive", "flashy"});
-    EXPECT_EQ(
-        checkRunConfig(config),
-        "unknown implementation 'flashy' (the PyTorch backend has: naive, naive_inplace, math, flash, efficient, cudnn)");
+    EXPECT_EQ(checkRunConfig(config), "unknown implementation 'flashy' (the PyTorch backend has: naive, "
+                                      "naive_inplace, math, flash, efficient, cudnn, flash_bf16)");
     std::string notice;
     config.impls = {"naive"};
     EXPECT_EQ(chooseBackend(config, BackendChoice::Torch, notice), "");
@@ -240,12 +239,12 @@ TEST(TorchBackend, ARunnerThatDiesIsAnErrorAndWhatArrivedStays) {
     REQUIRE_TORCH(python);
     // The real runner up to its first step, then the process is killed as a crash would end it.
     const TempDir dir;
-    const std::string wrapper = fakePython(
-        dir, "\"" + python +
-                 "\" \"$@\" | { while IFS= read -r line; do echo \"$line\"; "
-                 "case \"$line\" in *'\"step\"'*) break;; esac; done; "
-                 "echo 'Fatal Python error: Segmentation fault' >&2; "
-                 "kill -9 $$ $(pgrep -P $$); }");
+    const std::string wrapper =
+        fakePython(dir, "\"" + python +
+                            "\" \"$@\" | { while IFS= read -r line; do echo \"$line\"; "
+                            "case \"$line\" in *'\"step\"'*) break;; esac; done; "
+                            "echo 'Fatal Python error: Segmentation fault' >&2; "
+                            "kill -9 $$ $(pgrep -P $$); }");
     RunConfig config = smallRun(wrapper, {"flash"});
     config.iters = 10000;
     RunSession session(config);
