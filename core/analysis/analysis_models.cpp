@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: MIT
 // What the analysis reads of real models' programs beside their kernels: attention written out inside a
 // torch.compile region, and each call's backward pass.
-//
-// The backward passes: each attention call's gradient kernels, found as autograd records them.
-// PyTorch's profiler gives each op recorded for the backward pass a sequence number, and the range of
-// the backward node autograd runs for it ("autograd::engine::evaluate_function: BmmBackward0") the same
-// one: the kernels launched inside that range are the gradient of that op. A call's backward is the work
-// of the nodes of the ops of its forward pass: its QKᵀ and PV GEMMs' (each two GEMMs back), its softmax's,
-// its dropout's, SDPA's own backward op.
 #include "core/analysis/analyzer.h"
 
 #include "core/model/kineto_args.h"
@@ -129,6 +122,11 @@ void Analyzer::compiledCalls() {
     }
 }
 
+// Each attention call's gradient kernels, found as autograd records them. PyTorch's profiler gives each op
+// recorded for the backward pass a sequence number, and the range of the backward node autograd runs for it
+// ("autograd::engine::evaluate_function: BmmBackward0") the same one: the kernels launched inside that range
+// are the gradient of that op. A call's backward is the work of the nodes of the ops of its forward pass: its
+// QKᵀ and PV GEMMs' (each two GEMMs back), its softmax's, its dropout's, SDPA's own backward op.
 void Analyzer::linkBackward() {
     if (!ownCalls.empty() || a.calls.empty()) return;
     // The sequence numbers of each call's forward ops: those inside its host range (its scope, else its
@@ -155,8 +153,10 @@ void Analyzer::linkBackward() {
                 track = anchor->track;
                 EventRef outer = *anchor;
                 forEachEnclosingEvent(trace, *anchor, [&](EventRef e) {
-                    if (trace.str(trace.track(e.track).events.name[e.index]).starts_with("aten::")) outer = e;
-                    return false;
+                    const bool aten =
+                        trace.str(trace.track(e.track).events.name[e.index]).starts_with("aten::");
+                    if (aten) outer = e;
+                    return !aten; // up to the first that is not an op (a module's range, a backward node)
                 });
                 widen(outer);
             }

@@ -251,7 +251,7 @@ std::string markdownCell(std::string s) {
     return out;
 }
 
-// Each row's note (callsNote), once a note: "trace · note".
+// Each row's note (callsNote), as "trace: note".
 std::vector<std::string> rowNotes(const Comparison& c) {
     const std::vector<std::string> labels = traceLabels(c);
     std::vector<std::string> notes;
