@@ -88,7 +88,8 @@ void Analyzer::compiledCalls() {
     for (const AttentionCall& call : a.calls)
         for (std::uint32_t k : call.kernels)
             inCall[k] = 1;
-    std::optional<std::uint32_t> last; // the bmm before, on the same thread, not yet paired
+    constexpr std::uint32_t kNone = UINT32_MAX;
+    std::uint32_t last = kNone; // the bmm before, on the same thread, not yet paired
     std::optional<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> lastInputs;
     for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
         const EventRef e = a.kernels[k].event;
@@ -100,20 +101,20 @@ void Analyzer::compiledCalls() {
         if (!known->second || !inRegion(e)) continue;
         const auto in = bmmInputs(trace, e);
         if (!in) continue;
-        if (last && a.kernels[*last].event.track == e.track) {
-            const EventRef qk = a.kernels[*last].event;
+        if (last != kNone && a.kernels[last].event.track == e.track) {
+            const EventRef qk = a.kernels[last].event;
             // The PV GEMM reads the QKᵀ's [B, s, t] output: scores of s queries over t keys.
             const std::vector<std::int64_t> scores = {lastInputs->first[0], lastInputs->first[1],
                                                       lastInputs->second[2]};
             if (in->first == scores && in->second[2] == lastInputs->first[2] &&
                 t.events.start[e.index] >= trace.track(qk.track).end(qk.index)) {
-                a.kernels[*last].role = KernelRole::QkGemm;
+                a.kernels[last].role = KernelRole::QkGemm;
                 a.kernels[k].role = KernelRole::PvGemm;
                 AttentionCall call;
                 call.impl = std::string(kCompiledImpl);
-                call.kernels = {*last, k};
+                call.kernels = {last, k};
                 a.calls.push_back(std::move(call));
-                last.reset();
+                last = kNone;
                 continue;
             }
         }
