@@ -13,6 +13,7 @@
 
 #include "core/document/document.h"
 #include "core/report/format.h"
+#include "core/report/summary.h"
 
 #include <QChart>
 #include <QChartView>
@@ -316,8 +317,14 @@ void VariantsWindow::fillTable() {
             item->setData(kTraceRole, int(line.trace));
             if (table.numeric(std::size_t(c))) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (c == int(table.header.size()) && !tip.isEmpty()) item->setToolTip(tip);
-            if (c == 1 && line.row && line.row->inputs)
-                item->setToolTip(tr("What its first call computes: %1").arg(qs(line.row->inputs->text())));
+            if (c == 1 && line.row) {
+                // What its first call computes, and what a reader must know to read its figures.
+                QStringList tips;
+                if (line.row->inputs)
+                    tips << tr("What its first call computes: %1").arg(qs(line.row->inputs->text()));
+                if (const std::string note = callsNote(line.row->calls); !note.empty()) tips << qs(note);
+                item->setToolTip(tips.join(QStringLiteral("\n")));
+            }
             if (int(line.trace) == m_baseline) {
                 QFont bold = item->font();
                 bold.setBold(true);
