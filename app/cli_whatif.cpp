@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,16 @@ TraceAnalysis sameShapeCalls(const Trace& trace, const TraceAnalysis& a, const A
     for (KernelAnalysis& k : out.kernels)
         if (k.call >= 0) k.call = kept[std::size_t(k.call)];
     out.tables = kernelTables(trace, out);
+    return out;
+}
+
+// Each implementation's measured calls' kernel times, in the order they ran: the runner runs them in
+// rounds (one call of each a round), so the i-th calls of two implementations ran side by side.
+std::map<std::string, std::vector<TimeNs>> callTimes(const Document& run) {
+    std::map<std::string, std::vector<TimeNs>> out;
+    std::vector<std::pair<TimeNs, TimeNs>> scratch;
+    for (const AttentionCall& c : run.analysis->calls)
+        out[c.impl].push_back(kernelsTime(*run.trace, *run.analysis, c.kernels, scratch));
     return out;
 }
 
@@ -197,16 +209,33 @@ int whatIf(const WhatIfArgs& args) {
     struct Saving {
         std::string impl;
         TimeNs perCall = 0; // negative: slower
+        // Over the rounds, each the i-th call as it was less the i-th of this one: the pairs' least, lower
+        // quartile, median, upper quartile and most (a machine shared with others times some calls far
+        // slower: the median holds, the mean above moves).
+        std::array<TimeNs, 5> pairs{};
+        std::size_t rounds = 0;
         bool fused = false; // its calls ran a fused attention kernel in the call's precision (flash_bf16 does
                             // other work: not what attention by hand would save)
     };
     std::vector<Saving> savings;
+    const auto times = callTimes(*run);
     for (std::size_t t = 1; base && t < c.traces.size(); ++t)
         if (t != baseline && !c.traces[t].rows.empty()) {
             const CompareRow& row = c.traces[t].rows.front();
-            savings.push_back({row.impl, base->calls.kernelNsPerCall() - row.calls.kernelNsPerCall(),
-                               row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row.inputs &&
-                                   row.inputs->precision == inputs->precision});
+            Saving s{row.impl, base->calls.kernelNsPerCall() - row.calls.kernelNsPerCall()};
+            s.fused = row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row.inputs &&
+                      row.inputs->precision == inputs->precision;
+            const auto as = times.find(call.impl), alt = times.find(row.impl);
+            std::vector<TimeNs> d;
+            if (as != times.end() && alt != times.end())
+                for (std::size_t i = 0; i < std::min(as->second.size(), alt->second.size()); ++i)
+                    d.push_back(as->second[i] - alt->second[i]);
+            std::sort(d.begin(), d.end());
+            s.rounds = d.size();
+            if (!d.empty())
+                for (std::size_t q = 0; q < s.pairs.size(); ++q)
+                    s.pairs[q] = d[(d.size() - 1) * q / 4];
+            savings.push_back(s);
         }
     // The finding learns the answer: attention by hand's time at stake is the saving a fused kernel measured
     // here (the fastest, per call × the trace's calls of this shape), not the roofs' estimate, said so.
@@ -235,6 +264,13 @@ int whatIf(const WhatIfArgs& args) {
         for (const Saving& s : savings)
             saved.push_back({{"implementation", s.impl},
                              {"ns_per_call", s.perCall},
+                             {"rounds", s.rounds},
+                             {"rounds_ns_per_call",
+                              {{"least", s.pairs[0]},
+                               {"lower_quartile", s.pairs[1]},
+                               {"median", s.pairs[2]},
+                               {"upper_quartile", s.pairs[3]},
+                               {"most", s.pairs[4]}}},
                              {"ns_over_trace", s.perCall * TimeNs(callsInTrace)}});
         j["savings"] = saved;
         std::printf("%s\n", j.dump(2).c_str());
@@ -252,12 +288,22 @@ int whatIf(const WhatIfArgs& args) {
     }
     std::printf("\nmeasured on %s, against %s as it was (%s a call):\n", device.c_str(), call.impl.c_str(),
                 formatDuration(base->calls.kernelNsPerCall()).c_str());
+    // The spread: the pairs of calls that ran in one round, what they saved at the median, and from the
+    // least to the most (negative: cost); when the middle half of the pairs does not agree on its sign the
+    // machine's noise is larger than the difference.
+    auto signedDuration = [](TimeNs ns) { return (ns < 0 ? "-" : "") + formatDuration(ns < 0 ? -ns : ns); };
     for (const Saving& s : savings) {
         const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
-        std::printf("  %-14s %s a call %s (%s over the trace's %s)\n", s.impl.c_str(),
+        std::printf("  %-14s %s a call %s (%s over the trace's %s)", s.impl.c_str(),
                     formatDuration(size).c_str(), s.perCall >= 0 ? "less" : "more",
                     formatDuration(size * TimeNs(callsInTrace)).c_str(),
                     formatCount(callsInTrace, "call", "calls").c_str());
+        if (s.rounds > 1)
+            std::printf("; over %zu rounds %s at the median (%s to %s)%s", s.rounds,
+                        signedDuration(s.pairs[2]).c_str(), signedDuration(s.pairs[0]).c_str(),
+                        signedDuration(s.pairs[4]).c_str(),
+                        s.pairs[1] < 0 && s.pairs[3] > 0 ? ", within the noise" : "");
+        std::printf("\n");
     }
     for (const ImplStats& s : stats)
         if (s.unavailable) std::printf("  %-14s could not run here (see above)\n", s.impl.c_str());

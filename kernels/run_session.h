@@ -65,6 +65,9 @@ struct RunConfig {
     unsigned threads = 0; // CPU workers; 0: one per core
     bool collect = true;  // CUDA: record kernels with CUPTI (off: time the calls only)
     std::string python;   // PyTorch: the Python to start ("": ATTNSCOPE_PYTHON, else python3 on PATH)
+    // PyTorch: each step's trace read once the runner has finished, not as it comes (what-if: reading a
+    // step beside the calls on a machine of few cores would slow the calls it is meant to time).
+    bool stepsAfter = false;
 };
 
 // One thing a run recorded. CPU: a worker's share of a kernel (category "kernel", track = worker)

@@ -287,6 +287,26 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
     std::optional<TimeNs> origin;
     int steps = 0;
     std::string line;
+    std::vector<nlohmann::json> waiting; // the steps said and not yet read
+    auto readSteps = [&] {
+        for (const nlohmann::json& msg : waiting) {
+            const std::string path = msg.value("trace", "");
+            try {
+                if (error.empty()) {
+                    const auto trace = loadTraceFile(path);
+                    if (!origin) origin = trace->startNs();
+                    hooks.events(stepEvents(*trace, *origin, msg.value("impl", "?"), msg.value("call", 0),
+                                            msg.value("warmup", false), steps++));
+                }
+            } catch (const std::exception& e) {
+                error = "a step's trace could not be read: " + std::string(e.what());
+                runner.askToStop();
+            }
+            std::error_code ignored;
+            fs::remove(path, ignored);
+        }
+        waiting.clear();
+    };
     auto idle = [&] {
         if (hooks.stopRequested()) runner.askToStop();
     };
@@ -310,21 +330,10 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
                           msg.value("max_diff", 0.0), msg.value("tolerance", 0.0));
             hooks.notice(said);
         } else if (event == "step") {
-            const std::string path = msg.value("trace", ""), impl = msg.value("impl", "?");
-            const int call = msg.value("call", 0);
-            const bool warmup = msg.value("warmup", false);
             // Only the runner's own step files are read, and removed: nothing outside its folder.
-            if (fs::path(path).parent_path() != fs::path(folder.path())) return;
-            try {
-                const auto trace = loadTraceFile(path);
-                if (!origin) origin = trace->startNs();
-                hooks.events(stepEvents(*trace, *origin, impl, call, warmup, steps++));
-            } catch (const std::exception& e) {
-                error = "a step's trace could not be read: " + std::string(e.what());
-                runner.askToStop();
-            }
-            std::error_code ignored;
-            fs::remove(path, ignored);
+            if (fs::path(msg.value("trace", "")).parent_path() != fs::path(folder.path())) return;
+            waiting.push_back(msg);
+            if (!config.stepsAfter) readSteps();
         } else if (event == "error") {
             error = msg.value("message", "the runner failed");
         } else if (event == "finished") {
@@ -340,6 +349,7 @@ std::string runTorch(const RunConfig& config, const RunHooks& hooks) {
         }
     }
     const int status = runner.end(std::chrono::seconds(5));
+    readSteps(); // what came after the last read (all of them, when read after)
     if (!error.empty()) return "PyTorch backend (" + python + "): " + error;
     if (finished || hooks.stopRequested()) return {};
     std::string how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))

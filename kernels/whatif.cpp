@@ -22,6 +22,7 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     if (all && c.shape.dtype != Precision::F32) std::erase(c.impls, "flash_bf16");
     c.warmup = 1;
     c.iters = repeat;
+    c.stepsAfter = true; // the calls timed with nothing of ours beside them
     c.python = std::move(python);
     std::vector<std::string>& notes = plan.notes;
     if (!in.batch)

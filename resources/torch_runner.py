@@ -13,7 +13,8 @@ Lines on stdout, one JSON object each, "event" saying which:
   started   torch version, device ("cpu" or "cuda"), device name, threads
   skipped   impl, reason: the implementation cannot run here (PyTorch's own words)
   checked   impl, max_diff, tolerance, ok: its output against the fp32 math reference on the same inputs
-  step      impl, call, warmup, trace (the step's file), ms (the call's wall time)
+  step      impl, call, warmup, trace (the step's file), ms (the call's wall time); the implementations'
+            calls come in rounds, each round one call of each, the first of a round turning by one
   error     message (and "import": true when torch could not be imported); the run ends
   finished  stopped: whether SIGTERM ended it early
 AttnScope starts this script (attnscope run --backend torch, or the Run panel's PyTorch backend);
@@ -160,7 +161,11 @@ def main():
     with profile(activities=activities):
         pass
 
-    step = 0
+    # Each implementation that can run here, checked against the reference first; then their calls in
+    # rounds, one call of each a round, the order turned by one each round: run one after another, the
+    # first to run is slowed by what the process has not yet warmed (allocator, caches, threads) and a
+    # saving measured between them is partly the order's. The i-th calls of two implementations are a pair.
+    runnable = []
     for impl in impls:
         if stop_requested:
             break
@@ -198,7 +203,14 @@ def main():
         diff = (out.float() - reference).abs().max().item()
         within = {torch.float32: 1e-3, torch.bfloat16: 5e-2, torch.float16: 1e-2}[out.dtype]
         say(event="checked", impl=impl, max_diff=diff, tolerance=within, ok=bool(diff <= within))
-        for call in range(warmup + iters):
+        runnable.append((impl, run))
+
+    step = 0
+    for call in range(warmup + iters):
+        if stop_requested:
+            break
+        turn = call % len(runnable) if runnable else 0
+        for impl, run in runnable[turn:] + runnable[:turn]:
             if stop_requested:
                 break
             path = os.path.join(out_dir, "step-%04d.json" % step)

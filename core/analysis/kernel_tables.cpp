@@ -122,19 +122,16 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
         st.kernels += c.kernelCount;
         bool costed = !c.kernels.empty();
         double bytes = 0;
-        intervals.clear();
         for (std::uint32_t k : c.kernels) {
             const KernelAnalysis& ka = a.kernels[k];
-            const Track& t = trace.track(ka.event.track);
-            const TimeNs d = t.events.duration[ka.event.index];
-            intervals.emplace_back(t.events.start[ka.event.index], t.end(ka.event.index));
-            st.verdictNs[std::size_t(ka.verdict)] += d;
+            st.verdictNs[std::size_t(ka.verdict)] +=
+                trace.track(ka.event.track).events.duration[ka.event.index];
             costed = costed && ka.cost != CostSource::Unknown;
             bytes += ka.bytes;
         }
         // The time the call's kernels ran: a CPU run's workers' shares, or kernels on several streams, at
         // once counted once (their summed time is the verdicts' and the roles').
-        st.kernelNs += unionLength(intervals);
+        st.kernelNs += kernelsTime(trace, a, c.kernels, intervals);
         if (costed) {
             ++st.costedCalls;
             st.costedBytes += bytes;
@@ -151,14 +148,8 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
                 }
         }
         if (!c.backward.empty()) {
-            intervals.clear();
-            for (std::uint32_t k : c.backward) {
-                const EventRef e = a.kernels[k].event;
-                const Track& t = trace.track(e.track);
-                intervals.emplace_back(t.events.start[e.index], t.end(e.index));
-            }
             ++st.backwardCalls;
-            st.backwardNs += unionLength(intervals);
+            st.backwardNs += kernelsTime(trace, a, c.backward, intervals);
         }
         if (c.scope) {
             ++st.hostCalls;
@@ -198,6 +189,18 @@ bool placedVerdict(std::uint8_t v) {
 }
 
 } // namespace
+
+TimeNs kernelsTime(const Trace& trace, const TraceAnalysis& analysis,
+                   const std::vector<std::uint32_t>& kernels,
+                   std::vector<std::pair<TimeNs, TimeNs>>& scratch) {
+    scratch.clear();
+    for (std::uint32_t k : kernels) {
+        const EventRef e = analysis.kernels[k].event;
+        const Track& t = trace.track(e.track);
+        scratch.emplace_back(t.events.start[e.index], t.end(e.index));
+    }
+    return unionLength(scratch);
+}
 
 void addTableSums(KernelTableSums& into, const KernelTableSums& part,
                   const std::function<StringId(StringId)>& name) {

@@ -145,6 +145,12 @@ struct TraceAnalysis;
 // The tables of an analysis whose kernels, calls and verdicts are final (analyzeTrace calls it).
 KernelTables kernelTables(const Trace& trace, const TraceAnalysis& analysis);
 
+// The time the kernels (indices into analysis.kernels) ran, kernels at once (a CPU run's workers, streams)
+// counted once: a call's kernel time, what ImplCalls::kernelNs sums over its calls. scratch: reused memory.
+TimeNs kernelsTime(const Trace& trace, const TraceAnalysis& analysis,
+                   const std::vector<std::uint32_t>& kernels,
+                   std::vector<std::pair<TimeNs, TimeNs>>& scratch);
+
 struct KernelTableSums {
     struct Point {
         RooflinePoint p; // its sums: count, times, FLOPs, bytes (the rates come with the tables)

@@ -78,6 +78,14 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         EXPECT_EQ(s["ns_per_call"].get<std::int64_t>(), naive["kernel_ns_per_call"].get<std::int64_t>() -
                                                             row["kernel_ns_per_call"].get<std::int64_t>());
         EXPECT_EQ(s["ns_over_trace"].get<std::int64_t>(), 4 * s["ns_per_call"].get<std::int64_t>());
+        // Its spread: the calls that ran in one round paired, the saving the mean of the pairs' (to the ns
+        // the per-call means are rounded to).
+        EXPECT_EQ(s["rounds"], 2);
+        const auto& pairs = s["rounds_ns_per_call"];
+        EXPECT_LE(pairs["least"].get<std::int64_t>(), s["ns_per_call"].get<std::int64_t>() + 1) << s;
+        EXPECT_GE(pairs["most"].get<std::int64_t>(), s["ns_per_call"].get<std::int64_t>() - 1) << s;
+        EXPECT_LE(pairs["least"].get<std::int64_t>(), pairs["median"].get<std::int64_t>()) << s;
+        EXPECT_LE(pairs["median"].get<std::int64_t>(), pairs["most"].get<std::int64_t>()) << s;
     }
     // The finding learns the answer: attention by hand's time at stake is the fused kernel's measured
     // saving over the trace's calls (flash's, the fused one run here in the call's precision: flash_bf16's
@@ -99,7 +107,7 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
 // The text: what the call computes, where it was measured, the table and the savings.
 TEST(WhatIf, TheTextSaysWhatRanWhereAndWhatItSaves) {
     const CliRun r =
-        run("whatif " + kModels + "/llama_gqa_sdpa.json --try flash,math --repeat 1", false, kPython);
+        run("whatif " + kModels + "/llama_gqa_sdpa.json --try flash,math --repeat 2", false, kPython);
     ASSERT_EQ(r.exitCode, 0) << r.out;
     EXPECT_NE(r.out.find("call 1 of "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("batch 2 × 8 heads (2 KV) · 384 queries × 384 keys · head dim 32 · fp32 · causal"),
@@ -108,6 +116,9 @@ TEST(WhatIf, TheTextSaysWhatRanWhereAndWhatItSaves) {
     EXPECT_NE(r.out.find("measured on this machine's CPU"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("against flash as it was"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("SDPA math "), std::string::npos) << r.out;
+    // Its spread over the rounds that ran both side by side.
+    EXPECT_NE(r.out.find(" over 2 rounds "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" at the median ("), std::string::npos) << r.out;
 }
 
 // Nothing is run where the call cannot be read or chosen: each a sentence and its exit status.

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 #include <thread>
 
@@ -112,6 +113,17 @@ TEST(TorchBackend, NaiveMathAndFlashArriveLiveWithRolesCostsAndFindings) {
     // outside any call).
     EXPECT_EQ(calls,
               (std::map<std::string, int>{{"naive", 2}, {std::string(kSdpaMathImpl), 2}, {"flash", 2}}));
+    // In rounds, one call of each a round, a round's first turning: run one implementation's calls after
+    // another, the first to run paid for what the process had not yet warmed and a saving between two
+    // was partly their order's.
+    ASSERT_EQ(a.calls.size(), 6u);
+    for (std::size_t round = 0; round < 2; ++round) {
+        std::set<std::string> in;
+        for (std::size_t i = 0; i < 3; ++i)
+            in.insert(a.calls[3 * round + i].impl);
+        EXPECT_EQ(in.size(), 3u) << "round " << round;
+    }
+    EXPECT_NE(a.calls[0].impl, a.calls[3].impl) << "each round starts with another implementation";
     const double qkFlops = kernelCost(config.shape, KernelRole::QkGemm).flops;
     const double fusedFlops = kernelCost(config.shape, KernelRole::FusedAttention).flops;
     int qk = 0, fused = 0;
