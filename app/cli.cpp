@@ -84,8 +84,8 @@ int printWhatTheWindowShows(const char* program, ui::WindowRequest& request) {
 
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {verbSummary(), verbDiff(),   verbCompare(), verbConvert(),
-                                            verbExport(),  verbRun(),    verbWhatIf(),  verbProfile(),
-                                            verbJob(),     verbVersion()};
+                                            verbExport(),  verbReport(), verbRun(),     verbWhatIf(),
+                                            verbProfile(), verbJob(),    verbVersion()};
     return table;
 }
 

@@ -17,6 +17,7 @@ Verb verbDiff();
 Verb verbCompare();
 Verb verbConvert();
 Verb verbExport();
+Verb verbReport();
 Verb verbRun();
 Verb verbWhatIf();
 Verb verbProfile();

@@ -8,7 +8,6 @@
 #include "ui/gui_requests.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -68,16 +67,7 @@ int exportPicture(const ExportArgs& a, const char* program) {
         r.file = a.files.front();
         if (r.out.empty()) return usage("--timeline OUT or --chart KIND OUT is required");
     }
-    // Pictures need Qt's painting and fonts, not a screen.
-    if (!app::haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    std::string error;
-    using Export = int (*)(const ui::ExportRequest*);
-    auto entry = reinterpret_cast<Export>(app::guiEntry(program, "attnscope_gui_export", error));
-    if (!entry) {
-        std::fprintf(stderr, "export: the Qt part of AttnScope cannot load: %s\n", error.c_str());
-        return kFileError;
-    }
-    return entry(&r);
+    return app::runHeadless(program, "attnscope_gui_export", "export", r);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "gui_module.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -25,6 +26,15 @@ void* guiEntry(const char* argv0, const char* entryName, std::string& error) {
     }
     if (error.empty()) error = "libattnscope_ui.so was not found next to the program";
     return nullptr;
+}
+
+void* headlessEntry(const char* argv0, const char* entryName, const char* verb) {
+    // Pictures need Qt's painting and fonts, not a screen.
+    if (!haveDisplay()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    std::string error;
+    void* entry = guiEntry(argv0, entryName, error);
+    if (!entry) std::fprintf(stderr, "%s: the Qt part of AttnScope cannot load: %s\n", verb, error.c_str());
+    return entry;
 }
 
 bool haveDisplay() {

@@ -13,6 +13,7 @@ packages=(
   libopenblas0
   libgtest-dev libgmock-dev
   xvfb xauth python3 python3-venv valgrind
+  chromium
   desktop-file-utils appstream
 )
 if [ "${1:-}" = "fuzz" ]; then

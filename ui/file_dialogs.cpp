@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
 #include <QTreeView>
@@ -58,6 +59,14 @@ QString askSavePath(QWidget* parent, const QString& title, const QString& sugges
     const QString path = dialog.selectedFiles().value(0);
     if (!path.isEmpty()) settings.setValue("lastExportDir", QFileInfo(path).absolutePath());
     return path;
+}
+
+QString saveText(const QString& path, const std::string& text) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit())
+        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return {};
 }
 
 } // namespace attnscope::ui

@@ -4,6 +4,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <string>
+
 class QFileDialog;
 class QWidget;
 
@@ -20,5 +22,9 @@ QStringList askTracePaths(QWidget* parent, const QString& title, bool several);
 // exports, Compare Variants' table and chart), and remembers the folder. Empty when the user cancelled.
 QString askSavePath(QWidget* parent, const QString& title, const QString& suggestedName,
                     const QString& filter);
+
+// Writes text (a table, a report) to path through a temporary file renamed over it, so the file is whole
+// or as it was: "" when written, else "cannot write PATH: why".
+QString saveText(const QString& path, const std::string& text);
 
 } // namespace attnscope::ui

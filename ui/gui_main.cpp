@@ -2,8 +2,10 @@
 #include "gui_main.h"
 
 #include "charts.h"
+#include "file_dialogs.h"
 #include "job_window.h"
 #include "main_window.h"
+#include "report_export.h"
 #include "run_panel.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
@@ -16,6 +18,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QSaveFile>
 #include <QTimer>
@@ -25,6 +28,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 int attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* request) {
@@ -172,11 +176,7 @@ int exportComparison(const attnscope::ui::ExportRequest& r) {
         if (!md && !out.endsWith(".csv", Qt::CaseInsensitive))
             error = QStringLiteral("--table OUT ends in .md or .csv");
         const std::string text = formatComparison(c, md ? CompareFormat::Markdown : CompareFormat::Csv);
-        QSaveFile file(out);
-        if (error.isEmpty() &&
-            (!file.open(QIODevice::WriteOnly) ||
-             file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit()))
-            error = QStringLiteral("cannot write %1: %2").arg(out, file.errorString());
+        if (error.isEmpty()) error = ui::saveText(out, text);
     } else {
         std::unique_ptr<QChart> chart;
         const std::vector<std::string> labels = traceLabels(c);
@@ -268,5 +268,61 @@ int attnscope_gui_export(const attnscope::ui::ExportRequest* request) {
         return 1;
     }
     std::printf("%s\n", qPrintable(picture.path));
+    return 0;
+}
+
+int attnscope_gui_report(const attnscope::ui::ReportRequest* request) {
+    using namespace attnscope;
+    const ui::ReportRequest& r = *request;
+    const QString out = QString::fromLocal8Bit(r.out.c_str());
+    if (ui::reportFormatOf(out).isEmpty()) {
+        std::fprintf(stderr, "attnscope report: -o must end in .html, .md or .pdf\n");
+        return 2;
+    }
+    int argc = 1;
+    char name[] = "attnscope";
+    char* argv[] = {name, nullptr};
+    QApplication app(argc, argv); // the charts draw through a graphics scene
+    std::vector<ui::ReportDocument> docs;
+    DocumentOptions options;
+    options.parts = AllParts;
+    auto label = [](const std::string& path) {
+        return QFileInfo(QString::fromLocal8Bit(path.c_str())).fileName();
+    };
+    try {
+        if (r.ranks) {
+            auto doc = openDocument(DocumentSource::ranks(r.files), options);
+            docs.push_back({doc, QString::fromStdString(doc->name)});
+        } else {
+            for (const std::string& file : r.files) {
+                try {
+                    docs.push_back({openDocument(DocumentSource::file(file), options), label(file)});
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(file + ": " + e.what());
+                }
+            }
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "attnscope report: %s\n", e.what());
+        return 1;
+    }
+    const bool terminal = isatty(2);
+    QString missing;
+    const QString error = ui::exportReport(
+        docs, out,
+        [terminal](int done, int total) {
+            if (terminal)
+                std::fprintf(stderr, "\rattnscope report: picture %d of %d%s", done, total,
+                             done == total ? "\n" : "");
+            return true;
+        },
+        &missing);
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "attnscope report: %s\n", qPrintable(error));
+        return 1;
+    }
+    if (!missing.isEmpty())
+        std::fprintf(stderr, "attnscope report: a picture is left out: %s\n", qPrintable(missing));
+    std::printf("%s\n", r.out.c_str());
     return 0;
 }

@@ -10,3 +10,5 @@ extern "C" __attribute__((visibility("default"))) int
 attnscope_gui_main(const char* argv0, const attnscope::ui::WindowRequest* request);
 extern "C" __attribute__((visibility("default"))) int
 attnscope_gui_export(const attnscope::ui::ExportRequest* request);
+extern "C" __attribute__((visibility("default"))) int
+attnscope_gui_report(const attnscope::ui::ReportRequest* request);

@@ -31,6 +31,14 @@ struct ExportRequest {
     bool table = false;
 };
 
+// What `attnscope report` asks for: the traces (or, with ranks, the ranks of one job) reported in out
+// (.html, .md or .pdf).
+struct ReportRequest {
+    std::vector<std::string> files;
+    bool ranks = false;
+    std::string out;
+};
+
 // What the window is opened with, parsed by the command line (app/).
 struct WindowRequest {
     std::vector<std::string> files; // none: a live run; several: the ranks of one job

@@ -116,6 +116,7 @@ public:
     // kernel table as it is sorted and filtered. Empty on success, else the error.
     QString exportTimeline(const QString& path, double scale = 1);
     QString exportKernelTable(const QString& path);
+    QString exportReportOf(const QString& path); // File → Export Report…
     // The chart on show in the Charts dock (PNG at scale 1 or 2, SVG, PDF; 1200×800).
     QString exportChart(const QString& path, double scale = 1);
     // What the Help menu says of a topic: the keys and mouse, or where the user's data files go.

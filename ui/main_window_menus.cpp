@@ -14,6 +14,7 @@
 #include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "recent_files.h"
+#include "report_export.h"
 #include "timeline_actions.h"
 #include "timeline_export.h"
 #include "timeline_view.h"
@@ -33,6 +34,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
@@ -112,6 +114,12 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Export &Kernel Table as CSV…"), this, [this] {
         saveWithDialog(tr("Export kernel table"), "kernels.csv", tr("CSV files (*.csv)"),
                        [this](const QString& path) { return exportKernelTable(path); });
+    });
+    file->addAction(tr("Export &Report…"), this, [this] {
+        if (!document()) return;
+        saveWithDialog(tr("Export report"), traceBaseName(m_documents->name()) + "-report.html",
+                       tr("HTML page (*.html);;Markdown, pictures in a folder beside it (*.md);;PDF (*.pdf)"),
+                       [this](const QString& path) { return exportReportOf(path); });
     });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -307,6 +315,27 @@ void MainWindow::saveWithDialog(const QString& title, const QString& suggestedNa
         warn(tr("Could not save"), error);
     else
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+QString MainWindow::exportReportOf(const QString& path) {
+    // Its pictures drawn here, on the window's thread (the charts are graphics-scene items), a step at a
+    // time between the progress dialog's turns; Cancel leaves nothing written.
+    QProgressDialog progress(tr("Writing the report: its pictures…"), tr("Cancel"), 0, 0, this);
+    progress.setWindowTitle(tr("Export Report"));
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    QString missing;
+    const QString error = exportReport(
+        {{document(), QString::fromStdString(document()->name)}}, path,
+        [&progress](int done, int total) {
+            progress.setMaximum(total);
+            progress.setValue(done);
+            QCoreApplication::processEvents();
+            return !progress.wasCanceled();
+        },
+        &missing);
+    if (error.isEmpty() && !missing.isEmpty()) warn(tr("A picture is left out of the report"), missing);
+    return error;
 }
 
 void MainWindow::warn(const QString& title, const QString& text, const QString& details) {

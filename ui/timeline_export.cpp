@@ -101,7 +101,9 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
                    ? QStringLiteral("the trace has no events to draw")
                    : QStringLiteral("no track label matches --tracks %1").arg(picture.trackFilter);
     QSize size = picture.size;
-    if (size.isEmpty()) size = QSize(1600, std::min(fullTimelineHeight(layout, style), 20000));
+    if (size.isEmpty())
+        size = QSize(size.width() > 0 ? size.width() : 1600,
+                     std::min(fullTimelineHeight(layout, style), picture.maxHeight));
     style.labelWidth = fittedLabelWidth(layout, trace, style, style.labelWidth, size.width() * 3 / 10);
     TimelineRenderer renderer(trace);
     renderer.setColorMode(ColorMode::Role, analysis);
@@ -112,6 +114,13 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
     scene.analysis = analysis; // the kernels a call was not expected to run, outlined as in the window
     scene.viewport = TimeViewport(trace.startNs(), trace.endNs(), size.width() - style.labelWidth);
     if (picture.range) scene.viewport.fit(picture.range->from, picture.range->to, 0);
+    scene.selected = picture.selected;
+    if (picture.selected) // its lane a third down the picture when it would be below it
+        if (const std::optional<int> y = TimelineRenderer::laneY(
+                scene, style, picture.selected->track,
+                trace.track(picture.selected->track).events.depth[picture.selected->index]);
+            y && *y > size.height() * 2 / 3)
+            scene.scrollY = *y - size.height() / 3;
     return exportTimeline(renderer, scene, style, size, picture.scale, picture.path);
 }
 

@@ -37,6 +37,8 @@ struct TimelinePicture {
     QSize size;                     // empty: 1600 wide, as tall as the tracks need
     QString trackFilter;            // a regular expression on track labels
     double scale = 1;
+    int maxHeight = 20000;            // with size empty: at most this tall
+    std::optional<EventRef> selected; // drawn selected, as a click in the window does, and scrolled to
 };
 // analysis (when given) colours kernels by their roles, as the window does.
 QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TraceAnalysis* analysis,

@@ -489,11 +489,7 @@ QString VariantsWindow::exportTable(const QString& path) const {
     if (suffix != "md" && suffix != "csv") return tr("The table exports as .md (Markdown) or .csv");
     const std::string text =
         formatComparison(m_comparison, suffix == "md" ? CompareFormat::Markdown : CompareFormat::Csv);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit())
-        return tr("Cannot write %1: %2").arg(path, file.errorString());
-    return {};
+    return saveText(path, text);
 }
 
 std::vector<ChartInput> VariantsWindow::rooflineInputs() const {

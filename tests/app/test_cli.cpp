@@ -197,6 +197,34 @@ TEST(Cli, ExportDrawsATimelineWithoutADisplay) {
     EXPECT_NE(readAllBytes(dir.path("t.svg")).find("<svg"), std::string::npos);
 }
 
+// report: one page of the traces from the command line with no display; a job with --ranks; what is
+// wrong said, nothing written.
+TEST(Cli, ReportWritesOnePageOfTheTracesOrOfAJob) {
+    ATTNSCOPE_REQUIRE_FIXTURE(mi250, "mi250_rocm_small.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(rank0, "dlrm_2ranks/rank0.json");
+    ATTNSCOPE_REQUIRE_FIXTURE(rank1, "dlrm_2ranks/rank1.json");
+    TempDir dir;
+    const CliRun r = run("report " + mi250 + " -o " + dir.path("r.html"), true);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    const std::string html = readAllBytes(dir.path("r.html"));
+    EXPECT_NE(html.find("<h2>Attention at a glance</h2>"), std::string::npos);
+    EXPECT_NE(html.find("mi250_rocm_small.json.gz"), std::string::npos);
+    EXPECT_NE(html.find("<svg"), std::string::npos);
+    const CliRun job = run("report --ranks " + rank0 + " " + rank1 + " -o " + dir.path("job.md"), true);
+    ASSERT_EQ(job.exitCode, 0) << job.out;
+    const std::string md = readAllBytes(dir.path("job.md"));
+    EXPECT_NE(md.find("## Job: 2 ranks read"), std::string::npos) << md.substr(0, 2000);
+    EXPECT_NE(md.find("](job_files/trace1-roofline.png)"), std::string::npos);
+    EXPECT_TRUE(std::filesystem::exists(dir.path("job_files/trace1-roofline.png")));
+
+    EXPECT_EQ(run("report " + mi250 + " -o " + dir.path("r.txt")).exitCode, 2); // its format
+    EXPECT_EQ(run("report " + mi250).exitCode, 2);                              // no -o
+    const CliRun missing = run("report " + dir.path("nope.json") + " -o " + dir.path("n.html"), true);
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.out.find("nope.json"), std::string::npos) << missing.out;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("n.html")));
+}
+
 TEST(Cli, ExportSaysWhatIsWrong) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "mi250_rocm_small.json.gz");
     TempDir dir;

@@ -63,7 +63,7 @@ NOT_RUN = {
 }
 
 # Commands run otherwise than as written, and why.
-VERBS = ["summary", "diff", "compare", "convert", "export", "run", "profile", "job"]
+VERBS = ["summary", "diff", "compare", "convert", "export", "report", "run", "profile", "job"]
 RUN_AS = {
     # What `make run` starts once built (the build is this test's own); with no display it prints.
     "make run": ["attnscope"],
