@@ -3,9 +3,11 @@
 #include "cli.h"
 #include "cli_common.h"
 
+#include "core/document/notes.h"
 #include "core/io/chrome_writer.h"
 
 #include <string>
+#include <vector>
 
 namespace attnscope::cli {
 
@@ -16,19 +18,28 @@ struct ConvertArgs {
 };
 
 int convert(const ConvertArgs& a) {
-    std::shared_ptr<const Trace> trace;
+    std::shared_ptr<const Document> doc;
     try {
         DocumentOptions options;
         options.parts = 0; // the trace as read, nothing computed
-        trace = openDocument(DocumentSource::file(a.in), options)->trace;
+        doc = openDocument(DocumentSource::file(a.in), options);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", a.in.c_str(), e.what());
         return kFileError;
     }
-    for (const auto& w : trace->info().warnings)
+    const Trace& trace = *doc->trace;
+    for (const auto& w : trace.info().warnings)
         std::fprintf(stderr, "%s: warning: %s\n", a.in.c_str(), w.c_str());
+    // Its notes go with it: those it carries and its notes file's, written into the output (a damaged
+    // notes file is said, and left out).
+    std::vector<std::string> problems;
+    const std::vector<Note> notes = notesOfTrace(trace, a.in, problems);
+    for (const std::string& p : problems)
+        std::fprintf(stderr, "%s: warning: %s\n", a.in.c_str(), p.c_str());
+    WriteOptions write;
+    if (!notes.empty()) addNotes(write, notes, *doc);
     try {
-        writeChromeTrace(*trace, a.out);
+        writeChromeTrace(trace, a.out, write);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", a.out.c_str(), e.what());
         return kFileError;

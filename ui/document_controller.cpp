@@ -20,7 +20,7 @@ DocumentController::DocumentController(QObject* parent) : QObject(parent), m_job
 DocumentController::~DocumentController() = default; // the job runner waits for the jobs under way
 
 void DocumentController::openFile(const QString& path) {
-    start(DocumentSource::file(path.toStdString()), QFileInfo(path).fileName(), {});
+    start(DocumentSource::file(path.toStdString()), QFileInfo(path).fileName(), {}, path);
 }
 
 void DocumentController::openRanks(const QStringList& paths) {
@@ -37,11 +37,13 @@ void DocumentController::openBytes(const QByteArray& bytes, const QString& name)
           name, bytes);
 }
 
-void DocumentController::start(DocumentSource source, const QString& name, const QByteArray& keepAlive) {
+void DocumentController::start(DocumentSource source, const QString& name, const QByteArray& keepAlive,
+                               const QString& path) {
     m_jobs->cancel("load"); // one load at a time; the document on show stays
     Q_EMIT loadStarted(name, !source.asRanks);
     JobRunner::Callbacks<std::shared_ptr<const Document>> callbacks;
-    callbacks.done = [this, name](std::shared_ptr<const Document> doc) {
+    callbacks.done = [this, name, path](std::shared_ptr<const Document> doc) {
+        m_nextPath = path;
         setDocument(std::move(doc), name, false);
         Q_EMIT loadEnded();
     };
@@ -78,6 +80,7 @@ void DocumentController::setDocument(std::shared_ptr<const Document> doc, const 
     m_jobs->invalidate("analysis"); // the analysis of the document it replaces is not wanted
     std::shared_ptr<const Document> replaced = std::exchange(m_document, std::move(doc));
     m_name = name;
+    if (!sameRun) m_path = std::exchange(m_nextPath, QString());
     Q_EMIT documentChanged(sameRun);
     // The views have let the one it replaces go: it is freed on a worker, not here (a live profile's
     // previous snapshot holds an analysis of hundreds of thousands of calls and kernels), and after the

@@ -44,6 +44,9 @@ public:
     bool analysing() const;
     std::shared_ptr<const Document> document() const { return m_document; }
     QString name() const { return m_name; }
+    // The file the document on show was opened from ("" for ranks, a run, a profile, the sample): where
+    // its notes file goes.
+    QString path() const { return m_path; }
 
 Q_SIGNALS:
     // A load began; measurable: progress will follow (else the load reports none).
@@ -62,7 +65,8 @@ protected:
     bool event(QEvent* event) override; // lets a replaced document go (setDocument)
 
 private:
-    void start(DocumentSource source, const QString& name, const QByteArray& keepAlive);
+    void start(DocumentSource source, const QString& name, const QByteArray& keepAlive,
+               const QString& path = {});
     void setDocument(std::shared_ptr<const Document> doc, const QString& name, bool sameRun);
 
     // A document another replaced, on its way to a worker that frees it.
@@ -75,6 +79,7 @@ private:
     JobRunner* m_jobs = nullptr; // "load" and "analysis"
     std::shared_ptr<const Document> m_document;
     QString m_name;
+    QString m_path, m_nextPath;
 };
 
 } // namespace attnscope::ui

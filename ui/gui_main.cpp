@@ -12,6 +12,7 @@
 #include "variants_window.h"
 
 #include "core/document/document.h"
+#include "core/document/notes.h"
 #include "core/model/parallel_for.h"
 #include "core/report/compare.h"
 
@@ -292,11 +293,18 @@ int attnscope_gui_report(const attnscope::ui::ReportRequest* request) {
     try {
         if (r.ranks) {
             auto doc = openDocument(DocumentSource::ranks(r.files), options);
-            docs.push_back({doc, QString::fromStdString(doc->name)});
+            // A job of several files: notes are one trace's, and none is the job's.
+            docs.push_back({doc, QString::fromStdString(doc->name), {}});
         } else {
             for (const std::string& file : r.files) {
                 try {
-                    docs.push_back({openDocument(DocumentSource::file(file), options), label(file)});
+                    auto doc = openDocument(DocumentSource::file(file), options);
+                    // Its notes: those written in it and its notes file's (a damaged one said, left out).
+                    std::vector<std::string> problems;
+                    std::vector<Note> notes = notesOfTrace(*doc->trace, file, problems);
+                    for (const std::string& p : problems)
+                        std::fprintf(stderr, "attnscope report: %s: %s\n", file.c_str(), p.c_str());
+                    docs.push_back({doc, label(file), std::move(notes)});
                 } catch (const std::exception& e) {
                     throw std::runtime_error(file + ": " + e.what());
                 }

@@ -11,6 +11,7 @@
 #include "job_runner.h"
 #include "kernel_table_panel.h"
 #include "navigation_keys.h"
+#include "notes_panel.h"
 #include "on_screen.h"
 #include "profile_controller.h"
 #include "program_panel.h"
@@ -173,6 +174,9 @@ void MainWindow::buildDocks() {
     m_programPanel = new ProgramPanel(this);
     tabifyDockWidget(
         runDock, addDock(tr("Program"), "programDock", scrolled(m_programPanel), Qt::RightDockWidgetArea));
+    // Beside Details: what people noted in the trace, kept beside it.
+    m_notes = new NotesPanel(this);
+    tabifyDockWidget(detailsDock, addDock(tr("Notes"), "notesDock", m_notes, Qt::RightDockWidgetArea));
     detailsDock->raise();
 }
 
@@ -323,6 +327,8 @@ void MainWindow::showDocument(bool sameRun) {
             m_ranksDock->raise();
             m_bottomShown = m_ranksDock;
         }
+        m_notes->setDocument(doc, m_documents->path());
+        if (!m_notes->problem().isEmpty()) warn(tr("Notes left out"), m_notes->problem());
         setWindowTitle(tr("%1 — AttnScope").arg(name));
         statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(doc->totalSeconds, 0, 'f', 2));
     }
@@ -346,6 +352,7 @@ void MainWindow::showAnalysis() {
     m_findings->showFindings(doc->findings, doc->trace->startNs(), QString::fromStdString(doc->findingsNote));
     m_attention->showAnalysis(doc->trace, doc->analysis);
     m_timeline->setAnalysis(doc->analysis);
+    m_notes->updateDocument(doc); // notes on calls and findings placed
     m_charts->setInputs({{doc->trace.get(), doc->analysis.get(), m_documents->name()}});
     // What the panels' new texts ask of the layout (a note a line shorter, a column wider) is done now,
     // before the window's paint: not after it, with the panels it moved painted a second time.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/analysis/analysis.h"
+#include "core/document/notes.h"
 
 #include <QMainWindow>
 
@@ -38,6 +39,7 @@ class DocumentController;
 class JobRunner;
 class FindBar;
 class FindingsPanel;
+class NotesPanel;
 class FindController;
 class KernelTablePanel;
 class KernelTableModel;
@@ -103,6 +105,9 @@ public:
     TimelineView* timeline() const { return m_timeline; }
     DetailsPanel* details() const { return m_details; }
     FindingsPanel* findings() const { return m_findings; }
+    NotesPanel* notes() const { return m_notes; }
+    // A note (or a bookmark) on the selected event, else on the selected stretch, else on the one on show.
+    Note noteHere(bool bookmark) const;
     AttentionPanel* attention() const { return m_attention; }
     WhatIfController* whatIf() const { return m_whatIf; }
     // Runs the first call of impl again on this machine with PyTorch, as it was and as the alternatives,
@@ -184,6 +189,7 @@ private:
     FindBar* m_findBar = nullptr;
     KernelTablePanel* m_kernels = nullptr;
     FindingsPanel* m_findings = nullptr;
+    NotesPanel* m_notes = nullptr;
     AttentionPanel* m_attention = nullptr;
     WhatIfController* m_whatIf = nullptr;
     RanksPanel* m_ranks = nullptr;

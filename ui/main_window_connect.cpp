@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The main window's wiring: documents, runs, a program's profile and the views, each to the others.
 #include "main_window.h"
+#include "notes_panel.h"
 
 #include "attention_panel.h"
 #include "charts.h"
@@ -37,7 +38,9 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
@@ -45,6 +48,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -172,6 +176,42 @@ void MainWindow::connectViews() {
         else
             m_timeline->fitSelection();
     });
+    connect(m_notes, &NotesPanel::jump, this, [this](std::optional<EventRef> e, qint64 from, qint64 to) {
+        if (e) m_timeline->selectEvent(e, true);
+        const TimeNs pad = std::max<TimeNs>((to - from) / 4, 1000);
+        m_timeline->setViewport(from - pad, to + pad);
+    });
+    connect(m_notes, &NotesPanel::placesChanged, this, [this] {
+        std::vector<TimelineScene::NoteFlag> flags;
+        for (std::size_t i = 0; i < m_notes->notes().size(); ++i)
+            if (m_notes->places()[i].placed)
+                flags.push_back({m_notes->places()[i].fromNs,
+                                 QColor(QString::fromStdString(m_notes->notes()[i].colour))});
+        m_timeline->setNoteFlags(std::move(flags));
+    });
+    connect(m_notes, &NotesPanel::addRequested, this, [this](bool bookmark) {
+        if (!document()) return;
+        Note note = noteHere(bookmark);
+        bool ok = false;
+        const QString text =
+            bookmark
+                ? QInputDialog::getText(this, tr("Add Bookmark"), tr("Name:"), QLineEdit::Normal, {}, &ok)
+                : QInputDialog::getMultiLineText(this, tr("Add Note"), tr("Note:"), {}, &ok);
+        if (!ok || text.trimmed().isEmpty()) return;
+        note.text = text.toStdString();
+        m_notes->add(std::move(note));
+    });
+    for (const auto& [keys, forward] :
+         {std::pair{QKeySequence(tr("Ctrl+]")), true}, std::pair{QKeySequence(tr("Ctrl+[")), false}}) {
+        auto* go = new QShortcut(keys, this);
+        connect(go, &QShortcut::activated, this, [this, forward = forward] {
+            const TimelineScene scene = m_timeline->scene();
+            const TimeNs middle = (scene.viewport.start() + scene.viewport.end()) / 2;
+            if (!m_notes->toBookmark(middle, forward))
+                statusBar()->showMessage(
+                    forward ? tr("No bookmark after this") : tr("No bookmark before this"), 3000);
+        });
+    }
     connect(m_attention, &AttentionPanel::alternativesRequested, this, [this](const QString& impl) {
         if (const QString why = tryAlternatives(impl); !why.isEmpty())
             QMessageBox::information(this, tr("Try the Alternatives"), why);

@@ -13,6 +13,7 @@
 #include "find_bar.h"
 #include "job_runner.h"
 #include "kernel_table_panel.h"
+#include "notes_panel.h"
 #include "recent_files.h"
 #include "report_export.h"
 #include "timeline_actions.h"
@@ -234,10 +235,25 @@ QString MainWindow::exportChart(const QString& path, double scale) {
     return ui::exportChart(chart.get(), QSize(1200, 800), scale, path);
 }
 
+Note MainWindow::noteHere(bool bookmark) const {
+    const Trace& trace = *document()->trace;
+    Note note;
+    if (const auto e = m_timeline->selected(); e && !bookmark)
+        note = noteOnEvent(trace, *e);
+    else if (const auto r = m_timeline->range())
+        note = noteOnRange(trace, r->from, r->to);
+    else
+        note = noteOnRange(trace, m_timeline->scene().viewport.start(), m_timeline->scene().viewport.end());
+    note.bookmark = bookmark;
+    return note;
+}
+
 QString MainWindow::saveTrace(const QString& path) {
     if (!document()) return tr("no trace is open");
     try {
-        writeChromeTrace(*trace(), path.toStdString());
+        WriteOptions options; // the notes go with it: into the trace, and as marks Perfetto shows
+        if (!m_notes->notes().empty()) addNotes(options, m_notes->notes(), *document());
+        writeChromeTrace(*trace(), path.toStdString(), options);
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
@@ -260,11 +276,15 @@ void MainWindow::saveTraceInBackground(const QString& path) {
         m_progress->hide();
         m_cancel->hide();
     };
+    WriteOptions notes; // the notes go with it: into the trace, and as marks Perfetto shows
+    if (!m_notes->notes().empty()) addNotes(notes, m_notes->notes(), *document());
     m_saves->start<QString>(
         "save",
-        [shown, file = path.toStdString()](JobControl& control) {
-            writeChromeTrace(*shown, file,
-                             {[&control](double f) { control.progress(f); }, control.cancelFlag()});
+        [shown, file = path.toStdString(), notes = std::move(notes)](JobControl& control) {
+            WriteOptions options = notes;
+            options.progress = [&control](double f) { control.progress(f); };
+            options.cancel = control.cancelFlag();
+            writeChromeTrace(*shown, file, options);
             return QString();
         },
         JobRunner::Callbacks<QString>{[this, path, ended](QString) {
@@ -326,7 +346,7 @@ QString MainWindow::exportReportOf(const QString& path) {
     progress.setMinimumDuration(300);
     QString missing;
     const QString error = exportReport(
-        {{document(), QString::fromStdString(document()->name)}}, path,
+        {{document(), QString::fromStdString(document()->name), m_notes->notes()}}, path,
         [&progress](int done, int total) {
             progress.setMaximum(total);
             progress.setValue(done);

@@ -88,7 +88,7 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
     std::vector<std::shared_ptr<const Document>> complete;
     for (const ReportDocument& d : docs) {
         complete.push_back(completeDocument(d.doc, TimelinePart | AnalysisPart | SummaryPart));
-        total += 2 + int(reportFindings(*complete.back()));
+        total += 2 + int(reportFindings(*complete.back())) + int(d.notes.size());
     }
     QString error;
     // Draws one picture; its place on the page (inline SVG, or the file's name) or nullopt when it failed.
@@ -140,6 +140,28 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
             rt.places.push_back(std::move(picture));
             step();
         }
+        for (std::size_t i = 0; i < docs[t].notes.size() && !cancelled; ++i) {
+            ReportNote rn;
+            rn.note = docs[t].notes[i];
+            const NotePlace place = placeNote(rn.note, doc);
+            rn.where = describePlace(rn.note, place, *doc.trace);
+            if (place.placed) {
+                TimelinePicture tp;
+                tp.size = QSize(kPageWidth, 0);
+                tp.maxHeight = 520;
+                const TimeNs pad = std::max<TimeNs>((place.toNs - place.fromNs) / 2, 1000);
+                tp.range = TimeRange{place.fromNs - pad, place.toNs + pad};
+                tp.selected = place.event;
+                rn.picture =
+                    draw(prefix + QStringLiteral("note%1").arg(i + 1), QString::fromStdString(rn.where),
+                         [&](const QString& file) {
+                             tp.path = file;
+                             return exportTracePicture(*doc.trace, *doc.index, doc.analysis.get(), tp);
+                         });
+            }
+            rt.notes.push_back(std::move(rn));
+            step();
+        }
         for (ChartKind kind : {ChartKind::Breakdown, ChartKind::Roofline}) {
             if (cancelled) break;
             const QString name = chartKindName(kind);
@@ -165,10 +187,16 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
                 if (p)
                     text.addResource(QTextDocument::ImageResource, QUrl(QString::fromStdString(p->file)),
                                      QImage(QString::fromStdString(p->file)));
-        for (const ReportTrace& t : input.traces)
+        for (const ReportTrace& t : input.traces) {
             for (const ReportPicture& p : t.charts)
                 text.addResource(QTextDocument::ImageResource, QUrl(QString::fromStdString(p.file)),
                                  QImage(QString::fromStdString(p.file)));
+            for (const ReportNote& n : t.notes)
+                if (n.picture)
+                    text.addResource(QTextDocument::ImageResource,
+                                     QUrl(QString::fromStdString(n.picture->file)),
+                                     QImage(QString::fromStdString(n.picture->file)));
+        }
         text.setDefaultStyleSheet(
             QStringLiteral("th, td { padding: 2px; } table { font-size: 7pt; } h2 { margin-top: 18px; }"));
         text.setHtml(html);

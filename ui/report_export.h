@@ -6,6 +6,7 @@
 // place and each trace's breakdown and roofline charts — as SVG inside the HTML, PNG files in a folder
 // beside a Markdown file, and a PDF laid out from the same page.
 #include "core/document/document.h"
+#include "core/document/notes.h"
 
 #include <QString>
 
@@ -18,6 +19,7 @@ namespace attnscope::ui {
 struct ReportDocument {
     std::shared_ptr<const Document> doc; // what it lacks (the timeline's index, the summary) is computed
     QString label;                       // the trace's name on the page
+    std::vector<Note> notes;             // what people noted in it
 };
 
 // "html", "md" or "pdf" by the path's suffix, else "".

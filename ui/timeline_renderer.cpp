@@ -486,6 +486,18 @@ void TimelineRenderer::paintRuler(QPainter& p, QSize size, const TimelineScene& 
             it = std::partition_point(it, m.end(), [&](const EventRef& e) { return startOf(e) < next; });
         }
     }
+    // Notes: a flag of the note's colour at its start (one per pixel).
+    if (scene.notes)
+        for (const TimelineScene::NoteFlag& n : *scene.notes) {
+            if (n.ns < vp.start() || n.ns > vp.end()) continue;
+            const double x = left + std::floor(vp.timeToX(n.ns)) + 0.5;
+            p.setPen(QPen(n.colour.darker(150), 1));
+            p.drawLine(QPointF(x, 2), QPointF(x, top - 1));
+            const QPointF flag[] = {{x, 2}, {x + 7, 5}, {x, 8}};
+            p.setBrush(n.colour);
+            p.drawPolygon(flag, 3);
+            p.setBrush(Qt::NoBrush);
+        }
     // The selected range's length, over it.
     if (scene.range) {
         const double a = vp.timeToX(scene.range->from), b = vp.timeToX(scene.range->to);

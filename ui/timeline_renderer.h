@@ -78,6 +78,12 @@ struct TimelineScene {
     const TraceAnalysis* analysis = nullptr;
     std::optional<TimeRange> range;
     const std::vector<std::pair<EventRef, EventRef>>* links = nullptr; // arrows to draw, from → to
+    // People's notes placed in the trace: a flag of the note's colour on the ruler at its start.
+    struct NoteFlag {
+        TimeNs ns = 0;
+        QColor colour;
+    };
+    const std::vector<NoteFlag>* notes = nullptr;
     bool legend = true;
 };
 

@@ -201,6 +201,7 @@ void TimelineView::drawAhead(QSize pixels, qreal dpr) {
         TimelineLayout layout;
         std::vector<std::uint8_t> highlight;
         std::vector<EventRef> matches;
+        std::vector<TimelineScene::NoteFlag> notes;
         std::vector<FoldedCall> folds;
         std::vector<std::pair<EventRef, EventRef>> links;
         TimelineScene scene;
@@ -211,9 +212,9 @@ void TimelineView::drawAhead(QSize pixels, qreal dpr) {
     };
     if (m_back.size() != pixels) m_back = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
     m_back.setDevicePixelRatio(dpr);
-    auto job =
-        std::make_shared<Job>(Job{m_trace, m_index, m_analysis, m_layout, m_highlight, m_matches, m_folds,
-                                  m_links, scene(), m_style, m_colorMode, size(), std::move(m_back)});
+    auto job = std::make_shared<Job>(Job{m_trace, m_index, m_analysis, m_layout, m_highlight, m_matches,
+                                         m_noteFlags, m_folds, m_links, scene(), m_style, m_colorMode, size(),
+                                         std::move(m_back)});
     m_back = QImage();
     TimelineScene& s = job->scene;
     s.trace = job->trace.get();
@@ -222,6 +223,7 @@ void TimelineView::drawAhead(QSize pixels, qreal dpr) {
     s.layout = &job->layout;
     s.highlight = s.highlight ? &job->highlight : nullptr;
     s.matches = s.matches ? &job->matches : nullptr;
+    s.notes = s.notes ? &job->notes : nullptr;
     s.folds = s.folds ? &job->folds : nullptr;
     s.links = s.links ? &job->links : nullptr;
     m_aheadVersion = m_version;
@@ -262,6 +264,7 @@ TimelineScene TimelineView::scene() const {
     s.selected = m_selected;
     s.highlight = m_highlight.empty() ? nullptr : &m_highlight;
     s.matches = m_matches.empty() ? nullptr : &m_matches;
+    s.notes = m_noteFlags.empty() ? nullptr : &m_noteFlags;
     s.range = m_range;
     s.links = m_links.empty() ? nullptr : &m_links;
     s.legend = m_legend;
@@ -502,6 +505,11 @@ void TimelineView::setHighlight(std::vector<std::uint8_t> names) {
 
 void TimelineView::setMatches(std::vector<EventRef> matches) {
     m_matches = std::move(matches);
+    repaintView();
+}
+
+void TimelineView::setNoteFlags(std::vector<TimelineScene::NoteFlag> flags) {
+    m_noteFlags = std::move(flags);
     repaintView();
 }
 

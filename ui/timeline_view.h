@@ -64,6 +64,8 @@ public:
     void setHighlight(std::vector<std::uint8_t> names);
     // Find results, ticked on the ruler.
     void setMatches(std::vector<EventRef> matches);
+    // People's notes, flagged on the ruler.
+    void setNoteFlags(std::vector<TimelineScene::NoteFlag> flags);
 
     void zoomBy(double factor, std::optional<double> atX = std::nullopt);
     // A navigation key's action (navigation_keys.h); zooms about atX, else the middle.
@@ -162,6 +164,7 @@ private:
     std::vector<std::pair<EventRef, EventRef>> m_links; // the selected event's arrows
     std::optional<TimeRange> m_range;
     std::vector<std::uint8_t> m_highlight;
+    std::vector<TimelineScene::NoteFlag> m_noteFlags;
     std::vector<EventRef> m_matches;
     ZoomHistory m_history;
     QElapsedTimer m_clock; // the history's time

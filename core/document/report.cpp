@@ -214,7 +214,7 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
         "Made " + input.made + " from " + formatCount(input.traces.size(), "trace", "traces") + ".", "made");
 
     // The traces and their devices.
-    page.heading(2, "Traces");
+    page.heading(2, "Traces", "traces");
     std::vector<std::vector<std::string>> rows;
     for (const ReportTrace& t : input.traces) {
         const TraceSummary& s = *t.doc->summary;
@@ -228,7 +228,7 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
             page.paragraph("⚠ " + t.label + " was read in part: " + w);
 
     // The at-a-glance table of their attention implementations, as compare prints it.
-    page.heading(2, "Attention at a glance");
+    page.heading(2, "Attention at a glance", "at-a-glance");
     Comparison c;
     for (const ReportTrace& t : input.traces)
         c.traces.push_back(compareEntry(*t.doc, t.label));
@@ -242,7 +242,7 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
     for (std::size_t ti = 0; ti < input.traces.size(); ++ti) {
         const ReportTrace& t = input.traces[ti];
         const std::vector<Finding>& findings = t.doc->findings ? *t.doc->findings : std::vector<Finding>{};
-        page.heading(2, "Findings: " + t.label);
+        page.heading(2, "Findings: " + t.label, "findings-" + std::to_string(ti + 1));
         if (!t.doc->findingsNote.empty()) page.paragraph(t.doc->findingsNote);
         if (findings.empty()) page.paragraph("Nothing found: no rule's threshold was crossed.");
         const std::size_t shown = reportFindings(*t.doc);
@@ -264,6 +264,20 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
             if (!f.explanation.empty()) page.labelled("Why:", f.explanation);
             if (!f.suggestion.empty()) page.labelled("Fix:", f.suggestion);
             if (i < t.places.size() && t.places[i]) page.picture(*t.places[i]);
+        }
+    }
+
+    // What people noted, each with its place.
+    for (std::size_t ti = 0; ti < input.traces.size(); ++ti) {
+        const ReportTrace& t = input.traces[ti];
+        if (t.notes.empty()) continue;
+        page.heading(2, "Notes: " + t.label, "notes-" + std::to_string(ti + 1));
+        for (const ReportNote& n : t.notes) {
+            page.labelled((n.note.bookmark ? "Bookmark, " : "") +
+                              (n.note.author.empty() ? "someone" : n.note.author) + " (" + n.note.edited +
+                              "), " + n.where + ":",
+                          n.note.text);
+            if (n.picture) page.picture(*n.picture);
         }
     }
 

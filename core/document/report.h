@@ -5,9 +5,11 @@
 // performance report wants, from the figures every other view shows — the traces and their devices, the
 // at-a-glance table of their attention implementations (`compare`'s), a job's ranks and its straggler
 // (`job`'s), each finding with its time at stake, explanation, fix and a picture of its first place, and
-// the breakdown and roofline charts. The pictures are drawn by the caller (the GUI module); this writes the
-// page around them, as HTML (pictures inline as SVG, or as image files) or Markdown (image files beside it).
+// the breakdown and roofline charts, and the people's notes on them. The pictures are drawn by the caller
+// (the GUI module); this writes the page around them, as HTML (pictures inline as SVG, or as image files) or
+// Markdown (image files beside it).
 #include "core/document/document.h"
+#include "core/document/notes.h"
 
 #include <memory>
 #include <optional>
@@ -22,12 +24,20 @@ struct ReportPicture {
     std::string svg;  // the picture itself, an <svg> element (HTML)
 };
 
+// A person's note on the trace: what it says, by whom, where (describePlace), and a picture of its place.
+struct ReportNote {
+    Note note;
+    std::string where;
+    std::optional<ReportPicture> picture;
+};
+
 struct ReportTrace {
     std::shared_ptr<const Document> doc; // opened with its summary and analysis
     std::string label;                   // what the page calls it: the file's name
     // Per finding shown (reportFindings of it, in order): a picture of its first place, if one was drawn.
     std::vector<std::optional<ReportPicture>> places;
     std::vector<ReportPicture> charts; // breakdown, roofline
+    std::vector<ReportNote> notes;     // as they were made
 };
 
 struct ReportInput {

@@ -183,8 +183,10 @@ private:
             ids += ",\"tid\":";
             appendId(ids, global ? std::string_view() : t.str(track.tidKey));
             for (std::uint32_t i = 0; i < track.size(); ++i) {
-                std::string& o = w.begin();
                 const bool instant = c.flags[i] & kInstant;
+                if (instant && !options.notesJson.empty() && t.str(c.category[i]) == kNoteCategory)
+                    continue; // the notes' marks as they were: the notes given are written below
+                std::string& o = w.begin();
                 o += instant ? (global ? "{\"ph\":\"i\",\"s\":\"g\"" : "{\"ph\":\"i\",\"s\":\"t\"")
                              : "{\"ph\":\"X\"";
                 o += ",\"cat\":";
@@ -206,6 +208,16 @@ private:
                 o += '}';
                 w.flushIfLarge();
             }
+        }
+        for (const WriteOptions::NoteMark& m : options.noteMarks) {
+            std::string& o = w.begin();
+            o += "{\"ph\":\"i\",\"s\":\"g\",\"cat\":";
+            appendJsonString(o, kNoteCategory);
+            o += ",\"name\":";
+            appendJsonString(o, m.text);
+            o += ",\"pid\":\"\",\"tid\":\"\",\"ts\":";
+            o += formatNsAsMicros(m.ns);
+            o += '}';
         }
     }
 
@@ -292,6 +304,11 @@ private:
             if (d.rank) field("rank", std::to_string(*d.rank), false);
             if (d.worldSize) field("world_size", std::to_string(*d.worldSize), false);
             tail += '}';
+        }
+        const std::string& notes = options.notesJson.empty() ? t.info().notesJson : options.notesJson;
+        if (!notes.empty()) {
+            tail += ",\"attnscopeNotes\":";
+            tail += notes;
         }
         tail += "}\n";
         return tail;

@@ -214,7 +214,7 @@ private:
             }
             const bool wanted = key == "deviceProperties" || key == "distributedInfo" ||
                                 key == "baseTimeNanoseconds" || key == "schemaVersion" ||
-                                key == "displayTimeUnit" || key == "host_name";
+                                key == "displayTimeUnit" || key == "host_name" || key == "attnscopeNotes";
             const std::uint64_t at = offsetOf(m_pos);
             const std::string value = skipValue(wanted, key);
             if (wanted) readTopLevelValue(key, value, at);
@@ -251,6 +251,10 @@ private:
             return;
         }
         TraceInfo& info = m_b.info();
+        if (key == "attnscopeNotes") { // read by the notes' own reader, which says what is wrong in it
+            info.notesJson = text;
+            return;
+        }
         if (key == "baseTimeNanoseconds" || key == "schemaVersion") {
             std::optional<std::int64_t> v;
             if (e.is_int64())

@@ -116,6 +116,8 @@ struct TraceInfo {
     std::vector<std::string> warnings;
     // The trace has no GPU kernel and its leaf aten:: ops stand for them (kOpKernel): how many.
     std::uint64_t opKernels = 0;
+    // What people noted in it, as AttnScope writes it (the top-level "attnscopeNotes"; core/document/notes.h).
+    std::string notesJson;
 };
 
 // What an event's category makes it, to the model: read from a column per string id that the trace

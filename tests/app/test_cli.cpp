@@ -2,6 +2,9 @@
 // The command-line verbs as a user runs them: exit codes, messages, outputs.
 #include "cli_test_support.h"
 
+#include "core/document/document.h"
+#include "core/document/notes.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -223,6 +226,40 @@ TEST(Cli, ReportWritesOnePageOfTheTracesOrOfAJob) {
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.out.find("nope.json"), std::string::npos) << missing.out;
     EXPECT_FALSE(std::filesystem::exists(dir.path("n.html")));
+}
+
+// convert keeps a trace's notes (its notes file's): written into the output, read back from it, and a mark
+// Perfetto shows; a damaged notes file is said and the trace converted without it.
+TEST(Cli, ConvertWritesTheTracesNotesIntoIt) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string trace = dir.path("h100.json.gz");
+    std::filesystem::copy_file(h100, trace);
+    DocumentOptions options;
+    options.parts = 0;
+    const auto doc = openDocument(DocumentSource::file(trace), options);
+    Note n = noteOnRange(*doc->trace, doc->trace->startNs() + 1000000, doc->trace->startNs() + 2000000);
+    signNote(n, "ana");
+    n.text = "from here the step stalls";
+    writeNotesFile(notesPathFor(trace), {n});
+    const CliRun r = run("convert " + trace + " -o " + dir.path("out.json"), true);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    const std::string out = readAllBytes(dir.path("out.json"));
+    EXPECT_NE(out.find("\"attnscopeNotes\":{\"attnscope_notes\":1"), std::string::npos);
+    EXPECT_NE(out.find("\"cat\":\"attnscope_note\",\"name\":\"ana: from here the step stalls\""),
+              std::string::npos);
+    std::vector<std::string> problems;
+    const auto converted = openDocument(DocumentSource::file(dir.path("out.json")), options);
+    const std::vector<Note> back = notesOfTrace(*converted->trace, "", problems);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].fromNs, 1000000);
+    EXPECT_TRUE(placeNote(back[0], *converted).placed);
+
+    writeFile(notesPathFor(trace), "not notes");
+    const CliRun damaged = run("convert " + trace + " -o " + dir.path("out2.json"), true);
+    EXPECT_EQ(damaged.exitCode, 0) << damaged.out;
+    EXPECT_NE(damaged.out.find("its notes file was left out"), std::string::npos) << damaged.out;
+    EXPECT_EQ(readAllBytes(dir.path("out2.json")).find("attnscopeNotes"), std::string::npos);
 }
 
 TEST(Cli, ExportSaysWhatIsWrong) {

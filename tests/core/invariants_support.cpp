@@ -75,7 +75,9 @@ void expectInvariants(const Document& d, const std::string& label) {
         }
     for (const ImplCalls& impl : a.tables.implCalls) {
         EXPECT_LE(impl.backwardCalls, impl.calls) << impl.impl;
-        if (const auto backward = impl.backwardNsPerCall()) EXPECT_LE(*backward, s.spanNs) << impl.impl;
+        if (const auto backward = impl.backwardNsPerCall()) {
+            EXPECT_LE(*backward, s.spanNs) << impl.impl;
+        }
     }
 
     // Implementations' calls add to the calls; their kernels and time lie within the trace's.

@@ -4,6 +4,7 @@
 // of a single trace and of a job; and the HTML as a real browser (Chromium, headless) renders it.
 #include "support/test_support.h"
 #include "ui/main_window.h"
+#include "ui/notes_panel.h"
 #include "ui/report_export.h"
 #include "ui/ui_test_support.h"
 
@@ -150,11 +151,16 @@ TEST(Report, MarkdownKeepsItsPicturesBesideItAndPdfIsAPdf) {
     EXPECT_NE(exportReport({{job, "dlrm"}}, QString::fromStdString(dir.path("job.txt"))), "");
 }
 
-// File → Export Report… writes the trace on show, its findings as the window found them.
+// File → Export Report… writes the trace on show, its findings as the window found them, and the notes
+// made in the window, each with a picture of its place.
 TEST(Report, TheWindowExportsTheTraceOnShow) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     MainWindow w;
     ASSERT_TRUE(openAndAnalyse(w, h100));
+    const Trace& trace = *w.document()->trace;
+    Note note = noteOnRange(trace, trace.startNs() + 20000000, trace.startNs() + 21000000);
+    note.text = "from here <the step> stalls";
+    w.notes()->add(note);
     TempDir dir;
     const QString out = QString::fromStdString(dir.path("shown.html"));
     ASSERT_EQ(w.exportReportOf(out), "");
@@ -163,7 +169,10 @@ TEST(Report, TheWindowExportsTheTraceOnShow) {
     const auto doc = w.document();
     ASSERT_TRUE(doc && doc->findings && !doc->findings->empty());
     EXPECT_TRUE(html.contains(QString::fromStdString(htmlEscape(doc->findings->front().title))));
-    EXPECT_EQ(count(html, "<svg"), placesDrawn(*doc) + 2);
+    EXPECT_TRUE(html.contains("<h2>Notes: ")) << "its notes' section";
+    EXPECT_TRUE(html.contains("from here &lt;the step&gt; stalls"));
+    EXPECT_TRUE(html.contains("+20.000 ms, 1.000 ms long")) << "where it is";
+    EXPECT_EQ(count(html, "<svg"), placesDrawn(*doc) + 2 + 1) << "and its picture";
 }
 
 // The page in a real browser: Chromium from Debian's archive (packaging/install-deps.sh installs it),

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// Notes in the window: a note added on the H100 fixture is kept in the file beside the trace, shown at its
+// place when the trace is opened again, kept when the trace is saved as another file (and in what Perfetto
+// reads), unplaced but kept in a trace that lacks its kernel, and a colleague (another settings home) sees
+// it with its author; a damaged notes file is said and the trace still opens.
+#include "support/test_support.h"
+#include "ui/main_window.h"
+#include "ui/notes_panel.h"
+#include "ui/timeline_view.h"
+#include "ui/ui_test_support.h"
+
+#include "core/document/document.h"
+#include "core/document/notes.h"
+
+#include <QSettings>
+#include <QTableWidget>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace attnscope;
+using namespace attnscope::ui;
+using namespace attnscope::test;
+
+namespace {
+
+EventRef firstKernelNamed(const Trace& trace, std::string_view part) {
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t)
+        for (std::uint32_t i = 0; i < trace.tracks()[t].size(); ++i)
+            if (trace.str(trace.tracks()[t].events.name[i]).find(part) != std::string_view::npos)
+                return {TrackId{t}, i};
+    return {TrackId{0}, 0};
+}
+
+QString cell(const NotesPanel& panel, int row, int column) {
+    const QTableWidgetItem* item = panel.table()->item(row, column);
+    return item ? item->text() : QString();
+}
+
+} // namespace
+
+TEST(NotesPanel, ANoteAddedInTheWindowIsThereWhenTheTraceOpensAgainAndAfterSaveAs) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string trace = dir.path("h100.json.gz");
+    std::filesystem::copy_file(h100, trace); // a trace of one's own, with room beside it for its notes
+    QSettings().setValue("notes/author", "ana");
+    EventRef flash{};
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, trace));
+        flash = firstKernelNamed(*w.document()->trace, "flash_fwd_kernel");
+        w.timeline()->selectEvent(flash);
+        Note note = w.noteHere(false);
+        EXPECT_EQ(note.anchor, NoteAnchor::Kernel);
+        note.text = "this flash kernel is the slow one";
+        w.notes()->add(note);
+        ASSERT_TRUE(std::filesystem::exists(notesPathFor(trace))) << "kept beside the trace at once";
+        EXPECT_EQ(w.saveTrace(QString::fromStdString(dir.path("saved.json"))), "");
+    }
+    // A colleague: another settings home, the trace and its notes file sent along.
+    QSettings().clear();
+    QSettings().setValue("notes/author", "ben");
+    for (const std::string& opened : {trace, dir.path("saved.json")}) {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, opened));
+        const NotesPanel& notes = *w.notes();
+        ASSERT_EQ(notes.notes().size(), 1u) << opened;
+        EXPECT_EQ(notes.notes()[0].author, "ana");
+        EXPECT_EQ(cell(notes, 0, 1), "this flash kernel is the slow one");
+        EXPECT_TRUE(cell(notes, 0, 2).startsWith("flash_fwd_kernel")) << cell(notes, 0, 2).toStdString();
+        // Double-click: the kernel selected on the timeline.
+        w.notes()->jumpTo(0);
+        ASSERT_TRUE(w.timeline()->selected().has_value());
+        EXPECT_EQ(w.document()->trace->str(w.document()
+                                               ->trace->track(w.timeline()->selected()->track)
+                                               .events.name[w.timeline()->selected()->index]),
+                  w.document()->trace->str(w.document()->trace->track(flash.track).events.name[flash.index]));
+    }
+}
+
+TEST(NotesPanel, ANoteTheTraceLacksIsShownUnplacedAndADamagedFileIsSaid) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(triton, "triton_single_kernel.json.gz");
+    TempDir dir;
+    const std::string other = dir.path("other.json.gz");
+    std::filesystem::copy_file(triton, other);
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, h100));
+        Note n =
+            noteOnEvent(*w.document()->trace, firstKernelNamed(*w.document()->trace, "flash_fwd_kernel"));
+        signNote(n, "ana");
+        n.text = "slow";
+        writeNotesFile(notesPathFor(other), {n}); // the notes of one trace beside another
+    }
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, other));
+        ASSERT_EQ(w.notes()->notes().size(), 1u) << "kept";
+        EXPECT_TRUE(cell(*w.notes(), 0, 2).startsWith("unplaced: no flash_fwd_kernel"))
+            << cell(*w.notes(), 0, 2).toStdString();
+        w.notes()->remove(5); // past the end: nothing
+        EXPECT_EQ(w.notes()->notes().size(), 1u);
+    }
+    writeFile(notesPathFor(other), "{\"attnscope_notes\": 1, \"notes\": [{\"id\": ");
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, other)) << "the trace still opens";
+    EXPECT_TRUE(w.notes()->notes().empty());
+    EXPECT_TRUE(w.notes()->problem().contains("not JSON at byte")) << w.notes()->problem().toStdString();
+    EXPECT_TRUE(w.notes()->problem().contains(QString::fromStdString(notesPathFor(other))));
+}
+
+TEST(NotesPanel, BookmarksAreGoneThroughInTimeOrder) {
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.openEmbeddedSample();
+    ASSERT_TRUE(waitForTrace(w));
+    const Trace& trace = *w.document()->trace;
+    const TimeNs s = trace.startNs(), span = trace.endNs() - trace.startNs();
+    for (const auto& [from, name] : {std::pair{s + span / 2, "middle"}, std::pair{s + span / 10, "early"}}) {
+        Note b = noteOnRange(trace, from, from + span / 20);
+        b.bookmark = true;
+        b.text = name;
+        w.notes()->add(b);
+    }
+    EXPECT_TRUE(w.notes()->toBookmark(s, true));
+    EXPECT_EQ(w.notes()->table()->currentRow(), 1) << "the early one first";
+    EXPECT_TRUE(w.notes()->toBookmark(s + span / 10, true));
+    EXPECT_EQ(w.notes()->table()->currentRow(), 0);
+    EXPECT_FALSE(w.notes()->toBookmark(s + span / 2, true)) << "none after the last";
+    EXPECT_TRUE(w.notes()->toBookmark(s + span / 2, false));
+    EXPECT_EQ(w.notes()->table()->currentRow(), 1);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The Notes dock: what people noted in the trace on show (core/document/notes.h) — each note's colour,
+// text, where it is pinned (or why it is unplaced), who wrote it and when; double-click jumps to it; Add
+// Note and Add Bookmark pin one to the selected event or the stretch on show, Edit and Delete change it.
+// The notes are kept in the file beside the trace, written at each change.
+#include "core/document/notes.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QLabel;
+class QTableWidget;
+
+namespace attnscope::ui {
+
+class NotesPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit NotesPanel(QWidget* parent = nullptr);
+
+    // Another trace: its notes (those written in it and its notes file's, when it has a file); what could
+    // not be read is said above the list, and the trace still opens.
+    void setDocument(std::shared_ptr<const Document> doc, const QString& path);
+    // The same trace, now analysed: notes on calls and findings placed.
+    void updateDocument(std::shared_ptr<const Document> doc);
+
+    const std::vector<Note>& notes() const { return m_notes; }
+    QString problem() const { return m_problem; }
+    QTableWidget* table() const { return m_table; }
+    const std::vector<NotePlace>& places() const { return m_places; }
+
+    // Signed with the user's name and kept (written to the notes file).
+    void add(Note note);
+    void setText(int row, const QString& text);
+    void remove(int row);
+    // Jumps to the next (or previous) bookmark after (before) the time given; false when there is none.
+    bool toBookmark(TimeNs now, bool forward);
+    void jumpTo(int row);
+    // Who the user is to their notes: Settings' "notes/author", else the login name.
+    static QString author();
+
+Q_SIGNALS:
+    void addRequested(bool bookmark);
+    // Show the place: select the event when there is one, the stretch from..to (absolute ns) on screen.
+    void jump(std::optional<EventRef> event, TimeNs from, TimeNs to);
+    // The placed notes' starts and colours changed (the timeline flags them).
+    void placesChanged();
+
+private:
+    void refresh();
+    void save();
+    void editRow(int row);
+
+    std::shared_ptr<const Document> m_doc;
+    QString m_path; // the trace's file; "" keeps the notes in the window only
+    std::vector<Note> m_notes;
+    std::vector<NotePlace> m_places;
+    QString m_problem;
+    QLabel* m_label = nullptr;
+    QTableWidget* m_table = nullptr;
+};
+
+} // namespace attnscope::ui
