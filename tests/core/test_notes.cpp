@@ -20,18 +20,15 @@ using namespace attnscope::test;
 namespace {
 
 std::shared_ptr<const Document> opened(const std::string& path) {
-    DocumentOptions options;
-    options.parts = AnalysisPart;
-    return openDocument(DocumentSource::file(path), options);
+    return openedFile(path, AnalysisPart);
 }
 
-// The H100 fixture's flash kernel (the first), as a person would pin a note to it.
-EventRef firstKernelNamed(const Trace& trace, std::string_view part) {
-    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t)
-        for (std::uint32_t i = 0; i < trace.tracks()[t].size(); ++i)
-            if (trace.str(trace.tracks()[t].events.name[i]).find(part) != std::string_view::npos)
-                return {TrackId{t}, i};
-    return {TrackId{0}, 0};
+// A note on the fixture's first flash kernel, as a person would pin one to it.
+Note noteOnFlash(const Trace& trace, const std::string& text) {
+    Note n = noteOnEvent(trace, firstEventNamed(trace, "flash_fwd_kernel"));
+    signNote(n, "ana");
+    n.text = text;
+    return n;
 }
 
 } // namespace
@@ -39,10 +36,8 @@ EventRef firstKernelNamed(const Trace& trace, std::string_view part) {
 TEST(Notes, ANoteOnAKernelIsFoundAgainByItsTrackNameAndStart) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     const auto doc = opened(h100);
-    const EventRef flash = firstKernelNamed(*doc->trace, "flash_fwd_kernel");
-    Note n = noteOnEvent(*doc->trace, flash);
-    signNote(n, "ana");
-    n.text = "this flash kernel is the slow one";
+    const EventRef flash = firstEventNamed(*doc->trace, "flash_fwd_kernel");
+    const Note n = noteOnFlash(*doc->trace, "this flash kernel is the slow one");
     EXPECT_EQ(n.track, "GPU 0 · stream 7");
     const NotePlace p = placeNote(n, *doc);
     ASSERT_TRUE(p.placed) << p.why;
@@ -61,9 +56,7 @@ TEST(Notes, ANoteTheTraceLacksIsUnplacedAndKeptWithWhy) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     ATTNSCOPE_REQUIRE_FIXTURE(other, "triton_single_kernel.json.gz");
     const auto doc = opened(h100);
-    Note n = noteOnEvent(*doc->trace, firstKernelNamed(*doc->trace, "flash_fwd_kernel"));
-    signNote(n, "ana");
-    n.text = "slow";
+    const Note n = noteOnFlash(*doc->trace, "slow");
     // Another trace (as one cut shorter would be): no such kernel there.
     const auto elsewhere = opened(other);
     const NotePlace p = placeNote(n, *elsewhere);
@@ -155,10 +148,8 @@ TEST(Notes, ADamagedOrForeignNotesFileIsRefusedWithWhereAndWhy) {
 TEST(Notes, WrittenIntoATraceTheyAreReadBackAndPerfettoShowsThem) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     const auto doc = opened(h100);
-    const EventRef flash = firstKernelNamed(*doc->trace, "flash_fwd_kernel");
-    Note n = noteOnEvent(*doc->trace, flash);
-    signNote(n, "ana");
-    n.text = "the slow one";
+    const EventRef flash = firstEventNamed(*doc->trace, "flash_fwd_kernel");
+    const Note n = noteOnFlash(*doc->trace, "the slow one");
     WriteOptions options;
     addNotes(options, {n}, *doc);
     TempDir dir;

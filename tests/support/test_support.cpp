@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include "core/analysis/machine_roofs.h"
+#include "core/document/document.h"
 #include "core/io/byte_source.h"
 #include "core/io/trace_builder.h"
 #include "core/io/trace_loader.h"
@@ -265,6 +266,20 @@ std::vector<std::shared_ptr<const Trace>> cutByTime(const Trace& whole, std::siz
         parts.push_back(merger.finish());
     }
     return parts;
+}
+
+std::shared_ptr<const Document> openedFile(const std::string& path, unsigned parts) {
+    DocumentOptions options;
+    options.parts = parts;
+    return openDocument(DocumentSource::file(path), options);
+}
+
+EventRef firstEventNamed(const Trace& trace, std::string_view part) {
+    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t)
+        for (std::uint32_t i = 0; i < trace.tracks()[t].size(); ++i)
+            if (trace.str(trace.tracks()[t].events.name[i]).find(part) != std::string_view::npos)
+                return {TrackId{t}, i};
+    return {TrackId{0}, 0};
 }
 
 } // namespace attnscope::test

@@ -3,6 +3,10 @@
 
 #include "core/model/trace.h"
 
+namespace attnscope {
+struct Document;
+}
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -33,6 +37,12 @@ std::vector<std::shared_ptr<const Trace>> cutByTime(const Trace& whole, std::siz
 // FLOPs and bytes in the args, recorded on this machine (its host_name) — kernels held to this
 // machine's measured roofs.
 std::string cpuRunTraceText();
+
+// The trace file opened with those parts of a document (document.h's Parts: AnalysisPart, AllParts).
+std::shared_ptr<const Document> openedFile(const std::string& path, unsigned parts);
+
+// The first event (by track, then start) whose name holds part; {track 0, event 0} when none does.
+EventRef firstEventNamed(const Trace& trace, std::string_view part);
 
 // gzip-compresses bytes (one member).
 std::string gzipBytes(std::string_view bytes);

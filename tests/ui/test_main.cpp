@@ -2,6 +2,7 @@
 // Widget tests run offscreen: the platform is chosen before QApplication exists (gtest's test
 // discovery runs this binary without the test's environment).
 #include "support/test_isolation.h"
+#include "support/test_support.h"
 
 #include <QApplication>
 #include <QFile>
@@ -10,7 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -20,6 +23,21 @@ namespace {
 // --gtest_shuffle they share this process).
 class FreshSettings : public ::testing::EmptyTestEventListener {
     void OnTestStart(const ::testing::TestInfo&) override { QSettings().clear(); }
+    // The shared fixtures are read-only: a test that writes notes beside a trace copies it first. One that
+    // did not is named, and the run fails.
+    void OnTestEnd(const ::testing::TestInfo& test) override {
+        const std::string fixtures = attnscope::test::fixture("");
+        if (fixtures.empty()) return;
+        for (const auto& entry : std::filesystem::directory_iterator(fixtures))
+            if (entry.path().string().find(".attnscope-notes.json") != std::string::npos) {
+                std::fprintf(stderr, "%s.%s wrote beside a shared fixture: %s\n", test.test_suite_name(),
+                             test.name(), entry.path().c_str());
+                wroteIntoShared = true;
+            }
+    }
+
+public:
+    static inline bool wroteIntoShared = false;
 };
 
 // The offscreen platform's screen is 800×800 unless told otherwise: the tests run on a desktop's
@@ -57,5 +75,5 @@ int main(int argc, char** argv) {
     settings.clear();
     settings.sync();
     QFile::remove(settings.fileName());
-    return rc;
+    return FreshSettings::wroteIntoShared ? 1 : rc;
 }

@@ -25,14 +25,6 @@ using namespace attnscope::test;
 
 namespace {
 
-EventRef firstKernelNamed(const Trace& trace, std::string_view part) {
-    for (std::uint32_t t = 0; t < trace.tracks().size(); ++t)
-        for (std::uint32_t i = 0; i < trace.tracks()[t].size(); ++i)
-            if (trace.str(trace.tracks()[t].events.name[i]).find(part) != std::string_view::npos)
-                return {TrackId{t}, i};
-    return {TrackId{0}, 0};
-}
-
 QString cell(const NotesPanel& panel, int row, int column) {
     const QTableWidgetItem* item = panel.table()->item(row, column);
     return item ? item->text() : QString();
@@ -50,7 +42,7 @@ TEST(NotesPanel, ANoteAddedInTheWindowIsThereWhenTheTraceOpensAgainAndAfterSaveA
     {
         MainWindow w;
         ASSERT_TRUE(openAndAnalyse(w, trace));
-        flash = firstKernelNamed(*w.document()->trace, "flash_fwd_kernel");
+        flash = firstEventNamed(*w.document()->trace, "flash_fwd_kernel");
         w.timeline()->selectEvent(flash);
         Note note = w.noteHere(false);
         EXPECT_EQ(note.anchor, NoteAnchor::Kernel);
@@ -89,8 +81,7 @@ TEST(NotesPanel, ANoteTheTraceLacksIsShownUnplacedAndADamagedFileIsSaid) {
     {
         MainWindow w;
         ASSERT_TRUE(openAndAnalyse(w, h100));
-        Note n =
-            noteOnEvent(*w.document()->trace, firstKernelNamed(*w.document()->trace, "flash_fwd_kernel"));
+        Note n = noteOnEvent(*w.document()->trace, firstEventNamed(*w.document()->trace, "flash_fwd_kernel"));
         signNote(n, "ana");
         n.text = "slow";
         writeNotesFile(notesPathFor(other), {n}); // the notes of one trace beside another

@@ -32,9 +32,7 @@ using namespace attnscope::test;
 namespace {
 
 std::shared_ptr<const Document> opened(const std::string& path) {
-    DocumentOptions options;
-    options.parts = AllParts;
-    return openDocument(DocumentSource::file(path), options);
+    return openedFile(path, AllParts);
 }
 
 QString readText(const QString& path) {
@@ -154,14 +152,16 @@ TEST(Report, MarkdownKeepsItsPicturesBesideItAndPdfIsAPdf) {
 // File → Export Report… writes the trace on show, its findings as the window found them, and the notes
 // made in the window, each with a picture of its place.
 TEST(Report, TheWindowExportsTheTraceOnShow) {
-    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    ATTNSCOPE_REQUIRE_FIXTURE(fixture, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string h100 = dir.path("h100_sdpa_flash_qwen.json.gz"); // its notes file goes beside it
+    std::filesystem::copy_file(fixture, h100);
     MainWindow w;
     ASSERT_TRUE(openAndAnalyse(w, h100));
     const Trace& trace = *w.document()->trace;
     Note note = noteOnRange(trace, trace.startNs() + 20000000, trace.startNs() + 21000000);
     note.text = "from here <the step> stalls";
     w.notes()->add(note);
-    TempDir dir;
     const QString out = QString::fromStdString(dir.path("shown.html"));
     ASSERT_EQ(w.exportReportOf(out), "");
     const QString html = readText(out);
@@ -169,7 +169,7 @@ TEST(Report, TheWindowExportsTheTraceOnShow) {
     const auto doc = w.document();
     ASSERT_TRUE(doc && doc->findings && !doc->findings->empty());
     EXPECT_TRUE(html.contains(QString::fromStdString(htmlEscape(doc->findings->front().title))));
-    EXPECT_TRUE(html.contains("<h2>Notes: ")) << "its notes' section";
+    EXPECT_TRUE(html.contains(">Notes: h100_sdpa_flash_qwen.json.gz</h2>")) << "its notes' section";
     EXPECT_TRUE(html.contains("from here &lt;the step&gt; stalls"));
     EXPECT_TRUE(html.contains("+20.000 ms, 1.000 ms long")) << "where it is";
     EXPECT_EQ(count(html, "<svg"), placesDrawn(*doc) + 2 + 1) << "and its picture";
