@@ -170,13 +170,13 @@ public:
         return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                htmlEscape(title) +
                "</title>\n<style>\n"
-               "body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: "
+               "body { font-family: sans-serif; max-width: 1280px; margin: 2em auto; padding: 0 1em; color: "
                "#222; }\n"
                "h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }\n"
                "table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }\n"
                "th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }\n"
                "th { background: #f2f2f2; }\n"
-               ".wide { overflow-x: auto; }\n"
+               ".wide { overflow-x: auto; } .wide table { font-size: 0.8em; }\n"
                "figure { margin: 1em 0; } figure svg, figure img { max-width: 100%; height: auto; "
                "border: 1px solid #ddd; }\n"
                "figcaption { font-size: 0.85em; color: #555; }\n"
