@@ -301,7 +301,7 @@ int attnscope_gui_report(const attnscope::ui::ReportRequest* request) {
                     auto doc = openDocument(DocumentSource::file(file), options);
                     // Its notes: those written in it and its notes file's (a damaged one said, left out).
                     std::vector<std::string> problems;
-                    std::vector<Note> notes = notesOfTrace(*doc->trace, file, problems);
+                    std::vector<Note> notes = liveNotes(notesOfTrace(*doc->trace, file, problems));
                     for (const std::string& p : problems)
                         std::fprintf(stderr, "attnscope report: %s: %s\n", file.c_str(), p.c_str());
                     docs.push_back({doc, label(file), std::move(notes)});

@@ -48,7 +48,6 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
-#include <QShortcut>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -183,7 +182,7 @@ void MainWindow::connectViews() {
     });
     connect(m_notes, &NotesPanel::placesChanged, this, [this] {
         std::vector<TimelineScene::NoteFlag> flags;
-        for (std::size_t i = 0; i < m_notes->notes().size(); ++i)
+        for (std::size_t i = 0; i < m_notes->notes().size(); ++i) // the live ones, as listed
             if (m_notes->places()[i].placed)
                 flags.push_back({m_notes->places()[i].fromNs,
                                  QColor(QString::fromStdString(m_notes->notes()[i].colour))});
@@ -193,25 +192,18 @@ void MainWindow::connectViews() {
         if (!document()) return;
         Note note = noteHere(bookmark);
         bool ok = false;
+        // What it will be pinned to, said in the dialog.
+        const QString where =
+            QString::fromStdString(describePlace(note, placeNote(note, *document()), *trace()));
         const QString text =
             bookmark
-                ? QInputDialog::getText(this, tr("Add Bookmark"), tr("Name:"), QLineEdit::Normal, {}, &ok)
-                : QInputDialog::getMultiLineText(this, tr("Add Note"), tr("Note:"), {}, &ok);
+                ? QInputDialog::getText(this, tr("Add Bookmark"), tr("Bookmark of %1, named:").arg(where),
+                                        QLineEdit::Normal, {}, &ok)
+                : QInputDialog::getMultiLineText(this, tr("Add Note"), tr("Note on %1:").arg(where), {}, &ok);
         if (!ok || text.trimmed().isEmpty()) return;
         note.text = text.toStdString();
         m_notes->add(std::move(note));
     });
-    for (const auto& [keys, forward] :
-         {std::pair{QKeySequence(tr("Ctrl+]")), true}, std::pair{QKeySequence(tr("Ctrl+[")), false}}) {
-        auto* go = new QShortcut(keys, this);
-        connect(go, &QShortcut::activated, this, [this, forward = forward] {
-            const TimelineScene scene = m_timeline->scene();
-            const TimeNs middle = (scene.viewport.start() + scene.viewport.end()) / 2;
-            if (!m_notes->toBookmark(middle, forward))
-                statusBar()->showMessage(
-                    forward ? tr("No bookmark after this") : tr("No bookmark before this"), 3000);
-        });
-    }
     connect(m_attention, &AttentionPanel::alternativesRequested, this, [this](const QString& impl) {
         if (const QString why = tryAlternatives(impl); !why.isEmpty())
             QMessageBox::information(this, tr("Try the Alternatives"), why);

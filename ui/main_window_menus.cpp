@@ -130,6 +130,17 @@ void MainWindow::buildMenus() {
     const TimelineActions timelineActions = addTimelineActions(view, m_timeline);
     QAction* find = view->addAction(tr("&Find…"), m_findBar, &FindBar::activate);
     find->setShortcut(QKeySequence::Find);
+    // The bookmarks of the Notes dock, in time order.
+    for (const auto& [label, keys, forward] : {std::tuple{tr("&Next Bookmark"), tr("Ctrl+]"), true},
+                                               std::tuple{tr("&Previous Bookmark"), tr("Ctrl+["), false}}) {
+        QAction* go = view->addAction(label, this, [this, forward = forward] {
+            const TimeViewport& viewport = m_timeline->scene().viewport;
+            if (!m_notes->toBookmark(viewport.start(), viewport.end(), forward))
+                statusBar()->showMessage(
+                    forward ? tr("No bookmark after this") : tr("No bookmark before this"), 3000);
+        });
+        go->setShortcut(QKeySequence(keys));
+    }
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
@@ -242,8 +253,9 @@ Note MainWindow::noteHere(bool bookmark) const {
         note = noteOnEvent(trace, *e);
     else if (const auto r = m_timeline->range())
         note = noteOnRange(trace, r->from, r->to);
-    else
-        note = noteOnRange(trace, m_timeline->scene().viewport.start(), m_timeline->scene().viewport.end());
+    else // the stretch on show, within the trace
+        note = noteOnRange(trace, std::max(trace.startNs(), m_timeline->scene().viewport.start()),
+                           std::min(trace.endNs(), m_timeline->scene().viewport.end()));
     note.bookmark = bookmark;
     return note;
 }
@@ -252,7 +264,7 @@ QString MainWindow::saveTrace(const QString& path) {
     if (!document()) return tr("no trace is open");
     try {
         WriteOptions options; // the notes go with it: into the trace, and as marks Perfetto shows
-        if (!m_notes->notes().empty()) addNotes(options, m_notes->notes(), *document());
+        if (!m_notes->allNotes().empty()) addNotes(options, m_notes->allNotes(), *document());
         writeChromeTrace(*trace(), path.toStdString(), options);
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
@@ -277,7 +289,7 @@ void MainWindow::saveTraceInBackground(const QString& path) {
         m_cancel->hide();
     };
     WriteOptions notes; // the notes go with it: into the trace, and as marks Perfetto shows
-    if (!m_notes->notes().empty()) addNotes(notes, m_notes->notes(), *document());
+    if (!m_notes->allNotes().empty()) addNotes(notes, m_notes->allNotes(), *document());
     m_saves->start<QString>(
         "save",
         [shown, file = path.toStdString(), notes = std::move(notes)](JobControl& control) {

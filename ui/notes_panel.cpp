@@ -16,6 +16,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <filesystem>
+#include <iterator>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -69,16 +72,30 @@ void NotesPanel::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_doc = std::move(doc);
     m_path = path;
     std::vector<std::string> problems;
-    m_notes = m_doc ? notesOfTrace(*m_doc->trace, path.toStdString(), problems) : std::vector<Note>{};
+    const std::vector<Note> all =
+        m_doc ? notesOfTrace(*m_doc->trace, path.toStdString(), problems) : std::vector<Note>{};
+    m_notes = liveNotes(all);
+    m_gone.clear();
+    std::copy_if(all.begin(), all.end(), std::back_inserter(m_gone), [](const Note& n) { return n.deleted; });
     m_problem.clear();
-    for (const std::string& p : problems)
+    m_keepAside = false;
+    for (const std::string& p : problems) {
         m_problem += (m_problem.isEmpty() ? QString() : QStringLiteral("\n")) + qs(p);
+        m_keepAside = m_keepAside || p.rfind(kNotesFileLeftOut, 0) == 0; // kept, not written over
+    }
+    m_lastBookmark = -1;
     refresh();
 }
 
 void NotesPanel::updateDocument(std::shared_ptr<const Document> doc) {
     m_doc = std::move(doc);
     refresh();
+}
+
+std::vector<Note> NotesPanel::allNotes() const {
+    std::vector<Note> all = m_notes;
+    all.insert(all.end(), m_gone.begin(), m_gone.end());
+    return all;
 }
 
 void NotesPanel::add(Note note) {
@@ -91,15 +108,22 @@ void NotesPanel::add(Note note) {
 
 void NotesPanel::setText(int row, const QString& text) {
     if (row < 0 || row >= int(m_notes.size())) return;
-    m_notes[std::size_t(row)].text = text.toStdString();
-    m_notes[std::size_t(row)].edited = utcNow();
+    Note& n = m_notes[std::size_t(row)];
+    n.text = text.toStdString();
+    n.edited = utcNow();
+    const std::string by = author().toStdString();
+    n.editor = by == n.author ? std::string() : by; // a colleague's words are not put in its author's mouth
     save();
     refresh();
 }
 
 void NotesPanel::remove(int row) {
     if (row < 0 || row >= int(m_notes.size())) return;
+    // Kept as deleted, so that the copy in the trace or a colleague's file does not bring it back.
+    deleteNote(m_notes[std::size_t(row)], author().toStdString());
+    m_gone.push_back(std::move(m_notes[std::size_t(row)]));
     m_notes.erase(m_notes.begin() + row);
+    m_lastBookmark = -1;
     save();
     refresh();
 }
@@ -118,7 +142,14 @@ void NotesPanel::jumpTo(int row) {
     Q_EMIT jump(p.event, p.fromNs, p.toNs);
 }
 
-bool NotesPanel::toBookmark(TimeNs now, bool forward) {
+bool NotesPanel::toBookmark(TimeNs viewFrom, TimeNs viewTo, bool forward) {
+    // From the bookmark gone to last while it is on show, else from the start of what is on show.
+    TimeNs now = forward ? viewFrom - 1 : viewFrom;
+    if (m_lastBookmark >= 0 && m_lastBookmark < int(m_places.size()) &&
+        m_places[std::size_t(m_lastBookmark)].placed &&
+        m_places[std::size_t(m_lastBookmark)].fromNs >= viewFrom &&
+        m_places[std::size_t(m_lastBookmark)].fromNs <= viewTo)
+        now = m_places[std::size_t(m_lastBookmark)].fromNs;
     int best = -1;
     for (std::size_t i = 0; i < m_notes.size(); ++i) {
         if (!m_notes[i].bookmark || !m_places[i].placed) continue;
@@ -131,13 +162,30 @@ bool NotesPanel::toBookmark(TimeNs now, bool forward) {
     if (best < 0) return false;
     m_table->selectRow(best);
     jumpTo(best);
+    m_lastBookmark = best;
     return true;
 }
 
 void NotesPanel::save() {
     if (m_path.isEmpty()) return;
+    const std::string file = notesPathFor(m_path.toStdString());
+    if (m_keepAside) {
+        // The file it had could not be read: kept beside it under another name, never written over.
+        std::string aside = file + ".unread";
+        for (int n = 2; std::filesystem::exists(aside); ++n)
+            aside = file + ".unread-" + std::to_string(n);
+        std::error_code failed;
+        std::filesystem::rename(file, aside, failed);
+        if (failed) {
+            m_problem = tr("The notes are not saved: %1 could not be read, nor moved aside (%2)")
+                            .arg(qs(file), qs(failed.message()));
+            return;
+        }
+        m_keepAside = false;
+        m_problem += tr("\nThe notes file it had is kept as %1.").arg(qs(aside));
+    }
     try {
-        writeNotesFile(notesPathFor(m_path.toStdString()), m_notes);
+        writeNotesFile(file, allNotes());
     } catch (const std::exception& e) {
         m_problem = tr("The notes could not be saved: %1").arg(qs(e.what()));
     }
@@ -155,7 +203,7 @@ void NotesPanel::refresh() {
         auto* swatch = new QTableWidgetItem;
         swatch->setBackground(QColor(qs(n.colour)));
         m_table->setItem(int(i), 0, swatch);
-        auto* text = new QTableWidgetItem((n.bookmark ? tr("🔖 ") : QString()) + qs(n.text));
+        auto* text = new QTableWidgetItem((n.bookmark ? tr("Bookmark: ") : QString()) + qs(n.text));
         text->setToolTip(qs(n.text));
         m_table->setItem(int(i), 1, text);
         const QString where = m_doc ? qs(describePlace(n, p, *m_doc->trace)) : tr("unplaced: no trace");
@@ -163,7 +211,10 @@ void NotesPanel::refresh() {
         whereItem->setToolTip(where);
         if (!p.placed) whereItem->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
         m_table->setItem(int(i), 2, whereItem);
-        m_table->setItem(int(i), 3, new QTableWidgetItem(qs(n.author)));
+        m_table->setItem(int(i), 3,
+                         new QTableWidgetItem(n.editor.empty()
+                                                  ? qs(n.author)
+                                                  : tr("%1, edited by %2").arg(qs(n.author), qs(n.editor))));
         // "2026-12-07T03:16:12Z" as "2026-12-07 03:16 UTC", the whole in its tip.
         auto* when = new QTableWidgetItem(qs(n.edited).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')) +
                                           QStringLiteral(" UTC"));

@@ -29,7 +29,9 @@ public:
     // The same trace, now analysed: notes on calls and findings placed.
     void updateDocument(std::shared_ptr<const Document> doc);
 
-    const std::vector<Note>& notes() const { return m_notes; }
+    const std::vector<Note>& notes() const { return m_notes; } // the live ones, as listed
+    // With those deleted (kept so that a copy elsewhere does not bring them back): what is written.
+    std::vector<Note> allNotes() const;
     QString problem() const { return m_problem; }
     QTableWidget* table() const { return m_table; }
     const std::vector<NotePlace>& places() const { return m_places; }
@@ -38,8 +40,9 @@ public:
     void add(Note note);
     void setText(int row, const QString& text);
     void remove(int row);
-    // Jumps to the next (or previous) bookmark after (before) the time given; false when there is none.
-    bool toBookmark(TimeNs now, bool forward);
+    // Jumps to the next (or previous) bookmark: from the one gone to last while it is on show, else from
+    // the start of the stretch on show (viewFrom..viewTo); false when there is none.
+    bool toBookmark(TimeNs viewFrom, TimeNs viewTo, bool forward);
     void jumpTo(int row);
     // Who the user is to their notes: Settings' "notes/author", else the login name.
     static QString author();
@@ -57,8 +60,10 @@ private:
     void editRow(int row);
 
     std::shared_ptr<const Document> m_doc;
-    QString m_path; // the trace's file; "" keeps the notes in the window only
-    std::vector<Note> m_notes;
+    QString m_path;                    // the trace's file; "" keeps the notes in the window only
+    std::vector<Note> m_notes, m_gone; // live, deleted
+    bool m_keepAside = false;          // its notes file could not be read: moved aside before a save
+    int m_lastBookmark = -1;
     std::vector<NotePlace> m_places;
     QString m_problem;
     QLabel* m_label = nullptr;

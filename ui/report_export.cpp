@@ -152,6 +152,7 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
                 const TimeNs pad = std::max<TimeNs>((place.toNs - place.fromNs) / 2, 1000);
                 tp.range = TimeRange{place.fromNs - pad, place.toNs + pad};
                 tp.selected = place.event;
+                if (!place.event) tp.marked = TimeRange{place.fromNs, place.toNs}; // a stretch: shown as one
                 rn.picture =
                     draw(prefix + QStringLiteral("note%1").arg(i + 1), QString::fromStdString(rn.where),
                          [&](const QString& file) {

@@ -115,6 +115,7 @@ QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const
     scene.viewport = TimeViewport(trace.startNs(), trace.endNs(), size.width() - style.labelWidth);
     if (picture.range) scene.viewport.fit(picture.range->from, picture.range->to, 0);
     scene.selected = picture.selected;
+    scene.range = picture.marked;
     if (picture.selected) // its lane a third down the picture when it would be below it
         if (const std::optional<int> y = TimelineRenderer::laneY(
                 scene, style, picture.selected->track,

@@ -39,6 +39,7 @@ struct TimelinePicture {
     double scale = 1;
     int maxHeight = 20000;            // with size empty: at most this tall
     std::optional<EventRef> selected; // drawn selected, as a click in the window does, and scrolled to
+    std::optional<TimeRange> marked;  // drawn as a selected stretch is (its length over it)
 };
 // analysis (when given) colours kernels by their roles, as the window does.
 QString exportTracePicture(const Trace& trace, const TimelineIndex& index, const TraceAnalysis* analysis,

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -82,7 +83,7 @@ void signNote(Note& note, const std::string& author) {
 void addNotes(WriteOptions& options, const std::vector<Note>& notes, const Document& doc) {
     options.notesJson = notesJson(notes);
     options.noteMarks.clear();
-    for (const Note& n : notes) {
+    for (const Note& n : liveNotes(notes)) {
         const NotePlace p = placeNote(n, doc);
         options.noteMarks.push_back({p.placed ? p.fromNs : doc.trace->startNs() + n.fromNs,
                                      (n.author.empty() ? "" : n.author + ": ") + n.text});
@@ -199,6 +200,20 @@ std::string describePlace(const Note& note, const NotePlace& p, const Trace& tra
     return at;
 }
 
+std::vector<Note> liveNotes(const std::vector<Note>& notes) {
+    std::vector<Note> out;
+    std::copy_if(notes.begin(), notes.end(), std::back_inserter(out),
+                 [](const Note& n) { return !n.deleted; });
+    return out;
+}
+
+void deleteNote(Note& note, const std::string& by) {
+    note.deleted = true;
+    note.text.clear();
+    note.editor = by;
+    note.edited = utcNow();
+}
+
 std::string notesPathFor(const std::string& tracePath) {
     return tracePath + ".attnscope-notes.json";
 }
@@ -213,6 +228,8 @@ std::string notesJson(const std::vector<Note>& notes) {
                          {"colour", n.colour},
                          {"text", n.text},
                          {"bookmark", n.bookmark},
+                         {"deleted", n.deleted},
+                         {"editor", n.editor},
                          {"anchor", std::string(noteAnchorName(n.anchor))},
                          {"from_ns", n.fromNs},
                          {"to_ns", n.toNs}};
@@ -264,8 +281,10 @@ std::vector<Note> parseNotes(const std::string& json) {
         n.created = text("created", false);
         n.edited = text("edited", false);
         if (o.contains("colour")) n.colour = text("colour", false);
-        n.text = text("text", true);
-        n.bookmark = o.value("bookmark", false);
+        n.text = text("text", !(o.contains("deleted") && o["deleted"] == true));
+        n.bookmark = o.contains("bookmark") && o["bookmark"].is_boolean() && o["bookmark"].get<bool>();
+        n.deleted = o.contains("deleted") && o["deleted"].is_boolean() && o["deleted"].get<bool>();
+        n.editor = text("editor", false);
         const std::string anchor = text("anchor", true);
         if (anchor == "range")
             n.anchor = NoteAnchor::Range;
@@ -319,8 +338,8 @@ std::vector<Note> mergeNotes(std::vector<Note> a, const std::vector<Note>& b) {
         const auto same = std::find_if(a.begin(), a.end(), [&](const Note& x) { return x.id == n.id; });
         if (same == a.end())
             a.push_back(n);
-        else if (n.edited > same->edited)
-            *same = n;
+        else if (n.edited > same->edited || (n.edited == same->edited && n.deleted && !same->deleted))
+            *same = n; // the later edit, and of two in one second the deletion
     }
     std::stable_sort(a.begin(), a.end(), [](const Note& x, const Note& y) { return x.created < y.created; });
     return a;
@@ -340,7 +359,7 @@ std::vector<Note> notesOfTrace(const Trace& trace, const std::string& tracePath,
         try {
             notes = mergeNotes(std::move(notes), readNotesFile(notesPathFor(tracePath)));
         } catch (const std::invalid_argument& e) {
-            problems.push_back("its notes file was left out: " + std::string(e.what()));
+            problems.push_back(std::string(kNotesFileLeftOut) + ": " + e.what());
         }
     }
     return notes;

@@ -29,7 +29,11 @@ struct Note {
     std::string created, edited; // ISO 8601, UTC ("2026-12-07T03:01:02Z")
     std::string colour = "#f4c20d";
     std::string text;
+    std::string editor;    // who changed its text last, when not its author
     bool bookmark = false; // a named stretch of time (text is its name), gone through with next/previous
+    // Deleted: kept (text emptied) so that a copy of it elsewhere — written into the trace, a colleague's
+    // file — does not bring it back when they merge (the later edit wins, and this is one).
+    bool deleted = false;
     NoteAnchor anchor = NoteAnchor::Range;
     // From the trace's first event, in ns: the stretch (Range), the place's start and end (the others, as
     // they were when the note was made).
@@ -82,10 +86,18 @@ void writeNotesFile(const std::string& path, const std::vector<Note>& notes);
 // id) is the one edited last. In the order they were made.
 std::vector<Note> mergeNotes(std::vector<Note> a, const std::vector<Note>& b);
 
+// How notesOfTrace's problem with a trace's notes file starts.
+inline constexpr std::string_view kNotesFileLeftOut = "its notes file was left out";
+
 // The notes a trace carries (its "attnscopeNotes", TraceInfo::notesJson), merged with those of its notes
 // file; what could not be read is said in problems (the trace still opens).
 std::vector<Note> notesOfTrace(const Trace& trace, const std::string& tracePath,
                                std::vector<std::string>& problems);
+
+// The notes not deleted, in their order.
+std::vector<Note> liveNotes(const std::vector<Note>& notes);
+// Marks a note deleted (now, by whom): what is left of it is its id.
+void deleteNote(Note& note, const std::string& by);
 
 // "2026-12-07T03:01:02Z", now.
 std::string utcNow();

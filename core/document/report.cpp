@@ -110,21 +110,28 @@ public:
             m_out << "<h" << level << (anchor.empty() ? "" : " id=\"" + anchor + "\"") << ">"
                   << htmlEscape(text) << "</h" << level << ">\n";
         else
-            m_out << std::string(std::size_t(level), '#') << ' ' << text << "\n\n";
+            m_out << std::string(std::size_t(level), '#') << ' ' << md(text) << "\n\n";
     }
     void paragraph(const std::string& text, const char* htmlClass = nullptr) {
         if (m_html)
             m_out << "<p" << (htmlClass ? std::string(" class=\"") + htmlClass + "\"" : "") << ">"
                   << htmlEscape(text) << "</p>\n";
         else
-            m_out << text << "\n\n";
+            m_out << md(text) << "\n\n";
+    }
+    // Text for Markdown: a '<' of a template or of a person's note is not taken for an HTML tag.
+    static std::string md(const std::string& text) {
+        std::string out;
+        for (const char c : text)
+            out += c == '<' ? std::string("&lt;") : std::string(1, c);
+        return out;
     }
     // Label and text: "**Fix.** …".
     void labelled(const std::string& label, const std::string& text) {
         if (m_html)
             m_out << "<p><b>" << htmlEscape(label) << "</b> " << htmlEscape(text) << "</p>\n";
         else
-            m_out << "**" << label << "** " << text << "\n\n";
+            m_out << "**" << md(label) << "** " << md(text) << "\n\n";
     }
     // A table from Markdown (compare's, job's).
     void markdown(const std::string& md) {
@@ -161,7 +168,7 @@ public:
                           : p.svg)
                   << "\n<figcaption>" << htmlEscape(p.caption) << "</figcaption>\n</figure>\n";
         } else {
-            m_out << "![" << p.caption << "](" << p.file << ")\n\n*" << p.caption << "*\n\n";
+            m_out << "![" << md(p.caption) << "](" << p.file << ")\n\n*" << md(p.caption) << "*\n\n";
         }
     }
     std::string text(const std::string& title) const {
@@ -210,8 +217,13 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
         names += (names.empty() ? "" : ", ") + t.label;
     const std::string title = "AttnScope report: " + names;
     page.heading(1, title);
+    std::size_t files = 0;
+    for (const ReportTrace& t : input.traces)
+        files += t.doc->job ? t.doc->job->records.size() : 1;
     page.paragraph(
-        "Made " + input.made + " from " + formatCount(input.traces.size(), "trace", "traces") + ".", "made");
+        "Made " + input.made + " from " + formatCount(files, "trace file", "trace files") +
+            (input.traces.size() == 1 && input.traces[0].doc->job ? ", the ranks of one job." : "."),
+        "made");
 
     // The traces and their devices.
     page.heading(2, "Traces", "traces");
@@ -259,8 +271,8 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
             else
                 page.heading(3, severity + ": " + f.title);
             page.labelled("Time at stake:", formatDuration(f.timeNs) + " (" + formatShare(f.share) +
-                                                " of the trace's span), " +
-                                                formatCount(f.count, "place", "places") + " [" + f.id + "]");
+                                                " of the span), " + formatCount(f.count, "place", "places") +
+                                                " [" + f.id + "]");
             if (!f.explanation.empty()) page.labelled("Why:", f.explanation);
             if (!f.suggestion.empty()) page.labelled("Fix:", f.suggestion);
             if (i < t.places.size() && t.places[i]) page.picture(*t.places[i]);

@@ -109,6 +109,17 @@ TEST(Notes, TheNotesFileRoundTripsAndTwoPeoplesNotesMerge) {
     EXPECT_EQ(merged[0].text, "stalls from here");
     EXPECT_EQ(merged[1].author, "ben");
     EXPECT_EQ(mergeNotes({edited}, {a})[0].text, "stalls from here") << "an older edit does not win";
+    // Deleted by Ben in the second Ana wrote it: the deletion wins over her copy (in the trace, in her
+    // file), and is no live note.
+    Note gone = a;
+    deleteNote(gone, "ben");
+    gone.edited = a.edited;
+    const std::vector<Note> after = mergeNotes({a}, parseNotes(notesJson({gone})));
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_TRUE(after[0].deleted);
+    EXPECT_EQ(after[0].editor, "ben");
+    EXPECT_TRUE(liveNotes(after).empty());
+    EXPECT_TRUE(mergeNotes({gone}, {a})[0].deleted);
 }
 
 TEST(Notes, ADamagedOrForeignNotesFileIsRefusedWithWhereAndWhy) {

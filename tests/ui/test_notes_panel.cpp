@@ -6,6 +6,7 @@
 #include "support/test_support.h"
 #include "ui/main_window.h"
 #include "ui/notes_panel.h"
+#include "ui/time_viewport.h"
 #include "ui/timeline_view.h"
 #include "ui/ui_test_support.h"
 
@@ -117,11 +118,62 @@ TEST(NotesPanel, BookmarksAreGoneThroughInTimeOrder) {
         b.text = name;
         w.notes()->add(b);
     }
-    EXPECT_TRUE(w.notes()->toBookmark(s, true));
+    // From the whole trace on show: the first; then from each bookmark on show, the next and back.
+    auto go = [&](bool forward) {
+        const TimeViewport& view = w.timeline()->scene().viewport;
+        return w.notes()->toBookmark(view.start(), view.end(), forward);
+    };
+    w.timeline()->fitAll();
+    EXPECT_TRUE(go(true));
     EXPECT_EQ(w.notes()->table()->currentRow(), 1) << "the early one first";
-    EXPECT_TRUE(w.notes()->toBookmark(s + span / 10, true));
+    EXPECT_TRUE(go(true));
     EXPECT_EQ(w.notes()->table()->currentRow(), 0);
-    EXPECT_FALSE(w.notes()->toBookmark(s + span / 2, true)) << "none after the last";
-    EXPECT_TRUE(w.notes()->toBookmark(s + span / 2, false));
+    EXPECT_FALSE(go(true)) << "none after the last";
+    EXPECT_TRUE(go(false)) << "back from the middle one, on show";
     EXPECT_EQ(w.notes()->table()->currentRow(), 1);
+    EXPECT_FALSE(go(false)) << "none before the first";
+}
+
+// What a colleague does to a note stays theirs: an edit names them beside its author; a deleted note
+// stays deleted though the trace holds a copy of it; a notes file that could not be read is moved aside,
+// never written over.
+TEST(NotesPanel, EditsNameTheEditorDeletionsHoldAndAnUnreadFileIsKept) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string trace = dir.path("h100.json.gz"), saved = dir.path("saved.json");
+    std::filesystem::copy_file(h100, trace);
+    QSettings().setValue("notes/author", "ana");
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, trace));
+        Note n = w.noteHere(false);
+        n.text = "ana's";
+        w.notes()->add(n);
+        ASSERT_EQ(w.saveTrace(QString::fromStdString(saved)), ""); // a copy of the note inside it
+    }
+    QSettings().setValue("notes/author", "ben");
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, saved));
+        ASSERT_EQ(w.notes()->notes().size(), 1u);
+        w.notes()->setText(0, "ben agrees");
+        EXPECT_EQ(cell(*w.notes(), 0, 3), "ana, edited by ben");
+        w.notes()->remove(0);
+        EXPECT_TRUE(w.notes()->notes().empty());
+    }
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, saved));
+        EXPECT_TRUE(w.notes()->notes().empty()) << "the copy in the trace does not bring it back";
+    }
+    const std::string damaged = "{\"attnscope_notes\": 1, \"notes\": [{\"id\": ";
+    writeFile(notesPathFor(trace), damaged);
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, trace));
+    Note n = w.noteHere(false);
+    n.text = "new";
+    w.notes()->add(n);
+    EXPECT_EQ(readAllBytes(notesPathFor(trace) + ".unread"), damaged) << "moved aside, as it was";
+    EXPECT_EQ(readNotesFile(notesPathFor(trace)).size(), 1u);
+    EXPECT_TRUE(w.notes()->problem().contains(".unread")) << w.notes()->problem().toStdString();
 }
