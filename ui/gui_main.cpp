@@ -294,7 +294,7 @@ int attnscope_gui_report(const attnscope::ui::ReportRequest* request) {
         if (r.ranks) {
             auto doc = openDocument(DocumentSource::ranks(r.files), options);
             // A job of several files: notes are one trace's, and none is the job's.
-            docs.push_back({doc, QString::fromStdString(doc->name), {}});
+            docs.push_back({doc, QString::fromStdString(doc->name), {}, {}});
         } else {
             for (const std::string& file : r.files) {
                 try {
@@ -304,7 +304,7 @@ int attnscope_gui_report(const attnscope::ui::ReportRequest* request) {
                     std::vector<Note> notes = liveNotes(notesOfTrace(*doc->trace, file, problems));
                     for (const std::string& p : problems)
                         std::fprintf(stderr, "attnscope report: %s: %s\n", file.c_str(), p.c_str());
-                    docs.push_back({doc, label(file), std::move(notes)});
+                    docs.push_back({doc, label(file), std::move(notes), problems});
                 } catch (const std::exception& e) {
                     throw std::runtime_error(file + ": " + e.what());
                 }

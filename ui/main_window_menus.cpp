@@ -358,7 +358,10 @@ QString MainWindow::exportReportOf(const QString& path) {
     progress.setMinimumDuration(300);
     QString missing;
     const QString error = exportReport(
-        {{document(), QString::fromStdString(document()->name), m_notes->notes()}}, path,
+        {{document(), QString::fromStdString(document()->name), m_notes->notes(),
+          m_notes->problem().isEmpty() ? std::vector<std::string>{}
+                                       : std::vector<std::string>{m_notes->problem().toStdString()}}},
+        path,
         [&progress](int done, int total) {
             progress.setMaximum(total);
             progress.setValue(done);

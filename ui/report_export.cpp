@@ -114,6 +114,7 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
         ReportTrace rt;
         rt.doc = complete[t];
         rt.label = docs[t].label.toStdString();
+        rt.notesProblems = docs[t].notesProblems;
         const QString prefix = QStringLiteral("trace%1-").arg(t + 1);
         for (std::size_t i = 0; i < reportFindings(doc) && !cancelled; ++i) {
             const Finding& f = (*doc.findings)[i];

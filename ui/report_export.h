@@ -17,9 +17,10 @@
 namespace attnscope::ui {
 
 struct ReportDocument {
-    std::shared_ptr<const Document> doc; // what it lacks (the timeline's index, the summary) is computed
-    QString label;                       // the trace's name on the page
-    std::vector<Note> notes;             // what people noted in it
+    std::shared_ptr<const Document> doc;    // what it lacks (the timeline's index, the summary) is computed
+    QString label;                          // the trace's name on the page
+    std::vector<Note> notes;                // what people noted in it
+    std::vector<std::string> notesProblems; // what of its notes could not be read (notesOfTrace's)
 };
 
 // "html", "md" or "pdf" by the path's suffix, else "".

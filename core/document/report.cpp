@@ -282,12 +282,15 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
     // What people noted, each with its place.
     for (std::size_t ti = 0; ti < input.traces.size(); ++ti) {
         const ReportTrace& t = input.traces[ti];
-        if (t.notes.empty()) continue;
+        if (t.notes.empty() && t.notesProblems.empty()) continue;
         page.heading(2, "Notes: " + t.label, "notes-" + std::to_string(ti + 1));
+        for (const std::string& p : t.notesProblems) // what the reader of the page is not shown, and why
+            page.paragraph("⚠ Notes left out: " + p);
         for (const ReportNote& n : t.notes) {
             page.labelled((n.note.bookmark ? "Bookmark, " : "") +
-                              (n.note.author.empty() ? "someone" : n.note.author) + " (" + n.note.edited +
-                              "), " + n.where + ":",
+                              (n.note.author.empty() ? "someone" : n.note.author) +
+                              (n.note.editor.empty() ? "" : ", edited by " + n.note.editor) + " (" +
+                              n.note.edited + "), " + n.where + ":",
                           n.note.text);
             if (n.picture) page.picture(*n.picture);
         }

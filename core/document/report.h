@@ -36,8 +36,9 @@ struct ReportTrace {
     std::string label;                   // what the page calls it: the file's name
     // Per finding shown (reportFindings of it, in order): a picture of its first place, if one was drawn.
     std::vector<std::optional<ReportPicture>> places;
-    std::vector<ReportPicture> charts; // breakdown, roofline
-    std::vector<ReportNote> notes;     // as they were made
+    std::vector<ReportPicture> charts;      // breakdown, roofline
+    std::vector<ReportNote> notes;          // as they were made
+    std::vector<std::string> notesProblems; // notes that could not be read, and why (said on the page)
 };
 
 struct ReportInput {

@@ -220,6 +220,14 @@ TEST(Cli, ReportWritesOnePageOfTheTracesOrOfAJob) {
     EXPECT_NE(md.find("](job_files/trace1-roofline.png)"), std::string::npos);
     EXPECT_TRUE(std::filesystem::exists(dir.path("job_files/trace1-roofline.png")));
 
+    // Beside a copy with a damaged notes file: the page says its notes were left out, and why.
+    const std::string copy = dir.path("mi250.json.gz");
+    std::filesystem::copy_file(mi250, copy);
+    writeFile(notesPathFor(copy), "{\"attnscope_notes\": 1, \"notes\": [");
+    ASSERT_EQ(run("report " + copy + " -o " + dir.path("n.md"), true).exitCode, 0);
+    const std::string said = readAllBytes(dir.path("n.md"));
+    EXPECT_NE(said.find("⚠ Notes left out: its notes file was left out:"), std::string::npos) << said;
+
     EXPECT_EQ(run("report " + mi250 + " -o " + dir.path("r.txt")).exitCode, 2); // its format
     EXPECT_EQ(run("report " + mi250).exitCode, 2);                              // no -o
     const CliRun missing = run("report " + dir.path("nope.json") + " -o " + dir.path("n.html"), true);
