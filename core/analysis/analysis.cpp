@@ -212,37 +212,42 @@ void Analyzer::placeOnRoofs() {
 
 } // namespace analysis_detail
 
-namespace {
-
-// Room for n, for twice as many when it grows: a list refilled at every step (room reused from two
-// snapshots before, two steps shorter) is moved to fresh memory, whose every page faults in, once each
-// time the profile doubles, not at almost every step (room for n and a half again fitted the steps two
-// snapshots on only late in a profile). The room not written is not resident. What it held is written
-// over, not moved to the new memory first.
-template <typename T> void reserveRoom(std::vector<T>& v, std::size_t n) {
-    if (v.capacity() >= n) return;
-    v.clear();
-    v.reserve(2 * n);
+TraceAnalysis copyAnalysis(const TraceAnalysis& analysis, TraceAnalysis* room) {
+    if (!room) return analysis;
+    TraceAnalysis a = std::move(*room);
+    *room = TraceAnalysis();
+    // Its lists assigned element by element into the memory there: the calls' strings and lists too.
+    // Room for twice as many (when it grows, a list refilled at every step is moved to fresh memory,
+    // whose every page faults in, once each time the profile doubles, not at almost every step); the
+    // room not written is not resident.
+    auto assign = [](auto& into, const auto& from) {
+        if (into.capacity() < from.size()) {
+            into.clear();
+            into.reserve(2 * from.size());
+        }
+        into = from;
+    };
+    assign(a.kernels, analysis.kernels);
+    assign(a.calls, analysis.calls);
+    a.device = analysis.device;
+    a.deviceNote = analysis.deviceNote;
+    a.cpuShare = analysis.cpuShare;
+    a.cpuNote = analysis.cpuNote;
+    a.cpuWorkers = analysis.cpuWorkers;
+    a.tables = analysis.tables;
+    return a;
 }
 
-} // namespace
-
-TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const Trace& partTrace,
-                           const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place,
-                           TraceAnalysis* room) {
-    TraceAnalysis a;
-    if (room) {
-        a.kernels = std::move(room->kernels);
-        a.kernels.clear();
-        a.calls = std::move(room->calls); // its calls' strings and lists are copied over, not made anew
-        *room = TraceAnalysis();
+TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace& partTrace,
+                           const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place) {
+    TraceAnalysis a = std::move(before);
+    if (!a.device) {
+        if (!part.deviceNote.empty()) a.deviceNote = part.deviceNote;
+        a.device = part.device;
     }
-    a.device = before.device ? before.device : part.device;
-    a.deviceNote = before.device || part.deviceNote.empty() ? before.deviceNote : part.deviceNote;
-    a.cpuShare = before.cpuShare ? before.cpuShare : part.cpuShare;
-    a.cpuNote = before.cpuNote.empty() ? part.cpuNote : before.cpuNote;
-    // The part's kernels where their events went, then both lists merged by event (each list is): on each
-    // track the part's come after the ones before, so the merge copies runs.
+    if (!a.cpuShare) a.cpuShare = part.cpuShare;
+    if (a.cpuNote.empty()) a.cpuNote = part.cpuNote;
+    // The part's kernels where their events went, by event (as each list is).
     std::vector<KernelAnalysis> moved = part.kernels;
     for (KernelAnalysis& k : moved) {
         k.event = place(k.event);
@@ -259,98 +264,90 @@ TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, cons
             sorted.push_back(moved[k]);
         moved.swap(sorted);
     }
-    std::vector<std::uint32_t> beforeTo(before.kernels.size()), partTo(moved.size());
-    reserveRoom(a.kernels, before.kernels.size() + moved.size());
-    for (std::size_t i = 0, j = 0; i < before.kernels.size() || j < moved.size();) {
-        // The run of one side that comes before the other's next kernel, copied at once.
-        const bool fromBefore =
-            j == moved.size() || (i < before.kernels.size() && before.kernels[i].event < moved[j].event);
-        const auto& from = fromBefore ? before.kernels : moved;
-        std::size_t& at = fromBefore ? i : j;
-        const std::size_t runStart = at;
-        const std::size_t end =
-            fromBefore ? (j == moved.size()
-                              ? before.kernels.size()
-                              : std::size_t(std::lower_bound(before.kernels.begin() + std::ptrdiff_t(i),
-                                                             before.kernels.end(), moved[j].event,
-                                                             [](const KernelAnalysis& k, EventRef e) {
-                                                                 return k.event < e;
-                                                             }) -
-                                            before.kernels.begin()))
-                       : (i == before.kernels.size()
-                              ? moved.size()
-                              : std::size_t(std::lower_bound(moved.begin() + std::ptrdiff_t(j), moved.end(),
-                                                             before.kernels[i].event,
-                                                             [](const KernelAnalysis& k, EventRef e) {
-                                                                 return k.event < e;
-                                                             }) -
-                                            moved.begin()));
-        std::vector<std::uint32_t>& to = fromBefore ? beforeTo : partTo;
-        for (std::size_t k = runStart; k < end; ++k)
-            to[k] = std::uint32_t(a.kernels.size() + (k - runStart));
-        a.kernels.insert(a.kernels.end(), from.begin() + std::ptrdiff_t(runStart),
-                         from.begin() + std::ptrdiff_t(end));
-        at = end;
-    }
+    std::vector<KernelAnalysis>& kernels = a.kernels;
+    const std::size_t n = kernels.size(), m = moved.size();
+    auto firstAtOrAfter = [&](std::size_t from, EventRef e) {
+        return std::size_t(std::lower_bound(kernels.begin() + std::ptrdiff_t(from),
+                                            kernels.begin() + std::ptrdiff_t(n), e,
+                                            [](const KernelAnalysis& k, EventRef x) { return k.event < x; }) -
+                           kernels.begin());
+    };
     // The CPU tracks with kernels: the ones before, and the part's that had none before.
-    a.cpuWorkers = before.cpuWorkers;
-    for (std::size_t k = 0; k < moved.size(); ++k) {
+    for (std::size_t k = 0; k < m; ++k) {
         const TrackId t = moved[k].event.track;
         if ((k > 0 && moved[k - 1].event.track == t) || !isCpuTrack(grown, t)) continue;
-        const auto had = std::lower_bound(before.kernels.begin(), before.kernels.end(), EventRef{t, 0},
-                                          [](const KernelAnalysis& x, EventRef e) { return x.event < e; });
-        a.cpuWorkers += had == before.kernels.end() || had->event.track != t;
+        const std::size_t had = firstAtOrAfter(0, EventRef{t, 0});
+        a.cpuWorkers += had == n || kernels[had].event.track != t;
     }
-    if (movedTo.size() && !std::is_sorted(movedTo.begin(), movedTo.end())) {
+    // Where each of the part's kernels goes among the ones before: on each track after the ones there,
+    // so the ones before move up by the part's kernels ahead of them, a run at a time, in place.
+    std::vector<std::uint32_t> at(m); // the first kernel before that comes after it
+    for (std::size_t j = 0; j < m; ++j)
+        at[j] = std::uint32_t(firstAtOrAfter(j ? at[j - 1] : 0, moved[j].event));
+    if (kernels.capacity() < n + m) kernels.reserve(2 * (n + m)); // as copyAnalysis' room
+    kernels.resize(n + m);
+    std::vector<std::uint32_t> partTo(m);
+    for (std::size_t i = n, j = m; j > 0; --j) {
+        std::move_backward(kernels.begin() + at[j - 1], kernels.begin() + std::ptrdiff_t(i),
+                           kernels.begin() + std::ptrdiff_t(i + j));
+        i = at[j - 1];
+        partTo[j - 1] = std::uint32_t(i + j - 1);
+        kernels[i + j - 1] = std::move(moved[j - 1]);
+    }
+    if (!std::is_sorted(movedTo.begin(), movedTo.end())) {
         // partTo is by sorted position: back to the part's own kernel numbers.
-        std::vector<std::uint32_t> byPart(moved.size());
-        for (std::size_t k = 0; k < moved.size(); ++k)
+        std::vector<std::uint32_t> byPart(m);
+        for (std::size_t k = 0; k < m; ++k)
             byPart[movedTo[k]] = partTo[k];
         partTo.swap(byPart);
     }
-    // The calls with their kernels renumbered, in start order (as analyzeTrace numbers them). The part's
-    // start after the ones before, as a program's steps do, and are put after them as they are.
-    auto carry = [](AttentionCall& c, const std::vector<std::uint32_t>& to) {
+    // The calls with their kernels renumbered, in start order (as analyzeTrace numbers them): a kernel
+    // before moved up by the part's put ahead of it.
+    auto carry = [](AttentionCall& c, auto&& to) {
         for (std::uint32_t& k : c.kernels)
-            k = to[k];
+            k = to(k);
         for (std::uint32_t& k : c.unexpected)
-            k = to[k];
+            k = to(k);
         for (std::uint32_t& k : c.backward)
-            k = to[k];
+            k = to(k);
     };
-    reserveRoom(a.calls, before.calls.size() + part.calls.size());
-    a.calls = before.calls;
-    const bool beforeMoved = !std::is_sorted(beforeTo.begin(), beforeTo.end()) ||
-                             (!beforeTo.empty() && beforeTo.back() != beforeTo.size() - 1);
-    if (beforeMoved)
+    const std::size_t first = a.calls.size();
+    if (m > 0 && at.front() < n) {
+        auto beforeTo = [&at](std::uint32_t k) {
+            return k + std::uint32_t(std::upper_bound(at.begin(), at.end(), k) - at.begin());
+        };
         for (AttentionCall& c : a.calls)
             carry(c, beforeTo);
-    const std::size_t first = a.calls.size();
+    }
+    // The part's calls start after the ones before, as a program's steps do, or among the last of them
+    // (another rank's step in a job's merged trace): merged into them from where the first goes.
+    if (a.calls.capacity() < first + part.calls.size()) a.calls.reserve(2 * (first + part.calls.size()));
     for (const AttentionCall& call : part.calls) {
         a.calls.push_back(call);
-        carry(a.calls.back(), partTo);
+        carry(a.calls.back(), [&partTo](std::uint32_t k) { return partTo[k]; });
         if (a.calls.back().scope) a.calls.back().scope = place(*a.calls.back().scope);
     }
     auto byStart = [](const AttentionCall& x, const AttentionCall& y) {
         return x.start != y.start ? x.start < y.start : x.impl < y.impl;
     };
-    if (first > 0 && first < a.calls.size() && byStart(a.calls[first], a.calls[first - 1])) {
-        std::stable_sort(a.calls.begin(), a.calls.end(), byStart);
-        for (KernelAnalysis& k : a.kernels)
-            k.call = -1;
-        for (std::size_t c = 0; c < a.calls.size(); ++c)
-            for (std::uint32_t k : a.calls[c].kernels)
-                a.kernels[k].call = int(c);
-    } else {
-        for (std::size_t c = first; c < a.calls.size(); ++c)
-            for (std::uint32_t k : a.calls[c].kernels)
-                a.kernels[k].call = int(c);
+    if (!std::is_sorted(a.calls.begin() + std::ptrdiff_t(first), a.calls.end(), byStart))
+        std::stable_sort(a.calls.begin() + std::ptrdiff_t(first), a.calls.end(), byStart);
+    std::size_t from = first;
+    if (first < a.calls.size()) {
+        from = std::size_t(std::upper_bound(a.calls.begin(), a.calls.begin() + std::ptrdiff_t(first),
+                                            a.calls[first], byStart) -
+                           a.calls.begin());
+        std::inplace_merge(a.calls.begin() + std::ptrdiff_t(from), a.calls.begin() + std::ptrdiff_t(first),
+                           a.calls.end(), byStart);
     }
-    if (!before.tables.sums || !part.tables.sums) { // not made by analyzeTrace: read every kernel
+    for (std::size_t c = from; c < a.calls.size(); ++c)
+        for (std::uint32_t k : a.calls[c].kernels)
+            kernels[k].call = int(c);
+    if (!a.tables.sums || !part.tables.sums) { // not made by analyzeTrace: read every kernel
         a.tables = kernelTables(grown, a);
         return a;
     }
-    auto sums = std::make_shared<KernelTableSums>(*before.tables.sums);
+    auto sums = std::make_shared<KernelTableSums>(*a.tables.sums);
     addTableSums(*sums, *part.tables.sums,
                  [&](StringId id) { return grown.strings().find(partTrace.str(id)); });
     a.tables = tablesFromSums(std::move(sums), grown, a);

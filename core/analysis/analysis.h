@@ -134,12 +134,15 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
 // runs across the join (a profiled program's steps end where the program's do), at the cost of the part;
 // but a CPU run's kernels are held to the CPU's roofs shared among its workers, so when the join has more
 // workers (cpuWorkers) than either analysis had, its verdicts are not the grown trace's: analyse it whole.
-// room: a spent analysis (an earlier snapshot's that no one reads any more) whose lists' memory the join
-// writes into, left empty: a growing profile's every step copies all the kernels and calls so far, and into
-// memory already touched that costs the copy, not also a page fault per page and an allocation per call.
-TraceAnalysis joinAnalyses(const Trace& grown, const TraceAnalysis& before, const Trace& partTrace,
-                           const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place,
-                           TraceAnalysis* room = nullptr);
+// `before` is taken: its lists become the join's, the part's kernels put in among them in place, so a
+// join no one else reads the analysis before costs the part (and moving up the kernels after the part's
+// on each track), not a copy of every kernel and call so far.
+TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace& partTrace,
+                           const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place);
+// A copy of `analysis` (to join to while a snapshot still reads it), written into room's memory when there
+// is room: a spent analysis (an earlier snapshot's that no one reads any more), left empty. Into memory
+// already touched the copy costs the copy, not also a page fault per page and an allocation per call.
+TraceAnalysis copyAnalysis(const TraceAnalysis& analysis, TraceAnalysis* room);
 
 // Whether a process's or a track's events ran on a CPU: AttnScope's CPU runs label their kernels'
 // process runargs::kCpuProcessLabel (its kernels make it look like a GPU's).

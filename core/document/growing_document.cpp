@@ -17,18 +17,28 @@ struct GrowingDocument::Spare {
     bool wanted = true; // till the complete snapshot (no step follows it) or the document's end
 };
 
-GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
-    : m_name(std::move(name)), m_cpuRoofs(cpuRoofs), m_spare(std::make_shared<Spare>()) {}
+GrowingDocument::Grown::Grown() : spare(std::make_shared<Spare>()) {}
 
-GrowingDocument::~GrowingDocument() {
+GrowingDocument::Grown::~Grown() {
     dropSpare(); // snapshots may outlive it: what they let go is freed, not kept for a step to come
 }
 
-void GrowingDocument::dropSpare() {
+void GrowingDocument::Grown::dropSpare() {
     std::unique_ptr<TraceAnalysis> spent; // freed after the lock is released
-    const std::lock_guard<std::mutex> lock(m_spare->mutex);
-    spent = std::move(m_spare->analysis);
-    m_spare->wanted = false;
+    const std::lock_guard<std::mutex> lock(spare->mutex);
+    spent = std::move(spare->analysis);
+    spare->wanted = false;
+}
+
+GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
+    : m_name(std::move(name)), m_cpuRoofs(cpuRoofs) {}
+
+GrowingDocument::~GrowingDocument() = default;
+
+void GrowingDocument::dropSpares() {
+    for (const auto& p : m_processes)
+        p->own.dropSpare();
+    if (m_job) m_job->dropSpare();
 }
 
 TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
@@ -36,15 +46,15 @@ TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
     return analyzeWithCpuRoofs(trace, cpuRoofsFor(trace, m_cpuRoofs, why), why);
 }
 
-std::shared_ptr<const TraceAnalysis> GrowingDocument::share(TraceAnalysis analysis) {
+std::shared_ptr<TraceAnalysis> GrowingDocument::share(Grown& g, TraceAnalysis analysis) {
     // Freed on whichever thread lets it go last (the window's worker, or this one): one spare is kept, a
     // second (a snapshot let go before the spare was used) freed there, outside the lock.
-    auto back = [spare = m_spare](const TraceAnalysis* spent) {
-        std::unique_ptr<TraceAnalysis> owned(const_cast<TraceAnalysis*>(spent));
+    auto back = [spare = g.spare](TraceAnalysis* spent) {
+        std::unique_ptr<TraceAnalysis> owned(spent);
         const std::lock_guard<std::mutex> lock(spare->mutex);
         if (spare->wanted && !spare->analysis) spare->analysis = std::move(owned);
     };
-    return std::shared_ptr<const TraceAnalysis>(new TraceAnalysis(std::move(analysis)), back);
+    return std::shared_ptr<TraceAnalysis>(new TraceAnalysis(std::move(analysis)), back);
 }
 
 std::vector<std::unique_ptr<GrowingDocument::Process>>::iterator
@@ -63,28 +73,36 @@ bool GrowingDocument::grow(Grown& g, std::shared_ptr<const Trace> step, std::uin
         g.summary.add(*g.trace, g.analysis.get());
     };
     if (placed.rebuilt || !g.analysis) {
-        g.analysis = share(analyze(*g.trace));
+        g.analysis = share(g, analyze(*g.trace));
         countedAnew();
     } else {
         // The step as it went in: its CPU ops no longer stand for kernels once the trace has GPU ones.
         if (placed.opKernelsCleared) step = TraceAppender::withoutOpKernels(std::move(step));
         const TraceAnalysis alone = analyze(*step);
-        std::unique_ptr<TraceAnalysis> room;
-        {
-            const std::lock_guard<std::mutex> lock(m_spare->mutex);
-            room = std::move(m_spare->analysis);
+        // Joined in place when no snapshot reads the analysis before (a rank's: only the job's is shown),
+        // else to a copy, written into the spare's memory.
+        const unsigned workersBefore = g.analysis->cpuWorkers;
+        TraceAnalysis before;
+        if (g.analysis.use_count() == 1) {
+            before = std::move(*g.analysis);
+        } else {
+            std::unique_ptr<TraceAnalysis> room;
+            {
+                const std::lock_guard<std::mutex> lock(g.spare->mutex);
+                room = std::move(g.spare->analysis);
+            }
+            before = copyAnalysis(*g.analysis, room.get());
         }
-        TraceAnalysis joined = joinAnalyses(
-            *g.trace, *g.analysis, *step, alone, [&placed](EventRef e) { return placed(e); }, room.get());
+        g.analysis.reset();
+        TraceAnalysis joined = joinAnalyses(*g.trace, std::move(before), *step, alone,
+                                            [&placed](EventRef e) { return placed(e); });
         // A CPU run's workers share the CPU's roofs (PyTorch's CPU ops have them whole): more workers
         // than either side had, other shares.
         const bool shared = !g.trace->info().opKernels && joined.cpuShare;
-        auto fewer = [&](const TraceAnalysis& a) {
-            return a.cpuWorkers && a.cpuWorkers != joined.cpuWorkers;
-        };
-        const bool anew = shared && (fewer(*g.analysis) || fewer(alone));
+        auto fewer = [&](unsigned workers) { return workers && workers != joined.cpuWorkers; };
+        const bool anew = shared && (fewer(workersBefore) || fewer(alone.cpuWorkers));
         if (anew) joined = analyze(*g.trace);
-        g.analysis = share(std::move(joined));
+        g.analysis = share(g, std::move(joined));
         if (anew)
             countedAnew();
         else
@@ -234,7 +252,7 @@ std::shared_ptr<const Document> GrowingDocument::jobSnapshot(bool complete) {
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
-    if (complete) dropSpare(); // no step follows
+    if (complete) dropSpares(); // no step follows
     if (m_processes.size() > 1) return jobSnapshot(complete);
     if (m_processes.empty()) {
         DocumentOptions options;

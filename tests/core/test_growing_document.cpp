@@ -255,7 +255,7 @@ TEST(GrowingDocument, AGpuProgramsStepWithoutKernelsHasNoCpuOpStandingForOne) {
     expectGrownIsMerged({cpuOpsStep(start - 100'000), cpuOpsStep(start - 50'000), text});
 }
 
-TEST(GrowingDocument, AJoinWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
+TEST(GrowingDocument, AJoinToACopyWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     const std::string text = readAllBytes(path);
     const auto first = loadText(text), second = loadText(shifted(text, 1'000'000));
@@ -292,7 +292,7 @@ TEST(GrowingDocument, AJoinWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
         c.missing.assign(2, {KernelRole::Other, 7});
     }
     const auto* memory = spent.kernels.data();
-    const TraceAnalysis reused = joinAnalyses(*grown, before, *second, part, place, &spent);
+    const TraceAnalysis reused = joinAnalyses(*grown, copyAnalysis(before, &spent), *second, part, place);
     EXPECT_EQ(reused.kernels.data(), memory);
     EXPECT_TRUE(spent.kernels.empty() && spent.calls.empty());
     ASSERT_EQ(reused.kernels.size(), anew.kernels.size());
