@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 namespace attnscope::ui {
@@ -151,11 +152,20 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     if (m_findings && startNs == m_startNs && m_table->currentRow() >= 0 &&
         m_table->currentRow() < int(m_findings->size()))
         selectedId = (*m_findings)[std::size_t(m_table->currentRow())].id;
+    // The same findings in the same order with other figures (a growing job's, found on one more step):
+    // only the cells that say something else are written, and only their columns fitted again, so the
+    // table is not refilled and measured whole at every snapshot.
+    const bool sameRows = m_findings && startNs == m_startNs && m_findings->size() == list.size() &&
+                          std::equal(list.begin(), list.end(), m_findings->begin(),
+                                     [](const Finding& a, const Finding& b) { return a.id == b.id; });
     m_findings = std::move(findings);
     m_startNs = startNs;
     m_refilling = true;
-    m_table->clearContents();
-    m_table->setRowCount(int(list.size()));
+    if (!sameRows) {
+        m_table->clearContents();
+        m_table->setRowCount(int(list.size()));
+    }
+    std::array<bool, 4> changed{};
     for (int row = 0; row < int(list.size()); ++row) {
         const Finding& f = list[std::size_t(row)];
         // The time at stake with its share of the trace's span.
@@ -164,14 +174,44 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
             unbroken(QStringLiteral("%1 (%2)").arg(qs(formatDuration(f.timeNs)), qs(formatShare(f.share)))),
             QString::number(f.count)};
         for (int c = 0; c < cells.size(); ++c) {
+            const QString tip = c == 2 ? tr("%1 at stake: %2 of the trace's span")
+                                             .arg(qs(formatDuration(f.timeNs)), qs(formatShare(f.share)))
+                                       : qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]");
+            if (QTableWidgetItem* item = sameRows ? m_table->item(row, c) : nullptr) {
+                if (item->text() != cells[c]) {
+                    item->setText(cells[c]);
+                    changed[std::size_t(c)] = true;
+                }
+                if (item->toolTip() != tip) item->setToolTip(tip);
+                if (c == 0) item->setForeground(severityColor(f.severity));
+                continue;
+            }
             auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(c == 2 ? tr("%1 at stake: %2 of the trace's span")
-                                          .arg(qs(formatDuration(f.timeNs)), qs(formatShare(f.share)))
-                                    : qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]"));
+            item->setToolTip(tip);
             if (c == 0) item->setForeground(severityColor(f.severity));
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row, c, item);
         }
+    }
+    if (sameRows) {
+        const QSignalBlocker quiet(m_table->horizontalHeader());
+        bool any = false;
+        for (int c = 0; c < int(changed.size()); ++c)
+            if (changed[std::size_t(c)]) {
+                m_table->resizeColumnToContents(c);
+                any = true;
+            }
+        if (any)
+            QMetaObject::invokeMethod(m_table->horizontalHeader(), "resizeSections", Qt::DirectConnection);
+        if (changed[1] || m_rowsFitTo != m_table->columnWidth(1)) {
+            const QSignalBlocker rows(m_table->verticalHeader());
+            fitRows();
+        }
+        m_note->setText(said);
+        m_refilling = false;
+        showDetails(m_table->currentRow());
+        m_table->doItemsLayout();
+        return;
     }
     // The columns sized now, and the table told once below (doItemsLayout): each column's resize would
     // have the table repaint it on the loop's next turn, and the header stretch its column then too, after

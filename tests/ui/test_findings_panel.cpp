@@ -218,6 +218,47 @@ TEST(FindingsPanel, PlacesFoundAgainAreKeptRowByRow) {
     EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
 }
 
+// The same findings with other figures (a growing job's, found on one more step): each row is the same
+// row, the cells that changed say what a panel showing them afresh says, the selection and its places stay.
+TEST(FindingsPanel, TheSameFindingsWithOtherFiguresAreRewrittenCellByCell) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    ASSERT_GE(doc->findings->size(), 2u);
+    FindingsPanel panel;
+    panel.showFindings(doc->findings, doc->trace->startNs());
+    panel.table()->setCurrentCell(1, 0);
+    QTableWidget* table = panel.table();
+    std::vector<QTableWidgetItem*> items;
+    for (int r = 0; r < table->rowCount(); ++r)
+        for (int c = 0; c < table->columnCount(); ++c)
+            items.push_back(table->item(r, c));
+    auto again = std::make_shared<std::vector<Finding>>(*doc->findings);
+    (*again)[0].timeNs *= 3;
+    (*again)[0].share = std::min(1.0, (*again)[0].share * 3);
+    (*again)[1].count += 7;
+    (*again)[1].title += " (and more)";
+    panel.showFindings(again, doc->trace->startNs());
+    FindingsPanel fresh;
+    fresh.showFindings(again, doc->trace->startNs());
+    fresh.table()->setCurrentCell(1, 0);
+    ASSERT_EQ(table->rowCount(), fresh.table()->rowCount());
+    std::size_t at = 0;
+    for (int r = 0; r < table->rowCount(); ++r)
+        for (int c = 0; c < table->columnCount(); ++c, ++at) {
+            EXPECT_EQ(table->item(r, c), items[at]) << r << "," << c;
+            EXPECT_EQ(table->item(r, c)->text(), fresh.table()->item(r, c)->text()) << r << "," << c;
+            EXPECT_EQ(table->item(r, c)->toolTip(), fresh.table()->item(r, c)->toolTip()) << r << "," << c;
+        }
+    EXPECT_TRUE(table->item(1, 1)->text().endsWith("(and more)"));
+    EXPECT_EQ(table->currentRow(), 1);
+    EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
+    // Another order is another list: made again.
+    auto swapped = std::make_shared<std::vector<Finding>>(*again);
+    std::swap((*swapped)[0], (*swapped)[1]);
+    panel.showFindings(swapped, doc->trace->startNs());
+    EXPECT_EQ(table->item(0, 1)->text(), fresh.table()->item(1, 1)->text());
+}
+
 // In a dock a third of a laptop's width, each finding's title is read whole: it wraps in its column and the
 // row grows to its lines (every title had read "72 casts and copies around …"); in a wider window the rows
 // are lower again.
