@@ -70,7 +70,8 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
             return;
         }
     });
-    // A row's menu: run its first call again on this machine, as it was and as the alternatives.
+    // A row's menu: run its first call again on this machine, as it was and as the alternatives; a note
+    // on its call (the one selected on the timeline, else its first).
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
         const int row = m_table->rowAt(at.y());
@@ -79,6 +80,8 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
         QMenu menu(this);
         menu.addAction(tr("Try the Alternatives on %1's Shape…").arg(impl), this,
                        [this, impl] { Q_EMIT alternativesRequested(impl); });
+        menu.addAction(tr("Add Note on a %1 Call…").arg(impl), this,
+                       [this, impl] { Q_EMIT noteRequested(impl); });
         menu.exec(m_table->viewport()->mapToGlobal(at));
     });
     showAnalysis(nullptr, nullptr);

@@ -31,6 +31,8 @@ Q_SIGNALS:
     void callActivated(attnscope::EventRef event);
     // "Try the Alternatives…" on a row: the implementation whose first call is to be run again.
     void alternativesRequested(const QString& impl);
+    // "Add Note on a Call…" on a row: a note pinned to a call of that implementation.
+    void noteRequested(const QString& impl);
 
 private:
     void fill();

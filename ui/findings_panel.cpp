@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
@@ -70,6 +71,16 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     // third of a laptop's width every title had read "72 casts and copies around …").
     m_table->setWordWrap(true);
     m_table->setTextElideMode(Qt::ElideNone);
+    // A row's menu: a note pinned to the finding, which a colleague opening the trace reads beside it.
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        const int row = m_table->rowAt(at.y());
+        if (!m_findings || row < 0 || row >= int(m_findings->size())) return;
+        const QString id = qs((*m_findings)[std::size_t(row)].id);
+        QMenu menu(this);
+        menu.addAction(tr("Add Note on This Finding…"), this, [this, id] { Q_EMIT noteRequested(id); });
+        menu.exec(m_table->viewport()->mapToGlobal(at));
+    });
     // Fitted again when the title column's width changes (the dock resized).
     connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this,
             [this](int column, int, int width) {

@@ -36,6 +36,8 @@ Q_SIGNALS:
     // A piece of evidence was clicked: select it on the timeline and zoom to it.
     // A place clicked: its event, and the stretch of time that shows it (from == to: the event's own).
     void evidenceActivated(attnscope::EventRef event, qint64 showFromNs, qint64 showToNs);
+    // "Add Note on This Finding…" on a row: a note pinned to the finding (its rule's id).
+    void noteRequested(const QString& findingId);
 
 private:
     // Each row as tall as its title wrapped in the title column.

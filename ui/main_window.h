@@ -108,6 +108,12 @@ public:
     NotesPanel* notes() const { return m_notes; }
     // A note (or a bookmark) on the selected event, else on the selected stretch, else on the one on show.
     Note noteHere(bool bookmark) const;
+    // A note on a call of impl (the one the selected kernel is in, else its first), or on a finding (at
+    // its first place); none when the analysis has no such call or finding.
+    std::optional<Note> noteOnCallOf(const QString& impl) const;
+    std::optional<Note> noteOnFindingOf(const QString& id) const;
+    // Asks for the note's text (a bookmark's name), saying where it will be pinned, and adds it.
+    void askAndAddNote(Note note);
     AttentionPanel* attention() const { return m_attention; }
     WhatIfController* whatIf() const { return m_whatIf; }
     // Runs the first call of impl again on this machine with PyTorch, as it was and as the alternatives,

@@ -38,9 +38,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
@@ -189,20 +187,13 @@ void MainWindow::connectViews() {
         m_timeline->setNoteFlags(std::move(flags));
     });
     connect(m_notes, &NotesPanel::addRequested, this, [this](bool bookmark) {
-        if (!document()) return;
-        Note note = noteHere(bookmark);
-        bool ok = false;
-        // What it will be pinned to, said in the dialog.
-        const QString where =
-            QString::fromStdString(describePlace(note, placeNote(note, *document()), *trace()));
-        const QString text =
-            bookmark
-                ? QInputDialog::getText(this, tr("Add Bookmark"), tr("Bookmark of %1, named:").arg(where),
-                                        QLineEdit::Normal, {}, &ok)
-                : QInputDialog::getMultiLineText(this, tr("Add Note"), tr("Note on %1:").arg(where), {}, &ok);
-        if (!ok || text.trimmed().isEmpty()) return;
-        note.text = text.toStdString();
-        m_notes->add(std::move(note));
+        if (document()) askAndAddNote(noteHere(bookmark));
+    });
+    connect(m_attention, &AttentionPanel::noteRequested, this, [this](const QString& impl) {
+        if (auto note = noteOnCallOf(impl)) askAndAddNote(std::move(*note));
+    });
+    connect(m_findings, &FindingsPanel::noteRequested, this, [this](const QString& id) {
+        if (auto note = noteOnFindingOf(id)) askAndAddNote(std::move(*note));
     });
     connect(m_attention, &AttentionPanel::alternativesRequested, this, [this](const QString& impl) {
         if (const QString why = tryAlternatives(impl); !why.isEmpty())

@@ -32,6 +32,8 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -258,6 +260,54 @@ Note MainWindow::noteHere(bool bookmark) const {
                            std::min(trace.endNs(), m_timeline->scene().viewport.end()));
     note.bookmark = bookmark;
     return note;
+}
+
+std::optional<Note> MainWindow::noteOnCallOf(const QString& impl) const {
+    const auto doc = document();
+    if (!doc || !doc->analysis) return std::nullopt;
+    const TraceAnalysis& a = *doc->analysis;
+    const std::string name = impl.toStdString();
+    const KernelAnalysis* selected = nullptr;
+    if (const auto e = m_timeline->selected()) selected = a.find(*e);
+    std::optional<Note> first;
+    std::uint64_t ordinal = 0;
+    for (std::size_t c = 0; c < a.calls.size(); ++c) {
+        const AttentionCall& call = a.calls[c];
+        if (call.impl != name) continue;
+        Note note = noteOnCall(*doc->trace, name, ordinal++, call.start, call.end);
+        if (selected && selected->call == int(c)) return note;
+        if (!first) first = std::move(note);
+    }
+    return first;
+}
+
+std::optional<Note> MainWindow::noteOnFindingOf(const QString& id) const {
+    const auto doc = document();
+    if (!doc || !doc->findings) return std::nullopt;
+    const std::string name = id.toStdString();
+    for (const Finding& f : *doc->findings) {
+        if (f.id != name) continue;
+        const Trace& trace = *doc->trace;
+        return f.evidence.empty() ? noteOnFinding(trace, name, trace.startNs(), trace.startNs())
+                                  : noteOnFinding(trace, name, f.evidence.front().startNs,
+                                                  f.evidence.front().startNs + f.evidence.front().durNs);
+    }
+    return std::nullopt;
+}
+
+void MainWindow::askAndAddNote(Note note) {
+    if (!document()) return;
+    bool ok = false;
+    // What it will be pinned to, said in the dialog.
+    const QString where = QString::fromStdString(describePlace(note, placeNote(note, *document()), *trace()));
+    const QString text =
+        note.bookmark
+            ? QInputDialog::getText(this, tr("Add Bookmark"), tr("Bookmark of %1, named:").arg(where),
+                                    QLineEdit::Normal, {}, &ok)
+            : QInputDialog::getMultiLineText(this, tr("Add Note"), tr("Note on %1:").arg(where), {}, &ok);
+    if (!ok || text.trimmed().isEmpty()) return;
+    note.text = text.toStdString();
+    m_notes->add(std::move(note));
 }
 
 QString MainWindow::saveTrace(const QString& path) {

@@ -4,6 +4,8 @@
 // reads), unplaced but kept in a trace that lacks its kernel, and a colleague (another settings home) sees
 // it with its author; a damaged notes file is said and the trace still opens.
 #include "support/test_support.h"
+#include "ui/attention_panel.h"
+#include "ui/findings_panel.h"
 #include "ui/main_window.h"
 #include "ui/notes_panel.h"
 #include "ui/time_viewport.h"
@@ -13,8 +15,11 @@
 #include "core/document/document.h"
 #include "core/document/notes.h"
 
+#include <QApplication>
+#include <QInputDialog>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -31,7 +36,66 @@ QString cell(const NotesPanel& panel, int row, int column) {
     return item ? item->text() : QString();
 }
 
+// Answers the Add Note dialog the next request opens with text, as a user types it and presses OK.
+void answerNoteDialog(const QString& text) {
+    QTimer::singleShot(0, [text] {
+        auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+        ASSERT_NE(dialog, nullptr) << "no Add Note dialog";
+        dialog->setTextValue(text);
+        dialog->accept();
+    });
+}
+
 } // namespace
+
+// From the Attention dock's and the Findings dock's menus: a note pinned to a call (the one the selected
+// kernel is in) and one to a finding, each at its place when the trace opens again.
+TEST(NotesPanel, NotesPinnedToACallAndToAFindingFromTheirDocks) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string trace = dir.path("h100.json.gz");
+    std::filesystem::copy_file(h100, trace);
+    QSettings().setValue("notes/author", "ana");
+    std::string impl, findingId;
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, trace));
+        const TraceAnalysis& a = *w.document()->analysis;
+        // A kernel of the second call of the first call's implementation, selected on the timeline.
+        ASSERT_FALSE(a.calls.empty());
+        impl = a.calls.front().impl;
+        const auto second = std::find_if(a.calls.begin() + 1, a.calls.end(),
+                                         [&](const AttentionCall& c) { return c.impl == impl; });
+        ASSERT_NE(second, a.calls.end());
+        ASSERT_FALSE(second->kernels.empty());
+        w.timeline()->selectEvent(a.kernels[second->kernels.front()].event);
+        EXPECT_FALSE(w.noteOnCallOf("no such implementation").has_value());
+        answerNoteDialog("the second call waits on the first");
+        Q_EMIT w.findChild<AttentionPanel*>()->noteRequested(QString::fromStdString(impl));
+        ASSERT_EQ(w.notes()->notes().size(), 1u);
+        EXPECT_EQ(w.notes()->notes()[0].anchor, NoteAnchor::Call);
+        EXPECT_EQ(w.notes()->notes()[0].ordinal, 1u);
+        ASSERT_FALSE(w.document()->findings->empty());
+        findingId = w.document()->findings->front().id;
+        EXPECT_FALSE(w.noteOnFindingOf("no_such_rule").has_value());
+        answerNoteDialog("known: fixed in the next release");
+        Q_EMIT w.findChild<FindingsPanel*>()->noteRequested(QString::fromStdString(findingId));
+        ASSERT_EQ(w.notes()->notes().size(), 2u);
+        EXPECT_EQ(w.notes()->notes()[1].anchor, NoteAnchor::Finding);
+    }
+    MainWindow w;
+    ASSERT_TRUE(openAndAnalyse(w, trace));
+    const NotesPanel& notes = *w.notes();
+    ASSERT_EQ(notes.notes().size(), 2u);
+    ASSERT_TRUE(notes.places()[0].placed && notes.places()[1].placed);
+    EXPECT_EQ(cell(notes, 0, 1), "the second call waits on the first");
+    EXPECT_TRUE(cell(notes, 0, 2).startsWith(QString::fromStdString(impl + " call 2 at")))
+        << cell(notes, 0, 2).toStdString();
+    EXPECT_EQ(cell(notes, 1, 2), QString::fromStdString("finding " + findingId));
+    // Its place is the finding's first.
+    const Finding& f = w.document()->findings->front();
+    if (!f.evidence.empty()) EXPECT_EQ(notes.places()[1].fromNs, f.evidence.front().startNs);
+}
 
 TEST(NotesPanel, ANoteAddedInTheWindowIsThereWhenTheTraceOpensAgainAndAfterSaveAs) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
