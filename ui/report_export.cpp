@@ -73,6 +73,8 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
     if (docs.empty()) return QStringLiteral("no trace to report on");
     // Pictures: SVG inside the HTML; PNG files beside the Markdown (its folder) or for the PDF's layout.
     const bool svg = format == "html";
+    // A place's picture at most this tall: on a PDF's landscape page, below its finding's text.
+    const int placeHeight = format == "pdf" ? 380 : 520;
     QTemporaryDir scratch;
     if (!scratch.isValid())
         return QStringLiteral("no folder for the report's pictures: %1").arg(QDir::tempPath());
@@ -123,7 +125,7 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
                 const Evidence& e = f.evidence.front();
                 TimelinePicture tp;
                 tp.size = QSize(kPageWidth, 0);
-                tp.maxHeight = 520;
+                tp.maxHeight = placeHeight;
                 tp.range = placeRange(e);
                 tp.selected = e.event;
                 const QString caption =
@@ -149,7 +151,7 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
             if (place.placed) {
                 TimelinePicture tp;
                 tp.size = QSize(kPageWidth, 0);
-                tp.maxHeight = 520;
+                tp.maxHeight = placeHeight;
                 const TimeNs pad = std::max<TimeNs>((place.toNs - place.fromNs) / 2, 1000);
                 tp.range = TimeRange{place.fromNs - pad, place.toNs + pad};
                 tp.selected = place.event;
@@ -201,7 +203,14 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
         }
         text.setDefaultStyleSheet(
             QStringLiteral("th, td { padding: 2px; } table { font-size: 7pt; } h2 { margin-top: 18px; }"));
-        text.setHtml(html);
+        // Qt's rich text knows no <figure>: a picture in one was laid out as if it did not fit below its
+        // heading and went to the next page alone. As a block and a paragraph it stays with its finding.
+        QString blocks = html;
+        blocks.replace(QStringLiteral("<figure"), QStringLiteral("<div"))
+            .replace(QStringLiteral("</figure>"), QStringLiteral("</div>"))
+            .replace(QStringLiteral("<figcaption>"), QStringLiteral("<p>"))
+            .replace(QStringLiteral("</figcaption>"), QStringLiteral("</p>"));
+        text.setHtml(blocks);
         QSaveFile out(path);
         if (!out.open(QIODevice::WriteOnly)) return QStringLiteral("%1: %2").arg(path, out.errorString());
         {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace attnscope {
 
@@ -105,17 +106,25 @@ class Page {
 public:
     explicit Page(ReportFormat format) : m_html(format == ReportFormat::Html) {}
 
+    // The next block starts a page when printed (the PDF, a browser's print): a finding, a note or a chart
+    // with its picture is not cut from its heading, nor a heading left at the foot of a page.
+    void breakPage() { m_break = m_html; }
+    // What the next block's opening tag carries: the page break asked for.
+    std::string breakBefore() {
+        const bool b = std::exchange(m_break, false);
+        return b ? " style=\"page-break-before: always\"" : "";
+    }
     void heading(int level, const std::string& text, const std::string& anchor = {}) {
         if (m_html)
-            m_out << "<h" << level << (anchor.empty() ? "" : " id=\"" + anchor + "\"") << ">"
+            m_out << "<h" << level << breakBefore() << (anchor.empty() ? "" : " id=\"" + anchor + "\"") << ">"
                   << htmlEscape(text) << "</h" << level << ">\n";
         else
             m_out << std::string(std::size_t(level), '#') << ' ' << md(text) << "\n\n";
     }
     void paragraph(const std::string& text, const char* htmlClass = nullptr) {
         if (m_html)
-            m_out << "<p" << (htmlClass ? std::string(" class=\"") + htmlClass + "\"" : "") << ">"
-                  << htmlEscape(text) << "</p>\n";
+            m_out << "<p" << breakBefore() << (htmlClass ? std::string(" class=\"") + htmlClass + "\"" : "")
+                  << ">" << htmlEscape(text) << "</p>\n";
         else
             m_out << md(text) << "\n\n";
     }
@@ -129,7 +138,8 @@ public:
     // Label and text: "**Fix.** …".
     void labelled(const std::string& label, const std::string& text) {
         if (m_html)
-            m_out << "<p><b>" << htmlEscape(label) << "</b> " << htmlEscape(text) << "</p>\n";
+            m_out << "<p" << breakBefore() << "><b>" << htmlEscape(label) << "</b> " << htmlEscape(text)
+                  << "</p>\n";
         else
             m_out << "**" << md(label) << "** " << md(text) << "\n\n";
     }
@@ -162,7 +172,7 @@ public:
     }
     void picture(const ReportPicture& p) {
         if (m_html) {
-            m_out << "<figure>\n"
+            m_out << "<figure" << breakBefore() << ">\n"
                   << (p.svg.empty()
                           ? "<img src=\"" + htmlEscape(p.file) + "\" alt=\"" + htmlEscape(p.caption) + "\">"
                           : p.svg)
@@ -189,7 +199,7 @@ public:
                "figcaption { font-size: 0.85em; color: #555; }\n"
                ".made { color: #666; font-size: 0.9em; }\n"
                ".critical { color: #b00020; } .warning { color: #a05a00; } .info { color: #345; }\n"
-               "@media print { h2 { page-break-before: auto; } figure { page-break-inside: avoid; } }\n"
+               "@media print { figure { page-break-inside: avoid; } }\n"
                "</style>\n</head>\n<body>\n" +
                m_out.str() + "</body>\n</html>\n";
     }
@@ -198,6 +208,7 @@ public:
 
 private:
     bool m_html;
+    bool m_break = false;
     std::ostringstream m_out;
 };
 
@@ -254,6 +265,7 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
     for (std::size_t ti = 0; ti < input.traces.size(); ++ti) {
         const ReportTrace& t = input.traces[ti];
         const std::vector<Finding>& findings = t.doc->findings ? *t.doc->findings : std::vector<Finding>{};
+        page.breakPage();
         page.heading(2, "Findings: " + t.label, "findings-" + std::to_string(ti + 1));
         if (!t.doc->findingsNote.empty()) page.paragraph(t.doc->findingsNote);
         if (findings.empty()) page.paragraph("Nothing found: no rule's threshold was crossed.");
@@ -265,9 +277,10 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
         for (std::size_t i = 0; i < shown; ++i) {
             const Finding& f = findings[i];
             const std::string severity(severityName(f.severity));
+            if (i > 0) page.breakPage(); // each finding with its picture on a page of its own
             if (page.html())
-                page.raw() << "<h3><span class=\"" << severity << "\">" << severity << "</span> "
-                           << htmlEscape(f.title) << "</h3>\n";
+                page.raw() << "<h3" << page.breakBefore() << "><span class=\"" << severity << "\">"
+                           << severity << "</span> " << htmlEscape(f.title) << "</h3>\n";
             else
                 page.heading(3, severity + ": " + f.title);
             page.labelled("Time at stake:", formatDuration(f.timeNs) + " (" + formatShare(f.share) +
@@ -283,10 +296,13 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
     for (std::size_t ti = 0; ti < input.traces.size(); ++ti) {
         const ReportTrace& t = input.traces[ti];
         if (t.notes.empty() && t.notesProblems.empty()) continue;
+        page.breakPage();
         page.heading(2, "Notes: " + t.label, "notes-" + std::to_string(ti + 1));
         for (const std::string& p : t.notesProblems) // what the reader of the page is not shown, and why
             page.paragraph("⚠ Notes left out: " + p);
-        for (const ReportNote& n : t.notes) {
+        for (std::size_t i = 0; i < t.notes.size(); ++i) {
+            const ReportNote& n = t.notes[i];
+            if (i > 0 && n.picture) page.breakPage();
             page.labelled((n.note.bookmark ? "Bookmark, " : "") +
                               (n.note.author.empty() ? "someone" : n.note.author) +
                               (n.note.editor.empty() ? "" : ", edited by " + n.note.editor) + " (" +
@@ -299,9 +315,12 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
     // The charts.
     for (const ReportTrace& t : input.traces) {
         if (t.charts.empty()) continue;
+        page.breakPage();
         page.heading(2, "Charts: " + t.label);
-        for (const ReportPicture& p : t.charts)
-            page.picture(p);
+        for (std::size_t i = 0; i < t.charts.size(); ++i) {
+            if (i > 0) page.breakPage();
+            page.picture(t.charts[i]);
+        }
     }
     return page.text(title);
 }

@@ -91,7 +91,11 @@ TEST(Report, HtmlOfAGpuTraceHoldsEveryFindingItsPlaceAndTheChartsAndFetchesNothi
             EXPECT_TRUE(html.contains(QString::fromStdString(htmlEscape(f.suggestion))));
     }
     // A picture per finding's first place and the two charts, each inside the page.
-    EXPECT_EQ(count(html, "<figure>"), placesDrawn(*doc) + 2);
+    EXPECT_EQ(count(html, "<figure"), placesDrawn(*doc) + 2);
+    // Printed, each finding with its picture and each chart starts a page (but the first of its section,
+    // which starts with it): not cut from its heading.
+    EXPECT_EQ(count(html, "<h3 style=\"page-break-before: always\">"), int(reportFindings(*doc)) - 1);
+    EXPECT_EQ(count(html, "<figure style=\"page-break-before: always\">"), 1) << "the second chart";
     EXPECT_EQ(count(html, "<svg"), placesDrawn(*doc) + 2);
     EXPECT_EQ(count(html, "<?xml"), 0) << "the SVG files' prologue is left out";
     EXPECT_EQ(progressed, int(reportFindings(*doc)) + 2);
@@ -145,6 +149,15 @@ TEST(Report, MarkdownKeepsItsPicturesBesideItAndPdfIsAPdf) {
     const std::string bytes = readAllBytes(pdf.toStdString());
     EXPECT_EQ(bytes.rfind("%PDF", 0), 0u);
     EXPECT_GT(bytes.size(), 20000u) << "its pictures are in it";
+    // A page per finding with its picture and per chart, and the tables' (a picture laid out alone on a
+    // page after its heading's had made half-empty pages).
+    const auto counted = QRegularExpression(QStringLiteral("/Type\\s*/Pages\\b[^>]*/Count\\s+(\\d+)"))
+                             .match(QString::fromLatin1(bytes.data(), qsizetype(bytes.size())));
+    ASSERT_TRUE(counted.hasMatch()) << "the PDF's page tree";
+    const int pages = counted.captured(1).toInt();
+    EXPECT_GE(pages, int(reportFindings(*job)) + 2);
+    EXPECT_LE(pages, int(reportFindings(*job)) + 2 + 3) << pages << " pages";
+    EXPECT_FALSE(text.contains("page-break")) << "Markdown has no print style";
 
     EXPECT_NE(exportReport({{job, "dlrm"}}, QString::fromStdString(dir.path("job.txt"))), "");
 }
