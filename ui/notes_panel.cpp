@@ -7,10 +7,12 @@
 #include "core/report/format.h"
 
 #include <QColor>
+#include <QColorDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
@@ -45,17 +47,20 @@ NotesPanel::NotesPanel(QWidget* parent) : QWidget(parent) {
     auto* add = new QPushButton(tr("Add Note…"), this);
     auto* bookmark = new QPushButton(tr("Add Bookmark…"), this);
     auto* edit = new QPushButton(tr("Edit…"), this);
+    auto* colour = new QPushButton(tr("Colour…"), this);
     auto* remove = new QPushButton(tr("Delete"), this);
     add->setToolTip(tr("A note on the selected event, or on the stretch on show"));
     bookmark->setToolTip(tr("A named stretch of time: Ctrl+] and Ctrl+[ go to the next and previous"));
-    for (QPushButton* b : {add, bookmark, edit, remove})
+    colour->setToolTip(tr("The note's colour: its swatch here and its flag on the timeline's ruler"));
+    for (QPushButton* b : {add, bookmark, edit, colour, remove})
         buttons->addWidget(b);
     buttons->addStretch(1);
     layout->addLayout(buttons);
     connect(add, &QPushButton::clicked, this, [this] { Q_EMIT addRequested(false); });
     connect(bookmark, &QPushButton::clicked, this, [this] { Q_EMIT addRequested(true); });
     connect(edit, &QPushButton::clicked, this, [this] { editRow(m_table->currentRow()); });
-    connect(remove, &QPushButton::clicked, this, [this] { this->remove(m_table->currentRow()); });
+    connect(colour, &QPushButton::clicked, this, [this] { pickColour(m_table->currentRow()); });
+    connect(remove, &QPushButton::clicked, this, [this] { confirmRemove(m_table->currentRow()); });
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { jumpTo(row); });
     refresh();
 }
@@ -106,15 +111,48 @@ void NotesPanel::add(Note note) {
     m_table->selectRow(int(m_notes.size()) - 1);
 }
 
+void NotesPanel::markEdited(Note& n) const {
+    n.edited = utcNow();
+    const std::string by = author().toStdString();
+    n.editor = by == n.author ? std::string() : by; // a colleague's words are not put in its author's mouth
+}
+
 void NotesPanel::setText(int row, const QString& text) {
     if (row < 0 || row >= int(m_notes.size())) return;
     Note& n = m_notes[std::size_t(row)];
     n.text = text.toStdString();
-    n.edited = utcNow();
-    const std::string by = author().toStdString();
-    n.editor = by == n.author ? std::string() : by; // a colleague's words are not put in its author's mouth
+    markEdited(n);
     save();
     refresh();
+}
+
+void NotesPanel::setColour(int row, const QColor& colour) {
+    if (row < 0 || row >= int(m_notes.size()) || !colour.isValid()) return;
+    Note& n = m_notes[std::size_t(row)];
+    n.colour = colour.name().toStdString(); // "#rrggbb"
+    markEdited(n);
+    save();
+    refresh();
+}
+
+void NotesPanel::pickColour(int row) {
+    if (row < 0 || row >= int(m_notes.size())) return;
+    const QColor chosen =
+        QColorDialog::getColor(QColor(qs(m_notes[std::size_t(row)].colour)), this, tr("Note Colour"));
+    if (chosen.isValid()) setColour(row, chosen);
+}
+
+void NotesPanel::confirmRemove(int row) {
+    if (row < 0 || row >= int(m_notes.size())) return;
+    const Note& n = m_notes[std::size_t(row)];
+    QString text = qs(n.text);
+    if (text.size() > 80) text = text.left(79) + QChar(0x2026);
+    const auto answer = QMessageBox::question(
+        this, n.bookmark ? tr("Delete Bookmark") : tr("Delete Note"),
+        tr("Delete \"%1\" by %2? It is gone for everyone who opens this trace's notes after you.")
+            .arg(text, qs(n.author.empty() ? std::string("someone") : n.author)),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer == QMessageBox::Yes) remove(row);
 }
 
 void NotesPanel::remove(int row) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+class QColor;
 class QLabel;
 class QTableWidget;
 
@@ -39,6 +40,7 @@ public:
     // Signed with the user's name and kept (written to the notes file).
     void add(Note note);
     void setText(int row, const QString& text);
+    void setColour(int row, const QColor& colour); // the flag's on the ruler and the swatch's
     void remove(int row);
     // Jumps to the next (or previous) bookmark: from the one gone to last while it is on show, else from
     // the start of the stretch on show (viewFrom..viewTo); false when there is none.
@@ -58,6 +60,9 @@ private:
     void refresh();
     void save();
     void editRow(int row);
+    void pickColour(int row);
+    void confirmRemove(int row);
+    void markEdited(Note& note) const; // now, by the user: saved, listed again
 
     std::shared_ptr<const Document> m_doc;
     QString m_path;                    // the trace's file; "" keeps the notes in the window only

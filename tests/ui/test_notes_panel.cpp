@@ -17,6 +17,8 @@
 
 #include <QApplication>
 #include <QInputDialog>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
 #include <QTimer>
@@ -201,6 +203,45 @@ TEST(NotesPanel, BookmarksAreGoneThroughInTimeOrder) {
 // What a colleague does to a note stays theirs: an edit names them beside its author; a deleted note
 // stays deleted though the trace holds a copy of it; a notes file that could not be read is moved aside,
 // never written over.
+// A note's colour is chosen and kept (its swatch and its flag), and Delete asks first: Cancel keeps it.
+TEST(NotesPanel, AColourIsKeptAndDeleteAsksFirst) {
+    ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
+    TempDir dir;
+    const std::string trace = dir.path("h100.json.gz");
+    std::filesystem::copy_file(h100, trace);
+    QSettings().setValue("notes/author", "ana");
+    {
+        MainWindow w;
+        ASSERT_TRUE(openAndAnalyse(w, trace));
+        Note n = w.noteHere(false);
+        n.text = "blue one";
+        w.notes()->add(n);
+        w.notes()->setColour(0, QColor(0x20, 0x60, 0xd0));
+        EXPECT_EQ(w.notes()->table()->item(0, 0)->background().color(), QColor(0x20, 0x60, 0xd0));
+        QPushButton* remove = nullptr;
+        for (QPushButton* b : w.notes()->findChildren<QPushButton*>())
+            if (b->text() == "Delete") remove = b;
+        ASSERT_NE(remove, nullptr);
+        w.notes()->table()->selectRow(0);
+        for (const auto answer : {QMessageBox::Cancel, QMessageBox::Yes}) {
+            QTimer::singleShot(0, [answer] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                ASSERT_NE(box, nullptr) << "Delete did not ask";
+                EXPECT_TRUE(box->text().contains("blue one")) << box->text().toStdString();
+                box->button(answer)->click();
+            });
+            remove->click();
+            EXPECT_EQ(w.notes()->notes().size(), answer == QMessageBox::Cancel ? 1u : 0u);
+            if (answer == QMessageBox::Cancel) {
+                MainWindow again; // what is kept: the colour too
+                ASSERT_TRUE(openAndAnalyse(again, trace));
+                ASSERT_EQ(again.notes()->notes().size(), 1u);
+                EXPECT_EQ(again.notes()->notes()[0].colour, "#2060d0");
+            }
+        }
+    }
+}
+
 TEST(NotesPanel, EditsNameTheEditorDeletionsHoldAndAnUnreadFileIsKept) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     TempDir dir;
