@@ -38,6 +38,22 @@ QString cell(const NotesPanel& panel, int row, int column) {
     return item ? item->text() : QString();
 }
 
+// A trace of one's own (a copy of the fixture, with room beside it for its notes), its notes written by
+// `author`.
+std::string ownCopy(const TempDir& dir, const std::string& fixture, const char* author) {
+    const std::string trace = dir.path("h100.json.gz");
+    std::filesystem::copy_file(fixture, trace);
+    QSettings().setValue("notes/author", author);
+    return trace;
+}
+
+// A note on what is selected or on show, as Add Note makes it, with its text.
+void addNoteHere(MainWindow& w, const std::string& text) {
+    Note n = w.noteHere(false);
+    n.text = text;
+    w.notes()->add(n);
+}
+
 // Answers the Add Note dialog the next request opens with text, as a user types it and presses OK.
 void answerNoteDialog(const QString& text) {
     QTimer::singleShot(0, [text] {
@@ -55,9 +71,7 @@ void answerNoteDialog(const QString& text) {
 TEST(NotesPanel, NotesPinnedToACallAndToAFindingFromTheirDocks) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     TempDir dir;
-    const std::string trace = dir.path("h100.json.gz");
-    std::filesystem::copy_file(h100, trace);
-    QSettings().setValue("notes/author", "ana");
+    const std::string trace = ownCopy(dir, h100, "ana");
     std::string impl, findingId;
     {
         MainWindow w;
@@ -102,9 +116,7 @@ TEST(NotesPanel, NotesPinnedToACallAndToAFindingFromTheirDocks) {
 TEST(NotesPanel, ANoteAddedInTheWindowIsThereWhenTheTraceOpensAgainAndAfterSaveAs) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     TempDir dir;
-    const std::string trace = dir.path("h100.json.gz");
-    std::filesystem::copy_file(h100, trace); // a trace of one's own, with room beside it for its notes
-    QSettings().setValue("notes/author", "ana");
+    const std::string trace = ownCopy(dir, h100, "ana");
     EventRef flash{};
     {
         MainWindow w;
@@ -207,15 +219,11 @@ TEST(NotesPanel, BookmarksAreGoneThroughInTimeOrder) {
 TEST(NotesPanel, AColourIsKeptAndDeleteAsksFirst) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     TempDir dir;
-    const std::string trace = dir.path("h100.json.gz");
-    std::filesystem::copy_file(h100, trace);
-    QSettings().setValue("notes/author", "ana");
+    const std::string trace = ownCopy(dir, h100, "ana");
     {
         MainWindow w;
         ASSERT_TRUE(openAndAnalyse(w, trace));
-        Note n = w.noteHere(false);
-        n.text = "blue one";
-        w.notes()->add(n);
+        addNoteHere(w, "blue one");
         w.notes()->setColour(0, QColor(0x20, 0x60, 0xd0));
         EXPECT_EQ(w.notes()->table()->item(0, 0)->background().color(), QColor(0x20, 0x60, 0xd0));
         QPushButton* remove = nullptr;
@@ -245,15 +253,11 @@ TEST(NotesPanel, AColourIsKeptAndDeleteAsksFirst) {
 TEST(NotesPanel, EditsNameTheEditorDeletionsHoldAndAnUnreadFileIsKept) {
     ATTNSCOPE_REQUIRE_FIXTURE(h100, "h100_sdpa_flash_qwen.json.gz");
     TempDir dir;
-    const std::string trace = dir.path("h100.json.gz"), saved = dir.path("saved.json");
-    std::filesystem::copy_file(h100, trace);
-    QSettings().setValue("notes/author", "ana");
+    const std::string trace = ownCopy(dir, h100, "ana"), saved = dir.path("saved.json");
     {
         MainWindow w;
         ASSERT_TRUE(openAndAnalyse(w, trace));
-        Note n = w.noteHere(false);
-        n.text = "ana's";
-        w.notes()->add(n);
+        addNoteHere(w, "ana's");
         ASSERT_EQ(w.saveTrace(QString::fromStdString(saved)), ""); // a copy of the note inside it
     }
     QSettings().setValue("notes/author", "ben");
@@ -275,9 +279,7 @@ TEST(NotesPanel, EditsNameTheEditorDeletionsHoldAndAnUnreadFileIsKept) {
     writeFile(notesPathFor(trace), damaged);
     MainWindow w;
     ASSERT_TRUE(openAndAnalyse(w, trace));
-    Note n = w.noteHere(false);
-    n.text = "new";
-    w.notes()->add(n);
+    addNoteHere(w, "new");
     EXPECT_EQ(readAllBytes(notesPathFor(trace) + ".unread"), damaged) << "moved aside, as it was";
     EXPECT_EQ(readNotesFile(notesPathFor(trace)).size(), 1u);
     EXPECT_TRUE(w.notes()->problem().contains(".unread")) << w.notes()->problem().toStdString();
