@@ -9,7 +9,6 @@
 #include "kernels/whatif.h"
 
 #include "core/analysis/call_inputs.h"
-#include "core/analysis/kernel_tables.h"
 #include "core/document/document.h"
 #include "core/report/compare.h"
 #include "core/report/format.h"
@@ -17,9 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -67,38 +64,6 @@ std::optional<std::size_t> chooseCall(const TraceAnalysis& a, const WhatIfArgs& 
         have += (have.empty() ? "" : ", ") + c.impl + " ×" + std::to_string(c.calls);
     why = "--impl " + impl + ": no call of it in the trace (its calls: " + have + ")";
     return std::nullopt;
-}
-
-// The recorded analysis with only the calls of the chosen call's implementation and shape: the "as
-// recorded" row is of the calls the run re-created, not the mean of an implementation whose calls differ
-// (a prefill and a longer one), and "over the trace" counts those calls.
-TraceAnalysis sameShapeCalls(const Trace& trace, const TraceAnalysis& a, const AttentionCall& chosen,
-                             const CallInputs& inputs) {
-    TraceAnalysis out = a;
-    std::vector<int> kept(a.calls.size(), -1);
-    out.calls.clear();
-    for (std::size_t i = 0; i < a.calls.size(); ++i) {
-        const AttentionCall& call = a.calls[i];
-        if (call.impl != chosen.impl) continue;
-        const std::optional<CallInputs> in = callInputs(trace, a, call);
-        if (!in || !in->sameShape(inputs)) continue;
-        kept[i] = int(out.calls.size());
-        out.calls.push_back(call);
-    }
-    for (KernelAnalysis& k : out.kernels)
-        if (k.call >= 0) k.call = kept[std::size_t(k.call)];
-    out.tables = kernelTables(trace, out);
-    return out;
-}
-
-// Each implementation's measured calls' kernel times, in the order they ran: the runner runs them in
-// rounds (one call of each a round), so the i-th calls of two implementations ran side by side.
-std::map<std::string, std::vector<TimeNs>> callTimes(const Document& run) {
-    std::map<std::string, std::vector<TimeNs>> out;
-    std::vector<std::pair<TimeNs, TimeNs>> scratch;
-    for (const AttentionCall& c : run.analysis->calls)
-        out[c.impl].push_back(kernelsTime(*run.trace, *run.analysis, c.kernels, scratch));
-    return out;
 }
 
 // A comparison of one row each: the call as recorded, then each implementation the run measured.
@@ -206,49 +171,13 @@ int whatIf(const WhatIfArgs& args) {
     // The saving per call against the call as it was, measured on the same machine: the difference of the
     // table's kernel times per call, and over the trace's calls of that implementation.
     const CompareRow* base = baseline ? c.baselineRow() : nullptr;
-    struct Saving {
-        std::string impl;
-        TimeNs perCall = 0; // negative: slower
-        // Over the rounds, each the i-th call as it was less the i-th of this one: the pairs' least, lower
-        // quartile, median, upper quartile and most (a machine shared with others times some calls far
-        // slower: the median holds, the mean above moves).
-        std::array<TimeNs, 5> pairs{};
-        std::size_t rounds = 0;
-        bool fused = false; // its calls ran a fused attention kernel in the call's precision (flash_bf16 does
-                            // other work: not what attention by hand would save)
-    };
-    std::vector<Saving> savings;
-    const auto times = callTimes(*run);
+    std::vector<const CompareRow*> alternatives;
     for (std::size_t t = 1; base && t < c.traces.size(); ++t)
-        if (t != baseline && !c.traces[t].rows.empty()) {
-            const CompareRow& row = c.traces[t].rows.front();
-            Saving s{row.impl, base->calls.kernelNsPerCall() - row.calls.kernelNsPerCall()};
-            s.fused = row.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row.inputs &&
-                      row.inputs->precision == inputs->precision;
-            const auto as = times.find(call.impl), alt = times.find(row.impl);
-            std::vector<TimeNs> d;
-            if (as != times.end() && alt != times.end())
-                for (std::size_t i = 0; i < std::min(as->second.size(), alt->second.size()); ++i)
-                    d.push_back(as->second[i] - alt->second[i]);
-            std::sort(d.begin(), d.end());
-            s.rounds = d.size();
-            if (!d.empty())
-                for (std::size_t q = 0; q < s.pairs.size(); ++q)
-                    s.pairs[q] = d[(d.size() - 1) * q / 4];
-            savings.push_back(s);
-        }
-    // The finding learns the answer: attention by hand's time at stake is the saving a fused kernel measured
-    // here (the fastest, per call × the trace's calls of this shape), not the roofs' estimate, said so.
-    const Saving* fused = nullptr;
-    for (const Saving& saving : savings)
-        if (saving.fused && (!fused || saving.perCall > fused->perCall)) fused = &saving;
-    if (fused && !c.traces.front().rows.empty())
-        for (CompareRow::Brief& f : c.traces.front().rows.front().findings)
-            if (f.id == "hand_written_attention") {
-                f.timeNs = std::max<TimeNs>(0, fused->perCall) * TimeNs(callsInTrace);
-                f.title += " — measured here: " + fused->impl + " saves " +
-                           formatDuration(std::max<TimeNs>(0, fused->perCall)) + " a call";
-            }
+        if (t != baseline && !c.traces[t].rows.empty()) alternatives.push_back(&c.traces[t].rows.front());
+    const std::vector<WhatIfSaving> savings =
+        base ? whatIfSavings(*run, *base, alternatives, *inputs) : std::vector<WhatIfSaving>{};
+    // The finding learns the answer (not the roofs' estimate), said so.
+    if (!c.traces.front().rows.empty()) learnWhatIf(c.traces.front().rows.front(), savings, callsInTrace);
     if (args.format == CompareFormat::Json) {
         nlohmann::json j{{"trace", args.file},
                          {"call", *index + 1},
@@ -261,7 +190,7 @@ int whatIf(const WhatIfArgs& args) {
                          {"repeat", config.iters},
                          {"comparison", nlohmann::json::parse(formatComparison(c, CompareFormat::Json))}};
         nlohmann::json saved = nlohmann::json::array();
-        for (const Saving& s : savings)
+        for (const WhatIfSaving& s : savings)
             saved.push_back({{"implementation", s.impl},
                              {"ns_per_call", s.perCall},
                              {"rounds", s.rounds},
@@ -292,7 +221,7 @@ int whatIf(const WhatIfArgs& args) {
     // least to the most (negative: cost); when the middle half of the pairs does not agree on its sign the
     // machine's noise is larger than the difference.
     auto signedDuration = [](TimeNs ns) { return (ns < 0 ? "-" : "") + formatDuration(ns < 0 ? -ns : ns); };
-    for (const Saving& s : savings) {
+    for (const WhatIfSaving& s : savings) {
         const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
         std::printf("  %-14s %s a call %s (%s over the trace's %s)", s.impl.c_str(),
                     formatDuration(size).c_str(), s.perCall >= 0 ? "less" : "more",
@@ -301,8 +230,7 @@ int whatIf(const WhatIfArgs& args) {
         if (s.rounds > 1)
             std::printf("; over %zu rounds %s at the median (%s to %s)%s", s.rounds,
                         signedDuration(s.pairs[2]).c_str(), signedDuration(s.pairs[0]).c_str(),
-                        signedDuration(s.pairs[4]).c_str(),
-                        s.pairs[1] < 0 && s.pairs[3] > 0 ? ", within the noise" : "");
+                        signedDuration(s.pairs[4]).c_str(), s.withinNoise() ? ", within the noise" : "");
         std::printf("\n");
     }
     for (const ImplStats& s : stats)

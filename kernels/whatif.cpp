@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "kernels/whatif.h"
 
+#include "core/analysis/kernel_tables.h"
+#include "core/document/document.h"
+#include "core/report/format.h"
+
+#include <algorithm>
+#include <map>
+
 namespace attnscope::kernels {
 
 WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int repeat, std::string python) {
@@ -44,6 +51,75 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     if (in.precision != Precision::Unknown && in.precision != c.shape.dtype)
         notes.push_back("its " + std::string(precisionName(in.precision)) + " run as fp32");
     return plan;
+}
+
+TraceAnalysis sameShapeCalls(const Trace& trace, const TraceAnalysis& a, const AttentionCall& chosen,
+                             const CallInputs& inputs) {
+    TraceAnalysis out = a;
+    std::vector<int> kept(a.calls.size(), -1);
+    out.calls.clear();
+    for (std::size_t i = 0; i < a.calls.size(); ++i) {
+        const AttentionCall& call = a.calls[i];
+        if (call.impl != chosen.impl) continue;
+        const std::optional<CallInputs> in = callInputs(trace, a, call);
+        if (!in || !in->sameShape(inputs)) continue;
+        kept[i] = int(out.calls.size());
+        out.calls.push_back(call);
+    }
+    for (KernelAnalysis& k : out.kernels)
+        if (k.call >= 0) k.call = kept[std::size_t(k.call)];
+    out.tables = kernelTables(trace, out);
+    return out;
+}
+
+std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& asItWas,
+                                        const std::vector<const CompareRow*>& alternatives,
+                                        const CallInputs& recorded) {
+    // Each implementation's calls' kernel times, in the order they ran: the i-th calls of two ran in one
+    // round, side by side.
+    std::map<std::string, std::vector<TimeNs>> times;
+    std::vector<std::pair<TimeNs, TimeNs>> scratch;
+    for (const AttentionCall& c : run.analysis->calls)
+        times[c.impl].push_back(kernelsTime(*run.trace, *run.analysis, c.kernels, scratch));
+    std::vector<WhatIfSaving> out;
+    for (const CompareRow* row : alternatives) {
+        WhatIfSaving s{row->impl, asItWas.calls.kernelNsPerCall() - row->calls.kernelNsPerCall()};
+        s.fused = row->roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row->inputs &&
+                  row->inputs->precision == recorded.precision;
+        const auto as = times.find(asItWas.impl), alt = times.find(row->impl);
+        std::vector<TimeNs> d;
+        if (as != times.end() && alt != times.end())
+            for (std::size_t i = 0; i < std::min(as->second.size(), alt->second.size()); ++i)
+                d.push_back(as->second[i] - alt->second[i]);
+        std::sort(d.begin(), d.end());
+        s.rounds = d.size();
+        if (!d.empty())
+            for (std::size_t q = 0; q < s.pairs.size(); ++q)
+                s.pairs[q] = d[(d.size() - 1) * q / 4];
+        out.push_back(s);
+    }
+    return out;
+}
+
+const WhatIfSaving* learnWhatIf(CompareRow& recorded, const std::vector<WhatIfSaving>& savings,
+                                std::uint64_t calls) {
+    const WhatIfSaving* fused = nullptr;
+    for (const WhatIfSaving& saving : savings)
+        if (saving.fused && (!fused || saving.perCall > fused->perCall)) fused = &saving;
+    if (!fused) return nullptr;
+    const TimeNs perCall = std::max<TimeNs>(0, fused->perCall), took = recorded.calls.kernelNsPerCall();
+    // No more than the calls took where they were recorded: a machine slower or busier than that one
+    // measures a saving larger than the recorded call.
+    const bool capped = took > 0 && perCall > took;
+    for (CompareRow::Brief& f : recorded.findings)
+        if (f.id == "hand_written_attention") {
+            f.timeNs = (capped ? took : perCall) * TimeNs(calls);
+            f.title += " — measured here: " + fused->impl + " saves " + formatDuration(perCall) + " a call" +
+                       (capped ? " (more than the call took where it was recorded, " + formatDuration(took) +
+                                     ": at most all of it)"
+                               : "");
+        }
+    return fused;
 }
 
 } // namespace attnscope::kernels

@@ -7,9 +7,16 @@
 #include "kernels/run_session.h"
 
 #include "core/analysis/call_inputs.h"
+#include "core/report/compare.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
+
+namespace attnscope {
+struct Document;
+}
 
 namespace attnscope::kernels {
 
@@ -20,5 +27,38 @@ struct WhatIfPlan {
 
 // tries: PyTorch's implementations to run (empty: all of torchImpls()); repeat: measured calls of each.
 WhatIfPlan whatIfPlan(const CallInputs& call, std::vector<std::string> tries, int repeat, std::string python);
+
+// The recorded analysis with only the calls of the chosen call's implementation and shape: the "as
+// recorded" row is of the calls the run re-created, not the mean of an implementation whose calls differ
+// (a prefill and a longer one), and "over the trace" counts those calls.
+TraceAnalysis sameShapeCalls(const Trace& trace, const TraceAnalysis& a, const AttentionCall& chosen,
+                             const CallInputs& inputs);
+
+// What an alternative saves a call against the call as it was, both run here side by side: the difference
+// of their kernel time per call (the comparison's figures; negative: slower), and its spread over the pairs
+// of calls that ran in one round (the runner runs one call of each a round).
+struct WhatIfSaving {
+    std::string impl;
+    TimeNs perCall = 0;
+    // The pairs' least, lower quartile, median, upper quartile and most (a machine shared with others times
+    // some calls far slower: the median holds, the mean moves).
+    std::array<TimeNs, 5> pairs{};
+    std::size_t rounds = 0;
+    // Its calls ran a fused attention kernel in the recorded call's precision (flash in bf16 of an fp32
+    // call does other work: not what attention by hand would save).
+    bool fused = false;
+    // The middle half of the pairs disagree on its sign: the machine's noise is larger than the saving.
+    bool withinNoise() const { return rounds > 1 && pairs[1] < 0 && pairs[3] > 0; }
+};
+// Each alternative's saving against asItWas; run: the what-if's run, whose calls pair the rounds.
+std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& asItWas,
+                                        const std::vector<const CompareRow*>& alternatives,
+                                        const CallInputs& recorded);
+// The finding learns the answer: attention by hand's time at stake in the recorded row is the saving of the
+// fused alternative that saves most, per call × the trace's calls of the shape (no more than those calls'
+// kernel time as recorded), and its title says it was measured here. The fused saving it learned, or null
+// (none measured).
+const WhatIfSaving* learnWhatIf(CompareRow& recorded, const std::vector<WhatIfSaving>& savings,
+                                std::uint64_t calls);
 
 } // namespace attnscope::kernels

@@ -9,6 +9,7 @@
 // reordered and one is the baseline; a row opens its trace in the main window. The table exports as
 // CSV or Markdown, the charts as PNG, SVG or PDF. A trace that cannot be read keeps its row, with why.
 #include "core/report/compare.h"
+#include "kernels/whatif.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -60,6 +61,10 @@ public:
     // PDF; "" or what went wrong.
     QString exportTable(const QString& path) const;
     QString exportChart(const QString& kind, const QString& path, QSize size = QSize(1200, 700)) const;
+    // A what-if's answer (Try the Alternatives): the trace at recordedPath's rows of impl learn what the run
+    // beside it measured (kernels::learnWhatIf: attention by hand's time at stake, measured here).
+    void learnWhatIf(const QString& recordedPath, const std::string& impl,
+                     std::vector<kernels::WhatIfSaving> savings, std::uint64_t calls);
 
 Q_SIGNALS:
     // Every trace added so far is loaded (or failed) and shown.
@@ -90,6 +95,13 @@ private:
     std::vector<ChartInput> rooflineInputs() const;
 
     std::vector<Entry> m_entries;
+    struct Learned {
+        QString recordedPath;
+        std::string impl;
+        std::vector<kernels::WhatIfSaving> savings;
+        std::uint64_t calls = 0;
+    };
+    std::vector<Learned> m_learned;
     int m_baseline = 0;
     int m_nextId = 0;
     Comparison m_comparison;

@@ -88,10 +88,14 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
         m_progress = nullptr;
     };
 
-    JobRunner::Callbacks<QStringList> callbacks;
-    callbacks.done = [this, closeProgress, notes](QStringList paths) {
+    const std::uint64_t calls =
+        kernels::sameShapeCalls(*doc->trace, *doc->analysis, *call, *inputs).calls.size();
+    JobRunner::Callbacks<Learned> callbacks;
+    callbacks.done = [this, closeProgress, notes, recorded, measured](Learned learned) {
         closeProgress();
-        Q_EMIT finished(paths, notes);
+        if (learned.impl.empty()) return; // cancelled as it ended
+        m_learned = std::move(learned);
+        Q_EMIT finished({recorded, measured}, notes);
     };
     callbacks.failed = [this, closeProgress](QString why) {
         closeProgress();
@@ -101,9 +105,10 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
         closeProgress();
         Q_EMIT cancelled();
     };
-    m_jobs->start<QStringList>(
+    m_jobs->start<Learned>(
         "whatif",
-        [trace = doc->trace, config = plan.config, recorded, measured](JobControl& control) {
+        [trace = doc->trace, config = plan.config, recorded, measured, impl = call->impl, in = *inputs,
+         calls](JobControl& control) {
             writeChromeTrace(*trace, recorded.toStdString());
             kernels::RunSession session(config);
             session.start();
@@ -113,11 +118,23 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
             }
             session.wait();
             if (const std::string error = session.error(); !error.empty()) throw std::runtime_error(error);
-            if (control.cancelled()) return QStringList();
-            writeChromeTrace(
-                *kernels::buildRunTrace(session.takeEvents(), config.backend, session.deviceName()),
-                measured.toStdString());
-            return QStringList{recorded, measured};
+            if (control.cancelled()) return Learned();
+            const std::shared_ptr<const Trace> ran =
+                kernels::buildRunTrace(session.takeEvents(), config.backend, session.deviceName());
+            writeChromeTrace(*ran, measured.toStdString());
+            // Each alternative's saving against the call as it was, both run here (as whatif prints them).
+            Learned learned{recorded, impl, {}, calls};
+            const auto run = openDocument(DocumentSource::built(ran, measured.toStdString()));
+            const ComparedTrace rows = compareEntry(*run, measured.toStdString());
+            const CompareRow* asItWas = nullptr;
+            std::vector<const CompareRow*> alternatives;
+            for (const CompareRow& row : rows.rows)
+                if (row.impl == impl)
+                    asItWas = &row;
+                else if (!row.impl.empty())
+                    alternatives.push_back(&row);
+            if (asItWas) learned.savings = kernels::whatIfSavings(*run, *asItWas, alternatives, in);
+            return learned;
         },
         std::move(callbacks));
     return {};

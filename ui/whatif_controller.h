@@ -4,6 +4,8 @@
 // "Try the Alternatives…": an attention call of the trace on show run again on this machine with PyTorch,
 // as it was and as each of SDPA's backends and attention by hand (kernels/whatif.h), on a worker; the
 // trace and the run are then compared side by side (Compare Variants), the run measured here.
+#include "kernels/whatif.h"
+
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -32,6 +34,15 @@ public:
     QString start(std::shared_ptr<const Document> doc, const QString& impl);
     bool running() const;
     void cancel();
+    // What the last what-if that finished measured: the saving of each alternative against the call as it
+    // was, both run here, for the recorded trace's row of the call (Compare Variants learns it).
+    struct Learned {
+        QString recordedPath;
+        std::string impl;
+        std::vector<kernels::WhatIfSaving> savings;
+        std::uint64_t calls = 0; // the recorded trace's calls of its implementation and shape
+    };
+    const Learned& learned() const { return m_learned; }
 
 Q_SIGNALS:
     // The trace as recorded and the run, saved for Compare Variants; what the run could not re-create.
@@ -45,6 +56,7 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir; // the traces compared: kept while the window is open
     QProgressDialog* m_progress = nullptr;
     int m_count = 0;
+    Learned m_learned;
 };
 
 } // namespace attnscope::ui

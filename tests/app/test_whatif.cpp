@@ -97,7 +97,10 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
     for (const auto& f : recorded["findings"])
         if (f["id"] == "hand_written_attention") {
             learned = true;
-            EXPECT_EQ(f["time_ns"].get<std::int64_t>(), flashSaving) << f.dump();
+            // No more than the calls took as recorded (a machine busier now measures more).
+            EXPECT_EQ(f["time_ns"].get<std::int64_t>(),
+                      std::min(flashSaving, 4 * recorded["kernel_ns_per_call"].get<std::int64_t>()))
+                << f.dump();
             EXPECT_NE(f["title"].get<std::string>().find("measured here: flash saves"), std::string::npos)
                 << f.dump();
         }

@@ -14,6 +14,10 @@
 #include "ui/variants_window.h"
 #include "ui/whatif_controller.h"
 
+#include "core/io/chrome_writer.h"
+#include "kernels/run_session.h"
+#include "support/run_to_end.h"
+
 #include <QApplication>
 #include <QChartView>
 #include <QElapsedTimer>
@@ -358,6 +362,55 @@ TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
     EXPECT_TRUE(impls.contains("sdpa measured here.json · SDPA math")) << impls.join(" | ").toStdString();
     // The same work: Compare does not warn that the shapes differ.
     EXPECT_EQ(variants->comparison().shapeWarning(), "");
+
+    // Attention by hand (AttnScope's own CPU run of a naive call): its finding, in the recorded trace's row,
+    // learns what the run measured beside it here (flash's saving a call, the fused one in its precision),
+    // no more than the calls took as recorded, and says so.
+    {
+        kernels::RunConfig config;
+        config.shape = {1, 2, 256, 32, false, Precision::F32};
+        config.impls = {"naive"};
+        config.warmup = 1;
+        config.iters = 3;
+        kernels::RunSession session(config);
+        writeChromeTrace(*kernels::buildRunTrace(runToEnd(session)), dir.path("naive.json"));
+    }
+    ASSERT_TRUE(openAndAnalyse(w, dir.path("naive.json")));
+    QSignalSpy again(w.whatIf(), &WhatIfController::finished);
+    ASSERT_EQ(w.tryAlternatives("naive"), QString());
+    ASSERT_TRUE(waitUntil([&] { return again.count() > 0; }, 120000));
+    const auto windows = w.findChildren<VariantsWindow*>();
+    VariantsWindow* learned = nullptr;
+    for (VariantsWindow* v : windows)
+        if (v != variants) learned = v;
+    ASSERT_NE(learned, nullptr);
+    ASSERT_TRUE(waitForCompare(*learned));
+    const WhatIfController::Learned& l = w.whatIf()->learned();
+    EXPECT_EQ(l.impl, "naive");
+    EXPECT_EQ(l.calls, 3u);
+    const kernels::WhatIfSaving* flash = nullptr;
+    for (const kernels::WhatIfSaving& saving : l.savings)
+        if (saving.impl == "flash") flash = &saving;
+    ASSERT_NE(flash, nullptr);
+    EXPECT_TRUE(flash->fused);
+    const ComparedTrace& recorded = learned->comparison().traces.front();
+    ASSERT_EQ(recorded.rows.size(), 1u);
+    const CompareRow& naive = recorded.rows.front();
+    bool found = false;
+    for (const CompareRow::Brief& f : naive.findings)
+        if (f.id == "hand_written_attention") {
+            found = true;
+            EXPECT_NE(f.title.find("measured here: flash saves"), std::string::npos) << f.title;
+            EXPECT_EQ(f.timeNs, std::min(std::max<TimeNs>(0, flash->perCall), naive.calls.kernelNsPerCall()) * 3);
+            EXPECT_LE(f.timeNs, naive.calls.kernelNsPerCall() * 3) << "no more than the calls took";
+        }
+    EXPECT_TRUE(found);
+    bool shown = false; // and the table says it
+    for (int r = 0; r < learned->table()->rowCount(); ++r)
+        for (int c = 0; c < learned->table()->columnCount(); ++c)
+            if (learned->table()->item(r, c) && learned->table()->item(r, c)->text().contains("measured here"))
+                shown = true;
+    EXPECT_TRUE(shown);
 
     // A call whose inputs were not recorded: nothing runs.
     writeFile(dir.path("bare.json"), R"({"traceEvents":[
