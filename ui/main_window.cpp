@@ -328,7 +328,10 @@ void MainWindow::showDocument(bool sameRun) {
             m_bottomShown = m_ranksDock;
         }
         m_notes->setDocument(doc, m_documents->path());
-        if (!m_notes->problem().isEmpty()) warn(tr("Notes left out"), m_notes->problem());
+        if (QString problem = m_notes->problem(); !problem.isEmpty()) {
+            problem[0] = problem[0].toUpper();
+            warn(tr("Notes left out"), problem);
+        }
         setWindowTitle(tr("%1 — AttnScope").arg(name));
         statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(name).arg(doc->totalSeconds, 0, 'f', 2));
     }

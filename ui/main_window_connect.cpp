@@ -178,6 +178,8 @@ void MainWindow::connectViews() {
         const TimeNs pad = std::max<TimeNs>((to - from) / 4, 1000);
         m_timeline->setViewport(from - pad, to + pad);
     });
+    connect(m_notes, &NotesPanel::said, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 30000); });
     connect(m_notes, &NotesPanel::placesChanged, this, [this] {
         std::vector<TimelineScene::NoteFlag> flags;
         for (std::size_t i = 0; i < m_notes->notes().size(); ++i) // the live ones, as listed

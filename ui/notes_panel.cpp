@@ -221,6 +221,8 @@ void NotesPanel::save() {
         }
         m_keepAside = false;
         m_problem += tr("\nThe notes file it had is kept as %1.").arg(qs(aside));
+        Q_EMIT said(tr("The notes file that could not be read is kept as %1; the notes are saved anew.")
+                        .arg(qs(aside)));
     }
     try {
         writeNotesFile(file, allNotes());
@@ -254,8 +256,7 @@ void NotesPanel::refresh() {
                                                   ? qs(n.author)
                                                   : tr("%1, edited by %2").arg(qs(n.author), qs(n.editor))));
         // "2026-12-07T03:16:12Z" as "2026-12-07 03:16 UTC", the whole in its tip.
-        auto* when = new QTableWidgetItem(qs(n.edited).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')) +
-                                          QStringLiteral(" UTC"));
+        auto* when = new QTableWidgetItem(qs(noteTime(n.edited)));
         when->setToolTip(tr("made %1, edited %2").arg(qs(n.created), qs(n.edited)));
         m_table->setItem(int(i), 4, when);
     }

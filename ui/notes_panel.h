@@ -55,6 +55,9 @@ Q_SIGNALS:
     void jump(std::optional<EventRef> event, TimeNs from, TimeNs to);
     // The placed notes' starts and colours changed (the timeline flags them).
     void placesChanged();
+    // What a save did that the user must know at once (the window's status bar): a notes file that could
+    // not be read moved aside.
+    void said(const QString& text);
 
 private:
     void refresh();

@@ -6,6 +6,7 @@
 #include "timeline_export.h"
 
 #include "core/document/report.h"
+#include "core/model/demangle.h"
 #include "core/report/findings.h"
 #include "core/report/format.h"
 
@@ -73,8 +74,6 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
     if (docs.empty()) return QStringLiteral("no trace to report on");
     // Pictures: SVG inside the HTML; PNG files beside the Markdown (its folder) or for the PDF's layout.
     const bool svg = format == "html";
-    // A place's picture at most this tall: on a PDF's landscape page, below its finding's text.
-    const int placeHeight = format == "pdf" ? 380 : 520;
     QTemporaryDir scratch;
     if (!scratch.isValid())
         return QStringLiteral("no folder for the report's pictures: %1").arg(QDir::tempPath());
@@ -125,12 +124,13 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
                 const Evidence& e = f.evidence.front();
                 TimelinePicture tp;
                 tp.size = QSize(kPageWidth, 0);
-                tp.maxHeight = placeHeight;
+                tp.maxHeight = 520;
                 tp.range = placeRange(e);
                 tp.selected = e.event;
                 const QString caption =
                     QStringLiteral("Its first place: %1 on %2, at %3 from the trace's start%4")
-                        .arg(QString::fromStdString(e.name), QString::fromStdString(e.track),
+                        .arg(QString::fromStdString(tellingKernelName(e.name)),
+                             QString::fromStdString(e.track),
                              QString::fromStdString(formatDuration(e.startNs - doc.trace->startNs())),
                              e.note.empty() ? QString()
                                             : QStringLiteral(" (%1)").arg(QString::fromStdString(e.note)));
@@ -151,7 +151,7 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
             if (place.placed) {
                 TimelinePicture tp;
                 tp.size = QSize(kPageWidth, 0);
-                tp.maxHeight = placeHeight;
+                tp.maxHeight = 520;
                 const TimeNs pad = std::max<TimeNs>((place.toNs - place.fromNs) / 2, 1000);
                 tp.range = TimeRange{place.fromNs - pad, place.toNs + pad};
                 tp.selected = place.event;
@@ -209,7 +209,11 @@ QString exportReport(const std::vector<ReportDocument>& docs, const QString& pat
         blocks.replace(QStringLiteral("<figure"), QStringLiteral("<div"))
             .replace(QStringLiteral("</figure>"), QStringLiteral("</div>"))
             .replace(QStringLiteral("<figcaption>"), QStringLiteral("<p>"))
-            .replace(QStringLiteral("</figcaption>"), QStringLiteral("</p>"));
+            .replace(QStringLiteral("</figcaption>"), QStringLiteral("</p>"))
+            // Drawn as on every page (a shorter picture leaves rows out), shown at three quarters of the
+            // page's width: a place's picture fits on a landscape page below its finding's text.
+            .replace(QStringLiteral("<img src="),
+                     QStringLiteral("<img width=\"%1\" src=").arg(kPageWidth * 3 / 4));
         text.setHtml(blocks);
         QSaveFile out(path);
         if (!out.open(QIODevice::WriteOnly)) return QStringLiteral("%1: %2").arg(path, out.errorString());

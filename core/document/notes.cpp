@@ -58,6 +58,13 @@ std::string_view noteAnchorName(NoteAnchor a) {
     return "range";
 }
 
+std::string noteTime(const std::string& iso) {
+    if (iso.size() < 16) return iso;
+    std::string t = iso.substr(0, 16);
+    if (t[10] == 'T') t[10] = ' ';
+    return t + " UTC";
+}
+
 std::string utcNow() {
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm utc{};
@@ -167,6 +174,7 @@ NotePlace placeNote(const Note& note, const Document& doc) {
         for (const Finding& f : *doc.findings)
             if (f.id == note.name) {
                 p.placed = true;
+                p.title = f.title;
                 if (!f.evidence.empty()) {
                     const Evidence& e = f.evidence.front();
                     p.event = e.event;
@@ -195,7 +203,7 @@ std::string describePlace(const Note& note, const NotePlace& p, const Trace& tra
     case NoteAnchor::Call:
         return note.name + " call " + std::to_string(note.ordinal + 1) + " at " + at;
     case NoteAnchor::Finding:
-        return "finding " + note.name;
+        return p.title.empty() ? "finding " + note.name : "finding “" + p.title + "”";
     }
     return at;
 }

@@ -48,12 +48,13 @@ struct NotePlace {
     bool placed = false;
     TimeNs fromNs = 0, toNs = 0;   // absolute, as the trace's events
     std::optional<EventRef> event; // a kernel's (a call's first kernel's)
+    std::string title;             // a finding's, as the trace's findings say it
     std::string why;               // unplaced: "no kernel x on GPU 0 · stream 7 at +1.200 ms"
 };
 // Calls and findings need the document's analysis; without it such a note is unplaced, said so.
 NotePlace placeNote(const Note& note, const Document& doc);
 // Where it is, as the Notes dock and a report say it: "flash_fwd_kernel on GPU 0 · stream 7 at +1.230 ms",
-// "+2.000 ms, 1.000 ms long", "flash call 3 at …", "finding gpu_idle", or "unplaced: why".
+// "+2.000 ms, 1.000 ms long", "flash call 3 at …", "finding “The GPU idles …”", or "unplaced: why".
 std::string describePlace(const Note& note, const NotePlace& place, const Trace& trace);
 
 // A note pinned to an event of the trace (a kernel), to the stretch from..to (absolute ns), to a call of
@@ -101,5 +102,7 @@ void deleteNote(Note& note, const std::string& by);
 
 // "2026-12-07T03:01:02Z", now.
 std::string utcNow();
+// That time as people read it: "2026-12-07 03:01 UTC".
+std::string noteTime(const std::string& iso);
 
 } // namespace attnscope

@@ -6,6 +6,7 @@
 #include "core/report/job_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <utility>
 
@@ -299,14 +300,14 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
         page.breakPage();
         page.heading(2, "Notes: " + t.label, "notes-" + std::to_string(ti + 1));
         for (const std::string& p : t.notesProblems) // what the reader of the page is not shown, and why
-            page.paragraph("⚠ Notes left out: " + p);
+            page.paragraph("⚠ " + (p.empty() ? p : char(std::toupper((unsigned char)p[0])) + p.substr(1)));
         for (std::size_t i = 0; i < t.notes.size(); ++i) {
             const ReportNote& n = t.notes[i];
             if (i > 0 && n.picture) page.breakPage();
             page.labelled((n.note.bookmark ? "Bookmark, " : "") +
                               (n.note.author.empty() ? "someone" : n.note.author) +
                               (n.note.editor.empty() ? "" : ", edited by " + n.note.editor) + " (" +
-                              n.note.edited + "), " + n.where + ":",
+                              noteTime(n.note.edited) + "), " + n.where + ":",
                           n.note.text);
             if (n.picture) page.picture(*n.picture);
         }

@@ -20,6 +20,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTimer>
 
@@ -107,7 +108,9 @@ TEST(NotesPanel, NotesPinnedToACallAndToAFindingFromTheirDocks) {
     EXPECT_EQ(cell(notes, 0, 1), "the second call waits on the first");
     EXPECT_TRUE(cell(notes, 0, 2).startsWith(QString::fromStdString(impl + " call 2 at")))
         << cell(notes, 0, 2).toStdString();
-    EXPECT_EQ(cell(notes, 1, 2), QString::fromStdString("finding " + findingId));
+    // Named as the Findings dock names it, not by its rule's id.
+    EXPECT_EQ(cell(notes, 1, 2),
+              QString::fromStdString("finding “" + w.document()->findings->front().title + "”"));
     // Its place is the finding's first.
     const Finding& f = w.document()->findings->front();
     if (!f.evidence.empty()) EXPECT_EQ(notes.places()[1].fromNs, f.evidence.front().startNs);
@@ -283,4 +286,7 @@ TEST(NotesPanel, EditsNameTheEditorDeletionsHoldAndAnUnreadFileIsKept) {
     EXPECT_EQ(readAllBytes(notesPathFor(trace) + ".unread"), damaged) << "moved aside, as it was";
     EXPECT_EQ(readNotesFile(notesPathFor(trace)).size(), 1u);
     EXPECT_TRUE(w.notes()->problem().contains(".unread")) << w.notes()->problem().toStdString();
+    // Said where the user sees it at once, whatever the docks leave of the Notes dock.
+    EXPECT_TRUE(w.statusBar()->currentMessage().contains(".unread"))
+        << w.statusBar()->currentMessage().toStdString();
 }
