@@ -194,6 +194,7 @@ int whatIf(const WhatIfArgs& args) {
             saved.push_back({{"implementation", s.impl},
                              {"ns_per_call", s.perCall},
                              {"rounds", s.rounds},
+                             {"within_noise", s.withinNoise()},
                              {"rounds_ns_per_call",
                               {{"least", s.pairs[0]},
                                {"lower_quartile", s.pairs[1]},

@@ -204,8 +204,8 @@ void MainWindow::connectViews() {
     connect(
         m_whatIf, &WhatIfController::finished, this, [this](const QStringList& paths, const QString& notes) {
             const WhatIfController::Learned& learned = m_whatIf->learned();
-            compareVariants(paths)->learnWhatIf(learned.recordedPath, learned.impl, learned.savings,
-                                                learned.calls);
+            compareVariants(paths)->learnWhatIf(learned.recordedPath, learned.measuredPath, learned.impl,
+                                                learned.savings, learned.calls);
             statusBar()->showMessage(notes.isEmpty()
                                          ? tr("The alternatives, measured on this machine, beside the trace")
                                          : tr("Measured on this machine; %1").arg(notes),

@@ -227,9 +227,10 @@ void VariantsWindow::moveTrace(int index, int to) {
         }
 }
 
-void VariantsWindow::learnWhatIf(const QString& recordedPath, const std::string& impl,
-                                 std::vector<kernels::WhatIfSaving> savings, std::uint64_t calls) {
-    m_learned.push_back({recordedPath, impl, std::move(savings), calls});
+void VariantsWindow::learnWhatIf(const QString& recordedPath, const QString& measuredPath,
+                                 const std::string& impl, std::vector<kernels::WhatIfSaving> savings,
+                                 std::uint64_t calls) {
+    m_learned.push_back({recordedPath, measuredPath, impl, std::move(savings), calls});
     rebuild();
 }
 
@@ -265,10 +266,14 @@ void VariantsWindow::rebuild() {
         else
             t.error = e.loading ? "opening…" : e.error.toStdString();
         t.opening = !e.doc && e.loading;
-        for (const Learned& l : m_learned)
+        for (const Learned& l : m_learned) {
             if (l.recordedPath == e.path)
                 for (CompareRow& row : t.rows)
                     if (row.impl == l.impl) kernels::learnWhatIf(row, l.savings, l.calls);
+            if (l.measuredPath == e.path)
+                for (CompareRow& row : t.rows)
+                    row.findings.clear();
+        }
         m_comparison.traces.push_back(std::move(t));
     }
     fillTable();

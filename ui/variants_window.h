@@ -63,7 +63,9 @@ public:
     QString exportChart(const QString& kind, const QString& path, QSize size = QSize(1200, 700)) const;
     // A what-if's answer (Try the Alternatives): the trace at recordedPath's rows of impl learn what the run
     // beside it measured (kernels::learnWhatIf: attention by hand's time at stake, measured here).
-    void learnWhatIf(const QString& recordedPath, const std::string& impl,
+    // The run's own findings are left out, as whatif leaves them out: each implementation was pinned on
+    // purpose, and a finding of the run counts the calls of all of them (10 calls beside a row of 5).
+    void learnWhatIf(const QString& recordedPath, const QString& measuredPath, const std::string& impl,
                      std::vector<kernels::WhatIfSaving> savings, std::uint64_t calls);
 
 Q_SIGNALS:
@@ -96,7 +98,7 @@ private:
 
     std::vector<Entry> m_entries;
     struct Learned {
-        QString recordedPath;
+        QString recordedPath, measuredPath;
         std::string impl;
         std::vector<kernels::WhatIfSaving> savings;
         std::uint64_t calls = 0;

@@ -123,7 +123,7 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
                 kernels::buildRunTrace(session.takeEvents(), config.backend, session.deviceName());
             writeChromeTrace(*ran, measured.toStdString());
             // Each alternative's saving against the call as it was, both run here (as whatif prints them).
-            Learned learned{recorded, impl, {}, calls};
+            Learned learned{recorded, measured, impl, {}, calls};
             const auto run = openDocument(DocumentSource::built(ran, measured.toStdString()));
             const ComparedTrace rows = compareEntry(*run, measured.toStdString());
             const CompareRow* asItWas = nullptr;

@@ -37,7 +37,7 @@ public:
     // What the last what-if that finished measured: the saving of each alternative against the call as it
     // was, both run here, for the recorded trace's row of the call (Compare Variants learns it).
     struct Learned {
-        QString recordedPath;
+        QString recordedPath, measuredPath;
         std::string impl;
         std::vector<kernels::WhatIfSaving> savings;
         std::uint64_t calls = 0; // the recorded trace's calls of its implementation and shape

@@ -86,6 +86,12 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         EXPECT_GE(pairs["most"].get<std::int64_t>(), s["ns_per_call"].get<std::int64_t>() - 1) << s;
         EXPECT_LE(pairs["least"].get<std::int64_t>(), pairs["median"].get<std::int64_t>()) << s;
         EXPECT_LE(pairs["median"].get<std::int64_t>(), pairs["most"].get<std::int64_t>()) << s;
+        // Said within the noise when the middle half straddles zero or the median and mean disagree.
+        const bool straddles = pairs["lower_quartile"].get<std::int64_t>() < 0 &&
+                               pairs["upper_quartile"].get<std::int64_t>() > 0;
+        const bool disagree =
+            (pairs["median"].get<std::int64_t>() < 0) != (s["ns_per_call"].get<std::int64_t>() < 0);
+        EXPECT_EQ(s["within_noise"].get<bool>(), straddles || disagree) << s;
     }
     // The finding learns the answer: attention by hand's time at stake is the fused kernel's measured
     // saving over the trace's calls (flash's, the fused one run here in the call's precision: flash_bf16's
