@@ -68,6 +68,9 @@ struct RunConfig {
     // PyTorch: each step's trace read once the runner has finished, not as it comes (what-if: reading a
     // step beside the calls on a machine of few cores would slow the calls it is meant to time).
     bool stepsAfter = false;
+    // PyTorch: how attention written by hand applies its causal mask, as the call re-created did:
+    // "masked_fill" (out of place), "masked_fill_", "where", "add" (an additive float mask).
+    std::string maskBy = "masked_fill";
 };
 
 // One thing a run recorded. CPU: a worker's share of a kernel (category "kernel", track = worker)

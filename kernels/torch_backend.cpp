@@ -257,6 +257,7 @@ std::string configJson(const RunConfig& config) {
                      {"kv_heads", s.kvHeads},
                      {"kv_len", s.kvLen},
                      {"causal", s.causal},
+                     {"mask_by", config.maskBy},
                      {"dtype", std::string(precisionName(s.dtype))},
                      {"warmup", config.warmup},
                      {"iters", config.iters},

@@ -38,15 +38,25 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     if (!in.optionsKnown && in.masked && in.queryLen == in.keyLen) {
         // A square mask applied by hand is most often the causal one; what kind it was is not recorded.
         c.shape.causal = true;
-        notes.push_back("its mask (masked_fill or where) is not recorded: run causal, as a square mask most "
+        notes.push_back("what its mask hides (causal, padding) is not recorded: run causal, as a square mask most "
                         "often is");
     } else if (!in.optionsKnown) {
-        notes.push_back(in.masked ? "its mask (masked_fill or where) is not recorded: run without a mask"
+        notes.push_back(in.masked ? "what its mask hides is not recorded: run without a mask"
                                   : "the trace shows no mask between QKᵀ and the softmax: run without one");
     }
     if (!in.mask.empty())
         notes.push_back("its " + in.mask + " attn_mask is not re-created: run " +
                         (in.causal ? std::string("causal") : std::string("without a mask")));
+    // Written by hand, the mask applied as the call applied it (its copy, or none, is the call's).
+    if (in.maskOp == "aten::masked_fill_")
+        c.maskBy = "masked_fill_";
+    else if (in.maskOp == "aten::where")
+        c.maskBy = "where";
+    else if (in.maskOp == "aten::add" || in.maskOp == "aten::add_")
+        c.maskBy = "add";
+    if (c.shape.causal && !in.maskOp.empty() && in.maskOp != "aten::masked_fill")
+        notes.push_back("naive applies its mask as the call did (" + in.maskOp +
+                        (c.maskBy == "add" ? ", an additive mask" : "") + ")");
     if (in.dropout > 0) notes.push_back("run without its dropout (the runner runs inference)");
     if (in.precision != Precision::Unknown && in.precision != c.shape.dtype)
         notes.push_back("its " + std::string(precisionName(in.precision)) + " run as fp32");

@@ -6,8 +6,9 @@ one profiler step per call, and says what it does as line-delimited JSON on stdo
 
 CONFIG_JSON: {"impls": ["naive", "naive_inplace", "math", "flash", "efficient", "cudnn"], "batch": 1, "heads": 8,
 "seq": 2048, "dim": 64, "kv_heads": 0, "kv_len": 0, "causal": false, "dtype": "fp32", "warmup": 1,
-"iters": 3, "threads": 0}. kv_heads 0: as many as heads (GQA/MQA: fewer); kv_len 0: seq (decode: a
-KV cache longer than the queries). Each call's Kineto trace is written into OUT_DIR.
+"iters": 3, "threads": 0, "mask_by": "masked_fill"}. kv_heads 0: as many as heads (GQA/MQA: fewer);
+kv_len 0: seq (decode: a KV cache longer than the queries); mask_by: how naive applies a causal mask
+(masked_fill, masked_fill_, where, add). Each call's Kineto trace is written into OUT_DIR.
 
 Lines on stdout, one JSON object each, "event" saying which:
   started   torch version, device ("cpu" or "cuda"), device name, threads
@@ -100,6 +101,15 @@ def main():
     mask = None
     if causal:
         mask = torch.ones(n, kv_len, dtype=torch.bool, device=device).tril(diagonal=kv_len - n)
+    # How the call applied its mask by hand, as the trace shows it (the call as it was): masked_fill (out
+    # of place), masked_fill_, where, or add (an additive mask, as transformers' eager attention adds its
+    # causal mask). The mask is made once, outside the calls, as a model makes it once per forward.
+    mask_by = config.get("mask_by", "masked_fill")
+    hidden = None if mask is None else ~mask
+    additive = None
+    if mask is not None and mask_by == "add":
+        additive = torch.zeros(n, kv_len, dtype=dtype, device=device).masked_fill(hidden, torch.finfo(dtype).min)
+    minus_inf = torch.tensor(float("-inf"), dtype=dtype, device=device)
 
     def by_hand(in_place):
         # Attention as people write it by hand (Hugging Face's eager attention): K and V heads
@@ -113,10 +123,14 @@ def main():
                 vv = v.repeat_interleave(h // kv_heads, dim=1)
             s = (q @ kk.transpose(-2, -1)) * scale
             if mask is not None:
-                if in_place:
-                    s.masked_fill_(~mask, float("-inf"))
+                if in_place or mask_by == "masked_fill_":
+                    s.masked_fill_(hidden, float("-inf"))
+                elif mask_by == "add":
+                    s = s + additive
+                elif mask_by == "where":
+                    s = torch.where(hidden, minus_inf, s)
                 else:
-                    s = s.masked_fill(~mask, float("-inf"))
+                    s = s.masked_fill(hidden, float("-inf"))
             return torch.softmax(s, dim=-1) @ vv
         return call
 
@@ -171,6 +185,9 @@ def main():
             break
         if impl == "naive_inplace" and mask is None:
             say(event="skipped", impl=impl, reason="the call has no mask: nothing to fill in place (naive is the same)")
+            continue
+        if impl == "naive_inplace" and mask_by == "masked_fill_":
+            say(event="skipped", impl=impl, reason="the call fills its mask in place already (naive is the same)")
             continue
         if impl.endswith("_bf16") and half is None:
             say(event="skipped", impl=impl, reason="the call already runs in half precision")

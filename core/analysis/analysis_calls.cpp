@@ -2,6 +2,7 @@
 // The analysis' attention calls: own runs' calls, fused kernels, naive chains, SDPA ops holding kernels no
 // pattern found, the ranges around them, warm-ups left out, and each call held to its expected shape.
 #include "core/analysis/analyzer.h"
+#include "core/analysis/attention_ops.h"
 #include "core/analysis/call_inputs.h"
 #include "core/analysis/kernel_reader.h"
 
@@ -30,8 +31,27 @@ void Analyzer::findCalls() {
     auto isBetween = [](KernelRole r) { return r == KernelRole::Elementwise || r == KernelRole::Reduction; };
     if (ownCalls.empty()) {
         std::map<TrackId, std::vector<std::uint32_t>> perTrack;
-        for (std::uint32_t k = 0; k < a.kernels.size(); ++k)
-            if (a.kernels[k].role != KernelRole::Copy) perTrack[a.kernels[k].event.track].push_back(k);
+        // The copies on each track by start: those a chain runs between its GEMMs are its own (the
+        // out-of-place masked_fill's clone of the scores, an upcast for the softmax), whether or not a
+        // range around the call says so; a copy to or from the host is not attention's work, nor is one
+        // that lays a strided view out again (layout_copies' V, as its Q and K before the QKᵀ GEMM).
+        std::map<TrackId, std::vector<std::pair<TimeNs, std::uint32_t>>> copies;
+        for (std::uint32_t k = 0; k < a.kernels.size(); ++k) {
+            const EventRef e = a.kernels[k].event;
+            if (a.kernels[k].role != KernelRole::Copy) {
+                perTrack[e.track].push_back(k);
+                continue;
+            }
+            const std::string_view name = trace.str(trace.track(e.track).events.name[e.index]);
+            if (name.find("HtoD") == std::string_view::npos && name.find("DtoH") == std::string_view::npos &&
+                !isLayoutCopy(e))
+                copies[e.track].emplace_back(trace.track(e.track).events.start[e.index], k);
+        }
+        for (auto& [track, list] : copies)
+            std::sort(list.begin(), list.end());
+        auto startOf = [&](const KernelAnalysis& k) {
+            return trace.track(k.event.track).events.start[k.event.index];
+        };
         // Up to six: the scale, a soft cap (Gemma 2: div, tanh, mul) and the mask before the softmax.
         constexpr int kMaxBetween = 6;
         std::unordered_map<std::uint32_t, std::string> implByName; // a fused kernel's name → its impl
@@ -83,6 +103,16 @@ void Analyzer::findCalls() {
                         a.kernels[list[q]].role = KernelRole::Softmax;
                     call.kernels.push_back(list[q]);
                 }
+                if (const auto c = copies.find(track); c != copies.end())
+                    for (auto it =
+                             std::lower_bound(c->second.begin(), c->second.end(), std::pair(startOf(qk), 0u));
+                         it != c->second.end() && it->first < startOf(pv); ++it)
+                        call.kernels.push_back(it->second);
+                // In their order by start: the QKᵀ GEMM first, the PV GEMM last.
+                std::stable_sort(call.kernels.begin(), call.kernels.end(),
+                                 [&](std::uint32_t x, std::uint32_t y) {
+                                     return startOf(a.kernels[x]) < startOf(a.kernels[y]);
+                                 });
                 a.calls.push_back(std::move(call));
                 qk.call = 0; // marks it taken until the calls are numbered below
             }
@@ -344,6 +374,22 @@ bool Analyzer::buildsTheMask(EventRef kernel) const {
         return buildsAMask(trace.str(trace.track(e.track).events.name[e.index]));
     };
     return from && ((op && named(kernel)) || forEachEnclosingEvent(trace, *from, named));
+}
+
+bool Analyzer::isLayoutCopy(EventRef kernel) const {
+    const bool op = trace.track(kernel.track).events.flags[kernel.index] & kOpKernel;
+    const auto from = op ? std::optional(kernel) : trace.launchOf(kernel);
+    if (!from) return false;
+    // The innermost op around it that is not the copy's own plumbing asked for it.
+    bool layout = false;
+    auto asked = [&](EventRef e) {
+        const std::string_view name = trace.str(trace.track(e.track).events.name[e.index]);
+        if (copiesFor(name)) return false;
+        layout = laysOutAgain(name);
+        return true;
+    };
+    if (!(op && asked(kernel))) forEachEnclosingEvent(trace, *from, asked);
+    return layout;
 }
 
 bool Analyzer::underSdpaMath(EventRef kernel) const {

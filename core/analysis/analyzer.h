@@ -131,6 +131,10 @@ private:
     // Whether a kernel was launched by an op that builds a mask from nothing (or is such an op).
     bool buildsTheMask(EventRef kernel) const;
 
+    // Whether a copy was asked for by an op that lays a tensor out again (torch.matmul's reshape of a
+    // strided view), not by the arithmetic (masked_fill's clone of the scores, the softmax's upcast).
+    bool isLayoutCopy(EventRef kernel) const;
+
     // Whether a kernel ran inside SDPA's math backend (the op that launched it, or the op standing
     // for a kernel itself, is inside aten::_scaled_dot_product_attention_math).
     bool underSdpaMath(EventRef kernel) const;

@@ -16,4 +16,22 @@ constexpr bool buildsAMask(std::string_view op) {
     return false;
 }
 
+// The ops a copy is made through, not for: the copy itself, a clone, a cast's copy, the empty tensor it
+// goes into. The op around them is the one that asked for the copy.
+constexpr bool copiesFor(std::string_view op) {
+    for (std::string_view plumbing : {"aten::copy_", "aten::clone", "aten::_to_copy", "aten::empty",
+                                      "aten::empty_like", "aten::empty_strided"})
+        if (op == plumbing) return true;
+    return false;
+}
+
+// An op that lays a tensor out again (a strided view made contiguous): the copy it makes is of the layout
+// the tensor was in, not of attention's arithmetic (layout_copies names those).
+constexpr bool laysOutAgain(std::string_view op) {
+    for (std::string_view layout :
+         {"aten::reshape", "aten::contiguous", "aten::flatten", "aten::view", "aten::_unsafe_view"})
+        if (op == layout) return true;
+    return false;
+}
+
 } // namespace attnscope

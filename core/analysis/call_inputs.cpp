@@ -174,10 +174,22 @@ std::optional<CallInputs> callInputs(const Trace& trace, const TraceAnalysis& a,
         const EventRef e = a.kernels[k].event;
         if (a.kernels[k].role != KernelRole::Softmax && a.kernels[k].role != KernelRole::Elementwise)
             continue;
-        bool found = masks(e);
-        if (const auto launch = trace.launchOf(e); launch && !found)
-            forEachEnclosingEvent(trace, *launch, [&](EventRef op) { return found = masks(op); });
-        in->masked = in->masked || found;
+        std::optional<EventRef> by = masks(e) ? std::optional(e) : std::nullopt;
+        if (const auto launch = trace.launchOf(e); launch && !by)
+            forEachEnclosingEvent(trace, *launch, [&](EventRef op) {
+                if (masks(op)) by = op;
+                return by.has_value();
+            });
+        if (!by) continue;
+        in->masked = true;
+        // The outermost mask op around the kernel (masked_fill around the masked_fill_ it runs in place).
+        std::string name(trace.str(trace.track(by->track).events.name[by->index]));
+        forEachEnclosingEvent(trace, *by, [&](EventRef op) {
+            if (!masks(op)) return true;
+            name = trace.str(trace.track(op.track).events.name[op.index]);
+            return false;
+        });
+        if (in->maskOp.empty()) in->maskOp = name;
     }
     return in;
 }

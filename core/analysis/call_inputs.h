@@ -31,6 +31,9 @@ struct CallInputs {
     // Attention written by hand: a mask applied between QKᵀ and the softmax (masked_fill, where), whose
     // kind (causal, padding) the trace does not record.
     bool masked = false;
+    // The op that applied it, as the call was written: "aten::masked_fill" (out of place: a copy of the
+    // scores first), "aten::masked_fill_", "aten::where", "aten::add" (an additive mask); empty: unknown.
+    std::string maskOp;
     std::string from; // what was read: "run args", or the op's name
     // "batch 1 × 32 heads (8 KV) · 128 queries × 128 keys · head dim 64 · bf16 · causal"
     std::string text() const;

@@ -80,7 +80,8 @@ std::optional<EventRef> outermostOp(const Context& c, std::uint32_t kernel, cons
 
 // The layout copies of one call written by hand: inside its QKᵀ and PV matmuls (each copies a strided
 // input into one contiguous batch before its GEMM), and right after the PV matmul (the output transposed
-// back to [b, s, h, d] and made contiguous for the output projection). None of the call's own kernels.
+// back to [b, s, h, d] and made contiguous for the output projection). None of the call's own kernels but
+// its copies (V's, made between the GEMMs, is one).
 std::vector<std::pair<EventRef, LayoutCopy>> layoutCopiesOf(const Context& c, const AttentionCall& call) {
     std::vector<std::pair<EventRef, LayoutCopy>> found;
     if (call.kernels.empty()) return found;
@@ -89,7 +90,7 @@ std::vector<std::pair<EventRef, LayoutCopy>> layoutCopiesOf(const Context& c, co
     if (!qk || !pv || qk->track != pv->track || *qk == *pv) return found;
     std::set<EventRef> own;
     for (const std::uint32_t k : call.kernels)
-        own.insert(c.analysis.kernels[k].event);
+        if (c.analysis.kernels[k].role != KernelRole::Copy) own.insert(c.analysis.kernels[k].event);
     auto take = [&](EventRef op, Copied what) {
         auto copy = layoutCopy(c, op, what);
         if (!copy ||
@@ -141,7 +142,12 @@ void layoutCopies(Context& c, std::vector<Finding>& out) {
     TimeNs time = 0;
     double bytes = 0;
     std::map<Copied, std::uint64_t> byWhat;
+    std::uint64_t inCalls = 0; // copies whose work is among their call's kernels
     for (const auto& [op, copy] : found) {
+        inCalls += std::any_of(copy.work.begin(), copy.work.end(), [&](EventRef w) {
+            const KernelAnalysis* k = c.analysis.find(w);
+            return k && k->call >= 0;
+        });
         time += c.totalDuration(copy.work);
         bytes += copy.bytes;
         ++byWhat[copy.what];
@@ -160,7 +166,12 @@ void layoutCopies(Context& c, std::vector<Finding>& out) {
         " a call. The projections write [batch, seq, heads, dim]; attention written as matmuls reads [batch, "
         "heads, seq, dim] views of it, which torch.matmul copies into one contiguous batch before each GEMM, "
         "and transpose(1, 2).contiguous() copies the output back. A fused kernel reads the strided views as "
-        "they are and writes its output in the layout the output projection reads: no copy.";
+        "they are and writes its output in the layout the output projection reads: no copy." +
+        (inCalls
+             ? " " + formatCount(inCalls, "copy runs", "copies run") +
+                   " between a call's GEMMs, among its own kernels: part of hand_written_attention's time "
+                   "where that is shown, not time besides it."
+             : std::string());
     f.suggestion =
         "Use torch.nn.functional.scaled_dot_product_attention (attn_implementation=\"sdpa\" in transformers) "
         "or FlashAttention's flash_attn_func, which takes [batch, seq, heads, dim] directly. Written by "

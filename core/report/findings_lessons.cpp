@@ -77,7 +77,7 @@ std::vector<EventRef> opsAround(const Context& c, EventRef kernel, const Attenti
 // (masked_fill → clone → copy_, masked_fill_) copies its whole input inside an attention call.
 std::optional<EventRef> outOfPlaceMaker(const Context& c, const KernelAnalysis& ka,
                                         const AttentionCall& call) {
-    if (!call.scope || !isCopyKernel(c, ka)) return std::nullopt;
+    if (!isCopyKernel(c, ka)) return std::nullopt;
     const std::vector<EventRef> ops = opsAround(c, ka.event, call);
     const auto clone =
         std::find_if(ops.begin(), ops.end(), [&](EventRef e) { return c.name(e) == "aten::clone"; });
@@ -105,7 +105,6 @@ void outOfPlaceCopy(Context& c, std::vector<Finding>& out) {
     Places places;
     for (std::size_t ci = 0; ci < c.analysis.calls.size(); ++ci) {
         const AttentionCall& call = c.analysis.calls[ci];
-        if (!call.scope) continue;
         for (std::uint32_t k : call.kernels) {
             const KernelAnalysis& ka = c.analysis.kernels[k];
             const std::optional<EventRef> maker = outOfPlaceMaker(c, ka, call);

@@ -219,6 +219,36 @@ void repeatedKvHeads(Context& c, std::vector<Finding>& out) {
 // the fp32 softmax moves twice the bytes; a fused kernel keeps the softmax in fp32 in registers with no
 // cast. The casts are the call's kernels under an aten::to: the one inside the softmax (a CPU's; a GPU's
 // softmax reads half and writes fp32 in one kernel) and the one after it back to the input's precision.
+SoftmaxCasts softmaxCasts(const Context& c, const AttentionCall& call) {
+    SoftmaxCasts out;
+    std::optional<EventRef> softmax;
+    for (std::uint32_t k : call.kernels) {
+        for (EventRef e : opsAround(c, c.analysis.kernels[k].event, call))
+            if (const Precision p = upcastSoftmax(c, e); p != Precision::Unknown) {
+                softmax = e;
+                out.from = p;
+            }
+        if (softmax) break;
+    }
+    if (!softmax) return out;
+    // The work of the casts: inside the softmax, what is not the call's own softmax kernel (the scores
+    // cast up; none where the softmax kernel reads half itself); then the op right after it when it is
+    // a .to() of fp32 back to the scores' precision.
+    for (EventRef e : c.gpuWorkUnder(*softmax))
+        if (std::none_of(call.kernels.begin(), call.kernels.end(), [&](std::uint32_t k) {
+                return c.analysis.kernels[k].event == e && c.analysis.kernels[k].role != KernelRole::Copy;
+            }))
+            out.casts.emplace_back(e, true);
+    if (const auto next = nextSibling(c, *softmax); next && c.name(*next) == "aten::to") {
+        const OpInputs in = opInputs(c, *next);
+        if (!in.types.empty() && precisionNamed(in.types.front()) == Precision::F32 &&
+            in.concrete.size() >= 2 && scalarTypeCode(in.concrete[1]) == out.from)
+            for (EventRef e : c.gpuWorkUnder(*next))
+                out.casts.emplace_back(e, false);
+    }
+    return out;
+}
+
 void softmaxUpcast(Context& c, std::vector<Finding>& out) {
     if (c.analysis.calls.empty() || !c.trace.strings().find("aten::softmax").valid()) return;
     std::uint64_t calls = 0, inCalls = 0; // calls; casts that are kernels of their call
@@ -227,32 +257,7 @@ void softmaxUpcast(Context& c, std::vector<Finding>& out) {
     std::string half;
     std::vector<std::pair<EventRef, std::string>> found;
     for (const AttentionCall& call : c.analysis.calls) {
-        std::optional<EventRef> softmax;
-        Precision from = Precision::Unknown;
-        for (std::uint32_t k : call.kernels) {
-            for (EventRef e : opsAround(c, c.analysis.kernels[k].event, call))
-                if (const Precision p = upcastSoftmax(c, e); p != Precision::Unknown) {
-                    softmax = e;
-                    from = p;
-                }
-            if (softmax) break;
-        }
-        if (!softmax) continue;
-        // The work of the casts: inside the softmax, what is not the call's own softmax kernel (the scores
-        // cast up; none where the softmax kernel reads half itself); then the op right after it when it is
-        // a .to() of fp32 back to the scores' precision.
-        std::vector<std::pair<EventRef, bool>> casts; // kernel, up
-        for (EventRef e : c.gpuWorkUnder(*softmax))
-            if (std::none_of(call.kernels.begin(), call.kernels.end(),
-                             [&](std::uint32_t k) { return c.analysis.kernels[k].event == e; }))
-                casts.emplace_back(e, true);
-        if (const auto next = nextSibling(c, *softmax); next && c.name(*next) == "aten::to") {
-            const OpInputs in = opInputs(c, *next);
-            if (!in.types.empty() && precisionNamed(in.types.front()) == Precision::F32 &&
-                in.concrete.size() >= 2 && scalarTypeCode(in.concrete[1]) == from)
-                for (EventRef e : c.gpuWorkUnder(*next))
-                    casts.emplace_back(e, false);
-        }
+        const auto [from, casts] = softmaxCasts(c, call);
         bool any = false;
         for (const auto& [e, up] : casts) {
             any = true;

@@ -165,6 +165,13 @@ void synchronization(Context& c, std::vector<Finding>& out);
 void repeatedKvHeads(Context& c, std::vector<Finding>& out);
 void layoutCopies(Context& c, std::vector<Finding>& out);
 void softmaxUpcast(Context& c, std::vector<Finding>& out);
+// A half-precision call's softmax computed in fp32: the casts' work (up: the scores to fp32 for it; else
+// its output back) and the precision cast from; none where the call has no such softmax.
+struct SoftmaxCasts {
+    Precision from = Precision::Unknown;
+    std::vector<std::pair<EventRef, bool>> casts;
+};
+SoftmaxCasts softmaxCasts(const Context& c, const AttentionCall& call);
 void kvCacheConcat(Context& c, std::vector<Finding>& out);
 void compiledAttention(Context& c, std::vector<Finding>& out);
 void recomputedAttention(Context& c, std::vector<Finding>& out);

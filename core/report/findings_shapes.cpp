@@ -29,6 +29,21 @@ std::string firstKinds(const std::map<std::string, std::uint64_t>& byWhat) {
     return out;
 }
 
+// What of the unexpected kernels' time other findings name (the out-of-place copies, the softmax's casts):
+// said, so that a reader does not add the two.
+std::string namedElsewhere(TimeNs outOfPlaceNs, TimeNs upcastNs) {
+    std::vector<std::string> parts;
+    if (outOfPlaceNs > 0)
+        parts.push_back(formatDuration(outOfPlaceNs) +
+                        " of it is the out-of-place copies out_of_place_copy names");
+    if (upcastNs > 0)
+        parts.push_back(formatDuration(upcastNs) + (parts.empty() ? " of it is" : "") +
+                        " the softmax's casts softmax_upcast names");
+    if (parts.empty()) return {};
+    return " " + (parts.size() == 1 ? parts[0] : parts[0] + ", " + parts[1]) +
+           ": the same time, not time besides it.";
+}
+
 } // namespace
 
 // "Guess first, then look": the calls of an implementation that ran otherwise than its expected shape
@@ -40,6 +55,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         std::uint64_t calls = 0, mismatched = 0, kernels = 0, expected = 0, unexpected = 0;
         TimeNs time = 0;
         TimeNs outOfPlaceNs = 0;                       // of it, the copies out_of_place_copy names
+        TimeNs upcastNs = 0;                           // and the casts softmax_upcast names
         std::map<std::string, std::uint64_t> byWhat;   // "aten::copy_ from aten::masked_fill" → count
         std::map<std::string, std::uint64_t> byKernel; // the same by the kernels' short names (the title's)
         std::map<std::string, std::uint64_t> missing;  // "pv_gemm" → calls lacking it
@@ -71,6 +87,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
         im.expected += call.expectedKernels;
         if (call.matchesShape()) continue;
         ++im.mismatched;
+        const SoftmaxCasts casts = softmaxCasts(c, call);
         for (std::uint32_t k : call.kernels) {
             if (!c.analysis.kernels[k].unexpected) continue;
             const KernelAnalysis& ka = c.analysis.kernels[k];
@@ -86,6 +103,9 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
             }
             im.time += c.dur(ka.event);
             if (outOfPlaceMaker(c, ka, call)) im.outOfPlaceNs += c.dur(ka.event);
+            if (std::any_of(casts.casts.begin(), casts.casts.end(),
+                            [&](const auto& cast) { return cast.first == ka.event; }))
+                im.upcastNs += c.dur(ka.event);
             im.places.emplace_back(ka.event, "not in " + call.impl + "'s expected call" +
                                                  (from.empty() ? "" : ": from " + from));
         }
@@ -124,11 +144,7 @@ void unexpectedKernels(Context& c, std::vector<Finding>& out) {
                           : "Kernels it did not expect: " + what + " (" + formatDuration(im.time) + "). ") +
             (lacking.empty() ? std::string() : "Missing: " + lacking + ". ") +
             "Each is work the implementation was not expected to do — or a guess to correct." +
-            (im.outOfPlaceNs > 0
-                 ? " " + formatDuration(im.outOfPlaceNs) +
-                       " of it is the out-of-place copies out_of_place_copy names: the same time, "
-                       "not time besides it."
-                 : std::string());
+            namedElsewhere(im.outOfPlaceNs, im.upcastNs);
         f.suggestion =
             "Look at where each comes from (the places below); when it is expected after all, say so "
             "in " +

@@ -63,6 +63,13 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
               std::string::npos);
     EXPECT_NE(notices.find("tolerance 0.05)"), std::string::npos) << notices;
     EXPECT_EQ(recorded["calls"], 4);
+    // Its mask is added ([2, 1, 384, 384], transformers' causal mask): naive adds it as the call did, no copy
+    // of the scores, and in place fills it instead, as many kernels a call.
+    EXPECT_NE(j["notes"].dump().find("naive applies its mask as the call did (aten::add, an additive mask)"),
+              std::string::npos)
+        << j["notes"];
+    EXPECT_EQ(naive["kernels_per_call"].get<double>(), inPlace["kernels_per_call"].get<double>())
+        << c.dump(1);
     EXPECT_EQ(naive["calls"], 2); // --repeat, the warm-up left out
     // Every run the same work as the call: the shape read back from the measured runs' own traces.
     for (const auto& row : {naive, inPlace, flash, math, half}) {
@@ -111,6 +118,50 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
                 << f.dump();
         }
     EXPECT_TRUE(learned) << recorded.dump(1);
+}
+
+// The post's naive call (masked_fill out of place, no range around it, as most scripts are written): the call
+// as it was is re-created with its copy of the scores, kernel for kernel, and in place runs one kernel fewer,
+// the copy, whose time is the saving it measures.
+TEST(WhatIf, ThePostsNaiveCallIsMeasuredWithItsCopyAndInPlaceWithout) {
+    TempDir dir;
+    const std::string script = dir.path("naive.py");
+    // The post's naive forward, as its Figure 3 has it, profiled with no record_function around the calls.
+    writeFile(script, R"(import math, sys, torch
+from torch.profiler import profile, ProfilerActivity
+torch.manual_seed(0)
+q, k, v = (torch.randn(1, 4, 256, 64) for _ in range(3))
+mask = torch.triu(torch.ones(256, 256, dtype=torch.bool), diagonal=1)
+def naive():
+    s = torch.matmul(q, k.transpose(-2, -1)) * (1 / math.sqrt(64))
+    s = s.masked_fill(mask, float("-inf"))
+    return torch.matmul(torch.softmax(s, dim=-1), v)
+naive()
+with torch.no_grad(), profile(activities=[ProfilerActivity.CPU], record_shapes=True) as p:
+    for _ in range(3):
+        naive()
+p.export_chrome_trace(sys.argv[1])
+)");
+    const std::string trace = dir.path("naive.json");
+    ASSERT_EQ(std::system((std::string(ATTNSCOPE_TORCH_PYTHON) + " " + script + " " + trace + " > " +
+                           dir.path("log.txt") + " 2>&1")
+                              .c_str()),
+              0);
+    const CliRun r =
+        run("whatif " + trace + " --try naive,naive_inplace,flash --repeat 2 --format json", false, kPython);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["calls_in_trace"], 3);
+    const auto& c = j["comparison"];
+    const auto recorded = rowOf(c, "as recorded");
+    const auto naive = rowOf(c, "measured: naive");
+    const auto inPlace = rowOf(c, "measured: naive_inplace");
+    ASSERT_FALSE(recorded.is_null() || naive.is_null() || inPlace.is_null()) << c.dump(1);
+    // bmm, mul, copy_ (masked_fill's clone), masked_fill_, _softmax, bmm: recorded and re-created alike.
+    EXPECT_EQ(recorded["kernels_per_call"].get<double>(), 6.0) << recorded.dump(1);
+    EXPECT_EQ(naive["kernels_per_call"].get<double>(), 6.0) << naive.dump(1);
+    EXPECT_EQ(inPlace["kernels_per_call"].get<double>(), 5.0) << inPlace.dump(1);
+    EXPECT_EQ(j["notes"].dump().find("naive applies its mask"), std::string::npos) << j["notes"];
 }
 
 // The text: what the call computes, where it was measured, the table and the savings.

@@ -60,15 +60,16 @@ constexpr const char* kTensorCoreGemm = "ampere_bf16_s16816gemm_bf16_128x128_ldg
 
 // The naive forward of the post (Figure 3): QKᵀ, scale, the out-of-place masked_fill (a clone: a
 // Memcpy), softmax, PV; or with masked_fill_ (Figure 7): no copy. Calls 100 µs apart, each ~80 µs.
-// copies: out of place, how many masked_fills (each with its clone) a call makes.
+// copies: out of place, how many masked_fills (each with its clone) a call makes; ranged: each call in a
+// record_function range (the post's attn_fwd), else none (most scripts and models).
 PostTrace
 naiveTrace(bool inPlace, int calls = 4,
            const std::string& maskKernel = "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>",
-           int copies = 1) {
+           int copies = 1, bool ranged = true) {
     PostTrace t;
     for (int i = 0; i < calls; ++i) {
         double h = 1000 + 100 * i, g = 2000 + 100 * i; // host and GPU times of this call
-        t.range("attn_fwd", h, 60 + 23 * (copies - 1));
+        if (ranged) t.range("attn_fwd", h, 60 + 23 * (copies - 1));
         t.op("aten::matmul", h + 1, 8, "[" + kQ + ",[1,8,64,1024]]", "[" + kBf16 + "," + kBf16 + "]");
         t.op("aten::bmm", h + 2, 6, "[[8,1024,64],[8,64,1024]]", "[" + kBf16 + "," + kBf16 + "]");
         t.launch(h + 3, kTensorCoreGemm, g, 12);
@@ -446,6 +447,42 @@ TEST(FindingsLessons, OneCallsMaskIsNotAMaskBuiltAgain) {
 } // namespace attnscope::test
 
 namespace attnscope::test {
+
+// Without a range around each call (most scripts), the masked_fill's copy between the GEMMs is the call's
+// all the same: six kernels a call, its time in the call's, and what the call did not expect is that copy,
+// as with the range. A copy from the host on the same stream is not attention's work.
+TEST(FindingsLessons, TheOutOfPlaceCopyIsTheCallsWithoutARangeAroundIt) {
+    auto trace =
+        naiveTrace(false, 4, "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", 1, false);
+    trace.launch(1009.2, "Memcpy HtoD (Pageable -> Device)", 2012.2, 0.5, "cudaMemcpyAsync", "gpu_memcpy");
+    const auto naive = trace.open();
+    ASSERT_EQ(naive->analysis->calls.size(), 4u);
+    const ImplCalls& impl = naive->analysis->tables.implCalls.at(0);
+    EXPECT_EQ(impl.impl, "naive");
+    EXPECT_DOUBLE_EQ(impl.kernelsPerCall(), 6.0);
+    // The call's kernels in their order: QKᵀ first, the copy after the scale, PV last.
+    const AttentionCall& first = naive->analysis->calls.front();
+    ASSERT_EQ(first.kernels.size(), 6u);
+    EXPECT_EQ(naive->analysis->kernels[first.kernels.front()].role, KernelRole::QkGemm);
+    EXPECT_EQ(naive->analysis->kernels[first.kernels[2]].role, KernelRole::Copy);
+    EXPECT_EQ(naive->analysis->kernels[first.kernels.back()].role, KernelRole::PvGemm);
+    // Its kernel time: the GEMMs' 12 + 12, the scale's 10, the copy's 9, the fill's 10, the softmax's 15.
+    EXPECT_EQ(impl.kernelNs, 4 * TimeNs(68000));
+    const auto found = findingsOfDoc(*naive);
+    const Finding* copy = findingOf(found, "out_of_place_copy");
+    const Finding* unexpected = findingOf(found, "unexpected_kernels");
+    ASSERT_NE(copy, nullptr);
+    ASSERT_NE(unexpected, nullptr);
+    EXPECT_EQ(copy->timeNs, 4 * 9000);
+    EXPECT_EQ(unexpected->timeNs, copy->timeNs);
+    EXPECT_EQ(unexpected->title,
+              "naive: 6 kernels per call where 5 are expected: Memcpy DtoD (Device -> Device)");
+    // In place: five, no copy.
+    const auto inPlace =
+        naiveTrace(true, 4, "void at::native::elementwise_kernel<128, 4, masked_fill_kernel>", 1, false)
+            .open();
+    EXPECT_DOUBLE_EQ(inPlace->analysis->tables.implCalls.at(0).kernelsPerCall(), 5.0);
+}
 
 // "Guess first, then look" on the post's GPU traces: naive's call expected as QKᵀ, scale, mask,
 // softmax, PV runs a sixth kernel, the Memcpy out-of-place masked_fill makes, named with its op and
