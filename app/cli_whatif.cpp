@@ -218,22 +218,8 @@ int whatIf(const WhatIfArgs& args) {
     }
     std::printf("\nmeasured on %s, against %s as it was (%s a call):\n", device.c_str(), call.impl.c_str(),
                 formatDuration(base->calls.kernelNsPerCall()).c_str());
-    // The spread: the pairs of calls that ran in one round, what they saved at the median, and from the
-    // least to the most (negative: cost); when the middle half of the pairs does not agree on its sign the
-    // machine's noise is larger than the difference.
-    auto signedDuration = [](TimeNs ns) { return (ns < 0 ? "-" : "") + formatDuration(ns < 0 ? -ns : ns); };
-    for (const WhatIfSaving& s : savings) {
-        const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
-        std::printf("  %-14s %s a call %s (%s over the trace's %s)", s.impl.c_str(),
-                    formatDuration(size).c_str(), s.perCall >= 0 ? "less" : "more",
-                    formatDuration(size * TimeNs(callsInTrace)).c_str(),
-                    formatCount(callsInTrace, "call", "calls").c_str());
-        if (s.rounds > 1)
-            std::printf("; over %zu rounds %s at the median (%s to %s)%s", s.rounds,
-                        signedDuration(s.pairs[2]).c_str(), signedDuration(s.pairs[0]).c_str(),
-                        signedDuration(s.pairs[4]).c_str(), s.withinNoise() ? ", within the noise" : "");
-        std::printf("\n");
-    }
+    for (const WhatIfSaving& s : savings)
+        std::printf("  %-14s %s\n", s.impl.c_str(), whatIfSavingText(s, callsInTrace).c_str());
     for (const ImplStats& s : stats)
         if (s.unavailable) std::printf("  %-14s could not run here (see above)\n", s.impl.c_str());
     // The call as it was, here against where it was recorded: a machine slower, faster or busier than that

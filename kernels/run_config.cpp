@@ -110,7 +110,8 @@ std::string checkRunConfig(const RunConfig& c) {
         if (torch) {
             if (std::find(torchImpls().begin(), torchImpls().end(), impl) == torchImpls().end())
                 return "unknown implementation '" + impl +
-                       "' (the PyTorch backend has: naive, naive_inplace, math, flash, efficient, cudnn, flash_bf16)";
+                       "' (the PyTorch backend has: naive, naive_inplace, math, flash, efficient, cudnn, "
+                       "flash_bf16)";
             // PyTorch picks its device: the memory is checked as for the CPU, by the largest user.
             if (const std::string why = checkShape(rc.shape, false, impl == "naive" || impl == "math", false);
                 !why.empty())

@@ -100,6 +100,8 @@ struct RunEvent {
 // filled in place: masked_fill_), math, flash, efficient, cudnn (SDPA's backends), flash_bf16 (flash on the
 // inputs in bf16: half precision for a call that ran fp32).
 const std::vector<std::string>& torchImpls();
+// What one of them runs, a phrase: "scaled_dot_product_attention's flash backend", …
+std::string torchImplText(const std::string& impl);
 // What a PyTorch run runs unless told (run --backend torch, the window's PyTorch run): naive and SDPA's
 // backends; naive_inplace and flash_bf16 are a what-if's alternatives to a masked call, to an fp32 one.
 std::vector<std::string> torchRunImpls();

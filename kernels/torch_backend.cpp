@@ -43,6 +43,16 @@ const std::vector<std::string>& torchImpls() {
     return impls;
 }
 
+std::string torchImplText(const std::string& impl) {
+    if (impl == "naive") return "attention written by hand: QKᵀ, scale, mask, softmax and PV as separate ops";
+    if (impl == "naive_inplace")
+        return "attention written by hand, its mask filled in place (masked_fill_: no copy of the scores)";
+    if (impl == "flash_bf16")
+        return "scaled_dot_product_attention's flash backend on the inputs in bf16 (half precision for an "
+               "fp32 call)";
+    return "scaled_dot_product_attention's " + impl + " backend";
+}
+
 std::vector<std::string> torchRunImpls() {
     std::vector<std::string> impls = torchImpls();
     std::erase(impls, "naive_inplace");

@@ -38,8 +38,9 @@ WhatIfPlan whatIfPlan(const CallInputs& in, std::vector<std::string> tries, int 
     if (!in.optionsKnown && in.masked && in.queryLen == in.keyLen) {
         // A square mask applied by hand is most often the causal one; what kind it was is not recorded.
         c.shape.causal = true;
-        notes.push_back("what its mask hides (causal, padding) is not recorded: run causal, as a square mask most "
-                        "often is");
+        notes.push_back(
+            "what its mask hides (causal, padding) is not recorded: run causal, as a square mask most "
+            "often is");
     } else if (!in.optionsKnown) {
         notes.push_back(in.masked ? "what its mask hides is not recorded: run without a mask"
                                   : "the trace shows no mask between QKᵀ and the softmax: run without one");
@@ -108,6 +109,21 @@ std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& a
                 s.pairs[q] = d[(d.size() - 1) * q / 4];
         out.push_back(s);
     }
+    return out;
+}
+
+std::string whatIfSavingText(const WhatIfSaving& s, std::uint64_t callsInTrace) {
+    auto signedDuration = [](TimeNs ns) { return (ns < 0 ? "-" : "") + formatDuration(ns < 0 ? -ns : ns); };
+    const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
+    std::string out = formatDuration(size) + " a call " + (s.perCall >= 0 ? "less" : "more") + " (" +
+                      formatDuration(size * TimeNs(callsInTrace)) + " over the trace's " +
+                      formatCount(callsInTrace, "call", "calls") + ")";
+    // The spread: the pairs of calls that ran in one round, what they saved at the median, and from the
+    // least to the most (negative: cost).
+    if (s.rounds > 1)
+        out += "; over " + std::to_string(s.rounds) + " rounds " + signedDuration(s.pairs[2]) +
+               " at the median (" + signedDuration(s.pairs[0]) + " to " + signedDuration(s.pairs[4]) + ")" +
+               (s.withinNoise() ? ", within the noise" : "");
     return out;
 }
 

@@ -53,10 +53,25 @@ struct WhatIfSaving {
         return rounds > 1 && ((pairs[1] < 0 && pairs[3] > 0) || (pairs[2] < 0) != (perCall < 0));
     }
 };
+// "51.981 ms a call less (259.905 ms over the trace's 5 calls); over 5 rounds 52.334 ms at the median
+// (48.436 ms to 55.476 ms)", ", within the noise" when it is: one sentence for the verb and the window.
+std::string whatIfSavingText(const WhatIfSaving& saving, std::uint64_t callsInTrace);
+
 // Each alternative's saving against asItWas; run: the what-if's run, whose calls pair the rounds.
 std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& asItWas,
                                         const std::vector<const CompareRow*>& alternatives,
                                         const CallInputs& recorded);
+// What a what-if measured, for the window: the trace as recorded and the run (saved side by side), the call's
+// implementation, each alternative's saving against it as it was measured here, and where.
+struct WhatIfAnswer {
+    std::string recordedPath, measuredPath;
+    std::string impl;
+    std::vector<WhatIfSaving> savings;
+    std::uint64_t calls = 0;     // the recorded trace's calls of its implementation and shape
+    TimeNs asItWasNsPerCall = 0; // the call as it was, measured here
+    std::string device;          // "this machine's CPU", or the GPU's name
+};
+
 // The finding learns the answer: attention by hand's time at stake in the recorded row is the saving of the
 // fused alternative that saves most, per call × the trace's calls of the shape (no more than those calls'
 // kernel time as recorded), and its title says it was measured here. The fused saving it learned, or null

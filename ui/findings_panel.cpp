@@ -79,6 +79,9 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
         const QString id = qs((*m_findings)[std::size_t(row)].id);
         QMenu menu(this);
         menu.addAction(tr("Add Note on This Finding…"), this, [this, id] { Q_EMIT noteRequested(id); });
+        if (const QString impl = m_implOf ? m_implOf(id) : QString(); !impl.isEmpty())
+            menu.addAction(tr("Try the Alternatives on %1's Shape…").arg(impl), this,
+                           [this, impl] { Q_EMIT alternativesRequested(impl); });
         menu.exec(m_table->viewport()->mapToGlobal(at));
     });
     // Fitted again when the title column's width changes (the dock resized).

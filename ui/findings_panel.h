@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,11 @@ public:
     QTableWidget* table() const { return m_table; }
     QListWidget* evidence() const { return m_evidence; }
     QTextEdit* explanation() const { return m_explanation; }
+    // The implementation of the attention call a finding's places are in ("" none): a row whose finding is
+    // about a call offers to try its alternatives.
+    void setCallImplOf(std::function<QString(const QString& findingId)> implOf) {
+        m_implOf = std::move(implOf);
+    }
 
 Q_SIGNALS:
     // A piece of evidence was clicked: select it on the timeline and zoom to it.
@@ -38,6 +44,8 @@ Q_SIGNALS:
     void evidenceActivated(attnscope::EventRef event, qint64 showFromNs, qint64 showToNs);
     // "Add Note on This Finding…" on a row: a note pinned to the finding (its rule's id).
     void noteRequested(const QString& findingId);
+    // "Try the Alternatives on NAME's Shape…" on a row about an attention call: its implementation.
+    void alternativesRequested(const QString& impl);
 
 private:
     // Each row as tall as its title wrapped in the title column.
@@ -45,6 +53,7 @@ private:
     void showDetails(int row);
 
     std::shared_ptr<const std::vector<Finding>> m_findings;
+    std::function<QString(const QString&)> m_implOf;
     TimeNs m_startNs = 0;
     int m_rowsFitTo = -1;     // the title column's width the rows' heights are fitted to
     bool m_refilling = false; // showFindings is filling the list: showDetails waits for its selection

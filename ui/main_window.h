@@ -116,9 +116,12 @@ public:
     void askAndAddNote(Note note);
     AttentionPanel* attention() const { return m_attention; }
     WhatIfController* whatIf() const { return m_whatIf; }
-    // Runs the first call of impl again on this machine with PyTorch, as it was and as the alternatives,
-    // then compares them with the trace in Compare Variants: "" when it started, else why nothing runs.
-    QString tryAlternatives(const QString& impl);
+    // Runs the first call of impl again on this machine with PyTorch, as it was and as the alternatives
+    // (tries; empty: all), then compares them with the trace in Compare Variants: "" when it started, else
+    // why nothing runs. The docks' menus ask first what to run (WhatIfController::askAndStart).
+    QString tryAlternatives(const QString& impl, std::vector<std::string> tries = {}, int repeat = 5);
+    // The implementation of the attention call a finding's first place in a call is in; "" none.
+    QString callImplOfFinding(const QString& id) const;
     FindBar* findBar() const { return m_findBar; }
     QTableView* kernelTable() const;
     KernelTableModel* kernelModel() const;

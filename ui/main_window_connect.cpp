@@ -197,15 +197,17 @@ void MainWindow::connectViews() {
     connect(m_findings, &FindingsPanel::noteRequested, this, [this](const QString& id) {
         if (auto note = noteOnFindingOf(id)) askAndAddNote(std::move(*note));
     });
-    connect(m_attention, &AttentionPanel::alternativesRequested, this, [this](const QString& impl) {
-        if (const QString why = tryAlternatives(impl); !why.isEmpty())
+    // A call's alternatives, from the Attention dock's row or a finding about the call: what to run is asked.
+    auto tryAlternativesOf = [this](const QString& impl) {
+        if (const QString why = m_whatIf->askAndStart(document(), impl); !why.isEmpty())
             QMessageBox::information(this, tr("Try the Alternatives"), why);
-    });
+    };
+    connect(m_attention, &AttentionPanel::alternativesRequested, this, tryAlternativesOf);
+    connect(m_findings, &FindingsPanel::alternativesRequested, this, tryAlternativesOf);
+    m_findings->setCallImplOf([this](const QString& id) { return callImplOfFinding(id); });
     connect(
         m_whatIf, &WhatIfController::finished, this, [this](const QStringList& paths, const QString& notes) {
-            const WhatIfController::Learned& learned = m_whatIf->learned();
-            compareVariants(paths)->learnWhatIf(learned.recordedPath, learned.measuredPath, learned.impl,
-                                                learned.savings, learned.calls);
+            compareVariants(paths)->learnWhatIf(m_whatIf->learned());
             statusBar()->showMessage(notes.isEmpty()
                                          ? tr("The alternatives, measured on this machine, beside the trace")
                                          : tr("Measured on this machine; %1").arg(notes),

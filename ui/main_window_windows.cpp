@@ -9,6 +9,8 @@
 #include "variants_window.h"
 #include "whatif_controller.h"
 
+#include "core/document/document.h"
+
 #include <QStatusBar>
 
 #include <cstdio>
@@ -24,8 +26,21 @@ CompareWindow* MainWindow::compareWith(const QString& path) {
     return window;
 }
 
-QString MainWindow::tryAlternatives(const QString& impl) {
-    return m_whatIf->start(document(), impl);
+QString MainWindow::tryAlternatives(const QString& impl, std::vector<std::string> tries, int repeat) {
+    return m_whatIf->start(document(), impl, std::move(tries), repeat);
+}
+
+QString MainWindow::callImplOfFinding(const QString& id) const {
+    const auto doc = document();
+    if (!doc || !doc->findings || !doc->analysis) return {};
+    for (const Finding& f : *doc->findings) {
+        if (f.id != id.toStdString()) continue;
+        for (const Evidence& e : f.evidence)
+            if (const KernelAnalysis* k = doc->analysis->find(e.event);
+                k && k->call >= 0 && std::size_t(k->call) < doc->analysis->calls.size())
+                return QString::fromStdString(doc->analysis->calls[std::size_t(k->call)].impl);
+    }
+    return {};
 }
 
 VariantsWindow* MainWindow::compareVariants(const QStringList& paths) {

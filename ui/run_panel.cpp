@@ -79,15 +79,7 @@ void RunPanel::addImplementationRows(QFormLayout* form) {
         const bool simt = !listed(own, name) && listed(cuda, name);
         const bool torch = !listed(own, name) && !listed(cuda, name);
         if (simt) box->setToolTip(tr("CUDA only: hand-written fp32 SIMT kernels, for teaching"));
-        if (torch)
-            box->setToolTip(
-                name == "naive_inplace"
-                    ? tr("PyTorch only: naive attention with its mask filled in place (masked_fill_, "
-                         "no copy of the scores)")
-                : name == "flash_bf16"
-                    ? tr("PyTorch only: scaled_dot_product_attention's flash backend on the inputs in bf16 "
-                         "(half precision for an fp32 call)")
-                    : tr("PyTorch only: scaled_dot_product_attention on this backend"));
+        if (torch) box->setToolTip(tr("PyTorch only: %1").arg(qs(kernels::torchImplText(name))));
         (simt ? cudaImpls : torch ? torchImpls : impls)->addWidget(box);
         m_impls.emplace_back(name, box);
     }

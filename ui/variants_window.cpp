@@ -68,6 +68,12 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     m_shapeWarning->setWordWrap(true);
     m_shapeWarning->setStyleSheet(QStringLiteral("color: rgb(210, 110, 0)"));
     m_shapeWarning->hide();
+    m_savings = new QLabel(top);
+    m_savings->setObjectName("whatIfSavings");
+    m_savings->setTextFormat(Qt::PlainText);
+    m_savings->setWordWrap(true);
+    m_savings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_savings->hide();
     m_table = new QTableWidget(top);
     m_table->setObjectName("variantsTable");
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -77,6 +83,7 @@ VariantsWindow::VariantsWindow(QWidget* parent) : QMainWindow(parent) {
     keepProseColumnsFitted(m_table, 3);
     topLayout->addWidget(m_status);
     topLayout->addWidget(m_shapeWarning);
+    topLayout->addWidget(m_savings);
     topLayout->addWidget(m_table, 1);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         const QTableWidgetItem* item = m_table->item(row, 0);
@@ -204,6 +211,7 @@ void VariantsWindow::addTraces(const QStringList& paths) {
 void VariantsWindow::removeTrace(int index) {
     if (index < 0 || index >= traceCount()) return;
     m_entries.erase(m_entries.begin() + index);
+    if (m_baseline == index) m_baselineImpl.clear();
     if (m_baseline > index || m_baseline >= traceCount()) m_baseline = std::max(0, m_baseline - 1);
     rebuild();
 }
@@ -227,16 +235,33 @@ void VariantsWindow::moveTrace(int index, int to) {
         }
 }
 
-void VariantsWindow::learnWhatIf(const QString& recordedPath, const QString& measuredPath,
-                                 const std::string& impl, std::vector<kernels::WhatIfSaving> savings,
-                                 std::uint64_t calls) {
-    m_learned.push_back({recordedPath, measuredPath, impl, std::move(savings), calls});
+void VariantsWindow::learnWhatIf(kernels::WhatIfAnswer answer) {
+    // The baseline: the call as it was, measured here (the run's row of its implementation).
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (m_entries[i].path.toStdString() == answer.measuredPath && answer.asItWasNsPerCall > 0) {
+            m_baseline = int(i);
+            m_baselineImpl = answer.impl;
+        }
+    QString said;
+    if (answer.asItWasNsPerCall <= 0)
+        said = tr("%1 did not run here, so no saving is measured against it.").arg(qs(answer.impl));
+    else {
+        said = tr("Measured on %1, against %2 as it was here (%3 a call, the baseline):")
+                   .arg(qs(answer.device), qs(answer.impl), qs(formatDuration(answer.asItWasNsPerCall)));
+        for (const kernels::WhatIfSaving& s : answer.savings)
+            said +=
+                QStringLiteral("\n  %1: %2").arg(qs(s.impl), qs(kernels::whatIfSavingText(s, answer.calls)));
+    }
+    m_savings->setText(said);
+    m_savings->show();
+    m_learned.push_back(std::move(answer));
     rebuild();
 }
 
 void VariantsWindow::setBaseline(int index) {
     if (index < 0 || index >= traceCount()) return;
     m_baseline = index;
+    m_baselineImpl.clear();
     rebuild();
 }
 
@@ -258,6 +283,7 @@ std::vector<TimelineView*> VariantsWindow::timelines() const {
 void VariantsWindow::rebuild() {
     m_comparison = {};
     m_comparison.baseline = std::size_t(m_baseline);
+    m_comparison.baselineImpl = m_baselineImpl;
     for (const Entry& e : m_entries) {
         ComparedTrace t;
         t.path = e.path.toStdString();
@@ -266,11 +292,11 @@ void VariantsWindow::rebuild() {
         else
             t.error = e.loading ? "opening…" : e.error.toStdString();
         t.opening = !e.doc && e.loading;
-        for (const Learned& l : m_learned) {
-            if (l.recordedPath == e.path)
+        for (const kernels::WhatIfAnswer& l : m_learned) {
+            if (l.recordedPath == t.path)
                 for (CompareRow& row : t.rows)
                     if (row.impl == l.impl) kernels::learnWhatIf(row, l.savings, l.calls);
-            if (l.measuredPath == e.path)
+            if (l.measuredPath == t.path)
                 for (CompareRow& row : t.rows)
                     row.findings.clear();
         }
@@ -285,13 +311,14 @@ void VariantsWindow::rebuild() {
     const int failed = int(std::count_if(m_entries.begin(), m_entries.end(),
                                          [](const Entry& e) { return !e.loading && !e.doc; }));
     m_status->setText(
-        loading()
-            ? tr("Opening %1 of %2 traces…").arg(traceCount() - loaded - failed).arg(traceCount())
-            : tr("%1 compared%2. Baseline: %3. Double-click a row to open its trace.")
-                  .arg(qs(formatCount(std::uint64_t(loaded), "trace", "traces")),
-                       failed ? tr(", %1 could not be read").arg(failed) : QString(),
-                       m_entries.empty() ? tr("none")
-                                         : QFileInfo(m_entries[std::size_t(m_baseline)].path).fileName()));
+        loading() ? tr("Opening %1 of %2 traces…").arg(traceCount() - loaded - failed).arg(traceCount())
+                  : tr("%1 compared%2. Baseline: %3. Double-click a row to open its trace.")
+                        .arg(qs(formatCount(std::uint64_t(loaded), "trace", "traces")),
+                             failed ? tr(", %1 could not be read").arg(failed) : QString(),
+                             m_entries.empty()
+                                 ? tr("none")
+                                 : QFileInfo(m_entries[std::size_t(m_baseline)].path).fileName() +
+                                       (m_baselineImpl.empty() ? QString() : " · " + qs(m_baselineImpl))));
     // Times per call of different work compare shapes, not implementations: said above the table.
     const std::string shapes = loading() ? std::string() : m_comparison.shapeWarning();
     m_shapeWarning->setText(shapes.empty() ? QString() : tr("Warning: %1.").arg(qs(shapes)));
@@ -340,7 +367,7 @@ void VariantsWindow::fillTable() {
                 if (const std::string note = callsNote(line.row->calls); !note.empty()) tips << qs(note);
                 item->setToolTip(tips.join(QStringLiteral("\n")));
             }
-            if (int(line.trace) == m_baseline) {
+            if (line.row ? line.row == m_comparison.baselineRow() : int(line.trace) == m_baseline) {
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);

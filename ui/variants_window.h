@@ -62,11 +62,13 @@ public:
     QString exportTable(const QString& path) const;
     QString exportChart(const QString& kind, const QString& path, QSize size = QSize(1200, 700)) const;
     // A what-if's answer (Try the Alternatives): the trace at recordedPath's rows of impl learn what the run
-    // beside it measured (kernels::learnWhatIf: attention by hand's time at stake, measured here).
-    // The run's own findings are left out, as whatif leaves them out: each implementation was pinned on
-    // purpose, and a finding of the run counts the calls of all of them (10 calls beside a row of 5).
-    void learnWhatIf(const QString& recordedPath, const QString& measuredPath, const std::string& impl,
-                     std::vector<kernels::WhatIfSaving> savings, std::uint64_t calls);
+    // beside it measured (kernels::learnWhatIf: attention by hand's time at stake, measured here); the
+    // baseline is the call as it was, measured here, as whatif's; each saving and its spread over the
+    // rounds is said above the table, as whatif prints it. The run's own findings are left out, as whatif
+    // leaves them out: each implementation was pinned on purpose, and a finding of the run counts the calls
+    // of all of them (10 calls beside a row of 5).
+    void learnWhatIf(kernels::WhatIfAnswer answer);
+    QLabel* savingsText() const { return m_savings; }
 
 Q_SIGNALS:
     // Every trace added so far is loaded (or failed) and shown.
@@ -97,19 +99,15 @@ private:
     std::vector<ChartInput> rooflineInputs() const;
 
     std::vector<Entry> m_entries;
-    struct Learned {
-        QString recordedPath, measuredPath;
-        std::string impl;
-        std::vector<kernels::WhatIfSaving> savings;
-        std::uint64_t calls = 0;
-    };
-    std::vector<Learned> m_learned;
+    std::vector<kernels::WhatIfAnswer> m_learned;
     int m_baseline = 0;
+    std::string m_baselineImpl; // the baseline trace's row, when not its first (a what-if's as it was)
     int m_nextId = 0;
     Comparison m_comparison;
     JobRunner* m_jobs = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_shapeWarning = nullptr; // the calls compared are not the same work
+    QLabel* m_savings = nullptr;      // what a what-if measured, against the call as it was
     QTableWidget* m_table = nullptr;
     QSplitter* m_split = nullptr;
     QTabWidget* m_tabs = nullptr;

@@ -9,10 +9,18 @@
 #include "core/io/chrome_writer.h"
 #include "kernels/whatif.h"
 
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
 #include <QProgressDialog>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTemporaryDir>
+#include <QVBoxLayout>
 #include <QWidget>
 
 #include <chrono>
@@ -34,7 +42,54 @@ void WhatIfController::cancel() {
     m_jobs->cancel("whatif");
 }
 
-QString WhatIfController::start(std::shared_ptr<const Document> doc, const QString& impl) {
+QString WhatIfController::askAndStart(std::shared_ptr<const Document> doc, const QString& impl) {
+    if (running()) return tr("the alternatives of another call are being tried");
+    QDialog dialog(m_window);
+    dialog.setWindowTitle(tr("Try the Alternatives on %1's Shape").arg(impl));
+    auto* layout = new QVBoxLayout(&dialog);
+    auto* said = new QLabel(tr("Run %1's call again on this machine with PyTorch, side by side as each "
+                               "implementation checked below. The savings are against the call as it was "
+                               "(%1), measured here: leave it checked.")
+                                .arg(impl),
+                            &dialog);
+    said->setWordWrap(true);
+    layout->addWidget(said);
+    auto* list = new QListWidget(&dialog);
+    for (const std::string& name : kernels::torchImpls()) {
+        auto* item = new QListWidgetItem(qs(name + " — " + kernels::torchImplText(name)), list);
+        item->setData(Qt::UserRole, qs(name));
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+        item->setToolTip(item->text());
+    }
+    layout->addWidget(list);
+    auto* form = new QFormLayout;
+    auto* repeat = new QSpinBox(&dialog);
+    repeat->setRange(1, 1000);
+    repeat->setValue(5);
+    repeat->setToolTip(tr("Each alternative's calls, after a warm-up; one of each runs a round, so the "
+                          "saving's spread is over the rounds"));
+    form->addRow(tr("Calls measured of each:"), repeat);
+    layout->addLayout(form);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    // Each alternative's line read whole.
+    dialog.resize(std::max(dialog.sizeHint().width(), list->sizeHintForColumn(0) + 60),
+                  dialog.sizeHint().height());
+    if (dialog.exec() != QDialog::Accepted) return {};
+    std::vector<std::string> tries;
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->checkState() == Qt::Checked)
+            tries.push_back(list->item(i)->data(Qt::UserRole).toString().toStdString());
+    if (tries.empty()) return tr("no alternative was checked; nothing was run");
+    return start(std::move(doc), impl, std::move(tries), repeat->value());
+}
+
+QString WhatIfController::start(std::shared_ptr<const Document> doc, const QString& impl,
+                                std::vector<std::string> tries, int repeat) {
     if (running()) return tr("the alternatives of another call are being tried");
     if (!doc || !doc->analysis) return tr("no trace is analysed yet");
     const AttentionCall* call = nullptr;
@@ -49,7 +104,7 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
         return tr("%1's calls have no recorded inputs (a trace saved without record_shapes), so what they "
                   "compute is unknown; nothing was run")
             .arg(impl);
-    kernels::WhatIfPlan plan = kernels::whatIfPlan(*inputs, {}, 5, {});
+    kernels::WhatIfPlan plan = kernels::whatIfPlan(*inputs, std::move(tries), repeat, {});
     std::string notice;
     if (const std::string problem =
             kernels::chooseBackend(plan.config, kernels::BackendChoice::Torch, notice);
@@ -123,7 +178,9 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
                 kernels::buildRunTrace(session.takeEvents(), config.backend, session.deviceName());
             writeChromeTrace(*ran, measured.toStdString());
             // Each alternative's saving against the call as it was, both run here (as whatif prints them).
-            Learned learned{recorded, measured, impl, {}, calls};
+            Learned learned{recorded.toStdString(), measured.toStdString(), impl, {}, calls};
+            learned.device =
+                session.deviceName().empty() ? std::string("this machine's CPU") : session.deviceName();
             const auto run = openDocument(DocumentSource::built(ran, measured.toStdString()));
             const ComparedTrace rows = compareEntry(*run, measured.toStdString());
             const CompareRow* asItWas = nullptr;
@@ -133,7 +190,10 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
                     asItWas = &row;
                 else if (!row.impl.empty())
                     alternatives.push_back(&row);
-            if (asItWas) learned.savings = kernels::whatIfSavings(*run, *asItWas, alternatives, in);
+            if (asItWas) {
+                learned.asItWasNsPerCall = asItWas->calls.kernelNsPerCall();
+                learned.savings = kernels::whatIfSavings(*run, *asItWas, alternatives, in);
+            }
             return learned;
         },
         std::move(callbacks));

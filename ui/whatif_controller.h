@@ -29,19 +29,19 @@ class WhatIfController : public QObject {
 public:
     explicit WhatIfController(QWidget* window);
     ~WhatIfController() override;
-    // Starts the what-if of the first call of impl in doc: "" when it started, else why nothing runs
-    // (no such call, its inputs not recorded, no PyTorch to run them).
-    QString start(std::shared_ptr<const Document> doc, const QString& impl);
+    // Starts the what-if of the first call of impl in doc, running tries (empty: every alternative) with
+    // repeat measured calls of each: "" when it started, else why nothing runs (no such call, its inputs not
+    // recorded, no PyTorch to run them).
+    QString start(std::shared_ptr<const Document> doc, const QString& impl,
+                  std::vector<std::string> tries = {}, int repeat = 5);
+    // Asks what to run (the alternatives, each with what it is, and the calls measured of each), then
+    // starts: "" when it started or the user cancelled, else why nothing runs.
+    QString askAndStart(std::shared_ptr<const Document> doc, const QString& impl);
     bool running() const;
     void cancel();
     // What the last what-if that finished measured: the saving of each alternative against the call as it
     // was, both run here, for the recorded trace's row of the call (Compare Variants learns it).
-    struct Learned {
-        QString recordedPath, measuredPath;
-        std::string impl;
-        std::vector<kernels::WhatIfSaving> savings;
-        std::uint64_t calls = 0; // the recorded trace's calls of its implementation and shape
-    };
+    using Learned = kernels::WhatIfAnswer;
     const Learned& learned() const { return m_learned; }
 
 Q_SIGNALS:

@@ -112,10 +112,13 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
 }
 
 const CompareRow* Comparison::baselineRow() const {
-    return baseline < traces.size() && !traces[baseline].rows.empty() &&
-                   traces[baseline].rows.front().calls.calls
-               ? &traces[baseline].rows.front()
-               : nullptr;
+    if (baseline >= traces.size() || traces[baseline].rows.empty()) return nullptr;
+    const auto& rows = traces[baseline].rows;
+    auto row = rows.begin();
+    if (!baselineImpl.empty())
+        row = std::find_if(rows.begin(), rows.end(),
+                           [&](const CompareRow& r) { return r.impl == baselineImpl; });
+    return row != rows.end() && row->calls.calls ? &*row : nullptr;
 }
 
 std::optional<double> Comparison::kernelRatio(const CompareRow& row) const {

@@ -57,7 +57,9 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
 struct Comparison {
     std::vector<ComparedTrace> traces;
     std::size_t baseline = 0; // the trace the ratios are to (its first row); past the end: none
-    // The row the ratios are to: the baseline trace's first row, null when it has none.
+    // The baseline trace's row of this implementation, when set (a what-if's call as it was, measured here).
+    std::string baselineImpl;
+    // The row the ratios are to: the baseline trace's first row (or its baselineImpl's), null when none.
     const CompareRow* baselineRow() const;
     // A row's kernel (host) time per call over the baseline row's; none without both figures.
     std::optional<double> kernelRatio(const CompareRow& row) const;

@@ -4,6 +4,7 @@
 // timelines lined up at the n-th attention call, a row opening its trace, and every export written.
 #include "core/document/document.h"
 #include "core/report/compare.h"
+#include "core/report/format.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
 #include "ui/main_window.h"
@@ -19,18 +20,23 @@
 #include "support/run_to_end.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QChartView>
+#include <QDialog>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHeaderView>
 #include <QHelpEvent>
 #include <QImage>
+#include <QListWidget>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QScrollArea>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolTip>
 
 #include <algorithm>
@@ -418,6 +424,49 @@ TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
                 learned->table()->item(r, c)->text().contains("measured here"))
                 shown = true;
     EXPECT_TRUE(shown);
+    // The baseline is the call as it was, measured here (whatif's), and each saving with its spread over the
+    // rounds is said above the table as whatif prints it.
+    const CompareRow* base = learned->comparison().baselineRow();
+    ASSERT_NE(base, nullptr);
+    EXPECT_EQ(base->impl, "naive");
+    EXPECT_EQ(learned->comparison().baseline, 1u);
+    EXPECT_EQ(base->calls.kernelNsPerCall(), l.asItWasNsPerCall);
+    const QString savings = learned->savingsText()->text();
+    EXPECT_TRUE(learned->savingsText()->isVisibleTo(learned)) << savings.toStdString();
+    EXPECT_TRUE(savings.startsWith("Measured on this machine's CPU, against naive as it was here (" +
+                                   QString::fromStdString(formatDuration(l.asItWasNsPerCall)) +
+                                   " a call, the baseline):"))
+        << savings.toStdString();
+    EXPECT_TRUE(
+        savings.contains("\n  flash: " + QString::fromStdString(kernels::whatIfSavingText(*flash, 3))))
+        << savings.toStdString();
+    EXPECT_TRUE(savings.contains(" over 5 rounds ")) << savings.toStdString();
+    // A finding about the call offers its alternatives from the Findings dock; one about no call does not.
+    EXPECT_EQ(w.callImplOfFinding("hand_written_attention"), "naive");
+    EXPECT_EQ(w.callImplOfFinding("no_such_finding"), "");
+
+    // Asked first from a menu: the alternatives checked and the calls measured of each. Only naive and
+    // flash, two calls each: the run runs those and no other.
+    QTimer::singleShot(200, [&] {
+        auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+        ASSERT_NE(dialog, nullptr);
+        auto* list = dialog->findChild<QListWidget*>();
+        ASSERT_NE(list, nullptr);
+        EXPECT_EQ(list->count(), int(kernels::torchImpls().size()));
+        for (int i = 0; i < list->count(); ++i) {
+            const QString impl = list->item(i)->data(Qt::UserRole).toString();
+            EXPECT_EQ(list->item(i)->checkState(), Qt::Checked) << impl.toStdString();
+            if (impl != "naive" && impl != "flash") list->item(i)->setCheckState(Qt::Unchecked);
+        }
+        dialog->findChild<QSpinBox*>()->setValue(2);
+        dialog->accept();
+    });
+    QSignalSpy chosen(w.whatIf(), &WhatIfController::finished);
+    ASSERT_EQ(w.whatIf()->askAndStart(w.document(), "naive"), QString());
+    ASSERT_TRUE(waitUntil([&] { return chosen.count() > 0; }, 120000));
+    ASSERT_EQ(w.whatIf()->learned().savings.size(), 1u);
+    EXPECT_EQ(w.whatIf()->learned().savings.front().impl, "flash");
+    EXPECT_EQ(w.whatIf()->learned().savings.front().rounds, 2u);
 
     // A call whose inputs were not recorded: nothing runs.
     writeFile(dir.path("bare.json"), R"({"traceEvents":[
