@@ -132,19 +132,7 @@ const WhatIfSaving* learnWhatIf(CompareRow& recorded, const std::vector<WhatIfSa
     const WhatIfSaving* fused = nullptr;
     for (const WhatIfSaving& saving : savings)
         if (saving.fused && (!fused || saving.perCall > fused->perCall)) fused = &saving;
-    if (!fused) return nullptr;
-    const TimeNs perCall = std::max<TimeNs>(0, fused->perCall), took = recorded.calls.kernelNsPerCall();
-    // No more than the calls took where they were recorded: a machine slower or busier than that one
-    // measures a saving larger than the recorded call.
-    const bool capped = took > 0 && perCall > took;
-    for (CompareRow::Brief& f : recorded.findings)
-        if (f.id == "hand_written_attention") {
-            f.timeNs = (capped ? took : perCall) * TimeNs(calls);
-            f.title += " — measured here: " + fused->impl + " saves " + formatDuration(perCall) + " a call" +
-                       (capped ? " (more than the call took where it was recorded, " + formatDuration(took) +
-                                     ": at most all of it)"
-                               : "");
-        }
+    if (fused) learnSaving(recorded, fused->impl, fused->perCall, calls, "here");
     return fused;
 }
 

@@ -164,6 +164,7 @@ int exportComparison(const attnscope::ui::ExportRequest& r) {
             c.traces[i].error = e.what();
         }
     });
+    learnFromComparison(c);
     int status = 0;
     for (const ComparedTrace& t : c.traces)
         if (!t.error.empty()) {

@@ -302,6 +302,7 @@ void VariantsWindow::rebuild() {
         }
         m_comparison.traces.push_back(std::move(t));
     }
+    learnFromComparison(m_comparison);
     fillTable();
     setChart(m_breakdown, makeComparisonChart(m_comparison));
     const std::vector<ChartInput> inputs = rooflineInputs();

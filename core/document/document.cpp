@@ -238,6 +238,7 @@ Comparison compareFiles(const std::vector<std::string>& paths, std::size_t basel
             out.traces[i].error = e.what();
         }
     });
+    learnFromComparison(out);
     return out;
 }
 

@@ -256,6 +256,7 @@ std::string formatReport(const ReportInput& input, ReportFormat format) {
     Comparison c;
     for (const ReportTrace& t : input.traces)
         c.traces.push_back(compareEntry(*t.doc, t.label));
+    learnFromComparison(c);
     page.markdown(formatComparison(c, CompareFormat::Markdown));
 
     // A job's ranks, their spread and its straggler, as `job` says them (under a heading of its own).

@@ -108,7 +108,77 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
         for (std::size_t r : rows)
             out.rows[r].findings.push_back({f.id, f.severity, f.title, f.timeNs});
     }
+    out.device = recordedOn(trace);
     return out;
+}
+
+std::string recordedOn(const Trace& trace) {
+    std::vector<std::string> gpus;
+    bool anyGpu = false;
+    for (const ProcessInfo& p : trace.processes()) {
+        if (!p.isGpu) continue;
+        anyGpu = true;
+        if (p.deviceModel.empty()) return {}; // a GPU whose model the file does not say
+        if (std::find(gpus.begin(), gpus.end(), p.deviceModel) == gpus.end()) gpus.push_back(p.deviceModel);
+    }
+    if (anyGpu) {
+        std::string out;
+        for (const std::string& g : gpus)
+            out += (out.empty() ? "" : ", ") + g;
+        return out;
+    }
+    return trace.info().hostName.empty() ? std::string() : "the CPU of " + trace.info().hostName;
+}
+
+bool learnSaving(CompareRow& row, const std::string& alternative, TimeNs perCall, std::uint64_t calls,
+                 const std::string& where) {
+    perCall = std::max<TimeNs>(0, perCall);
+    const TimeNs took = row.calls.kernelNsPerCall();
+    // No more than the calls took where they were recorded: a machine slower or busier than that one
+    // measures a saving larger than the recorded call.
+    const bool capped = took > 0 && perCall > took;
+    bool learned = false;
+    for (CompareRow::Brief& f : row.findings)
+        if (f.id == "hand_written_attention") {
+            f.timeNs = (capped ? took : perCall) * TimeNs(calls);
+            f.title += " — measured " + where + ": " + alternative + " saves " + formatDuration(perCall) +
+                       " a call" +
+                       (capped ? " (more than the call took where it was recorded, " + formatDuration(took) +
+                                     ": at most all of it)"
+                               : "");
+            f.measured = learned = true;
+        }
+    return learned;
+}
+
+void learnFromComparison(Comparison& c) {
+    const std::vector<std::string> labels = traceLabels(c);
+    for (ComparedTrace& t : c.traces) {
+        if (t.device.empty()) continue;
+        for (CompareRow& row : t.rows) {
+            if (!row.inputs || row.shapes != 1 || !row.calls.calls ||
+                std::none_of(row.findings.begin(), row.findings.end(), [](const CompareRow::Brief& f) {
+                    return f.id == "hand_written_attention" && !f.measured;
+                }))
+                continue;
+            const CompareRow* fastest = nullptr;
+            std::size_t in = 0;
+            for (std::size_t o = 0; o < c.traces.size(); ++o) {
+                const ComparedTrace& other = c.traces[o];
+                if (&other == &t || other.device != t.device) continue;
+                for (const CompareRow& alt : other.rows)
+                    if (alt.roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && alt.calls.calls &&
+                        alt.inputs && alt.shapes == 1 && alt.inputs->sameShape(*row.inputs) &&
+                        alt.inputs->precision == row.inputs->precision &&
+                        (!fastest || alt.calls.kernelNsPerCall() < fastest->calls.kernelNsPerCall()))
+                        fastest = &alt, in = o;
+            }
+            if (fastest)
+                learnSaving(row, fastest->impl,
+                            row.calls.kernelNsPerCall() - fastest->calls.kernelNsPerCall(), row.calls.calls,
+                            "in " + labels[in] + " (" + t.device + ")");
+        }
+    }
 }
 
 const CompareRow* Comparison::baselineRow() const {

@@ -33,6 +33,7 @@ struct CompareRow {
         Severity severity = Severity::Info;
         std::string title;
         TimeNs timeNs = 0;
+        bool measured = false; // its time at stake a measured saving (learnSaving), not an estimate
     };
     std::vector<Brief> findings;
     // What its first call computes, when the trace records it (call_inputs.h), and how many shapes its
@@ -47,8 +48,19 @@ struct ComparedTrace {
     bool opening = false;              // still being read (a window's entry): no rows yet
     std::vector<std::string> warnings; // what the reader said of a file it read in part (a truncated one)
     TimeNs spanNs = 0;
+    std::string device;           // what its kernels ran on, as the file says (recordedOn); "" unknown
     std::vector<CompareRow> rows; // by calls (the analysis' order)
 };
+
+// What a trace's kernels ran on, as far as the file says: its GPUs' models ("NVIDIA H100 80GB HBM3"), else
+// the CPU of the machine it names ("the CPU of vm"); "" when it does not say.
+std::string recordedOn(const Trace& trace);
+
+// The finding learns the answer: attention by hand's time at stake in a row becomes the saving of a fused
+// alternative measured on the same shapes (per call × calls; no more than the calls took as recorded), and
+// its title says where it was measured ("here", "in flash.json"). False when the row has no such finding.
+bool learnSaving(CompareRow& row, const std::string& alternative, TimeNs perCall, std::uint64_t calls,
+                 const std::string& where);
 
 // One trace's rows, from its analysis and findings (the trace is only read).
 ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnalysis& analysis,
@@ -68,6 +80,11 @@ struct Comparison {
     // their times per call do not compare; "" when they are, or when the traces do not record it.
     std::string shapeWarning() const;
 };
+
+// Each row of attention written by hand learns from the comparison it is in: the fused implementation of
+// another trace recorded on the same device, its calls of the same shape and precision (one shape each),
+// that takes least per call (learnSaving, "measured in …"). A what-if's measured saving is kept.
+void learnFromComparison(Comparison& comparison);
 
 // The traces' short names as a table shows them: file names, with the folder where two share one.
 std::vector<std::string> traceLabels(const Comparison& comparison);

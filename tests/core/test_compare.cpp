@@ -137,3 +137,93 @@ TEST(Compare, TheRoleSharesAddUpToTheWhole) {
     four.roles.ns[std::size_t(KernelRole::Copy)] = 1;
     EXPECT_EQ(roleMix(four), "QKᵀ GEMM 34%, softmax 33%, PV GEMM 33%, copy <1%"); // there, not "0%"
 }
+
+namespace {
+
+// A row of a comparison as compareEntry makes it: calls of one shape taking perCallUs each, and, when
+// written by hand, its hand_written_attention finding with the roofs' estimate.
+CompareRow compareRow(const std::string& impl, TimeNs perCallNs, bool fused, std::int64_t seq = 1024,
+                      Precision precision = Precision::BF16) {
+    CompareRow row;
+    row.impl = impl;
+    row.calls.impl = impl;
+    row.calls.calls = 4;
+    row.calls.kernelNs = 4 * perCallNs;
+    row.roles.ns[std::size_t(fused ? KernelRole::FusedAttention : KernelRole::Softmax)] = 4 * perCallNs;
+    CallInputs in;
+    in.batch = 1;
+    in.heads = 8;
+    in.queryLen = in.keyLen = seq;
+    in.headDim = 64;
+    in.precision = precision;
+    row.inputs = in;
+    row.shapes = 1;
+    if (!fused)
+        row.findings.push_back({"hand_written_attention", Severity::Critical,
+                                "Attention written by hand: 4 calls materialize the N×N scores", 999});
+    return row;
+}
+
+ComparedTrace comparedTrace(std::string path, std::string device, CompareRow row) {
+    ComparedTrace t;
+    t.path = std::move(path);
+    t.device = std::move(device);
+    t.rows.push_back(std::move(row));
+    return t;
+}
+
+} // namespace
+
+// The finding learns the answer from a comparison it is in: a fused implementation recorded on the same
+// device, on the same shapes and precision, measured what attention by hand costs; its time at stake is
+// that saving over the row's calls, and its title says where it was measured. Not from a trace of another
+// device, of another shape or precision, nor where either trace does not say its device; a what-if's
+// measured saving is kept.
+TEST(Compare, AHandWrittenRowLearnsTheSavingOfAFusedRowOfTheSameDeviceAndShape) {
+    Comparison c;
+    c.traces.push_back(comparedTrace("naive.json", "NVIDIA H100", compareRow("naive", 900000, false)));
+    c.traces.push_back(comparedTrace("flash.json", "NVIDIA H100", compareRow("flash", 300000, true)));
+    c.traces.push_back(comparedTrace("fa2.json", "NVIDIA H100", compareRow("flash2", 200000, true)));
+    learnFromComparison(c);
+    const CompareRow::Brief& f = c.traces[0].rows[0].findings.at(0);
+    EXPECT_TRUE(f.measured);
+    EXPECT_EQ(f.timeNs, 4 * 700000); // against the fastest: 0.9 ms less 0.2 ms, over 4 calls
+    EXPECT_EQ(f.title, "Attention written by hand: 4 calls materialize the N×N scores — measured in fa2.json "
+                       "(NVIDIA H100): flash2 saves 700.000 µs a call");
+    // Learned once: a second pass (the window rebuilds) says it once.
+    learnFromComparison(c);
+    EXPECT_EQ(c.traces[0].rows[0].findings.at(0).title, f.title);
+
+    auto unlearned = [](Comparison c) {
+        learnFromComparison(c);
+        const CompareRow::Brief& b = c.traces[0].rows[0].findings.at(0);
+        return !b.measured && b.timeNs == 999 && b.title.find("measured") == std::string::npos;
+    };
+    Comparison other;
+    other.traces.push_back(comparedTrace("naive.json", "NVIDIA H100", compareRow("naive", 900000, false)));
+    other.traces.push_back(comparedTrace("flash.json", "NVIDIA A100", compareRow("flash", 300000, true)));
+    EXPECT_TRUE(unlearned(other)) << "another device";
+    other.traces[1].device = "";
+    other.traces[0].device = "";
+    EXPECT_TRUE(unlearned(other)) << "devices not said";
+    other.traces[1] = comparedTrace("flash.json", "NVIDIA H100", compareRow("flash", 300000, true, 2048));
+    other.traces[0].device = "NVIDIA H100";
+    EXPECT_TRUE(unlearned(other)) << "another shape";
+    other.traces[1] =
+        comparedTrace("flash.json", "NVIDIA H100", compareRow("flash", 300000, true, 1024, Precision::F32));
+    EXPECT_TRUE(unlearned(other)) << "another precision";
+    // A what-if's saving, measured here, is kept.
+    Comparison whatIf;
+    whatIf.traces.push_back(comparedTrace("naive.json", "NVIDIA H100", compareRow("naive", 900000, false)));
+    whatIf.traces.push_back(comparedTrace("flash.json", "NVIDIA H100", compareRow("flash", 300000, true)));
+    ASSERT_TRUE(learnSaving(whatIf.traces[0].rows[0], "flash", 500000, 4, "here"));
+    learnFromComparison(whatIf);
+    EXPECT_EQ(whatIf.traces[0].rows[0].findings.at(0).timeNs, 4 * 500000);
+    EXPECT_NE(whatIf.traces[0].rows[0].findings.at(0).title.find("— measured here: flash saves 500.000 µs"),
+              std::string::npos);
+    // No more than the calls took: a saving measured larger than the call is capped, said so.
+    CompareRow capped = compareRow("naive", 900000, false);
+    ASSERT_TRUE(learnSaving(capped, "flash", 1200000, 4, "here"));
+    EXPECT_EQ(capped.findings[0].timeNs, 4 * 900000);
+    EXPECT_NE(capped.findings[0].title.find("at most all of it"), std::string::npos);
+}

@@ -296,6 +296,26 @@ TEST_F(PostExperiment, CompareGivesThePostsTable) {
     }
     EXPECT_DOUBLE_EQ(c.traces[1].rows[0].calls.kernelsPerCall(), 5.0);
     EXPECT_DOUBLE_EQ(c.traces[3].rows[0].calls.kernelsPerCall(), 1.0);
+    // The finding learns the answer from the comparison it is in: flash.json, recorded on the same CPU on
+    // the same shapes, measured what attention by hand costs; naive's time at stake is that saving over its
+    // calls, said so, not the roofs' estimate.
+    EXPECT_EQ(c.traces[0].device, c.traces[3].device);
+    EXPECT_FALSE(c.traces[0].device.empty());
+    for (std::size_t t : {0u, 1u}) {
+        const CompareRow& row = c.traces[t].rows[0];
+        const TimeNs saving = row.calls.kernelNsPerCall() - c.traces[3].rows[0].calls.kernelNsPerCall();
+        bool learned = false;
+        for (const CompareRow::Brief& f : row.findings)
+            if (f.id == "hand_written_attention") {
+                learned = f.measured;
+                EXPECT_EQ(f.timeNs, std::max<TimeNs>(0, saving) * 4) << f.title;
+                EXPECT_NE(f.title.find("— measured in flash.json (" + c.traces[3].device + "): flash saves " +
+                                       formatDuration(std::max<TimeNs>(0, saving)) + " a call"),
+                          std::string::npos)
+                    << f.title;
+            }
+        EXPECT_TRUE(learned) << variants[t];
+    }
     // The Markdown table names naive's copy and its op.
     const std::string md = formatComparison(c, CompareFormat::Markdown);
     EXPECT_NE(md.find("| naive.json | naive | 4 | 6 | 5 | 4 |"), std::string::npos) << md;
