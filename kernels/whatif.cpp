@@ -107,6 +107,8 @@ std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& a
         if (!d.empty())
             for (std::size_t q = 0; q < s.pairs.size(); ++q)
                 s.pairs[q] = d[(d.size() - 1) * q / 4];
+        // The median of an even count: the mean of the middle two (of two rounds, not the lower one).
+        if (!d.empty() && d.size() % 2 == 0) s.pairs[2] = (d[d.size() / 2 - 1] + d[d.size() / 2]) / 2;
         out.push_back(s);
     }
     return out;

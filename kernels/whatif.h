@@ -70,6 +70,8 @@ struct WhatIfAnswer {
     std::uint64_t calls = 0;     // the recorded trace's calls of its implementation and shape
     TimeNs asItWasNsPerCall = 0; // the call as it was, measured here
     std::string device;          // "this machine's CPU", or the GPU's name
+    // What could not run here, each "efficient: PyTorch has this backend on CUDA only (…)".
+    std::vector<std::string> unavailable;
 };
 
 // The finding learns the answer: attention by hand's time at stake in the recorded row is the saving of the

@@ -252,6 +252,9 @@ void VariantsWindow::learnWhatIf(kernels::WhatIfAnswer answer) {
             said +=
                 QStringLiteral("\n  %1: %2").arg(qs(s.impl), qs(kernels::whatIfSavingText(s, answer.calls)));
     }
+    // What was asked for and could not run here says why (efficient and cuDNN on a CPU), as whatif does.
+    for (const std::string& line : answer.unavailable)
+        said += tr("\n  could not run here: %1").arg(qs(line));
     m_savings->setText(said);
     m_savings->show();
     m_learned.push_back(std::move(answer));

@@ -181,6 +181,8 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
             Learned learned{recorded.toStdString(), measured.toStdString(), impl, {}, calls};
             learned.device =
                 session.deviceName().empty() ? std::string("this machine's CPU") : session.deviceName();
+            for (const auto& [name, why] : session.unavailable())
+                learned.unavailable.push_back(name + ": " + why);
             const auto run = openDocument(DocumentSource::built(ran, measured.toStdString()));
             const ComparedTrace rows = compareEntry(*run, measured.toStdString());
             const CompareRow* asItWas = nullptr;

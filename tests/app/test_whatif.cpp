@@ -93,6 +93,10 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         EXPECT_GE(pairs["most"].get<std::int64_t>(), s["ns_per_call"].get<std::int64_t>() - 1) << s;
         EXPECT_LE(pairs["least"].get<std::int64_t>(), pairs["median"].get<std::int64_t>()) << s;
         EXPECT_LE(pairs["median"].get<std::int64_t>(), pairs["most"].get<std::int64_t>()) << s;
+        // Of two rounds the median is the middle of the two, not the lower.
+        EXPECT_EQ(pairs["median"].get<std::int64_t>(),
+                  (pairs["least"].get<std::int64_t>() + pairs["most"].get<std::int64_t>()) / 2)
+            << s;
         // Said within the noise when the middle half straddles zero or the median and mean disagree.
         const bool straddles = pairs["lower_quartile"].get<std::int64_t>() < 0 &&
                                pairs["upper_quartile"].get<std::int64_t>() > 0;

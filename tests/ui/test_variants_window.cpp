@@ -20,7 +20,6 @@
 #include "support/run_to_end.h"
 
 #include <QApplication>
-#include <QLabel>
 #include <QChartView>
 #include <QDialog>
 #include <QElapsedTimer>
@@ -28,6 +27,7 @@
 #include <QHeaderView>
 #include <QHelpEvent>
 #include <QImage>
+#include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -441,6 +441,9 @@ TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
         savings.contains("\n  flash: " + QString::fromStdString(kernels::whatIfSavingText(*flash, 3))))
         << savings.toStdString();
     EXPECT_TRUE(savings.contains(" over 5 rounds ")) << savings.toStdString();
+    // What could not run on this CPU says why, as whatif does, not left out without a word.
+    EXPECT_TRUE(savings.contains("\n  could not run here: efficient: PyTorch has this backend on CUDA only"))
+        << savings.toStdString();
     // A finding about the call offers its alternatives from the Findings dock; one about no call does not.
     EXPECT_EQ(w.callImplOfFinding("hand_written_attention"), "naive");
     EXPECT_EQ(w.callImplOfFinding("no_such_finding"), "");
