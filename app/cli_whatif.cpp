@@ -191,17 +191,19 @@ int whatIf(const WhatIfArgs& args) {
                          {"comparison", nlohmann::json::parse(formatComparison(c, CompareFormat::Json))}};
         nlohmann::json saved = nlohmann::json::array();
         for (const WhatIfSaving& s : savings)
-            saved.push_back({{"implementation", s.impl},
-                             {"ns_per_call", s.perCall},
-                             {"rounds", s.rounds},
-                             {"within_noise", s.withinNoise()},
-                             {"rounds_ns_per_call",
-                              {{"least", s.pairs[0]},
-                               {"lower_quartile", s.pairs[1]},
-                               {"median", s.pairs[2]},
-                               {"upper_quartile", s.pairs[3]},
-                               {"most", s.pairs[4]}}},
-                             {"ns_over_trace", s.perCall * TimeNs(callsInTrace)}});
+            saved.push_back(
+                {{"implementation", s.impl},
+                 {"ns_per_call", s.perCall},
+                 {"rounds", s.rounds},
+                 {"within_noise", s.withinNoise()},
+                 {"rounds_ns_per_call",
+                  {{"least", s.pairs[0]},
+                   {"lower_quartile", s.pairs[1]},
+                   {"median", s.pairs[2]},
+                   {"upper_quartile", s.pairs[3]},
+                   {"most", s.pairs[4]}}},
+                 {"ns_over_trace", s.perCall * TimeNs(callsInTrace)},
+                 {"host_ns_per_call", s.hostPerCall ? nlohmann::json(*s.hostPerCall) : nlohmann::json()}});
         j["savings"] = saved;
         std::printf("%s\n", j.dump(2).c_str());
         return kOk;

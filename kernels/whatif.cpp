@@ -95,6 +95,8 @@ std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& a
     std::vector<WhatIfSaving> out;
     for (const CompareRow* row : alternatives) {
         WhatIfSaving s{row->impl, asItWas.calls.kernelNsPerCall() - row->calls.kernelNsPerCall()};
+        if (const auto as = asItWas.calls.hostNsPerCall(), alt = row->calls.hostNsPerCall(); as && alt)
+            s.hostPerCall = *as - *alt;
         s.fused = row->roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row->inputs &&
                   row->inputs->precision == recorded.precision;
         const auto as = times.find(asItWas.impl), alt = times.find(row->impl);
@@ -126,6 +128,9 @@ std::string whatIfSavingText(const WhatIfSaving& s, std::uint64_t callsInTrace) 
         out += "; over " + std::to_string(s.rounds) + " rounds " + signedDuration(s.pairs[2]) +
                " at the median (" + signedDuration(s.pairs[0]) + " to " + signedDuration(s.pairs[4]) + ")" +
                (s.withinNoise() ? ", within the noise" : "");
+    if (s.hostPerCall)
+        out += "; on the host " + formatDuration(*s.hostPerCall < 0 ? -*s.hostPerCall : *s.hostPerCall) +
+               " a call " + (*s.hostPerCall >= 0 ? "less" : "more") + " (the calls' ranges)";
     return out;
 }
 

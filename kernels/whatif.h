@@ -10,6 +10,7 @@
 #include "core/report/compare.h"
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct WhatIfSaving {
     // some calls far slower: the median holds, the mean moves).
     std::array<TimeNs, 5> pairs{};
     std::size_t rounds = 0;
+    // The same on the host: the difference of the calls' ranges per call (what a wall clock around the
+    // call sees: its kernels' time and what they leave out, the frees of the scores, the launches), when
+    // both have them.
+    std::optional<TimeNs> hostPerCall;
     // Its calls ran a fused attention kernel in the recorded call's precision (flash in bf16 of an fp32
     // call does other work: not what attention by hand would save).
     bool fused = false;

@@ -80,6 +80,9 @@ struct AttentionCall {
     // its kernels' launches that holds no other call (what "CPU time per call" is measured on); none
     // for AttnScope's own runs and for kernels launched from no such range.
     std::optional<EventRef> scope;
+    // A PyTorch run's call (run --backend torch, a what-if) timed on the host by the run's range around
+    // it, which the run's trace keeps on its calls track: the call's host time where it has no scope.
+    std::optional<TimeNs> runRangeNs;
     // Held to its expected shape (call_shapes.h): the shape's key ("" when none is known for it) and
     // kernels as written, the kernels it expected (matched + missing), the kernels it had no room for
     // (indices into TraceAnalysis::kernels, by start; each marked KernelAnalysis::unexpected, with a CPU

@@ -447,6 +447,9 @@ void Analyzer::namePhases() {
             if (r != runRanges.begin() && at < std::prev(r)->end &&
                 std::prev(r)->impl.starts_with(call.impl + "_"))
                 call.impl = std::prev(r)->impl;
+            // The range around the call is its time on the host (the run's, on another track than its ops).
+            if (r != runRanges.begin() && at < std::prev(r)->end && !call.scope)
+                call.runRangeNs = std::prev(r)->end - std::prev(r)->start;
         }
         if (call.impl.ends_with(" decode")) continue;
         const auto in = callInputs(trace, a, call);

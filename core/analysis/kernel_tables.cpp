@@ -154,6 +154,9 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
         if (c.scope) {
             ++st.hostCalls;
             st.hostNs += trace.track(c.scope->track).events.duration[c.scope->index];
+        } else if (c.runRangeNs) {
+            ++st.hostCalls;
+            st.hostNs += *c.runRangeNs;
         }
     }
     return s;

@@ -85,6 +85,11 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         EXPECT_EQ(s["ns_per_call"].get<std::int64_t>(), naive["kernel_ns_per_call"].get<std::int64_t>() -
                                                             row["kernel_ns_per_call"].get<std::int64_t>());
         EXPECT_EQ(s["ns_over_trace"].get<std::int64_t>(), 4 * s["ns_per_call"].get<std::int64_t>());
+        // And on the host: the difference of the table's host times per call (each measured call's range,
+        // what a wall clock around it sees).
+        ASSERT_TRUE(naive["host_ns_per_call"].is_number() && row["host_ns_per_call"].is_number()) << row;
+        EXPECT_EQ(s["host_ns_per_call"].get<std::int64_t>(), naive["host_ns_per_call"].get<std::int64_t>() -
+                                                                 row["host_ns_per_call"].get<std::int64_t>());
         // Its spread: the calls that ran in one round paired, the saving the mean of the pairs' (to the ns
         // the per-call means are rounded to).
         EXPECT_EQ(s["rounds"], 2);
