@@ -106,7 +106,7 @@ ComparedTrace compareEntry(std::string path, const Trace& trace, const TraceAnal
         rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
         if (rows.empty()) rows.push_back(0);
         for (std::size_t r : rows)
-            out.rows[r].findings.push_back({f.id, f.severity, f.title, f.timeNs});
+            out.rows[r].findings.push_back({f.id, f.severity, f.title, f.timeNs, f.measured});
     }
     out.device = recordedOn(trace);
     return out;

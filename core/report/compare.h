@@ -33,7 +33,8 @@ struct CompareRow {
         Severity severity = Severity::Info;
         std::string title;
         TimeNs timeNs = 0;
-        bool measured = false; // its time at stake a measured saving (learnSaving), not an estimate
+        // Its time at stake a measured saving (in the trace itself, or learnSaving's), not an estimate.
+        bool measured = false;
     };
     std::vector<Brief> findings;
     // What its first call computes, when the trace records it (call_inputs.h), and how many shapes its
@@ -83,7 +84,8 @@ struct Comparison {
 
 // Each row of attention written by hand learns from the comparison it is in: the fused implementation of
 // another trace recorded on the same device, its calls of the same shape and precision (one shape each),
-// that takes least per call (learnSaving, "measured in …"). A what-if's measured saving is kept.
+// that takes least per call (learnSaving, "measured in …"). A saving measured already (in the trace itself,
+// or by a what-if) is kept.
 void learnFromComparison(Comparison& comparison);
 
 // The traces' short names as a table shows them: file names, with the folder where two share one.

@@ -43,6 +43,7 @@ struct Finding {
     Severity severity = Severity::Info;
     std::string title;
     TimeNs timeNs = 0;              // the time at stake
+    bool measured = false;          // that time a saving measured in the trace itself, not an estimate
     double share = 0;               // of the trace's span (0–1)
     std::uint64_t count = 0;        // how many places, before the list's cap: the one count shown
     std::string explanation;        // what was measured and why it matters

@@ -175,6 +175,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
                allMeasured    ? measuredSaving
                : allEstimated ? saving
                               : scoreNs);
+    f.measured = allMeasured;
     f.explanation =
         formatCount(calls, "naive attention call", "naive attention calls") +
         " (QKᵀ GEMM, softmax, PV GEMM as separate kernels) took " + formatDuration(callNs) +

@@ -212,6 +212,13 @@ TEST(Compare, AHandWrittenRowLearnsTheSavingOfAFusedRowOfTheSameDeviceAndShape) 
     other.traces[1] =
         comparedTrace("flash.json", "NVIDIA H100", compareRow("flash", 300000, true, 1024, Precision::F32));
     EXPECT_TRUE(unlearned(other)) << "another precision";
+    // A saving the trace measured itself (its own naive and flash calls of the shape, as `attnscope run`
+    // records them) is kept: one answer, the trace's, in the title and the explanation alike.
+    other.traces[1] = comparedTrace("flash.json", "NVIDIA H100", compareRow("flash", 300000, true));
+    other.traces[0].rows[0].findings[0].measured = true;
+    learnFromComparison(other);
+    EXPECT_EQ(other.traces[0].rows[0].findings[0].timeNs, 999) << "measured in the trace itself";
+    EXPECT_EQ(other.traces[0].rows[0].findings[0].title.find("measured"), std::string::npos);
     // A what-if's saving, measured here, is kept.
     Comparison whatIf;
     whatIf.traces.push_back(comparedTrace("naive.json", "NVIDIA H100", compareRow("naive", 900000, false)));
