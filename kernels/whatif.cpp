@@ -134,11 +134,16 @@ std::string whatIfSavingText(const WhatIfSaving& s, std::uint64_t callsInTrace) 
     return out;
 }
 
-const WhatIfSaving* learnWhatIf(CompareRow& recorded, const std::vector<WhatIfSaving>& savings,
-                                std::uint64_t calls) {
+const WhatIfSaving* fusedSaving(const std::vector<WhatIfSaving>& savings) {
     const WhatIfSaving* fused = nullptr;
     for (const WhatIfSaving& saving : savings)
         if (saving.fused && (!fused || saving.perCall > fused->perCall)) fused = &saving;
+    return fused;
+}
+
+const WhatIfSaving* learnWhatIf(CompareRow& recorded, const std::vector<WhatIfSaving>& savings,
+                                std::uint64_t calls) {
+    const WhatIfSaving* fused = fusedSaving(savings);
     if (fused) learnSaving(recorded, fused->impl, fused->perCall, calls, "here");
     return fused;
 }

@@ -79,6 +79,8 @@ struct WhatIfAnswer {
     std::vector<std::string> unavailable;
 };
 
+// Of the alternatives, the fused one that saves most: what a finding learns (null: none measured).
+const WhatIfSaving* fusedSaving(const std::vector<WhatIfSaving>& savings);
 // The finding learns the answer: attention by hand's time at stake in the recorded row is the saving of the
 // fused alternative that saves most, per call × the trace's calls of the shape (no more than those calls'
 // kernel time as recorded), and its title says it was measured here. The fused saving it learned, or null

@@ -208,6 +208,9 @@ void MainWindow::connectViews() {
     connect(
         m_whatIf, &WhatIfController::finished, this, [this](const QStringList& paths, const QString& notes) {
             compareVariants(paths)->learnWhatIf(m_whatIf->learned());
+            // The Findings dock, the summary and the report learn it too: one answer in every view.
+            if (auto taught = m_whatIf->taught(document()))
+                m_documents->showOpened(std::move(taught), m_documents->name(), true);
             statusBar()->showMessage(notes.isEmpty()
                                          ? tr("The alternatives, measured on this machine, beside the trace")
                                          : tr("Measured on this machine; %1").arg(notes),

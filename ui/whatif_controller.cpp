@@ -145,11 +145,15 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
 
     const std::uint64_t calls =
         kernels::sameShapeCalls(*doc->trace, *doc->analysis, *call, *inputs).calls.size();
+    m_askedNow = doc;
+    m_inputsNow = inputs;
     JobRunner::Callbacks<Learned> callbacks;
     callbacks.done = [this, closeProgress, notes, recorded, measured](Learned learned) {
         closeProgress();
         if (learned.impl.empty()) return; // cancelled as it ended
         m_learned = std::move(learned);
+        m_asked = m_askedNow;
+        m_inputs = m_inputsNow;
         Q_EMIT finished({recorded, measured}, notes);
     };
     callbacks.failed = [this, closeProgress](QString why) {
@@ -200,6 +204,12 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
         },
         std::move(callbacks));
     return {};
+}
+
+std::shared_ptr<const Document> WhatIfController::taught(const std::shared_ptr<const Document>& shown) const {
+    const kernels::WhatIfSaving* fused = kernels::fusedSaving(m_learned.savings);
+    if (!fused || !m_inputs || !shown || m_asked.lock() != shown) return nullptr;
+    return learnedDocument(*shown, {m_learned.impl, *m_inputs, fused->impl, fused->perCall, m_learned.device});
 }
 
 } // namespace attnscope::ui

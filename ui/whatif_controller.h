@@ -4,6 +4,7 @@
 // "Try the Alternatives…": an attention call of the trace on show run again on this machine with PyTorch,
 // as it was and as each of SDPA's backends and attention by hand (kernels/whatif.h), on a worker; the
 // trace and the run are then compared side by side (Compare Variants), the run measured here.
+#include "core/analysis/call_inputs.h"
 #include "kernels/whatif.h"
 
 #include <QObject>
@@ -11,6 +12,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 class QProgressDialog;
 class QTemporaryDir;
@@ -43,6 +45,10 @@ public:
     // was, both run here, for the recorded trace's row of the call (Compare Variants learns it).
     using Learned = kernels::WhatIfAnswer;
     const Learned& learned() const { return m_learned; }
+    // The document the last what-if that finished was asked of, its findings taught by the answer
+    // (learnedDocument: attention by hand's time at stake, measured here), when `shown` is still that
+    // document; else null.
+    std::shared_ptr<const Document> taught(const std::shared_ptr<const Document>& shown) const;
 
 Q_SIGNALS:
     // The trace as recorded and the run, saved for Compare Variants; what the run could not re-create.
@@ -57,6 +63,8 @@ private:
     QProgressDialog* m_progress = nullptr;
     int m_count = 0;
     Learned m_learned;
+    std::weak_ptr<const Document> m_asked, m_askedNow; // the document the what-if ran a call of
+    std::optional<CallInputs> m_inputs, m_inputsNow;  // and what the call computes
 };
 
 } // namespace attnscope::ui

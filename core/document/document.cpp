@@ -214,6 +214,20 @@ std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Doc
     return doc;
 }
 
+std::shared_ptr<const Document> learnedDocument(const Document& document, const MeasuredSaving& saving) {
+    if (!document.analysis || !document.findings || document.job) return nullptr;
+    std::vector<Finding> findings = *document.findings;
+    if (!learnMeasuredSaving(findings, {*document.trace, *document.analysis}, saving)) return nullptr;
+    auto doc = std::make_shared<Document>(document);
+    doc->findings = std::make_shared<const std::vector<Finding>>(std::move(findings));
+    if (doc->summary) { // its findings section the same as the findings'
+        auto summary = std::make_shared<TraceSummary>(*doc->summary);
+        summary->findings = *doc->findings;
+        doc->summary = std::move(summary);
+    }
+    return doc;
+}
+
 ComparedTrace compareEntry(const Document& document, std::string path) {
     if (!document.analysis || !document.findings)
         throw std::invalid_argument("compareEntry: the document was opened without its analysis");

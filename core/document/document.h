@@ -101,6 +101,10 @@ std::shared_ptr<const Document> openDocument(const DocumentSource& source,
 std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Document>& document,
                                                  unsigned parts, std::size_t summaryTop = 0);
 
+// The document whose findings learned a saving measured elsewhere (learnMeasuredSaving: a what-if of one
+// of its calls), the rest shared; null when they learn nothing (no analysis yet, the ranks of a job, a
+// finding whose calls are not all of that shape).
+std::shared_ptr<const Document> learnedDocument(const Document& document, const MeasuredSaving& saving);
 // A document's rows for a comparison (compare.h): it needs the analysis.
 ComparedTrace compareEntry(const Document& document, std::string path);
 

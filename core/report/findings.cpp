@@ -378,6 +378,14 @@ std::string oneDecimal(double v) {
     return text;
 }
 
+std::string partOfHandWritten(std::uint64_t n, std::string_view one, std::string_view many,
+                              std::string_view where, std::string_view which) {
+    if (n == 0) return {};
+    return " " + formatCount(n, one, many) + " " + std::string(where) +
+           ": part of hand_written_attention's " + std::string(which) +
+           " where that is shown, not time besides it.";
+}
+
 void longestFirst(const Context& c, Places& places) {
     std::stable_sort(places.begin(), places.end(),
                      [&](const auto& a, const auto& b) { return c.dur(a.first) > c.dur(b.first); });
@@ -392,7 +400,7 @@ OpInputs opInputs(const Context& c, EventRef op) {
 const std::vector<FindingRule>& findingRules() {
     using namespace findings;
     static const std::vector<FindingRule> rules = {
-        {"hand_written_attention", handWrittenAttention, {}},
+        {kHandWrittenAttention, handWrittenAttention, {}},
         {"sdpa_math_fallback", sdpaMathFallback, {"math_fallback_kernels_per_call"}},
         {"out_of_place_copy", outOfPlaceCopy, {}},
         {"repeated_kv_heads", repeatedKvHeads, {}},
@@ -452,10 +460,14 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
             f.id = rules[r]->id;
             out.push_back(std::move(f));
         }
-    std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
+    findings::sortFindings(out);
+    return out;
+}
+
+void findings::sortFindings(std::vector<Finding>& findings) {
+    std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
         return a.timeNs != b.timeNs ? a.timeNs > b.timeNs : findingRuleOrder(a.id) < findingRuleOrder(b.id);
     });
-    return out;
 }
 
 } // namespace attnscope

@@ -6,6 +6,7 @@
 // and HTA's analyses, and knowing attention. Their thresholds are data (resources/findings.txt, the
 // user's own file first, as for the role rules).
 #include "core/analysis/analysis.h"
+#include "core/analysis/call_inputs.h"
 #include "core/model/occupancy.h"
 
 #include <cstdint>
@@ -65,6 +66,8 @@ struct FindingRule {
 };
 // The rule over a job's ranks (the others' ids are read from the table where a finding is made).
 inline constexpr std::string_view kRankImbalance = "rank_imbalance";
+// The rule whose time at stake a saving measured elsewhere replaces (learnMeasuredSaving, learnSaving).
+inline constexpr std::string_view kHandWrittenAttention = "hand_written_attention";
 // Every rule, in the order they run (which breaks ties between findings of equal time).
 const std::vector<FindingRule>& findingRules();
 // A rule's place in that order (findingRules().size() for an unknown id).
@@ -102,6 +105,21 @@ struct FindingInputs {
 
 // Every rule over the trace; the findings most time at stake first (then by id).
 std::vector<Finding> findFindings(const FindingInputs& in);
+
+// A fused alternative's saving measured on the shape of a trace's calls elsewhere (a what-if run on this
+// machine): alternative saved perCall against impl's call as it was, both run on `device`.
+struct MeasuredSaving {
+    std::string impl;        // the trace's calls' implementation ("naive")
+    CallInputs shape;        // and what they compute
+    std::string alternative; // the fused implementation measured ("flash")
+    TimeNs perCall = 0;
+    std::string device; // where both ran ("this machine's CPU")
+};
+// hand_written_attention learns a saving measured elsewhere: its time at stake becomes the saving over
+// its calls (no more than their kernels ran), its share and severity with it, said in its title and
+// explanation, when every call it counts is of the saving's implementation and shape; the findings are
+// sorted again. A finding measured in the trace itself keeps its own. True when it learned.
+bool learnMeasuredSaving(std::vector<Finding>& findings, const FindingInputs& in, const MeasuredSaving& saving);
 
 // A kernel's launch configuration from its args (Kineto's "grid", "block", "registers per thread",
 // "shared memory"), and whether the trace's "est. achieved occupancy %" is the 0 Kineto writes for

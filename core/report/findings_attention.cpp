@@ -80,6 +80,15 @@ std::vector<FusedMeasure> fusedMeasures(const Context& c) {
 
 } // namespace
 
+// Hand-written: the scores go through a softmax kernel of their own (own runs name their implementations
+// as they like; the analysis calls recognized chains "naive"). SDPA's math backend makes the same chain
+// ("SDPA math"): sdpa_math_fallback says that, with its reasons.
+bool writtenByHand(const TraceAnalysis& a, const AttentionCall& call) {
+    return !call.kernels.empty() && call.impl != kSdpaMathImpl &&
+           std::any_of(call.kernels.begin(), call.kernels.end(),
+                       [&](std::uint32_t k) { return a.kernels[k].role == KernelRole::Softmax; });
+}
+
 void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     std::uint64_t calls = 0;
     TimeNs callNs = 0, kernelNs = 0, scoreNs = 0, saving = 0;
@@ -95,13 +104,7 @@ void handWrittenAttention(Context& c, std::vector<Finding>& out) {
     bool costsUnknown = false, roofsUnknown = false; // why a call's fused time could not be estimated
     Places places;
     for (const AttentionCall& call : c.analysis.calls) {
-        // Hand-written: the scores go through a softmax kernel of their own (own runs name their
-        // implementations as they like; the analysis calls recognized chains "naive"). SDPA's math
-        // backend makes the same chain ("SDPA math"): sdpa_math_fallback says that, with its reasons.
-        const bool chain = std::any_of(call.kernels.begin(), call.kernels.end(), [&](std::uint32_t k) {
-            return c.analysis.kernels[k].role == KernelRole::Softmax;
-        });
-        if (!chain || call.kernels.empty() || call.impl == kSdpaMathImpl) continue;
+        if (!writtenByHand(c.analysis, call)) continue;
         ++calls;
         callNs += call.duration();
         double gemmFlops = 0, gemmBytes = 0, scoresMoved = 0;
@@ -504,3 +507,53 @@ void latencyBound(Context& c, std::vector<Finding>& out) {
 }
 
 } // namespace attnscope::findings
+
+namespace attnscope {
+
+bool learnMeasuredSaving(std::vector<Finding>& found, const FindingInputs& in, const MeasuredSaving& saving) {
+    const auto it = std::find_if(found.begin(), found.end(),
+                                 [](const Finding& f) { return f.id == kHandWrittenAttention; });
+    if (it == found.end() || it->measured) return false;
+    // Every call the finding counts, of the implementation and shape measured, and the time their
+    // kernels ran (overlaps once).
+    std::uint64_t calls = 0;
+    std::vector<std::pair<TimeNs, TimeNs>> ran;
+    for (const AttentionCall& call : in.analysis.calls) {
+        if (!findings::writtenByHand(in.analysis, call)) continue;
+        const std::optional<CallInputs> shape = callInputs(in.trace, in.analysis, call);
+        if (call.impl != saving.impl || !shape || !shape->sameShape(saving.shape)) return false;
+        ++calls;
+        for (std::uint32_t k : call.kernels) {
+            const EventRef e = in.analysis.kernels[k].event;
+            const TimeNs start = in.trace.track(e.track).events.start[e.index];
+            ran.emplace_back(start, start + in.trace.track(e.track).events.duration[e.index]);
+        }
+    }
+    if (calls == 0) return false;
+    const TimeNs perCall = std::max<TimeNs>(0, saving.perCall), over = perCall * TimeNs(calls),
+                 took = unionLength(ran);
+    const findings::Context c(in);
+    Finding learned = c.make(it->title, std::min(over, took));
+    const std::string measured =
+        " — measured here: " + saving.alternative + " saves " + formatDuration(perCall) + " a call";
+    if (learned.title.size() + measured.size() <= kFindingTitleMax) learned.title += measured;
+    learned.measured = true;
+    learned.explanation =
+        it->explanation + " Since measured on " + saving.device + ", by running the call (" +
+        saving.shape.text() + ") as it was and with " + saving.alternative + " side by side: " +
+        saving.alternative + " saved " + formatDuration(perCall) + " a call, " + formatDuration(over) +
+        " over the " + formatCount(calls, "call", "calls") +
+        (over > took ? ", more than their kernels ran here in the trace (" + formatDuration(took) +
+                           "): the time at stake is all of that"
+                     : ": the time at stake, measured") +
+        ", in place of the estimate above.";
+    learned.id = it->id;
+    learned.count = it->count;
+    learned.suggestion = std::move(it->suggestion);
+    learned.evidence = std::move(it->evidence);
+    *it = std::move(learned);
+    findings::sortFindings(found);
+    return true;
+}
+
+} // namespace attnscope

@@ -167,11 +167,8 @@ void layoutCopies(Context& c, std::vector<Finding>& out) {
         "heads, seq, dim] views of it, which torch.matmul copies into one contiguous batch before each GEMM, "
         "and transpose(1, 2).contiguous() copies the output back. A fused kernel reads the strided views as "
         "they are and writes its output in the layout the output projection reads: no copy." +
-        (inCalls
-             ? " " + formatCount(inCalls, "copy runs", "copies run") +
-                   " between a call's GEMMs, among its own kernels: part of hand_written_attention's time "
-                   "where that is shown, not time besides it."
-             : std::string());
+        partOfHandWritten(inCalls, "copy runs", "copies run", "between a call's GEMMs, among its own kernels",
+                          "time");
     f.suggestion =
         "Use torch.nn.functional.scaled_dot_product_attention (attn_implementation=\"sdpa\" in transformers) "
         "or FlashAttention's flash_attn_func, which takes [batch, seq, heads, dim] directly. Written by "

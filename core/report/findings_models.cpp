@@ -287,11 +287,8 @@ void softmaxUpcast(Context& c, std::vector<Finding>& out) {
         " a call, and the softmax between them reads or writes fp32, twice the bytes. A fused kernel "
         "(SDPA's flash or memory-efficient backend, FlashAttention) computes the softmax in fp32 in "
         "registers and casts nothing." +
-        (inCalls
-             ? " " + formatCount(inCalls, "cast is", "casts are") +
-                   " among the calls' own kernels: part of hand_written_attention's scale/mask/softmax time "
-                   "where that is shown, not time besides it."
-             : std::string());
+        partOfHandWritten(inCalls, "cast is", "casts are", "among the calls' own kernels",
+                          "scale/mask/softmax time");
     f.suggestion =
         "Use a fused implementation: attn_implementation=\"sdpa\" in transformers, or "
         "torch.nn.functional.scaled_dot_product_attention. In hand-written attention, take the softmax "

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -103,11 +104,23 @@ private:
     mutable std::optional<bool> m_pytorch, m_rocm;
 };
 
+// Most time at stake first, then in the rules' order (findFindings' order).
+void sortFindings(std::vector<Finding>& findings);
+// A call of attention written by hand (hand_written_attention's): its scores through a softmax kernel of
+// their own, SDPA's math backend aside.
+bool writtenByHand(const TraceAnalysis& a, const AttentionCall& call);
+
 // "3.0" (one decimal: kernels per call).
 std::string oneDecimal(double v);
 double kernelsPerCall(std::uint64_t kernels, std::uint64_t calls);
 // "aten::tril ×4, aten::where ×4": the ops a list of places came from, by count.
 std::string opCounts(const std::map<std::string, std::uint64_t>& byOp);
+// " 4 casts are among the calls' own kernels: part of hand_written_attention's time where that is shown,
+// not time besides it." (one and many: "cast is", "casts are"; where: where they run among the calls'
+// kernels; which: the part of its time), said of a finding's places that are also a naive call's; empty
+// when there are none.
+std::string partOfHandWritten(std::uint64_t n, std::string_view one, std::string_view many,
+                              std::string_view where, std::string_view which);
 
 // A finding's places (an event and its note).
 using Places = std::vector<std::pair<EventRef, std::string>>;

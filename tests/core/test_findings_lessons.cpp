@@ -744,4 +744,62 @@ TEST(FindingsLessons, AMaskBuiltInTheCallIsNotItsSoftmax) {
     EXPECT_EQ(mask->count, 6u);
 }
 
+// "Guess, then measure": a saving a what-if measured on the calls' own shape (flash against the call as it
+// was, both run on this machine) becomes hand_written_attention's time at stake, in the findings and the
+// summary alike, said so; no more than the calls' kernels ran. Another shape's or implementation's
+// saving teaches nothing, and a finding learns once.
+TEST(FindingsLessons, HandWrittenAttentionLearnsASavingMeasuredOnItsShape) {
+    const auto naive = naiveTrace(false).open();
+    const Finding* estimated = findingOf(*naive->findings, "hand_written_attention");
+    ASSERT_NE(estimated, nullptr);
+    ASSERT_FALSE(estimated->measured);
+    const std::optional<CallInputs> shape =
+        callInputs(*naive->trace, *naive->analysis, naive->analysis->calls.front());
+    ASSERT_TRUE(shape);
+    const MeasuredSaving saving{"naive", *shape, "flash", 40000, "this machine's CPU"};
+    const auto learned = learnedDocument(*naive, saving);
+    ASSERT_NE(learned, nullptr);
+    EXPECT_EQ(learned->trace, naive->trace); // the rest shared
+    EXPECT_EQ(learned->analysis, naive->analysis);
+    const Finding* f = findingOf(*learned->findings, "hand_written_attention");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->measured);
+    EXPECT_EQ(f->timeNs, 4 * 40000);
+    EXPECT_DOUBLE_EQ(f->share, double(f->timeNs) / double(naive->trace->endNs() - naive->trace->startNs()));
+    EXPECT_NE(f->title.find(" — measured here: flash saves 40.000 µs a call"), std::string::npos) << f->title;
+    EXPECT_LE(f->title.size(), kFindingTitleMax);
+    EXPECT_NE(f->explanation.find("Since measured on this machine's CPU, by running the call (" + shape->text() +
+                                  ") as it was and with flash side by side: flash saved 40.000 µs a call, "
+                                  "160.000 µs over the 4 calls: the time at stake, measured"),
+              std::string::npos)
+        << f->explanation;
+    EXPECT_EQ(f->count, estimated->count);
+    EXPECT_EQ(f->evidence.size(), estimated->evidence.size());
+    // Every view reads the same list: the summary's findings are the document's, most time at stake first.
+    ASSERT_EQ(learned->summary->findings.size(), learned->findings->size());
+    for (std::size_t i = 0; i < learned->findings->size(); ++i) {
+        EXPECT_EQ(learned->summary->findings[i].id, (*learned->findings)[i].id);
+        EXPECT_EQ(learned->summary->findings[i].timeNs, (*learned->findings)[i].timeNs);
+        if (i) EXPECT_GE((*learned->findings)[i - 1].timeNs, (*learned->findings)[i].timeNs);
+    }
+    // A saving above what the calls took here is capped at all of it (the calls' kernels, overlaps once).
+    MeasuredSaving large = saving;
+    large.perCall = 1000000;
+    const auto capped = learnedDocument(*naive, large);
+    ASSERT_NE(capped, nullptr);
+    const Finding* all = findingOf(*capped->findings, "hand_written_attention");
+    EXPECT_EQ(all->timeNs, naive->analysis->tables.implCalls.at(0).kernelNs);
+    EXPECT_NE(all->explanation.find("more than their kernels ran here in the trace (272.000 µs)"),
+              std::string::npos)
+        << all->explanation;
+    // Negatives: another shape, another implementation, a finding measured already.
+    MeasuredSaving otherShape = saving;
+    otherShape.shape.queryLen *= 2;
+    EXPECT_EQ(learnedDocument(*naive, otherShape), nullptr);
+    MeasuredSaving otherImpl = saving;
+    otherImpl.impl = "eager";
+    EXPECT_EQ(learnedDocument(*naive, otherImpl), nullptr);
+    EXPECT_EQ(learnedDocument(*learned, saving), nullptr);
+}
+
 } // namespace attnscope::test

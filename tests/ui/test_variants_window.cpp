@@ -7,6 +7,7 @@
 #include "core/report/format.h"
 #include "support/test_support.h"
 #include "ui/charts.h"
+#include "ui/findings_panel.h"
 #include "ui/main_window.h"
 #include "ui/ranks_panel.h"
 #include "ui/timeline_layout.h"
@@ -412,6 +413,29 @@ TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
             EXPECT_LE(f.timeNs, naive.calls.kernelNsPerCall() * 3) << "no more than the calls took";
         }
     EXPECT_TRUE(found);
+    // The window's own views learn it too (its Findings dock and the summary: one answer): the same time at
+    // stake as the recorded row's, and the selection and view of the trace on show stay.
+    const auto taught = w.document();
+    ASSERT_TRUE(taught && taught->findings);
+    const Finding* mine = nullptr;
+    for (const Finding& f : *taught->findings)
+        if (f.id == "hand_written_attention") mine = &f;
+    ASSERT_NE(mine, nullptr);
+    EXPECT_TRUE(mine->measured);
+    for (const CompareRow::Brief& f : naive.findings)
+        if (f.id == "hand_written_attention") EXPECT_EQ(mine->timeNs, f.timeNs);
+    EXPECT_NE(mine->explanation.find("Since measured on this machine's CPU"), std::string::npos)
+        << mine->explanation;
+    bool summarized = false;
+    for (const Finding& f : taught->summary->findings)
+        summarized = summarized || (f.id == mine->id && f.timeNs == mine->timeNs && f.title == mine->title);
+    EXPECT_TRUE(summarized);
+    bool listed = false;
+    for (int r = 0; r < w.findings()->table()->rowCount(); ++r)
+        for (int c = 0; c < w.findings()->table()->columnCount(); ++c)
+            if (auto* item = w.findings()->table()->item(r, c))
+                listed = listed || item->text().contains("measured here: flash saves");
+    EXPECT_TRUE(listed) << "the Findings dock shows the measured saving";
     // The run's own findings are left out, as whatif leaves them: one of them counted both naive
     // implementations' calls beside a row of one's.
     ASSERT_EQ(learned->comparison().traces.size(), 2u);
