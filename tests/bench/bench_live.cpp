@@ -18,7 +18,11 @@
 // worker's time per snapshot is printed too, its last quarter's against its first: it grows with the new
 // step, not with the run, when the ratio stays near 1.
 //
+// With --only live or --only load, that side alone runs once in this process (no child, no comparison),
+// for a memory profiler to follow: heaptrack attnscope_bench_live --ranks 4 --only live.
+//
 //   attnscope_bench_live [--events N] [--steps K] [--ranks R] [--runs R] [--dir DIR] [--keep]
+//                        [--only live|load]
 #include "kineto_generator.h"
 
 #include "core/document/document.h"
@@ -160,7 +164,7 @@ double percentile(std::vector<double> v, double p) {
 int main(int argc, char** argv) {
     std::uint64_t events = 1000000;
     std::size_t steps = 20, runs = 3, ranks = 1;
-    std::string dir;
+    std::string dir, only;
     bool keep = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -177,9 +181,13 @@ int main(int argc, char** argv) {
             dir = argv[++i];
         else if (a == "--keep")
             keep = true;
+        else if (a == "--only" && value &&
+                 (std::string(argv[i + 1]) == "live" || std::string(argv[i + 1]) == "load"))
+            only = argv[++i];
         else {
             std::fprintf(stderr,
-                         "usage: %s [--events N] [--steps K] [--ranks R] [--runs R] [--dir DIR] [--keep]\n",
+                         "usage: %s [--events N] [--steps K] [--ranks R] [--runs R] [--dir DIR] [--keep] "
+                         "[--only live|load]\n",
                          argv[0]);
             return 2;
         }
@@ -244,50 +252,58 @@ int main(int argc, char** argv) {
         "window offscreen\n",
         ranks, steps, static_cast<unsigned long long>(stepEvents), savedMb);
 
-    auto loadOnce = [&] {
-        return inChild([&](std::string& out) {
-            Window w;
-            const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
-            auto doc =
-                openDocument(ranks > 1 ? DocumentSource::ranks(saved) : DocumentSource::file(saved[0]));
-            const double ui = w.show(doc, true);
-            out = "cpu " + std::to_string(cpuSeconds() - cpu0) + " wall " + std::to_string(now() - t0) +
-                  " ui " + std::to_string(ui) + " base " + std::to_string(baseMb) + " events " +
-                  std::to_string(doc->trace->eventCount());
-            return true;
-        });
+    const std::function<bool(std::string&)> load = [&](std::string& out) {
+        Window w;
+        const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
+        auto doc = openDocument(ranks > 1 ? DocumentSource::ranks(saved) : DocumentSource::file(saved[0]));
+        const double ui = w.show(doc, true);
+        out = "cpu " + std::to_string(cpuSeconds() - cpu0) + " wall " + std::to_string(now() - t0) + " ui " +
+              std::to_string(ui) + " base " + std::to_string(baseMb) + " events " +
+              std::to_string(doc->trace->eventCount());
+        return true;
     };
-    auto liveOnce = [&] {
-        return inChild([&](std::string& out) {
-            Window w;
-            const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
-            kernels::ProfileSnapshots snapshots("bench");
-            std::size_t shownEvents = 0;
-            for (std::size_t k = 0; k < steps; ++k) {
-                std::vector<kernels::ProfiledStep> taken; // a round: each rank's k-th step
-                for (std::size_t r = 0; r < ranks; ++r) {
-                    kernels::ProfiledStep s;
-                    s.process = "pid " + std::to_string(r + 1);
-                    if (ranks > 1) s.rank = std::int64_t(r);
-                    s.index = int(k);
-                    s.optimizer = true;
-                    LoadOptions options;
-                    options.threads = 1; // as ProgramProfile reads a step
-                    s.trace = loadTraceFile(stepFiles[r][k], options);
-                    taken.push_back(std::move(s));
-                }
-                // The last round comes after the program ended: its snapshot is complete, as the panel's.
-                const double s0 = now();
-                auto doc = snapshots.add(std::move(taken), k + 1 == steps);
-                out += "snap " + std::to_string(now() - s0) + " ";
-                shownEvents = doc->trace->eventCount();
-                out += "busy " + std::to_string(w.show(std::move(doc), k == 0)) + " ";
+    const std::function<bool(std::string&)> live = [&](std::string& out) {
+        Window w;
+        const double baseMb = residentMb(), cpu0 = cpuSeconds(), t0 = now();
+        kernels::ProfileSnapshots snapshots("bench");
+        std::size_t shownEvents = 0;
+        for (std::size_t k = 0; k < steps; ++k) {
+            std::vector<kernels::ProfiledStep> taken; // a round: each rank's k-th step
+            for (std::size_t r = 0; r < ranks; ++r) {
+                kernels::ProfiledStep s;
+                s.process = "pid " + std::to_string(r + 1);
+                if (ranks > 1) s.rank = std::int64_t(r);
+                s.index = int(k);
+                s.optimizer = true;
+                LoadOptions options;
+                options.threads = 1; // as ProgramProfile reads a step
+                s.trace = loadTraceFile(stepFiles[r][k], options);
+                taken.push_back(std::move(s));
             }
-            out += "cpu " + std::to_string(cpuSeconds() - cpu0) + " wall " + std::to_string(now() - t0) +
-                   " base " + std::to_string(baseMb) + " events " + std::to_string(shownEvents);
-            return true;
-        });
+            // The last round comes after the program ended: its snapshot is complete, as the panel's.
+            const double s0 = now();
+            auto doc = snapshots.add(std::move(taken), k + 1 == steps);
+            out += "snap " + std::to_string(now() - s0) + " ";
+            shownEvents = doc->trace->eventCount();
+            out += "busy " + std::to_string(w.show(std::move(doc), k == 0)) + " ";
+        }
+        out += "cpu " + std::to_string(cpuSeconds() - cpu0) + " wall " + std::to_string(now() - t0) +
+               " base " + std::to_string(baseMb) + " events " + std::to_string(shownEvents);
+        return true;
     };
+    if (!only.empty()) { // one side, here: for a memory profiler
+        std::string said;
+        const bool ok = (only == "live" ? live : load)(said);
+        std::printf("%s: %s\npeak resident memory: %.0f MB\n", only.c_str(), said.c_str(), [] {
+            rusage u{};
+            getrusage(RUSAGE_SELF, &u);
+            return double(u.ru_maxrss) / 1024.0;
+        }());
+        if (!keep && dir.empty()) std::filesystem::remove_all(home);
+        return ok ? 0 : 1;
+    }
+    auto loadOnce = [&] { return inChild(load); };
+    auto liveOnce = [&] { return inChild(live); };
     struct Run {
         Child load, live;
         std::vector<double> busy; // ms
