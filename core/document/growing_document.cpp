@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <mutex>
 #include <stdexcept>
 
@@ -253,6 +256,20 @@ std::shared_ptr<const Document> GrowingDocument::jobSnapshot(bool complete) {
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
     if (complete) dropSpares(); // no step follows
+    // What earlier snapshots freed is given back to the system before the trace doubles (when its columns
+    // and the analysis' lists move to memory twice their size, beside the old, held by the snapshot on
+    // show) and before the complete snapshot (its findings of all steps): the C library keeps freed pages
+    // of its heaps resident, tens of MB in holes between what stays. Only then, as memory given back is
+    // faulted in again when it is used next.
+    std::size_t events = 0;
+    for (const auto& p : m_processes)
+        events += p->own.trace ? p->own.trace->eventCount() : 0;
+    if (complete || events >= 2 * m_givenBackAt) {
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+        m_givenBackAt = std::max<std::size_t>(events, 1);
+    }
     if (m_processes.size() > 1) return jobSnapshot(complete);
     if (m_processes.empty()) {
         DocumentOptions options;

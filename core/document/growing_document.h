@@ -96,6 +96,8 @@ private:
     std::unique_ptr<Grown> m_job;
     std::vector<RankPart> m_jobSteps; // the steps not yet in it
     std::size_t m_jobRanges = 0;      // the ranges of correlation ids (1 << 32 each) its steps took
+    // The processes' events when what was freed so far was last given back to the system (snapshot).
+    std::size_t m_givenBackAt = 0;
 };
 
 } // namespace attnscope
