@@ -94,7 +94,9 @@ std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& a
         times[c.impl].push_back(kernelsTime(*run.trace, *run.analysis, c.kernels, scratch));
     std::vector<WhatIfSaving> out;
     for (const CompareRow* row : alternatives) {
-        WhatIfSaving s{row->impl, asItWas.calls.kernelNsPerCall() - row->calls.kernelNsPerCall()};
+        WhatIfSaving s;
+        s.impl = row->impl;
+        s.perCall = asItWas.calls.kernelNsPerCall() - row->calls.kernelNsPerCall();
         if (const auto as = asItWas.calls.hostNsPerCall(), alt = row->calls.hostNsPerCall(); as && alt)
             s.hostPerCall = *as - *alt;
         s.fused = row->roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row->inputs &&

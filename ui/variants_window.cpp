@@ -246,7 +246,7 @@ void VariantsWindow::learnWhatIf(kernels::WhatIfAnswer answer) {
     if (answer.asItWasNsPerCall <= 0)
         said = tr("%1 did not run here, so no saving is measured against it.").arg(qs(answer.impl));
     else {
-        said = tr("Measured on %1, against %2 as it was here (%3 a call, the baseline):")
+        said = tr("Measured on %1, against %2 as it was here (%3 a call):")
                    .arg(qs(answer.device), qs(answer.impl), qs(formatDuration(answer.asItWasNsPerCall)));
         for (const kernels::WhatIfSaving& s : answer.savings)
             said +=

@@ -182,7 +182,11 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
                 kernels::buildRunTrace(session.takeEvents(), config.backend, session.deviceName());
             writeChromeTrace(*ran, measured.toStdString());
             // Each alternative's saving against the call as it was, both run here (as whatif prints them).
-            Learned learned{recorded.toStdString(), measured.toStdString(), impl, {}, calls};
+            Learned learned;
+            learned.recordedPath = recorded.toStdString();
+            learned.measuredPath = measured.toStdString();
+            learned.impl = impl;
+            learned.calls = calls;
             learned.device =
                 session.deviceName().empty() ? std::string("this machine's CPU") : session.deviceName();
             for (const auto& [name, why] : session.unavailable())

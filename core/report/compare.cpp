@@ -119,7 +119,7 @@ bool learnSaving(CompareRow& row, const std::string& alternative, TimeNs perCall
     bool learned = false;
     for (CompareRow::Brief& f : row.findings)
         if (f.id == kHandWrittenAttention) {
-            f.timeNs = (capped ? took : perCall) * TimeNs(calls);
+            f.timeNs = measuredStake(perCall, took, calls);
             f.title += " — measured " + where + ": " + alternative + " saves " + formatDuration(perCall) +
                        " a call" +
                        (capped ? " (more than the call took where it was recorded, " + formatDuration(took) +

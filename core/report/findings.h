@@ -9,6 +9,7 @@
 #include "core/analysis/call_inputs.h"
 #include "core/model/occupancy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -115,6 +116,13 @@ struct MeasuredSaving {
     TimeNs perCall = 0;
     std::string device; // where both ran ("this machine's CPU")
 };
+// The time at stake of a saving measured per call, over calls that each took tookPerCall (their kernels,
+// where they were recorded): no more than all of that (a machine slower or busier than the one that
+// recorded them measures a saving larger than the calls); tookPerCall 0: not known, not capped.
+inline TimeNs measuredStake(TimeNs perCall, TimeNs tookPerCall, std::uint64_t calls) {
+    perCall = std::max<TimeNs>(0, perCall);
+    return (tookPerCall > 0 && perCall > tookPerCall ? tookPerCall : perCall) * TimeNs(calls);
+}
 // hand_written_attention learns a saving measured elsewhere: its time at stake becomes the saving over
 // its calls (no more than their kernels ran), its share and severity with it, said in its title and
 // explanation, when every call it counts is of the saving's implementation and shape; the findings are

@@ -516,24 +516,22 @@ bool learnMeasuredSaving(std::vector<Finding>& found, const FindingInputs& in, c
     if (it == found.end() || it->measured) return false;
     // Every call the finding counts, of the implementation and shape measured, and the time their
     // kernels ran (overlaps once).
+    // kernel time per call as every table has it (a call's kernels, overlaps once), so that the time at
+    // stake is the one a comparison's row of the same calls learns (learnSaving).
+    const findings::Context c(in);
     std::uint64_t calls = 0;
-    std::vector<std::pair<TimeNs, TimeNs>> ran;
+    TimeNs kernelNs = 0;
     for (const AttentionCall& call : in.analysis.calls) {
         if (!findings::writtenByHand(in.analysis, call)) continue;
         const std::optional<CallInputs> shape = callInputs(in.trace, in.analysis, call);
         if (call.impl != saving.impl || !shape || !shape->sameShape(saving.shape)) return false;
         ++calls;
-        for (std::uint32_t k : call.kernels) {
-            const EventRef e = in.analysis.kernels[k].event;
-            const TimeNs start = in.trace.track(e.track).events.start[e.index];
-            ran.emplace_back(start, start + in.trace.track(e.track).events.duration[e.index]);
-        }
+        kernelNs += findings::callKernelNs(c, call);
     }
     if (calls == 0) return false;
     const TimeNs perCall = std::max<TimeNs>(0, saving.perCall), over = perCall * TimeNs(calls),
-                 took = unionLength(ran);
-    const findings::Context c(in);
-    Finding learned = c.make(it->title, std::min(over, took));
+                 took = kernelNs / TimeNs(calls);
+    Finding learned = c.make(it->title, measuredStake(perCall, took, calls));
     const std::string measured =
         " — measured here: " + saving.alternative + " saves " + formatDuration(perCall) + " a call";
     if (learned.title.size() + measured.size() <= kFindingTitleMax) learned.title += measured;
@@ -543,9 +541,9 @@ bool learnMeasuredSaving(std::vector<Finding>& found, const FindingInputs& in, c
         saving.shape.text() + ") as it was and with " + saving.alternative + " side by side: " +
         saving.alternative + " saved " + formatDuration(perCall) + " a call, " + formatDuration(over) +
         " over the " + formatCount(calls, "call", "calls") +
-        (over > took ? ", more than their kernels ran here in the trace (" + formatDuration(took) +
-                           "): the time at stake is all of that"
-                     : ": the time at stake, measured") +
+        (learned.timeNs < over ? ", more than their kernels ran in the trace (" + formatDuration(took) +
+                                     " a call): the time at stake is all of that"
+                               : ": the time at stake, measured") +
         ", in place of the estimate above.";
     learned.id = it->id;
     learned.count = it->count;
