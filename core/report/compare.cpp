@@ -111,6 +111,8 @@ std::string recordedOn(const Trace& trace) {
 
 bool learnSaving(CompareRow& row, const std::string& alternative, TimeNs perCall, std::uint64_t calls,
                  const std::string& where) {
+    // One shape measured: a row of calls of several shapes keeps its estimate (as the trace's own finding).
+    if (row.shapes != 1) return false;
     perCall = std::max<TimeNs>(0, perCall);
     const TimeNs took = row.calls.kernelNsPerCall();
     // No more than the calls took where they were recorded: a machine slower or busier than that one
@@ -192,7 +194,7 @@ std::string Comparison::shapeWarning() const {
             asFirst.precision = first->inputs->precision;
             differ = differ || !asFirst.sameShape(*first->inputs) || row.shapes != first->shapes;
             said += (said.empty() ? "" : "; ") + labels[t] + " · " + row.impl + ": " + row.inputs->text() +
-                    (row.shapes > 1 ? " (and " + std::to_string(row.shapes - 1) + " more shapes)" : "");
+                    (row.shapes > 1 ? " (and " + formatCount(row.shapes - 1, "more shape", "more shapes") + ")" : "");
         }
     if (!differ) return {};
     return "the calls compared are not the same work, so their times per call do not compare as "

@@ -59,7 +59,8 @@ std::string recordedOn(const Trace& trace);
 
 // The finding learns the answer: attention by hand's time at stake in a row becomes the saving of a fused
 // alternative measured on the same shapes (per call × calls; no more than the calls took as recorded), and
-// its title says where it was measured ("here", "in flash.json"). False when the row has no such finding.
+// its title says where it was measured ("here", "in flash.json"). False when the row has no such finding,
+// or its calls are of several shapes (one was measured: its estimate stays, as the trace's own finding's).
 bool learnSaving(CompareRow& row, const std::string& alternative, TimeNs perCall, std::uint64_t calls,
                  const std::string& where);
 

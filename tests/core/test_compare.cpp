@@ -233,4 +233,16 @@ TEST(Compare, AHandWrittenRowLearnsTheSavingOfAFusedRowOfTheSameDeviceAndShape) 
     ASSERT_TRUE(learnSaving(capped, "flash", 1200000, 4, "here"));
     EXPECT_EQ(capped.findings[0].timeNs, 4 * 900000);
     EXPECT_NE(capped.findings[0].title.find("at most all of it"), std::string::npos);
+    // A row of calls of two shapes, one of them measured: the estimate stays (as the trace's own finding).
+    CompareRow twoShapes = compareRow("naive", 900000, false);
+    twoShapes.shapes = 2;
+    EXPECT_FALSE(learnSaving(twoShapes, "flash", 500000, 4, "here"));
+    EXPECT_FALSE(twoShapes.findings[0].measured);
+    EXPECT_EQ(twoShapes.findings[0].title.find("measured"), std::string::npos);
+    // The one formula of a measured time at stake: the saving over the calls, no more than they took; a
+    // call's time not known caps nothing; a negative saving is none.
+    EXPECT_EQ(measuredStake(500, 900, 4), 2000);
+    EXPECT_EQ(measuredStake(1200, 900, 4), 3600);
+    EXPECT_EQ(measuredStake(1200, 0, 4), 4800);
+    EXPECT_EQ(measuredStake(-5, 900, 4), 0);
 }

@@ -802,6 +802,28 @@ TEST(FindingsLessons, HandWrittenAttentionLearnsASavingMeasuredOnItsShape) {
     otherImpl.impl = "eager";
     EXPECT_EQ(learnedDocument(*naive, otherImpl), nullptr);
     EXPECT_EQ(learnedDocument(*learned, saving), nullptr);
+    // A finding that also counts a call of another implementation (or shape) is refused whole, not learned
+    // from the calls that match.
+    TraceAnalysis mixed = *naive->analysis;
+    mixed.calls.at(1).impl = "eager";
+    std::vector<Finding> kept = *naive->findings;
+    EXPECT_FALSE(learnMeasuredSaving(kept, {*naive->trace, mixed}, saving));
+    EXPECT_FALSE(findingOf(kept, "hand_written_attention")->measured);
+    // A saving smaller than another finding's time at stake moves the finding below it: the list is sorted
+    // again, most at stake first.
+    MeasuredSaving small = saving;
+    small.perCall = 1000;
+    const auto below = learnedDocument(*naive, small);
+    ASSERT_NE(below, nullptr);
+    const std::vector<Finding>& order = *below->findings;
+    const auto at = [&](std::string_view id) {
+        return std::find_if(order.begin(), order.end(), [&](const Finding& f) { return f.id == id; }) -
+               order.begin();
+    };
+    EXPECT_EQ(findingOf(order, "hand_written_attention")->timeNs, 4000);
+    EXPECT_GT(at("hand_written_attention"), at("out_of_place_copy"));
+    EXPECT_TRUE(std::is_sorted(order.begin(), order.end(),
+                               [](const Finding& a, const Finding& b) { return a.timeNs > b.timeNs; }));
 }
 
 } // namespace attnscope::test

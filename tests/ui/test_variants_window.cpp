@@ -438,6 +438,10 @@ TEST(WhatIf, TheAttentionDocksCallRunsAgainAndOpensBesideTheTrace) {
             if (auto* item = w.findings()->table()->item(r, c))
                 listed = listed || item->text().contains("measured here: flash saves");
     EXPECT_TRUE(listed) << "the Findings dock shows the measured saving";
+    // Only the document it was asked of learns: the same file opened again (another document) does not.
+    ASSERT_TRUE(openAndAnalyse(w, dir.path("naive.json")));
+    EXPECT_NE(w.document(), taught);
+    EXPECT_EQ(w.whatIf()->taught(w.document()), nullptr);
     // The run's own findings are left out, as whatif leaves them: one of them counted both naive
     // implementations' calls beside a row of one's.
     ASSERT_EQ(learned->comparison().traces.size(), 2u);
