@@ -105,6 +105,7 @@ std::shared_ptr<const Document> completeDocument(const std::shared_ptr<const Doc
 // of its calls), the rest shared; null when they learn nothing (no analysis yet, the ranks of a job, a
 // finding whose calls are not all of that shape).
 std::shared_ptr<const Document> learnedDocument(const Document& document, const MeasuredSaving& saving);
+
 // A document's rows for a comparison (compare.h): it needs the analysis.
 ComparedTrace compareEntry(const Document& document, std::string path);
 

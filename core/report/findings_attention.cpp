@@ -514,10 +514,9 @@ bool learnMeasuredSaving(std::vector<Finding>& found, const FindingInputs& in, c
     const auto it = std::find_if(found.begin(), found.end(),
                                  [](const Finding& f) { return f.id == kHandWrittenAttention; });
     if (it == found.end() || it->measured) return false;
-    // Every call the finding counts, of the implementation and shape measured, and the time their
-    // kernels ran (overlaps once).
-    // kernel time per call as every table has it (a call's kernels, overlaps once), so that the time at
-    // stake is the one a comparison's row of the same calls learns (learnSaving).
+    // Every call the finding counts, of the implementation and shape measured, and their kernel time per
+    // call as every table has it (a call's kernels, overlaps once): the time at stake is then the one a
+    // comparison's row of the same calls learns (learnSaving).
     const findings::Context c(in);
     std::uint64_t calls = 0;
     TimeNs kernelNs = 0;
