@@ -10,6 +10,7 @@
 
 #include "core/analysis/call_inputs.h"
 #include "core/document/document.h"
+#include "core/io/chrome_writer.h"
 #include "core/report/compare.h"
 #include "core/report/format.h"
 
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,17 +33,34 @@ struct WhatIfArgs {
     std::string file;
     std::size_t call = 0; // from 1; 0: the first call of the implementation with most kernel time
     std::string impl;
+    std::string finding; // the call of this finding's first place in one
     std::vector<std::string> tries;
     int repeat = 5;
     std::string python;
+    std::string dir; // -o: the call as recorded and the run saved here, to compare or open
     CompareFormat format = CompareFormat::Text;
 };
 
 // The call asked for (an index into the analysis' calls), or why there is none.
-std::optional<std::size_t> chooseCall(const TraceAnalysis& a, const WhatIfArgs& args, std::string& why) {
+std::optional<std::size_t> chooseCall(const Document& doc, const WhatIfArgs& args, std::string& why) {
+    const TraceAnalysis& a = *doc.analysis;
     const auto& calls = a.calls;
     if (calls.empty()) {
         why = "the trace has no attention call to try alternatives for";
+        return std::nullopt;
+    }
+    if (!args.finding.empty()) {
+        if (auto call = callOfFinding(*doc.findings, a, args.finding)) return call;
+        std::string have;
+        for (const Finding& f : *doc.findings)
+            if (callOfFinding(*doc.findings, a, f.id) && have.find(f.id) == std::string::npos)
+                have += (have.empty() ? "" : ", ") + f.id;
+        why = "--finding " + args.finding + ": " +
+              (std::any_of(doc.findings->begin(), doc.findings->end(),
+                           [&](const Finding& f) { return f.id == args.finding; })
+                   ? std::string("none of its places is in an attention call")
+                   : std::string("no such finding in the trace")) +
+              " (the findings about a call: " + (have.empty() ? std::string("none") : have) + ")";
         return std::nullopt;
     }
     if (args.call) {
@@ -100,10 +120,10 @@ int whatIf(const WhatIfArgs& args) {
         return kFileError;
     }
     std::string why;
-    const auto index = chooseCall(*doc->analysis, args, why);
+    const auto index = chooseCall(*doc, args, why);
     if (!index) {
         std::fprintf(stderr, "whatif: %s: %s; nothing was run\n", args.file.c_str(), why.c_str());
-        return args.call || !args.impl.empty() ? kUsage : kFileError;
+        return args.call || !args.impl.empty() || !args.finding.empty() ? kUsage : kFileError;
     }
     const AttentionCall& call = doc->analysis->calls[*index];
     const auto inputs = callInputs(*doc->trace, *doc->analysis, call);
@@ -165,6 +185,26 @@ int whatIf(const WhatIfArgs& args) {
         std::fprintf(stderr, "whatif: %s\n", e.what());
         return kFileError;
     }
+    // -o: the trace as recorded and the run, side by side as files (attnscope compare, Compare Variants).
+    std::vector<std::string> saved;
+    if (!args.dir.empty()) {
+        try {
+            std::filesystem::create_directories(args.dir);
+            std::string name = std::filesystem::path(args.file).filename().string();
+            for (const char* suffix : {".gz", ".json"})
+                if (name.size() > std::strlen(suffix) && name.ends_with(suffix))
+                    name.resize(name.size() - std::strlen(suffix));
+            saved = {(std::filesystem::path(args.dir) / (name + " as recorded.json")).string(),
+                     (std::filesystem::path(args.dir) / (name + " measured here.json")).string()};
+            writeChromeTrace(*doc->trace, saved[0]);
+            writeChromeTrace(*run->trace, saved[1]);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "whatif: -o %s: %s\n", args.dir.c_str(), e.what());
+            return kFileError;
+        }
+        for (const std::string& path : saved)
+            std::fprintf(stderr, "saved %s\n", path.c_str());
+    }
     std::size_t baseline = 0;
     Comparison c = sideBySide(*doc, recordedCalls, call, *run, baseline);
     const std::string device = session.deviceName().empty() ? "this machine's CPU" : session.deviceName();
@@ -188,6 +228,7 @@ int whatIf(const WhatIfArgs& args) {
                          {"notices", notices},
                          {"measured_on", device},
                          {"repeat", config.iters},
+                         {"saved", saved},
                          {"comparison", nlohmann::json::parse(formatComparison(c, CompareFormat::Json))}};
         nlohmann::json saved = nlohmann::json::array();
         for (const WhatIfSaving& s : savings)
@@ -255,10 +296,18 @@ Verb verbWhatIf() {
             auto* call = app.add_option("--call", a->call, "the call, counted from 1 in the trace's order")
                              ->type_name("N")
                              ->check(CLI::Range(std::size_t(1), std::size_t(1) << 40).description(""));
-            app.add_option("--impl", a->impl,
-                           "the first call of this implementation (default: the one with most kernel time)")
-                ->type_name("NAME")
-                ->excludes(call);
+            auto* impl =
+                app.add_option(
+                       "--impl", a->impl,
+                       "the first call of this implementation (default: the one with most kernel time)")
+                    ->type_name("NAME")
+                    ->excludes(call);
+            app.add_option("--finding", a->finding,
+                           "the call a finding is about (its first place in a call), by its id: "
+                           "hand_written_attention, sdpa_math_fallback, …")
+                ->type_name("ID")
+                ->excludes(call)
+                ->excludes(impl);
             app.add_option("--try", a->tries,
                            "what to run: naive, naive_inplace (its mask filled in place), math, flash, "
                            "efficient, cudnn, flash_bf16 (flash in half precision, for an fp32 call) "
@@ -269,6 +318,10 @@ Verb verbWhatIf() {
             app.add_option("--repeat", a->repeat, "calls measured of each, after a warm-up (default 5)")
                 ->type_name("R")
                 ->check(CLI::Range(1, 1000).description(""));
+            app.add_option("-o", a->dir,
+                           "save the trace as recorded and the run in DIR (\"NAME as recorded.json\", \"NAME "
+                           "measured here.json\"), to compare or open")
+                ->type_name("DIR");
             app.add_option("--python", a->python,
                            "the Python with PyTorch (default: ATTNSCOPE_PYTHON, else the torch-venv `make "
                            "test` made, else python3)")

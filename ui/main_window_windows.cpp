@@ -33,14 +33,8 @@ QString MainWindow::tryAlternatives(const QString& impl, std::vector<std::string
 QString MainWindow::callImplOfFinding(const QString& id) const {
     const auto doc = document();
     if (!doc || !doc->findings || !doc->analysis) return {};
-    for (const Finding& f : *doc->findings) {
-        if (f.id != id.toStdString()) continue;
-        for (const Evidence& e : f.evidence)
-            if (const KernelAnalysis* k = doc->analysis->find(e.event);
-                k && k->call >= 0 && std::size_t(k->call) < doc->analysis->calls.size())
-                return QString::fromStdString(doc->analysis->calls[std::size_t(k->call)].impl);
-    }
-    return {};
+    const auto call = callOfFinding(*doc->findings, *doc->analysis, id.toStdString());
+    return call ? QString::fromStdString(doc->analysis->calls[*call].impl) : QString();
 }
 
 VariantsWindow* MainWindow::compareVariants(const QStringList& paths) {

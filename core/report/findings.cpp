@@ -464,6 +464,18 @@ std::vector<Finding> findFindings(const FindingInputs& in) {
     return out;
 }
 
+std::optional<std::size_t> callOfFinding(const std::vector<Finding>& findings, const TraceAnalysis& analysis,
+                                         std::string_view id) {
+    for (const Finding& f : findings) {
+        if (f.id != id) continue;
+        for (const Evidence& e : f.evidence)
+            if (const KernelAnalysis* k = analysis.find(e.event);
+                k && k->call >= 0 && std::size_t(k->call) < analysis.calls.size())
+                return std::size_t(k->call);
+    }
+    return std::nullopt;
+}
+
 void findings::sortFindings(std::vector<Finding>& findings) {
     std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
         return a.timeNs != b.timeNs ? a.timeNs > b.timeNs : findingRuleOrder(a.id) < findingRuleOrder(b.id);

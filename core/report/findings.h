@@ -107,6 +107,11 @@ struct FindingInputs {
 // Every rule over the trace; the findings most time at stake first (then by id).
 std::vector<Finding> findFindings(const FindingInputs& in);
 
+// The attention call a finding is about: the call of its first place that is in one (an index into the
+// analysis' calls), or none (no finding of that id, or none of its places in a call).
+std::optional<std::size_t> callOfFinding(const std::vector<Finding>& findings, const TraceAnalysis& analysis,
+                                         std::string_view id);
+
 // A fused alternative's saving measured on the shape of a trace's calls elsewhere (a what-if run on this
 // machine): alternative saved perCall against impl's call as it was, both run on `device`.
 struct MeasuredSaving {

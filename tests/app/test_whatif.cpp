@@ -5,6 +5,7 @@
 #include "app/cli_test_support.h"
 
 #include <filesystem>
+#include <set>
 
 using namespace attnscope;
 using namespace attnscope::test;
@@ -208,4 +209,39 @@ TEST(WhatIf, NothingRunsWhereTheCallCannotBeRead) {
     r = run("whatif " + kModels + "/gpt2_eager.json --impl flash", true, kPython);
     EXPECT_EQ(r.exitCode, 2) << r.out;
     EXPECT_NE(r.out.find("no call of it in the trace (its calls: naive ×4)"), std::string::npos) << r.out;
+    // A finding the trace does not have.
+    r = run("whatif " + kModels + "/gpt2_eager.json --finding gpu_idle", true, kPython);
+    EXPECT_EQ(r.exitCode, 2) << r.out;
+    EXPECT_NE(r.out.find("--finding gpu_idle: no such finding in the trace (the findings about a call: "
+                         "hand_written_attention"),
+              std::string::npos)
+        << r.out;
+}
+
+// The call a finding is about (--finding), and -o DIR: the trace as recorded and the run saved side by side,
+// which `attnscope compare` reads back as the same rows.
+TEST(WhatIf, AFindingsCallRunsAndBothTracesAreSavedToCompare) {
+    TempDir dir;
+    const std::string out = dir.path("out");
+    const CliRun r =
+        run("whatif " + kModels +
+                "/gpt2_eager.json --finding hand_written_attention --try naive,flash --repeat 1 -o '" + out +
+                "' --format json",
+            false, kPython);
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["implementation"], "naive");
+    const std::string recorded = out + "/gpt2_eager as recorded.json",
+                      measured = out + "/gpt2_eager measured here.json";
+    EXPECT_EQ(j["saved"], nlohmann::json({recorded, measured}));
+    ASSERT_TRUE(std::filesystem::exists(recorded));
+    ASSERT_TRUE(std::filesystem::exists(measured));
+    const CliRun c = run("compare '" + recorded + "' '" + measured + "' --format json");
+    ASSERT_EQ(c.exitCode, 0) << c.out;
+    const auto compared = nlohmann::json::parse(c.out);
+    std::set<std::string> impls;
+    for (const auto& t : compared["traces"])
+        for (const auto& row : t["rows"])
+            impls.insert(row["implementation"].get<std::string>());
+    EXPECT_TRUE(impls.count("naive") && impls.count("flash")) << c.out;
 }
