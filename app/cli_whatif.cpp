@@ -17,9 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,9 +54,12 @@ std::optional<std::size_t> chooseCall(const Document& doc, const WhatIfArgs& arg
     if (!args.finding.empty()) {
         if (auto call = callOfFinding(*doc.findings, a, args.finding)) return call;
         std::string have;
+        std::set<std::string> named;
         for (const Finding& f : *doc.findings)
-            if (callOfFinding(*doc.findings, a, f.id) && have.find(f.id) == std::string::npos)
+            if (!named.contains(f.id) && callOfFinding(*doc.findings, a, f.id)) {
+                named.insert(f.id);
                 have += (have.empty() ? "" : ", ") + f.id;
+            }
         why = "--finding " + args.finding + ": " +
               (std::any_of(doc.findings->begin(), doc.findings->end(),
                            [&](const Finding& f) { return f.id == args.finding; })
@@ -230,22 +235,26 @@ int whatIf(const WhatIfArgs& args) {
                          {"repeat", config.iters},
                          {"saved", saved},
                          {"comparison", nlohmann::json::parse(formatComparison(c, CompareFormat::Json))}};
-        nlohmann::json saved = nlohmann::json::array();
+        auto spread = [](const std::array<TimeNs, 5>& q) {
+            return nlohmann::json{{"least", q[0]},
+                                  {"lower_quartile", q[1]},
+                                  {"median", q[2]},
+                                  {"upper_quartile", q[3]},
+                                  {"most", q[4]}};
+        };
+        nlohmann::json measured = nlohmann::json::array();
         for (const WhatIfSaving& s : savings)
-            saved.push_back(
+            measured.push_back(
                 {{"implementation", s.impl},
                  {"ns_per_call", s.perCall},
                  {"rounds", s.rounds},
                  {"within_noise", s.withinNoise()},
-                 {"rounds_ns_per_call",
-                  {{"least", s.pairs[0]},
-                   {"lower_quartile", s.pairs[1]},
-                   {"median", s.pairs[2]},
-                   {"upper_quartile", s.pairs[3]},
-                   {"most", s.pairs[4]}}},
+                 {"rounds_ns_per_call", spread(s.pairs)},
                  {"ns_over_trace", s.perCall * TimeNs(callsInTrace)},
-                 {"host_ns_per_call", s.hostPerCall ? nlohmann::json(*s.hostPerCall) : nlohmann::json()}});
-        j["savings"] = saved;
+                 {"host_ns_per_call", s.hostPerCall ? nlohmann::json(*s.hostPerCall) : nlohmann::json()},
+                 {"host_rounds", s.hostRounds},
+                 {"host_rounds_ns_per_call", s.hostRounds ? spread(s.hostPairs) : nlohmann::json()}});
+        j["savings"] = measured;
         std::printf("%s\n", j.dump(2).c_str());
         return kOk;
     }

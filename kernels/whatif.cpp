@@ -83,15 +83,38 @@ TraceAnalysis sameShapeCalls(const Trace& trace, const TraceAnalysis& a, const A
     return out;
 }
 
+namespace {
+
+// The least, lower quartile, median, upper quartile and most of d (sorted here); the median of an even
+// count the mean of the middle two (of two rounds, not the lower one).
+std::array<TimeNs, 5> quartiles(std::vector<TimeNs>& d) {
+    std::array<TimeNs, 5> q{};
+    if (d.empty()) return q;
+    std::sort(d.begin(), d.end());
+    for (std::size_t i = 0; i < q.size(); ++i)
+        q[i] = d[(d.size() - 1) * i / 4];
+    if (d.size() % 2 == 0) q[2] = (d[d.size() / 2 - 1] + d[d.size() / 2]) / 2;
+    return q;
+}
+
+} // namespace
+
 std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& asItWas,
                                         const std::vector<const CompareRow*>& alternatives,
                                         const CallInputs& recorded) {
-    // Each implementation's calls' kernel times, in the order they ran: the i-th calls of two ran in one
-    // round, side by side.
-    std::map<std::string, std::vector<TimeNs>> times;
+    // Each implementation's calls' kernel and host times, in the order they ran: the i-th calls of two ran
+    // in one round, side by side.
+    struct Times {
+        std::vector<TimeNs> kernel;
+        std::vector<std::optional<TimeNs>> host;
+    };
+    std::map<std::string, Times> times;
     std::vector<std::pair<TimeNs, TimeNs>> scratch;
-    for (const AttentionCall& c : run.analysis->calls)
-        times[c.impl].push_back(kernelsTime(*run.trace, *run.analysis, c.kernels, scratch));
+    for (const AttentionCall& c : run.analysis->calls) {
+        Times& t = times[c.impl];
+        t.kernel.push_back(kernelsTime(*run.trace, *run.analysis, c.kernels, scratch));
+        t.host.push_back(callHostNs(*run.trace, c));
+    }
     std::vector<WhatIfSaving> out;
     for (const CompareRow* row : alternatives) {
         WhatIfSaving s;
@@ -102,17 +125,19 @@ std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& a
         s.fused = row->roles.ns[std::size_t(KernelRole::FusedAttention)] > 0 && row->inputs &&
                   row->inputs->precision == recorded.precision;
         const auto as = times.find(asItWas.impl), alt = times.find(row->impl);
-        std::vector<TimeNs> d;
+        std::vector<TimeNs> d, host;
         if (as != times.end() && alt != times.end())
-            for (std::size_t i = 0; i < std::min(as->second.size(), alt->second.size()); ++i)
-                d.push_back(as->second[i] - alt->second[i]);
-        std::sort(d.begin(), d.end());
+            for (std::size_t i = 0; i < std::min(as->second.kernel.size(), alt->second.kernel.size()); ++i) {
+                d.push_back(as->second.kernel[i] - alt->second.kernel[i]);
+                if (as->second.host[i] && alt->second.host[i])
+                    host.push_back(*as->second.host[i] - *alt->second.host[i]);
+            }
         s.rounds = d.size();
-        if (!d.empty())
-            for (std::size_t q = 0; q < s.pairs.size(); ++q)
-                s.pairs[q] = d[(d.size() - 1) * q / 4];
-        // The median of an even count: the mean of the middle two (of two rounds, not the lower one).
-        if (!d.empty() && d.size() % 2 == 0) s.pairs[2] = (d[d.size() / 2 - 1] + d[d.size() / 2]) / 2;
+        s.pairs = quartiles(d);
+        if (s.hostPerCall) {
+            s.hostRounds = host.size();
+            s.hostPairs = quartiles(host);
+        }
         out.push_back(s);
     }
     return out;
@@ -130,9 +155,13 @@ std::string whatIfSavingText(const WhatIfSaving& s, std::uint64_t callsInTrace) 
         out += "; over " + std::to_string(s.rounds) + " rounds " + signedDuration(s.pairs[2]) +
                " at the median (" + signedDuration(s.pairs[0]) + " to " + signedDuration(s.pairs[4]) + ")" +
                (s.withinNoise() ? ", within the noise" : "");
-    if (s.hostPerCall)
+    if (s.hostPerCall) {
         out += "; on the host " + formatDuration(*s.hostPerCall < 0 ? -*s.hostPerCall : *s.hostPerCall) +
                " a call " + (*s.hostPerCall >= 0 ? "less" : "more") + " (the calls' ranges)";
+        if (s.hostRounds > 1)
+            out += ", " + signedDuration(s.hostPairs[2]) + " at the median (" + signedDuration(s.hostPairs[0]) +
+                   " to " + signedDuration(s.hostPairs[4]) + ")";
+    }
     return out;
 }
 

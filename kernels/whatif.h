@@ -49,6 +49,9 @@ struct WhatIfSaving {
     // call sees: its kernels' time and what they leave out, the frees of the scores, the launches), when
     // both have them.
     std::optional<TimeNs> hostPerCall;
+    // Its spread, as pairs' is: the host's difference of each round's two calls (hostRounds of them).
+    std::array<TimeNs, 5> hostPairs{};
+    std::size_t hostRounds = 0;
     // Its calls ran a fused attention kernel in the recorded call's precision (flash in bf16 of an fp32
     // call does other work: not what attention by hand would save).
     bool fused = false;

@@ -151,12 +151,9 @@ KernelTableSums tableSums(const Trace& trace, const TraceAnalysis& a) {
             ++st.backwardCalls;
             st.backwardNs += kernelsTime(trace, a, c.backward, intervals);
         }
-        if (c.scope) {
+        if (const auto host = callHostNs(trace, c)) {
             ++st.hostCalls;
-            st.hostNs += trace.track(c.scope->track).events.duration[c.scope->index];
-        } else if (c.runRangeNs) {
-            ++st.hostCalls;
-            st.hostNs += *c.runRangeNs;
+            st.hostNs += *host;
         }
     }
     return s;
@@ -192,6 +189,11 @@ bool placedVerdict(std::uint8_t v) {
 }
 
 } // namespace
+
+std::optional<TimeNs> callHostNs(const Trace& trace, const AttentionCall& call) {
+    if (call.scope) return trace.track(call.scope->track).events.duration[call.scope->index];
+    return call.runRangeNs;
+}
 
 TimeNs kernelsTime(const Trace& trace, const TraceAnalysis& analysis,
                    const std::vector<std::uint32_t>& kernels,

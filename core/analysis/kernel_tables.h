@@ -150,6 +150,10 @@ KernelTables kernelTables(const Trace& trace, const TraceAnalysis& analysis);
 TimeNs kernelsTime(const Trace& trace, const TraceAnalysis& analysis,
                    const std::vector<std::uint32_t>& kernels,
                    std::vector<std::pair<TimeNs, TimeNs>>& scratch);
+struct AttentionCall;
+// A call's time on the host: its scope's range, else the range a PyTorch run timed it by (ImplCalls::hostNs
+// sums them over the calls that have one).
+std::optional<TimeNs> callHostNs(const Trace& trace, const AttentionCall& call);
 
 struct KernelTableSums {
     struct Point {

@@ -117,11 +117,12 @@ bool learnSaving(CompareRow& row, const std::string& alternative, TimeNs perCall
     const TimeNs took = row.calls.kernelNsPerCall();
     // No more than the calls took where they were recorded: a machine slower or busier than that one
     // measures a saving larger than the recorded call.
-    const bool capped = took > 0 && perCall > took;
+    const TimeNs stake = measuredStake(perCall, took, calls);
+    const bool capped = stake < perCall * TimeNs(calls);
     bool learned = false;
     for (CompareRow::Brief& f : row.findings)
         if (f.id == kHandWrittenAttention) {
-            f.timeNs = measuredStake(perCall, took, calls);
+            f.timeNs = stake;
             f.title += " — measured " + where + ": " + alternative + " saves " + formatDuration(perCall) +
                        " a call" +
                        (capped ? " (more than the call took where it was recorded, " + formatDuration(took) +

@@ -103,6 +103,15 @@ TEST(WhatIf, AnEagerCallMeasuredAgainstSdpasBackends) {
         EXPECT_EQ(pairs["median"].get<std::int64_t>(),
                   (pairs["least"].get<std::int64_t>() + pairs["most"].get<std::int64_t>()) / 2)
             << s;
+        // The host's saving has its spread too, of the same rounds: its mean within it, its median the middle.
+        EXPECT_EQ(s["host_rounds"], 2);
+        const auto& host = s["host_rounds_ns_per_call"];
+        ASSERT_TRUE(host.is_object()) << s;
+        EXPECT_LE(host["least"].get<std::int64_t>(), s["host_ns_per_call"].get<std::int64_t>() + 1) << s;
+        EXPECT_GE(host["most"].get<std::int64_t>(), s["host_ns_per_call"].get<std::int64_t>() - 1) << s;
+        EXPECT_EQ(host["median"].get<std::int64_t>(),
+                  (host["least"].get<std::int64_t>() + host["most"].get<std::int64_t>()) / 2)
+            << s;
         // Said within the noise when the middle half straddles zero or the median and mean disagree.
         const bool straddles = pairs["lower_quartile"].get<std::int64_t>() < 0 &&
                                pairs["upper_quartile"].get<std::int64_t>() > 0;
