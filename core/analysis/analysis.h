@@ -35,29 +35,31 @@ struct KernelAnalysis;
 bool tooSmallToFill(const KernelAnalysis& k, const DeviceSpec& spec);
 
 struct KernelAnalysis {
+    // (Its members largest first, by what they hold: a trace's kernels each have one, and every grown
+    // document's snapshot a copy of them.)
     EventRef event;
-    KernelRole role = KernelRole::Other;
-    int call = -1; // index into TraceAnalysis::calls
-    CostSource cost = CostSource::Unknown;
-    double flops = 0;
-    double bytes = 0;
-    Precision precision = Precision::Unknown;
     std::optional<EventRef> costOp; // the op whose input shapes gave an inferred cost
-    // Roofline (when the cost and the device's roofs are known).
-    double intensity = 0;   // FLOPs per byte
-    double flopsPerSec = 0; // achieved
-    double bytesPerSec = 0;
-    double computeShare = 0; // of the precision's peak
-    double memoryShare = 0;  // of the memory bandwidth
+    int call = -1;                  // index into TraceAnalysis::calls
+    KernelRole role = KernelRole::Other;
+    CostSource cost = CostSource::Unknown;
+    Precision precision = Precision::Unknown;
     Verdict verdict = Verdict::Unknown;
     // It achieved more than a roof allows: its cost is wrong (or, on a CPU, the measurement low), so it
-    // gets no verdict; the rates above say by how much. A roof is never moved to fit a kernel.
+    // gets no verdict; the rates below say by how much. A roof is never moved to fit a kernel.
     bool beyondRoof = false;
     // Its call's shape (call_shapes.h) has no room for it (or for the kernel it is a CPU run worker's share
     // of): work the implementation was not expected to do.
     bool unexpected = false;
     // A kernel of a warm-up call (a run marks them): in no call, yet not outside attention either.
     bool warmup = false;
+    double flops = 0;
+    double bytes = 0;
+    // Roofline (when the cost and the device's roofs are known).
+    double intensity = 0;   // FLOPs per byte
+    double flopsPerSec = 0; // achieved
+    double bytesPerSec = 0;
+    double computeShare = 0; // of the precision's peak
+    double memoryShare = 0;  // of the memory bandwidth
 };
 
 // One attention call: the QK → scale/mask → softmax → PV chain of naive attention, or one fused
