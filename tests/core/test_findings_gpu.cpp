@@ -290,3 +290,73 @@ TEST(Findings, SyncsCountOnlyTheGpusOwnIdleTimeAndEachGapOnce) {
     ASSERT_NE(idle, nullptr);
     EXPECT_LE(s->timeNs, idle->timeNs);
 }
+
+// What a device is called: an MTIA by its process's name or labels, else a GPU.
+TEST(Accelerators, AnMtiaIsNamedByItsProcessesNameOrLabels) {
+    ProcessInfo p;
+    p.name = "MTIA 9";
+    EXPECT_EQ(deviceKind(p), "MTIA");
+    p.name = "python";
+    p.labels = "MTIA 3";
+    EXPECT_EQ(deviceKind(p), "MTIA");
+    p.labels = "GPU 0";
+    EXPECT_EQ(deviceKind(p), "GPU");
+}
+
+// A Meta MTIA trace, written as Kineto writes one (the facts of HTA's MTIA test trace): the device's
+// events are "mtia_ccp_events" on a process named "MTIA 9", launched from "mtia_runtime" calls linked by
+// correlation ids; its "dma_request"s are its copies and "event_record"/"event_wait" its syncs. Its
+// kernels are those device events — not the aten:: ops on the host — and the device is called an MTIA.
+TEST(Accelerators, AnMtiasDeviceEventsAreItsKernelsAndCopies) {
+    std::string events;
+    auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",\n") + e; };
+    add(R"({"ph":"M","name":"process_name","pid":9,"tid":0,"args":{"name":"MTIA 9"}})");
+    add(R"({"ph":"M","name":"process_labels","pid":9,"tid":0,"args":{"labels":"MTIA 9"}})");
+    add(R"({"ph":"M","name":"thread_name","pid":9,"tid":4,"args":{"name":"Stream 1 FW"}})");
+    add(R"({"ph":"M","name":"thread_name","pid":9,"tid":801,"args":{"name":"DMA_REQUEST"}})");
+    int corr = 0;
+    for (int i = 0; i < 3; ++i) { // three ops, each a runtime call launching one kernel, after a DMA
+        const int t = 1000 + 200 * i;
+        add(R"({"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":100,"tid":100,"ts":)" + std::to_string(t) +
+            R"(,"dur":50})");
+        add(R"({"ph":"X","cat":"mtia_runtime","name":"runFunction - job_prep_and_submit_for_execution","pid":100,"tid":100,"ts":)" +
+            std::to_string(t + 5) + R"(,"dur":30,"args":{"correlation":)" + std::to_string(++corr) + "}}");
+        add(R"({"ph":"X","cat":"mtia_ccp_events","name":"dma_request","pid":9,"tid":801,"ts":)" +
+            std::to_string(t + 40) + R"(,"dur":8,"args":{"direction":"HOST_TO_DEVICE","size":4096}})");
+        add(R"({"ph":"X","cat":"mtia_ccp_events","name":"fc-dtype_Float","pid":9,"tid":4,"ts":)" +
+            std::to_string(t + 50) + R"(,"dur":100,"args":{"correlation":)" + std::to_string(corr) +
+            R"(,"stream":1}})");
+        add(R"({"ph":"X","cat":"mtia_ccp_events","name":"event_record","pid":9,"tid":4,"ts":)" +
+            std::to_string(t + 151) + R"(,"dur":1})");
+    }
+    const auto doc = openDocument(DocumentSource::memory(R"({"traceEvents":[)" + events + "]}", "mtia.json"));
+    ASSERT_TRUE(doc->trace && doc->summary && doc->analysis);
+    EXPECT_EQ(doc->summary->kernelCount,
+              3u); // the fc kernels: not the DMA requests, the syncs or aten::addmm
+    EXPECT_EQ(doc->summary->kernelNs, 300000);
+    EXPECT_TRUE(doc->summary->kernelsNote.empty()) << doc->summary->kernelsNote; // not "no GPU kernels"
+    ASSERT_EQ(doc->summary->devices.size(), 1u);
+    EXPECT_EQ(doc->summary->devices[0].name, "MTIA 9");
+    EXPECT_EQ(doc->summary->topKernels.at(0).name, "fc-dtype_Float");
+    // Its role (fc is its GEMM) and its launch: the runtime call, under the op.
+    const KernelAnalysis* fc = nullptr;
+    for (const KernelAnalysis& k : doc->analysis->kernels)
+        if (doc->trace->str(doc->trace->track(k.event.track).events.name[k.event.index]) == "fc-dtype_Float")
+            fc = &k;
+    ASSERT_NE(fc, nullptr);
+    EXPECT_EQ(fc->role, KernelRole::Gemm);
+    const auto launch = doc->trace->launchOf(fc->event);
+    ASSERT_TRUE(launch);
+    EXPECT_EQ(doc->trace->str(doc->trace->track(launch->track).events.name[launch->index]),
+              "runFunction - job_prep_and_submit_for_execution");
+    // The device is an MTIA, never called a GPU: its tracks and its idle time say so.
+    EXPECT_EQ(doc->trace->trackLabel(fc->event.track).rfind("MTIA 9 · ", 0), 0u)
+        << doc->trace->trackLabel(fc->event.track);
+    const auto found = findFindings({*doc->trace, *doc->analysis});
+    const Finding* idle = findingOf(found, "gpu_idle");
+    ASSERT_NE(idle, nullptr);
+    EXPECT_EQ(idle->title.rfind("The MTIA idles", 0), 0u) << idle->title;
+    // Its syncs are not work: the gaps run from each fc kernel's end to the next DMA (90 µs, twice).
+    EXPECT_EQ(idle->timeNs, 180000);
+    EXPECT_EQ(idle->suggestion.find("CUDA"), std::string::npos) << idle->suggestion;
+}
