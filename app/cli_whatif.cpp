@@ -13,6 +13,7 @@
 #include "core/io/chrome_writer.h"
 #include "core/report/compare.h"
 #include "core/report/format.h"
+#include "core/report/rank_record.h"
 
 #include <nlohmann/json.hpp>
 
@@ -152,6 +153,7 @@ int whatIf(const WhatIfArgs& args) {
     const bool text = args.format != CompareFormat::Json;
     const TraceAnalysis recordedCalls = sameShapeCalls(*doc->trace, *doc->analysis, call, *inputs);
     const std::uint64_t callsInTrace = recordedCalls.calls.size();
+    const std::size_t steps = profilerSteps(*doc->trace).size(); // a saving per step over them
     if (text) {
         std::printf("call %zu of %s (%s, %s of this shape in the trace): %s\n", *index + 1, args.file.c_str(),
                     call.impl.c_str(), formatCount(callsInTrace, "such call", "such calls").c_str(),
@@ -228,6 +230,7 @@ int whatIf(const WhatIfArgs& args) {
                          {"call", *index + 1},
                          {"implementation", call.impl},
                          {"calls_in_trace", callsInTrace},
+                         {"steps", steps},
                          {"inputs", inputs->text()},
                          {"notes", notes},
                          {"notices", notices},
@@ -251,6 +254,8 @@ int whatIf(const WhatIfArgs& args) {
                  {"within_noise", s.withinNoise()},
                  {"rounds_ns_per_call", spread(s.pairs)},
                  {"ns_over_trace", s.perCall * TimeNs(callsInTrace)},
+                 {"ns_per_step",
+                  steps ? nlohmann::json(savingPerStep(s.perCall, callsInTrace, steps)) : nlohmann::json()},
                  {"host_ns_per_call", s.hostPerCall ? nlohmann::json(*s.hostPerCall) : nlohmann::json()},
                  {"host_rounds", s.hostRounds},
                  {"host_rounds_ns_per_call", s.hostRounds ? spread(s.hostPairs) : nlohmann::json()}});
@@ -271,7 +276,7 @@ int whatIf(const WhatIfArgs& args) {
     std::printf("\nmeasured on %s, against %s as it was (%s a call):\n", device.c_str(), call.impl.c_str(),
                 formatDuration(base->calls.kernelNsPerCall()).c_str());
     for (const WhatIfSaving& s : savings)
-        std::printf("  %-14s %s\n", s.impl.c_str(), whatIfSavingText(s, callsInTrace).c_str());
+        std::printf("  %-14s %s\n", s.impl.c_str(), whatIfSavingText(s, callsInTrace, steps).c_str());
     for (const ImplStats& s : stats)
         if (s.unavailable) std::printf("  %-14s could not run here (see above)\n", s.impl.c_str());
     // The call as it was, here against where it was recorded: a machine slower, faster or busier than that

@@ -143,12 +143,16 @@ std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& a
     return out;
 }
 
-std::string whatIfSavingText(const WhatIfSaving& s, std::uint64_t callsInTrace) {
+std::string whatIfSavingText(const WhatIfSaving& s, std::uint64_t callsInTrace, std::size_t steps) {
     auto signedDuration = [](TimeNs ns) { return (ns < 0 ? "-" : "") + formatDuration(ns < 0 ? -ns : ns); };
     const TimeNs size = s.perCall < 0 ? -s.perCall : s.perCall;
     std::string out = formatDuration(size) + " a call " + (s.perCall >= 0 ? "less" : "more") + " (" +
                       formatDuration(size * TimeNs(callsInTrace)) + " over the trace's " +
-                      formatCount(callsInTrace, "call", "calls") + ")";
+                      formatCount(callsInTrace, "call", "calls") +
+                      (steps ? ", " + formatDuration(savingPerStep(size, callsInTrace, steps)) + " a step over its " +
+                                   formatCount(steps, "step", "steps")
+                             : std::string()) +
+                      ")";
     // The spread: the pairs of calls that ran in one round, what they saved at the median, and from the
     // least to the most (negative: cost).
     if (s.rounds > 1)

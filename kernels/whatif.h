@@ -63,7 +63,13 @@ struct WhatIfSaving {
 };
 // "51.981 ms a call less (259.905 ms over the trace's 5 calls); over 5 rounds 52.334 ms at the median
 // (48.436 ms to 55.476 ms)", ", within the noise" when it is: one sentence for the verb and the window.
-std::string whatIfSavingText(const WhatIfSaving& saving, std::uint64_t callsInTrace);
+// steps: the trace's profiler steps, when it has them: the saving a step too (over the trace's calls, per
+// step: "129.953 ms a step over its 2 steps").
+std::string whatIfSavingText(const WhatIfSaving& saving, std::uint64_t callsInTrace, std::size_t steps = 0);
+// The saving over a step: per call × the trace's calls of the shape ÷ its profiler steps.
+inline TimeNs savingPerStep(TimeNs perCall, std::uint64_t callsInTrace, std::size_t steps) {
+    return steps ? perCall * TimeNs(callsInTrace) / TimeNs(steps) : 0;
+}
 
 // Each alternative's saving against asItWas; run: the what-if's run, whose calls pair the rounds.
 std::vector<WhatIfSaving> whatIfSavings(const Document& run, const CompareRow& asItWas,
@@ -76,6 +82,7 @@ struct WhatIfAnswer {
     std::string impl;
     std::vector<WhatIfSaving> savings;
     std::uint64_t calls = 0;     // the recorded trace's calls of its implementation and shape
+    std::size_t steps = 0;       // its profiler steps (none: no saving per step)
     TimeNs asItWasNsPerCall = 0; // the call as it was, measured here
     std::string device;          // "this machine's CPU", or the GPU's name
     // What could not run here, each "efficient: PyTorch has this backend on CUDA only (…)".

@@ -250,7 +250,7 @@ void VariantsWindow::learnWhatIf(kernels::WhatIfAnswer answer) {
                    .arg(qs(answer.device), qs(answer.impl), qs(formatDuration(answer.asItWasNsPerCall)));
         for (const kernels::WhatIfSaving& s : answer.savings)
             said +=
-                QStringLiteral("\n  %1: %2").arg(qs(s.impl), qs(kernels::whatIfSavingText(s, answer.calls)));
+                QStringLiteral("\n  %1: %2").arg(qs(s.impl), qs(kernels::whatIfSavingText(s, answer.calls, answer.steps)));
     }
     // What was asked for and could not run here says why (efficient and cuDNN on a CPU), as whatif does.
     for (const std::string& line : answer.unavailable)

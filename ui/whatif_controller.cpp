@@ -7,6 +7,7 @@
 #include "core/analysis/call_inputs.h"
 #include "core/document/document.h"
 #include "core/io/chrome_writer.h"
+#include "core/report/rank_record.h"
 #include "kernels/whatif.h"
 
 #include <QDialog>
@@ -145,6 +146,7 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
 
     const std::uint64_t calls =
         kernels::sameShapeCalls(*doc->trace, *doc->analysis, *call, *inputs).calls.size();
+    const std::size_t steps = profilerSteps(*doc->trace).size();
     m_askedNow = doc;
     m_inputsNow = inputs;
     JobRunner::Callbacks<Learned> callbacks;
@@ -167,7 +169,7 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
     m_jobs->start<Learned>(
         "whatif",
         [trace = doc->trace, config = plan.config, recorded, measured, impl = call->impl, in = *inputs,
-         calls](JobControl& control) {
+         calls, steps](JobControl& control) {
             writeChromeTrace(*trace, recorded.toStdString());
             kernels::RunSession session(config);
             session.start();
@@ -187,6 +189,7 @@ QString WhatIfController::start(std::shared_ptr<const Document> doc, const QStri
             learned.measuredPath = measured.toStdString();
             learned.impl = impl;
             learned.calls = calls;
+            learned.steps = steps;
             learned.device =
                 session.deviceName().empty() ? std::string("this machine's CPU") : session.deviceName();
             for (const auto& [name, why] : session.unavailable())

@@ -6,8 +6,6 @@
 
 namespace attnscope {
 
-namespace {
-
 std::vector<std::int64_t> profilerSteps(const Trace& t) {
     constexpr std::string_view kStep = "ProfilerStep#";
     std::vector<std::int8_t> isStep(t.strings().size(), -1);
@@ -33,8 +31,6 @@ std::vector<std::int64_t> profilerSteps(const Trace& t) {
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     return steps;
 }
-
-} // namespace
 
 RankRecord measuredRankRecord(const std::shared_ptr<const Trace>& trace, std::string path,
                               std::size_t position) {

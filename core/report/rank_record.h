@@ -57,6 +57,10 @@ struct RankRecord {
     std::vector<RecordKernel> topKernels; // by total time
 };
 
+// The numbers of the ProfilerStep#N ranges on the trace's CPU threads, each once, in order (a profile's
+// steps: what a saving per step is over).
+std::vector<std::int64_t> profilerSteps(const Trace& trace);
+
 // The record of one trace, from its summary with the analysis' sections (a document's); position: its
 // place among the job's files (its rank when the trace does not say).
 RankRecord rankRecord(const std::shared_ptr<const Trace>& trace, const TraceSummary& summary,

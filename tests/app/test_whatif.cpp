@@ -228,20 +228,51 @@ TEST(WhatIf, NothingRunsWhereTheCallCannotBeRead) {
 }
 
 // The call a finding is about (--finding), and -o DIR: the trace as recorded and the run saved side by side,
-// which `attnscope compare` reads back as the same rows.
+// which `attnscope compare` reads back as the same rows. The trace in two profiler steps (its ops cut in two
+// ProfilerStep ranges, as a profile with a schedule records them): each saving a step too.
 TEST(WhatIf, AFindingsCallRunsAndBothTracesAreSavedToCompare) {
     TempDir dir;
+    auto trace = nlohmann::json::parse(readAllBytes(kModels + "/gpt2_eager.json"));
+    double from = 0, to = 0;
+    nlohmann::json thread;
+    for (const auto& e : trace["traceEvents"])
+        if (e.value("cat", "") == "cpu_op") {
+            const double ts = e["ts"], end = ts + e["dur"].get<double>();
+            if (thread.is_null()) {
+                thread = e;
+                from = ts;
+                to = end;
+            }
+            from = std::min(from, ts);
+            to = std::max(to, end);
+        }
+    ASSERT_FALSE(thread.is_null());
+    for (int step = 0; step < 2; ++step) {
+        const double start = step ? (from + to) / 2 : from - 1, end = step ? to + 1 : (from + to) / 2;
+        trace["traceEvents"].push_back({{"ph", "X"},
+                                        {"cat", "user_annotation"},
+                                        {"name", "ProfilerStep#" + std::to_string(7 + step)},
+                                        {"pid", thread["pid"]},
+                                        {"tid", thread["tid"]},
+                                        {"ts", start},
+                                        {"dur", end - start}});
+    }
+    const std::string stepped = dir.path("gpt2_steps.json");
+    writeFile(stepped, trace.dump());
     const std::string out = dir.path("out");
-    const CliRun r =
-        run("whatif " + kModels +
-                "/gpt2_eager.json --finding hand_written_attention --try naive,flash --repeat 1 -o '" + out +
-                "' --format json",
-            false, kPython);
+    const CliRun r = run("whatif '" + stepped +
+                             "' --finding hand_written_attention --try naive,flash --repeat 1 -o '" + out +
+                             "' --format json",
+                         false, kPython);
     ASSERT_EQ(r.exitCode, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["implementation"], "naive");
-    const std::string recorded = out + "/gpt2_eager as recorded.json",
-                      measured = out + "/gpt2_eager measured here.json";
+    EXPECT_EQ(j["steps"], 2);
+    ASSERT_FALSE(j["savings"].empty());
+    for (const auto& s : j["savings"])
+        EXPECT_EQ(s["ns_per_step"].get<std::int64_t>(), s["ns_over_trace"].get<std::int64_t>() / 2) << s;
+    const std::string recorded = out + "/gpt2_steps as recorded.json",
+                      measured = out + "/gpt2_steps measured here.json";
     EXPECT_EQ(j["saved"], nlohmann::json({recorded, measured}));
     ASSERT_TRUE(std::filesystem::exists(recorded));
     ASSERT_TRUE(std::filesystem::exists(measured));

@@ -303,7 +303,8 @@ TEST(WhatIfSaving, AMeanAndAMedianOfOtherSignsAreWithinTheNoise) {
     EXPECT_FALSE(s.withinNoise()) << "one round has no spread to be within";
 }
 
-// The host's saving is said with its spread over the same rounds, as the kernels' is; one round has none.
+// The host's saving is said with its spread over the same rounds, as the kernels' is; one round has none. And a
+// trace of profiler steps has the saving a step.
 TEST(WhatIfSaving, TheHostsSavingIsSaidWithItsSpread) {
     kernels::WhatIfSaving s;
     s.impl = "flash";
@@ -320,4 +321,10 @@ TEST(WhatIfSaving, TheHostsSavingIsSaidWithItsSpread) {
         << text;
     s.hostRounds = 1;
     EXPECT_EQ(kernels::whatIfSavingText(s, 5).find(", 70.000 ms at the median"), std::string::npos);
+    // A trace of profiler steps: the saving over its calls, a step (5 calls over 2 steps).
+    EXPECT_NE(kernels::whatIfSavingText(s, 5, 2).find("(250.000 ms over the trace's 5 calls, 125.000 ms a step "
+                                                       "over its 2 steps)"),
+              std::string::npos)
+        << kernels::whatIfSavingText(s, 5, 2);
+    EXPECT_EQ(kernels::whatIfSavingText(s, 5).find("a step"), std::string::npos);
 }
