@@ -7,10 +7,12 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/machine_roofs.h"
+#include "core/document/document.h"
 #include "core/io/chrome_writer.h"
 #include "core/model/sorting.h"
 #include "core/report/findings.h"
 #include "core/report/format.h"
+#include "core/report/rank_record.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -327,4 +329,63 @@ TEST(WhatIfSaving, TheHostsSavingIsSaidWithItsSpread) {
               std::string::npos)
         << kernels::whatIfSavingText(s, 5, 2);
     EXPECT_EQ(kernels::whatIfSavingText(s, 5).find("a step"), std::string::npos);
+}
+
+// A what-if's rounds paired on the kernels and on the host: a round whose call has no host range is left out of
+// the host's spread (and counted out of its rounds), not paired with another round's; a call's host time is its
+// scope's range before the run's range around it; a trace's profiler steps are each counted once, however many
+// threads record them.
+TEST(WhatIfSaving, TheHostsRoundsAreTheRoundsWithHostTimes) {
+    // Four kernels of 10, 30, 20 and 50 µs (naive, flash, naive, flash: two rounds), one op around the first.
+    const auto trace = test::loadText(R"({"traceEvents":[
+        {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":0,"dur":10},
+        {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":100,"dur":30},
+        {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":200,"dur":20},
+        {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":300,"dur":50},
+        {"ph":"X","cat":"cpu_op","name":"attn","pid":2,"tid":2,"ts":0,"dur":90},
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":2,"tid":2,"ts":0,"dur":400},
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":2,"tid":5,"ts":0,"dur":400},
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":2,"tid":5,"ts":500,"dur":10}]})");
+    EXPECT_EQ(profilerSteps(*trace), (std::vector<std::int64_t>{3, 4}));
+    auto analysis = std::make_shared<TraceAnalysis>();
+    std::optional<EventRef> op;
+    for (std::uint32_t t = 0; t < trace->tracks().size(); ++t)
+        for (std::uint32_t i = 0; i < trace->tracks()[t].size(); ++i) {
+            const std::string_view name = trace->str(trace->tracks()[t].events.name[i]);
+            if (name == "k") analysis->kernels.push_back({.event = {TrackId{t}, i}});
+            if (name == "attn") op = EventRef{TrackId{t}, i};
+        }
+    ASSERT_EQ(analysis->kernels.size(), 4u);
+    ASSERT_TRUE(op);
+    const char* impls[] = {"naive", "flash", "naive", "flash"};
+    const TimeNs ranges[] = {0, 40'000, 5'000, 60'000}; // the run's ranges (0: none)
+    for (std::uint32_t k = 0; k < 4; ++k) {
+        AttentionCall c;
+        c.impl = impls[k];
+        c.kernels = {k};
+        if (ranges[k]) c.runRangeNs = ranges[k];
+        analysis->calls.push_back(c);
+    }
+    analysis->calls[2].scope = op; // its scope's range (90 µs) is its host time, not the run's 5 µs
+    EXPECT_EQ(callHostNs(*trace, analysis->calls[2]), 90'000);
+    EXPECT_EQ(callHostNs(*trace, analysis->calls[1]), 40'000);
+    EXPECT_EQ(callHostNs(*trace, analysis->calls[0]), std::nullopt);
+    Document run;
+    run.trace = trace;
+    run.analysis = analysis;
+    CompareRow naive, flash;
+    naive.impl = "naive";
+    naive.calls = {.impl = "naive", .calls = 2, .kernelNs = 30'000, .hostCalls = 1, .hostNs = 90'000};
+    flash.impl = "flash";
+    flash.calls = {.impl = "flash", .calls = 2, .kernelNs = 80'000, .hostCalls = 2, .hostNs = 100'000};
+    const auto savings = kernels::whatIfSavings(run, naive, {&flash}, CallInputs{});
+    ASSERT_EQ(savings.size(), 1u);
+    EXPECT_EQ(savings[0].perCall, 15'000 - 40'000);
+    EXPECT_EQ(savings[0].rounds, 2u);
+    EXPECT_EQ(savings[0].pairs[0], -30'000); // 20 - 50 µs
+    EXPECT_EQ(savings[0].pairs[4], -20'000); // 10 - 30 µs
+    ASSERT_TRUE(savings[0].hostPerCall);
+    EXPECT_EQ(*savings[0].hostPerCall, 90'000 - 50'000);
+    EXPECT_EQ(savings[0].hostRounds, 1u); // the first round's naive call has no host time
+    EXPECT_EQ(savings[0].hostPairs[2], 90'000 - 60'000); // the second round's two calls
 }
