@@ -39,46 +39,6 @@ DeviceSpec fixedCpu() {
     return cpu;
 }
 
-} // namespace
-
-// The check on the project's own CPU run: the analysis reads roles and FLOPs exactly as the
-// workload wrote them, and naive attention's softmax is memory-bound on this machine's measured roofs.
-TEST(RunSession, OwnCpuRunOnTheRoofline) {
-    RunConfig c;
-    c.shape = {1, 8, 1024, 64, false, Precision::F32};
-    c.warmup = 0;
-    c.iters = 2;
-    RunSession session(c);
-    session.start();
-    session.wait();
-    ASSERT_EQ(session.error(), "");
-    const auto trace = buildRunTrace(session.takeEvents());
-    const DeviceSpec cpu = fixedCpu();
-    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
-    std::map<KernelRole, double> flops;
-    for (const KernelAnalysis& k : a.kernels) {
-        EXPECT_EQ(k.cost, CostSource::Exact);
-        flops[k.role] += k.flops;
-    }
-    // Per call the workers' shares add up to the workload's own numbers: 2 measured calls.
-    for (auto [role, workload] : {std::pair{KernelRole::QkGemm, KernelRole::QkGemm},
-                                  std::pair{KernelRole::Softmax, KernelRole::Softmax},
-                                  std::pair{KernelRole::PvGemm, KernelRole::PvGemm},
-                                  std::pair{KernelRole::FusedAttention, KernelRole::FusedAttention}})
-        EXPECT_NEAR(flops[role], 2 * kernelCost(c.shape, workload).flops, 1e-6 * flops[role])
-            << roleName(role);
-    // The calls are the run's own: 2 per implementation.
-    int naiveCalls = 0, flashCalls = 0;
-    for (const AttentionCall& call : a.calls) {
-        naiveCalls += call.impl == "naive";
-        flashCalls += call.impl == "flash";
-    }
-    EXPECT_EQ(naiveCalls, 2);
-    EXPECT_EQ(flashCalls, 2);
-}
-
-namespace {
-
 // The trace of a CPU run of these implementations at this shape, two calls each and no warm-up.
 std::shared_ptr<const Trace> twoCallsEach(std::vector<std::string> impls, AttentionShape shape) {
     RunConfig c;
@@ -94,6 +54,35 @@ std::shared_ptr<const Trace> twoCallsEach(std::vector<std::string> impls, Attent
 }
 
 } // namespace
+
+// The check on the project's own CPU run: the analysis reads roles and FLOPs exactly as the
+// workload wrote them, and naive attention's softmax is memory-bound on this machine's measured roofs.
+TEST(RunSession, OwnCpuRunOnTheRoofline) {
+    const AttentionShape shape{1, 8, 1024, 64, false, Precision::F32};
+    const auto trace = twoCallsEach(RunConfig().impls, shape);
+    const DeviceSpec cpu = fixedCpu();
+    const TraceAnalysis a = analyzeTrace(*trace, &cpu);
+    std::map<KernelRole, double> flops;
+    for (const KernelAnalysis& k : a.kernels) {
+        EXPECT_EQ(k.cost, CostSource::Exact);
+        flops[k.role] += k.flops;
+    }
+    // Per call the workers' shares add up to the workload's own numbers: 2 measured calls.
+    for (auto [role, workload] : {std::pair{KernelRole::QkGemm, KernelRole::QkGemm},
+                                  std::pair{KernelRole::Softmax, KernelRole::Softmax},
+                                  std::pair{KernelRole::PvGemm, KernelRole::PvGemm},
+                                  std::pair{KernelRole::FusedAttention, KernelRole::FusedAttention}})
+        EXPECT_NEAR(flops[role], 2 * kernelCost(shape, workload).flops, 1e-6 * flops[role])
+            << roleName(role);
+    // The calls are the run's own: 2 per implementation.
+    int naiveCalls = 0, flashCalls = 0;
+    for (const AttentionCall& call : a.calls) {
+        naiveCalls += call.impl == "naive";
+        flashCalls += call.impl == "flash";
+    }
+    EXPECT_EQ(naiveCalls, 2);
+    EXPECT_EQ(flashCalls, 2);
+}
 
 // The findings of a real run: naive attention is hand-written attention (one finding, each naive call
 // counted, its softmax kernels as the places); a flash-only run raises no such finding.
@@ -174,16 +163,7 @@ TEST(RunSession, HandWrittenAttentionsTimeAtStakeIsMeasuredWhereTheRunHoldsFlash
 // machine a measured roof of the moment once made this flaky). Each worker's share is memory-bound,
 // or latency-bound only if it reached under a tenth of its 50 GB/s share.
 TEST(RunSession, OwnCpuSoftmaxIsMemoryBound) {
-    RunConfig c;
-    c.shape = {1, 8, 1024, 64, false, Precision::F32};
-    c.impls = {"naive"};
-    c.warmup = 0;
-    c.iters = 2;
-    RunSession session(c);
-    session.start();
-    session.wait();
-    ASSERT_EQ(session.error(), "");
-    const auto trace = buildRunTrace(session.takeEvents());
+    const auto trace = twoCallsEach({"naive"}, {1, 8, 1024, 64, false, Precision::F32});
     const DeviceSpec cpu = fixedCpu();
     const TraceAnalysis a = analyzeTrace(*trace, &cpu);
     ASSERT_TRUE(a.cpuShare);
