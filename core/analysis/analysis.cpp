@@ -58,9 +58,15 @@ bool hasCpuKernels(const Trace& trace) {
 }
 
 const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
-    auto it = std::lower_bound(kernels.begin(), kernels.end(), e,
-                               [](const KernelAnalysis& k, EventRef r) { return k.event < r; });
-    return it != kernels.end() && it->event == e ? &*it : nullptr;
+    std::size_t lo = 0, hi = kernels.size();
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (kernelByEvent(mid).event < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < kernels.size() && kernelByEvent(lo).event == e ? &kernelByEvent(lo) : nullptr;
 }
 
 namespace analysis_detail {
@@ -212,32 +218,6 @@ void Analyzer::placeOnRoofs() {
 
 } // namespace analysis_detail
 
-TraceAnalysis copyAnalysis(const TraceAnalysis& analysis, TraceAnalysis* room) {
-    if (!room) return analysis;
-    TraceAnalysis a = std::move(*room);
-    *room = TraceAnalysis();
-    // Its lists assigned element by element into the memory there: the calls' strings and lists too.
-    // Room for twice as many (when it grows, a list refilled at every step is moved to fresh memory,
-    // whose every page faults in, once each time the profile doubles, not at almost every step); the
-    // room not written is not resident.
-    auto assign = [](auto& into, const auto& from) {
-        if (into.capacity() < from.size()) {
-            into.clear();
-            into.reserve(2 * from.size());
-        }
-        into = from;
-    };
-    assign(a.kernels, analysis.kernels);
-    assign(a.calls, analysis.calls);
-    a.device = analysis.device;
-    a.deviceNote = analysis.deviceNote;
-    a.cpuShare = analysis.cpuShare;
-    a.cpuNote = analysis.cpuNote;
-    a.cpuWorkers = analysis.cpuWorkers;
-    a.tables = analysis.tables;
-    return a;
-}
-
 TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace& partTrace,
                            const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place) {
     TraceAnalysis a = std::move(before);
@@ -247,8 +227,8 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
     }
     if (!a.cpuShare) a.cpuShare = part.cpuShare;
     if (a.cpuNote.empty()) a.cpuNote = part.cpuNote;
-    // The part's kernels where their events went, by event (as each list is).
-    std::vector<KernelAnalysis> moved = part.kernels;
+    // The part's kernels where their events went, by event.
+    std::vector<KernelAnalysis> moved(part.kernels.begin(), part.kernels.end());
     for (KernelAnalysis& k : moved) {
         k.event = place(k.event);
         if (k.costOp) k.costOp = place(*k.costOp);
@@ -264,35 +244,48 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
             sorted.push_back(moved[k]);
         moved.swap(sorted);
     }
-    std::vector<KernelAnalysis>& kernels = a.kernels;
-    const std::size_t n = kernels.size(), m = moved.size();
+    const TraceAnalysis& had = a; // read, not written: a list written copies the chunks it writes
+    const std::size_t n = had.kernels.size(), m = moved.size();
+    // The place among the kernels before, by event, of the first at or after e.
     auto firstAtOrAfter = [&](std::size_t from, EventRef e) {
-        return std::size_t(std::lower_bound(kernels.begin() + std::ptrdiff_t(from),
-                                            kernels.begin() + std::ptrdiff_t(n), e,
-                                            [](const KernelAnalysis& k, EventRef x) { return k.event < x; }) -
-                           kernels.begin());
+        std::size_t lo = from, hi = n;
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (had.kernelByEvent(mid).event < e)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
     };
     // The CPU tracks with kernels: the ones before, and the part's that had none before.
     for (std::size_t k = 0; k < m; ++k) {
         const TrackId t = moved[k].event.track;
         if ((k > 0 && moved[k - 1].event.track == t) || !isCpuTrack(grown, t)) continue;
-        const std::size_t had = firstAtOrAfter(0, EventRef{t, 0});
-        a.cpuWorkers += had == n || kernels[had].event.track != t;
+        const std::size_t at = firstAtOrAfter(0, EventRef{t, 0});
+        a.cpuWorkers += at == n || had.kernelByEvent(at).event.track != t;
     }
-    // Where each of the part's kernels goes among the ones before: on each track after the ones there,
-    // so the ones before move up by the part's kernels ahead of them, a run at a time, in place.
-    std::vector<std::uint32_t> at(m); // the first kernel before that comes after it
+    // The part's kernels go after the ones before (no kernel before moves, so no call before is
+    // renumbered and a snapshot's lists stay shared); where each goes among them by event (on each track
+    // after the ones there) is said in kernelsByEvent.
+    std::vector<std::uint32_t> at(m); // the first kernel before, by event, that comes after it
     for (std::size_t j = 0; j < m; ++j)
         at[j] = std::uint32_t(firstAtOrAfter(j ? at[j - 1] : 0, moved[j].event));
-    if (kernels.capacity() < n + m) kernels.reserve(2 * (n + m)); // as copyAnalysis' room
-    kernels.resize(n + m);
+    if (m > 0 && (!had.kernelsByEvent.empty() || at.front() < n)) {
+        std::vector<std::uint32_t> order;
+        order.reserve(n + m);
+        for (std::size_t i = 0, j = 0;; ++i) {
+            for (; j < m && at[j] == i; ++j)
+                order.push_back(std::uint32_t(n + j));
+            if (i == n) break;
+            order.push_back(had.kernelsByEvent.empty() ? std::uint32_t(i) : had.kernelsByEvent[i]);
+        }
+        a.kernelsByEvent = std::move(order);
+    }
     std::vector<std::uint32_t> partTo(m);
-    for (std::size_t i = n, j = m; j > 0; --j) {
-        std::move_backward(kernels.begin() + at[j - 1], kernels.begin() + std::ptrdiff_t(i),
-                           kernels.begin() + std::ptrdiff_t(i + j));
-        i = at[j - 1];
-        partTo[j - 1] = std::uint32_t(i + j - 1);
-        kernels[i + j - 1] = std::move(moved[j - 1]);
+    for (std::size_t j = 0; j < m; ++j) {
+        partTo[j] = std::uint32_t(n + j);
+        a.kernels.push_back(std::move(moved[j]));
     }
     if (!std::is_sorted(movedTo.begin(), movedTo.end())) {
         // partTo is by sorted position: back to the part's own kernel numbers.
@@ -301,8 +294,6 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
             byPart[movedTo[k]] = partTo[k];
         partTo.swap(byPart);
     }
-    // The calls with their kernels renumbered, in start order (as analyzeTrace numbers them): a kernel
-    // before moved up by the part's put ahead of it.
     auto carry = [](AttentionCall& c, auto&& to) {
         for (std::uint32_t& k : c.kernels)
             k = to(k);
@@ -312,37 +303,33 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
             k = to(k);
     };
     const std::size_t first = a.calls.size();
-    if (m > 0 && at.front() < n) {
-        auto beforeTo = [&at](std::uint32_t k) {
-            return k + std::uint32_t(std::upper_bound(at.begin(), at.end(), k) - at.begin());
-        };
-        for (AttentionCall& c : a.calls)
-            carry(c, beforeTo);
-    }
     // The part's calls start after the ones before, as a program's steps do, or among the last of them
     // (another rank's step in a job's merged trace): merged into them from where the first goes.
-    if (a.calls.capacity() < first + part.calls.size()) a.calls.reserve(2 * (first + part.calls.size()));
-    for (const AttentionCall& call : part.calls) {
-        a.calls.push_back(call);
-        carry(a.calls.back(), [&partTo](std::uint32_t k) { return partTo[k]; });
-        if (a.calls.back().scope) a.calls.back().scope = place(*a.calls.back().scope);
+    std::vector<AttentionCall> added(part.calls.begin(), part.calls.end());
+    for (AttentionCall& call : added) {
+        carry(call, [&partTo](std::uint32_t k) { return partTo[k]; });
+        if (call.scope) call.scope = place(*call.scope);
     }
     auto byStart = [](const AttentionCall& x, const AttentionCall& y) {
         return x.start != y.start ? x.start < y.start : x.impl < y.impl;
     };
-    if (!std::is_sorted(a.calls.begin() + std::ptrdiff_t(first), a.calls.end(), byStart))
-        std::stable_sort(a.calls.begin() + std::ptrdiff_t(first), a.calls.end(), byStart);
+    if (!std::is_sorted(added.begin(), added.end(), byStart)) std::stable_sort(added.begin(), added.end(), byStart);
+    // The part's calls start after the ones before, as a program's steps do, or among the last of them
+    // (another rank's step in a job's merged trace): merged with those from where the first goes.
     std::size_t from = first;
-    if (first < a.calls.size()) {
-        from = std::size_t(std::upper_bound(a.calls.begin(), a.calls.begin() + std::ptrdiff_t(first),
-                                            a.calls[first], byStart) -
-                           a.calls.begin());
-        std::inplace_merge(a.calls.begin() + std::ptrdiff_t(from), a.calls.begin() + std::ptrdiff_t(first),
-                           a.calls.end(), byStart);
-    }
-    for (std::size_t c = from; c < a.calls.size(); ++c)
-        for (std::uint32_t k : a.calls[c].kernels)
-            kernels[k].call = int(c);
+    if (!added.empty())
+        from = std::size_t(std::upper_bound(had.calls.begin(), had.calls.end(), added.front(), byStart) -
+                           had.calls.begin());
+    std::vector<AttentionCall> last(had.calls.begin() + std::ptrdiff_t(from), had.calls.end());
+    a.calls.resize(from);
+    std::size_t i = 0, j = 0;
+    while (i < last.size() || j < added.size())
+        a.calls.push_back(j == added.size() || (i < last.size() && !byStart(added[j], last[i]))
+                              ? std::move(last[i++])
+                              : std::move(added[j++]));
+    for (std::size_t c = from; c < had.calls.size(); ++c)
+        for (std::uint32_t k : had.calls[c].kernels)
+            if (had.kernels[k].call != int(c)) a.kernels[k].call = int(c);
     if (!a.tables.sums || !part.tables.sums) { // not made by analyzeTrace: read every kernel
         a.tables = kernelTables(grown, a);
         return a;

@@ -10,6 +10,7 @@
 #include "core/analysis/kernel_role.h"
 #include "core/analysis/kernel_tables.h"
 #include "core/analysis/op_cost.h"
+#include "core/model/shared_list.h"
 #include "core/model/trace.h"
 
 #include <functional>
@@ -103,8 +104,18 @@ struct AttentionCall {
 };
 
 struct TraceAnalysis {
-    std::vector<KernelAnalysis> kernels; // every GPU kernel, copy and memset (and own CPU kernels), by event
-    std::vector<AttentionCall> calls;    // by start
+    // Every GPU kernel, copy and memset (and own CPU kernels): by event as analyzeTrace makes it; a join
+    // (joinAnalyses) puts the part's after them, so that a snapshot and the join after it share the
+    // lists' memory but for the chunks the step wrote (shared_list.h), and says their order by event in
+    // kernelsByEvent.
+    SharedList<KernelAnalysis> kernels;
+    SharedList<AttentionCall> calls; // by start
+    // The kernels by event (indices into kernels) when they are not in that order; empty when they are.
+    std::vector<std::uint32_t> kernelsByEvent;
+    // The i-th kernel by event.
+    const KernelAnalysis& kernelByEvent(std::size_t i) const {
+        return kernelsByEvent.empty() ? kernels[i] : kernels[kernelsByEvent[i]];
+    }
     std::optional<DeviceSpec> device;    // the roofs used for GPU kernels
     std::string deviceNote;              // which spec was matched, or why none was
     std::optional<DeviceSpec> cpuShare;  // the roofs CPU kernels were held to: one worker's share
@@ -139,15 +150,12 @@ TraceAnalysis analyzeTrace(const Trace& trace, const DeviceSpec* cpu = nullptr,
 // runs across the join (a profiled program's steps end where the program's do), at the cost of the part;
 // but a CPU run's kernels are held to the CPU's roofs shared among its workers, so when the join has more
 // workers (cpuWorkers) than either analysis had, its verdicts are not the grown trace's: analyse it whole.
-// `before` is taken: its lists become the join's, the part's kernels put in among them in place, so a
-// join no one else reads the analysis before costs the part (and moving up the kernels after the part's
-// on each track), not a copy of every kernel and call so far.
+// `before` is taken: its lists become the join's, the part's kernels after them (kernelsByEvent says their
+// order by event) and its calls merged into the last ones, so the join writes the part and the calls it
+// is merged among, not every kernel and call so far; a copy of `before` (a snapshot's, still read) shares
+// every chunk of its lists the join does not write (shared_list.h).
 TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace& partTrace,
                            const TraceAnalysis& part, const std::function<EventRef(EventRef)>& place);
-// A copy of `analysis` (to join to while a snapshot still reads it), written into room's memory when there
-// is room: a spent analysis (an earlier snapshot's that no one reads any more), left empty. Into memory
-// already touched the copy costs the copy, not also a page fault per page and an allocation per call.
-TraceAnalysis copyAnalysis(const TraceAnalysis& analysis, TraceAnalysis* room);
 
 // Whether a process's or a track's events ran on a CPU: AttnScope's CPU runs label their kernels'
 // process runargs::kCpuProcessLabel (its kernels make it look like a GPU's).

@@ -215,7 +215,7 @@ void Analyzer::findWarmups() {
 
 void Analyzer::dropWarmupCalls() {
     if (warmupRanges.empty() || !ownCalls.empty()) return;
-    std::erase_if(a.calls, [&](const AttentionCall& call) {
+    erase_if(a.calls, [&](const AttentionCall& call) {
         TimeNs start = INT64_MAX;
         for (std::uint32_t k : call.kernels)
             start =

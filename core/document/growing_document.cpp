@@ -9,55 +9,18 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <mutex>
 #include <stdexcept>
 
 namespace attnscope {
-
-struct GrowingDocument::Spare {
-    std::mutex mutex;
-    std::unique_ptr<TraceAnalysis> analysis;
-    bool wanted = true; // till the complete snapshot (no step follows it) or the document's end
-};
-
-GrowingDocument::Grown::Grown() : spare(std::make_shared<Spare>()) {}
-
-GrowingDocument::Grown::~Grown() {
-    dropSpare(); // snapshots may outlive it: what they let go is freed, not kept for a step to come
-}
-
-void GrowingDocument::Grown::dropSpare() {
-    std::unique_ptr<TraceAnalysis> spent; // freed after the lock is released
-    const std::lock_guard<std::mutex> lock(spare->mutex);
-    spent = std::move(spare->analysis);
-    spare->wanted = false;
-}
 
 GrowingDocument::GrowingDocument(std::string name, CpuRoofsChoice cpuRoofs)
     : m_name(std::move(name)), m_cpuRoofs(cpuRoofs) {}
 
 GrowingDocument::~GrowingDocument() = default;
 
-void GrowingDocument::dropSpares() {
-    for (const auto& p : m_processes)
-        p->own.dropSpare();
-    if (m_job) m_job->dropSpare();
-}
-
 TraceAnalysis GrowingDocument::analyze(const Trace& trace) const {
     std::string why;
     return analyzeWithCpuRoofs(trace, cpuRoofsFor(trace, m_cpuRoofs, why), why);
-}
-
-std::shared_ptr<TraceAnalysis> GrowingDocument::share(Grown& g, TraceAnalysis analysis) {
-    // Freed on whichever thread lets it go last (the window's worker, or this one): one spare is kept, a
-    // second (a snapshot let go before the spare was used) freed there, outside the lock.
-    auto back = [spare = g.spare](TraceAnalysis* spent) {
-        std::unique_ptr<TraceAnalysis> owned(spent);
-        const std::lock_guard<std::mutex> lock(spare->mutex);
-        if (spare->wanted && !spare->analysis) spare->analysis = std::move(owned);
-    };
-    return std::shared_ptr<TraceAnalysis>(new TraceAnalysis(std::move(analysis)), back);
 }
 
 std::vector<std::unique_ptr<GrowingDocument::Process>>::iterator
@@ -76,26 +39,16 @@ bool GrowingDocument::grow(Grown& g, std::shared_ptr<const Trace> step, std::uin
         g.summary.add(*g.trace, g.analysis.get());
     };
     if (placed.rebuilt || !g.analysis) {
-        g.analysis = share(g, analyze(*g.trace));
+        g.analysis = std::make_shared<TraceAnalysis>(analyze(*g.trace));
         countedAnew();
     } else {
         // The step as it went in: its CPU ops no longer stand for kernels once the trace has GPU ones.
         if (placed.opKernelsCleared) step = TraceAppender::withoutOpKernels(std::move(step));
         const TraceAnalysis alone = analyze(*step);
         // Joined in place when no snapshot reads the analysis before (a rank's: only the job's is shown),
-        // else to a copy, written into the spare's memory.
+        // else to a copy that shares its lists' memory with the snapshot's but for what the join writes.
         const unsigned workersBefore = g.analysis->cpuWorkers;
-        TraceAnalysis before;
-        if (g.analysis.use_count() == 1) {
-            before = std::move(*g.analysis);
-        } else {
-            std::unique_ptr<TraceAnalysis> room;
-            {
-                const std::lock_guard<std::mutex> lock(g.spare->mutex);
-                room = std::move(g.spare->analysis);
-            }
-            before = copyAnalysis(*g.analysis, room.get());
-        }
+        TraceAnalysis before = g.analysis.use_count() == 1 ? std::move(*g.analysis) : *g.analysis;
         g.analysis.reset();
         TraceAnalysis joined = joinAnalyses(*g.trace, std::move(before), *step, alone,
                                             [&placed](EventRef e) { return placed(e); });
@@ -105,7 +58,7 @@ bool GrowingDocument::grow(Grown& g, std::shared_ptr<const Trace> step, std::uin
         auto fewer = [&](unsigned workers) { return workers && workers != joined.cpuWorkers; };
         const bool anew = shared && (fewer(workersBefore) || fewer(alone.cpuWorkers));
         if (anew) joined = analyze(*g.trace);
-        g.analysis = share(g, std::move(joined));
+        g.analysis = std::make_shared<TraceAnalysis>(std::move(joined));
         if (anew)
             countedAnew();
         else
@@ -255,7 +208,6 @@ std::shared_ptr<const Document> GrowingDocument::jobSnapshot(bool complete) {
 }
 
 std::shared_ptr<const Document> GrowingDocument::snapshot(bool complete) {
-    if (complete) dropSpares(); // no step follows
     // What earlier snapshots freed is given back to the system before the trace doubles (when its columns
     // and the analysis' lists move to memory twice their size, beside the old, held by the snapshot on
     // show) and before the complete snapshot (its findings of all steps): the C library keeps freed pages

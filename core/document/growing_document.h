@@ -45,21 +45,13 @@ public:
     std::shared_ptr<const Document> snapshot(bool complete = false);
 
 private:
-    // The joined analysis an earlier snapshot had, once no snapshot holds it (the window frees the one
-    // it replaced): the next join of the same trace copies the analysis into its lists' memory
-    // (copyAnalysis' room). One per grown trace: a rank's copy in the room of the job's merged analysis,
-    // four times its size, had kept that room resident for good.
-    struct Spare;
     // A trace grown step by step: its analysis joined, its summary counted part by part, and the findings
     // of an earlier snapshot carried till it doubles.
     struct Grown {
-        Grown();
-        ~Grown();
-        void dropSpare();             // frees the spare, and the analyses let go from now on
-        std::shared_ptr<Spare> spare; // shared with the analyses' deleters, which may outlive this
         TraceAppender appender;
         std::shared_ptr<const Trace> trace;
-        std::shared_ptr<TraceAnalysis> analysis; // joined in place once no snapshot holds it
+        std::shared_ptr<TraceAnalysis> analysis; // joined in place once no snapshot holds it, else to a
+                                                 // copy sharing its lists with the snapshot's
         SummaryParts summary;                    // its parts', each with its analysis
         std::size_t steps = 0;
         std::shared_ptr<const std::vector<Finding>> findings; // dropped when its trace is rebuilt
@@ -82,9 +74,6 @@ private:
     // Several processes: the job of their ranks, from each one's grown trace and the ranks' merged one.
     std::shared_ptr<const Document> jobSnapshot(bool complete);
     TraceAnalysis analyze(const Trace& trace) const;
-    // Shared with the snapshots; when the last of them lets it go, it comes back as g's spare.
-    static std::shared_ptr<TraceAnalysis> share(Grown& g, TraceAnalysis analysis);
-    void dropSpares(); // frees the spares, and the analyses let go from now on
     std::vector<std::unique_ptr<Process>>::iterator find(const std::string& process);
 
     std::string m_name;

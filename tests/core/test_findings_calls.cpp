@@ -295,7 +295,7 @@ TEST(FindingsLessons, HandWrittenAttentionLearnsASavingMeasuredOnItsShape) {
     // A finding that also counts a call of another implementation (or shape) is refused whole, not learned
     // from the calls that match.
     TraceAnalysis mixed = *naive->analysis;
-    mixed.calls.at(1).impl = "eager";
+    mixed.calls[1].impl = "eager";
     std::vector<Finding> kept = *naive->findings;
     EXPECT_FALSE(learnMeasuredSaving(kept, {*naive->trace, mixed}, saving));
     EXPECT_FALSE(findingOf(kept, "hand_written_attention")->measured);

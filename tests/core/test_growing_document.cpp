@@ -95,6 +95,14 @@ std::string onThreads(std::string text, const std::vector<std::pair<int, int>>& 
     return text;
 }
 
+// The events of an analysis' kernels (a grown one numbers them otherwise than a whole one).
+std::vector<EventRef> eventsOf(const TraceAnalysis& a, const std::vector<std::uint32_t>& kernels) {
+    std::vector<EventRef> events;
+    for (std::uint32_t k : kernels)
+        events.push_back(a.kernels[k].event);
+    return events;
+}
+
 // The steps appended one by one: after each, the snapshot says what opening the steps so far merged
 // says.
 void expectGrownIsMerged(const std::vector<std::string>& texts) {
@@ -108,7 +116,7 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
         SCOPED_TRACE("after step " + std::to_string(k));
         ASSERT_EQ(grown->analysis->kernels.size(), merged->analysis->kernels.size());
         for (std::size_t i = 0; i < merged->analysis->kernels.size(); ++i) {
-            const KernelAnalysis &g = grown->analysis->kernels[i], &m = merged->analysis->kernels[i];
+            const KernelAnalysis &g = grown->analysis->kernelByEvent(i), &m = merged->analysis->kernels[i];
             EXPECT_EQ(g.event, m.event) << i;
             EXPECT_EQ(g.role, m.role) << i;
             EXPECT_EQ(g.call, m.call) << i;
@@ -121,12 +129,13 @@ void expectGrownIsMerged(const std::vector<std::string>& texts) {
         ASSERT_EQ(grown->analysis->calls.size(), merged->analysis->calls.size());
         for (std::size_t c = 0; c < merged->analysis->calls.size(); ++c) {
             const AttentionCall &g = grown->analysis->calls[c], &m = merged->analysis->calls[c];
+            const TraceAnalysis &ga = *grown->analysis, &ma = *merged->analysis;
             EXPECT_EQ(g.impl, m.impl) << c;
-            EXPECT_EQ(g.kernels, m.kernels) << c;
+            EXPECT_EQ(eventsOf(ga, g.kernels), eventsOf(ma, m.kernels)) << c;
             EXPECT_EQ(g.start, m.start) << c;
             EXPECT_EQ(g.scope, m.scope) << c;
-            EXPECT_EQ(g.unexpected, m.unexpected) << c;
-            EXPECT_EQ(g.backward, m.backward) << c;
+            EXPECT_EQ(eventsOf(ga, g.unexpected), eventsOf(ma, m.unexpected)) << c;
+            EXPECT_EQ(eventsOf(ga, g.backward), eventsOf(ma, m.backward)) << c;
         }
         // Carried findings are the ones of fewer steps (said so); the rest says what the steps merged say.
         const bool carried = grown->findingsNote.starts_with("Findings of the first");
@@ -255,73 +264,61 @@ TEST(GrowingDocument, AGpuProgramsStepWithoutKernelsHasNoCpuOpStandingForOne) {
     expectGrownIsMerged({cpuOpsStep(start - 100'000), cpuOpsStep(start - 50'000), text});
 }
 
-TEST(GrowingDocument, AJoinToACopyWrittenIntoASpentAnalysisIsTheJoinWrittenAnew) {
+TEST(GrowingDocument, AJoinSharesTheSnapshotsListsAndLeavesThemAsTheyWere) {
     ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
     const std::string text = readAllBytes(path);
-    const auto first = loadText(text), second = loadText(shifted(text, 1'000'000));
+    std::vector<std::shared_ptr<const Trace>> steps;
     TraceAppender appender;
-    appender.append(*first, 1ull << 32);
-    const auto before = analyzeTrace(*appender.snapshot());
-    const TraceAppender::Placement placed = appender.append(*second, 2ull << 32);
-    const auto grown = appender.snapshot();
-    const auto part = analyzeTrace(*second);
-    auto place = [&placed](EventRef e) { return placed(e); };
-    const TraceAnalysis anew = joinAnalyses(*grown, before, *second, part, place);
-    // The room of another analysis with more calls and kernels than the join has (a process started
-    // again, its trace longer), every one of them unlike the join's: what it held is not left in the
-    // join, its memory is.
-    TraceAnalysis spent = analyzeTrace(*mergeSteps({first, second, loadText(shifted(text, 2'000'000))}));
-    ASSERT_GT(spent.calls.size(), anew.calls.size());
-    ASSERT_GT(spent.kernels.size(), anew.kernels.size());
-    for (KernelAnalysis& k : spent.kernels) {
-        k.event = {TrackId(999), 999};
-        k.role = KernelRole::Other;
-        k.call = 99'999;
-        k.flops = -1;
-        k.costOp = EventRef{TrackId(998), 1};
-        k.verdict = Verdict::LatencyBound;
-        k.unexpected = k.beyondRoof = true;
-    }
-    for (AttentionCall& c : spent.calls) {
-        c.impl = c.shapeKey = c.shapeText = "stale, and longer than any implementation's or shape's name";
-        c.kernels.assign(40, 99'999);
-        c.start = c.end = -1;
-        c.scope = EventRef{TrackId(997), 2};
-        c.kernelCount = c.expectedKernels = 99;
-        c.unexpected.assign(3, 99'998);
-        c.missing.assign(2, {KernelRole::Other, 7});
-    }
-    const auto* memory = spent.kernels.data();
-    const TraceAnalysis reused = joinAnalyses(*grown, copyAnalysis(before, &spent), *second, part, place);
-    EXPECT_EQ(reused.kernels.data(), memory);
-    EXPECT_TRUE(spent.kernels.empty() && spent.calls.empty());
-    ASSERT_EQ(reused.kernels.size(), anew.kernels.size());
-    for (std::size_t i = 0; i < anew.kernels.size(); ++i) {
-        const KernelAnalysis &r = reused.kernels[i], &a = anew.kernels[i];
-        EXPECT_EQ(r.event, a.event) << i;
-        EXPECT_EQ(r.role, a.role) << i;
-        EXPECT_EQ(r.call, a.call) << i;
-        EXPECT_EQ(r.flops, a.flops) << i;
-        EXPECT_EQ(r.costOp, a.costOp) << i;
-        EXPECT_EQ(r.verdict, a.verdict) << i;
-        EXPECT_EQ(r.unexpected, a.unexpected) << i;
-        EXPECT_EQ(r.beyondRoof, a.beyondRoof) << i;
-    }
-    ASSERT_EQ(reused.calls.size(), anew.calls.size());
-    for (std::size_t c = 0; c < anew.calls.size(); ++c) {
-        const AttentionCall &r = reused.calls[c], &a = anew.calls[c];
-        EXPECT_EQ(r.impl, a.impl) << c;
-        EXPECT_EQ(r.kernels, a.kernels) << c;
-        EXPECT_EQ(r.start, a.start) << c;
-        EXPECT_EQ(r.end, a.end) << c;
-        EXPECT_EQ(r.scope, a.scope) << c;
-        EXPECT_EQ(r.shapeKey, a.shapeKey) << c;
-        EXPECT_EQ(r.shapeText, a.shapeText) << c;
-        EXPECT_EQ(r.kernelCount, a.kernelCount) << c;
-        EXPECT_EQ(r.expectedKernels, a.expectedKernels) << c;
-        EXPECT_EQ(r.unexpected, a.unexpected) << c;
-        EXPECT_EQ(r.missing, a.missing) << c;
-        EXPECT_EQ(r.backward, a.backward) << c;
+    std::shared_ptr<const TraceAnalysis> shown; // the snapshot on show while the next step is joined
+    for (std::uint64_t k = 0; k < 4; ++k) {
+        steps.push_back(loadText(shifted(text, TimeNs(k) * 1'000'000)));
+        const TraceAppender::Placement placed = appender.append(*steps.back(), (k + 1) << 32);
+        const auto grown = appender.snapshot();
+        if (!shown) {
+            shown = std::make_shared<const TraceAnalysis>(analyzeTrace(*grown));
+            continue;
+        }
+        SCOPED_TRACE("step " + std::to_string(k));
+        // What the snapshot holds, element by element, before the join.
+        const std::vector<KernelAnalysis> kernels(shown->kernels.begin(), shown->kernels.end());
+        const std::vector<AttentionCall> calls(shown->calls.begin(), shown->calls.end());
+        const TraceAnalysis joined = joinAnalyses(*grown, *shown, *steps.back(), analyzeTrace(*steps.back()),
+                                                  [&placed](EventRef e) { return placed(e); });
+        // The snapshot is as it was: the join wrote copies of the chunks it changed.
+        ASSERT_EQ(shown->kernels.size(), kernels.size());
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            EXPECT_EQ(shown->kernels[i].event, kernels[i].event) << i;
+            EXPECT_EQ(shown->kernels[i].call, kernels[i].call) << i;
+        }
+        ASSERT_EQ(shown->calls.size(), calls.size());
+        for (std::size_t c = 0; c < calls.size(); ++c) {
+            EXPECT_EQ(shown->calls[c].start, calls[c].start) << c;
+            EXPECT_EQ(shown->calls[c].kernels, calls[c].kernels) << c;
+        }
+        // The rest of its memory is the join's too: the first step's whole list, and the steps' after
+        // it but the chunk each step's calls were merged into.
+        EXPECT_GE(joined.kernels.sharedChunks(shown->kernels), shown->kernels.chunks() - 1);
+        EXPECT_GE(joined.calls.sharedChunks(shown->calls), 1u);
+        // And the join is the whole trace's analysis, its kernels by event.
+        const TraceAnalysis whole = analyzeTrace(*grown);
+        ASSERT_EQ(joined.kernels.size(), whole.kernels.size());
+        for (std::size_t i = 0; i < whole.kernels.size(); ++i) {
+            const KernelAnalysis &j = joined.kernelByEvent(i), &w = whole.kernels[i];
+            EXPECT_EQ(j.event, w.event) << i;
+            EXPECT_EQ(j.role, w.role) << i;
+            EXPECT_EQ(j.call, w.call) << i;
+            EXPECT_EQ(j.flops, w.flops) << i;
+            EXPECT_EQ(j.verdict, w.verdict) << i;
+            EXPECT_EQ(joined.find(w.event), &j) << i;
+        }
+        ASSERT_EQ(joined.calls.size(), whole.calls.size());
+        for (std::size_t c = 0; c < whole.calls.size(); ++c) {
+            EXPECT_EQ(joined.calls[c].start, whole.calls[c].start) << c;
+            EXPECT_EQ(eventsOf(joined, joined.calls[c].kernels), eventsOf(whole, whole.calls[c].kernels)) << c;
+            for (std::uint32_t kernel : joined.calls[c].kernels)
+                EXPECT_EQ(joined.kernels[kernel].call, int(c)) << c;
+        }
+        shown = std::make_shared<const TraceAnalysis>(joined);
     }
 }
 

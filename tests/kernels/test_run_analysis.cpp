@@ -332,7 +332,7 @@ TEST(WhatIfSaving, TheHostsRoundsAreTheRoundsWithHostTimes) {
     for (std::uint32_t t = 0; t < trace->tracks().size(); ++t)
         for (std::uint32_t i = 0; i < trace->tracks()[t].size(); ++i) {
             const std::string_view name = trace->str(trace->tracks()[t].events.name[i]);
-            if (name == "k") analysis->kernels.push_back({.event = {TrackId{t}, i}});
+            if (name == "k") analysis->kernels.emplace_back().event = {TrackId{t}, i};
             if (name == "attn") op = EventRef{TrackId{t}, i};
         }
     ASSERT_EQ(analysis->kernels.size(), 4u);
