@@ -71,6 +71,23 @@ public:
         if (!elements.empty()) adopt(std::move(elements));
     }
     SharedList(std::initializer_list<T> elements) : SharedList(std::vector<T>(elements)) {}
+    SharedList(const SharedList&) = default;
+    SharedList& operator=(const SharedList&) = default;
+    // A list moved from is empty.
+    SharedList(SharedList&& other) noexcept
+        : m_chunks(std::move(other.m_chunks)), m_size(std::exchange(other.m_size, 0)),
+          m_first(std::exchange(other.m_first, 0)) {
+        other.m_chunks.clear();
+    }
+    SharedList& operator=(SharedList&& other) noexcept {
+        if (this != &other) {
+            m_chunks = std::move(other.m_chunks);
+            other.m_chunks.clear();
+            m_size = std::exchange(other.m_size, 0);
+            m_first = std::exchange(other.m_first, 0);
+        }
+        return *this;
+    }
 
     std::size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }

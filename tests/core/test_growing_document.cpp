@@ -423,7 +423,11 @@ TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
         SCOPED_TRACE(order);
         GrowingDocument growing("job");
         std::vector<std::vector<std::shared_ptr<const Trace>>> sofar(2);
-        std::size_t compared = 0, foundAgain = 0;
+        std::size_t compared = 0, foundAgain = 0, interleaved = 0;
+        // The snapshot before, and what its analysis held when it was made: each later join leaves it so.
+        std::shared_ptr<const Document> earlier;
+        std::vector<std::pair<EventRef, int>> earlierKernels;
+        std::vector<std::pair<TimeNs, std::vector<std::uint32_t>>> earlierCalls;
         for (std::size_t at = 0; at < order.size(); ++at) {
             if (order[at] != '.') {
                 const std::size_t r = std::size_t(order[at] - '0'), k = sofar[r].size();
@@ -459,8 +463,30 @@ TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
                 EXPECT_EQ(g.stragglerRank, o.stragglerRank);
                 EXPECT_EQ(g.waitForStragglerNs, o.waitForStragglerNs);
                 EXPECT_EQ(grown->trace->eventCount(), opened->trace->eventCount());
-                EXPECT_EQ(grown->analysis->kernels.size(), opened->analysis->kernels.size());
-                EXPECT_EQ(grown->analysis->calls.size(), opened->analysis->calls.size());
+                const TraceAnalysis &ga = *grown->analysis, &oa = *opened->analysis;
+                ASSERT_EQ(ga.kernels.size(), oa.kernels.size());
+                interleaved += !ga.kernelsByEvent.empty();
+                for (std::size_t i = 0; i < oa.kernels.size(); ++i) {
+                    EXPECT_EQ(ga.kernelByEvent(i).event, oa.kernels[i].event) << i;
+                    EXPECT_EQ(ga.find(oa.kernels[i].event), &ga.kernelByEvent(i)) << i;
+                }
+                EXPECT_EQ(ga.calls.size(), oa.calls.size());
+                if (earlier) {
+                    const TraceAnalysis& ea = *earlier->analysis;
+                    ASSERT_EQ(ea.kernels.size(), earlierKernels.size());
+                    for (std::size_t i = 0; i < earlierKernels.size(); ++i)
+                        EXPECT_EQ(std::make_pair(ea.kernels[i].event, ea.kernels[i].call), earlierKernels[i]) << i;
+                    ASSERT_EQ(ea.calls.size(), earlierCalls.size());
+                    for (std::size_t c = 0; c < earlierCalls.size(); ++c)
+                        EXPECT_EQ(std::make_pair(ea.calls[c].start, ea.calls[c].kernels), earlierCalls[c]) << c;
+                }
+                earlier = grown;
+                earlierKernels.clear();
+                for (const KernelAnalysis& k : ga.kernels)
+                    earlierKernels.emplace_back(k.event, k.call);
+                earlierCalls.clear();
+                for (const AttentionCall& c : ga.calls)
+                    earlierCalls.emplace_back(c.start, c.kernels);
                 EXPECT_EQ(grown->summary->kernelCount, opened->summary->kernelCount);
                 EXPECT_EQ(grown->summary->kernelNs, opened->summary->kernelNs);
                 // Findings carried from fewer steps say so; found again, they are the opened job's.
@@ -488,6 +514,7 @@ TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
         }
         EXPECT_EQ(compared, std::size_t(std::count(order.begin(), order.end(), '.')));
         EXPECT_GE(foundAgain, 2u); // the first snapshot and the complete one at least
+        EXPECT_GT(interleaved, 0u); // a rank's step put among the other's kernels by event
     }
 }
 

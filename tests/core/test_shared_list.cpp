@@ -42,7 +42,7 @@ TEST(SharedList, ACopyIsWrittenApartAndSharesTheChunksItDidNotWrite) {
     EXPECT_EQ(list[5], "five");
     EXPECT_EQ(list.sharedChunks(before), 3u);
     for (std::size_t i = 0; i < list.size(); ++i)
-        if (i != 5) EXPECT_EQ(list[i], before[i]) << i;
+        EXPECT_EQ(list[i], i == 5 ? std::string("five") : before[i]) << i;
     EXPECT_EQ(list.at(12), "12");
     EXPECT_THROW((void)list.at(13), std::out_of_range);
 }
@@ -50,8 +50,11 @@ TEST(SharedList, ACopyIsWrittenApartAndSharesTheChunksItDidNotWrite) {
 TEST(SharedList, ShortenedWhereACopyHoldsItThenGrownAgain) {
     List list = numbered(0, 6);
     const List shown = list;
+    const std::string& fifth = shown[4];
     list.resize(4); // nothing copied: the first chunk is read no further than 4
     EXPECT_EQ(list.sharedChunks(shown), 1u);
+    EXPECT_EQ(&shown[4], &fifth); // the copy's elements stay where they were, as they were
+    EXPECT_EQ(elements(shown), (std::vector<std::string>{"0", "1", "2", "3", "4", "5"}));
     list.push_back("x");
     list.push_back("y");
     EXPECT_EQ(elements(list), (std::vector<std::string>{"0", "1", "2", "3", "x", "y"}));
@@ -94,5 +97,11 @@ TEST(SharedList, SortedAndErasedAsAVectorIs) {
     EXPECT_EQ(list.chunks(), 1u);
     EXPECT_NE(list.data(), nullptr);
     EXPECT_TRUE(List() == List(std::vector<std::string>{}));
+    List moved = std::move(list); // a list moved from is empty, and grows again from nothing
+    EXPECT_EQ(elements(moved), (std::vector<std::string>{"0", "4", "8"}));
+    EXPECT_TRUE(list.empty()); // NOLINT(bugprone-use-after-move): what a move leaves is part of the type
+    list.push_back("again");
+    EXPECT_EQ(elements(list), (std::vector<std::string>{"again"}));
+    list = std::move(moved);
     EXPECT_TRUE(list == List({"0", "4", "8"}));
 }
