@@ -57,16 +57,26 @@ bool hasCpuKernels(const Trace& trace) {
     return false;
 }
 
-const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
-    std::size_t lo = 0, hi = kernels.size();
+namespace {
+
+// The place, by event, of the first of a's kernels at or after e, searched from `from` on.
+std::size_t firstByEvent(const TraceAnalysis& a, EventRef e, std::size_t from = 0) {
+    std::size_t lo = from, hi = a.kernels.size();
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo) / 2;
-        if (kernelByEvent(mid).event < e)
+        if (a.kernelByEvent(mid).event < e)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < kernels.size() && kernelByEvent(lo).event == e ? &kernelByEvent(lo) : nullptr;
+    return lo;
+}
+
+} // namespace
+
+const KernelAnalysis* TraceAnalysis::find(EventRef e) const {
+    const std::size_t at = firstByEvent(*this, e);
+    return at < kernels.size() && kernelByEvent(at).event == e ? &kernelByEvent(at) : nullptr;
 }
 
 namespace analysis_detail {
@@ -246,18 +256,8 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
     }
     const TraceAnalysis& had = a; // read, not written: a list written copies the chunks it writes
     const std::size_t n = had.kernels.size(), m = moved.size();
-    // The place among the kernels before, by event, of the first at or after e.
-    auto firstAtOrAfter = [&](std::size_t from, EventRef e) {
-        std::size_t lo = from, hi = n;
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo) / 2;
-            if (had.kernelByEvent(mid).event < e)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo;
-    };
+    // The place among the kernels before, by event, of the first at or after e (none is appended yet).
+    auto firstAtOrAfter = [&](std::size_t from, EventRef e) { return firstByEvent(had, e, from); };
     // The CPU tracks with kernels: the ones before, and the part's that had none before.
     for (std::size_t k = 0; k < m; ++k) {
         const TrackId t = moved[k].event.track;
@@ -303,8 +303,6 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
             k = to(k);
     };
     const std::size_t first = a.calls.size();
-    // The part's calls start after the ones before, as a program's steps do, or among the last of them
-    // (another rank's step in a job's merged trace): merged into them from where the first goes.
     std::vector<AttentionCall> added(part.calls.begin(), part.calls.end());
     for (AttentionCall& call : added) {
         carry(call, [&partTo](std::uint32_t k) { return partTo[k]; });
@@ -313,7 +311,8 @@ TraceAnalysis joinAnalyses(const Trace& grown, TraceAnalysis before, const Trace
     auto byStart = [](const AttentionCall& x, const AttentionCall& y) {
         return x.start != y.start ? x.start < y.start : x.impl < y.impl;
     };
-    if (!std::is_sorted(added.begin(), added.end(), byStart)) std::stable_sort(added.begin(), added.end(), byStart);
+    if (!std::is_sorted(added.begin(), added.end(), byStart))
+        std::stable_sort(added.begin(), added.end(), byStart);
     // The part's calls start after the ones before, as a program's steps do, or among the last of them
     // (another rank's step in a job's merged trace): merged with those from where the first goes.
     std::size_t from = first;

@@ -314,7 +314,8 @@ TEST(GrowingDocument, AJoinSharesTheSnapshotsListsAndLeavesThemAsTheyWere) {
         ASSERT_EQ(joined.calls.size(), whole.calls.size());
         for (std::size_t c = 0; c < whole.calls.size(); ++c) {
             EXPECT_EQ(joined.calls[c].start, whole.calls[c].start) << c;
-            EXPECT_EQ(eventsOf(joined, joined.calls[c].kernels), eventsOf(whole, whole.calls[c].kernels)) << c;
+            EXPECT_EQ(eventsOf(joined, joined.calls[c].kernels), eventsOf(whole, whole.calls[c].kernels))
+                << c;
             for (std::uint32_t kernel : joined.calls[c].kernels)
                 EXPECT_EQ(joined.kernels[kernel].call, int(c)) << c;
         }
@@ -475,10 +476,12 @@ TEST(GrowingDocument, AJobGrownStepByStepSaysWhatItsRanksOpenedSay) {
                     const TraceAnalysis& ea = *earlier->analysis;
                     ASSERT_EQ(ea.kernels.size(), earlierKernels.size());
                     for (std::size_t i = 0; i < earlierKernels.size(); ++i)
-                        EXPECT_EQ(std::make_pair(ea.kernels[i].event, ea.kernels[i].call), earlierKernels[i]) << i;
+                        EXPECT_EQ(std::make_pair(ea.kernels[i].event, ea.kernels[i].call), earlierKernels[i])
+                            << i;
                     ASSERT_EQ(ea.calls.size(), earlierCalls.size());
                     for (std::size_t c = 0; c < earlierCalls.size(); ++c)
-                        EXPECT_EQ(std::make_pair(ea.calls[c].start, ea.calls[c].kernels), earlierCalls[c]) << c;
+                        EXPECT_EQ(std::make_pair(ea.calls[c].start, ea.calls[c].kernels), earlierCalls[c])
+                            << c;
                 }
                 earlier = grown;
                 earlierKernels.clear();
