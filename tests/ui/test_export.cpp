@@ -175,7 +175,9 @@ TEST(Export, TheWindowExportsWhatItShowsAndTheKernelTable) {
     w.resize(1200, 800);
     w.show();
     w.openEmbeddedSample();
-    ASSERT_TRUE(waitForTrace(w));
+    // The table's roles come with the analysis, on a thread of its own: on a busy machine it ends after the
+    // trace is on show.
+    ASSERT_TRUE(waitForTrace(w) && waitForAnalysis(w));
     TempDir dir;
     const QString png = QString::fromStdString(dir.path("view.png"));
     ASSERT_EQ(w.exportTimeline(png, 2), "");
