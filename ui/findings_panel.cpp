@@ -14,6 +14,7 @@
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTextCursor>
 #include <QTextEdit>
 #include <QVBoxLayout>
 
@@ -101,6 +102,7 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent) {
     m_explanation = new QTextEdit(this);
     m_explanation->setObjectName("findingsExplanation");
     m_explanation->setReadOnly(true);
+    m_explanation->setUndoRedoEnabled(false); // its text is rewritten in place at every snapshot: no history
     m_evidence = new PlacesList(this);
     m_evidence->setObjectName("findingsEvidence");
     m_evidence->setToolTip(tr("Click a place to select it on the timeline and zoom to it"));
@@ -139,7 +141,7 @@ void FindingsPanel::showPending(bool analysing) {
     m_findings.reset();
     m_table->clearContents();
     m_table->setRowCount(0);
-    m_explanation->clear();
+    showExplanation({}, {});
     m_evidence->clear();
     m_note->setText(analysing ? tr("Analysing…") : tr("No trace open."));
 }
@@ -161,25 +163,23 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
         return;
     }
     // Found again on more of the same trace (a growing profile's next findings): the finding the user
-    // selected stays selected when it is still found.
+    // selected stays selected when it is still found, wherever it is in the list now.
     std::string selectedId;
     if (m_findings && startNs == m_startNs && m_table->currentRow() >= 0 &&
         m_table->currentRow() < int(m_findings->size()))
         selectedId = (*m_findings)[std::size_t(m_table->currentRow())].id;
-    // The same findings in the same order with other figures (a growing job's, found on one more step):
-    // only the cells that say something else are written, and only their columns fitted again, so the
-    // table is not refilled and measured whole at every snapshot.
-    const bool sameRows = m_findings && startNs == m_startNs && m_findings->size() == list.size() &&
-                          std::equal(list.begin(), list.end(), m_findings->begin(),
-                                     [](const Finding& a, const Finding& b) { return a.id == b.id; });
     m_findings = std::move(findings);
     m_startNs = startNs;
     m_refilling = true;
-    if (!sameRows) {
-        m_table->clearContents();
+    // The rows are written in place: only the cells that say something else are written, and only their
+    // columns fitted again. A growing profile's findings, found again at each snapshot, say mostly what
+    // they said, in another order where two swap places; refilled and measured whole, the table had taken
+    // a third of the window's time per snapshot. A row gone may have been the widest: all are fitted then.
+    std::array<bool, 4> changed{};
+    if (m_table->rowCount() != int(list.size())) {
+        changed.fill(true);
         m_table->setRowCount(int(list.size()));
     }
-    std::array<bool, 4> changed{};
     for (int row = 0; row < int(list.size()); ++row) {
         const Finding& f = list[std::size_t(row)];
         // The time at stake with its share of the trace's span.
@@ -191,60 +191,47 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
             const QString tip = c == 2 ? tr("%1 at stake: %2 of the trace's span")
                                              .arg(qs(formatDuration(f.timeNs)), qs(formatShare(f.share)))
                                        : qs(f.title) + QStringLiteral(" [") + qs(f.id) + QStringLiteral("]");
-            if (QTableWidgetItem* item = sameRows ? m_table->item(row, c) : nullptr) {
-                if (item->text() != cells[c]) {
-                    item->setText(cells[c]);
-                    changed[std::size_t(c)] = true;
-                }
-                if (item->toolTip() != tip) item->setToolTip(tip);
-                if (c == 0) item->setForeground(severityColor(f.severity));
-                continue;
+            QTableWidgetItem* item = m_table->item(row, c);
+            if (!item) {
+                item = new QTableWidgetItem(cells[c]);
+                if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                m_table->setItem(row, c, item);
+                changed[std::size_t(c)] = true;
+            } else if (item->text() != cells[c]) {
+                item->setText(cells[c]);
+                changed[std::size_t(c)] = true;
             }
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(tip);
-            if (c == 0) item->setForeground(severityColor(f.severity));
-            if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            m_table->setItem(row, c, item);
+            if (item->toolTip() != tip) item->setToolTip(tip);
+            if (c == 0 && item->foreground().color() != severityColor(f.severity))
+                item->setForeground(severityColor(f.severity));
         }
     }
-    if (sameRows) {
-        const QSignalBlocker quiet(m_table->horizontalHeader());
+    // The columns sized now, and the table told once below (doItemsLayout): each column's resize would
+    // have the table repaint it on the loop's next turn, and the header stretch its column then too, after
+    // the window's paint, so that the table was painted twice.
+    {
+        QHeaderView* header = m_table->horizontalHeader();
+        const QSignalBlocker quiet(header);
         bool any = false;
         for (int c = 0; c < int(changed.size()); ++c)
             if (changed[std::size_t(c)]) {
                 m_table->resizeColumnToContents(c);
                 any = true;
             }
-        if (any)
-            QMetaObject::invokeMethod(m_table->horizontalHeader(), "resizeSections", Qt::DirectConnection);
+        if (any) QMetaObject::invokeMethod(header, "resizeSections", Qt::DirectConnection); // protected
+        // The rows' heights with the columns, before the one layout below: told row by row, the table
+        // would update them on the loop's next turn and be painted twice.
         if (changed[1] || m_rowsFitTo != m_table->columnWidth(1)) {
             const QSignalBlocker rows(m_table->verticalHeader());
             fitRows();
         }
-        m_note->setText(said);
-        m_refilling = false;
-        showDetails(m_table->currentRow());
-        m_table->doItemsLayout();
-        return;
-    }
-    // The columns sized now, and the table told once below (doItemsLayout): each column's resize would
-    // have the table repaint it on the loop's next turn, and the header stretch its column then too, after
-    // the window's paint, so that the table was painted twice.
-    QHeaderView* header = m_table->horizontalHeader();
-    {
-        const QSignalBlocker quiet(header);
-        m_table->resizeColumnsToContents();
-        QMetaObject::invokeMethod(header, "resizeSections", Qt::DirectConnection); // protected
-        // The rows' heights with the columns, before the one layout below: told row by row, the table
-        // would update them on the loop's next turn and be painted twice.
-        const QSignalBlocker rows(m_table->verticalHeader());
-        fitRows();
     }
     m_note->setText(said);
     if (!list.empty()) {
         const auto kept =
             std::find_if(list.begin(), list.end(), [&](const Finding& f) { return f.id == selectedId; });
-        m_table->setCurrentCell(kept == list.end() ? 0 : int(kept - list.begin()), 0);
+        const int row = kept == list.end() ? 0 : int(kept - list.begin());
+        if (m_table->currentRow() != row) m_table->setCurrentCell(row, 0);
     }
     m_refilling = false;
     showDetails(m_table->currentRow()); // over what it showed: the places that did not change stay
@@ -256,17 +243,40 @@ void FindingsPanel::fitRows() {
     m_table->resizeRowsToContents();
 }
 
+void FindingsPanel::showExplanation(const std::string& id, const QString& text) {
+    if (id == m_explained && text == m_explanationText) return;
+    if (id != m_explained || m_explanationText.isEmpty()) {
+        m_explanation->setPlainText(text); // another finding's: read from its start
+    } else {
+        // The same finding found again (a growing profile's next snapshot) says mostly what it said: only
+        // the stretch between what the two texts start and end with is replaced. The rest is not laid out
+        // again, and the reader's place in it stays where setPlainText would scroll it back to the top.
+        const qsizetype n = std::min(text.size(), m_explanationText.size());
+        qsizetype head = 0, tail = 0;
+        while (head < n && text[head] == m_explanationText[head])
+            ++head;
+        while (tail < n - head &&
+               text[text.size() - 1 - tail] == m_explanationText[m_explanationText.size() - 1 - tail])
+            ++tail;
+        QTextCursor cursor(m_explanation->document());
+        cursor.setPosition(int(head));
+        cursor.setPosition(int(m_explanationText.size() - tail), QTextCursor::KeepAnchor);
+        cursor.insertText(text.mid(head, text.size() - head - tail));
+    }
+    m_explained = id;
+    m_explanationText = text;
+}
+
 void FindingsPanel::showDetails(int row) {
     if (m_refilling) return; // the list is being filled: the finding it selects is shown once it is
     if (!m_findings || row < 0 || row >= int(m_findings->size())) {
-        m_explanation->clear();
+        showExplanation({}, {});
         m_evidence->clear();
         return;
     }
     const Finding& f = (*m_findings)[std::size_t(row)];
-    const QString explanation = qs(f.title) + QStringLiteral("\n\n") + qs(f.explanation) +
-                                QStringLiteral("\n\n") + tr("What to try: ") + qs(f.suggestion);
-    if (m_explanation->toPlainText() != explanation) m_explanation->setPlainText(explanation);
+    showExplanation(f.id, qs(f.title) + QStringLiteral("\n\n") + qs(f.explanation) + QStringLiteral("\n\n") +
+                              tr("What to try: ") + qs(f.suggestion));
     // The places row by row, each with its tooltip: a row that says what it said is left as it is (a
     // finding found again on more of a growing trace lists mostly the same first places), so only the
     // rows that changed are repainted and the list stays where it was scrolled.

@@ -51,12 +51,16 @@ private:
     // Each row as tall as its title wrapped in the title column.
     void fitRows();
     void showDetails(int row);
+    // The explanation of the finding with this id (none: empty), edited in place where it is the same one's.
+    void showExplanation(const std::string& id, const QString& text);
 
     std::shared_ptr<const std::vector<Finding>> m_findings;
     std::function<QString(const QString&)> m_implOf;
     TimeNs m_startNs = 0;
     int m_rowsFitTo = -1;     // the title column's width the rows' heights are fitted to
     bool m_refilling = false; // showFindings is filling the list: showDetails waits for its selection
+    std::string m_explained;  // the id of the finding the explanation is of
+    QString m_explanationText; // what it says (its document's plain text turns no-break spaces to spaces)
     QLabel* m_note = nullptr;
     QTableWidget* m_table = nullptr;
     QTextEdit* m_explanation = nullptr;

@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QLabel>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTableWidget>
 #include <QTest>
@@ -252,11 +253,88 @@ TEST(FindingsPanel, TheSameFindingsWithOtherFiguresAreRewrittenCellByCell) {
     EXPECT_TRUE(table->item(1, 1)->text().endsWith("(and more)"));
     EXPECT_EQ(table->currentRow(), 1);
     EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
-    // Another order is another list: made again.
+    // Two findings that swap places (one's time at stake passed the other's): the rows are the same rows,
+    // written as a panel showing the new order afresh writes them, and the selection follows its finding.
     auto swapped = std::make_shared<std::vector<Finding>>(*again);
     std::swap((*swapped)[0], (*swapped)[1]);
+    (*swapped)[0].severity = Severity::Critical;
+    (*swapped)[1].severity = Severity::Info;
     panel.showFindings(swapped, doc->trace->startNs());
+    FindingsPanel swappedFresh;
+    swappedFresh.showFindings(swapped, doc->trace->startNs());
+    at = 0;
+    for (int r = 0; r < table->rowCount(); ++r)
+        for (int c = 0; c < table->columnCount(); ++c, ++at) {
+            EXPECT_EQ(table->item(r, c), items[at]) << r << "," << c;
+            EXPECT_EQ(table->item(r, c)->text(), swappedFresh.table()->item(r, c)->text()) << r << "," << c;
+            EXPECT_EQ(table->item(r, c)->toolTip(), swappedFresh.table()->item(r, c)->toolTip()) << r << "," << c;
+            EXPECT_EQ(table->item(r, c)->foreground().color(), swappedFresh.table()->item(r, c)->foreground().color())
+                << r << "," << c;
+        }
     EXPECT_EQ(table->item(0, 1)->text(), fresh.table()->item(1, 1)->text());
+    EXPECT_NE(table->item(0, 0)->foreground().color(), table->item(1, 0)->foreground().color());
+    EXPECT_EQ(table->currentRow(), 0);
+    swappedFresh.table()->setCurrentCell(0, 0);
+    EXPECT_EQ(panel.explanation()->toPlainText(), swappedFresh.explanation()->toPlainText());
+    // One finding fewer: the last row goes, the others read as afresh.
+    auto fewer = std::make_shared<std::vector<Finding>>(*swapped);
+    fewer->erase(fewer->begin());
+    panel.showFindings(fewer, doc->trace->startNs());
+    FindingsPanel fewerFresh;
+    fewerFresh.showFindings(fewer, doc->trace->startNs());
+    ASSERT_EQ(table->rowCount(), fewerFresh.table()->rowCount());
+    for (int r = 0; r < table->rowCount(); ++r)
+        for (int c = 0; c < table->columnCount(); ++c)
+            EXPECT_EQ(table->item(r, c)->text(), fewerFresh.table()->item(r, c)->text()) << r << "," << c;
+    for (int c = 0; c < table->columnCount(); ++c)
+        EXPECT_EQ(table->columnWidth(c), fewerFresh.table()->columnWidth(c)) << c;
+}
+
+// The selected finding found again with other figures (a growing profile's next snapshot): its explanation
+// is edited where it changed, so that the reader's place in a long one stays (it had gone back to the top
+// at every snapshot) and it reads as afresh; another finding selected is read from its start.
+TEST(FindingsPanel, AnExplanationFoundAgainKeepsTheReadersPlace) {
+    ATTNSCOPE_REQUIRE_FIXTURE(path, "h100_sdpa_flash_qwen.json.gz");
+    const auto doc = openDocument(DocumentSource::file(path));
+    ASSERT_GE(doc->findings->size(), 2u);
+    auto first = std::make_shared<std::vector<Finding>>(*doc->findings);
+    std::string& text = (*first)[0].explanation;
+    text = "In 12 of 40 steps. " + text;
+    for (int i = 0; i < 40; ++i) // long enough to scroll in a dock
+        text += "\nA line of what was found, " + std::to_string(i) + ".";
+    FindingsPanel panel;
+    panel.resize(420, 500);
+    panel.show();
+    panel.showFindings(first, doc->trace->startNs());
+    QApplication::processEvents();
+    QTextEdit* explanation = panel.explanation();
+    QScrollBar* bar = explanation->verticalScrollBar();
+    ASSERT_GT(bar->maximum(), 0);
+    bar->setValue(bar->maximum() / 2);
+    const int place = bar->value();
+    ASSERT_GT(place, 0);
+    auto again = std::make_shared<std::vector<Finding>>(*first);
+    std::string& more = (*again)[0].explanation;
+    more.replace(more.find("12 of 40"), 8, "17 of 52");
+    more.replace(more.find("found, 39."), 10, "found, 39 (and since).");
+    panel.showFindings(again, doc->trace->startNs());
+    QApplication::processEvents();
+    FindingsPanel fresh;
+    fresh.showFindings(again, doc->trace->startNs());
+    EXPECT_EQ(explanation->toPlainText(), fresh.explanation()->toPlainText());
+    EXPECT_TRUE(explanation->toPlainText().contains("In 17 of 52 steps."));
+    EXPECT_EQ(bar->value(), place);
+    EXPECT_FALSE(explanation->document()->isUndoAvailable()); // no history kept of a profile's snapshots
+    // Another finding is read from its start; coming back to the first, too.
+    panel.table()->setCurrentCell(1, 0);
+    QApplication::processEvents();
+    EXPECT_EQ(bar->value(), 0);
+    fresh.table()->setCurrentCell(1, 0);
+    EXPECT_EQ(explanation->toPlainText(), fresh.explanation()->toPlainText());
+    panel.table()->setCurrentCell(0, 0);
+    QApplication::processEvents();
+    EXPECT_EQ(bar->value(), 0);
+    EXPECT_TRUE(explanation->toPlainText().contains("found, 39 (and since)."));
 }
 
 // In a dock a third of a laptop's width, each finding's title is read whole: it wraps in its column and the
