@@ -22,6 +22,7 @@
 #include "timeline_view.h"
 #include "trace_header.h"
 #include "whatif_controller.h"
+#include "wrapped_line.h"
 
 #include "kernels/run_session.h"
 
@@ -108,10 +109,9 @@ void MainWindow::buildCentre() {
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    m_header = new QLabel(central);
+    m_header = new WrappedLine(central);
     m_header->setTextFormat(Qt::PlainText); // file contents are never markup
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_header->setWordWrap(true);
     m_header->setContentsMargins(6, 3, 6, 3);
     m_findBar = new FindBar(central);
     m_findBar->hide();
