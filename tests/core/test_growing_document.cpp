@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
 #include <thread>
 
 using namespace attnscope;
@@ -192,6 +193,34 @@ TEST(GrowingDocument, AStepOnItsWorkersAndMoreHoldsTheEarlierStepsToTheirNewShar
                     more.substr(open, more.rfind(']') - open) + ",");
     ASSERT_EQ(loadText(texts[1])->tracks().size(), 4u);
     expectGrownIsMerged(texts);
+}
+
+// The join counts a CPU run's workers as the whole trace's analysis does: a step on the same two threads
+// adds none, a step on two threads of its own adds two. Each worker of the first step ran one kernel, the
+// first event of its track: the search for the track's first kernel among those before finds it there.
+TEST(GrowingDocument, AJoinCountsTheWorkersTheWholeTraceHas) {
+    nlohmann::json one = nlohmann::json::parse(cpuRunTraceText());
+    auto& events = one["traceEvents"];
+    events.erase(std::remove_if(events.begin(), events.end(),
+                                [](const nlohmann::json& e) {
+                                    return e["ph"] == "X" && e["name"] != "naive_qk_gemm";
+                                }),
+                 events.end());
+    std::vector<std::string> texts = repeated(one.dump(), 3, 10'000'000, renumberCalls);
+    texts[2] = onThreads(texts[2], {{1, 3}, {2, 4}});
+    TraceAppender appender;
+    std::optional<TraceAnalysis> joined;
+    for (std::uint64_t k = 0; k < texts.size(); ++k) {
+        const auto step = loadText(texts[k]);
+        const TraceAppender::Placement placed = appender.append(*step, (k + 1) << 32);
+        const auto grown = appender.snapshot();
+        SCOPED_TRACE("step " + std::to_string(k));
+        joined = !joined ? analyzeTrace(*grown)
+                         : joinAnalyses(*grown, std::move(*joined), *step, analyzeTrace(*step),
+                                        [&placed](EventRef e) { return placed(e); });
+        EXPECT_EQ(joined->cpuWorkers, analyzeTrace(*grown).cpuWorkers);
+        EXPECT_EQ(joined->cpuWorkers, k < 2 ? 2u : 4u);
+    }
 }
 
 TEST(GrowingDocument, StepsOverlappingOnOtherStreamsPutTheirCallsInStartOrder) {
