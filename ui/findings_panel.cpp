@@ -164,19 +164,21 @@ void FindingsPanel::showFindings(std::shared_ptr<const std::vector<Finding>> fin
     }
     // Found again on more of the same trace (a growing profile's next findings): the finding the user
     // selected stays selected when it is still found, wherever it is in the list now.
+    const bool sameTrace = m_findings && startNs == m_startNs;
     std::string selectedId;
-    if (m_findings && startNs == m_startNs && m_table->currentRow() >= 0 &&
-        m_table->currentRow() < int(m_findings->size()))
+    if (sameTrace && m_table->currentRow() >= 0 && m_table->currentRow() < int(m_findings->size()))
         selectedId = (*m_findings)[std::size_t(m_table->currentRow())].id;
+    if (!sameTrace) m_explained.clear(); // another trace's finding of the same rule is read from its start
     m_findings = std::move(findings);
     m_startNs = startNs;
     m_refilling = true;
     // The rows are written in place: only the cells that say something else are written, and only their
     // columns fitted again. A growing profile's findings, found again at each snapshot, say mostly what
     // they said, in another order where two swap places; refilled and measured whole, the table had taken
-    // a third of the window's time per snapshot. A row gone may have been the widest: all are fitted then.
+    // a third of the window's time per snapshot. A row gone may have been the widest, and another trace's
+    // list is fitted whole: all columns are fitted then.
     std::array<bool, 4> changed{};
-    if (m_table->rowCount() != int(list.size())) {
+    if (!sameTrace || m_table->rowCount() != int(list.size())) {
         changed.fill(true);
         m_table->setRowCount(int(list.size()));
     }
@@ -243,7 +245,10 @@ void FindingsPanel::fitRows() {
     m_table->resizeRowsToContents();
 }
 
-void FindingsPanel::showExplanation(const std::string& id, const QString& text) {
+void FindingsPanel::showExplanation(const std::string& id, const QString& said) {
+    // A document holds "\r\n" as one paragraph's end: as "\n", its positions are the text's indices.
+    QString text = said;
+    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
     if (id == m_explained && text == m_explanationText) return;
     if (id != m_explained || m_explanationText.isEmpty()) {
         m_explanation->setPlainText(text); // another finding's: read from its start

@@ -52,7 +52,7 @@ private:
     void fitRows();
     void showDetails(int row);
     // The explanation of the finding with this id (none: empty), edited in place where it is the same one's.
-    void showExplanation(const std::string& id, const QString& text);
+    void showExplanation(const std::string& id, const QString& said);
 
     std::shared_ptr<const std::vector<Finding>> m_findings;
     std::function<QString(const QString&)> m_implOf;

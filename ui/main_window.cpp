@@ -110,6 +110,7 @@ void MainWindow::buildCentre() {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     m_header = new WrappedLine(central);
+    m_header->setObjectName("traceHeader");
     m_header->setTextFormat(Qt::PlainText); // file contents are never markup
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_header->setContentsMargins(6, 3, 6, 3);

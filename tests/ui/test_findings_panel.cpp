@@ -29,6 +29,37 @@ using namespace attnscope;
 using namespace attnscope::ui;
 using namespace attnscope::test;
 
+namespace {
+
+// The panel reads as one of its size showing the findings afresh, its row `row` selected: each cell's text,
+// tooltip, colour and alignment, the columns' widths, the rows' heights and the explanation.
+void expectReadsAsAfresh(FindingsPanel& panel, std::shared_ptr<const std::vector<Finding>> findings,
+                         TimeNs startNs) {
+    FindingsPanel fresh;
+    fresh.resize(panel.size());
+    fresh.setVisible(panel.isVisible());
+    fresh.showFindings(std::move(findings), startNs);
+    fresh.table()->setCurrentCell(panel.table()->currentRow(), 0);
+    QApplication::processEvents();
+    const QTableWidget *table = panel.table(), *other = fresh.table();
+    ASSERT_EQ(table->rowCount(), other->rowCount());
+    for (int r = 0; r < table->rowCount(); ++r) {
+        for (int c = 0; c < table->columnCount(); ++c) {
+            const QTableWidgetItem *a = table->item(r, c), *b = other->item(r, c);
+            EXPECT_EQ(a->text(), b->text()) << r << "," << c;
+            EXPECT_EQ(a->toolTip(), b->toolTip()) << r << "," << c;
+            EXPECT_EQ(a->foreground().color(), b->foreground().color()) << r << "," << c;
+            EXPECT_EQ(a->textAlignment(), b->textAlignment()) << r << "," << c;
+        }
+        EXPECT_EQ(table->rowHeight(r), other->rowHeight(r)) << r;
+    }
+    for (int c = 0; c < table->columnCount(); ++c)
+        EXPECT_EQ(table->columnWidth(c), other->columnWidth(c)) << c;
+    EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
+}
+
+} // namespace
+
 // A wrapped number keeps its unit or noun beside it; other spaces still break.
 TEST(QtText, UnbrokenKeepsNumbersBesideTheirUnits) {
     EXPECT_EQ(unbroken("12.3 ms (4%) over 3 calls, at N=2048 x"),
@@ -226,9 +257,14 @@ TEST(FindingsPanel, TheSameFindingsWithOtherFiguresAreRewrittenCellByCell) {
     const auto doc = openDocument(DocumentSource::file(path));
     ASSERT_GE(doc->findings->size(), 2u);
     FindingsPanel panel;
+    panel.resize(520, 600);
+    panel.show();
     panel.showFindings(doc->findings, doc->trace->startNs());
     panel.table()->setCurrentCell(1, 0);
     QTableWidget* table = panel.table();
+    for (int r = 0; r < table->rowCount(); ++r) // the figures line up on the right
+        for (int c = 2; c < 4; ++c)
+            EXPECT_EQ(table->item(r, c)->textAlignment(), int(Qt::AlignRight | Qt::AlignVCenter)) << r << c;
     std::vector<QTableWidgetItem*> items;
     for (int r = 0; r < table->rowCount(); ++r)
         for (int c = 0; c < table->columnCount(); ++c)
@@ -253,6 +289,7 @@ TEST(FindingsPanel, TheSameFindingsWithOtherFiguresAreRewrittenCellByCell) {
     EXPECT_TRUE(table->item(1, 1)->text().endsWith("(and more)"));
     EXPECT_EQ(table->currentRow(), 1);
     EXPECT_EQ(panel.explanation()->toPlainText(), fresh.explanation()->toPlainText());
+    expectReadsAsAfresh(panel, again, doc->trace->startNs()); // its columns and rows fitted again too
     // Two findings that swap places (one's time at stake passed the other's): the rows are the same rows,
     // written as a panel showing the new order afresh writes them, and the selection follows its finding.
     auto swapped = std::make_shared<std::vector<Finding>>(*again);
@@ -260,34 +297,40 @@ TEST(FindingsPanel, TheSameFindingsWithOtherFiguresAreRewrittenCellByCell) {
     (*swapped)[0].severity = Severity::Critical;
     (*swapped)[1].severity = Severity::Info;
     panel.showFindings(swapped, doc->trace->startNs());
-    FindingsPanel swappedFresh;
-    swappedFresh.showFindings(swapped, doc->trace->startNs());
     at = 0;
     for (int r = 0; r < table->rowCount(); ++r)
-        for (int c = 0; c < table->columnCount(); ++c, ++at) {
+        for (int c = 0; c < table->columnCount(); ++c, ++at)
             EXPECT_EQ(table->item(r, c), items[at]) << r << "," << c;
-            EXPECT_EQ(table->item(r, c)->text(), swappedFresh.table()->item(r, c)->text()) << r << "," << c;
-            EXPECT_EQ(table->item(r, c)->toolTip(), swappedFresh.table()->item(r, c)->toolTip()) << r << "," << c;
-            EXPECT_EQ(table->item(r, c)->foreground().color(), swappedFresh.table()->item(r, c)->foreground().color())
-                << r << "," << c;
-        }
+    EXPECT_EQ(table->currentRow(), 0);
+    expectReadsAsAfresh(panel, swapped, doc->trace->startNs());
     EXPECT_EQ(table->item(0, 1)->text(), fresh.table()->item(1, 1)->text());
     EXPECT_NE(table->item(0, 0)->foreground().color(), table->item(1, 0)->foreground().color());
-    EXPECT_EQ(table->currentRow(), 0);
-    swappedFresh.table()->setCurrentCell(0, 0);
-    EXPECT_EQ(panel.explanation()->toPlainText(), swappedFresh.explanation()->toPlainText());
     // One finding fewer: the last row goes, the others read as afresh.
     auto fewer = std::make_shared<std::vector<Finding>>(*swapped);
     fewer->erase(fewer->begin());
     panel.showFindings(fewer, doc->trace->startNs());
-    FindingsPanel fewerFresh;
-    fewerFresh.showFindings(fewer, doc->trace->startNs());
-    ASSERT_EQ(table->rowCount(), fewerFresh.table()->rowCount());
-    for (int r = 0; r < table->rowCount(); ++r)
-        for (int c = 0; c < table->columnCount(); ++c)
-            EXPECT_EQ(table->item(r, c)->text(), fewerFresh.table()->item(r, c)->text()) << r << "," << c;
-    for (int c = 0; c < table->columnCount(); ++c)
-        EXPECT_EQ(table->columnWidth(c), fewerFresh.table()->columnWidth(c)) << c;
+    expectReadsAsAfresh(panel, fewer, doc->trace->startNs());
+    // The widest row goes, the others say what they said: its columns are fitted to those left.
+    auto wide = std::make_shared<std::vector<Finding>>(*fewer);
+    wide->push_back(wide->back());
+    wide->back().id = "widest";
+    wide->back().count = 123'456'789;
+    wide->back().timeNs = 987'654'321'000;
+    panel.showFindings(wide, doc->trace->startNs());
+    expectReadsAsAfresh(panel, wide, doc->trace->startNs());
+    const int widest = table->columnWidth(3);
+    panel.showFindings(fewer, doc->trace->startNs());
+    expectReadsAsAfresh(panel, fewer, doc->trace->startNs());
+    EXPECT_LT(table->columnWidth(3), widest);
+    // Only a figure widens its column, the titles say what they said: the title column is narrower, and
+    // the rows are fitted to it again.
+    auto wider = std::make_shared<std::vector<Finding>>(*fewer);
+    (*wider)[0].count = 123'456'789'012;
+    (*wider)[0].timeNs = 987'654'321'000;
+    const int titleWidth = table->columnWidth(1);
+    panel.showFindings(wider, doc->trace->startNs());
+    EXPECT_LT(table->columnWidth(1), titleWidth);
+    expectReadsAsAfresh(panel, wider, doc->trace->startNs());
 }
 
 // The selected finding found again with other figures (a growing profile's next snapshot): its explanation
@@ -335,6 +378,42 @@ TEST(FindingsPanel, AnExplanationFoundAgainKeepsTheReadersPlace) {
     QApplication::processEvents();
     EXPECT_EQ(bar->value(), 0);
     EXPECT_TRUE(explanation->toPlainText().contains("found, 39 (and since)."));
+    // Edits where the old and new texts repeat characters at the stretch's ends, lines ended by "\r\n" (a
+    // document's one paragraph end), and a character beyond 16 bits: each reads as the new text shown afresh.
+    const std::pair<std::string, std::string> edits[] = {
+        {"In 1 of 10 steps.", "In 1 of 100 steps."},
+        {"Ac", "Bcc"},
+        {"40 steps", "400 steps"},
+        {"400 steps", "40 steps"},
+        {"kernel a\r\nb ran 12 times.", "kernel a\r\nb ran 17 times."},
+        {"x\r\ny\r\nIn 12 of 40 steps, z.", "x\r\ny\r\nIn 17 of 52 steps, z."},
+        {"a\rb 12 c", "a\r\nb 12 c"},
+        {"\xF0\x9F\x98\x80 ran", "\xF0\x9F\x98\x81 ran"},
+    };
+    for (const auto& [before, after] : edits) {
+        SCOPED_TRACE(after);
+        auto was = std::make_shared<std::vector<Finding>>(*first);
+        (*was)[0].explanation = (*was)[0].suggestion = before; // the edit at the text's end too
+        panel.showFindings(was, doc->trace->startNs());
+        auto is = std::make_shared<std::vector<Finding>>(*was);
+        (*is)[0].explanation = (*is)[0].suggestion = after;
+        panel.showFindings(is, doc->trace->startNs());
+        expectReadsAsAfresh(panel, is, doc->trace->startNs());
+    }
+    // A trace closed and the same findings shown again: read afresh, not edited into the emptied panel.
+    panel.showPending(false);
+    EXPECT_TRUE(explanation->toPlainText().isEmpty());
+    panel.showFindings(again, doc->trace->startNs());
+    expectReadsAsAfresh(panel, again, doc->trace->startNs());
+    EXPECT_EQ(bar->value(), 0);
+    // Another trace's finding of the same rule (a new run's first snapshot, shown with its findings): read
+    // from its start, not edited in place where the reader was in the last one.
+    bar->setValue(bar->maximum() / 2);
+    ASSERT_GT(bar->value(), 0);
+    panel.showFindings(first, doc->trace->startNs() + 1);
+    QApplication::processEvents();
+    expectReadsAsAfresh(panel, first, doc->trace->startNs() + 1);
+    EXPECT_EQ(bar->value(), 0);
 }
 
 // In a dock a third of a laptop's width, each finding's title is read whole: it wraps in its column and the

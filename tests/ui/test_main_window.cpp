@@ -76,6 +76,27 @@ TEST(MainWindow, ShowsTheEmbeddedSample) {
     EXPECT_TRUE(headerText(w).contains("24 kernels"));
 }
 
+// The trace's header wraps in a narrow window and is as tall as its lines: none cut (its size hints are
+// a short line; the layout gives it the height its text takes at its width).
+TEST(MainWindow, TheHeaderWrapsWholeInANarrowWindow) {
+    MainWindow w;
+    w.resize(560, 700);
+    w.show();
+    w.openEmbeddedSample();
+    ASSERT_TRUE(waitForLoad(w));
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
+    auto* header = w.findChild<QLabel*>("traceHeader");
+    ASSERT_NE(header, nullptr);
+    EXPECT_TRUE(header->wordWrap());
+    const QRect inside = header->contentsRect();
+    const QRect needed = header->fontMetrics().boundingRect(QRect(0, 0, inside.width(), 100000),
+                                                            Qt::TextWordWrap, header->text());
+    EXPECT_GE(needed.height(), 2 * header->fontMetrics().lineSpacing()) << header->text().toStdString();
+    EXPECT_GE(inside.height(), needed.height()) << header->text().toStdString();
+    EXPECT_LE(header->width(), w.width()); // the window is not held wider by it
+}
+
 // The kernel table as a user sees it docked: the names get the room the numbers leave (they had a few
 // pixels), and each cell's text is drawn, the selected row's in the selection's colours.
 TEST(MainWindow, TheKernelTableShowsItsNamesAndNumbers) {
