@@ -31,7 +31,7 @@ using namespace attnscope::test;
 
 namespace {
 
-// The panel reads as one of its size showing the findings afresh, its row `row` selected: each cell's text,
+// The panel reads as one of its size showing the findings afresh, the same row selected: each cell's text,
 // tooltip, colour and alignment, the columns' widths, the rows' heights and the explanation.
 void expectReadsAsAfresh(FindingsPanel& panel, std::shared_ptr<const std::vector<Finding>> findings,
                          TimeNs startNs) {
