@@ -172,12 +172,9 @@ TEST(Export, BadRequestsSayWhy) {
 
 TEST(Export, TheWindowExportsWhatItShowsAndTheKernelTable) {
     MainWindow w;
-    w.resize(1200, 800);
-    w.show();
-    w.openEmbeddedSample();
     // The table's roles come with the analysis, on a thread of its own: on a busy machine it ends after the
     // trace is on show.
-    ASSERT_TRUE(waitForTrace(w) && waitForAnalysis(w));
+    ASSERT_TRUE(showEmbeddedSample(w, {1200, 800}) && waitForAnalysis(w));
     TempDir dir;
     const QString png = QString::fromStdString(dir.path("view.png"));
     ASSERT_EQ(w.exportTimeline(png, 2), "");

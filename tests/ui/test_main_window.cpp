@@ -80,10 +80,7 @@ TEST(MainWindow, ShowsTheEmbeddedSample) {
 // a short line; the layout gives it the height its text takes at its width).
 TEST(MainWindow, TheHeaderWrapsWholeInANarrowWindow) {
     MainWindow w;
-    w.resize(560, 700);
-    w.show();
-    w.openEmbeddedSample();
-    ASSERT_TRUE(waitForLoad(w));
+    ASSERT_TRUE(showEmbeddedSample(w, {560, 700}));
     for (int i = 0; i < 5; ++i)
         QApplication::processEvents();
     auto* header = w.findChild<QLabel*>("traceHeader");
@@ -101,10 +98,7 @@ TEST(MainWindow, TheHeaderWrapsWholeInANarrowWindow) {
 // pixels), and each cell's text is drawn, the selected row's in the selection's colours.
 TEST(MainWindow, TheKernelTableShowsItsNamesAndNumbers) {
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    w.openEmbeddedSample();
-    ASSERT_TRUE(waitForLoad(w));
+    ASSERT_TRUE(showEmbeddedSample(w, {1400, 900}));
     QTableView* table = w.kernelTable();
     QApplication::processEvents();
     const QHeaderView* header = table->horizontalHeader();
@@ -310,10 +304,7 @@ TEST(MainWindow, TheKernelTableHasRolesAndARoleFilter) {
 TEST(MainWindow, TheChartsDockOpensAtAUsableHeight) {
     QSettings().clear(); // a first start: no saved layout
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    w.openEmbeddedSample();
-    ASSERT_TRUE(waitForLoad(w));
+    ASSERT_TRUE(showEmbeddedSample(w, {1400, 900}));
     auto* charts = w.findChild<QDockWidget*>("chartsDock");
     ASSERT_NE(charts, nullptr);
     charts->raise();

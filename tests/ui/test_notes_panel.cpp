@@ -187,10 +187,7 @@ TEST(NotesPanel, ANoteTheTraceLacksIsShownUnplacedAndADamagedFileIsSaid) {
 
 TEST(NotesPanel, BookmarksAreGoneThroughInTimeOrder) {
     MainWindow w;
-    w.resize(1200, 800);
-    w.show();
-    w.openEmbeddedSample();
-    ASSERT_TRUE(waitForTrace(w));
+    ASSERT_TRUE(showEmbeddedSample(w, {1200, 800}));
     const Trace& trace = *w.document()->trace;
     const TimeNs s = trace.startNs(), span = trace.endNs() - trace.startNs();
     for (const auto& [from, name] : {std::pair{s + span / 2, "middle"}, std::pair{s + span / 10, "early"}}) {

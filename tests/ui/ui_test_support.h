@@ -67,6 +67,14 @@ template <typename Pred> bool waitUntil(Pred pred, int timeoutMs = 30000) {
 
 namespace attnscope::test {
 
+// Shows the window at a size, opens the embedded sample and waits until it is on show.
+inline bool showEmbeddedSample(ui::MainWindow& w, QSize size) {
+    w.resize(size);
+    w.show();
+    w.openEmbeddedSample();
+    return waitForTrace(w);
+}
+
 // Shows the window at a size, opens a trace file and waits until it is on show and analysed.
 inline bool openAndAnalyse(ui::MainWindow& w, const std::string& path, QSize size = {1400, 900}) {
     w.resize(size);
